@@ -1,0 +1,29 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "artifacts/**", "coverage/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: "Read configuration through src/env.ts only.",
+        },
+      ],
+    },
+  },
+  {
+    // Only the environment module, the tooling around the app and the tests may read process.env.
+    files: ["src/env.ts", "src/server/config/**", "scripts/**", "tests/**", "bench/**", "*.config.ts", "*.config.mjs"],
+    rules: { "no-restricted-syntax": "off" },
+  },
+  {
+    files: ["**/*.mjs", "**/*.cjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", setTimeout: "readonly" } },
+  },
+);

@@ -1,0 +1,87 @@
+import os from "node:os";
+import { z } from "zod";
+
+/**
+ * The only reader of process.env. Parsed once, typed, validated; every option carries its default.
+ * Secrets are checked separately (src/server/config/secrets.ts) because on the embedded default they
+ * are generated, while in production their absence must stop the process.
+ */
+const flag = z
+  .enum(["1", "0", "true", "false", "yes", "no", ""])
+  .optional()
+  .transform((v) => v === "1" || v === "true" || v === "yes");
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() !== "" ? v.trim() : undefined));
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  /** Set by Next: "nodejs" or "edge". */
+  NEXT_RUNTIME: optionalText,
+  /** Set by Vercel on its deployments. */
+  VERCEL: optionalText,
+  /** PostgreSQL URL; when absent the embedded PGlite under OPTSTUFF_DATA_DIR is used. */
+  DATABASE_URL: optionalText,
+  /** Where the embedded database and generated secrets live. Default `.data`. */
+  OPTSTUFF_DATA_DIR: z.string().default(".data"),
+  /** Master secret for API-key secrets (AES-256-GCM via HKDF). Generated on the embedded default. */
+  OPTSTUFF_KEY_ENCRYPTION_SECRET: optionalText,
+  /** The previous master, still accepted for opening secrets while rows are re-sealed. */
+  OPTSTUFF_KEY_ENCRYPTION_SECRET_PREVIOUS: optionalText,
+  BETTER_AUTH_SECRET: optionalText,
+  CRON_SECRET: optionalText,
+  UPSTASH_REDIS_REST_URL: optionalText,
+  UPSTASH_REDIS_REST_TOKEN: optionalText,
+  /** Public origin of this server, used in printed URLs and snippets. Default http://127.0.0.1:$PORT. */
+  OPTSTUFF_PUBLIC_BASE_URL: optionalText,
+  PORT: int(3000, 1),
+  /** Directory served as `local/<path>` sources; off unless set (the embedded default sets demo/). */
+  OPTSTUFF_LOCAL_SOURCE_ROOT: optionalText,
+  /** Allow loopback origins (development and tests only). Default off. */
+  OPTSTUFF_ALLOW_LOOPBACK_SOURCES: flag,
+  /** Largest source in bytes. Default 25 MB. */
+  OPTSTUFF_MAX_SOURCE_BYTES: int(25 * 1024 * 1024, 1),
+  /** Download budget in ms. Default 10 s. */
+  OPTSTUFF_FETCH_TIMEOUT_MS: int(10_000, 1),
+  /** Redirects followed per source. Default 3. */
+  OPTSTUFF_MAX_REDIRECTS: int(3),
+  /** Input pixels over all frames. Default 50 MP. */
+  OPTSTUFF_MAX_INPUT_PIXELS: int(50_000_000, 1),
+  /** Largest output side. Default 8192. */
+  OPTSTUFF_MAX_OUTPUT_DIMENSION: int(8192, 1),
+  /** Animation frames decoded at most. Default 500. */
+  OPTSTUFF_MAX_FRAMES: int(500, 1),
+  /** Transform budget in ms. Default 20 s. */
+  OPTSTUFF_TRANSFORM_TIMEOUT_MS: int(20_000, 1000),
+  /** Concurrent transforms. Default: the number of cores. */
+  OPTSTUFF_TRANSFORM_CONCURRENCY: int(os.availableParallelism(), 1),
+  /** Transforms waiting beyond the concurrent ones before 503. Default 64. */
+  OPTSTUFF_TRANSFORM_QUEUE: int(64),
+  /** In-memory cache of recent results, in bytes. Default 64 MB; 0 disables it. */
+  OPTSTUFF_RESULT_CACHE_BYTES: int(64 * 1024 * 1024),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Production means secrets must be given, never generated. */
+export function isProduction(e: Env): boolean {
+  return e.VERCEL !== undefined || (e.NODE_ENV === "production" && e.DATABASE_URL !== undefined);
+}

@@ -1,0 +1,47 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "@/server/db/client";
+import { apiKeys, projects } from "@/server/db/schema";
+import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE, type ConfigStore } from "./types";
+
+/** The source of truth: one indexed select per lookup. */
+export function createDatabaseConfigStore(db: Database): ConfigStore {
+  return {
+    async getApiKey(publicKey) {
+      // Deliberately no `revoked_at is null` filter: see ApiKeyConfig.revokedAt.
+      const [row] = await db
+        .select({
+          id: apiKeys.id,
+          projectId: apiKeys.projectId,
+          publicKey: apiKeys.publicKey,
+          encryptedSecret: apiKeys.encryptedSecret,
+          expiresAt: apiKeys.expiresAt,
+          revokedAt: apiKeys.revokedAt,
+          rateLimitPerMinute: apiKeys.rateLimitPerMinute,
+          rateLimitPerDay: apiKeys.rateLimitPerDay,
+        })
+        .from(apiKeys)
+        .where(eq(apiKeys.publicKey, publicKey))
+        .limit(1);
+      if (!row) return null;
+      return {
+        ...row,
+        rateLimitPerMinute: row.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+        rateLimitPerDay: row.rateLimitPerDay ?? DEFAULT_RATE_LIMIT_PER_DAY,
+      };
+    },
+    async getProject(projectId) {
+      const [row] = await db
+        .select({
+          id: projects.id,
+          teamId: projects.teamId,
+          slug: projects.slug,
+          allowedSourceHosts: projects.allowedSourceHosts,
+          allowedRefererHosts: projects.allowedRefererHosts,
+        })
+        .from(projects)
+        .where(eq(projects.id, projectId))
+        .limit(1);
+      return row ?? null;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** Both drivers produce this type: domain code never knows which one it talks to. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: "pglite" | "postgres";
+  /** A trivial round trip, for readiness checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { kind: "postgres"; url: string; maxConnections?: number }
+  /** `dataDir` null keeps the database in memory (tests). */
+  | { kind: "pglite"; dataDir: string | null };
+
+/**
+ * The committed drizzle-kit migrations. Resolved from the working directory because the server bundle
+ * lives under .next/ where module-relative paths do not lead back to the repository.
+ */
+function migrationsFolder(): string {
+  return path.resolve(process.cwd(), "drizzle");
+}
+
+/** Opens the database and applies pending migrations. */
+export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  return target.kind === "postgres" ? openPostgres(target.url, target.maxConnections ?? 10) : openPglite(target.dataDir);
+}
+
+async function openPglite(dataDir: string | null): Promise<DatabaseHandle> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const { migrate } = await import("drizzle-orm/pglite/migrator");
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = dataDir ? new PGlite(path.join(dataDir, "pglite")) : new PGlite();
+  const db = drizzle(client, { schema });
+  await migrate(db, { migrationsFolder: migrationsFolder() });
+  return {
+    db: db as unknown as Database,
+    kind: "pglite",
+    ping: async () => void (await client.query("select 1")),
+    close: () => client.close(),
+  };
+}
+
+// Any constant shared by every instance: several instances starting together migrate one at a time.
+const MIGRATION_LOCK = 7_150_715;
+
+async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
+  const { default: postgres } = await import("postgres");
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+  const sql = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 30 });
+  const db = drizzle(sql, { schema });
+  const lock = await sql.reserve();
+  try {
+    await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migrate(db, { migrationsFolder: migrationsFolder() });
+  } finally {
+    await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+    lock.release();
+  }
+  return {
+    db: db as unknown as Database,
+    kind: "postgres",
+    ping: async () => void (await sql`select 1`),
+    close: () => sql.end({ timeout: 5 }),
+  };
+}

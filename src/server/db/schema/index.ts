@@ -1,0 +1,4 @@
+export * from "./auth";
+export * from "./tenancy";
+export * from "./api-keys";
+export * from "./usage";

@@ -1,0 +1,91 @@
+/**
+ * The one error catalogue: every failure the product reports has a code here, with its HTTP status,
+ * its public message and the request-log status it is recorded under. The internal cause travels with
+ * the error (for logs) but is never sent to a client.
+ */
+export const errorCatalogue = {
+  BAD_REQUEST: { status: 400, message: "Malformed request", log: "bad_request" },
+  UNKNOWN_OPERATION: { status: 400, message: "Unknown operation", log: "bad_request" },
+  INVALID_OPERATION: { status: 400, message: "Invalid operation value", log: "bad_request" },
+  INVALID_SOURCE: { status: 400, message: "Invalid source URL", log: "bad_request" },
+  MISSING_CREDENTIALS: { status: 401, message: "Missing key or sig parameter", log: "unauthorized" },
+  INVALID_KEY: { status: 401, message: "Invalid API key", log: "unauthorized" },
+  KEY_REVOKED: { status: 401, message: "API key has been revoked", log: "key_revoked" },
+  KEY_EXPIRED: { status: 401, message: "API key has expired", log: "key_expired" },
+  KEY_PROJECT_MISMATCH: { status: 401, message: "API key does not belong to this project", log: "unauthorized" },
+  // The three refusals share one public message on purpose: telling a prober which check failed helps
+  // them; the precise cause is kept in the request log.
+  SIGNATURE_INVALID: { status: 403, message: "Forbidden", log: "sig_invalid", publicCode: "FORBIDDEN" },
+  REFERER_NOT_ALLOWED: { status: 403, message: "Forbidden", log: "referer_blocked", publicCode: "FORBIDDEN" },
+  SOURCE_NOT_ALLOWED: { status: 403, message: "Forbidden", log: "source_blocked", publicCode: "FORBIDDEN" },
+  SIGNATURE_EXPIRED: { status: 403, message: "Signature has expired", log: "sig_expired" },
+  SOURCE_NOT_FOUND: { status: 404, message: "Source image not found", log: "source_error" },
+  SOURCE_GONE: { status: 410, message: "Source image is gone", log: "source_error" },
+  SOURCE_TOO_LARGE: { status: 413, message: "Source image exceeds the byte limit", log: "too_large" },
+  IMAGE_TOO_LARGE: { status: 413, message: "Source image exceeds the pixel limit", log: "too_large" },
+  UNSUPPORTED_IMAGE: { status: 415, message: "Source is not a supported image", log: "unsupported_image" },
+  IMAGE_DECODE_FAILED: { status: 422, message: "Source image could not be decoded", log: "unsupported_image" },
+  RATE_LIMITED: { status: 429, message: "Rate limit exceeded", log: "rate_limited" },
+  SOURCE_FAILED: { status: 502, message: "Source request failed", log: "source_error" },
+  SOURCE_REDIRECT_FORBIDDEN: { status: 502, message: "Source redirected to a forbidden location", log: "source_blocked" },
+  OVERLOADED: { status: 503, message: "Server is busy, retry shortly", log: "overloaded" },
+  NOT_READY: { status: 503, message: "Service not ready", log: "error" },
+  SOURCE_TIMEOUT: { status: 504, message: "Source request timed out", log: "timeout" },
+  TRANSFORM_TIMEOUT: { status: 504, message: "Image processing timed out", log: "timeout" },
+  INTERNAL: { status: 500, message: "Internal server error", log: "error" },
+} as const satisfies Record<string, { status: number; message: string; log: string; publicCode?: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+export type RequestLogStatus = (typeof errorCatalogue)[ErrorCode]["log"] | "success";
+
+export interface AppErrorOptions {
+  /** Replaces the catalogue's public message; only for messages that reveal nothing (e.g. which token was unknown). */
+  message?: string;
+  /** Internal detail for logs; never sent to clients. */
+  detail?: string;
+  cause?: unknown;
+  /** Extra response headers (Retry-After, X-RateLimit-*). */
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly publicMessage: string;
+  readonly detail: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, options: AppErrorOptions = {}) {
+    const entry = errorCatalogue[code];
+    super(options.detail ?? options.message ?? entry.message, { cause: options.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.status = entry.status;
+    this.publicMessage = options.message ?? entry.message;
+    this.detail = options.detail;
+    this.headers = options.headers ?? {};
+  }
+
+  /** The code clients see: refusals that must not be told apart share one. */
+  get publicCode(): string {
+    const entry = errorCatalogue[this.code];
+    return "publicCode" in entry ? entry.publicCode : this.code;
+  }
+
+  get logStatus(): RequestLogStatus {
+    return errorCatalogue[this.code].log;
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}
+
+/** Anything thrown that is not an AppError is a bug: it becomes INTERNAL and keeps its cause. */
+export function toAppError(value: unknown): AppError {
+  return isAppError(value) ? value : new AppError("INTERNAL", { cause: value, detail: describeCause(value) });
+}
+
+function describeCause(value: unknown): string {
+  return value instanceof Error ? `${value.name}: ${value.message}` : String(value);
+}

@@ -1,0 +1,51 @@
+export type OutputFormat = "webp" | "avif" | "png" | "jpeg" | "gif";
+export type FitMode = "cover" | "contain" | "fill" | "inside" | "outside";
+
+/**
+ * The normalised result of parsing the operations segment. Only fields a token set are present,
+ * so two URLs with the same effect produce the same canonical string (see canonicalOperations).
+ */
+export interface ImageOperations {
+  width?: number;
+  height?: number;
+  fit?: FitMode;
+  quality?: number;
+  /** Explicit format, or "auto" to negotiate from Accept. Absent = keep the source format. */
+  format?: OutputFormat | "auto";
+  embed?: boolean;
+  dpr?: number;
+  gravity?: string;
+  crop?: { left: number; top: number; width: number; height: number };
+  background?: { r: number; g: number; b: number; alpha: number };
+  blur?: number;
+  sharpen?: number;
+  rotate?: number;
+  flip?: boolean;
+  flop?: boolean;
+  grayscale?: boolean;
+  enlarge?: boolean;
+  animated?: boolean;
+  placeholder?: boolean;
+}
+
+export interface TransformLimits {
+  /** Input pixels over all frames. Default 50 MP. */
+  maxInputPixels: number;
+  /** Largest output width or height. Default 8192. */
+  maxOutputDimension: number;
+  /** Most animation frames decoded. */
+  maxFrames: number;
+  /** Transform budget; libvips is told to stop past it. */
+  timeoutMs: number;
+}
+
+export interface TransformResult {
+  body: Buffer;
+  /** "svg" only for an SVG source passed through untouched. */
+  format: OutputFormat | "svg";
+  contentType: string;
+  width: number;
+  height: number;
+  /** True when the format came from Accept (f_auto): the response must say Vary: Accept. */
+  negotiated: boolean;
+}

@@ -1,0 +1,4 @@
+export * from "./signature";
+export * from "./key-pair";
+export * from "./secret-box";
+export * from "./signed-url";

@@ -1,0 +1,27 @@
+import { sign, signaturePayload } from "./signature";
+
+export interface SignedUrlInput {
+  baseUrl: string;
+  projectSlug: string;
+  publicKey: string;
+  secretKey: string;
+  /** Operations segment, e.g. `w_800,f_webp`; `_` for none. */
+  operations: string;
+  /** Source as signed: `cdn.example.com/a.jpg`, `https://…`, or `local/demo.jpg`. */
+  source: string;
+  /** Unix seconds. */
+  exp?: number;
+}
+
+/**
+ * Builds a URL the way the reference client does: each source segment goes through
+ * encodeURIComponent, so the route sees exactly the signed source after its single decode.
+ */
+export function buildSignedUrl(input: SignedUrlInput): string {
+  const signature = sign(input.secretKey, signaturePayload(input.operations, input.source, input.exp));
+  const path = input.source.split("/").map(encodeURIComponent).join("/");
+  const query = new URLSearchParams({ key: input.publicKey, sig: signature });
+  if (input.exp !== undefined) query.set("exp", String(input.exp));
+  const base = input.baseUrl.replace(/\/+$/, "");
+  return `${base}/api/v1/${encodeURIComponent(input.projectSlug)}/${encodeURIComponent(input.operations)}/${path}?${query}`;
+}

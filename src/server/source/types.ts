@@ -1,0 +1,41 @@
+import type { Socket } from "node:net";
+
+/** Where an image comes from, after the URL's source part was parsed (contract §1). */
+export type SourceLocation =
+  | { kind: "remote"; url: URL }
+  /** A file under the configured local source root, addressed as `local/<path>` in image URLs. */
+  | { kind: "local"; relativePath: string };
+
+export interface FetchLimits {
+  /** Largest source accepted, checked while streaming. Default 25 MB. */
+  maxBytes: number;
+  /** Whole download budget (connect + headers + body). Default 10 s. */
+  timeoutMs: number;
+  /** Redirects followed, each hop re-checked. Default 3. */
+  maxRedirects: number;
+  /** Loopback origins allowed (development and tests only; never by default). */
+  allowLoopback: boolean;
+}
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** The network seams: real DNS and TCP by default; tests inject recorders. */
+export interface NetDeps {
+  lookup(hostname: string): Promise<ResolvedAddress[]>;
+  connect(options: { address: string; port: number; family: 4 | 6 }): Socket;
+}
+
+export interface FetchedSource {
+  bytes: Buffer;
+  /** Content-Type the origin declared, if any (informational: sharp sniffs the bytes). */
+  contentType: string | null;
+  /** Where the bytes finally came from, after redirects (for logs). */
+  finalUrl: string;
+}
+
+export interface SourceFetcher {
+  fetch(location: SourceLocation, signal?: AbortSignal): Promise<FetchedSource>;
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { AppError, errorCatalogue, toAppError, type ErrorCode } from "@/server/errors";
+import { errorResponse } from "@/server/http/error-response";
+
+describe("error catalogue", () => {
+  it("maps every code to the contract's status family and a non-empty public message", () => {
+    for (const [code, entry] of Object.entries(errorCatalogue)) {
+      expect(entry.message.length, code).toBeGreaterThan(0);
+      expect([400, 401, 403, 404, 410, 413, 415, 422, 429, 500, 502, 503, 504]).toContain(entry.status);
+    }
+  });
+
+  it("gives the three policy refusals one public code and message, keeping the cause for the log", () => {
+    const codes: ErrorCode[] = ["SIGNATURE_INVALID", "REFERER_NOT_ALLOWED", "SOURCE_NOT_ALLOWED"];
+    const errors = codes.map((code) => new AppError(code));
+    expect(new Set(errors.map((e) => `${e.status} ${e.publicCode} ${e.publicMessage}`)).size).toBe(1);
+    expect(errors.map((e) => e.logStatus)).toEqual(["sig_invalid", "referer_blocked", "source_blocked"]);
+    expect(new AppError("SIGNATURE_EXPIRED").publicMessage).toBe("Signature has expired");
+  });
+
+  it("turns unknown throwables into INTERNAL without exposing their message", async () => {
+    const error = toAppError(new Error("db password is hunter2"));
+    expect(error.code).toBe("INTERNAL");
+    const response = errorResponse(error, "req-1");
+    const body = await response.text();
+    expect(body).not.toContain("hunter2");
+    expect(JSON.parse(body)).toEqual({ error: "Internal server error", code: "INTERNAL", requestId: "req-1" });
+    expect(response.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("answers HEAD with headers only and passes error headers through", async () => {
+    const response = errorResponse(new AppError("OVERLOADED", { headers: { "Retry-After": "1" } }), "r", "HEAD");
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(await response.text()).toBe("");
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { buildSignedUrl, sign, signaturePayload, verifySignature } from "@/server/signing";
+
+const SECRET = "sk_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+
+// contract.md §2, verbatim.
+const vectors: Array<[payload: string, signature: string]> = [
+  ["w_800,f_webp/images.example.com/photo.jpg", "n3pTmRH44P9kE4JOowcbZdJRUCOYxXis"],
+  ["w_800,f_webp/images.example.com/photo.jpg?exp=1706500000", "h_lXxUEYefTOzUjHQOcmBfifgpOJgM9J"],
+  ["_/cdn.mysite.com/banner.png", "ro_LPVvuQ8rdjA_pU7jw5DG1R8hvkDyv"],
+  ["s_1200x630,f_avif,q_80/cdn.example.com/og/hero.png?exp=2000000000", "jHcriJUlA6O2EZ2vQjd4b2uFIXdgI9oo"],
+  ["w_200/cdn.example.com/café.jpg", "tlr_IuDEXxtVm0cYKbFdZLvX0hxLIsVI"],
+  ["embed,s_300x200/https://cdn.example.com/a.png", "3JN2zezUTVkOvcCmrYiMajmGlWd-UQIN"],
+  ["w_100/cdn.example.com:8443/a%20b.png", "8vSNlBeE18OpGYAoANewl2Ozrh77utZw"],
+];
+
+describe("signature (contract test vectors)", () => {
+  it.each(vectors)("signs %s", (payload, expected) => {
+    expect(sign(SECRET, payload)).toBe(expected);
+    expect(verifySignature(SECRET, payload, expected)).toBe(true);
+  });
+
+  it("builds payloads with and without exp", () => {
+    expect(signaturePayload("w_800,f_webp", "images.example.com/photo.jpg")).toBe(vectors[0]![0]);
+    expect(signaturePayload("w_800,f_webp", "images.example.com/photo.jpg", 1706500000)).toBe(vectors[1]![0]);
+  });
+
+  it("refuses a signature that differs in one character, a truncated one, and another key's", () => {
+    const [payload, good] = vectors[0]!;
+    const flipped = (good[0] === "a" ? "b" : "a") + good.slice(1);
+    expect(verifySignature(SECRET, payload, flipped)).toBe(false);
+    expect(verifySignature(SECRET, payload, good.slice(0, 31))).toBe(false);
+    expect(verifySignature(SECRET, payload, `${good}x`)).toBe(false);
+    expect(verifySignature(`${SECRET.slice(0, -1)}A`, payload, good)).toBe(false);
+    expect(verifySignature(SECRET, `${payload}x`, good)).toBe(false);
+  });
+
+  it("builds URLs whose single decode gives back the signed source (vector 7)", () => {
+    const url = new URL(
+      buildSignedUrl({
+        baseUrl: "https://img.example.com/",
+        projectSlug: "blog",
+        publicKey: "pk_AAAAAAAAAAAAAAAAAAAAAA",
+        secretKey: SECRET,
+        operations: "w_100",
+        source: "cdn.example.com:8443/a%20b.png",
+      }),
+    );
+    expect(url.pathname).toBe("/api/v1/blog/w_100/cdn.example.com%3A8443/a%2520b.png");
+    expect(url.searchParams.get("sig")).toBe("8vSNlBeE18OpGYAoANewl2Ozrh77utZw");
+    const decoded = url.pathname.split("/").slice(5).map(decodeURIComponent).join("/");
+    expect(decoded).toBe("cdn.example.com:8443/a%20b.png");
+  });
+});
