@@ -1,0 +1,152 @@
+/**
+ * Command-line administration without the dashboard. Works on the embedded database (stop the server
+ * first: an embedded database has one owner at a time) and on DATABASE_URL.
+ *
+ *   npm run optstuff -- bootstrap [--team demo] [--project demo] [--sources local,cdn.example.com]
+ *   npm run optstuff -- key --team T --project P [--name N] [--expires-in-days D]
+ *   npm run optstuff -- sources --team T --project P --set host1,host2
+ *   npm run optstuff -- sign [--env-file .data/quickstart.env] [--operations w_640,f_auto] [--expires-in S] <source>
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { ZodError } from "zod";
+import { env } from "@/env";
+import { openDatabase } from "@/server/db/client";
+import { projects } from "@/server/db/schema";
+import { serviceOptionsFromEnv } from "@/server/services";
+import { buildSignedUrl, createSecretBox } from "@/server/signing";
+import { bootstrap } from "@/server/tenancy/bootstrap";
+import { createApiKey } from "@/server/tenancy/create-api-key";
+import { findTeamBySlug } from "@/server/tenancy/create-team";
+import { findProject, setProjectSourceHosts } from "@/server/tenancy/projects";
+
+const DEMO_SOURCE = "local/photo.jpg";
+const DEMO_OPERATIONS = "w_640,q_75,f_webp";
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    team: { type: "string", default: "demo" },
+    project: { type: "string", default: "demo" },
+    sources: { type: "string" },
+    set: { type: "string" },
+    name: { type: "string" },
+    "expires-in-days": { type: "string" },
+    "base-url": { type: "string" },
+    /** Only when the database has no project yet (first start of the embedded default). */
+    "if-empty": { type: "boolean", default: false },
+    /** Write the credentials to this file (mode 0600) instead of printing the secret. */
+    "env-file": { type: "string" },
+    operations: { type: "string", default: "w_640,f_auto" },
+    "expires-in": { type: "string" },
+  },
+});
+
+async function main(): Promise<void> {
+  if (positionals[0] === "sign") return signFromEnvFile();
+  const e = env();
+  const options = serviceOptionsFromEnv(e);
+  const database = await openDatabase(options.database as Parameters<typeof openDatabase>[0]);
+  const deps = { db: database.db, secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious) };
+  const baseUrl = values["base-url"] ?? e.OPTSTUFF_PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`;
+  try {
+    const command = positionals[0] ?? "bootstrap";
+    if (command === "bootstrap") {
+      if (values["if-empty"] && (await hasAnyProject(deps.db))) return;
+      const sources = values.sources?.split(",") ?? (options.localSourceRoot ? ["local"] : undefined);
+      const result = await bootstrap(deps, { teamSlug: values.team!, projectSlug: values.project!, keyName: values.name ?? "default", sourceHosts: sources, allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES });
+      printCredentials(baseUrl, result.project.slug, result.key, result.project.allowedSourceHosts, values["env-file"]);
+    } else if (command === "key") {
+      const project = await resolveProject(deps.db);
+      const days = values["expires-in-days"] ? Number(values["expires-in-days"]) : undefined;
+      const expiresAt = days ? new Date(Date.now() + days * 86_400_000) : null;
+      const key = await createApiKey(deps, { projectId: project.id, name: values.name ?? "cli", expiresAt });
+      printCredentials(baseUrl, project.slug, key, project.allowedSourceHosts);
+    } else if (command === "sources") {
+      const project = await resolveProject(deps.db);
+      const updated = await setProjectSourceHosts(deps.db, project, (values.set ?? "").split(",").filter(Boolean), {
+        allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
+      });
+      console.log(`Allowed source hosts of ${updated.slug}: ${updated.allowedSourceHosts.join(", ") || "(none: remote sources refused)"}`);
+    } else {
+      throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, sign.`);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+async function resolveProject(db: Parameters<typeof findTeamBySlug>[0]) {
+  const team = await findTeamBySlug(db, values.team!);
+  if (!team) throw new UsageError(`No team with slug "${values.team}"`);
+  const project = await findProject(db, team.id, values.project!);
+  if (!project) throw new UsageError(`No project "${values.project}" in team "${team.slug}"`);
+  return { ...project, projectId: project.id };
+}
+
+function printCredentials(
+  baseUrl: string,
+  projectSlug: string,
+  key: { publicKey: string; secretKey: string },
+  hosts: string[],
+  envFile?: string,
+): void {
+  const lines = [
+    `OPTSTUFF_BASE_URL=${baseUrl}`,
+    `OPTSTUFF_PROJECT_SLUG=${projectSlug}`,
+    `OPTSTUFF_PUBLIC_KEY=${key.publicKey}`,
+    `OPTSTUFF_SECRET_KEY=${key.secretKey}`,
+  ];
+  if (envFile) {
+    writeFileSync(envFile, `${lines.join("\n")}\n`, { mode: 0o600 });
+    console.log(`Project "${projectSlug}" is ready; its credentials are in ${envFile} (mode 0600).`);
+  } else {
+    console.log(`${lines.join("\n")}\n`);
+    console.log("# The secret key is shown once: keep it on your server, never in browser code.");
+  }
+  if (hosts.includes("local")) {
+    const url = buildSignedUrl({ baseUrl, projectSlug, ...key, operations: DEMO_OPERATIONS, source: DEMO_SOURCE });
+    console.log(`# A signed URL for a demo image:\n${url}`);
+  } else {
+    console.log(`# Allowed source hosts: ${hosts.join(", ") || "(none)"}`);
+  }
+}
+
+/** Needs no database, so it works while the embedded server owns it. */
+function signFromEnvFile(): void {
+  const file = values["env-file"] ?? `${env().OPTSTUFF_DATA_DIR}/quickstart.env`;
+  const vars = Object.fromEntries(
+    readFileSync(file, "utf8")
+      .split("\n")
+      .map((line) => line.trim().match(/^(OPTSTUFF_[A-Z_]+)=(.*)$/))
+      .filter((m): m is RegExpMatchArray => m !== null)
+      .map((m) => [m[1], m[2]]),
+  );
+  const source = positionals[1];
+  if (!source) throw new UsageError("Usage: optstuff sign [--env-file F] [--operations OPS] <source>");
+  const expiresIn = values["expires-in"] ? Number(values["expires-in"]) : undefined;
+  const url = buildSignedUrl({
+    baseUrl: values["base-url"] ?? vars.OPTSTUFF_BASE_URL!,
+    projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
+    publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
+    secretKey: vars.OPTSTUFF_SECRET_KEY!,
+    operations: values.operations!,
+    source,
+    exp: expiresIn ? Math.floor(Date.now() / 1000) + expiresIn : undefined,
+  });
+  console.log(url);
+}
+
+async function hasAnyProject(db: Parameters<typeof findTeamBySlug>[0]): Promise<boolean> {
+  const [row] = await db.select({ id: projects.id }).from(projects).limit(1);
+  return row !== undefined;
+}
+
+class UsageError extends Error {}
+
+main().catch((error: unknown) => {
+  if (error instanceof ZodError) console.error(`Invalid input: ${error.issues.map((i) => i.message).join("; ")}`);
+  else if (error instanceof UsageError) console.error(error.message);
+  else console.error(error instanceof Error ? error.message : error);
+  process.exit(2);
+});

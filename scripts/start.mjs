@@ -1,0 +1,35 @@
+// Starts the built app: on the embedded default, creates a demo project on first start, then runs
+// `next start` on loopback and says where it listens. Stops the server it started on SIGINT/SIGTERM.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+const port = process.env.PORT ?? "3000";
+const host = process.env.HOST ?? "127.0.0.1";
+const dataDir = process.env.OPTSTUFF_DATA_DIR ?? ".data";
+
+if (!existsSync(".next/BUILD_ID")) {
+  console.error("No build found: run `npm run build` first (or `npm run quickstart`).");
+  process.exit(1);
+}
+
+if (!process.env.DATABASE_URL) {
+  const envFile = path.join(dataDir, "quickstart.env");
+  const bootstrap = spawnSync(
+    process.execPath,
+    ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "bootstrap", "--if-empty", "--env-file", envFile],
+    { stdio: "inherit", env: { ...process.env, PORT: port } },
+  );
+  if (bootstrap.status !== 0) process.exit(bootstrap.status ?? 1);
+}
+
+const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", host, "-p", port], {
+  stdio: ["ignore", "inherit", "inherit"],
+});
+console.log(`OptStuff is starting on http://${host}:${port} (dashboard at /, image API at /api/v1/…)`);
+if (!process.env.DATABASE_URL) {
+  console.log(`Embedded mode: data and generated secrets in ${dataDir}/; demo credentials in ${dataDir}/quickstart.env`);
+  console.log("Sign a URL for a demo image: npm run optstuff -- sign local/photo.jpg");
+}
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,9 @@
+/** Next calls this once when the server starts: configuration problems stop it here, not on a request. */
+export async function register(): Promise<void> {
+  // The literal `process.env.NEXT_RUNTIME` comparison is what lets Next drop the Node-only import from
+  // its edge bundle; reading it through src/env.ts would defeat that, hence the lint exception.
+  // eslint-disable-next-line no-restricted-syntax
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { startServer } = await import("./server/startup");
+  await startServer();
+}

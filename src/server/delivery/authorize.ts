@@ -1,0 +1,47 @@
+import type { ApiKeyConfig, ConfigStore, ProjectConfig } from "@/server/config-cache";
+import { AppError } from "@/server/errors";
+import { signaturePayload, verifySignature, type SecretBox } from "@/server/signing";
+import type { ImageRequestParts } from "./parse-request";
+
+export interface Authorized {
+  apiKey: ApiKeyConfig;
+  project: ProjectConfig;
+}
+
+export interface AuthorizeDeps {
+  config: ConfigStore;
+  secretBox: SecretBox;
+  now: () => Date;
+}
+
+/**
+ * Key, then project, then signature, then expiry. Key state is checked before the signature so a
+ * revoked key fails the same way whatever was signed; the signature is checked before `exp` so an
+ * expired URL is only reported as such when it was genuinely signed.
+ */
+export async function authorizeRequest(parts: ImageRequestParts, deps: AuthorizeDeps): Promise<Authorized> {
+  const apiKey = await deps.config.getApiKey(parts.publicKey);
+  if (!apiKey) throw new AppError("INVALID_KEY", { detail: "unknown public key" });
+  const now = deps.now();
+  if (apiKey.revokedAt && apiKey.revokedAt <= now) throw new AppError("KEY_REVOKED");
+  if (apiKey.expiresAt && apiKey.expiresAt <= now) throw new AppError("KEY_EXPIRED");
+
+  const project = await deps.config.getProject(apiKey.projectId);
+  if (!project) throw new AppError("INVALID_KEY", { detail: "key's project is gone" });
+  if (project.slug !== parts.projectSlug) throw new AppError("KEY_PROJECT_MISMATCH");
+
+  const secret = openSecret(deps.secretBox, apiKey);
+  const payload = signaturePayload(parts.operationsSegment, parts.source, parts.expText);
+  if (!verifySignature(secret, payload, parts.signature)) throw new AppError("SIGNATURE_INVALID");
+  if (parts.exp !== undefined && parts.exp * 1000 <= now.getTime()) throw new AppError("SIGNATURE_EXPIRED");
+  return { apiKey, project };
+}
+
+function openSecret(box: SecretBox, apiKey: ApiKeyConfig): string {
+  try {
+    return box.open(apiKey.encryptedSecret, apiKey.publicKey);
+  } catch (cause) {
+    // A secret that no configured master opens is an operator error, not the caller's: 500 and logged.
+    throw new AppError("INTERNAL", { detail: "API key secret could not be opened (wrong master secret?)", cause });
+  }
+}

@@ -1,0 +1,31 @@
+import { createHash } from "node:crypto";
+import { acceptClass, canonicalOperations, type ImageOperations } from "@/server/image";
+import type { SourceLocation } from "@/server/source";
+
+/** Bumped when the pipeline's output for the same request changes, so old ETags stop matching. */
+const PIPELINE_VERSION = "1";
+
+/**
+ * Identifies one output variant from the request alone (no fetch, no decode), so a conditional request
+ * is answered before any work and identical requests share one transform. The URL is immutable by
+ * contract: a changed source is published under a new URL, so the source bytes need not be part of it.
+ */
+export function variantKey(operations: ImageOperations, location: SourceLocation, accept: string | null): string {
+  const where = location.kind === "remote" ? location.url.href : `local:${location.relativePath}`;
+  const negotiation = operations.format === "auto" ? acceptClass(accept) : "";
+  return createHash("sha256")
+    .update(`${PIPELINE_VERSION}\n${canonicalOperations(operations)}\n${where}\n${negotiation}`)
+    .digest("base64url")
+    .slice(0, 32);
+}
+
+export function etagFor(key: string): string {
+  return `"${key}"`;
+}
+
+/** RFC 9110 weak comparison over a list, as If-None-Match requires. */
+export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+}

@@ -1,0 +1,65 @@
+import { AppError } from "@/server/errors";
+import { parseOperations, type ImageOperations } from "@/server/image";
+import { isPublicKeyShape } from "@/server/signing";
+
+export interface ImageRequestParts {
+  projectSlug: string;
+  /** The operations segment exactly as signed. */
+  operationsSegment: string;
+  operations: ImageOperations;
+  /** The source as signed: decoded once, scheme slashes restored, no scheme added. */
+  source: string;
+  publicKey: string;
+  signature: string;
+  exp: number | undefined;
+  /** The raw `exp` text, signed as given. */
+  expText: string | undefined;
+}
+
+export interface RawImageRequest {
+  projectSlug: string;
+  /** Catch-all segments after the slug, each already percent-decoded once by the router. */
+  segments: readonly string[];
+  query: URLSearchParams;
+}
+
+const EXP_SHAPE = /^\d{1,12}$/;
+
+/**
+ * Pure parsing of the path and query (contract §1). Shape errors are 400; missing or malformed
+ * credentials are 401 and are checked only after the path parsed, so a typo is reported as such.
+ */
+export function parseImageRequest(raw: RawImageRequest): ImageRequestParts {
+  const [operationsSegment, ...sourceSegments] = raw.segments;
+  if (!raw.projectSlug || !operationsSegment || sourceSegments.length === 0) {
+    throw new AppError("BAD_REQUEST", { message: "Expected /api/v1/{project}/{operations}/{source}" });
+  }
+  const source = restoreSchemeSlashes(sourceSegments.join("/"));
+  if (source === "" || /^\/|[\u0000-\u001f]/.test(source)) throw new AppError("INVALID_SOURCE");
+  const operations = parseOperations(operationsSegment);
+
+  const expText = raw.query.get("exp") ?? undefined;
+  if (expText !== undefined && !EXP_SHAPE.test(expText)) {
+    throw new AppError("BAD_REQUEST", { message: "exp must be Unix seconds" });
+  }
+  const publicKey = raw.query.get("key");
+  const signature = raw.query.get("sig");
+  if (!publicKey || !signature) throw new AppError("MISSING_CREDENTIALS");
+  if (!isPublicKeyShape(publicKey)) throw new AppError("INVALID_KEY", { detail: "malformed public key" });
+
+  return {
+    projectSlug: raw.projectSlug,
+    operationsSegment,
+    operations,
+    source,
+    publicKey,
+    signature,
+    exp: expText === undefined ? undefined : Number(expText),
+    expText,
+  };
+}
+
+/** Routers and proxies collapse `//`: `https:/host/a.png` is restored to `https://host/a.png`. */
+export function restoreSchemeSlashes(source: string): string {
+  return source.replace(/^(https?):\/+(?=[^/])/i, (_, scheme: string) => `${scheme}://`);
+}

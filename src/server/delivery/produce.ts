@@ -1,0 +1,64 @@
+import type { ImageOperations, ResultCache, TransformLimits, TransformResult, TransformScheduler } from "@/server/image";
+import { transformImage } from "@/server/image";
+import type { SourceFetcher, SourceLocation } from "@/server/source";
+
+export interface Produced {
+  result: TransformResult;
+  /** Bytes of the source, when it was fetched for this request (not for cache hits). */
+  sourceBytes: number | undefined;
+  fetchMs: number;
+  transformMs: number;
+  cache: "hit" | "miss" | "shared";
+}
+
+export interface ProducerDeps {
+  fetcher: SourceFetcher;
+  scheduler: TransformScheduler;
+  resultCache: ResultCache | null;
+  limits: TransformLimits;
+}
+
+export interface ProduceInput {
+  key: string;
+  location: SourceLocation;
+  operations: ImageOperations;
+  accept: string | null;
+}
+
+export type Producer = (input: ProduceInput) => Promise<Produced>;
+
+/**
+ * Result cache, then one shared job per variant: concurrent identical requests wait on the first one's
+ * fetch and transform instead of repeating them. Only the transform takes a scheduler slot: a slow
+ * origin must not hold a CPU slot while it trickles bytes.
+ */
+export function createProducer(deps: ProducerDeps): Producer {
+  const inflight = new Map<string, Promise<Produced>>();
+
+  return async function produce(input) {
+    const cached = deps.resultCache?.get(input.key);
+    if (cached) return { result: cached, sourceBytes: undefined, fetchMs: 0, transformMs: 0, cache: "hit" };
+
+    const running = inflight.get(input.key);
+    if (running) return { ...(await running), cache: "shared" };
+
+    const job = fetchAndTransform(input, deps).finally(() => inflight.delete(input.key));
+    inflight.set(input.key, job);
+    return job;
+  };
+}
+
+async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
+  const fetchStart = performance.now();
+  const source = await deps.fetcher.fetch(input.location);
+  const fetchMs = performance.now() - fetchStart;
+
+  const transformStart = performance.now();
+  const result = await deps.scheduler.run(input.key, () =>
+    transformImage(source.bytes, input.operations, { accept: input.accept }, deps.limits),
+  );
+  const transformMs = performance.now() - transformStart;
+
+  deps.resultCache?.set(input.key, result);
+  return { result, sourceBytes: source.bytes.length, fetchMs, transformMs, cache: "miss" };
+}

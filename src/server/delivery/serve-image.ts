@@ -1,0 +1,147 @@
+import { randomUUID } from "node:crypto";
+import { AppError, toAppError, type RequestLogStatus } from "@/server/errors";
+import { errorResponse } from "@/server/http/error-response";
+import { parseSource, assertSourceAllowed, isRefererAllowed, type SourceLocation } from "@/server/source";
+import { describeError, type Logger } from "@/server/log";
+import { authorizeRequest, type AuthorizeDeps, type Authorized } from "./authorize";
+import { etagFor, matchesIfNoneMatch, variantKey } from "./cache-key";
+import { parseImageRequest, type ImageRequestParts } from "./parse-request";
+import type { Producer } from "./produce";
+import { serverTiming, successHeaders } from "./success-headers";
+
+export interface ImageHttpRequest {
+  method: string;
+  projectSlug: string;
+  segments: readonly string[];
+  url: URL;
+  headers: Headers;
+}
+
+/** What happened, for the request log and metering after the response is sent. */
+export interface RequestOutcome {
+  requestId: string;
+  status: RequestLogStatus;
+  httpStatus: number;
+  projectId?: string;
+  apiKeyId?: string;
+  /** Without query string and fragment. */
+  sourceUrl?: string;
+  operations?: string;
+  outputFormat?: string;
+  sourceBytes?: number;
+  outputBytes?: number;
+  durationMs: number;
+  cache?: "hit" | "miss" | "shared" | "revalidated";
+}
+
+export interface DeliveryDeps extends AuthorizeDeps {
+  produce: Producer;
+  logger: Logger;
+}
+
+export interface Served {
+  response: Response;
+  outcome: RequestOutcome;
+}
+
+/** The image request in order (docs/architecture): parse, authorize, policy, revalidate, produce. */
+export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps): Promise<Served> {
+  const requestId = randomUUID();
+  const started = performance.now();
+  const outcome: RequestOutcome = { requestId, status: "success", httpStatus: 200, durationMs: 0 };
+  try {
+    const parts = parseImageRequest({ projectSlug: request.projectSlug, segments: request.segments, query: request.url.searchParams });
+    outcome.operations = parts.operationsSegment;
+    const authorized = await authorizeRequest(parts, deps);
+    outcome.projectId = authorized.project.id;
+    outcome.apiKeyId = authorized.apiKey.id;
+    const location = checkPolicy(parts, authorized, request.headers);
+    outcome.sourceUrl = describeSource(location);
+    const authMs = performance.now() - started;
+    const response = await respond(request, parts, authorized, location, deps, { requestId, started, authMs, outcome });
+    outcome.httpStatus = response.status;
+    return { response, outcome: finish(outcome, started) };
+  } catch (thrown) {
+    const error = toAppError(thrown);
+    if (error.status >= 500) deps.logger.log("error", "image request failed", { requestId, code: error.code, ...describeError(error) });
+    outcome.status = error.logStatus;
+    outcome.httpStatus = error.status;
+    return { response: errorResponse(error, requestId, request.method), outcome: finish(outcome, started) };
+  }
+}
+
+function checkPolicy(parts: ImageRequestParts, { project }: Authorized, headers: Headers): SourceLocation {
+  if (!isRefererAllowed(headers.get("referer"), project.allowedRefererHosts)) throw new AppError("REFERER_NOT_ALLOWED");
+  const location = parseSource(parts.source);
+  assertSourceAllowed(location, project.allowedSourceHosts);
+  return location;
+}
+
+interface Progress {
+  requestId: string;
+  started: number;
+  authMs: number;
+  outcome: RequestOutcome;
+}
+
+async function respond(
+  request: ImageHttpRequest,
+  parts: ImageRequestParts,
+  { project }: Authorized,
+  location: SourceLocation,
+  deps: DeliveryDeps,
+  progress: Progress,
+): Promise<Response> {
+  const accept = request.headers.get("accept");
+  const key = variantKey(parts.operations, location, accept);
+  const common = {
+    etag: etagFor(key),
+    exp: parts.exp,
+    nowMs: deps.now().getTime(),
+    refererRestricted: project.allowedRefererHosts.length > 0,
+    requestId: progress.requestId,
+  };
+
+  if (matchesIfNoneMatch(request.headers.get("if-none-match"), common.etag)) {
+    progress.outcome.cache = "revalidated";
+    const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
+    const headers = successHeaders({ ...common, negotiated: parts.operations.format === "auto", serverTiming: timing });
+    return new Response(null, { status: 304, headers });
+  }
+
+  const produced = await deps.produce({ key, location, operations: parts.operations, accept });
+  const { result } = produced;
+  Object.assign(progress.outcome, {
+    cache: produced.cache,
+    outputFormat: result.format,
+    sourceBytes: produced.sourceBytes,
+    outputBytes: result.body.length,
+  });
+  const timing = serverTiming({
+    auth: progress.authMs,
+    fetch: produced.fetchMs,
+    transform: produced.transformMs,
+    total: performance.now() - progress.started,
+  });
+  const headers = successHeaders({
+    ...common,
+    contentType: result.contentType,
+    svg: result.format === "svg",
+    negotiated: result.negotiated,
+    serverTiming: timing,
+  });
+  headers.set("Content-Length", String(result.body.length));
+  // Buffers are ArrayBuffer-backed (never shared memory); the cast only narrows the type, no copy.
+  const body = request.method === "HEAD" ? null : (result.body as Uint8Array<ArrayBuffer>);
+  return new Response(body, { status: 200, headers });
+}
+
+function describeSource(location: SourceLocation): string {
+  if (location.kind === "local") return `local/${location.relativePath}`;
+  return `${location.url.origin}${location.url.pathname}`;
+}
+
+function finish(outcome: RequestOutcome, started: number): RequestOutcome {
+  outcome.durationMs = Math.round(performance.now() - started);
+  return outcome;
+}

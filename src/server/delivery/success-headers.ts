@@ -1,0 +1,45 @@
+const YEAR = 31_536_000;
+
+export interface SuccessHeaderInput {
+  /** Absent on a 304, which is answered before the output format is known. */
+  contentType?: string;
+  svg?: boolean;
+  /** The format came from Accept (f_auto). */
+  negotiated: boolean;
+  etag: string;
+  /** Signature expiry in Unix seconds: caches must not keep the image past it. */
+  exp: number | undefined;
+  nowMs: number;
+  refererRestricted: boolean;
+  requestId: string;
+  serverTiming: string;
+}
+
+/** Headers shared by 200 and 304 (a 304 repeats the caching headers of the 200 it stands for). */
+export function successHeaders(input: SuccessHeaderInput): Headers {
+  const headers = new Headers({
+    "Cache-Control": cacheControl(input.exp, input.nowMs),
+    ETag: input.etag,
+    "X-Content-Type-Options": "nosniff",
+    "X-Request-Id": input.requestId,
+    "Server-Timing": input.serverTiming,
+  });
+  if (input.contentType) headers.set("Content-Type", input.contentType);
+  const vary = [input.negotiated ? "Accept" : null, input.refererRestricted ? "Referer" : null].filter(Boolean);
+  if (vary.length > 0) headers.set("Vary", vary.join(", "));
+  // An SVG opened directly as a document must not run anything it carries.
+  if (input.svg) headers.set("Content-Security-Policy", "default-src 'none'");
+  return headers;
+}
+
+export function cacheControl(exp: number | undefined, nowMs: number): string {
+  if (exp === undefined) return `public, max-age=${YEAR}, s-maxage=${YEAR}, immutable`;
+  const remaining = Math.max(0, Math.min(YEAR, Math.floor(exp - nowMs / 1000)));
+  return `public, max-age=${remaining}, s-maxage=${remaining}`;
+}
+
+export function serverTiming(phases: Record<string, number>): string {
+  return Object.entries(phases)
+    .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`)
+    .join(", ");
+}

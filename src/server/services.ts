@@ -1,0 +1,107 @@
+import path from "node:path";
+import { env as readEnv, type Env } from "@/env";
+import { loadSecrets, type Secrets } from "@/server/config/secrets";
+import { createDatabaseConfigStore, type ConfigStore } from "@/server/config-cache";
+import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
+import { createProducer } from "@/server/delivery/produce";
+import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
+import { configureSharp, createResultCache, createTransformScheduler, type TransformLimits } from "@/server/image";
+import { createLogger, type Logger } from "@/server/log";
+import { createSecretBox, type SecretBox } from "@/server/signing";
+import { createSourceFetcher, type FetchLimits, type NetDeps } from "@/server/source";
+
+/** Everything the app needs, built once. Tests build their own through createServices. */
+export interface Services {
+  database: DatabaseHandle;
+  secrets: Secrets;
+  secretBox: SecretBox;
+  config: ConfigStore;
+  logger: Logger;
+  delivery: DeliveryDeps;
+  /** Runs after the response: never slows or fails the request it describes. */
+  recordOutcome(outcome: RequestOutcome): void;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  database: DatabaseTarget | DatabaseHandle;
+  secrets: Secrets;
+  fetchLimits: FetchLimits;
+  transformLimits: TransformLimits;
+  localSourceRoot: string | null;
+  transformConcurrency: number;
+  transformQueue: number;
+  resultCacheBytes: number;
+  logger?: Logger;
+  net?: NetDeps;
+  now?: () => Date;
+}
+
+export async function createServices(options: ServiceOptions): Promise<Services> {
+  const database = "db" in options.database ? options.database : await openDatabase(options.database);
+  const logger = options.logger ?? createLogger();
+  const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
+  const config = createDatabaseConfigStore(database.db);
+  configureSharp();
+  const produce = createProducer({
+    fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
+    scheduler: createTransformScheduler({ concurrency: options.transformConcurrency, maxQueue: options.transformQueue }),
+    resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
+    limits: options.transformLimits,
+  });
+  const delivery: DeliveryDeps = { config, secretBox, produce, logger, now: options.now ?? (() => new Date()) };
+  const recordOutcome = (outcome: RequestOutcome) => logger.log("info", "image request", { ...outcome });
+  return { database, secrets: options.secrets, secretBox, config, logger, delivery, recordOutcome, close: () => database.close() };
+}
+
+/** Maps the validated environment onto service options: the only place that knows both. */
+export function serviceOptionsFromEnv(e: Env): ServiceOptions {
+  const embedded = e.DATABASE_URL === undefined;
+  return {
+    database: embedded
+      ? { kind: "pglite", dataDir: path.resolve(e.OPTSTUFF_DATA_DIR) }
+      : { kind: "postgres", url: e.DATABASE_URL! },
+    secrets: loadSecrets(e),
+    fetchLimits: {
+      maxBytes: e.OPTSTUFF_MAX_SOURCE_BYTES,
+      timeoutMs: e.OPTSTUFF_FETCH_TIMEOUT_MS,
+      maxRedirects: e.OPTSTUFF_MAX_REDIRECTS,
+      allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
+    },
+    transformLimits: {
+      maxInputPixels: e.OPTSTUFF_MAX_INPUT_PIXELS,
+      maxOutputDimension: e.OPTSTUFF_MAX_OUTPUT_DIMENSION,
+      maxFrames: e.OPTSTUFF_MAX_FRAMES,
+      timeoutMs: e.OPTSTUFF_TRANSFORM_TIMEOUT_MS,
+    },
+    // The embedded default serves the committed demo images so the quickstart works offline.
+    localSourceRoot: e.OPTSTUFF_LOCAL_SOURCE_ROOT
+      ? path.resolve(e.OPTSTUFF_LOCAL_SOURCE_ROOT)
+      : embedded
+        ? path.resolve("demo")
+        : null,
+    transformConcurrency: e.OPTSTUFF_TRANSFORM_CONCURRENCY,
+    transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
+    resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
+  };
+}
+
+// Kept on globalThis so Next's separate route bundles in one process share one set of services
+// (one PGlite may only be opened once per data directory).
+const registry = globalThis as typeof globalThis & { __optstuffServices?: Promise<Services> };
+
+export function getServices(): Promise<Services> {
+  registry.__optstuffServices ??= createServices(serviceOptionsFromEnv(readEnv())).then((services) => {
+    closeOnSignals(services);
+    return services;
+  });
+  return registry.__optstuffServices;
+}
+
+function closeOnSignals(services: Services): void {
+  const stop = () => {
+    services.close().finally(() => process.exit(0));
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}

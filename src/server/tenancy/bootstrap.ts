@@ -1,0 +1,43 @@
+import type { Database } from "@/server/db/client";
+import type { SecretBox } from "@/server/signing";
+import { createApiKey, type CreatedApiKey } from "./create-api-key";
+import { createTeam, findTeamBySlug, type TeamRow } from "./create-team";
+import { createProject, findProject, setProjectSourceHosts, type ProjectRow } from "./projects";
+
+export interface BootstrapInput {
+  teamSlug: string;
+  projectSlug: string;
+  keyName: string;
+  /** Replaces the project's source hosts when given. */
+  sourceHosts?: readonly string[];
+  /** Accept loopback source hosts (development and tests only). */
+  allowLoopback?: boolean;
+}
+
+export interface BootstrapResult {
+  team: TeamRow;
+  project: ProjectRow;
+  key: CreatedApiKey;
+  created: { team: boolean; project: boolean };
+}
+
+/** Team and project are reused when they exist (re-running is safe); a new key is made every time. */
+export async function bootstrap(deps: { db: Database; secretBox: SecretBox }, input: BootstrapInput): Promise<BootstrapResult> {
+  const policy = { allowLoopback: input.allowLoopback ?? false };
+  const existingTeam = await findTeamBySlug(deps.db, input.teamSlug);
+  const team = existingTeam ?? (await createTeam(deps.db, { name: input.teamSlug, slug: input.teamSlug }));
+  const existingProject = await findProject(deps.db, team.id, input.projectSlug);
+  let project =
+    existingProject ??
+    (await createProject(deps.db, {
+      teamId: team.id,
+      name: input.projectSlug,
+      slug: input.projectSlug,
+      allowedSourceHosts: input.sourceHosts ?? [],
+    }, policy));
+  if (existingProject && input.sourceHosts) {
+    project = await setProjectSourceHosts(deps.db, { teamId: team.id, projectId: project.id }, input.sourceHosts, policy);
+  }
+  const key = await createApiKey(deps, { projectId: project.id, name: input.keyName });
+  return { team, project, key, created: { team: !existingTeam, project: !existingProject } };
+}

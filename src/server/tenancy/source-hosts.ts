@@ -1,0 +1,40 @@
+import { isIP } from "node:net";
+import { z } from "zod";
+import { classifyAddress, isForbiddenHostname, normaliseHostEntry, type HostEntry } from "@/server/source";
+
+/**
+ * Validates and canonicalises a project's allowed source hosts for storage. Entries that could only
+ * ever point inside the network (private addresses, localhost, metadata names) are refused here with
+ * a message, even though the fetcher would refuse them anyway at connect time: the list should say
+ * what can work. Duplicates are dropped; order is kept.
+ */
+export function normaliseSourceHosts(entries: readonly string[], policy: SourceHostPolicy = {}): string[] {
+  const canonical = entries.filter((e) => e.trim() !== "").map((e) => canonicalEntry(e, policy));
+  return [...new Set(canonical)];
+}
+
+export interface SourceHostPolicy {
+  /** Loopback hosts accepted too (development and tests, with OPTSTUFF_ALLOW_LOOPBACK_SOURCES). */
+  allowLoopback?: boolean;
+}
+
+function canonicalEntry(raw: string, policy: SourceHostPolicy): string {
+  const entry = normaliseHostEntry(raw);
+  if (!entry) throw invalid(raw, "use a host such as cdn.example.com, *.example.com, https://cdn.example.com:8443, * or local");
+  if (entry.kind === "any-remote") return "*";
+  if (entry.kind === "local") return "local";
+  assertPublicHost(raw, entry, policy.allowLoopback ?? false);
+  const scheme = entry.scheme ? `${entry.scheme}//` : "";
+  return `${scheme}${entry.subdomainsOnly ? "*." : ""}${entry.host}${entry.port ? `:${entry.port}` : ""}`;
+}
+
+function assertPublicHost(raw: string, entry: Extract<HostEntry, { kind: "host" }>, allowLoopback: boolean): void {
+  const bare = entry.host.replace(/^\[|\]$/g, "");
+  if (allowLoopback && bare === "localhost") return;
+  if (isIP(bare) !== 0 && !classifyAddress(bare, allowLoopback).allowed) throw invalid(raw, "private, loopback and reserved addresses are never fetched");
+  if (isIP(bare) === 0 && isForbiddenHostname(bare)) throw invalid(raw, "local and internal host names are never fetched");
+}
+
+function invalid(raw: string, why: string): z.ZodError {
+  return new z.ZodError([{ code: "custom", path: ["allowedSourceHosts"], message: `"${raw}" is not a valid source host: ${why}`, input: raw }]);
+}

@@ -1,0 +1,87 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { RequestOutcome } from "@/server/delivery/serve-image";
+import { createImageRouteHandler } from "@/server/delivery/route-handler";
+import { createLogger } from "@/server/log";
+import { createServices, type ServiceOptions, type Services } from "@/server/services";
+import { buildSignedUrl } from "@/server/signing";
+import { bootstrap } from "@/server/tenancy/bootstrap";
+import { createTestDatabase } from "./database";
+
+export const DEMO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../demo");
+
+export interface TestAppOptions extends Partial<Omit<ServiceOptions, "database" | "secrets">> {
+  sourceHosts?: string[];
+}
+
+export interface TestApp {
+  services: Services;
+  projectSlug: string;
+  projectId: string;
+  key: { id: string; publicKey: string; secretKey: string };
+  outcomes: RequestOutcome[];
+  /** Path and query of a URL signed with the app's key (or the given one). */
+  signedPath(operations: string, source: string, options?: { exp?: number; key?: { publicKey: string; secretKey: string }; slug?: string }): string;
+  /** Sends a request through the real route handler, decoding path segments once as Next does. */
+  fetch(pathAndQuery: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+const BASE = "http://optstuff.test";
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const services = await createServices({
+    database,
+    secrets: { keyEncryption: "test-master", keyEncryptionPrevious: undefined, auth: "test-auth", cron: "test-cron" },
+    fetchLimits: { maxBytes: 25 * 1024 * 1024, timeoutMs: 5000, maxRedirects: 3, allowLoopback: true },
+    transformLimits: { maxInputPixels: 50_000_000, maxOutputDimension: 8192, maxFrames: 500, timeoutMs: 20_000 },
+    localSourceRoot: DEMO_ROOT,
+    transformConcurrency: 2,
+    transformQueue: 16,
+    resultCacheBytes: 16 * 1024 * 1024,
+    logger: createLogger("error"),
+    ...options,
+  });
+  const { project, key } = await bootstrap(
+    { db: database.db, secretBox: services.secretBox },
+    { teamSlug: "acme", projectSlug: "blog", keyName: "test", sourceHosts: options.sourceHosts ?? ["local"], allowLoopback: true },
+  );
+  const outcomes: RequestOutcome[] = [];
+  const handler = createImageRouteHandler(async () => services, (task) => {
+    // Runs after the response, like Next's after(); the outcome is captured for assertions.
+    queueMicrotask(task);
+  });
+  const originalRecord = services.recordOutcome;
+  services.recordOutcome = (outcome) => {
+    outcomes.push(outcome);
+    originalRecord(outcome);
+  };
+
+  return {
+    services,
+    projectSlug: project.slug,
+    projectId: project.id,
+    key,
+    outcomes,
+    signedPath(operations, source, signOptions = {}) {
+      const url = buildSignedUrl({
+        baseUrl: BASE,
+        projectSlug: signOptions.slug ?? project.slug,
+        ...(signOptions.key ?? key),
+        operations,
+        source,
+        exp: signOptions.exp,
+      });
+      return url.slice(BASE.length);
+    },
+    async fetch(pathAndQuery, init) {
+      const url = new URL(pathAndQuery, BASE);
+      const [, api, version, projectSlug, ...rest] = url.pathname.split("/");
+      if (api !== "api" || version !== "v1" || projectSlug === undefined) throw new Error(`Not an image path: ${pathAndQuery}`);
+      const params = Promise.resolve({ projectSlug: decodeURIComponent(projectSlug), path: rest.map(decodeURIComponent) });
+      return handler(new Request(url, init), { params });
+    },
+    close: () => services.close(),
+  };
+}
