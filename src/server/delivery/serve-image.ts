@@ -63,7 +63,11 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     return { response, outcome: finish(outcome, started) };
   } catch (thrown) {
     const error = toAppError(thrown);
-    if (error.status >= 500) deps.logger.log("error", "image request failed", { requestId, code: error.code, ...describeError(error) });
+    // A 500 is our bug; other 5xx are the source's or the load's doing.
+    if (error.status >= 500) {
+      const level = error.status === 500 ? "error" : "warn";
+      deps.logger.log(level, "image request failed", { requestId, code: error.code, ...describeError(error) });
+    }
     outcome.status = error.logStatus;
     outcome.httpStatus = error.status;
     return { response: errorResponse(error, requestId, request.method), outcome: finish(outcome, started) };

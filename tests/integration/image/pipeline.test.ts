@@ -1,0 +1,381 @@
+import sharp from "sharp";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  configureSharp,
+  DEFAULT_TRANSFORM_LIMITS,
+  parseOperations,
+  transformImage,
+  type TransformLimits,
+  type TransformResult,
+} from "@/server/image";
+import { animatedGif, near, noisyJpeg, pixel, solid, stripes, type Rgb } from "./generate";
+
+const RED: Rgb = [255, 0, 0];
+const GREEN: Rgb = [0, 255, 0];
+const BLUE: Rgb = [0, 0, 255];
+const CHROME = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
+
+function transform(input: Buffer, segment: string, accept: string | null = null, limits: Partial<TransformLimits> = {}) {
+  return transformImage(input, parseOperations(segment), { accept }, { ...DEFAULT_TRANSFORM_LIMITS, ...limits });
+}
+
+/** Decodes the output and checks it agrees with what the result claims. */
+async function decoded(result: TransformResult) {
+  const metadata = await sharp(result.body).metadata();
+  const format = metadata.format === "heif" && metadata.compression === "av1" ? "avif" : metadata.format;
+  expect(format).toBe(result.format);
+  expect(metadata.width).toBe(result.width);
+  expect(metadata.pageHeight ?? metadata.height).toBe(result.height);
+  return metadata;
+}
+
+let photo: Buffer; // 3000×2000 noisy JPEG
+let threeStripes: Buffer; // 300×100 PNG: red | green | blue
+
+beforeAll(async () => {
+  configureSharp();
+  photo = await noisyJpeg(3000, 2000);
+  threeStripes = await stripes(300, 100, [RED, GREEN, BLUE]).png().toBuffer();
+});
+
+describe("resize", () => {
+  it("w_800,f_webp on a 3000×2000 JPEG gives an 800×533 WebP", async () => {
+    const result = await transform(photo, "w_800,f_webp");
+    expect(result).toMatchObject({ format: "webp", contentType: "image/webp", width: 800, height: 533, negotiated: false });
+    await decoded(result);
+  });
+
+  it.each([
+    ["cover", 800, 400],
+    ["contain", 800, 400],
+    ["fill", 800, 400],
+    ["inside", 600, 400],
+    ["outside", 800, 533],
+  ])("w_800,h_400,fit_%s honours both dimensions → %i×%i", async (fit, width, height) => {
+    const result = await transform(photo, `w_800,h_400,fit_${fit}`);
+    expect([result.width, result.height]).toEqual([width, height]);
+    await decoded(result);
+  });
+
+  it("defaults a box to cover, and s_WxH is the same box", async () => {
+    const box = await transform(photo, "w_800,h_400");
+    const s = await transform(photo, "s_800x400");
+    expect([box.width, box.height, s.width, s.height]).toEqual([800, 400, 800, 400]);
+  });
+
+  it("h alone keeps the aspect ratio", async () => {
+    const result = await transform(photo, "h_200");
+    expect([result.width, result.height]).toEqual([300, 200]);
+  });
+
+  it("does not upscale unless enlarge is given", async () => {
+    const small = await solid(100, 50, RED).png().toBuffer();
+    const kept = await transform(small, "w_800");
+    expect([kept.width, kept.height]).toEqual([100, 50]);
+    const enlarged = await transform(small, "w_800,enlarge");
+    expect([enlarged.width, enlarged.height]).toEqual([800, 400]);
+    await decoded(enlarged);
+  });
+
+  it("multiplies by dpr", async () => {
+    const result = await transform(photo, "w_300,dpr_2");
+    expect([result.width, result.height]).toEqual([600, 400]);
+  });
+
+  it("caps the output at the maximum dimension, with or without a resize", async () => {
+    const untouched = await transform(photo, "_", null, { maxOutputDimension: 500 });
+    expect([untouched.width, untouched.height]).toEqual([500, 333]);
+    const asked = await transform(photo, "w_2000,dpr_2", null, { maxOutputDimension: 1000 });
+    expect([asked.width, asked.height]).toEqual([1000, 667]);
+    const outside = await transform(photo, "s_1000x900,fit_outside", null, { maxOutputDimension: 1000 });
+    expect(Math.max(outside.width, outside.height)).toBe(1000);
+    await decoded(outside);
+  });
+});
+
+describe("framing: embed, gravity, crop", () => {
+  it("embed,s_300x200 letterboxes to exactly 300×200, transparent for PNG", async () => {
+    const result = await transform(await stripes(300, 100, [RED, GREEN, BLUE]).png().toBuffer(), "embed,s_300x200");
+    expect([result.format, result.width, result.height]).toEqual(["png", 300, 200]);
+    await decoded(result);
+    expect((await pixel(result.body, 0, 0))[3]).toBe(0);
+    expect(near(await pixel(result.body, 0, 100), [...RED, 255])).toBe(true);
+  });
+
+  it("letterboxes a JPEG on white, and on bg_ when given", async () => {
+    const source = await stripes(300, 100, [RED, GREEN, BLUE]).jpeg().toBuffer();
+    const white = await transform(source, "embed,s_300x200");
+    expect(white.format).toBe("jpeg");
+    expect(near(await pixel(white.body, 2, 2), [255, 255, 255, 255])).toBe(true);
+    const blue = await transform(source, "embed,s_300x200,bg_0000ff,f_webp");
+    expect([blue.width, blue.height]).toEqual([300, 200]);
+    expect(near(await pixel(blue.body, 2, 2), [0, 0, 255, 255])).toBe(true);
+  });
+
+  it("embeds a small image without enlarging it, still on the full box", async () => {
+    const small = await solid(30, 20, RED).png().toBuffer();
+    const result = await transform(small, "embed,s_300x200,bg_00ff00");
+    expect([result.width, result.height]).toEqual([300, 200]);
+    expect(near(await pixel(result.body, 150, 100), [...RED, 255])).toBe(true);
+    expect(near(await pixel(result.body, 0, 0), [...GREEN, 255])).toBe(true);
+  });
+
+  it.each([
+    ["g_west", RED],
+    ["g_center", GREEN],
+    ["g_east", BLUE],
+  ])("s_100x100,%s keeps that part", async (gravity, colour) => {
+    const result = await transform(threeStripes, `s_100x100,${gravity}`);
+    expect([result.width, result.height]).toEqual([100, 100]);
+    expect(near(await pixel(result.body, 50, 50), [...colour, 255])).toBe(true);
+  });
+
+  it("applies gravity before flop and rotation (crop, then orient)", async () => {
+    for (const extra of ["flop", "r_90", "r_180", "r_270", "flip", "flip,flop,r_90"]) {
+      const result = await transform(threeStripes, `s_100x100,g_west,${extra}`);
+      expect(near(await pixel(result.body, 50, 50), [...RED, 255]), extra).toBe(true);
+    }
+  });
+
+  it("crops before resizing, in source coordinates, even with a rotation", async () => {
+    const right = await transform(threeStripes, "c_200_0_100_100");
+    expect([right.width, right.height]).toEqual([100, 100]);
+    expect(near(await pixel(right.body, 50, 50), [...BLUE, 255])).toBe(true);
+    const rotated = await transform(threeStripes, "c_200_0_100_50,w_20,r_90");
+    expect([rotated.width, rotated.height]).toEqual([10, 20]);
+    expect(near(await pixel(rotated.body, 5, 10), [...BLUE, 255])).toBe(true);
+  });
+
+  it("smart-crops with attention and entropy", async () => {
+    for (const gravity of ["attention", "entropy"]) {
+      const result = await transform(photo, `s_200x200,g_${gravity}`);
+      expect([result.width, result.height]).toEqual([200, 200]);
+    }
+  });
+});
+
+describe("orientation and metadata", () => {
+  it("auto-orients EXIF orientation 6 and drops the EXIF", async () => {
+    // Stored 60×40 with a red left column; orientation 6 displays it rotated 90° clockwise (40×60).
+    const stored = await stripes(60, 40, [RED, BLUE, BLUE]).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const result = await transform(stored, "_");
+    expect([result.width, result.height]).toEqual([40, 60]);
+    const metadata = await decoded(result);
+    expect(metadata.orientation).toBeUndefined();
+    expect(metadata.exif).toBeUndefined();
+    expect(near(await pixel(result.body, 20, 2), [...RED, 255], 40)).toBe(true);
+    expect(near(await pixel(result.body, 20, 57), [...BLUE, 255], 40)).toBe(true);
+  });
+
+  it("applies a width to the oriented image", async () => {
+    const stored = await solid(600, 400, RED).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const result = await transform(stored, "w_200");
+    expect([result.width, result.height]).toEqual([200, 300]);
+  });
+
+  it("strips EXIF, XMP and ICC metadata", async () => {
+    const tagged = await solid(64, 64, [10, 120, 200])
+      .jpeg()
+      .withExif({ IFD0: { Copyright: "secret", Artist: "someone" } })
+      .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>')
+      .withIccProfile("p3")
+      .toBuffer();
+    const before = await sharp(tagged).metadata();
+    expect(before.exif && before.xmp && before.icc).toBeTruthy();
+    for (const format of ["jpg", "webp", "png", "avif"]) {
+      const metadata = await decoded(await transform(tagged, `w_32,f_${format}`));
+      expect([metadata.exif, metadata.xmp, metadata.icc, metadata.iptc]).toEqual([undefined, undefined, undefined, undefined]);
+    }
+  });
+
+  it("converts a CMYK JPEG to sRGB", async () => {
+    const cmyk = await solid(40, 40, [200, 100, 50]).withIccProfile("cmyk").jpeg().toBuffer();
+    expect((await sharp(cmyk).metadata()).space).toBe("cmyk");
+    const result = await transform(cmyk, "f_png");
+    const metadata = await decoded(result);
+    expect([metadata.space, metadata.channels]).toEqual(["srgb", 3]);
+    // CMYK round trips are not exact (gamut, rendering intent): the colour must stay the same orange.
+    expect(near(await pixel(result.body, 5, 5), [200, 100, 50, 255], 30)).toBe(true);
+  });
+
+  it("converts a Display P3 image to sRGB values", async () => {
+    // The file stores P3 numbers for sRGB (200, 100, 50); read raw, they are clearly different.
+    const p3 = await solid(40, 40, [200, 100, 50]).withIccProfile("p3").png().toBuffer();
+    const stored = await sharp(p3, { ignoreIcc: true }).raw().toBuffer();
+    expect(near([...stored.subarray(0, 3)], [200, 100, 50], 5)).toBe(false);
+    const result = await transform(p3, "f_png");
+    const metadata = await decoded(result);
+    expect(metadata.icc).toBeUndefined();
+    expect(near(await pixel(result.body, 5, 5), [200, 100, 50, 255], 3)).toBe(true);
+  });
+});
+
+describe("alpha", () => {
+  let translucent: Buffer;
+  beforeAll(async () => {
+    translucent = await solid(100, 100, [255, 0, 0, 0.5]).png().toBuffer();
+  });
+
+  it.each(["webp", "png", "avif"])("keeps alpha in %s", async (format) => {
+    const result = await transform(translucent, `w_50,f_${format}`);
+    const metadata = await decoded(result);
+    expect(metadata.hasAlpha).toBe(true);
+    expect(Math.abs((await pixel(result.body, 10, 10))[3] - 128)).toBeLessThan(10);
+  });
+
+  it("keeps a PNG as PNG with alpha when no f_ is given", async () => {
+    const result = await transform(translucent, "w_50");
+    expect(result.format).toBe("png");
+    expect((await decoded(result)).hasAlpha).toBe(true);
+  });
+
+  it("flattens onto white for JPEG, and onto an opaque bg_ for any format", async () => {
+    const jpeg = await transform(translucent, "f_jpg");
+    expect(near(await pixel(jpeg.body, 10, 10), [255, 127, 127, 255])).toBe(true);
+    const flat = await transform(translucent, "f_png,bg_0000ff");
+    expect(near(await pixel(flat.body, 10, 10), [127, 0, 127, 255])).toBe(true);
+  });
+});
+
+describe("animation", () => {
+  let gif: Buffer; // 4 frames of 40×30
+  beforeAll(async () => {
+    gif = await animatedGif(40, 30, [RED, GREEN, BLUE, [255, 255, 0]]);
+  });
+
+  it("keeps the frames (and their timing) in WebP and GIF", async () => {
+    for (const format of ["webp", "gif"] as const) {
+      const result = await transform(gif, `w_20,f_${format}`);
+      expect([result.width, result.height]).toEqual([20, 15]);
+      const metadata = await decoded(result);
+      expect(metadata.pages).toBe(4);
+      expect(metadata.delay).toEqual([100, 100, 100, 100]);
+    }
+    const kept = await transform(gif, "_");
+    expect([kept.format, kept.width, kept.height]).toEqual(["gif", 40, 30]);
+    expect((await sharp(kept.body).metadata()).pages).toBe(4);
+  });
+
+  it("keeps the frames in order and in colour", async () => {
+    const result = await transform(gif, "f_webp");
+    const third = await sharp(result.body, { page: 2 }).ensureAlpha().raw().toBuffer();
+    expect(near([...third.subarray(0, 4)], [...BLUE, 255])).toBe(true);
+  });
+
+  it("gives the first frame with anim_false, and in AVIF, PNG and JPEG", async () => {
+    for (const segment of ["f_webp,anim_false", "anim_false", "f_avif", "f_png", "f_jpg", "f_webp,flip", "f_webp,r_90"]) {
+      const result = await transform(gif, segment);
+      const metadata = await decoded(result);
+      expect(metadata.pages ?? 1, segment).toBe(1);
+      expect(near(await pixel(result.body, 5, 5), [...RED, 255], 20), segment).toBe(true);
+    }
+  });
+
+  it("crops and flops every frame", async () => {
+    const result = await transform(gif, "s_20x20,flop,f_webp");
+    expect([result.width, result.height]).toEqual([20, 20]);
+    expect((await decoded(result)).pages).toBe(4);
+  });
+
+  it("falls back to a centred crop for smart gravity", async () => {
+    const result = await transform(gif, "s_20x20,g_attention,f_webp");
+    expect((await decoded(result)).pages).toBe(4);
+  });
+});
+
+describe("format negotiation", () => {
+  it.each([
+    [CHROME, "avif"],
+    ["image/webp,*/*", "webp"],
+    ["*/*", "jpeg"],
+    [null, "jpeg"],
+  ])("f_auto with Accept %s gives %s", async (accept, format) => {
+    const result = await transform(photo, "w_300,f_auto", accept);
+    expect(result).toMatchObject({ format, contentType: `image/${format}`, negotiated: true });
+    await decoded(result);
+  });
+
+  it("f_auto on a transparent PNG for an old browser stays PNG", async () => {
+    const png = await solid(20, 20, [0, 0, 0, 0]).png().toBuffer();
+    expect((await transform(png, "f_auto", "image/png,*/*")).format).toBe("png");
+  });
+
+  it("keeps the source format without f_ and converts TIFF to JPEG", async () => {
+    expect((await transform(photo, "w_100")).format).toBe("jpeg");
+    const tiff = await solid(50, 50, RED).tiff().toBuffer();
+    const result = await transform(tiff, "_");
+    expect(result.format).toBe("jpeg");
+    await decoded(result);
+  });
+
+  it("keeps an AVIF source as AVIF", async () => {
+    const avif = await solid(50, 50, RED).avif({ effort: 0 }).toBuffer();
+    const result = await transform(avif, "w_20");
+    expect(result).toMatchObject({ format: "avif", width: 20 });
+    await decoded(result);
+  });
+
+  it("passes a clean SVG through untouched, and rasterises it to PNG when resized", async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><rect width="100" height="50" fill="red"/></svg>');
+    const passed = await transform(svg, "_");
+    expect(passed).toMatchObject({ format: "svg", contentType: "image/svg+xml", width: 100, height: 50, negotiated: false });
+    expect(passed.body.equals(svg)).toBe(true);
+    const raster = await transform(svg, "w_200,enlarge");
+    expect(raster).toMatchObject({ format: "png", width: 200, height: 100 });
+    expect(near(await pixel(raster.body, 100, 50), [...RED, 255])).toBe(true);
+  });
+
+  it("lowers the size with the quality", async () => {
+    const low = await transform(photo, "w_600,q_10,f_webp");
+    const high = await transform(photo, "w_600,q_95,f_webp");
+    expect(low.body.length).toBeLessThan(high.body.length);
+  });
+});
+
+describe("placeholder and effects", () => {
+  it("placeholder is a tiny still image", async () => {
+    const result = await transform(photo, "placeholder,f_webp");
+    expect([result.width, result.height]).toEqual([32, 21]);
+    expect(result.body.length).toBeLessThan(2000);
+    await decoded(result);
+    const gif = await animatedGif(40, 30, [RED, BLUE]);
+    const still = await transform(gif, "placeholder");
+    expect((await decoded(still)).pages ?? 1).toBe(1);
+    expect(still.width).toBeLessThanOrEqual(32);
+  });
+
+  it("blur lowers and sharpen raises the sharpness", async () => {
+    const base = await sharp((await transform(photo, "w_400,f_png")).body).stats();
+    const blurred = await sharp((await transform(photo, "w_400,f_png,blur_3")).body).stats();
+    expect(blurred.sharpness).toBeLessThan(base.sharpness / 2);
+    const soft = await stripes(200, 200, [RED, BLUE]).blur(4).png().toBuffer();
+    const softStats = await sharp(soft).stats();
+    const sharpened = await sharp((await transform(soft, "sharpen_3")).body).stats();
+    expect(sharpened.sharpness).toBeGreaterThan(softStats.sharpness * 1.2);
+  });
+
+  it("grayscale makes every pixel grey", async () => {
+    const result = await transform(threeStripes, "grayscale,f_webp");
+    for (const x of [50, 150, 250]) {
+      const [r, g, b] = await pixel(result.body, x, 50);
+      expect(Math.max(r, g, b) - Math.min(r, g, b)).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it("r_90 rotates clockwise; w and h describe the image before rotation", async () => {
+    const result = await transform(threeStripes, "r_90");
+    expect([result.width, result.height]).toEqual([100, 300]);
+    expect(near(await pixel(result.body, 50, 10), [...RED, 255])).toBe(true);
+    expect(near(await pixel(result.body, 50, 290), [...BLUE, 255])).toBe(true);
+    const sized = await transform(threeStripes, "w_150,r_90");
+    expect([sized.width, sized.height]).toEqual([50, 150]);
+  });
+
+  it("flip mirrors top and bottom, flop left and right", async () => {
+    const bands = await stripes(90, 90, [RED, GREEN, BLUE], true).png().toBuffer();
+    const flipped = await transform(bands, "flip");
+    expect(near(await pixel(flipped.body, 45, 5), [...BLUE, 255])).toBe(true);
+    const flopped = await transform(threeStripes, "flop");
+    expect(near(await pixel(flopped.body, 10, 50), [...BLUE, 255])).toBe(true);
+  });
+});

