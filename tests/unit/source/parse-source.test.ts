@@ -77,6 +77,10 @@ describe("parseSource: remote sources", () => {
     expect(remoteHref("http://[::ffff:127.0.0.1]:8080/x")).toBe("http://[::ffff:7f00:1]:8080/x");
   });
 
+  it("does not mistake an @ in the path for credentials", () => {
+    expect(remoteHref("cdn.example.com/icons/logo@2x.png")).toBe("https://cdn.example.com/icons/logo@2x.png");
+  });
+
   it("reads host:port without a scheme as a host, not as a scheme", () => {
     expect(remoteHref("localhost:3000/x.png")).toBe("https://localhost:3000/x.png");
   });

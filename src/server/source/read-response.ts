@@ -1,0 +1,56 @@
+import type { IncomingMessage } from "node:http";
+import { AppError } from "@/server/errors";
+import type { FetchedSource } from "./types";
+
+/**
+ * Maps a final (non-redirect) response to bytes or to the catalogue's error, reading the body under
+ * the byte cap. Only 200 carries an image: we never send conditional or range requests.
+ */
+export async function readResponse(response: IncomingMessage, url: URL, maxBytes: number): Promise<FetchedSource> {
+  const status = response.statusCode ?? 0;
+  const where = `${url.origin}${url.pathname}`;
+  if (status === 404) throw new AppError("SOURCE_NOT_FOUND", { detail: `${where} answered 404` });
+  if (status === 410) throw new AppError("SOURCE_GONE", { detail: `${where} answered 410` });
+  if (status !== 200) throw new AppError("SOURCE_FAILED", { detail: `${where} answered ${status}` });
+  const encoding = response.headers["content-encoding"];
+  if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
+    throw new AppError("SOURCE_FAILED", { detail: `${where} sent Content-Encoding ${encoding} despite identity` });
+  }
+  const bytes = await readCappedBody(response, maxBytes, where);
+  return { bytes, contentType: response.headers["content-type"] ?? null, finalUrl: url.href };
+}
+
+/**
+ * Reads the body, refusing a declared Content-Length over the cap before reading anything and
+ * destroying the socket the moment the running count passes the cap (chunked or lying origins).
+ */
+export function readCappedBody(response: IncomingMessage, maxBytes: number, where: string): Promise<Buffer> {
+  const declared = Number(response.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    response.destroy();
+    return Promise.reject(tooLarge(`${where} declared ${declared} bytes`, maxBytes));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const fail = (error: AppError) => {
+      response.destroy();
+      response.socket?.destroy();
+      reject(error);
+    };
+    response.on("data", (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) fail(tooLarge(`${where} streamed more than the cap`, maxBytes));
+      else chunks.push(chunk);
+    });
+    response.once("end", () => resolve(Buffer.concat(chunks, total)));
+    response.on("error", (cause) => fail(new AppError("SOURCE_FAILED", { detail: `${where} body failed`, cause })));
+    response.once("close", () => {
+      if (!response.complete) fail(new AppError("SOURCE_FAILED", { detail: `${where} closed before the body ended` }));
+    });
+  });
+}
+
+function tooLarge(detail: string, maxBytes: number): AppError {
+  return new AppError("SOURCE_TOO_LARGE", { detail: `${detail} (limit ${maxBytes})` });
+}
