@@ -167,6 +167,15 @@ describe("orientation and metadata", () => {
     expect(near(await pixel(result.body, 20, 57), [...BLUE, 255], 40)).toBe(true);
   });
 
+  it("rotates with r_ after the EXIF orientation", async () => {
+    const stored = await stripes(60, 40, [RED, BLUE, BLUE]).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    // Displayed 40×60 with red on top; a further 90° clockwise puts red on the right.
+    const result = await transform(stored, "r_90,w_30");
+    expect([result.width, result.height]).toEqual([45, 30]);
+    expect(near(await pixel(result.body, 43, 15), [...RED, 255], 40)).toBe(true);
+    expect(near(await pixel(result.body, 2, 15), [...BLUE, 255], 40)).toBe(true);
+  });
+
   it("applies a width to the oriented image", async () => {
     const stored = await solid(600, 400, RED).jpeg().withMetadata({ orientation: 6 }).toBuffer();
     const result = await transform(stored, "w_200");

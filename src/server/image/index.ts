@@ -1,0 +1,10 @@
+export type { FitMode, ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
+export { parseOperations, canonicalOperations } from "./operations/parse";
+export { operationRegistry, type OperationName } from "./operations/registry";
+export type { OperationSpec } from "./operations/value-parsers";
+export { acceptClass, negotiateFormat, type AcceptClass, type NegotiatedFormat, type SourceTraits } from "./negotiate";
+export { transformImage, type TransformRequest } from "./pipeline";
+export { createTransformScheduler, type SchedulerOptions, type TransformScheduler } from "./scheduler";
+export { createResultCache, type ResultCache, type ResultCacheOptions } from "./result-cache";
+export { configureSharp, type SharpSettings } from "./configure-sharp";
+export { DEFAULT_TRANSFORM_LIMITS } from "./limits";

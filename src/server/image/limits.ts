@@ -1,0 +1,11 @@
+import type { TransformLimits } from "./types";
+
+/** Defaults for TransformLimits, for callers (and tests) without their own configuration. */
+export const DEFAULT_TRANSFORM_LIMITS: Readonly<TransformLimits> = {
+  /** 50 MP over all decoded frames: a 8K photo, or a 100-frame 700×700 animation. */
+  maxInputPixels: 50_000_000,
+  maxOutputDimension: 8192,
+  maxFrames: 500,
+  /** Long enough for a large AVIF encode on a slow core, short enough to free the slot. */
+  timeoutMs: 20_000,
+};

@@ -1,0 +1,42 @@
+import { bare, hexColour, integer, oneOf, type OperationSpec } from "./value-parsers";
+
+const FORMATS = ["webp", "avif", "png", "jpg", "jpeg", "gif", "auto"] as const;
+
+/** Encoding and output-shape tokens. */
+export const outputTokens = [
+  {
+    name: "q",
+    syntax: "q_{1-100}",
+    description: "Quality for lossy formats (JPEG, WebP, AVIF); PNG and GIF ignore it. Defaults per format.",
+    parse: (v) => ({ quality: integer(v, 1, 100) }),
+  },
+  {
+    name: "f",
+    syntax: "f_{webp|avif|png|jpg|jpeg|gif|auto}",
+    description:
+      "Output format. auto picks AVIF, then WebP, from the Accept header, else a universal format. Absent: the source's format.",
+    parse: (v) => {
+      const format = oneOf(v, FORMATS);
+      return { format: format === "jpg" ? "jpeg" : format };
+    },
+  },
+  {
+    name: "bg",
+    syntax: "bg_{RRGGBB|RRGGBBAA}",
+    description:
+      "Background colour (hex): fills embed letterboxes, and transparent areas when opaque or when the output has no alpha.",
+    parse: (v) => ({ background: hexColour(v) }),
+  },
+  {
+    name: "anim",
+    syntax: "anim_{true|false}",
+    description: "Keep the frames of an animated source (default true, for GIF and WebP output); false gives the first frame.",
+    parse: (v) => ({ animated: oneOf(v, ["true", "false"] as const) === "true" }),
+  },
+  {
+    name: "placeholder",
+    syntax: "placeholder",
+    description: "A tiny (at most 32 px) blurred still image for blur-up loading.",
+    parse: (v) => ({ placeholder: bare(v) }),
+  },
+] as const satisfies readonly OperationSpec[];

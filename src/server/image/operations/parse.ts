@@ -1,0 +1,81 @@
+import { AppError } from "@/server/errors";
+import type { ImageOperations } from "../types";
+import { findOperation } from "./registry";
+import { InvalidValue } from "./value-parsers";
+
+/** More tokens than there are distinct operations can only be an attack or a bug; stop early. */
+const MAX_TOKENS = 64;
+/** Tokens are echoed in the public error; keep the echo short. */
+const MAX_ECHO = 64;
+
+/**
+ * Parses the operations segment (contract §1, §3): comma-separated `name_value` tokens or bare flags,
+ * `_` for none. Repeated tokens: the last wins, field by field (`s_300x200,w_100` → 100×200).
+ */
+export function parseOperations(segment: string): ImageOperations {
+  if (segment === "_") return {};
+  if (segment === "") throw new AppError("BAD_REQUEST", { message: "Empty operations segment (use _ for none)" });
+  const tokens = segment.split(",");
+  if (tokens.length > MAX_TOKENS) {
+    throw new AppError("INVALID_OPERATION", { message: `Too many operations (at most ${MAX_TOKENS})` });
+  }
+
+  const operations: ImageOperations = {};
+  for (const token of tokens) Object.assign(operations, parseToken(token));
+  return dropDefaults(operations);
+}
+
+function parseToken(token: string): Partial<ImageOperations> {
+  if (token === "") throw new AppError("INVALID_OPERATION", { message: "Empty operation between commas" });
+  const separator = token.indexOf("_");
+  const name = separator === -1 ? token : token.slice(0, separator);
+  const value = separator === -1 ? undefined : token.slice(separator + 1);
+
+  const spec = findOperation(name);
+  if (!spec) {
+    throw new AppError("UNKNOWN_OPERATION", { message: `Unknown operation "${echo(token)}"` });
+  }
+  try {
+    return spec.parse(value);
+  } catch (error) {
+    if (!(error instanceof InvalidValue)) throw error;
+    throw new AppError("INVALID_OPERATION", {
+      message: `Invalid operation "${echo(token)}": expected ${spec.syntax}`,
+      cause: error,
+    });
+  }
+}
+
+function echo(token: string): string {
+  return token.length > MAX_ECHO ? `${token.slice(0, MAX_ECHO)}…` : token;
+}
+
+/**
+ * Values equal to the default are removed, so `r_0` or `anim_true` produce the same canonical string
+ * (hence the same ETag and cache entry) as leaving them out. Done after merging so that a later
+ * default still overrides an earlier token (`r_90,r_0` means no rotation).
+ */
+function dropDefaults(operations: ImageOperations): ImageOperations {
+  const result = { ...operations };
+  if (result.rotate === 0) delete result.rotate;
+  if (result.dpr === 1) delete result.dpr;
+  if (result.animated === true) delete result.animated;
+  return result;
+}
+
+/**
+ * A deterministic text for the operations' effect: keys sorted at every depth, so token order and
+ * spelling (`w_800,h_400` vs `s_800x400`) do not matter. Used in ETags and result-cache keys.
+ */
+export function canonicalOperations(operations: ImageOperations): string {
+  return JSON.stringify(sortKeys(operations));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => [k, sortKeys(v)] as const);
+  return Object.fromEntries(entries);
+}

@@ -1,0 +1,83 @@
+import { MAX_DIMENSION, bare, box, decimal, integer, InvalidValue, oneOf, type OperationSpec } from "./value-parsers";
+
+const FITS = ["cover", "contain", "fill", "inside", "outside"] as const;
+/** Compass gravities plus sharp's two smart-crop strategies; `centre` is accepted and stored as `center`. */
+export const GRAVITIES = [
+  "center", "north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest",
+  "attention", "entropy",
+] as const;
+/** Crop offsets and sizes: larger than any image libvips will load, small enough to stay integral. */
+const MAX_CROP = 65535;
+
+function crop(value: string | undefined) {
+  const parts = (value ?? "").split("_");
+  if (parts.length !== 4) throw new InvalidValue();
+  const [left, top, width, height] = parts;
+  return {
+    left: integer(left, 0, MAX_CROP),
+    top: integer(top, 0, MAX_CROP),
+    width: integer(width, 1, MAX_CROP),
+    height: integer(height, 1, MAX_CROP),
+  };
+}
+
+/** Size, framing and region tokens. */
+export const resizeTokens = [
+  {
+    name: "w",
+    syntax: `w_{1-${MAX_DIMENSION}}`,
+    description: "Target width in pixels. With h, the image is fitted into the w×h box (see fit).",
+    parse: (v) => ({ width: integer(v, 1, MAX_DIMENSION) }),
+  },
+  {
+    name: "h",
+    syntax: `h_{1-${MAX_DIMENSION}}`,
+    description: "Target height in pixels. With w, the image is fitted into the w×h box (see fit).",
+    parse: (v) => ({ height: integer(v, 1, MAX_DIMENSION) }),
+  },
+  {
+    name: "s",
+    syntax: `s_{W}x{H}`,
+    description: "Box size, the same as w_W,h_H (each 1–8192).",
+    parse: (v) => box(v),
+  },
+  {
+    name: "fit",
+    syntax: "fit_{cover|contain|fill|inside|outside}",
+    description: "How the image fills a w×h box; default cover (crop to fill, see g).",
+    parse: (v) => ({ fit: oneOf(v, FITS) }),
+  },
+  {
+    name: "embed",
+    syntax: "embed",
+    description:
+      "Letterbox: contain the image in the w×h box on the bg_ colour (default transparent, white for JPEG).",
+    parse: (v) => ({ embed: bare(v) }),
+  },
+  {
+    name: "dpr",
+    syntax: "dpr_{1-4}",
+    description: "Device pixel ratio (decimals allowed): multiplies w and h, still capped by the maximum dimension.",
+    parse: (v) => ({ dpr: decimal(v, 1, 4) }),
+  },
+  {
+    name: "g",
+    syntax: "g_{center|north|northeast|east|southeast|south|southwest|west|northwest|attention|entropy}",
+    description:
+      "Gravity: which part is kept by a cover crop, or where a contained image sits. attention/entropy pick the most interesting region.",
+    parse: (v) => ({ gravity: oneOf(v === "centre" ? "center" : v, GRAVITIES) }),
+  },
+  {
+    name: "c",
+    syntax: "c_{left}_{top}_{width}_{height}",
+    description:
+      "Crop this region of the (EXIF-oriented) source before resizing; clipped to the image (0–65535 each).",
+    parse: (v) => ({ crop: crop(v) }),
+  },
+  {
+    name: "enlarge",
+    syntax: "enlarge",
+    description: "Allow upscaling beyond the source size; without it images are never enlarged.",
+    parse: (v) => ({ enlarge: bare(v) }),
+  },
+] as const satisfies readonly OperationSpec[];

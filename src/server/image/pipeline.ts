@@ -1,0 +1,79 @@
+import { AppError } from "@/server/errors";
+import { CONTENT_TYPES, supportsAnimation } from "./encode-options";
+import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-source";
+import { negotiateFormat } from "./negotiate";
+import { planGeometry } from "./plan-geometry";
+import { renderImage } from "./render-image";
+import { toImageError } from "./sharp-errors";
+import { assertSafeSvg } from "./svg-safety";
+import type { ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
+
+export interface TransformRequest {
+  accept: string | null;
+}
+
+/**
+ * Source bytes → output image, as ordered steps; every limit is checked before pixels are decoded:
+ *   1. inspect: header only (format, size, frames) → 415 / 422 / 413
+ *   2. choose the output format (f_, Accept, source) — an untouched SVG leaves here, if safe
+ *   3. admit: frames to decode × frame size, frame count → 413
+ *   4. plan the geometry (crop, resize, orientation, output-dimension cap)
+ *   5. render and encode with sharp, under the timeout → 504 / 422
+ */
+export async function transformImage(
+  input: Buffer,
+  ops: ImageOperations,
+  request: TransformRequest,
+  limits: TransformLimits,
+): Promise<TransformResult> {
+  const source = await inspectSource(input, limits);
+  const { format, negotiated } = negotiateFormat(ops, request.accept, source.format, source);
+  if (format === "svg") return passThroughSvg(input, source);
+
+  const keepFrames = shouldKeepFrames(source, format, ops);
+  assertWithinLimits(source, keepFrames ? source.frames : 1, limits);
+  const plan = planGeometry({ source, ops, maxOutputDimension: limits.maxOutputDimension, keepFrames });
+
+  try {
+    const { data, info } = await renderImage(input, { ops, format, keepFrames, plan }, limits).toBuffer({
+      resolveWithObject: true,
+    });
+    // For an animation, info.height is all frames stacked; report one frame.
+    const height = info.pageHeight ?? info.height;
+    return { body: data, format, contentType: CONTENT_TYPES[format], width: info.width, height, negotiated };
+  } catch (error) {
+    throw toImageError(error, "transform");
+  }
+}
+
+/**
+ * Frames survive only into a format that animates, unless anim_false or a placeholder asks for a still.
+ * libvips flips and rotates a multi-frame image as one tall strip, which reverses the frame order
+ * (and refuses 90°/270°), so flip and r_ also give the first frame rather than a wrong animation.
+ */
+function shouldKeepFrames(source: SourceInfo, format: OutputFormat, ops: ImageOperations): boolean {
+  return (
+    source.animated &&
+    supportsAnimation(format) &&
+    ops.animated !== false &&
+    ops.placeholder !== true &&
+    ops.flip !== true &&
+    (ops.rotate ?? 0) === 0
+  );
+}
+
+function passThroughSvg(input: Buffer, source: SourceInfo): TransformResult {
+  if (input[0] === 0x1f && input[1] === 0x8b) {
+    // A gzipped SVGZ would be served as plain SVG and fail to render; ask for a raster instead.
+    throw new AppError("UNSUPPORTED_IMAGE", { message: "Compressed SVG cannot be passed through; request f_png" });
+  }
+  assertSafeSvg(input);
+  return {
+    body: input,
+    format: "svg",
+    contentType: CONTENT_TYPES.svg,
+    width: source.width,
+    height: source.height,
+    negotiated: false,
+  };
+}

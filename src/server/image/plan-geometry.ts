@@ -1,0 +1,131 @@
+import { AppError } from "@/server/errors";
+import { orientGravity, orientRegion, swapsAxes, type Orientation, type Region } from "./orientation";
+import type { FitMode, ImageOperations } from "./types";
+
+/** Longest side of a placeholder: small enough to inline, large enough to hint at the picture. */
+export const PLACEHOLDER_SIZE = 32;
+
+export interface Size {
+  width: number;
+  height: number;
+}
+
+export interface ResizePlan {
+  width?: number;
+  height?: number;
+  fit: FitMode;
+  /** A sharp gravity or strategy name; undefined = centre. */
+  position?: string;
+  withoutEnlargement: boolean;
+}
+
+/** Arguments for sharp, in the coordinates sharp will see them (see orientation.ts). */
+export interface GeometryPlan {
+  crop?: Region;
+  resize?: ResizePlan;
+  orientation: Orientation;
+}
+
+export interface GeometryInput {
+  /** One frame, after EXIF orientation. */
+  source: Size;
+  ops: ImageOperations;
+  maxOutputDimension: number;
+  /** libvips cannot smart-crop multi-page images: animations fall back to a centred crop. */
+  keepFrames: boolean;
+}
+
+/**
+ * Meaning: crop (c_) in source coordinates → resize (w/h × dpr, fit, gravity, no enlargement unless
+ * `enlarge`) → flip/flop/rotate. The output never exceeds maxOutputDimension on either side.
+ */
+export function planGeometry({ source, ops, maxOutputDimension, keepFrames }: GeometryInput): GeometryPlan {
+  const crop = ops.crop && clampCrop(ops.crop, source);
+  const base = crop ?? source;
+  let resize = requestedResize(ops, maxOutputDimension);
+  const predicted = predictSize(base, resize);
+  if (Math.max(predicted.width, predicted.height) > maxOutputDimension) {
+    resize = { width: maxOutputDimension, height: maxOutputDimension, fit: "inside", withoutEnlargement: true };
+  }
+
+  const orientation: Orientation = { rotate: toQuarter(ops.rotate), flip: ops.flip === true, flop: ops.flop === true };
+  const smart = ops.gravity === "attention" || ops.gravity === "entropy";
+  const gravity = keepFrames && smart ? undefined : ops.gravity;
+  if (resize && gravity) resize = { ...resize, position: orientGravity(gravity, orientation) };
+
+  // With a rotation, sharp rotates before cropping and resizing: move the crop into the rotated frame
+  // and swap the box. Flip/flop alone run after sharp's resize but before its crop: gravity is enough.
+  if (orientation.rotate !== 0 && (crop || resize)) {
+    return {
+      crop: crop && orientRegion(crop, source, orientation),
+      resize: resize && swapsAxes(orientation) ? { ...resize, width: resize.height, height: resize.width } : resize,
+      orientation,
+    };
+  }
+  return { crop, resize, orientation };
+}
+
+function clampCrop(crop: Region, source: Size): Region {
+  if (crop.left >= source.width || crop.top >= source.height) {
+    const token = `c_${crop.left}_${crop.top}_${crop.width}_${crop.height}`;
+    throw new AppError("INVALID_OPERATION", {
+      message: `Invalid operation "${token}": the region lies outside the ${source.width}x${source.height} image`,
+    });
+  }
+  return {
+    left: crop.left,
+    top: crop.top,
+    width: Math.min(crop.width, source.width - crop.left),
+    height: Math.min(crop.height, source.height - crop.top),
+  };
+}
+
+function requestedResize(ops: ImageOperations, cap: number): ResizePlan | undefined {
+  if (ops.placeholder) return placeholderResize(ops);
+  const dpr = ops.dpr ?? 1;
+  let width = ops.width === undefined ? undefined : Math.round(ops.width * dpr);
+  let height = ops.height === undefined ? undefined : Math.round(ops.height * dpr);
+  if (width === undefined && height === undefined) return undefined;
+  // Scale the box as a whole so that dpr never changes its aspect ratio.
+  const factor = Math.min(1, cap / Math.max(width ?? 0, height ?? 0));
+  if (width !== undefined) width = Math.max(1, Math.round(width * factor));
+  if (height !== undefined) height = Math.max(1, Math.round(height * factor));
+  return { width, height, fit: chooseFit(ops), withoutEnlargement: ops.enlarge !== true };
+}
+
+/** `embed` is a letterbox, i.e. contain; it wins over an explicit fit_. */
+function chooseFit(ops: ImageOperations): FitMode {
+  return ops.embed ? "contain" : (ops.fit ?? "cover");
+}
+
+function placeholderResize(ops: ImageOperations): ResizePlan {
+  if (ops.width !== undefined && ops.height !== undefined) {
+    const factor = Math.min(1, PLACEHOLDER_SIZE / Math.max(ops.width, ops.height));
+    const width = Math.max(1, Math.round(ops.width * factor));
+    const height = Math.max(1, Math.round(ops.height * factor));
+    return { width, height, fit: chooseFit(ops), withoutEnlargement: true };
+  }
+  return { width: PLACEHOLDER_SIZE, height: PLACEHOLDER_SIZE, fit: "inside", withoutEnlargement: true };
+}
+
+/**
+ * The output size sharp will produce, where it can exceed the box: a single dimension (the other one
+ * follows the aspect ratio), fit_outside, or no resize at all. The other fits stay within the box.
+ */
+export function predictSize(base: Size, resize: ResizePlan | undefined): Size {
+  if (!resize) return base;
+  const limit = (scale: number) => (resize.withoutEnlargement ? Math.min(scale, 1) : scale);
+  const { width, height } = resize;
+  let scale: number;
+  if (width !== undefined && height !== undefined) {
+    if (resize.fit !== "outside") return { width, height };
+    scale = limit(Math.max(width / base.width, height / base.height));
+  } else {
+    scale = limit(width !== undefined ? width / base.width : height! / base.height);
+  }
+  return { width: Math.round(base.width * scale), height: Math.round(base.height * scale) };
+}
+
+function toQuarter(rotate: number | undefined): Orientation["rotate"] {
+  return rotate === 90 || rotate === 180 || rotate === 270 ? rotate : 0;
+}

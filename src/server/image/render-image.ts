@@ -1,0 +1,61 @@
+import sharp, { type Sharp } from "sharp";
+import { applyEncoder, supportsAlpha } from "./encode-options";
+import { FAIL_ON } from "./inspect-source";
+import type { GeometryPlan } from "./plan-geometry";
+import type { ImageOperations, OutputFormat, TransformLimits } from "./types";
+
+type Colour = { r: number; g: number; b: number; alpha: number };
+
+const WHITE: Colour = { r: 255, g: 255, b: 255, alpha: 1 };
+const TRANSPARENT: Colour = { r: 0, g: 0, b: 0, alpha: 0 };
+/** Sigma for placeholders: at ≤ 32 px this erases detail but keeps the colour layout. */
+export const PLACEHOLDER_BLUR = 1.5;
+
+export interface RenderInput {
+  ops: ImageOperations;
+  format: OutputFormat;
+  keepFrames: boolean;
+  plan: GeometryPlan;
+}
+
+/**
+ * One sharp pipeline for the whole job: decode, geometry, effects, encode. sharp runs its steps in its
+ * own fixed order whatever the call order; plan-geometry has already translated our order into it.
+ * Output is sRGB without metadata: that is sharp's default (no withMetadata/keepIccProfile call).
+ */
+export function renderImage(input: Buffer, job: RenderInput, limits: TransformLimits): Sharp {
+  const { ops, format, plan } = job;
+  let image = sharp(input, {
+    failOn: FAIL_ON,
+    // Second guard behind assertWithinLimits: libvips refuses to decode more than this itself.
+    limitInputPixels: Math.floor(limits.maxInputPixels),
+    autoOrient: true,
+    ...(job.keepFrames ? { animated: true } : { pages: 1 }),
+  }).timeout({ seconds: timeoutSeconds(limits.timeoutMs) });
+
+  // Orientation is requested before extract/resize so that sharp rotates first (see orientation.ts).
+  if (plan.orientation.rotate !== 0) image = image.rotate(plan.orientation.rotate);
+  if (plan.orientation.flip) image = image.flip();
+  if (plan.orientation.flop) image = image.flop();
+  if (plan.crop) image = image.extract(plan.crop);
+  if (plan.resize) image = image.resize({ ...plan.resize, background: letterboxBackground(ops, format) });
+
+  // JPEG cannot carry alpha: without this, transparent pixels come out as whatever colour they hide
+  // (often black). An opaque bg_ also fills transparency in formats that could keep it.
+  if (!supportsAlpha(format) || ops.background?.alpha === 1) image = image.flatten({ background: ops.background ?? WHITE });
+  if (ops.grayscale) image = image.grayscale();
+  const blur = ops.placeholder ? Math.max(ops.blur ?? 0, PLACEHOLDER_BLUR) : ops.blur;
+  if (blur !== undefined) image = image.blur(blur);
+  if (ops.sharpen !== undefined) image = image.sharpen({ sigma: ops.sharpen });
+  return applyEncoder(image, format, ops);
+}
+
+/** Letterbox colour: bg_ if given, else transparent where the format allows it, else white. */
+function letterboxBackground(ops: ImageOperations, format: OutputFormat): Colour {
+  return ops.background ?? (supportsAlpha(format) ? TRANSPARENT : WHITE);
+}
+
+/** libvips checks whole seconds; round up so a budget is never cut shorter than configured. */
+function timeoutSeconds(timeoutMs: number): number {
+  return Math.min(3600, Math.max(1, Math.ceil(timeoutMs / 1000)));
+}
