@@ -35,7 +35,7 @@ export function parseImageRequest(raw: RawImageRequest): ImageRequestParts {
     throw new AppError("BAD_REQUEST", { message: "Expected /api/v1/{project}/{operations}/{source}" });
   }
   const source = restoreSchemeSlashes(sourceSegments.join("/"));
-  if (source === "" || /^\/|[\u0000-\u001f]/.test(source)) throw new AppError("INVALID_SOURCE");
+  if (source === "" || source.startsWith("/") || hasControlCharacter(source)) throw new AppError("INVALID_SOURCE");
   const operations = parseOperations(operationsSegment);
 
   const expText = raw.query.get("exp") ?? undefined;
@@ -57,6 +57,11 @@ export function parseImageRequest(raw: RawImageRequest): ImageRequestParts {
     exp: expText === undefined ? undefined : Number(expText),
     expText,
   };
+}
+
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) < 0x20 || text.charCodeAt(i) === 0x7f) return true;
+  return false;
 }
 
 /** Routers and proxies collapse `//`: `https:/host/a.png` is restored to `https://host/a.png`. */

@@ -32,7 +32,7 @@ afterAll(async () => dropDatabase?.());
 function cli(args: string[], extraEnv: Record<string, string> = {}) {
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", OPTSTUFF_DATA_DIR: dataDir, PORT: "4100", ...extraEnv };
   if (databaseUrl && !("DATABASE_URL" in extraEnv)) env.DATABASE_URL = databaseUrl;
-  return run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", ...args], { env, timeout: 60_000 });
+  return run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", ...args], { env: env as NodeJS.ProcessEnv, timeout: 60_000, encoding: "utf8" });
 }
 
 function parseCredentials(stdout: string): Record<string, string> {

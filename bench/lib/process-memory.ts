@@ -1,0 +1,34 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Peak resident memory (VmHWM) of a process and its descendants, in bytes (Linux /proc). */
+export function peakRssOfTree(rootPid: number): number {
+  return treeOf(rootPid).reduce((sum, pid) => sum + readKb(pid, "VmHWM") * 1024, 0);
+}
+
+function treeOf(rootPid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parents.set(Number(entry), ppid);
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  const tree = [rootPid];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [pid, ppid] of parents) if (ppid === tree[i]) tree.push(pid);
+  }
+  return tree;
+}
+
+function readKb(pid: number, field: string): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
