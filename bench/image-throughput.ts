@@ -13,7 +13,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { buildSignedUrl } from "@/server/signing";
 import { drive, percentile, summarise, type Summary } from "./lib/load";
-import { peakRssOfTree } from "./lib/process-memory";
+import { cpuMsOfTree, peakRssOfTree } from "./lib/process-memory";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 48);
 const CONCURRENCY = [2, 8];
@@ -86,6 +86,7 @@ async function main(): Promise<void> {
 
   console.log(`source: 4000x3000 JPEG, ${(source.length / 1024 / 1024).toFixed(1)} MB; ${REQUESTS} requests per run; ${OPERATIONS}`);
   const results: Summary[] = [];
+  const phases: Record<string, number[]> = {};
   let run = 0;
   for (const concurrency of CONCURRENCY) {
     const app = await startApp(env, port);
@@ -93,6 +94,9 @@ async function main(): Promise<void> {
       const response = await fetch(signed(`http://${originHost}/img/${run}-${i}.jpg`));
       const body = Buffer.from(await response.arrayBuffer());
       if (response.status !== 200) throw new Error(`status ${response.status}: ${body.toString().slice(0, 200)}`);
+      for (const [, name, ms] of (response.headers.get("server-timing") ?? "").matchAll(/(\w+);dur=([\d.]+)/g)) {
+        (phases[`c${concurrency} ${name}`] ??= []).push(Number(ms));
+      }
       if (i === 0) {
         const meta = await sharp(body).metadata();
         if (meta.format !== "webp" || meta.width !== 800) throw new Error(`unexpected output ${meta.format} ${meta.width}`);
@@ -101,36 +105,43 @@ async function main(): Promise<void> {
     run++;
     await drive(4, concurrency, request);
     run++;
+    const cpuBefore = cpuMsOfTree(app.pid!);
     const measured = await drive(REQUESTS, concurrency, request);
-    results.push(summarise("signed route (next start)", concurrency, measured, peakRssOfTree(app.pid!)));
+    const cpuMs = cpuMsOfTree(app.pid!) - cpuBefore;
+    results.push(summarise("signed route (next start)", concurrency, measured, peakRssOfTree(app.pid!), cpuMs));
     await stop(app);
 
     const worker = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "bench/raw-sharp-worker.ts", sourceFile, String(REQUESTS), String(concurrency)], { encoding: "utf8" });
-    const raw = JSON.parse(worker.stdout.trim().split("\n").pop()!) as { latencies: number[]; wallMs: number; peakRss: number };
-    results.push(summarise("raw sharp (in-process)", concurrency, raw, raw.peakRss));
+    const raw = JSON.parse(worker.stdout.trim().split("\n").pop()!) as { latencies: number[]; wallMs: number; peakRss: number; cpuMs: number };
+    results.push(summarise("raw sharp (in-process)", concurrency, raw, raw.peakRss, raw.cpuMs));
   }
 
   const app = await startApp(env, port);
   const url = signed(`http://${originHost}/img/revalidate.jpg`);
   const etag = (await fetch(url)).headers.get("etag")!;
   const serverWork: number[] = [];
+  const cpuBefore = cpuMsOfTree(app.pid!);
   const revalidation = await drive(2000, 8, async () => {
     const response = await fetch(url, { headers: { "If-None-Match": etag } });
     if (response.status !== 304) throw new Error(`expected 304, got ${response.status}`);
     serverWork.push(Number(/total;dur=([\d.]+)/.exec(response.headers.get("server-timing") ?? "")?.[1]));
   });
-  results.push(summarise("304 revalidation", 8, revalidation, peakRssOfTree(app.pid!)));
+  results.push(summarise("304 revalidation", 8, revalidation, peakRssOfTree(app.pid!), cpuMsOfTree(app.pid!) - cpuBefore));
   await stop(app);
   origin.close();
   rmSync(work, { recursive: true, force: true });
 
-  console.log("\n| path | concurrency | req/s | p50 ms | p95 ms | peak RSS MB |\n|---|---|---|---|---|---|");
-  for (const r of results) console.log(`| ${r.label} | ${r.concurrency} | ${r.rps.toFixed(1)} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.peakRssMb.toFixed(0)} |`);
+  console.log("\n| path | concurrency | req/s | p50 ms | p95 ms | CPU ms/req | peak RSS MB |\n|---|---|---|---|---|---|---|");
+  for (const r of results) {
+    const cells = [r.rps.toFixed(1), r.p50.toFixed(1), r.p95.toFixed(1), r.cpuMsPerRequest.toFixed(1), r.peakRssMb.toFixed(0)];
+    console.log(`| ${r.label} | ${r.concurrency} | ${cells.join(" | ")} |`);
+  }
   for (const concurrency of CONCURRENCY) {
     const ours = results.find((r) => r.concurrency === concurrency && r.label.startsWith("signed"))!;
     const ceiling = results.find((r) => r.concurrency === concurrency && r.label.startsWith("raw"))!;
     console.log(`route / raw sharp at concurrency ${concurrency}: ${(ours.rps / ceiling.rps).toFixed(2)}x`);
   }
+  for (const [name, values] of Object.entries(phases)) console.log(`server-timing ${name}: p50 ${percentile(values, 50).toFixed(1)} ms`);
   console.log(`304 server-side work (Server-Timing total): p50 ${percentile(serverWork, 50).toFixed(3)} ms, p95 ${percentile(serverWork, 95).toFixed(3)} ms`);
   mkdirSync("artifacts", { recursive: true });
   writeFileSync("artifacts/bench-image.json", JSON.stringify({ results, revalidationServerMs: { p50: percentile(serverWork, 50), p95: percentile(serverWork, 95) } }, null, 2));

@@ -11,9 +11,11 @@ async function main(): Promise<void> {
     await sharp(input).rotate().resize({ width: 800, withoutEnlargement: true }).toColourspace("srgb").webp({ quality: 80 }).toBuffer();
   };
   await drive(4, Number(concurrencyText), transform);
+  const cpuBefore = process.cpuUsage();
   const run = await drive(Number(totalText), Number(concurrencyText), transform);
+  const cpu = process.cpuUsage(cpuBefore);
   const peakKb = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0);
-  process.stdout.write(`${JSON.stringify({ ...run, peakRss: peakKb * 1024 })}\n`);
+  process.stdout.write(`${JSON.stringify({ ...run, peakRss: peakKb * 1024, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -5,6 +5,7 @@
  *   npm run optstuff -- bootstrap [--team demo] [--project demo] [--sources local,cdn.example.com]
  *   npm run optstuff -- key --team T --project P [--name N] [--expires-in-days D]
  *   npm run optstuff -- sources --team T --project P --set host1,host2
+ *   npm run optstuff -- reseal   (after setting a new OPTSTUFF_KEY_ENCRYPTION_SECRET with the old one as …_PREVIOUS)
  *   npm run optstuff -- sign [--env-file .data/quickstart.env] [--operations w_640,f_auto] [--expires-in S] <source>
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { findTeamBySlug } from "@/server/tenancy/create-team";
 import { findProject, setProjectSourceHosts } from "@/server/tenancy/projects";
+import { resealSecrets } from "@/server/tenancy/reseal-secrets";
 
 const DEMO_SOURCE = "local/photo.jpg";
 const DEMO_OPERATIONS = "w_640,q_75,f_webp";
@@ -68,8 +70,11 @@ async function main(): Promise<void> {
         allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
       });
       console.log(`Allowed source hosts of ${updated.slug}: ${updated.allowedSourceHosts.join(", ") || "(none: remote sources refused)"}`);
+    } else if (command === "reseal") {
+      const { resealed, current } = await resealSecrets(deps);
+      console.log(`Re-sealed ${resealed} API-key secret(s) under the current master; ${current} were already current.`);
     } else {
-      throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, sign.`);
+      throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, reseal, sign.`);
     }
   } finally {
     await database.close();

@@ -57,6 +57,11 @@ const envSchema = z.object({
   OPTSTUFF_TRANSFORM_CONCURRENCY: int(os.availableParallelism(), 1),
   /** Transforms waiting beyond the concurrent ones before 503. Default 64. */
   OPTSTUFF_TRANSFORM_QUEUE: int(64),
+  /**
+   * In-process config cache lifetime in ms. Default 1000: a key revoked or a project changed from
+   * another process is seen here within this bound; 0 disables the cache.
+   */
+  OPTSTUFF_CONFIG_CACHE_TTL_MS: int(1000),
   /** In-memory cache of recent results, in bytes. Default 64 MB; 0 disables it. */
   OPTSTUFF_RESULT_CACHE_BYTES: int(64 * 1024 * 1024),
 });

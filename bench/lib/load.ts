@@ -28,9 +28,17 @@ export interface Summary {
   p50: number;
   p95: number;
   peakRssMb: number;
+  /** CPU milliseconds the serving process spent per request. */
+  cpuMsPerRequest: number;
 }
 
-export function summarise(label: string, concurrency: number, run: { latencies: number[]; wallMs: number }, peakRss: number): Summary {
+export function summarise(
+  label: string,
+  concurrency: number,
+  run: { latencies: number[]; wallMs: number },
+  peakRss: number,
+  cpuMs: number,
+): Summary {
   return {
     label,
     concurrency,
@@ -39,5 +47,6 @@ export function summarise(label: string, concurrency: number, run: { latencies: 
     p50: percentile(run.latencies, 50),
     p95: percentile(run.latencies, 95),
     peakRssMb: peakRss / 1024 / 1024,
+    cpuMsPerRequest: cpuMs / run.latencies.length,
   };
 }

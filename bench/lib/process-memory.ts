@@ -5,6 +5,20 @@ export function peakRssOfTree(rootPid: number): number {
   return treeOf(rootPid).reduce((sum, pid) => sum + readKb(pid, "VmHWM") * 1024, 0);
 }
 
+/** CPU time (user + system) consumed so far by a process and its descendants, in milliseconds. */
+export function cpuMsOfTree(rootPid: number): number {
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  return treeOf(rootPid).reduce((sum, pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return sum + ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
 function treeOf(rootPid: number): number[] {
   const parents = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {

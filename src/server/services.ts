@@ -1,7 +1,7 @@
 import path from "node:path";
 import { env as readEnv, type Env } from "@/env";
 import { loadSecrets, type Secrets } from "@/server/config/secrets";
-import { createDatabaseConfigStore, type ConfigStore } from "@/server/config-cache";
+import { createDatabaseConfigStore, createMemoryTier, type CachedConfigStore } from "@/server/config-cache";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
@@ -15,7 +15,7 @@ export interface Services {
   database: DatabaseHandle;
   secrets: Secrets;
   secretBox: SecretBox;
-  config: ConfigStore;
+  config: CachedConfigStore;
   logger: Logger;
   delivery: DeliveryDeps;
   /** Runs after the response: never slows or fails the request it describes. */
@@ -32,6 +32,8 @@ export interface ServiceOptions {
   transformConcurrency: number;
   transformQueue: number;
   resultCacheBytes: number;
+  /** L1 config cache lifetime; 0 reads the database on every request. */
+  configCacheTtlMs: number;
   logger?: Logger;
   net?: NetDeps;
   now?: () => Date;
@@ -41,7 +43,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const database = "db" in options.database ? options.database : await openDatabase(options.database);
   const logger = options.logger ?? createLogger();
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
-  const config = createDatabaseConfigStore(database.db);
+  const config = createMemoryTier(createDatabaseConfigStore(database.db), {
+    ttlMs: options.configCacheTtlMs,
+    maxEntries: 10_000,
+  });
   configureSharp();
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
@@ -83,6 +88,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions {
     transformConcurrency: e.OPTSTUFF_TRANSFORM_CONCURRENCY,
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
+    configCacheTtlMs: e.OPTSTUFF_CONFIG_CACHE_TTL_MS,
   };
 }
 

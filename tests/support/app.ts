@@ -40,6 +40,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     transformConcurrency: 2,
     transformQueue: 16,
     resultCacheBytes: 16 * 1024 * 1024,
+    // Off by default in tests: they change keys in the database and expect the next request to see it.
+    configCacheTtlMs: 0,
     logger: createLogger("error"),
     ...options,
   });
