@@ -6,7 +6,7 @@
  *   npm run optstuff -- key --team T --project P [--name N] [--expires-in-days D]
  *   npm run optstuff -- sources --team T --project P --set host1,host2
  *   npm run optstuff -- reseal   (after setting a new OPTSTUFF_KEY_ENCRYPTION_SECRET with the old one as …_PREVIOUS)
- *   npm run optstuff -- sign [--env-file .data/quickstart.env] [--operations w_640,f_auto] [--expires-in S] <source>
+ *   npm run optstuff -- sign [--credentials-file .data/quickstart.env] [--operations w_640,f_auto] [--expires-in S] <source>
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -38,7 +38,7 @@ const { positionals, values } = parseArgs({
     /** Only when the database has no project yet (first start of the embedded default). */
     "if-empty": { type: "boolean", default: false },
     /** Write the credentials to this file (mode 0600) instead of printing the secret. */
-    "env-file": { type: "string" },
+    "credentials-file": { type: "string" },
     operations: { type: "string", default: "w_640,f_auto" },
     "expires-in": { type: "string" },
   },
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       if (values["if-empty"] && (await hasAnyProject(deps.db))) return;
       const sources = values.sources?.split(",") ?? (options.localSourceRoot ? ["local"] : undefined);
       const result = await bootstrap(deps, { teamSlug: values.team!, projectSlug: values.project!, keyName: values.name ?? "default", sourceHosts: sources, allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES });
-      printCredentials(baseUrl, result.project.slug, result.key, result.project.allowedSourceHosts, values["env-file"]);
+      printCredentials(baseUrl, result.project.slug, result.key, result.project.allowedSourceHosts, values["credentials-file"]);
     } else if (command === "key") {
       const project = await resolveProject(deps.db);
       const days = values["expires-in-days"] ? Number(values["expires-in-days"]) : undefined;
@@ -119,7 +119,7 @@ function printCredentials(
 
 /** Needs no database, so it works while the embedded server owns it. */
 function signFromEnvFile(): void {
-  const file = values["env-file"] ?? `${env().OPTSTUFF_DATA_DIR}/quickstart.env`;
+  const file = values["credentials-file"] ?? `${env().OPTSTUFF_DATA_DIR}/quickstart.env`;
   const vars = Object.fromEntries(
     readFileSync(file, "utf8")
       .split("\n")
@@ -128,7 +128,7 @@ function signFromEnvFile(): void {
       .map((m) => [m[1], m[2]]),
   );
   const source = positionals[1];
-  if (!source) throw new UsageError("Usage: optstuff sign [--env-file F] [--operations OPS] <source>");
+  if (!source) throw new UsageError("Usage: optstuff sign [--credentials-file F] [--operations OPS] <source>");
   const expiresIn = values["expires-in"] ? Number(values["expires-in"]) : undefined;
   const url = buildSignedUrl({
     baseUrl: values["base-url"] ?? vars.OPTSTUFF_BASE_URL!,
