@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   if (positionals[0] === "sign") return signFromEnvFile();
   const e = env();
   const options = serviceOptionsFromEnv(e);
-  const database = await openDatabase(options.database as Parameters<typeof openDatabase>[0]);
+  const database = await openDatabase(options.database);
   const deps = { db: database.db, secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious) };
   const baseUrl = values["base-url"] ?? e.OPTSTUFF_PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`;
   try {

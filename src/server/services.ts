@@ -60,7 +60,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
 }
 
 /** Maps the validated environment onto service options: the only place that knows both. */
-export function serviceOptionsFromEnv(e: Env): ServiceOptions {
+export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: DatabaseTarget } {
   const embedded = e.DATABASE_URL === undefined;
   return {
     database: embedded
