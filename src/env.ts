@@ -62,6 +62,10 @@ const envSchema = z.object({
    * another process is seen here within this bound; 0 disables the cache.
    */
   OPTSTUFF_CONFIG_CACHE_TTL_MS: int(1000),
+  /** Failed authentications per client address and minute before that address is refused. Default 60. */
+  OPTSTUFF_AUTH_FAILURES_PER_MINUTE: int(60, 1),
+  /** Proxies in front of the app (their X-Forwarded-For entries are skipped). Default 0. */
+  OPTSTUFF_TRUSTED_PROXY_HOPS: int(0),
   /** In-memory cache of recent results, in bytes. Default 64 MB; 0 disables it. */
   OPTSTUFF_RESULT_CACHE_BYTES: int(64 * 1024 * 1024),
 });

@@ -1,7 +1,19 @@
 import path from "node:path";
 import { env as readEnv, type Env } from "@/env";
 import { loadSecrets, type Secrets } from "@/server/config/secrets";
-import { createDatabaseConfigStore, createMemoryTier, type CachedConfigStore } from "@/server/config-cache";
+import {
+  createConfigInvalidator,
+  createDatabaseConfigStore,
+  createMemoryTier,
+  createRedisTier,
+  type CachedConfigStore,
+  type ConfigInvalidator,
+} from "@/server/config-cache";
+import { createCoordination, type Coordination } from "@/server/coordination/create-coordination";
+import { createCounters, type Counters } from "@/server/coordination/counters";
+import type { UpstashSettings } from "@/server/coordination/upstash-client";
+import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
+import { recordOutcome } from "@/server/usage/record-outcome";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
@@ -16,10 +28,13 @@ export interface Services {
   secrets: Secrets;
   secretBox: SecretBox;
   config: CachedConfigStore;
+  invalidate: ConfigInvalidator;
+  coordination: Coordination;
+  counters: Counters;
   logger: Logger;
   delivery: DeliveryDeps;
   /** Runs after the response: never slows or fails the request it describes. */
-  recordOutcome(outcome: RequestOutcome): void;
+  recordOutcome(outcome: RequestOutcome): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,8 +47,14 @@ export interface ServiceOptions {
   transformConcurrency: number;
   transformQueue: number;
   resultCacheBytes: number;
-  /** L1 config cache lifetime; 0 reads the database on every request. */
+  /** L1 config cache lifetime; 0 reads the next tier on every request. */
   configCacheTtlMs: number;
+  /** Upstash REST endpoint; null keeps coordination in process (single instance). */
+  redis: UpstashSettings | null;
+  /** Authentication failures per client address and minute before it is refused for the minute. */
+  authFailuresPerMinute: number;
+  /** Proxies in front of the app whose X-Forwarded-For entries are skipped. */
+  trustedProxyHops: number;
   logger?: Logger;
   net?: NetDeps;
   now?: () => Date;
@@ -42,11 +63,15 @@ export interface ServiceOptions {
 export async function createServices(options: ServiceOptions): Promise<Services> {
   const database = "db" in options.database ? options.database : await openDatabase(options.database);
   const logger = options.logger ?? createLogger();
+  const counters = createCounters();
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
-  const config = createMemoryTier(createDatabaseConfigStore(database.db), {
-    ttlMs: options.configCacheTtlMs,
-    maxEntries: 10_000,
-  });
+  const coordination = createCoordination(options.redis);
+  const { kv } = coordination;
+  const database_ = createDatabaseConfigStore(database.db);
+  // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
+  const shared = kv.kind === "upstash" ? createRedisTier(database_, { kv, logger, counters }) : database_;
+  const config = createMemoryTier(shared, { ttlMs: options.configCacheTtlMs, maxEntries: 10_000 });
+  const invalidate = createConfigInvalidator({ l1: config, kv: kv.kind === "upstash" ? kv : null, logger, counters });
   configureSharp();
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
@@ -54,9 +79,33 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
     limits: options.transformLimits,
   });
-  const delivery: DeliveryDeps = { config, secretBox, produce, logger, now: options.now ?? (() => new Date()) };
-  const recordOutcome = (outcome: RequestOutcome) => logger.log("info", "image request", { ...outcome });
-  return { database, secrets: options.secrets, secretBox, config, logger, delivery, recordOutcome, close: () => database.close() };
+  const now = options.now ?? (() => new Date());
+  const delivery: DeliveryDeps = {
+    config,
+    secretBox,
+    produce,
+    logger,
+    now,
+    limits: {
+      limiter: coordination.limiter,
+      guard: createAuthFailureGuard({ maxFailuresPerMinute: options.authFailuresPerMinute, now: () => now().getTime() }),
+      trustedProxyHops: options.trustedProxyHops,
+      counters,
+    },
+  };
+  return {
+    database,
+    secrets: options.secrets,
+    secretBox,
+    config,
+    invalidate,
+    coordination,
+    counters,
+    logger,
+    delivery,
+    recordOutcome: (outcome) => recordOutcome({ kv, db: database.db, logger, counters }, outcome),
+    close: () => database.close(),
+  };
 }
 
 /** Maps the validated environment onto service options: the only place that knows both. */
@@ -89,6 +138,12 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
     configCacheTtlMs: e.OPTSTUFF_CONFIG_CACHE_TTL_MS,
+    redis:
+      e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
+        ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
+        : null,
+    authFailuresPerMinute: e.OPTSTUFF_AUTH_FAILURES_PER_MINUTE,
+    trustedProxyHops: e.OPTSTUFF_TRUSTED_PROXY_HOPS,
   };
 }
 

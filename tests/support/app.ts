@@ -8,6 +8,13 @@ import { buildSignedUrl } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "./database";
 
+/** Real Redis through the Upstash-compatible endpoint when the run provides one (CI does), else in process. */
+export function testRedisSettings(): { url: string; token: string } | null {
+  const url = process.env.UPSTASH_REDIS_REST_URL;
+  const token = process.env.UPSTASH_REDIS_REST_TOKEN;
+  return url && token ? { url, token } : null;
+}
+
 export const DEMO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../demo");
 
 export interface TestAppOptions extends Partial<Omit<ServiceOptions, "database" | "secrets">> {
@@ -42,6 +49,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     resultCacheBytes: 16 * 1024 * 1024,
     // Off by default in tests: they change keys in the database and expect the next request to see it.
     configCacheTtlMs: 0,
+    redis: testRedisSettings(),
+    authFailuresPerMinute: 1000,
+    trustedProxyHops: 0,
     logger: createLogger("error"),
     ...options,
   });
@@ -57,7 +67,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const originalRecord = services.recordOutcome;
   services.recordOutcome = (outcome) => {
     outcomes.push(outcome);
-    originalRecord(outcome);
+    return originalRecord(outcome);
   };
 
   return {

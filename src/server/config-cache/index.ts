@@ -1,3 +1,5 @@
 export * from "./types";
 export { createDatabaseConfigStore } from "./database-store";
 export { createMemoryTier, type CachedConfigStore, type MemoryTierOptions } from "./memory-tier";
+export { createRedisTier } from "./redis-tier";
+export { createConfigInvalidator, type ConfigInvalidator } from "./invalidate";

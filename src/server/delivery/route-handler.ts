@@ -16,7 +16,7 @@ export function createImageRouteHandler(getServices: () => Promise<Services>, de
       { method: request.method, projectSlug, segments: path, url: new URL(request.url), headers: request.headers },
       services.delivery,
     );
-    defer(() => services.recordOutcome(outcome));
+    defer(() => void services.recordOutcome(outcome));
     return response;
   };
 }

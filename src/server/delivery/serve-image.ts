@@ -3,6 +3,11 @@ import { AppError, toAppError, type RequestLogStatus } from "@/server/errors";
 import { errorResponse } from "@/server/http/error-response";
 import { parseSource, assertSourceAllowed, isRefererAllowed, type SourceLocation } from "@/server/source";
 import { describeError, type Logger } from "@/server/log";
+import type { Counters } from "@/server/coordination/counters";
+import type { RateLimiter } from "@/server/coordination/types";
+import { isAuthFailure, type AuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
+import { clientAddress } from "@/server/ratelimit/client-address";
+import { enforceKeyLimits } from "@/server/ratelimit/enforce-key-limits";
 import { authorizeRequest, type AuthorizeDeps, type Authorized } from "./authorize";
 import { etagFor, matchesIfNoneMatch, variantKey } from "./cache-key";
 import { parseImageRequest, type ImageRequestParts } from "./parse-request";
@@ -30,6 +35,8 @@ export interface RequestOutcome {
   outputFormat?: string;
   sourceBytes?: number;
   outputBytes?: number;
+  /** Body bytes actually sent (0 for HEAD and 304): what usage metering counts. */
+  sentBytes?: number;
   durationMs: number;
   cache?: "hit" | "miss" | "shared" | "revalidated";
 }
@@ -37,6 +44,12 @@ export interface RequestOutcome {
 export interface DeliveryDeps extends AuthorizeDeps {
   produce: Producer;
   logger: Logger;
+  limits: {
+    limiter: RateLimiter;
+    guard: AuthFailureGuard;
+    trustedProxyHops: number;
+    counters: Counters;
+  };
 }
 
 export interface Served {
@@ -44,19 +57,28 @@ export interface Served {
   outcome: RequestOutcome;
 }
 
-/** The image request in order (docs/architecture): parse, authorize, policy, revalidate, produce. */
+/**
+ * The image request in order (docs/architecture): parse, pre-auth guard, authorize, policy, per-key
+ * limits, revalidate, produce.
+ */
 export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps): Promise<Served> {
   const requestId = randomUUID();
   const started = performance.now();
   const outcome: RequestOutcome = { requestId, status: "success", httpStatus: 200, durationMs: 0 };
+  const address = clientAddress(request.headers, deps.limits.trustedProxyHops);
   try {
     const parts = parseImageRequest({ projectSlug: request.projectSlug, segments: request.segments, query: request.url.searchParams });
     outcome.operations = parts.operationsSegment;
-    const authorized = await authorizeRequest(parts, deps);
+    deps.limits.guard.assertAllowed(address);
+    const authorized = await authorizeRequest(parts, deps).catch(async (error: unknown) => {
+      if (error instanceof AppError && isAuthFailure(error)) await deps.limits.guard.recordFailure(address);
+      throw error;
+    });
     outcome.projectId = authorized.project.id;
     outcome.apiKeyId = authorized.apiKey.id;
     const location = checkPolicy(parts, authorized, request.headers);
     outcome.sourceUrl = describeSource(location);
+    await enforceKeyLimits(authorized.apiKey, { ...deps.limits, logger: deps.logger, now: () => deps.now().getTime() });
     const authMs = performance.now() - started;
     const response = await respond(request, parts, authorized, location, deps, { requestId, started, authMs, outcome });
     outcome.httpStatus = response.status;
@@ -108,6 +130,7 @@ async function respond(
 
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), common.etag)) {
     progress.outcome.cache = "revalidated";
+    progress.outcome.sentBytes = 0;
     const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
     const headers = successHeaders({ ...common, negotiated: parts.operations.format === "auto", serverTiming: timing });
     return new Response(null, { status: 304, headers });
@@ -120,6 +143,7 @@ async function respond(
     outputFormat: result.format,
     sourceBytes: produced.sourceBytes,
     outputBytes: result.body.length,
+    sentBytes: request.method === "HEAD" ? 0 : result.body.length,
   });
   const timing = serverTiming({
     auth: progress.authMs,

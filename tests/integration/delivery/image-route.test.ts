@@ -161,11 +161,16 @@ describe("image route: refusals", () => {
     );
 
     const db = app.services.database.db;
+    // Every write path invalidates the config cache; so do these direct writes.
+    const invalidate = () => app.services.invalidate.apiKeys([app.key.publicKey]);
     await db.update(apiKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(apiKeys.id, app.key.id));
+    await invalidate();
     expect((await errorOf(await app.fetch(path))).code).toBe("KEY_EXPIRED");
     await db.update(apiKeys).set({ expiresAt: null, revokedAt: new Date() }).where(eq(apiKeys.id, app.key.id));
+    await invalidate();
     expect((await errorOf(await app.fetch(path))).code).toBe("KEY_REVOKED");
     await db.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, app.key.id));
+    await invalidate();
     expect((await app.fetch(path)).status).toBe(200);
   });
 

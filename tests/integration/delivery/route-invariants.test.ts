@@ -58,16 +58,19 @@ describe("route invariants", () => {
     const forged = await app.fetch(path.replace(/sig=[^&]+/, `sig=${"B".repeat(32)}`), { headers: { "If-None-Match": etag } });
     expect(forged.status).toBe(403);
     await app.services.database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, app.key.id));
+    await app.services.invalidate.apiKeys([app.key.publicKey]);
     try {
       expect((await app.fetch(path, { headers: { "If-None-Match": etag } })).status).toBe(401);
     } finally {
       await app.services.database.db.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, app.key.id));
+      await app.services.invalidate.apiKeys([app.key.publicKey]);
     }
   });
 
   it("enforces the referer allowlist and says Vary: Referer", async () => {
     const db = app.services.database.db;
     await db.update(projects).set({ allowedRefererHosts: ["*.example.com"] }).where(eq(projects.id, app.projectId));
+    await app.services.invalidate.project(app.projectId);
     try {
       const path = app.signedPath("w_16", remote("/a.png"));
       expect((await app.fetch(path)).status).toBe(403);
@@ -78,6 +81,7 @@ describe("route invariants", () => {
       expect(allowed.headers.get("vary")).toContain("Referer");
     } finally {
       await db.update(projects).set({ allowedRefererHosts: [] }).where(eq(projects.id, app.projectId));
+      await app.services.invalidate.project(app.projectId);
     }
   });
 

@@ -1,0 +1,42 @@
+import { withBudget } from "@/server/coordination/failure-policy";
+import { redisKeys } from "@/server/coordination/keys";
+import type { Counters } from "@/server/coordination/counters";
+import type { KeyValue } from "@/server/coordination/types";
+import { describeError, type Logger } from "@/server/log";
+import type { CachedConfigStore } from "./memory-tier";
+
+export interface ConfigInvalidator {
+  /** After a key is updated, rotated or revoked. */
+  apiKeys(publicKeys: readonly string[]): Promise<void>;
+  /** After project settings change; pass the project's keys too when it is deleted. */
+  project(projectId: string, publicKeys?: readonly string[]): Promise<void>;
+}
+
+/**
+ * Used by every write path (CLI now, dashboard later). This instance's L1 is cleared at once; the
+ * shared Redis entries are deleted so other instances read fresh data once their L1 entry (≤ 1 s)
+ * expires. A Redis failure is logged and counted, never thrown: the database change has happened.
+ */
+export function createConfigInvalidator(deps: { l1: CachedConfigStore; kv: KeyValue | null; logger: Logger; counters: Counters }): ConfigInvalidator {
+  async function drop(keys: string[]): Promise<void> {
+    if (!deps.kv || keys.length === 0) return;
+    try {
+      await withBudget("invalidation", deps.kv.del(keys));
+    } catch (error) {
+      deps.counters.increment("redis_failure_invalidation");
+      deps.logger.log("error", "cache invalidation failed", { keys: keys.length, ...describeError(error) });
+    }
+  }
+
+  return {
+    async apiKeys(publicKeys) {
+      for (const publicKey of publicKeys) deps.l1.invalidateApiKey(publicKey);
+      await drop(publicKeys.map(redisKeys.apiKeyConfig));
+    },
+    async project(projectId, publicKeys = []) {
+      deps.l1.invalidateProject(projectId);
+      for (const publicKey of publicKeys) deps.l1.invalidateApiKey(publicKey);
+      await drop([redisKeys.projectConfig(projectId), ...publicKeys.map(redisKeys.apiKeyConfig)]);
+    },
+  };
+}

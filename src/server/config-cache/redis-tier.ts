@@ -1,0 +1,76 @@
+import { failurePolicy, withBudget, type FailureKind } from "@/server/coordination/failure-policy";
+import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
+import type { Counters } from "@/server/coordination/counters";
+import type { KeyValue } from "@/server/coordination/types";
+import { describeError, type Logger } from "@/server/log";
+import type { ApiKeyConfig, ConfigStore, ProjectConfig } from "./types";
+
+const NOT_FOUND = "__NOT_FOUND__";
+
+/** ApiKeyConfig as stored in Redis: the secret still sealed, dates as ISO strings. */
+type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt"> & { expiresAt: string | null; revokedAt: string | null };
+
+export interface RedisTierDeps {
+  kv: KeyValue;
+  logger: Logger;
+  counters: Counters;
+}
+
+/**
+ * The shared tier between the in-process L1 and Postgres (cache-aside). Hits cost one round trip;
+ * misses read the inner store and write back without waiting; absent keys are cached briefly as
+ * `__NOT_FOUND__`. Any Redis failure or slowness falls through to the inner store (failure-policy.ts).
+ */
+export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): ConfigStore {
+  return {
+    getApiKey: (publicKey) =>
+      readThrough(deps, redisKeys.apiKeyConfig(publicKey), () => inner.getApiKey(publicKey), {
+        encode: (config) => JSON.stringify({ ...config, expiresAt: iso(config.expiresAt), revokedAt: iso(config.revokedAt) }),
+        decode: (text) => {
+          const cached = JSON.parse(text) as CachedApiKeyConfig;
+          return { ...cached, expiresAt: date(cached.expiresAt), revokedAt: date(cached.revokedAt) };
+        },
+      }),
+    getProject: (projectId) =>
+      readThrough(deps, redisKeys.projectConfig(projectId), () => inner.getProject(projectId), {
+        encode: (config: ProjectConfig) => JSON.stringify(config),
+        decode: (text) => JSON.parse(text) as ProjectConfig,
+      }),
+  };
+}
+
+interface Codec<T> {
+  encode(value: T): string;
+  decode(text: string): T;
+}
+
+async function readThrough<T>(deps: RedisTierDeps, key: string, load: () => Promise<T | null>, codec: Codec<T>): Promise<T | null> {
+  let cached: string | null = null;
+  try {
+    cached = await withBudget("configRead", deps.kv.get(key));
+  } catch (error) {
+    report(deps, "configRead", error);
+    return load();
+  }
+  if (cached === NOT_FOUND) return null;
+  if (cached !== null) return codec.decode(cached);
+
+  const value = await load();
+  const text = value === null ? NOT_FOUND : codec.encode(value);
+  const ttl = value === null ? TTL_SECONDS.configNotFound : jittered(TTL_SECONDS.config);
+  withBudget("configWrite", deps.kv.set(key, text, { ttlSeconds: ttl })).catch((error: unknown) => report(deps, "configWrite", error));
+  return value;
+}
+
+function report(deps: RedisTierDeps, kind: FailureKind, error: unknown): void {
+  deps.counters.increment(`redis_failure_${kind}`);
+  deps.logger.log("warn", "redis unavailable", { kind, policy: failurePolicy[kind].onFailure, ...describeError(error) });
+}
+
+/** ±10 %: entries written together must not all expire in the same second. */
+function jittered(seconds: number): number {
+  return Math.max(1, Math.round(seconds * (0.9 + Math.random() * 0.2)));
+}
+
+const iso = (value: Date | null) => (value ? value.toISOString() : null);
+const date = (value: string | null) => (value ? new Date(value) : null);

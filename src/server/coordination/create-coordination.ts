@@ -1,0 +1,21 @@
+import type { Redis } from "@upstash/redis";
+import { createMemoryKeyValue } from "./memory-key-value";
+import { createMemoryRateLimiter } from "./memory-rate-limiter";
+import type { KeyValue, RateLimiter } from "./types";
+import { createUpstashClient, type UpstashSettings } from "./upstash-client";
+import { createUpstashKeyValue } from "./upstash-key-value";
+import { createUpstashRateLimiter } from "./upstash-rate-limiter";
+
+export interface Coordination {
+  kv: KeyValue;
+  limiter: RateLimiter;
+  /** The raw client for what the narrow interfaces do not cover (the flush); null in process. */
+  redis: Redis | null;
+}
+
+/** Upstash when configured, else in-process implementations of the same interfaces (one instance only). */
+export function createCoordination(upstash: UpstashSettings | null): Coordination {
+  if (!upstash) return { kv: createMemoryKeyValue(), limiter: createMemoryRateLimiter(), redis: null };
+  const redis = createUpstashClient(upstash);
+  return { kv: createUpstashKeyValue(redis), limiter: createUpstashRateLimiter(redis), redis };
+}

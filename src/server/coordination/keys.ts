@@ -1,0 +1,46 @@
+/**
+ * Every Redis key the product writes, built here and nowhere else (docs/redis-schema.md lists each
+ * one; a test fails when a builder is missing there). Keys that a script or transaction touches
+ * together carry one hash tag `{…}` so the schema works unchanged on Redis Cluster.
+ */
+export interface KeySpec {
+  prefix: string;
+  ttl: string;
+}
+
+export const keySpecs = {
+  projectConfig: { prefix: "cache:project:id:", ttl: "60 s (10 s for __NOT_FOUND__)" },
+  apiKeyConfig: { prefix: "cache:apikey:pk:", ttl: "60 s (10 s for __NOT_FOUND__)" },
+  rateLimitMinute: { prefix: "ratelimit:minute:", ttl: "2 windows of 60 s (set by @upstash/ratelimit)" },
+  rateLimitDay: { prefix: "ratelimit:day:", ttl: "2 windows of 24 h (set by @upstash/ratelimit)" },
+  apiKeyActivity: { prefix: "usage:apikey:", ttl: "30 s" },
+  projectActivity: { prefix: "usage:project:", ttl: "30 s" },
+  usageBucket: { prefix: "usage:buffer:minute:", ttl: "14 days" },
+  usageFlushLock: { prefix: "usage:buffer:flush:lock", ttl: "55 s, extended while a flush runs" },
+} as const satisfies Record<string, KeySpec>;
+
+export const redisKeys = {
+  projectConfig: (projectId: string) => `${keySpecs.projectConfig.prefix}${projectId}`,
+  apiKeyConfig: (publicKey: string) => `${keySpecs.apiKeyConfig.prefix}${publicKey}`,
+  /** The identifier as given to the limiter: the tag keeps both windows of one identifier in one slot. */
+  rateLimitIdentifier: (identifier: string) => `{${identifier}}`,
+  /** The limiter itself appends `:{window number}` to these. */
+  rateLimitMinute: (identifier: string) => `${keySpecs.rateLimitMinute.prefix}{${identifier}}`,
+  rateLimitDay: (identifier: string) => `${keySpecs.rateLimitDay.prefix}{${identifier}}`,
+  apiKeyActivity: (apiKeyId: string) => `${keySpecs.apiKeyActivity.prefix}${apiKeyId}`,
+  projectActivity: (projectId: string) => `${keySpecs.projectActivity.prefix}${projectId}`,
+  /** One hash per UTC minute, `YYYYMMDDHHmm`; fields `{projectId}|{apiKeyId}|req` and `…|bytes`. */
+  usageBucket: (at: Date) => `${keySpecs.usageBucket.prefix}${minuteStamp(at)}`,
+  usageFlushLock: () => keySpecs.usageFlushLock.prefix,
+} as const satisfies Record<keyof typeof keySpecs | "rateLimitIdentifier", (...args: never[]) => string>;
+
+export function minuteStamp(at: Date): string {
+  return at.toISOString().slice(0, 16).replace(/[-T:]/g, "");
+}
+
+export const TTL_SECONDS = {
+  config: 60,
+  configNotFound: 10,
+  activity: 30,
+  usageBucket: 14 * 24 * 60 * 60,
+} as const;

@@ -1,0 +1,34 @@
+/**
+ * The narrow slice of Redis the product uses. Two implementations: Upstash REST (shared by every
+ * instance) and in-process (the embedded default, single instance only). The same contract tests run
+ * against both.
+ */
+export interface KeyValue {
+  readonly kind: "upstash" | "memory";
+  get(key: string): Promise<string | null>;
+  /** SET with EX (and NX when onlyIfAbsent): true when the value was written. */
+  set(key: string, value: string, options: { ttlSeconds: number; onlyIfAbsent?: boolean }): Promise<boolean>;
+  del(keys: readonly string[]): Promise<void>;
+  /** HINCRBY every field and (re)set the TTL, atomically, in one round trip. */
+  incrementHash(key: string, increments: Record<string, number>, ttlSeconds: number): Promise<void>;
+  ping(): Promise<void>;
+}
+
+export interface LimitResult {
+  success: boolean;
+  limit: number;
+  remaining: number;
+  /** When the window frees capacity again, in Unix milliseconds. */
+  reset: number;
+  /** Redis did not answer in time and the request was let through (failure-policy.ts). */
+  failedOpen?: boolean;
+}
+
+export type LimitWindow = "minute" | "day";
+
+/** Sliding-window limits per identifier; a window with a given maximum is one limiter. */
+export interface RateLimiter {
+  limit(window: LimitWindow, identifier: string, max: number): Promise<LimitResult>;
+  /** Administrators: forget an identifier's usage in every window. */
+  reset(identifier: string): Promise<void>;
+}

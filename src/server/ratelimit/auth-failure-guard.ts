@@ -1,0 +1,46 @@
+import { createMemoryRateLimiter } from "@/server/coordination/memory-rate-limiter";
+import { AppError } from "@/server/errors";
+import { refusal } from "./enforce-key-limits";
+
+export interface AuthFailureGuard {
+  /** Before any lookup: refuses an address that recently failed authentication too often. */
+  assertAllowed(address: string): void;
+  /** After a 401 or a bad signature. */
+  recordFailure(address: string): Promise<void>;
+}
+
+/**
+ * The pre-auth limit. It counts authentication failures per client address, in process, so it costs
+ * nothing on the path of a valid request and never throttles an office whose hundred employees load a
+ * page of images through one address; it stops key enumeration and signature guessing. Per instance:
+ * with N instances an attacker gets N times the budget, still far too little to guess anything.
+ */
+export function createAuthFailureGuard(options: { maxFailuresPerMinute: number; now?: () => number }): AuthFailureGuard {
+  const now = options.now ?? Date.now;
+  const failures = createMemoryRateLimiter(now, 50_000);
+  const blockedUntil = new Map<string, { until: number; limit: number }>();
+
+  return {
+    assertAllowed(address) {
+      const block = blockedUntil.get(address);
+      if (!block) return;
+      if (block.until <= now()) {
+        blockedUntil.delete(address);
+        return;
+      }
+      throw refusal({ success: false, limit: block.limit, remaining: 0, reset: block.until }, now());
+    },
+    async recordFailure(address) {
+      const result = await failures.limit("minute", address, options.maxFailuresPerMinute);
+      if (!result.success) {
+        if (blockedUntil.size > 50_000) blockedUntil.clear();
+        blockedUntil.set(address, { until: result.reset, limit: result.limit });
+      }
+    },
+  };
+}
+
+/** Authentication failures that count toward the guard. */
+export function isAuthFailure(error: AppError): boolean {
+  return error.status === 401 || error.code === "SIGNATURE_INVALID";
+}

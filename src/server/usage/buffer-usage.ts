@@ -1,0 +1,25 @@
+import { withBudget } from "@/server/coordination/failure-policy";
+import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
+import type { KeyValue } from "@/server/coordination/types";
+
+export interface UsageIncrement {
+  projectId: string;
+  apiKeyId: string;
+  /** Bytes sent in the body (0 for HEAD and 304). */
+  bytes: number;
+  at: Date;
+}
+
+/**
+ * Adds one request and its bytes to the UTC minute's bucket in one atomic round trip (MULTI: HINCRBY,
+ * HINCRBY, EXPIRE on a single key, so it also works on a cluster). The flush reads whole buckets that
+ * are older than a safety lag, so a bucket is complete when it is read.
+ */
+export function usageFields(increment: Pick<UsageIncrement, "projectId" | "apiKeyId" | "bytes">): Record<string, number> {
+  const prefix = `${increment.projectId}|${increment.apiKeyId}`;
+  return { [`${prefix}|req`]: 1, [`${prefix}|bytes`]: increment.bytes };
+}
+
+export async function bufferUsage(kv: KeyValue, increment: UsageIncrement): Promise<void> {
+  await withBudget("usageIncrement", kv.incrementHash(redisKeys.usageBucket(increment.at), usageFields(increment), TTL_SECONDS.usageBucket));
+}

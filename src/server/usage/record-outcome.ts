@@ -1,0 +1,31 @@
+import type { Counters } from "@/server/coordination/counters";
+import type { RequestOutcome } from "@/server/delivery/serve-image";
+import { describeError, type Logger } from "@/server/log";
+import { bufferUsage } from "./buffer-usage";
+import { touchActivity, type ActivityDeps } from "./touch-activity";
+
+export interface OutcomeDeps extends ActivityDeps {
+  logger: Logger;
+  counters: Counters;
+}
+
+/**
+ * Everything that follows a response: the access log line, metering and activity for served images.
+ * Runs after the response is sent; each part fails alone, logged and counted, never thrown.
+ */
+export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, at = new Date()): Promise<void> {
+  deps.logger.log("info", "image request", { ...outcome });
+  if (outcome.status !== "success" || !outcome.apiKeyId || !outcome.projectId) return;
+  const ids = { apiKeyId: outcome.apiKeyId, projectId: outcome.projectId };
+  const bytes = outcome.sentBytes ?? 0;
+  await Promise.all([
+    bufferUsage(deps.kv, { ...ids, bytes, at }).catch((error: unknown) => {
+      deps.counters.increment("usage_increment_lost");
+      deps.logger.log("error", "usage increment lost", { requestId: outcome.requestId, ...describeError(error) });
+    }),
+    touchActivity(deps, ids, at).catch((error: unknown) => {
+      deps.counters.increment("redis_failure_activityThrottle");
+      deps.logger.log("warn", "activity update skipped", { requestId: outcome.requestId, ...describeError(error) });
+    }),
+  ]);
+}
