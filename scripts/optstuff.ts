@@ -6,6 +6,7 @@
  *   npm run optstuff -- key --team T --project P [--name N] [--expires-in-days D]
  *   npm run optstuff -- sources --team T --project P --set host1,host2
  *   npm run optstuff -- reseal   (after setting a new OPTSTUFF_KEY_ENCRYPTION_SECRET with the old one as …_PREVIOUS)
+ *   npm run optstuff -- reset-limits --key pk_…   (clears a key's rate-limit windows in Redis)
  *   npm run optstuff -- sign [--credentials-file .data/quickstart.env] [--operations w_640,f_auto] [--expires-in S] <source>
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -15,7 +16,8 @@ import { env } from "@/env";
 import { openDatabase } from "@/server/db/client";
 import { projects } from "@/server/db/schema";
 import { serviceOptionsFromEnv } from "@/server/services";
-import { buildSignedUrl, createSecretBox } from "@/server/signing";
+import { createCoordination } from "@/server/coordination/create-coordination";
+import { buildSignedUrl, createSecretBox, isPublicKeyShape } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { findTeamBySlug } from "@/server/tenancy/create-team";
@@ -33,6 +35,7 @@ const { positionals, values } = parseArgs({
     sources: { type: "string" },
     set: { type: "string" },
     name: { type: "string" },
+    key: { type: "string" },
     "expires-in-days": { type: "string" },
     "base-url": { type: "string" },
     /** Only when the database has no project yet (first start of the embedded default). */
@@ -46,6 +49,7 @@ const { positionals, values } = parseArgs({
 
 async function main(): Promise<void> {
   if (positionals[0] === "sign") return signFromEnvFile();
+  if (positionals[0] === "reset-limits") return resetLimits();
   const e = env();
   const options = serviceOptionsFromEnv(e);
   const database = await openDatabase(options.database);
@@ -74,7 +78,7 @@ async function main(): Promise<void> {
       const { resealed, current } = await resealSecrets(deps);
       console.log(`Re-sealed ${resealed} API-key secret(s) under the current master; ${current} were already current.`);
     } else {
-      throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, reseal, sign.`);
+      throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, reseal, reset-limits, sign.`);
     }
   } finally {
     await database.close();
@@ -115,6 +119,19 @@ function printCredentials(
   } else {
     console.log(`# Allowed source hosts: ${hosts.join(", ") || "(none)"}`);
   }
+}
+
+/** Administrators: forget a key's usage in both windows, on every instance (they share Redis). */
+async function resetLimits(): Promise<void> {
+  const publicKey = values.key;
+  if (!publicKey || !isPublicKeyShape(publicKey)) throw new UsageError("Usage: optstuff reset-limits --key pk_…");
+  const { redis } = serviceOptionsFromEnv(env());
+  if (!redis) {
+    console.log("Coordination is in process (no UPSTASH_REDIS_REST_URL): limits live in the server process and restart with it.");
+    return;
+  }
+  await createCoordination(redis).limiter.reset(publicKey);
+  console.log(`Rate-limit windows of ${publicKey} cleared.`);
 }
 
 /** Needs no database, so it works while the embedded server owns it. */

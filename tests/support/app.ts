@@ -29,6 +29,8 @@ export interface TestApp {
   outcomes: RequestOutcome[];
   /** Path and query of a URL signed with the app's key (or the given one). */
   signedPath(operations: string, source: string, options?: { exp?: number; key?: { publicKey: string; secretKey: string }; slug?: string }): string;
+  /** Waits for the after-response work (metering, activity) of every request so far. */
+  settled(): Promise<void>;
   /** Sends a request through the real route handler, decoding path segments once as Next does. */
   fetch(pathAndQuery: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
@@ -60,6 +62,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     { teamSlug: "acme", projectSlug: "blog", keyName: "test", sourceHosts: options.sourceHosts ?? ["local"], allowLoopback: true },
   );
   const outcomes: RequestOutcome[] = [];
+  const pending: Promise<void>[] = [];
   const handler = createImageRouteHandler(async () => services, (task) => {
     // Runs after the response, like Next's after(); the outcome is captured for assertions.
     queueMicrotask(task);
@@ -67,7 +70,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const originalRecord = services.recordOutcome;
   services.recordOutcome = (outcome) => {
     outcomes.push(outcome);
-    return originalRecord(outcome);
+    const work = originalRecord(outcome);
+    pending.push(work);
+    return work;
   };
 
   return {
@@ -86,6 +91,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         exp: signOptions.exp,
       });
       return url.slice(BASE.length);
+    },
+    async settled() {
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all(pending.splice(0));
     },
     async fetch(pathAndQuery, init) {
       const url = new URL(pathAndQuery, BASE);

@@ -42,6 +42,14 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
       for (const [field, by] of Object.entries(increments)) hash.set(field, (hash.get(field) ?? 0) + by);
       entries.set(key, { value: hash, expiresAt: now() + ttlSeconds * 1000 });
     },
+    async getHash(key) {
+      const value = live(key)?.value;
+      return value instanceof Map ? Object.fromEntries(value) : {};
+    },
+    async ttl(key) {
+      const entry = live(key);
+      return entry ? Math.ceil((entry.expiresAt - now()) / 1000) : -2;
+    },
     async ping() {},
     size: () => entries.size,
   };

@@ -11,6 +11,10 @@ export interface KeyValue {
   del(keys: readonly string[]): Promise<void>;
   /** HINCRBY every field and (re)set the TTL, atomically, in one round trip. */
   incrementHash(key: string, increments: Record<string, number>, ttlSeconds: number): Promise<void>;
+  /** HGETALL of a counter hash; empty when the key is absent. */
+  getHash(key: string): Promise<Record<string, number>>;
+  /** Remaining lifetime in seconds; -2 when absent (as Redis TTL answers). */
+  ttl(key: string): Promise<number>;
   ping(): Promise<void>;
 }
 

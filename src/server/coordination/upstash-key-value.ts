@@ -23,6 +23,11 @@ export function createUpstashKeyValue(redis: Redis): KeyValue {
       transaction.expire(key, ttlSeconds);
       await transaction.exec();
     },
+    async getHash(key) {
+      const hash = await redis.hgetall<Record<string, string>>(key);
+      return Object.fromEntries(Object.entries(hash ?? {}).map(([field, value]) => [field, Number(value)]));
+    },
+    ttl: (key) => redis.ttl(key),
     async ping() {
       await redis.ping();
     },

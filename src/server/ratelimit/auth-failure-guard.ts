@@ -32,7 +32,8 @@ export function createAuthFailureGuard(options: { maxFailuresPerMinute: number; 
     },
     async recordFailure(address) {
       const result = await failures.limit("minute", address, options.maxFailuresPerMinute);
-      if (!result.success) {
+      // The failure that uses up the allowance closes the door for the rest of the window.
+      if (!result.success || result.remaining === 0) {
         if (blockedUntil.size > 50_000) blockedUntil.clear();
         blockedUntil.set(address, { until: result.reset, limit: result.limit });
       }
