@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   {
     // Only the environment module, the tooling around the app and the tests may read process.env.
-    files: ["src/env.ts", "scripts/**", "tests/**", "bench/**", "*.config.ts", "*.config.mjs"],
+    files: ["src/env.ts", "scripts/**", "tests/**", "bench/**", "tools/**", "*.config.ts", "*.config.mjs"],
     rules: { "no-restricted-syntax": "off" },
   },
   {

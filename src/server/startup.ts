@@ -10,6 +10,9 @@ export async function startServer(): Promise<void> {
   try {
     const e = env();
     const services = await getServices();
+    await services.coordination.limiter.warmUp().catch((error: unknown) => {
+      services.logger.log("warn", "rate limiter warm-up failed; the first requests may fail open", { error: String(error) });
+    });
     services.logger.log("info", "OptStuff ready", {
       database: services.database.kind === "pglite" ? `embedded PGlite in ${e.OPTSTUFF_DATA_DIR}` : "PostgreSQL (DATABASE_URL)",
       coordination: e.UPSTASH_REDIS_REST_URL ? "Upstash Redis" : "in-process (single instance only)",

@@ -60,6 +60,9 @@ export function coordinationContract(name: string, setup: () => CoordinationUnde
 
     it("admits exactly the limit among 200 concurrent requests", async () => {
       const { limiter } = setup();
+      // A burst straddling a window edge may admit one more (the previous window is weighed in): start inside one.
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 3_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
       const identifier = id();
       const results = await Promise.all(Array.from({ length: 200 }, () => limiter.limit("minute", identifier, 50)));
       expect(results.filter((r) => r.success)).toHaveLength(50);

@@ -14,8 +14,8 @@ export interface Coordination {
 }
 
 /** Upstash when configured, else in-process implementations of the same interfaces (one instance only). */
-export function createCoordination(upstash: UpstashSettings | null): Coordination {
+export function createCoordination(upstash: UpstashSettings | null, options: { rateLimitTimeoutMs?: number } = {}): Coordination {
   if (!upstash) return { kv: createMemoryKeyValue(), limiter: createMemoryRateLimiter(), redis: null };
   const redis = createUpstashClient(upstash);
-  return { kv: createUpstashKeyValue(redis), limiter: createUpstashRateLimiter(redis), redis };
+  return { kv: createUpstashKeyValue(redis), limiter: createUpstashRateLimiter(redis, { timeoutMs: options.rateLimitTimeoutMs }), redis };
 }

@@ -13,6 +13,7 @@ export const keySpecs = {
   apiKeyConfig: { prefix: "cache:apikey:pk:", ttl: "60 s (10 s for __NOT_FOUND__)" },
   rateLimitMinute: { prefix: "ratelimit:minute:", ttl: "2 windows of 60 s (set by @upstash/ratelimit)" },
   rateLimitDay: { prefix: "ratelimit:day:", ttl: "2 windows of 24 h (set by @upstash/ratelimit)" },
+  rateLimitWarmUp: { prefix: "ratelimit:warmup:", ttl: "2 windows of 60 s (set by @upstash/ratelimit)" },
   apiKeyActivity: { prefix: "usage:apikey:", ttl: "30 s" },
   projectActivity: { prefix: "usage:project:", ttl: "30 s" },
   usageBucket: { prefix: "usage:buffer:minute:", ttl: "14 days" },
@@ -27,6 +28,7 @@ export const redisKeys = {
   /** The limiter itself appends `:{window number}` to these. */
   rateLimitMinute: (identifier: string) => `${keySpecs.rateLimitMinute.prefix}{${identifier}}`,
   rateLimitDay: (identifier: string) => `${keySpecs.rateLimitDay.prefix}{${identifier}}`,
+  rateLimitWarmUp: () => `${keySpecs.rateLimitWarmUp.prefix}{warmup}`,
   apiKeyActivity: (apiKeyId: string) => `${keySpecs.apiKeyActivity.prefix}${apiKeyId}`,
   projectActivity: (projectId: string) => `${keySpecs.projectActivity.prefix}${projectId}`,
   /** One hash per UTC minute, `YYYYMMDDHHmm`; fields `{projectId}|{apiKeyId}|req` and `…|bytes`. */

@@ -45,5 +45,6 @@ export function createMemoryRateLimiter(now: () => number = Date.now, maxIdentif
     async reset(identifier) {
       for (const window of Object.keys(WINDOW_MS)) state.delete(`${window}:${identifier}`);
     },
+    async warmUp() {},
   };
 }

@@ -35,4 +35,9 @@ export interface RateLimiter {
   limit(window: LimitWindow, identifier: string, max: number): Promise<LimitResult>;
   /** Administrators: forget an identifier's usage in every window. */
   reset(identifier: string): Promise<void>;
+  /**
+   * Loads what the limiter needs into Redis (its script) before the first request, so that request
+   * does not spend its budget on NOSCRIPT and a retry. No-op in process.
+   */
+  warmUp(): Promise<void>;
 }

@@ -24,8 +24,11 @@ export function createUpstashKeyValue(redis: Redis): KeyValue {
       await transaction.exec();
     },
     async getHash(key) {
-      const hash = await redis.hgetall<Record<string, string>>(key);
-      return Object.fromEntries(Object.entries(hash ?? {}).map(([field, value]) => [field, Number(value)]));
+      // Without automatic deserialisation HGETALL answers Redis's flat [field, value, …] list.
+      const flat = ((await redis.hgetall(key)) ?? []) as unknown as string[];
+      const hash: Record<string, number> = {};
+      for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]!] = Number(flat[i + 1]);
+      return hash;
     },
     ttl: (key) => redis.ttl(key),
     async ping() {

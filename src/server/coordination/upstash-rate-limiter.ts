@@ -11,7 +11,8 @@ import { WINDOW_DURATION } from "./windows";
  * a request for an identifier known to be over its limit be refused without a round trip.
  * Its own timeout implements the fail-open policy.
  */
-export function createUpstashRateLimiter(redis: Redis): RateLimiter {
+export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: number } = {}): RateLimiter {
+  const timeoutMs = options.timeoutMs ?? failurePolicy.rateLimit.timeoutMs;
   const limiters = new Map<string, Ratelimit>();
   const prefixes: Record<LimitWindow, string> = {
     minute: keySpecs.rateLimitMinute.prefix.slice(0, -1),
@@ -27,7 +28,7 @@ export function createUpstashRateLimiter(redis: Redis): RateLimiter {
         limiter: Ratelimit.slidingWindow(max, WINDOW_DURATION[window]),
         prefix: prefixes[window],
         ephemeralCache: new Map(),
-        timeout: failurePolicy.rateLimit.timeoutMs,
+        timeout: timeoutMs,
         analytics: false,
       });
       limiters.set(id, limiter);
@@ -49,9 +50,26 @@ export function createUpstashRateLimiter(redis: Redis): RateLimiter {
     },
     async reset(identifier) {
       const tagged = redisKeys.rateLimitIdentifier(identifier);
+      // The keys depend on prefix and identifier only, so one reset per window clears Redis; but every
+      // instance of that window may remember the identifier as blocked, so each must forget it.
       const windows = Object.keys(prefixes) as LimitWindow[];
-      // Any maximum works: the keys depend on the prefix and identifier only.
-      await Promise.all(windows.map((window) => limiterFor(window, 1).resetUsedTokens(tagged)));
+      await Promise.all(
+        windows.map((window) => {
+          const instances = [...limiters.entries()].filter(([id]) => id.startsWith(`${window}:`)).map(([, limiter]) => limiter);
+          return Promise.all((instances.length > 0 ? instances : [limiterFor(window, 1)]).map((limiter) => limiter.resetUsedTokens(tagged)));
+        }),
+      );
+    },
+    async warmUp() {
+      // No timeout here (0 disables it): the point is to wait until the script is loaded.
+      const warm = new Ratelimit({
+        redis,
+        limiter: Ratelimit.slidingWindow(1_000_000, WINDOW_DURATION.minute),
+        prefix: keySpecs.rateLimitWarmUp.prefix.slice(0, -1),
+        timeout: 0,
+        analytics: false,
+      });
+      await warm.limit(redisKeys.rateLimitIdentifier("warmup"));
     },
   };
 }
