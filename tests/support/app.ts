@@ -64,8 +64,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const outcomes: RequestOutcome[] = [];
   const pending: Promise<void>[] = [];
   const handler = createImageRouteHandler(async () => services, (task) => {
-    // Runs after the response, like Next's after(); the outcome is captured for assertions.
-    queueMicrotask(task);
+    // Runs after the response, like Next's after(): on a later macrotask, so a test that reads
+    // counters right after a response sees only what the request itself did.
+    setTimeout(task, 0);
   });
   const originalRecord = services.recordOutcome;
   services.recordOutcome = (outcome) => {
@@ -93,7 +94,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       return url.slice(BASE.length);
     },
     async settled() {
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 5));
       await Promise.all(pending.splice(0));
     },
     async fetch(pathAndQuery, init) {

@@ -1,0 +1,64 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiKeys } from "@/server/db/schema";
+import { createApiKey } from "@/server/tenancy/create-api-key";
+import { createTestApp, type TestApp } from "../../support/app";
+import { makePng } from "../../support/images";
+import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { startRealRedis, type RealRedis } from "../../support/redis";
+
+let redis: RealRedis;
+let origin: Origin;
+let app: TestApp;
+const report: Record<string, { roundTrips: number; commands: Record<string, number> }> = {};
+
+beforeAll(async () => {
+  redis = await startRealRedis();
+  origin = await startOrigin({ "/a.png": serveBytes(await makePng(20, 20), "image/png") });
+  // Production settings: L1 on (1 s), real Redis behind it.
+  app = await createTestApp({ sourceHosts: [origin.host], redis: redis.settings, configCacheTtlMs: 1000 });
+  await app.services.coordination.limiter.warmUp();
+}, 60_000);
+
+afterAll(async () => {
+  console.log(`Redis round trips per image request (blocking, counted at the endpoint):\n${JSON.stringify(report, null, 2)}`);
+  await app?.close();
+  await origin?.close();
+  await redis?.stop();
+});
+
+/** Endpoint requests made while one image request was in flight (after-response work excluded). */
+async function measure(kind: string, path: string, init?: RequestInit): Promise<Response> {
+  await app.settled();
+  redis.endpoint.resetStats();
+  const response = await app.fetch(path, init);
+  const stats = redis.endpoint.stats();
+  report[kind] = { roundTrips: stats.requests, commands: { ...stats.byCommand } };
+  await app.settled();
+  return response;
+}
+
+describe("hot-path Redis budget", () => {
+  it("stays within two blocking round trips when warm, and says what cold and refused requests cost", async () => {
+    const key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "budget" });
+    await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 3 }).where(eq(apiKeys.id, key.id));
+    const url = (n: number) => app.signedPath(`w_${n}`, `http://${origin.host}/a.png`, { key });
+
+    expect((await measure("cold", url(1))).status).toBe(200);
+    expect(report.cold!.commands.GET).toBe(2); // key and project, both missing from Redis
+    expect(report.cold!.commands.EVALSHA).toBe(2); // minute, then day
+
+    expect((await measure("warm", url(2))).status).toBe(200);
+    expect(report.warm!.roundTrips).toBeLessThanOrEqual(2);
+    expect(report.warm!.commands.GET ?? 0).toBe(0);
+
+    await new Promise((resolve) => setTimeout(resolve, 1_150)); // past the L1 TTL
+    expect((await measure("warm, L1 expired", url(3))).status).toBe(200);
+    expect(report["warm, L1 expired"]!.commands.GET).toBe(2);
+
+    expect((await measure("rate-limited", url(4))).status).toBe(429);
+    expect(report["rate-limited"]!.roundTrips).toBeLessThanOrEqual(1);
+    expect((await measure("rate-limited again", url(5))).status).toBe(429);
+    expect(report["rate-limited again"]!.roundTrips).toBe(0); // the limiter's in-memory blocked cache
+  });
+});
