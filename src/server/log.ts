@@ -27,3 +27,23 @@ export function describeError(error: unknown): Record<string, unknown> {
   if (error.cause !== undefined) described.cause = describeError(error.cause);
   return described;
 }
+
+/**
+ * Wraps a logger so that a repeated event (same key) is written at most once per interval, with the
+ * number of occurrences suppressed since the last line. During an outage every request fails the same
+ * way: one line per request would drown the log, while the counters keep the exact numbers.
+ */
+export function createSampledLogger(logger: Logger, intervalMs = 10_000, now: () => number = Date.now) {
+  const last = new Map<string, { at: number; suppressed: number }>();
+  return function logSampled(key: string, level: LogLevel, message: string, fields?: Record<string, unknown>): void {
+    const seen = last.get(key);
+    if (seen && now() - seen.at < intervalMs) {
+      seen.suppressed += 1;
+      return;
+    }
+    last.set(key, { at: now(), suppressed: 0 });
+    logger.log(level, message, { ...fields, ...(seen?.suppressed ? { suppressedSinceLast: seen.suppressed } : {}) });
+  };
+}
+
+export type SampledLog = ReturnType<typeof createSampledLogger>;

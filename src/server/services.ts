@@ -18,7 +18,7 @@ import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server
 import { createProducer } from "@/server/delivery/produce";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
 import { configureSharp, createResultCache, createTransformScheduler, type TransformLimits } from "@/server/image";
-import { createLogger, type Logger } from "@/server/log";
+import { createLogger, createSampledLogger, type Logger } from "@/server/log";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import { createSourceFetcher, type FetchLimits, type NetDeps } from "@/server/source";
 
@@ -64,12 +64,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const database = "db" in options.database ? options.database : await openDatabase(options.database);
   const logger = options.logger ?? createLogger();
   const counters = createCounters();
+  const logSampled = createSampledLogger(logger);
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
   const coordination = createCoordination(options.redis);
   const { kv } = coordination;
   const database_ = createDatabaseConfigStore(database.db);
   // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
-  const shared = kv.kind === "upstash" ? createRedisTier(database_, { kv, logger, counters }) : database_;
+  const shared = kv.kind === "upstash" ? createRedisTier(database_, { kv, logSampled, counters }) : database_;
   const config = createMemoryTier(shared, { ttlMs: options.configCacheTtlMs, maxEntries: 10_000 });
   const invalidate = createConfigInvalidator({ l1: config, kv: kv.kind === "upstash" ? kv : null, logger, counters });
   configureSharp();
@@ -91,6 +92,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       guard: createAuthFailureGuard({ maxFailuresPerMinute: options.authFailuresPerMinute, now: () => now().getTime() }),
       trustedProxyHops: options.trustedProxyHops,
       counters,
+      logSampled,
     },
   };
   return {
@@ -103,7 +105,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     counters,
     logger,
     delivery,
-    recordOutcome: (outcome) => recordOutcome({ kv, db: database.db, logger, counters }, outcome),
+    recordOutcome: (outcome) => recordOutcome({ kv, db: database.db, logger, logSampled, counters }, outcome),
     close: () => database.close(),
   };
 }

@@ -35,3 +35,18 @@ describe("error catalogue", () => {
     expect(await response.text()).toBe("");
   });
 });
+
+describe("sampled logging", () => {
+  it("writes a repeated event once per interval and says how many were suppressed", async () => {
+    const { createLogger, createSampledLogger } = await import("@/server/log");
+    const lines: string[] = [];
+    let clock = 0;
+    const log = createSampledLogger(createLogger("debug", (l) => lines.push(l)), 10_000, () => clock);
+    for (let i = 0; i < 5; i++) log("usage", "error", "usage increment lost");
+    log("other", "warn", "redis unavailable");
+    clock = 10_001;
+    log("usage", "error", "usage increment lost");
+    expect(lines.map((l) => JSON.parse(l).message)).toEqual(["usage increment lost", "redis unavailable", "usage increment lost"]);
+    expect(JSON.parse(lines[2]!).suppressedSinceLast).toBe(4);
+  });
+});

@@ -2,7 +2,7 @@ import { failurePolicy, withBudget, type FailureKind } from "@/server/coordinati
 import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
 import type { Counters } from "@/server/coordination/counters";
 import type { KeyValue } from "@/server/coordination/types";
-import { describeError, type Logger } from "@/server/log";
+import { describeError, type SampledLog } from "@/server/log";
 import type { ApiKeyConfig, ConfigStore, ProjectConfig } from "./types";
 
 const NOT_FOUND = "__NOT_FOUND__";
@@ -12,7 +12,7 @@ type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt"> & { expi
 
 export interface RedisTierDeps {
   kv: KeyValue;
-  logger: Logger;
+  logSampled: SampledLog;
   counters: Counters;
 }
 
@@ -64,7 +64,7 @@ async function readThrough<T>(deps: RedisTierDeps, key: string, load: () => Prom
 
 function report(deps: RedisTierDeps, kind: FailureKind, error: unknown): void {
   deps.counters.increment(`redis_failure_${kind}`);
-  deps.logger.log("warn", "redis unavailable", { kind, policy: failurePolicy[kind].onFailure, ...describeError(error) });
+  deps.logSampled(kind, "warn", "redis unavailable", { kind, policy: failurePolicy[kind].onFailure, ...describeError(error) });
 }
 
 /** ±10 %: entries written together must not all expire in the same second. */

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AppError, toAppError, type RequestLogStatus } from "@/server/errors";
 import { errorResponse } from "@/server/http/error-response";
 import { parseSource, assertSourceAllowed, isRefererAllowed, type SourceLocation } from "@/server/source";
-import { describeError, type Logger } from "@/server/log";
+import { describeError, type Logger, type SampledLog } from "@/server/log";
 import type { Counters } from "@/server/coordination/counters";
 import type { RateLimiter } from "@/server/coordination/types";
 import { isAuthFailure, type AuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
@@ -49,6 +49,7 @@ export interface DeliveryDeps extends AuthorizeDeps {
     guard: AuthFailureGuard;
     trustedProxyHops: number;
     counters: Counters;
+    logSampled: SampledLog;
   };
 }
 
@@ -78,7 +79,7 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     outcome.apiKeyId = authorized.apiKey.id;
     const location = checkPolicy(parts, authorized, request.headers);
     outcome.sourceUrl = describeSource(location);
-    await enforceKeyLimits(authorized.apiKey, { ...deps.limits, logger: deps.logger, now: () => deps.now().getTime() });
+    await enforceKeyLimits(authorized.apiKey, { ...deps.limits, now: () => deps.now().getTime() });
     const authMs = performance.now() - started;
     const response = await respond(request, parts, authorized, location, deps, { requestId, started, authMs, outcome });
     outcome.httpStatus = response.status;

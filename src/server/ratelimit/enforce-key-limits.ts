@@ -3,11 +3,11 @@ import type { Counters } from "@/server/coordination/counters";
 import { failurePolicy } from "@/server/coordination/failure-policy";
 import type { LimitResult, LimitWindow, RateLimiter } from "@/server/coordination/types";
 import { AppError } from "@/server/errors";
-import { describeError, type Logger } from "@/server/log";
+import { describeError, type SampledLog } from "@/server/log";
 
 export interface KeyLimitDeps {
   limiter: RateLimiter;
-  logger: Logger;
+  logSampled: SampledLog;
   counters: Counters;
   now: () => number;
 }
@@ -43,7 +43,7 @@ async function limitOrAdmit(window: LimitWindow, apiKey: ApiKeyConfig, max: numb
 
 function failedOpen(deps: KeyLimitDeps, window: LimitWindow, error: unknown): void {
   deps.counters.increment("ratelimit_fail_open");
-  deps.logger.log("warn", "rate limit skipped", { window, policy: failurePolicy.rateLimit.onFailure, ...describeError(error) });
+  deps.logSampled("ratelimit", "warn", "rate limit skipped", { window, policy: failurePolicy.rateLimit.onFailure, ...describeError(error) });
 }
 
 export function refusal(result: LimitResult, nowMs: number): AppError {

@@ -1,11 +1,13 @@
 import type { Counters } from "@/server/coordination/counters";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
-import { describeError, type Logger } from "@/server/log";
+import { describeError, type Logger, type SampledLog } from "@/server/log";
 import { bufferUsage } from "./buffer-usage";
 import { touchActivity, type ActivityDeps } from "./touch-activity";
 
 export interface OutcomeDeps extends ActivityDeps {
   logger: Logger;
+  /** For failures that repeat on every request while Redis is down. */
+  logSampled: SampledLog;
   counters: Counters;
 }
 
@@ -21,11 +23,11 @@ export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, 
   await Promise.all([
     bufferUsage(deps.kv, { ...ids, bytes, at }).catch((error: unknown) => {
       deps.counters.increment("usage_increment_lost");
-      deps.logger.log("error", "usage increment lost", { requestId: outcome.requestId, ...describeError(error) });
+      deps.logSampled("usage", "error", "usage increment lost", { requestId: outcome.requestId, ...describeError(error) });
     }),
     touchActivity(deps, ids, at).catch((error: unknown) => {
       deps.counters.increment("redis_failure_activityThrottle");
-      deps.logger.log("warn", "activity update skipped", { requestId: outcome.requestId, ...describeError(error) });
+      deps.logSampled("activity", "warn", "activity update skipped", { requestId: outcome.requestId, ...describeError(error) });
     }),
   ]);
 }

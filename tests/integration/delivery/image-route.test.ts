@@ -141,6 +141,7 @@ describe("image route: refusals", () => {
     const tamperedOps = await errorOf(await app.fetch(path.replace("/w_100/", "/w_101/")));
     const tamperedExp = await errorOf(await app.fetch(path.replace(`exp=${exp}`, `exp=${exp + 1}`)));
     for (const e of [forged, tamperedOps, tamperedExp]) expect([e.status, e.code, e.error]).toEqual([403, "FORBIDDEN", "Forbidden"]);
+    await app.settled();
     expect(app.outcomes.some((o) => o.status === "sig_invalid")).toBe(true);
   });
 

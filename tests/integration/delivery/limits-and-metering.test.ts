@@ -43,6 +43,7 @@ describe("per-key rate limits", () => {
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(Number(refused.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
     expect(((await refused.json()) as { code: string }).code).toBe("RATE_LIMITED");
+    await app.settled();
     expect(app.outcomes.at(-1)?.status).toBe("rate_limited");
   });
 
