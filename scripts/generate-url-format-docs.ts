@@ -48,7 +48,7 @@ export const errorWhen = {
   UNSUPPORTED_IMAGE:
     "Empty, not an image, or a format other than JPEG, PNG, WebP, GIF, AVIF, TIFF, SVG (e.g. HEIC); or an SVG that would be passed through but carries active content or is gzipped.",
   IMAGE_DECODE_FAILED: "The bytes claim a supported format but do not decode (truncated, corrupt).",
-  RATE_LIMITED: "Reserved for rate limiting; not raised by this version.",
+  RATE_LIMITED: "A per-key minute or day window is full, or this client address failed authentication too often this minute. With Retry-After and X-RateLimit-Limit, -Remaining, -Reset.",
   SOURCE_FAILED:
     "DNS failed, no address connected, TLS failed, the origin answered another status than 200/404/410 or a compressed body, or the connection broke.",
   SOURCE_REDIRECT_FORBIDDEN:
