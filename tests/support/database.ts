@@ -6,7 +6,7 @@ import { openDatabase, type DatabaseHandle } from "@/server/db/client";
  * A migrated, empty database for one test file: in-memory PGlite by default, or a fresh database on
  * the PostgreSQL server named by TEST_DATABASE_URL (dropped again on close).
  */
-export async function createTestDatabase(): Promise<DatabaseHandle> {
+export async function createTestDatabase(): Promise<DatabaseHandle & { url?: string }> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) return openDatabase({ kind: "pglite", dataDir: null });
 
@@ -18,6 +18,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle> {
   const handle = await openDatabase({ kind: "postgres", url: url.toString(), maxConnections: 5 });
   return {
     ...handle,
+    url: url.toString(),
     async close() {
       await handle.close();
       await admin.unsafe(`drop database if exists ${name} with (force)`);

@@ -39,10 +39,25 @@ async function measure(kind: string, path: string, init?: RequestInit): Promise<
 }
 
 describe("hot-path Redis budget", () => {
+  it("lets concurrent cold requests for one key share one read of it (no stampede)", async () => {
+    const key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "stampede" });
+    await app.services.invalidate.project(app.projectId); // the project is cold too
+    await app.settled();
+    redis.endpoint.resetStats();
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => app.fetch(app.signedPath(`w_${i + 1}`, `http://${origin.host}/a.png`, { key }))),
+    );
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    // One GET for the key and one for the project, for thirty requests arriving at once.
+    expect(redis.endpoint.stats().byCommand.GET).toBe(2);
+    await app.settled();
+  });
+
   it("stays within two blocking round trips when warm, and says what cold and refused requests cost", async () => {
     const key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "budget" });
     await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 3 }).where(eq(apiKeys.id, key.id));
     const url = (n: number) => app.signedPath(`w_${n}`, `http://${origin.host}/a.png`, { key });
+    await app.services.invalidate.project(app.projectId); // cold: neither tier holds the project
 
     expect((await measure("cold", url(1))).status).toBe(200);
     expect(report.cold!.commands.GET).toBe(2); // key and project, both missing from Redis

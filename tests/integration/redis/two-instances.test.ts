@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/server/db/client";
+import { buildSignedUrl, createSecretBox } from "@/server/signing";
+import { bootstrap } from "@/server/tenancy/bootstrap";
+import { createTestDatabase } from "../../support/database";
+import { makePng } from "../../support/images";
+import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { startRealRedis, type RealRedis } from "../../support/redis";
+
+// Two instances need one shared PostgreSQL: this runs in CI's PostgreSQL + Redis run.
+const shared = process.env.TEST_DATABASE_URL !== undefined;
+const MASTER = "two-instances-master";
+
+let database: DatabaseHandle & { url?: string };
+let redis: RealRedis;
+let origin: Origin;
+const children: ChildProcess[] = [];
+
+function startInstance(): Promise<string> {
+  const config = JSON.stringify({ databaseUrl: database.url, redis: redis.settings, master: MASTER });
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/support/instance.ts", config], { stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      const port = /READY (\d+)/.exec(chunk.toString())?.[1];
+      if (port) resolve(`http://127.0.0.1:${port}`);
+    });
+    child.once("exit", (code) => reject(new Error(`instance exited with ${code}`)));
+  });
+}
+
+beforeAll(async () => {
+  if (!shared) return;
+  [database, redis, origin] = await Promise.all([createTestDatabase(), startRealRedis(), startOrigin({ "/a.png": serveBytes(await makePng(16, 16), "image/png") })]);
+}, 60_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGTERM");
+  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+  await origin?.close();
+  await redis?.stop();
+  await database?.close();
+});
+
+describe.skipIf(!shared)("two instances sharing PostgreSQL and Redis", () => {
+  it("see a revocation made on the other within 2 seconds", async () => {
+    const { project, key } = await bootstrap(
+      { db: database.db, secretBox: createSecretBox(MASTER) },
+      { teamSlug: "shared", projectSlug: "site", keyName: "k", sourceHosts: [origin.host], allowLoopback: true },
+    );
+    const [a, b] = await Promise.all([startInstance(), startInstance()]);
+    const image = (base: string, n: number) =>
+      buildSignedUrl({ baseUrl: base, projectSlug: project.slug, ...key, operations: `w_${n}`, source: `http://${origin.host}/a.png` });
+
+    // Both instances hold the key in L1 and Redis holds it too.
+    expect((await fetch(image(a, 1))).status).toBe(200);
+    expect((await fetch(image(b, 2))).status).toBe(200);
+
+    const revokedAt = Date.now();
+    expect((await fetch(`${a}/admin/revoke?key=${key.publicKey}`, { method: "POST" })).status).toBe(204);
+    expect((await fetch(image(a, 3))).status).toBe(401); // at once where the change was made
+
+    let seenAfterMs = Number.POSITIVE_INFINITY;
+    for (let n = 4; Date.now() - revokedAt < 5_000; n++) {
+      if ((await fetch(image(b, n))).status === 401) {
+        seenAfterMs = Date.now() - revokedAt;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    console.log(`revocation visible on the other instance after ${seenAfterMs} ms`);
+    expect(seenAfterMs).toBeLessThanOrEqual(2_000);
+  }, 60_000);
+});

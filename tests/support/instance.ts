@@ -1,0 +1,57 @@
+/**
+ * One app instance in its own process, for multi-instance tests: the real services and route handler
+ * behind a plain HTTP server, plus one admin route that does what the dashboard's revoke does (write
+ * the database, then invalidate). Usage: tsx tests/support/instance.ts '<json config>'; prints "READY <port>".
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { eq } from "drizzle-orm";
+import { apiKeys } from "@/server/db/schema";
+import { createImageRouteHandler } from "@/server/delivery/route-handler";
+import { createLogger } from "@/server/log";
+import { createServices } from "@/server/services";
+
+interface InstanceConfig {
+  databaseUrl: string;
+  redis: { url: string; token: string };
+  master: string;
+}
+
+const config = JSON.parse(process.argv[2]!) as InstanceConfig;
+const services = await createServices({
+  database: { kind: "postgres", url: config.databaseUrl, maxConnections: 4 },
+  secrets: { keyEncryption: config.master, keyEncryptionPrevious: undefined, auth: "a", cron: "c" },
+  fetchLimits: { maxBytes: 5_000_000, timeoutMs: 5000, maxRedirects: 3, allowLoopback: true },
+  transformLimits: { maxInputPixels: 50_000_000, maxOutputDimension: 8192, maxFrames: 100, timeoutMs: 10_000 },
+  localSourceRoot: null,
+  transformConcurrency: 1,
+  transformQueue: 8,
+  resultCacheBytes: 1_000_000,
+  configCacheTtlMs: 1000, // the production default: the bound under test
+  redis: config.redis,
+  authFailuresPerMinute: 1000,
+  trustedProxyHops: 0,
+  logger: createLogger("error"),
+});
+const handle = createImageRouteHandler(async () => services, (task) => setTimeout(task, 0));
+
+const server = http.createServer(async (req, res) => {
+  const url = new URL(req.url ?? "/", "http://instance");
+  if (req.method === "POST" && url.pathname === "/admin/revoke") {
+    const publicKey = url.searchParams.get("key")!;
+    await services.database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.publicKey, publicKey));
+    await services.invalidate.apiKeys([publicKey]);
+    res.writeHead(204).end();
+    return;
+  }
+  const [, , , projectSlug, ...rest] = url.pathname.split("/");
+  const params = Promise.resolve({ projectSlug: decodeURIComponent(projectSlug!), path: rest.map(decodeURIComponent) });
+  const response = await handle(new Request(url, { method: req.method }), { params });
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(Buffer.from(await response.arrayBuffer()));
+});
+server.listen(0, "127.0.0.1", () => console.log(`READY ${(server.address() as AddressInfo).port}`));
+process.on("SIGTERM", () => {
+  server.close();
+  void services.close().finally(() => process.exit(0));
+});
