@@ -16,7 +16,10 @@ import { env } from "@/env";
 import { openDatabase } from "@/server/db/client";
 import { projects } from "@/server/db/schema";
 import { serviceOptionsFromEnv } from "@/server/services";
+import { createConfigInvalidator } from "@/server/config-cache";
 import { createCoordination } from "@/server/coordination/create-coordination";
+import { createCounters } from "@/server/coordination/counters";
+import { createLogger } from "@/server/log";
 import { buildSignedUrl, createSecretBox, isPublicKeyShape } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
@@ -54,6 +57,13 @@ async function main(): Promise<void> {
   const options = serviceOptionsFromEnv(e);
   const database = await openDatabase(options.database);
   const deps = { db: database.db, secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious) };
+  // Write paths invalidate what the image route caches; other instances' L1 expires within 1 s.
+  const invalidate = createConfigInvalidator({
+    l1: null,
+    kv: options.redis ? createCoordination(options.redis).kv : null,
+    logger: createLogger("warn"),
+    counters: createCounters(),
+  });
   const baseUrl = values["base-url"] ?? e.OPTSTUFF_PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`;
   try {
     const command = positionals[0] ?? "bootstrap";
@@ -73,9 +83,11 @@ async function main(): Promise<void> {
       const updated = await setProjectSourceHosts(deps.db, project, (values.set ?? "").split(",").filter(Boolean), {
         allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
       });
+      await invalidate.project(updated.id);
       console.log(`Allowed source hosts of ${updated.slug}: ${updated.allowedSourceHosts.join(", ") || "(none: remote sources refused)"}`);
     } else if (command === "reseal") {
-      const { resealed, current } = await resealSecrets(deps);
+      const { resealed, current, publicKeys } = await resealSecrets(deps);
+      await invalidate.apiKeys(publicKeys);
       console.log(`Re-sealed ${resealed} API-key secret(s) under the current master; ${current} were already current.`);
     } else {
       throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, reseal, reset-limits, sign.`);

@@ -20,8 +20,10 @@ describe("master-secret rotation", () => {
     const second = await createApiKey({ db: database.db, secretBox: old }, { projectId: first.project.id, name: "b" });
 
     const rotating = createSecretBox("master-2026", "master-2025");
-    expect(await resealSecrets({ db: database.db, secretBox: rotating })).toEqual({ resealed: 2, current: 0 });
-    expect(await resealSecrets({ db: database.db, secretBox: rotating })).toEqual({ resealed: 0, current: 2 });
+    const outcome = await resealSecrets({ db: database.db, secretBox: rotating });
+    expect(outcome).toMatchObject({ resealed: 2, current: 0 });
+    expect(outcome.publicKeys.sort()).toEqual([first.key.publicKey, second.publicKey].sort());
+    expect(await resealSecrets({ db: database.db, secretBox: rotating })).toEqual({ resealed: 0, current: 2, publicKeys: [] });
 
     const rotated = createSecretBox("master-2026");
     const rows = await database.db.select({ publicKey: apiKeys.publicKey, sealed: apiKeys.encryptedSecret }).from(apiKeys);

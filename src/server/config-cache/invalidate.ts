@@ -17,7 +17,13 @@ export interface ConfigInvalidator {
  * shared Redis entries are deleted so other instances read fresh data once their L1 entry (≤ 1 s)
  * expires. A Redis failure is logged and counted, never thrown: the database change has happened.
  */
-export function createConfigInvalidator(deps: { l1: CachedConfigStore; kv: KeyValue | null; logger: Logger; counters: Counters }): ConfigInvalidator {
+export function createConfigInvalidator(deps: {
+  /** This process's L1; null in processes that serve no images (the CLI). */
+  l1: CachedConfigStore | null;
+  kv: KeyValue | null;
+  logger: Logger;
+  counters: Counters;
+}): ConfigInvalidator {
   async function drop(keys: string[]): Promise<void> {
     if (!deps.kv || keys.length === 0) return;
     try {
@@ -30,12 +36,12 @@ export function createConfigInvalidator(deps: { l1: CachedConfigStore; kv: KeyVa
 
   return {
     async apiKeys(publicKeys) {
-      for (const publicKey of publicKeys) deps.l1.invalidateApiKey(publicKey);
+      for (const publicKey of publicKeys) deps.l1?.invalidateApiKey(publicKey);
       await drop(publicKeys.map(redisKeys.apiKeyConfig));
     },
     async project(projectId, publicKeys = []) {
-      deps.l1.invalidateProject(projectId);
-      for (const publicKey of publicKeys) deps.l1.invalidateApiKey(publicKey);
+      deps.l1?.invalidateProject(projectId);
+      for (const publicKey of publicKeys) deps.l1?.invalidateApiKey(publicKey);
       await drop([redisKeys.projectConfig(projectId), ...publicKeys.map(redisKeys.apiKeyConfig)]);
     },
   };

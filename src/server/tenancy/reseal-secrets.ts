@@ -6,11 +6,11 @@ import type { SecretBox } from "@/server/signing";
 /**
  * Second step of a master-secret rotation: every API-key secret sealed under the previous master is
  * opened and sealed again under the current one. Idempotent; afterwards the previous master can go.
- * Returns how many rows were re-sealed and how many were already current.
+ * Returns how many rows were re-sealed (and which, so their cached copies can be dropped).
  */
-export async function resealSecrets(deps: { db: Database; secretBox: SecretBox }): Promise<{ resealed: number; current: number }> {
+export async function resealSecrets(deps: { db: Database; secretBox: SecretBox }): Promise<{ resealed: number; current: number; publicKeys: string[] }> {
   const rows = await deps.db.select({ id: apiKeys.id, publicKey: apiKeys.publicKey, sealed: apiKeys.encryptedSecret }).from(apiKeys);
-  let resealed = 0;
+  const publicKeys: string[] = [];
   for (const row of rows) {
     if (!deps.secretBox.needsReseal(row.sealed)) continue;
     const secret = deps.secretBox.open(row.sealed, row.publicKey);
@@ -19,7 +19,7 @@ export async function resealSecrets(deps: { db: Database; secretBox: SecretBox }
       .update(apiKeys)
       .set({ encryptedSecret: deps.secretBox.seal(secret, row.publicKey) })
       .where(eq(apiKeys.encryptedSecret, row.sealed));
-    resealed++;
+    publicKeys.push(row.publicKey);
   }
-  return { resealed, current: rows.length - resealed };
+  return { resealed: publicKeys.length, current: rows.length - publicKeys.length, publicKeys };
 }
