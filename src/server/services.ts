@@ -68,9 +68,9 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
   const coordination = createCoordination(options.redis);
   const { kv } = coordination;
-  const database_ = createDatabaseConfigStore(database.db);
+  const truth = createDatabaseConfigStore(database.db);
   // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
-  const shared = kv.kind === "upstash" ? createRedisTier(database_, { kv, logSampled, counters }) : database_;
+  const shared = kv.kind === "upstash" ? createRedisTier(truth, { kv, logSampled, counters }) : truth;
   const config = createMemoryTier(shared, { ttlMs: options.configCacheTtlMs, maxEntries: 10_000 });
   const invalidate = createConfigInvalidator({ l1: config, kv: kv.kind === "upstash" ? kv : null, logger, counters });
   configureSharp();

@@ -1,11 +1,12 @@
 import { crc32, deflateSync } from "node:zlib";
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data, CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
   const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
   const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
+  crc.writeUInt32BE(crc32(body) >>> 0);
   return Buffer.concat([length, body, crc]);
 }
 
@@ -18,9 +19,9 @@ export function pixelBombPng(width = 100_000, height = 100_000): Buffer {
   const rows = deflateSync(Buffer.alloc(64)); // far fewer rows than declared
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", rows),
-    chunk("IEND", Buffer.alloc(0)),
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", rows),
+    pngChunk("IEND", Buffer.alloc(0)),
   ]);
 }
 

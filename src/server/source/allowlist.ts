@@ -50,9 +50,22 @@ export function normaliseHostEntry(entry: string): HostEntry | null {
 
 /** Whether a project's allowed-source list admits this location. An empty list refuses everything. */
 export function isSourceAllowed(location: SourceLocation, allowedHosts: readonly string[]): boolean {
-  const entries = allowedHosts.map(normaliseHostEntry);
+  const entries = normalisedEntries(allowedHosts);
   if (location.kind === "local") return entries.some((e) => e?.kind === "local");
   return entries.some((e) => e !== null && remoteMatches(location.url, e));
+}
+
+// Config objects come from the config cache and are reused across requests: parse each list once
+// instead of running the URL parser over every entry on every image request.
+const parsedLists = new WeakMap<readonly string[], readonly (HostEntry | null)[]>();
+
+function normalisedEntries(allowedHosts: readonly string[]): readonly (HostEntry | null)[] {
+  let entries = parsedLists.get(allowedHosts);
+  if (!entries) {
+    entries = allowedHosts.map(normaliseHostEntry);
+    parsedLists.set(allowedHosts, entries);
+  }
+  return entries;
 }
 
 export function assertSourceAllowed(location: SourceLocation, allowedHosts: readonly string[]): void {

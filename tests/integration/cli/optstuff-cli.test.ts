@@ -3,31 +3,22 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sign, signaturePayload } from "@/server/signing";
+import { createTestDatabase } from "../../support/database";
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), "optstuff-cli-"));
 let databaseUrl: string | undefined;
-let dropDatabase: (() => Promise<void>) | undefined;
+let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
 
 // On PostgreSQL runs the CLI gets its own database through DATABASE_URL; otherwise the embedded one.
 beforeAll(async () => {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) return;
-  const name = `optstuff_cli_${Date.now()}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-  dropDatabase = async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  };
+  if (!process.env.TEST_DATABASE_URL) return;
+  database = await createTestDatabase();
+  databaseUrl = database.url;
 });
-afterAll(async () => dropDatabase?.());
+afterAll(async () => database?.close());
 
 function cli(args: string[], extraEnv: Record<string, string> = {}) {
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", OPTSTUFF_DATA_DIR: dataDir, PORT: "4100", ...extraEnv };

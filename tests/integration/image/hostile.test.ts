@@ -1,4 +1,3 @@
-import { crc32, deflateSync } from "node:zlib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
@@ -9,6 +8,7 @@ import {
   transformImage,
   type TransformLimits,
 } from "@/server/image";
+import { pixelBombPng, pngChunk } from "../../support/hostile";
 import { animatedGif, solid } from "./generate";
 
 function transform(input: Buffer, segment: string, limits: Partial<TransformLimits> = {}) {
@@ -26,37 +26,13 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
   return error as AppError;
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body) >>> 0);
-  return Buffer.concat([length, body, crc]);
-}
-
-/** A valid-looking PNG that declares width×height RGB pixels but carries a few hundred bytes. */
-function pngDeclaring(width: number, height: number): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8; // bit depth
-  header[9] = 2; // truecolour
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", header),
-    pngChunk("IDAT", deflateSync(Buffer.alloc(4096))),
-    pngChunk("IEND", Buffer.alloc(0)),
-  ]);
-}
-
 beforeAll(() => {
   configureSharp();
 });
 
 describe("pixel limits", () => {
   it("refuses a 100000×100000 PNG bomb quickly, without allocating its pixels", async () => {
-    const bomb = pngDeclaring(100_000, 100_000);
+    const bomb = pixelBombPng(100_000, 100_000);
     expect(bomb.length).toBeLessThan(1000);
     const rssBefore = process.memoryUsage().rss;
     const started = performance.now();
@@ -69,9 +45,9 @@ describe("pixel limits", () => {
 
   it("refuses a header just over the configured limit (below libvips' own default)", async () => {
     // 64 MP: over our 50 MP default, under libvips' own 268 MP default, so our limit is what refuses it.
-    const error = await refusal(transform(pngDeclaring(8000, 8000), "_"));
+    const error = await refusal(transform(pixelBombPng(8000, 8000), "_"));
     expect(error.code).toBe("IMAGE_TOO_LARGE");
-    await expect(transform(pngDeclaring(8000, 8000), "_", { maxInputPixels: 70_000_000 })).rejects.toMatchObject({
+    await expect(transform(pixelBombPng(8000, 8000), "_", { maxInputPixels: 70_000_000 })).rejects.toMatchObject({
       code: "IMAGE_DECODE_FAILED",
     });
   });
@@ -111,7 +87,7 @@ describe("undecodable input", () => {
   });
 
   it("answers 422 for a PNG whose pixel data is garbage", async () => {
-    const png = Buffer.concat([pngDeclaring(64, 64).subarray(0, 33), pngChunk("IDAT", Buffer.from("not zlib at all")), pngChunk("IEND", Buffer.alloc(0))]);
+    const png = Buffer.concat([pixelBombPng(64, 64).subarray(0, 33), pngChunk("IDAT", Buffer.from("not zlib at all")), pngChunk("IEND", Buffer.alloc(0))]);
     expect((await refusal(transform(png, "f_webp"))).code).toBe("IMAGE_DECODE_FAILED");
   });
 
