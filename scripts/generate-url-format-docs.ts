@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { errorCatalogue, type ErrorCode } from "@/server/errors";
+import { deliveryErrors as errorCatalogue } from "@/server/errors";
 import { operationRegistry, type OperationSpec } from "@/server/image";
 
 export const URL_FORMAT_DOC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../docs/url-format.md");
@@ -58,7 +58,7 @@ export const errorWhen = {
   SOURCE_TIMEOUT: "The whole fetch (DNS, connect, headers, body, every redirect) exceeded `OPTSTUFF_FETCH_TIMEOUT_MS`.",
   TRANSFORM_TIMEOUT: "Processing exceeded `OPTSTUFF_TRANSFORM_TIMEOUT_MS`.",
   INTERNAL: "A bug, or an API-key secret that no configured master secret opens. The body never carries the cause.",
-} as const satisfies Record<ErrorCode, string>;
+} as const satisfies Record<keyof typeof errorCatalogue, string>;
 
 export interface CatalogueEntry {
   status: number;

@@ -23,7 +23,7 @@ import { createLogger } from "@/server/log";
 import { buildSignedUrl, createSecretBox, isPublicKeyShape } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
-import { findTeamBySlug } from "@/server/tenancy/create-team";
+import { findTeamBySlug } from "@/server/tenancy/teams";
 import { findProject, setProjectSourceHosts } from "@/server/tenancy/projects";
 import { resealSecrets } from "@/server/tenancy/reseal-secrets";
 

@@ -35,6 +35,18 @@ const envSchema = z.object({
   /** Public origin of this server, used in printed URLs and snippets. Default http://127.0.0.1:$PORT. */
   OPTSTUFF_PUBLIC_BASE_URL: optionalText,
   PORT: int(3000, 1),
+  /** Further origins the dashboard accepts sign-ins from (comma-separated), besides the public base URL. */
+  OPTSTUFF_TRUSTED_ORIGINS: optionalText,
+  /** GitHub sign-in appears only when both are set. */
+  GITHUB_CLIENT_ID: optionalText,
+  GITHUB_CLIENT_SECRET: optionalText,
+  /** Google sign-in appears only when both are set. */
+  GOOGLE_CLIENT_ID: optionalText,
+  GOOGLE_CLIENT_SECRET: optionalText,
+  /** SMTP server for invitation emails (`smtp://user:pass@host:587`); without it links are shown to copy. */
+  SMTP_URL: optionalText,
+  /** Sender of invitation emails. Default `OptStuff <no-reply@localhost>`. */
+  SMTP_FROM: z.string().default("OptStuff <no-reply@localhost>"),
   /** Directory served as `local/<path>` sources; off unless set (the embedded default sets demo/). */
   OPTSTUFF_LOCAL_SOURCE_ROOT: optionalText,
   /** Allow loopback origins (development and tests only). Default off. */

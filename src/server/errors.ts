@@ -3,7 +3,7 @@
  * its public message and the request-log status it is recorded under. The internal cause travels with
  * the error (for logs) but is never sent to a client.
  */
-export const errorCatalogue = {
+export const deliveryErrors = {
   BAD_REQUEST: { status: 400, message: "Malformed request", log: "bad_request" },
   UNKNOWN_OPERATION: { status: 400, message: "Unknown operation", log: "bad_request" },
   INVALID_OPERATION: { status: 400, message: "Invalid operation value", log: "bad_request" },
@@ -35,8 +35,29 @@ export const errorCatalogue = {
   INTERNAL: { status: 500, message: "Internal server error", log: "error" },
 } as const satisfies Record<string, { status: number; message: string; log: string; publicCode?: string }>;
 
+/**
+ * What the dashboard's procedures refuse. Their callers are signed in and the message names what to
+ * fix, so a procedure may replace the message with a more precise one (never with internal detail).
+ */
+export const dashboardErrors = {
+  INVALID_INPUT: { status: 400, message: "Some fields are not valid" },
+  UNAUTHENTICATED: { status: 401, message: "Please sign in" },
+  NOT_PERMITTED: { status: 403, message: "Your role in this team does not allow this" },
+  // Also what a non-member gets for another team's resources: existence is not revealed.
+  NOT_FOUND: { status: 404, message: "Not found" },
+  SLUG_TAKEN: { status: 409, message: "That slug is already taken" },
+  LAST_OWNER: { status: 409, message: "A team needs at least one owner: make someone else owner first" },
+  ALREADY_MEMBER: { status: 409, message: "That person is already a member of this team" },
+  KEY_NOT_ACTIVE: { status: 409, message: "Only an active key can be changed or rotated" },
+  INVITATION_INVALID: { status: 410, message: "This invitation is no longer valid" },
+  INVITATION_EMAIL_MISMATCH: { status: 403, message: "This invitation was sent to a different email address" },
+  TOO_MANY_REQUESTS: { status: 429, message: "Too many requests, try again shortly" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors };
+
 export type ErrorCode = keyof typeof errorCatalogue;
-export type RequestLogStatus = (typeof errorCatalogue)[ErrorCode]["log"] | "success";
+export type RequestLogStatus = (typeof deliveryErrors)[keyof typeof deliveryErrors]["log"] | "success";
 
 export interface AppErrorOptions {
   /** Replaces the catalogue's public message; only for messages that reveal nothing (e.g. which token was unknown). */
@@ -73,7 +94,8 @@ export class AppError extends Error {
   }
 
   get logStatus(): RequestLogStatus {
-    return errorCatalogue[this.code].log;
+    const entry = errorCatalogue[this.code];
+    return "log" in entry ? entry.log : "error";
   }
 }
 

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { env as readEnv, type Env } from "@/env";
+import { env as readEnv, isProduction, type Env } from "@/env";
 import { loadSecrets, type Secrets } from "@/server/config/secrets";
 import {
   createConfigInvalidator,
@@ -12,6 +12,10 @@ import {
 import { createCoordination, type Coordination } from "@/server/coordination/create-coordination";
 import { createCounters, type Counters } from "@/server/coordination/counters";
 import type { UpstashSettings } from "@/server/coordination/upstash-client";
+import { createAuth, type Auth, type OAuthCredentials } from "@/server/auth/create-auth";
+import { createMailer, type Mailer } from "@/server/mail/mailer";
+import type { TenancyDeps } from "@/server/tenancy/deps";
+import { createPersonalTeam } from "@/server/tenancy/onboarding";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { recordOutcome } from "@/server/usage/record-outcome";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
@@ -33,6 +37,13 @@ export interface Services {
   counters: Counters;
   logger: Logger;
   delivery: DeliveryDeps;
+  auth: Auth;
+  /** Null without SMTP: invitation links are shown to copy. */
+  mailer: Mailer | null;
+  tenancy: TenancyDeps;
+  /** Origin of this server in printed URLs, snippets and the auth cookies. */
+  publicBaseUrl: string;
+  authProviders: Array<"github" | "google">;
   /** Runs after the response: never slows or fails the request it describes. */
   recordOutcome(outcome: RequestOutcome): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +66,12 @@ export interface ServiceOptions {
   authFailuresPerMinute: number;
   /** Proxies in front of the app whose X-Forwarded-For entries are skipped. */
   trustedProxyHops: number;
+  /** Default http://127.0.0.1:3000. */
+  publicBaseUrl?: string;
+  /** Origins allowed to sign in besides publicBaseUrl. */
+  trustedOrigins?: string[];
+  oauth?: { github: OAuthCredentials | null; google: OAuthCredentials | null };
+  smtp?: { url: string; from: string } | null;
   logger?: Logger;
   net?: NetDeps;
   now?: () => Date;
@@ -95,9 +112,34 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       logSampled,
     },
   };
+  const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
+  const oauth = options.oauth ?? { github: null, google: null };
+  const auth = createAuth({
+    db: database.db,
+    secret: options.secrets.auth,
+    baseUrl: publicBaseUrl,
+    trustedOrigins: options.trustedOrigins ?? [],
+    limiter: coordination.limiter,
+    ...oauth,
+    onUserCreated: async (account) => {
+      await createPersonalTeam(database.db, account);
+    },
+  });
+  const tenancy: TenancyDeps = {
+    db: database.db,
+    invalidate,
+    secretBox,
+    hostPolicy: { allowLoopback: options.fetchLimits.allowLoopback },
+    now,
+  };
   return {
     database,
     secrets: options.secrets,
+    auth,
+    mailer: createMailer(options.smtp ?? null),
+    tenancy,
+    publicBaseUrl,
+    authProviders: (["github", "google"] as const).filter((name) => oauth[name] !== null),
     secretBox,
     config,
     invalidate,
@@ -146,7 +188,19 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
         : null,
     authFailuresPerMinute: e.OPTSTUFF_AUTH_FAILURES_PER_MINUTE,
     trustedProxyHops: e.OPTSTUFF_TRUSTED_PROXY_HOPS,
+    publicBaseUrl: e.OPTSTUFF_PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`,
+    trustedOrigins: [
+      ...(e.OPTSTUFF_TRUSTED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
+      // The embedded default answers on loopback under either name.
+      ...(isProduction(e) ? [] : [`http://localhost:${e.PORT}`, `http://127.0.0.1:${e.PORT}`]),
+    ],
+    oauth: { github: credentials(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET), google: credentials(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET) },
+    smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
   };
+}
+
+function credentials(clientId: string | undefined, clientSecret: string | undefined): OAuthCredentials | null {
+  return clientId && clientSecret ? { clientId, clientSecret } : null;
 }
 
 // Kept on globalThis so Next's separate route bundles in one process share one set of services

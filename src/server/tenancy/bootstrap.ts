@@ -1,7 +1,7 @@
 import type { Database } from "@/server/db/client";
 import type { SecretBox } from "@/server/signing";
 import { createApiKey, type CreatedApiKey } from "./create-api-key";
-import { createTeam, findTeamBySlug, type TeamRow } from "./create-team";
+import { createTeam, findTeamBySlug, type TeamRow } from "./teams";
 import { createProject, findProject, setProjectSourceHosts, type ProjectRow } from "./projects";
 
 export interface BootstrapInput {

@@ -1,5 +1,7 @@
+import { z } from "zod";
 import type { Database } from "@/server/db/client";
 import { apiKeys } from "@/server/db/schema";
+import { AppError } from "@/server/errors";
 import { generateKeyPair, type SecretBox } from "@/server/signing";
 import { nameSchema } from "./slugs";
 
@@ -10,11 +12,27 @@ export interface CreatedApiKey {
   secretKey: string;
 }
 
+/** Bounds an admin may set; null keeps the defaults (60 per minute, 10,000 per day). */
+export const keyLimitsSchema = z
+  .object({
+    rateLimitPerMinute: z.number().int().min(1).max(100_000).nullable(),
+    rateLimitPerDay: z.number().int().min(1).max(100_000_000).nullable(),
+  })
+  .partial();
+
+export type KeyLimits = z.infer<typeof keyLimitsSchema>;
+
+export function assertFutureExpiry(expiresAt: Date | null | undefined, now: Date): void {
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new AppError("INVALID_INPUT", { message: "Expiry must be in the future" });
+}
+
 export async function createApiKey(
   deps: { db: Database; secretBox: SecretBox },
-  input: { projectId: string; name: string; expiresAt?: Date | null; createdBy?: string | null },
+  input: { projectId: string; name: string; expiresAt?: Date | null; createdBy?: string | null } & KeyLimits,
+  now = new Date(),
 ): Promise<CreatedApiKey> {
-  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw new Error("Expiry must be in the future");
+  assertFutureExpiry(input.expiresAt, now);
+  const limits = keyLimitsSchema.parse({ rateLimitPerMinute: input.rateLimitPerMinute, rateLimitPerDay: input.rateLimitPerDay });
   const pair = generateKeyPair();
   const [row] = await deps.db
     .insert(apiKeys)
@@ -25,6 +43,8 @@ export async function createApiKey(
       encryptedSecret: deps.secretBox.seal(pair.secretKey, pair.publicKey),
       expiresAt: input.expiresAt ?? null,
       createdBy: input.createdBy ?? null,
+      rateLimitPerMinute: limits.rateLimitPerMinute ?? null,
+      rateLimitPerDay: limits.rateLimitPerDay ?? null,
     })
     .returning({ id: apiKeys.id });
   return { id: row!.id, ...pair };

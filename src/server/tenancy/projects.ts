@@ -1,8 +1,12 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq, ilike, or } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
+import { isUniqueViolation } from "@/server/db/errors";
 import { projects } from "@/server/db/schema";
-import { normaliseSourceHosts, type SourceHostPolicy } from "./source-hosts";
+import { AppError } from "@/server/errors";
+import type { TenancyDeps } from "./deps";
+import { normaliseRefererHosts, normaliseSourceHosts, type SourceHostPolicy } from "./source-hosts";
 import { nameSchema, slugSchema } from "./slugs";
+import { keysOfProjects } from "./teams";
 
 export interface ProjectRow {
   id: string;
@@ -10,6 +14,15 @@ export interface ProjectRow {
   name: string;
   slug: string;
   allowedSourceHosts: string[];
+  allowedRefererHosts: string[];
+  lastActivityAt: Date | null;
+  createdAt: Date;
+}
+
+/** A project addressed through its team: a project id alone never selects a row. */
+export interface ProjectScope {
+  teamId: string;
+  projectId: string;
 }
 
 const columns = {
@@ -18,42 +31,101 @@ const columns = {
   name: projects.name,
   slug: projects.slug,
   allowedSourceHosts: projects.allowedSourceHosts,
+  allowedRefererHosts: projects.allowedRefererHosts,
+  lastActivityAt: projects.lastActivityAt,
+  createdAt: projects.createdAt,
 };
+
+const slugTaken = (error: unknown) => new AppError("SLUG_TAKEN", { message: "This team already has a project with that slug", cause: error });
 
 export async function createProject(
   db: Database,
-  input: { teamId: string; name: string; slug: string; allowedSourceHosts?: readonly string[] },
+  input: { teamId: string; name: string; slug: string; allowedSourceHosts?: readonly string[]; allowedRefererHosts?: readonly string[] },
   policy: SourceHostPolicy = {},
 ): Promise<ProjectRow> {
-  const [row] = await db
-    .insert(projects)
-    .values({
-      teamId: input.teamId,
-      name: nameSchema.parse(input.name),
-      slug: slugSchema.parse(input.slug),
-      allowedSourceHosts: normaliseSourceHosts(input.allowedSourceHosts ?? [], policy),
-    })
-    .returning(columns);
-  return row!;
+  const values = {
+    teamId: input.teamId,
+    name: nameSchema.parse(input.name),
+    slug: slugSchema.parse(input.slug),
+    allowedSourceHosts: normaliseSourceHosts(input.allowedSourceHosts ?? [], policy),
+    allowedRefererHosts: normaliseRefererHosts(input.allowedRefererHosts ?? [], policy),
+  };
+  try {
+    const [row] = await db.insert(projects).values(values).returning(columns);
+    return row!;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken(error);
+    throw error;
+  }
 }
 
-/** Scoped by team: a project id alone never selects a row. */
 export async function findProject(db: Database, teamId: string, slug: string): Promise<ProjectRow | null> {
   const [row] = await db.select(columns).from(projects).where(and(eq(projects.teamId, teamId), eq(projects.slug, slug)));
   return row ?? null;
 }
 
-export async function setProjectSourceHosts(
-  db: Database,
-  scope: { teamId: string; projectId: string },
-  hosts: readonly string[],
-  policy: SourceHostPolicy = {},
+/** The team's projects by name; `search` matches name or slug, case-insensitively. */
+export async function listProjects(db: Database, teamId: string, search?: string): Promise<ProjectRow[]> {
+  const term = search?.trim();
+  const pattern = term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  return db
+    .select(columns)
+    .from(projects)
+    .where(and(eq(projects.teamId, teamId), pattern ? or(ilike(projects.name, pattern), ilike(projects.slug, pattern)) : undefined))
+    .orderBy(asc(projects.name));
+}
+
+/**
+ * Name, slug and the two host lists. The image route reads the slug and the lists, so the cached
+ * project is dropped before this returns.
+ */
+export async function updateProject(
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "hostPolicy">,
+  scope: ProjectScope,
+  input: { name?: string; slug?: string; allowedSourceHosts?: readonly string[]; allowedRefererHosts?: readonly string[] },
 ): Promise<ProjectRow> {
+  const changes = {
+    ...(input.name !== undefined && { name: nameSchema.parse(input.name) }),
+    ...(input.slug !== undefined && { slug: slugSchema.parse(input.slug) }),
+    ...(input.allowedSourceHosts !== undefined && { allowedSourceHosts: normaliseSourceHosts(input.allowedSourceHosts, deps.hostPolicy) }),
+    ...(input.allowedRefererHosts !== undefined && { allowedRefererHosts: normaliseRefererHosts(input.allowedRefererHosts, deps.hostPolicy) }),
+    updatedAt: new Date(),
+  };
+  let row: ProjectRow | undefined;
+  try {
+    [row] = await deps.db.update(projects).set(changes).where(inScope(scope)).returning(columns);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken(error);
+    throw error;
+  }
+  if (!row) throw new AppError("NOT_FOUND");
+  await deps.invalidate.project(row.id);
+  return row;
+}
+
+/** Kept for the CLI and bootstrap, which invalidate themselves. */
+export async function setProjectSourceHosts(db: Database, scope: ProjectScope, hosts: readonly string[], policy: SourceHostPolicy = {}): Promise<ProjectRow> {
   const [row] = await db
     .update(projects)
     .set({ allowedSourceHosts: normaliseSourceHosts(hosts, policy), updatedAt: new Date() })
-    .where(and(eq(projects.id, scope.projectId), eq(projects.teamId, scope.teamId)))
+    .where(inScope(scope))
     .returning(columns);
-  if (!row) throw new Error("Project not found in this team");
+  if (!row) throw new AppError("NOT_FOUND", { message: "Project not found in this team" });
   return row;
+}
+
+/** Deletes the project and its keys (cascade); every key's cached entry goes with it. */
+export async function deleteProject(deps: Pick<TenancyDeps, "db" | "invalidate">, scope: ProjectScope): Promise<void> {
+  const publicKeys = await deps.db.transaction(async (tx) => {
+    const [locked] = await tx.select({ id: projects.id }).from(projects).where(inScope(scope)).for("update");
+    if (!locked) throw new AppError("NOT_FOUND");
+    const keys = await keysOfProjects(tx, [locked.id]);
+    await tx.delete(projects).where(inScope(scope));
+    return keys.map((k) => k.publicKey);
+  });
+  await deps.invalidate.project(scope.projectId, publicKeys);
+}
+
+function inScope(scope: ProjectScope) {
+  return and(eq(projects.id, scope.projectId), eq(projects.teamId, scope.teamId));
 }

@@ -13,6 +13,21 @@ export function normaliseSourceHosts(entries: readonly string[], policy: SourceH
   return [...new Set(canonical)];
 }
 
+/**
+ * Same for referer entries: `*`, `example.com` or `*.example.com` (a scheme or port may be written but
+ * only the host is compared, so only the host is kept). `local` means nothing for a referer.
+ */
+export function normaliseRefererHosts(entries: readonly string[], policy: SourceHostPolicy = {}): string[] {
+  const canonical = entries.filter((e) => e.trim() !== "").map((raw) => {
+    const entry = normaliseHostEntry(raw);
+    if (entry?.kind === "any-remote") return "*";
+    if (!entry || entry.kind !== "host") throw invalid(raw, "use a host such as example.com, *.example.com or *", "allowedRefererHosts");
+    assertPublicHost(raw, entry, policy.allowLoopback ?? false, "allowedRefererHosts");
+    return `${entry.subdomainsOnly ? "*." : ""}${entry.host}`;
+  });
+  return [...new Set(canonical)];
+}
+
 export interface SourceHostPolicy {
   /** Loopback hosts accepted too (development and tests, with OPTSTUFF_ALLOW_LOOPBACK_SOURCES). */
   allowLoopback?: boolean;
@@ -28,13 +43,16 @@ function canonicalEntry(raw: string, policy: SourceHostPolicy): string {
   return `${scheme}${entry.subdomainsOnly ? "*." : ""}${entry.host}${entry.port ? `:${entry.port}` : ""}`;
 }
 
-function assertPublicHost(raw: string, entry: Extract<HostEntry, { kind: "host" }>, allowLoopback: boolean): void {
+type ListName = "allowedSourceHosts" | "allowedRefererHosts";
+
+function assertPublicHost(raw: string, entry: Extract<HostEntry, { kind: "host" }>, allowLoopback: boolean, list: ListName = "allowedSourceHosts"): void {
   const bare = entry.host.replace(/^\[|\]$/g, "");
   if (allowLoopback && bare === "localhost") return;
-  if (isIP(bare) !== 0 && !classifyAddress(bare, allowLoopback).allowed) throw invalid(raw, "private, loopback and reserved addresses are never fetched");
-  if (isIP(bare) === 0 && isForbiddenHostname(bare)) throw invalid(raw, "local and internal host names are never fetched");
+  if (isIP(bare) !== 0 && !classifyAddress(bare, allowLoopback).allowed) throw invalid(raw, "private, loopback and reserved addresses are not allowed", list);
+  if (isIP(bare) === 0 && isForbiddenHostname(bare)) throw invalid(raw, "local and internal host names are not allowed", list);
 }
 
-function invalid(raw: string, why: string): z.ZodError {
-  return new z.ZodError([{ code: "custom", path: ["allowedSourceHosts"], message: `"${raw}" is not a valid source host: ${why}`, input: raw }]);
+function invalid(raw: string, why: string, list: ListName = "allowedSourceHosts"): z.ZodError {
+  const what = list === "allowedSourceHosts" ? "source host" : "referer host";
+  return new z.ZodError([{ code: "custom", path: [list], message: `"${raw}" is not a valid ${what}: ${why}`, input: raw }]);
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { errorCatalogue } from "@/server/errors";
+import { deliveryErrors as errorCatalogue } from "@/server/errors";
 import { sign } from "@/server/signing";
 import {
   URL_FORMAT_DOC,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth";
 
 export const teamRole = pgEnum("team_role", ["owner", "admin", "member"]);
@@ -9,6 +9,8 @@ export const teams = pgTable("teams", {
   name: text("name").notNull(),
   /** Globally unique; appears in dashboard URLs. */
   slug: text("slug").notNull().unique(),
+  /** A personal team made at sign-up keeps this until onboarding has chosen its name and slug. */
+  pendingOnboarding: boolean("pending_onboarding").notNull().default(false),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "teams" ADD COLUMN "pending_onboarding" boolean DEFAULT false NOT NULL;

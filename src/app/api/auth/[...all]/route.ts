@@ -1,0 +1,9 @@
+import { createAuthRouteHandler } from "@/server/auth/route-handler";
+import { getServices } from "@/server/services";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+const handler = createAuthRouteHandler(getServices);
+
+export { handler as GET, handler as POST };

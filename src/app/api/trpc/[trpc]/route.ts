@@ -1,0 +1,9 @@
+import { createTrpcRouteHandler } from "@/server/api/route-handler";
+import { getServices } from "@/server/services";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+const handler = createTrpcRouteHandler(getServices);
+
+export { handler as GET, handler as POST };

@@ -1,0 +1,52 @@
+/**
+ * What the dashboard shows developers: a `.env` block and code that signs URLs the way the contract
+ * says. Pure strings, used by the pages and checked by a unit test that runs the Node snippet.
+ */
+export interface SnippetTarget {
+  baseUrl: string;
+  projectSlug: string;
+  publicKey: string;
+  /** Shown only at creation/rotation; elsewhere a placeholder. */
+  secretKey?: string;
+}
+
+export function envBlock(target: SnippetTarget): string {
+  return [
+    `OPTSTUFF_BASE_URL=${target.baseUrl}`,
+    `OPTSTUFF_PROJECT=${target.projectSlug}`,
+    `OPTSTUFF_PUBLIC_KEY=${target.publicKey}`,
+    `OPTSTUFF_SECRET_KEY=${target.secretKey ?? "sk_… (shown once when the key was created)"}`,
+  ].join("\n");
+}
+
+const signFunction = `import { createHmac } from "node:crypto";
+
+// Signs /api/v1/{project}/{operations}/{source} as docs/url-format.md describes.
+export function optstuffUrl(source: string, operations = "_", expiresInSeconds?: number): string {
+  const exp = expiresInSeconds ? Math.floor(Date.now() / 1000) + expiresInSeconds : undefined;
+  const payload = exp === undefined ? \`\${operations}/\${source}\` : \`\${operations}/\${source}?exp=\${exp}\`;
+  const sig = createHmac("sha256", process.env.OPTSTUFF_SECRET_KEY!).update(payload).digest("base64url").slice(0, 32);
+  const path = source.split("/").map(encodeURIComponent).join("/");
+  const query = new URLSearchParams({ key: process.env.OPTSTUFF_PUBLIC_KEY!, sig });
+  if (exp !== undefined) query.set("exp", String(exp));
+  return \`\${process.env.OPTSTUFF_BASE_URL}/api/v1/\${process.env.OPTSTUFF_PROJECT}/\${encodeURIComponent(operations)}/\${path}?\${query}\`;
+}`;
+
+export function nodeSnippet(): string {
+  return `${signFunction}
+
+console.log(optstuffUrl("images.example.com/photo.jpg", "w_800,f_auto"));`;
+}
+
+export function nextjsSnippet(): string {
+  return `// lib/optstuff.ts (server only: the secret never reaches the browser)
+import "server-only";
+${signFunction}
+
+// app/page.tsx: a server component signs, the browser only sees the URL.
+import { optstuffUrl } from "@/lib/optstuff";
+
+export default function Page() {
+  return <img src={optstuffUrl("images.example.com/photo.jpg", "w_800,f_auto")} width={800} alt="" />;
+}`;
+}

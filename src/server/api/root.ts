@@ -1,0 +1,19 @@
+import { accountRouter } from "./routers/account";
+import { apiKeyRouter } from "./routers/api-key";
+import { developerRouter } from "./routers/developer";
+import { projectRouter } from "./routers/project";
+import { teamRouter } from "./routers/team";
+import { createCallerFactory, router } from "./trpc";
+
+export const appRouter = router({
+  account: accountRouter,
+  team: teamRouter,
+  project: projectRouter,
+  apiKey: apiKeyRouter,
+  developer: developerRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+/** Server-side calls (tests, server components) go through the same procedures and checks. */
+export const createCaller = createCallerFactory(appRouter);

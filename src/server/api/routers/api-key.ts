@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { envBlock } from "@/lib/snippets";
+import { createProjectKey, listApiKeys, MAX_ROTATION_GRACE_SECONDS, revokeApiKey, rotateApiKey, updateApiKey } from "@/server/tenancy/api-keys";
+import { keyLimitsSchema } from "@/server/tenancy/create-api-key";
+import { projectProcedure, router } from "../trpc";
+
+const keyId = z.object({ keyId: z.uuid() });
+const name = z.string().max(200);
+
+export const apiKeyRouter = router({
+  list: projectProcedure("apiKey.read").query(({ ctx }) => listApiKeys(ctx.services.tenancy, ctx.scope)),
+
+  /** The secret and its `.env` block are in this answer only; the database keeps the sealed form. */
+  create: projectProcedure("apiKey.create")
+    .input(z.object({ name, expiresAt: z.date().nullable() }).extend(keyLimitsSchema.shape))
+    .mutation(async ({ ctx, input }) => {
+      const key = await createProjectKey(ctx.services.tenancy, ctx.scope, { ...input, createdBy: ctx.user.id });
+      return { ...key, env: envBlock({ baseUrl: ctx.services.publicBaseUrl, projectSlug: ctx.project.slug, ...key }) };
+    }),
+
+  update: projectProcedure("apiKey.update")
+    .input(keyId.extend({ name: name.optional(), expiresAt: z.date().nullable().optional() }).extend(keyLimitsSchema.shape))
+    .mutation(({ ctx, input }) => {
+      const { keyId: id, ...changes } = input;
+      return updateApiKey(ctx.services.tenancy, ctx.scope, id, changes);
+    }),
+
+  rotate: projectProcedure("apiKey.rotate")
+    .input(keyId.extend({ graceSeconds: z.number().int().min(0).max(MAX_ROTATION_GRACE_SECONDS) }))
+    .mutation(async ({ ctx, input }) => {
+      const key = await rotateApiKey(ctx.services.tenancy, ctx.scope, input.keyId, { graceSeconds: input.graceSeconds, createdBy: ctx.user.id });
+      return { ...key, env: envBlock({ baseUrl: ctx.services.publicBaseUrl, projectSlug: ctx.project.slug, ...key }) };
+    }),
+
+  revoke: projectProcedure("apiKey.revoke")
+    .input(keyId)
+    .mutation(({ ctx, input }) => revokeApiKey(ctx.services.tenancy, ctx.scope, input.keyId)),
+});

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { AppError } from "@/server/errors";
+import { createProject, deleteProject, listProjects, updateProject } from "@/server/tenancy/projects";
+import { projectProcedure, router, teamProcedure } from "../trpc";
+
+const hosts = z.array(z.string().max(300)).max(100);
+
+export const projectRouter = router({
+  list: teamProcedure("project.read")
+    .input(z.object({ search: z.string().max(100).optional() }))
+    .query(({ ctx, input }) => listProjects(ctx.services.database.db, ctx.team.id, input.search)),
+
+  create: teamProcedure("project.create")
+    .input(z.object({ name: z.string().max(200), slug: z.string().max(200), allowedSourceHosts: hosts.optional(), allowedRefererHosts: hosts.optional() }))
+    .mutation(({ ctx, input }) =>
+      createProject(ctx.services.database.db, { teamId: ctx.team.id, ...input }, ctx.services.tenancy.hostPolicy),
+    ),
+
+  get: projectProcedure("project.read").query(({ ctx }) => ({
+    project: ctx.project,
+    /** Where this project's images are served, for the overview and the snippets. */
+    endpoint: `${ctx.services.publicBaseUrl}/api/v1/${ctx.project.slug}`,
+    baseUrl: ctx.services.publicBaseUrl,
+  })),
+
+  update: projectProcedure("project.update")
+    .input(z.object({ name: z.string().max(200).optional(), slug: z.string().max(200).optional(), allowedSourceHosts: hosts.optional(), allowedRefererHosts: hosts.optional() }))
+    .mutation(({ ctx, input }) =>
+      updateProject(ctx.services.tenancy, ctx.scope, {
+        name: input.name,
+        slug: input.slug,
+        allowedSourceHosts: input.allowedSourceHosts,
+        allowedRefererHosts: input.allowedRefererHosts,
+      }),
+    ),
+
+  delete: projectProcedure("project.delete")
+    .input(z.object({ confirmSlug: z.string().max(200) }))
+    .mutation(async ({ ctx, input }) => {
+      if (input.confirmSlug !== ctx.project.slug) throw new AppError("INVALID_INPUT", { message: "Type the project's slug to confirm" });
+      await deleteProject(ctx.services.tenancy, ctx.scope);
+    }),
+});

@@ -1,0 +1,84 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { z } from "zod";
+import type { Services } from "@/server/services";
+import { AppError } from "@/server/errors";
+import { findProject, type ProjectRow } from "@/server/tenancy/projects";
+import { assertCan, type Permission } from "@/server/tenancy/roles";
+import { resolveMembership } from "@/server/tenancy/teams";
+import { appCodeOf, toTrpcError } from "./errors";
+
+export interface SessionUser {
+  id: string;
+  name: string;
+  email: string;
+}
+
+export interface Context {
+  services: Services;
+  /** From the session cookie only; never from input. */
+  user: SessionUser | null;
+  requestId: string;
+}
+
+export interface Meta {
+  /** Set by teamProcedure/projectProcedure: the table entry the role is checked against. */
+  permission?: Permission;
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    transformer: superjson,
+    errorFormatter({ shape, error, ctx }) {
+      return { ...shape, data: { ...shape.data, stack: undefined, appCode: appCodeOf(error), requestId: ctx?.requestId ?? null } };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) throw toTrpcError(result.error);
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(mapErrors);
+
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.user) throw new AppError("UNAUTHENTICATED");
+  return next({ ctx: { user: ctx.user } });
+});
+
+/** Path segments are looked up, not validated: an unknown slug is simply not found. */
+const pathSlug = z.string().min(1).max(100);
+
+/**
+ * The team comes from the path (its slug) and the role from the session user's membership, never
+ * from input. A non-member gets NOT_FOUND, as if the team did not exist.
+ */
+export function teamProcedure(permission: Permission) {
+  return protectedProcedure
+    .meta({ permission })
+    .input(z.object({ teamSlug: pathSlug }))
+    .use(async ({ ctx, input, next }) => {
+      const membership = await resolveMembership(ctx.services.database.db, ctx.user.id, input.teamSlug);
+      if (!membership) throw new AppError("NOT_FOUND", { message: "Team not found" });
+      assertCan(membership.role, permission);
+      return next({ ctx: { team: membership.team, role: membership.role } });
+    });
+}
+
+export function projectProcedure(permission: Permission) {
+  return teamProcedure(permission)
+    .input(z.object({ projectSlug: pathSlug }))
+    .use(async ({ ctx, input, next }) => {
+      const project: ProjectRow | null = await findProject(ctx.services.database.db, ctx.team.id, input.projectSlug);
+      if (!project) throw new AppError("NOT_FOUND", { message: "Project not found" });
+      return next({ ctx: { project, scope: { teamId: ctx.team.id, projectId: project.id } } });
+    });
+}
+
+export { TRPCError };

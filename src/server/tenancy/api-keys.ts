@@ -1,0 +1,144 @@
+import { and, desc, eq } from "drizzle-orm";
+import { apiKeys } from "@/server/db/schema";
+import { AppError } from "@/server/errors";
+import { createApiKey, assertFutureExpiry, keyLimitsSchema, type CreatedApiKey, type KeyLimits } from "./create-api-key";
+import type { TenancyDeps } from "./deps";
+import type { ProjectScope } from "./projects";
+import { nameSchema } from "./slugs";
+
+export type KeyStatus = "active" | "rotating" | "expired" | "revoked";
+
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  publicKey: string;
+  status: KeyStatus;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  replacedById: string | null;
+  rateLimitPerMinute: number | null;
+  rateLimitPerDay: number | null;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+}
+
+/** Longest grace period a rotation may give the old pair. */
+export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
+
+const columns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  publicKey: apiKeys.publicKey,
+  expiresAt: apiKeys.expiresAt,
+  revokedAt: apiKeys.revokedAt,
+  replacedById: apiKeys.replacedById,
+  rateLimitPerMinute: apiKeys.rateLimitPerMinute,
+  rateLimitPerDay: apiKeys.rateLimitPerDay,
+  lastUsedAt: apiKeys.lastUsedAt,
+  createdAt: apiKeys.createdAt,
+};
+
+export function keyStatus(key: Pick<ApiKeyRow, "revokedAt" | "expiresAt" | "replacedById">, now: Date): KeyStatus {
+  if (key.revokedAt) return "revoked";
+  if (key.expiresAt && key.expiresAt <= now) return "expired";
+  return key.replacedById ? "rotating" : "active";
+}
+
+export async function listApiKeys(deps: Pick<TenancyDeps, "db" | "now">, scope: ProjectScope): Promise<ApiKeyRow[]> {
+  const rows = await deps.db.select(columns).from(apiKeys).where(eq(apiKeys.projectId, scope.projectId)).orderBy(desc(apiKeys.createdAt));
+  const now = deps.now();
+  return rows.map((row) => ({ ...row, status: keyStatus(row, now) }));
+}
+
+export async function createProjectKey(
+  deps: Pick<TenancyDeps, "db" | "secretBox" | "now">,
+  scope: ProjectScope,
+  input: { name: string; expiresAt: Date | null; createdBy: string } & KeyLimits,
+): Promise<CreatedApiKey> {
+  return createApiKey(deps, { ...input, projectId: scope.projectId }, deps.now());
+}
+
+/** Name, expiry (null: never) and limits (null: the defaults). A revoked key stays revoked. */
+export async function updateApiKey(
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "now">,
+  scope: ProjectScope,
+  keyId: string,
+  input: { name?: string; expiresAt?: Date | null } & KeyLimits,
+): Promise<ApiKeyRow> {
+  const now = deps.now();
+  if (input.expiresAt !== undefined) assertFutureExpiry(input.expiresAt, now);
+  const limits = keyLimitsSchema.parse({ rateLimitPerMinute: input.rateLimitPerMinute, rateLimitPerDay: input.rateLimitPerDay });
+  const current = await findKey(deps, scope, keyId);
+  if (current.revokedAt) throw new AppError("KEY_NOT_ACTIVE", { message: "A revoked key cannot be changed" });
+  const perMinute = limits.rateLimitPerMinute !== undefined ? limits.rateLimitPerMinute : current.rateLimitPerMinute;
+  const perDay = limits.rateLimitPerDay !== undefined ? limits.rateLimitPerDay : current.rateLimitPerDay;
+  if (perMinute !== null && perDay !== null && perMinute > perDay) throw new AppError("INVALID_INPUT", { message: "The per-minute limit cannot exceed the per-day limit" });
+  const [row] = await deps.db
+    .update(apiKeys)
+    .set({
+      ...(input.name !== undefined && { name: nameSchema.parse(input.name) }),
+      ...(input.expiresAt !== undefined && { expiresAt: input.expiresAt }),
+      rateLimitPerMinute: perMinute,
+      rateLimitPerDay: perDay,
+      updatedAt: now,
+    })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)))
+    .returning(columns);
+  await deps.invalidate.apiKeys([row!.publicKey]);
+  return { ...row!, status: keyStatus(row!, now) };
+}
+
+/**
+ * Issues a new pair with the same name, limits and expiry, and lets the old pair verify for the grace
+ * period only (its expiry is brought forward), so deployed URLs keep working while they are replaced.
+ * Only an active key rotates: a revoked or expired key is not brought back, and a key already
+ * rotating has its successor.
+ */
+export async function rotateApiKey(
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "secretBox" | "now">,
+  scope: ProjectScope,
+  keyId: string,
+  input: { graceSeconds: number; createdBy: string },
+): Promise<CreatedApiKey & { oldKeyExpiresAt: Date }> {
+  const now = deps.now();
+  const graceSeconds = Math.min(Math.max(0, Math.floor(input.graceSeconds)), MAX_ROTATION_GRACE_SECONDS);
+  const result = await deps.db.transaction(async (tx) => {
+    const [old] = await tx
+      .select({ ...columns, projectId: apiKeys.projectId })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)))
+      .for("update");
+    if (!old) throw new AppError("NOT_FOUND", { message: "No such key in this project" });
+    const status = keyStatus(old, now);
+    if (status !== "active") throw new AppError("KEY_NOT_ACTIVE", { message: `This key is ${status} and cannot be rotated` });
+    const created = await createApiKey({ db: tx, secretBox: deps.secretBox }, {
+      projectId: scope.projectId,
+      name: old.name,
+      expiresAt: old.expiresAt,
+      createdBy: input.createdBy,
+      rateLimitPerMinute: old.rateLimitPerMinute,
+      rateLimitPerDay: old.rateLimitPerDay,
+    }, now);
+    const graceEnd = new Date(now.getTime() + graceSeconds * 1000);
+    const oldKeyExpiresAt = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
+    await tx.update(apiKeys).set({ replacedById: created.id, expiresAt: oldKeyExpiresAt, updatedAt: now }).where(eq(apiKeys.id, old.id));
+    return { created, oldPublicKey: old.publicKey, oldKeyExpiresAt };
+  });
+  await deps.invalidate.apiKeys([result.oldPublicKey]);
+  return { ...result.created, oldKeyExpiresAt: result.oldKeyExpiresAt };
+}
+
+/** Immediate: the cached key is dropped before this returns, so the next image request is refused. */
+export async function revokeApiKey(deps: Pick<TenancyDeps, "db" | "invalidate" | "now">, scope: ProjectScope, keyId: string): Promise<void> {
+  const key = await findKey(deps, scope, keyId);
+  if (!key.revokedAt) {
+    await deps.db.update(apiKeys).set({ revokedAt: deps.now(), updatedAt: deps.now() }).where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)));
+  }
+  await deps.invalidate.apiKeys([key.publicKey]);
+}
+
+async function findKey(deps: Pick<TenancyDeps, "db">, scope: ProjectScope, keyId: string) {
+  const [row] = await deps.db.select(columns).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)));
+  if (!row) throw new AppError("NOT_FOUND", { message: "No such key in this project" });
+  return row;
+}

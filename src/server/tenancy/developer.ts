@@ -1,0 +1,48 @@
+import { and, eq } from "drizzle-orm";
+import { apiKeys } from "@/server/db/schema";
+import { AppError } from "@/server/errors";
+import { parseOperations } from "@/server/image";
+import { buildSignedUrl } from "@/server/signing";
+import { parseSource } from "@/server/source";
+import { keyStatus } from "./api-keys";
+import type { TenancyDeps } from "./deps";
+import type { ProjectScope } from "./projects";
+
+/** Longest expiry the tester signs with: its URLs are for trying things, not for pages. */
+export const MAX_TEST_URL_SECONDS = 7 * 24 * 3600;
+
+/**
+ * Signs a URL with one of the project's keys on the server, so the URL tester never sends a secret to
+ * the browser. The operations and source are checked the way the image route will check them, so a
+ * mistake is reported here instead of as a broken preview.
+ */
+export async function signTestUrl(
+  deps: Pick<TenancyDeps, "db" | "secretBox" | "now"> & { baseUrl: string },
+  scope: ProjectScope & { projectSlug: string },
+  input: { keyId: string; operations: string; source: string; expiresInSeconds: number | null },
+): Promise<{ url: string; expiresAt: Date | null }> {
+  const operations = input.operations.trim() || "_";
+  const source = input.source.trim().replace(/^\/+/, "");
+  parseOperations(operations);
+  parseSource(source);
+  const [key] = await deps.db
+    .select({ publicKey: apiKeys.publicKey, encryptedSecret: apiKeys.encryptedSecret, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt, replacedById: apiKeys.replacedById })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.projectId, scope.projectId)));
+  if (!key) throw new AppError("NOT_FOUND", { message: "No such key in this project" });
+  const now = deps.now();
+  const status = keyStatus(key, now);
+  if (status === "revoked" || status === "expired") throw new AppError("KEY_NOT_ACTIVE", { message: `This key is ${status}: pick an active key` });
+  const seconds = input.expiresInSeconds === null ? null : Math.min(Math.max(1, Math.floor(input.expiresInSeconds)), MAX_TEST_URL_SECONDS);
+  const exp = seconds === null ? undefined : Math.floor(now.getTime() / 1000) + seconds;
+  const url = buildSignedUrl({
+    baseUrl: deps.baseUrl,
+    projectSlug: scope.projectSlug,
+    publicKey: key.publicKey,
+    secretKey: deps.secretBox.open(key.encryptedSecret, key.publicKey),
+    operations,
+    source,
+    exp,
+  });
+  return { url, expiresAt: exp === undefined ? null : new Date(exp * 1000) };
+}

@@ -1,0 +1,122 @@
+import { createHash, randomBytes } from "node:crypto";
+import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/server/db/client";
+import { isUniqueViolation } from "@/server/db/errors";
+import { teamInvitations, teamMembers, teams, user } from "@/server/db/schema";
+import { AppError } from "@/server/errors";
+import type { Actor } from "./members";
+import type { TeamRole } from "./roles";
+
+/** An invitation link stays valid for a week; a new one for the same email replaces it. */
+export const INVITATION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+
+export const emailSchema = z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address")).pipe(z.string().max(254));
+
+export interface PendingInvitation {
+  id: string;
+  email: string;
+  role: TeamRole;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** The token goes into the link once; only its hash is stored, so a database leak opens no team. */
+export async function createInvitation(
+  db: Database,
+  actor: Actor,
+  teamId: string,
+  input: { email: string; role: TeamRole },
+  now: Date,
+): Promise<{ id: string; token: string; expiresAt: Date; email: string }> {
+  if (input.role === "owner" && actor.role !== "owner") throw new AppError("NOT_PERMITTED", { message: "Only an owner can invite an owner" });
+  const email = emailSchema.parse(input.email);
+  const [member] = await db
+    .select({ userId: teamMembers.userId })
+    .from(teamMembers)
+    .innerJoin(user, eq(user.id, teamMembers.userId))
+    .where(and(eq(teamMembers.teamId, teamId), eq(sql`lower(${user.email})`, email)));
+  if (member) throw new AppError("ALREADY_MEMBER");
+  const token = randomBytes(32).toString("base64url");
+  const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS);
+  const id = await db.transaction(async (tx) => {
+    await tx
+      .update(teamInvitations)
+      .set({ revokedAt: now })
+      .where(and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.email, email), pending(now)));
+    const [row] = await tx
+      .insert(teamInvitations)
+      .values({ teamId, email, role: input.role, tokenHash: hashToken(token), invitedBy: actor.userId, expiresAt })
+      .returning({ id: teamInvitations.id });
+    return row!.id;
+  });
+  return { id, token, expiresAt, email };
+}
+
+export async function listInvitations(db: Database, teamId: string, now: Date): Promise<PendingInvitation[]> {
+  return db
+    .select({ id: teamInvitations.id, email: teamInvitations.email, role: teamInvitations.role, expiresAt: teamInvitations.expiresAt, createdAt: teamInvitations.createdAt })
+    .from(teamInvitations)
+    .where(and(eq(teamInvitations.teamId, teamId), pending(now)))
+    .orderBy(desc(teamInvitations.createdAt));
+}
+
+export async function revokeInvitation(db: Database, teamId: string, invitationId: string, now: Date): Promise<void> {
+  const revoked = await db
+    .update(teamInvitations)
+    .set({ revokedAt: now })
+    .where(and(eq(teamInvitations.id, invitationId), eq(teamInvitations.teamId, teamId), pending(now)))
+    .returning({ id: teamInvitations.id });
+  if (revoked.length === 0) throw new AppError("NOT_FOUND", { message: "No pending invitation with that id" });
+}
+
+export interface InvitationPreview {
+  teamName: string;
+  teamSlug: string;
+  email: string;
+  role: TeamRole;
+  status: "pending" | "accepted" | "revoked" | "expired";
+}
+
+/** What the invitation page shows to whoever holds the link (the token is the capability). */
+export async function previewInvitation(db: Database, token: string, now: Date): Promise<InvitationPreview | null> {
+  const [row] = await db
+    .select({ teamName: teams.name, teamSlug: teams.slug, email: teamInvitations.email, role: teamInvitations.role, acceptedAt: teamInvitations.acceptedAt, revokedAt: teamInvitations.revokedAt, expiresAt: teamInvitations.expiresAt })
+    .from(teamInvitations)
+    .innerJoin(teams, eq(teams.id, teamInvitations.teamId))
+    .where(eq(teamInvitations.tokenHash, hashToken(token)));
+  if (!row) return null;
+  const status = row.acceptedAt ? "accepted" : row.revokedAt ? "revoked" : row.expiresAt <= now ? "expired" : "pending";
+  return { teamName: row.teamName, teamSlug: row.teamSlug, email: row.email, role: row.role, status };
+}
+
+/**
+ * Joins the team. The invitation names an email address and only the account with that address may
+ * use it: a forwarded or leaked link is useless to anyone else.
+ */
+export async function acceptInvitation(db: Database, token: string, account: { id: string; email: string }, now: Date): Promise<{ teamSlug: string }> {
+  return db.transaction(async (tx) => {
+    const [invitation] = await tx
+      .select({ id: teamInvitations.id, teamId: teamInvitations.teamId, email: teamInvitations.email, role: teamInvitations.role })
+      .from(teamInvitations)
+      .where(and(eq(teamInvitations.tokenHash, hashToken(token)), pending(now)))
+      .for("update");
+    if (!invitation) throw new AppError("INVITATION_INVALID");
+    if (invitation.email !== account.email.trim().toLowerCase()) throw new AppError("INVITATION_EMAIL_MISMATCH");
+    try {
+      await tx.insert(teamMembers).values({ teamId: invitation.teamId, userId: account.id, role: invitation.role });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError("ALREADY_MEMBER", { cause: error });
+      throw error;
+    }
+    await tx.update(teamInvitations).set({ acceptedAt: now }).where(eq(teamInvitations.id, invitation.id));
+    const [team] = await tx.select({ slug: teams.slug }).from(teams).where(eq(teams.id, invitation.teamId));
+    return { teamSlug: team!.slug };
+  });
+}
+
+function pending(now: Date) {
+  return and(isNull(teamInvitations.acceptedAt), isNull(teamInvitations.revokedAt), gt(teamInvitations.expiresAt, now));
+}

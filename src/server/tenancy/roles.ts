@@ -1,0 +1,48 @@
+import { AppError } from "@/server/errors";
+
+export const teamRoles = ["owner", "admin", "member"] as const;
+export type TeamRole = (typeof teamRoles)[number];
+
+const rank: Record<TeamRole, number> = { member: 1, admin: 2, owner: 3 };
+
+/**
+ * Which role may do what: the least role each action needs. The procedure layer checks it before
+ * any domain function runs; docs/dashboard.md renders the same table. A few rules depend on the
+ * target as well (only owners touch owners, the last owner stays): those live in members.ts.
+ */
+export const permissions = {
+  "team.read": "member",
+  "team.update": "admin",
+  "team.delete": "owner",
+  "member.read": "member",
+  "member.changeRole": "admin",
+  "member.remove": "admin",
+  "member.leave": "member",
+  "invitation.read": "admin",
+  "invitation.create": "admin",
+  "invitation.revoke": "admin",
+  "project.read": "member",
+  "project.create": "admin",
+  "project.update": "admin",
+  "project.delete": "admin",
+  "apiKey.read": "member",
+  "apiKey.create": "admin",
+  "apiKey.update": "admin",
+  "apiKey.rotate": "admin",
+  "apiKey.revoke": "admin",
+  "developer.sign": "member",
+} as const satisfies Record<string, TeamRole>;
+
+export type Permission = keyof typeof permissions;
+
+export function atLeast(role: TeamRole, least: TeamRole): boolean {
+  return rank[role] >= rank[least];
+}
+
+export function can(role: TeamRole, permission: Permission): boolean {
+  return atLeast(role, permissions[permission]);
+}
+
+export function assertCan(role: TeamRole, permission: Permission): void {
+  if (!can(role, permission)) throw new AppError("NOT_PERMITTED", { detail: `${role} may not ${permission}` });
+}

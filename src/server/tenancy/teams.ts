@@ -1,0 +1,113 @@
+import { and, asc, eq, inArray } from "drizzle-orm";
+import type { Database } from "@/server/db/client";
+import { isUniqueViolation } from "@/server/db/errors";
+import { apiKeys, projects, teamMembers, teams } from "@/server/db/schema";
+import { AppError } from "@/server/errors";
+import type { TenancyDeps } from "./deps";
+import type { TeamRole } from "./roles";
+import { nameSchema, slugSchema } from "./slugs";
+
+export interface TeamRow {
+  id: string;
+  name: string;
+  slug: string;
+  pendingOnboarding: boolean;
+}
+
+export interface Membership {
+  team: TeamRow;
+  role: TeamRole;
+}
+
+const columns = { id: teams.id, name: teams.name, slug: teams.slug, pendingOnboarding: teams.pendingOnboarding };
+
+/** Creates a team; with an owner, the team and the owner's membership are one transaction. */
+export async function createTeam(
+  db: Database,
+  input: { name: string; slug: string; ownerId?: string; pendingOnboarding?: boolean },
+): Promise<TeamRow> {
+  const values = { name: nameSchema.parse(input.name), slug: slugSchema.parse(input.slug), pendingOnboarding: input.pendingOnboarding ?? false };
+  try {
+    return await db.transaction(async (tx) => {
+      const [row] = await tx.insert(teams).values(values).returning(columns);
+      if (input.ownerId) await tx.insert(teamMembers).values({ teamId: row!.id, userId: input.ownerId, role: "owner" });
+      return row!;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("SLUG_TAKEN", { cause: error });
+    throw error;
+  }
+}
+
+export async function findTeamBySlug(db: Database, slug: string): Promise<TeamRow | null> {
+  const [row] = await db.select(columns).from(teams).where(eq(teams.slug, slug));
+  return row ?? null;
+}
+
+/** The session user's membership in the team at this slug; null when not a member (or no such team). */
+export async function resolveMembership(db: Database, userId: string, teamSlug: string): Promise<Membership | null> {
+  const [row] = await db
+    .select({ ...columns, role: teamMembers.role })
+    .from(teams)
+    .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId)))
+    .where(eq(teams.slug, teamSlug));
+  if (!row) return null;
+  const { role, ...team } = row;
+  return { team, role };
+}
+
+export async function listTeamsForUser(db: Database, userId: string): Promise<Array<TeamRow & { role: TeamRole }>> {
+  return db
+    .select({ ...columns, role: teamMembers.role })
+    .from(teams)
+    .innerJoin(teamMembers, eq(teamMembers.teamId, teams.id))
+    .where(eq(teamMembers.userId, userId))
+    .orderBy(asc(teams.name));
+}
+
+/** For the live check while typing: a slug that would be refused says why. */
+export async function checkSlugAvailable(db: Database, slug: string): Promise<{ available: boolean; reason: string | null }> {
+  const parsed = slugSchema.safeParse(slug);
+  if (!parsed.success) return { available: false, reason: parsed.error.issues[0]?.message ?? "Invalid slug" };
+  const taken = await findTeamBySlug(db, parsed.data);
+  return taken ? { available: false, reason: "That slug is already taken" } : { available: true, reason: null };
+}
+
+export async function updateTeam(
+  db: Database,
+  teamId: string,
+  input: { name?: string; slug?: string; pendingOnboarding?: false },
+): Promise<TeamRow> {
+  const changes = {
+    ...input,
+    ...(input.name !== undefined && { name: nameSchema.parse(input.name) }),
+    ...(input.slug !== undefined && { slug: slugSchema.parse(input.slug) }),
+    updatedAt: new Date(),
+  };
+  try {
+    const [row] = await db.update(teams).set(changes).where(eq(teams.id, teamId)).returning(columns);
+    if (!row) throw new AppError("NOT_FOUND");
+    return row;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("SLUG_TAKEN", { cause: error });
+    throw error;
+  }
+}
+
+/** Deletes the team with its projects and keys (cascade), then drops every cached key and project. */
+export async function deleteTeam(deps: Pick<TenancyDeps, "db" | "invalidate">, teamId: string): Promise<void> {
+  const removed = await deps.db.transaction(async (tx) => {
+    // Locking the projects makes a concurrent key creation wait for this delete (and then fail), so no
+    // key escapes the invalidation below.
+    const owned = await tx.select({ id: projects.id }).from(projects).where(eq(projects.teamId, teamId)).for("update");
+    const keys = await keysOfProjects(tx, owned.map((p) => p.id));
+    await tx.delete(teams).where(eq(teams.id, teamId));
+    return owned.map((p) => ({ projectId: p.id, publicKeys: keys.filter((k) => k.projectId === p.id).map((k) => k.publicKey) }));
+  });
+  for (const { projectId, publicKeys } of removed) await deps.invalidate.project(projectId, publicKeys);
+}
+
+export async function keysOfProjects(db: Database, projectIds: string[]): Promise<Array<{ projectId: string; publicKey: string }>> {
+  if (projectIds.length === 0) return [];
+  return db.select({ projectId: apiKeys.projectId, publicKey: apiKeys.publicKey }).from(apiKeys).where(inArray(apiKeys.projectId, projectIds));
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authRequest, callerFor, cookieFrom, signUp } from "../../support/dashboard";
+import { createTestApp, type TestApp } from "../../support/app";
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await createTestApp();
+});
+afterAll(() => app.close());
+
+describe("accounts", () => {
+  it("signs up, gets a personal team pending onboarding, and names it", async () => {
+    const alice = await signUp(app.services, "alice");
+    const me = await alice.caller.account.me();
+    expect(me.user.email).toBe(alice.email);
+    expect(me.teams).toHaveLength(1);
+    expect(me.teams[0]!.role).toBe("owner");
+    expect(me.pendingTeamSlug).toBe(me.teams[0]!.slug);
+
+    const team = await alice.caller.account.completeOnboarding({ name: "Alice Co", slug: `alice-co-${alice.id.slice(0, 6).toLowerCase()}` });
+    const after = await alice.caller.account.me();
+    expect(after.pendingTeamSlug).toBeNull();
+    expect(after.teams.map((t) => t.slug)).toEqual([team.slug]);
+  });
+});
+
+describe("sign-in, sign-out and the auth endpoints' guards", () => {
+  it("signs in with the password, refuses a wrong one, and signs out", async () => {
+    const bob = await signUp(app.services, "bob");
+    const wrong = await authRequest(app.services, "/sign-in/email", { email: bob.email, password: "not the password" });
+    expect(wrong.status).toBe(401);
+    const right = await authRequest(app.services, "/sign-in/email", { email: bob.email, password: "correct horse battery" });
+    expect(right.status).toBe(200);
+    const cookie = cookieFrom(right);
+    expect((await (await callerFor(app.services, cookie)).account.me()).user.id).toBe(bob.id);
+
+    const out = await authRequest(app.services, "/sign-out", {}, { cookie });
+    expect(out.status).toBe(200);
+    await expect((await callerFor(app.services, cookie)).account.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("sets the session cookie HttpOnly and SameSite=Lax", async () => {
+    const response = await authRequest(app.services, "/sign-up/email", { email: "cookie-check@example.com", password: "correct horse battery", name: "C" });
+    const session = response.headers.getSetCookie().find((c) => c.includes("session_token"));
+    expect(session).toMatch(/HttpOnly/i);
+    expect(session).toMatch(/SameSite=Lax/i);
+  });
+
+  it("refuses a short password and says how long it must be", async () => {
+    const response = await authRequest(app.services, "/sign-up/email", { email: "short@example.com", password: "short", name: "S" });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/short/i);
+  });
+
+  it("refuses a sign-in posted from a foreign origin", async () => {
+    const bob = await signUp(app.services, "origin");
+    const handler = (await import("@/server/auth/route-handler")).createAuthRouteHandler(async () => app.services);
+    const response = await handler(
+      new Request("http://127.0.0.1:3000/api/auth/sign-in/email", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: "https://evil.example", cookie: bob.cookie },
+        body: JSON.stringify({ email: bob.email, password: "correct horse battery" }),
+      }),
+    );
+    expect(response.status).toBe(403);
+  });
+
+  it("rate-limits sign-in attempts per client address (10 a minute), not globally", async () => {
+    const address = "203.0.113.77";
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      statuses.push((await authRequest(app.services, "/sign-in/email", { email: "nobody@example.com", password: "whatever-password" }, { address })).status);
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    expect(statuses[10]).toBe(429);
+    const elsewhere = await authRequest(app.services, "/sign-in/email", { email: "nobody@example.com", password: "whatever-password" }, { address: "203.0.113.78" });
+    expect(elsewhere.status).toBe(401);
+  });
+
+  it("answers UNAUTHORIZED to every protected procedure without a session", async () => {
+    const anonymous = await callerFor(app.services, null);
+    await expect(anonymous.account.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(anonymous.team.get({ teamSlug: "acme" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+});

@@ -1,0 +1,58 @@
+import { randomBytes } from "node:crypto";
+import { createContext } from "@/server/api/context";
+import { createCaller } from "@/server/api/root";
+import { createAuthRouteHandler } from "@/server/auth/route-handler";
+import type { Services } from "@/server/services";
+
+export const DASHBOARD_ORIGIN = "http://127.0.0.1:3000";
+
+/** A random client address, so tests do not share one rate-limit bucket (even in a shared Redis). */
+export const randomAddress = () => `198.51.100.${1 + (randomBytes(1)[0]! % 250)}`;
+
+export interface TestUser {
+  id: string;
+  email: string;
+  name: string;
+  cookie: string;
+  caller: ReturnType<typeof createCaller>;
+}
+
+/** Posts to better-auth through the app's own auth route, as the browser would. */
+export async function authRequest(services: Services, path: string, body: unknown, options: { cookie?: string; address?: string } = {}): Promise<Response> {
+  const handler = createAuthRouteHandler(async () => services);
+  return handler(
+    new Request(`${DASHBOARD_ORIGIN}/api/auth${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        origin: DASHBOARD_ORIGIN,
+        "x-forwarded-for": options.address ?? randomAddress(),
+        ...(options.cookie && { cookie: options.cookie }),
+      },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+export function cookieFrom(response: Response): string {
+  return response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0]!)
+    .filter((c) => !c.endsWith("="))
+    .join("; ");
+}
+
+export async function signUp(services: Services, label = "user"): Promise<TestUser> {
+  const email = `${label}-${randomBytes(4).toString("hex")}@example.com`;
+  const name = label[0]!.toUpperCase() + label.slice(1);
+  const response = await authRequest(services, "/sign-up/email", { email, password: "correct horse battery", name });
+  if (response.status !== 200) throw new Error(`sign-up failed: ${response.status} ${await response.text()}`);
+  const cookie = cookieFrom(response);
+  const { user } = (await response.json()) as { user: { id: string } };
+  return { id: user.id, email, name, cookie, caller: await callerFor(services, cookie) };
+}
+
+export async function callerFor(services: Services, cookie: string | null) {
+  const headers = new Headers(cookie ? { cookie } : {});
+  return createCaller(await createContext(services, headers));
+}
