@@ -29,8 +29,7 @@ const codeByStatus: Record<number, TrpcCode> = {
 export function toTrpcError(error: unknown): TRPCError {
   const original = error instanceof TRPCError && error.cause ? error.cause : error;
   if (original instanceof ZodError) {
-    const issue = original.issues[0];
-    const message = issue ? issue.message : "Invalid input";
+    const message = original.issues[0]?.message ?? "Invalid input";
     return new TRPCError({ code: "BAD_REQUEST", message, cause: new AppError("INVALID_INPUT", { message, cause: original }) });
   }
   if (original instanceof TRPCError) return original;

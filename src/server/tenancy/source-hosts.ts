@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { z } from "zod";
+import { AppError } from "@/server/errors";
 import { classifyAddress, isForbiddenHostname, normaliseHostEntry, type HostEntry } from "@/server/source";
 
 /**
@@ -52,7 +52,7 @@ function assertPublicHost(raw: string, entry: Extract<HostEntry, { kind: "host" 
   if (isIP(bare) === 0 && isForbiddenHostname(bare)) throw invalid(raw, "local and internal host names are not allowed", list);
 }
 
-function invalid(raw: string, why: string, list: ListName = "allowedSourceHosts"): z.ZodError {
+function invalid(raw: string, why: string, list: ListName = "allowedSourceHosts"): AppError {
   const what = list === "allowedSourceHosts" ? "source host" : "referer host";
-  return new z.ZodError([{ code: "custom", path: [list], message: `"${raw}" is not a valid ${what}: ${why}`, input: raw }]);
+  return new AppError("INVALID_INPUT", { message: `"${raw}" is not a valid ${what}: ${why}` });
 }

@@ -1,0 +1,60 @@
+import type { TestUser } from "../../support/dashboard";
+import type { TenantWorld } from "../../support/tenant-world";
+
+type Caller = TestUser["caller"];
+/** The slugs name the path; the ids may come from another team (cross-resource attempts). */
+export type Target = Pick<TenantWorld, "teamSlug" | "projectSlug" | "keyId" | "invitationId" | "invitationToken" | "memberUserId">;
+
+export interface IsolationCase {
+  /**
+   * account: scoped by the session alone (nothing of another team is addressable).
+   * token: the invitation token is the capability, bound to the invited email.
+   * team / project: the path names the tenant; membership and role come from the session.
+   */
+  scope: "account" | "token" | "team" | "project";
+  /** Takes an id of a resource inside the path's tenant: tried with another team's id too. */
+  takesResourceId?: boolean;
+  call(caller: Caller, target: Target): Promise<unknown>;
+}
+
+const team = (t: Target) => ({ teamSlug: t.teamSlug });
+const project = (t: Target) => ({ teamSlug: t.teamSlug, projectSlug: t.projectSlug });
+
+/** Every procedure of the app router, with the call the isolation suite attempts. */
+export const isolationCases: Record<string, IsolationCase> = {
+  "account.me": { scope: "account", call: (c) => c.account.me() },
+  "account.slugAvailable": { scope: "account", call: (c) => c.account.slugAvailable({ slug: "free-slug" }) },
+  "account.completeOnboarding": { scope: "account", call: (c) => c.account.completeOnboarding({ name: "Mine", slug: `mine-${Date.now()}` }) },
+  "account.createTeam": { scope: "account", call: (c) => c.account.createTeam({ name: "Another", slug: `another-${Date.now()}` }) },
+  "account.invitation": { scope: "token", call: (c, t) => c.account.invitation({ token: t.invitationToken }) },
+  "account.acceptInvitation": { scope: "token", call: (c, t) => c.account.acceptInvitation({ token: t.invitationToken }) },
+
+  "team.get": { scope: "team", call: (c, t) => c.team.get(team(t)) },
+  "team.update": { scope: "team", call: (c, t) => c.team.update({ ...team(t), name: "Taken over" }) },
+  "team.delete": { scope: "team", call: (c, t) => c.team.delete({ ...team(t), confirmSlug: t.teamSlug }) },
+  "team.members": { scope: "team", call: (c, t) => c.team.members(team(t)) },
+  "team.changeRole": { scope: "team", takesResourceId: true, call: (c, t) => c.team.changeRole({ ...team(t), userId: t.memberUserId, role: "admin" }) },
+  "team.removeMember": { scope: "team", takesResourceId: true, call: (c, t) => c.team.removeMember({ ...team(t), userId: t.memberUserId }) },
+  "team.leave": { scope: "team", call: (c, t) => c.team.leave(team(t)) },
+  "team.invitations": { scope: "team", call: (c, t) => c.team.invitations(team(t)) },
+  "team.invite": { scope: "team", call: (c, t) => c.team.invite({ ...team(t), email: "intruder@example.com", role: "owner" }) },
+  "team.revokeInvitation": { scope: "team", takesResourceId: true, call: (c, t) => c.team.revokeInvitation({ ...team(t), invitationId: t.invitationId }) },
+
+  "project.list": { scope: "team", call: (c, t) => c.project.list({ ...team(t), search: "" }) },
+  "project.create": { scope: "team", call: (c, t) => c.project.create({ ...team(t), name: "Intruder", slug: "intruder" }) },
+  "project.get": { scope: "project", call: (c, t) => c.project.get(project(t)) },
+  "project.update": { scope: "project", call: (c, t) => c.project.update({ ...project(t), name: "Taken over", allowedSourceHosts: ["*"] }) },
+  "project.delete": { scope: "project", call: (c, t) => c.project.delete({ ...project(t), confirmSlug: t.projectSlug }) },
+
+  "apiKey.list": { scope: "project", call: (c, t) => c.apiKey.list(project(t)) },
+  "apiKey.create": { scope: "project", call: (c, t) => c.apiKey.create({ ...project(t), name: "intruder", expiresAt: null }) },
+  "apiKey.update": { scope: "project", takesResourceId: true, call: (c, t) => c.apiKey.update({ ...project(t), keyId: t.keyId, rateLimitPerMinute: 100_000 }) },
+  "apiKey.rotate": { scope: "project", takesResourceId: true, call: (c, t) => c.apiKey.rotate({ ...project(t), keyId: t.keyId, graceSeconds: 0 }) },
+  "apiKey.revoke": { scope: "project", takesResourceId: true, call: (c, t) => c.apiKey.revoke({ ...project(t), keyId: t.keyId }) },
+
+  "developer.signUrl": {
+    scope: "project",
+    takesResourceId: true,
+    call: (c, t) => c.developer.signUrl({ ...project(t), keyId: t.keyId, operations: "w_10", source: "local/photo.jpg", expiresInSeconds: null }),
+  },
+};
