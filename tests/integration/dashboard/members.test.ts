@@ -43,7 +43,7 @@ afterAll(async () => {
   await smtp.close();
 });
 
-async function join(role: "owner" | "admin" | "member", label = role): Promise<TestUser> {
+async function join(role: "owner" | "admin" | "member", label: string = role): Promise<TestUser> {
   const user = await signUp(app.services, label);
   const invitation = await owner.caller.team.invite({ teamSlug, email: user.email, role });
   await user.caller.account.acceptInvitation({ token: tokenOf(invitation.link) });
