@@ -1,4 +1,6 @@
 import type { ReactNode } from "react";
+import { TrpcProvider } from "@/lib/trpc/client";
+import "./globals.css";
 
 export const metadata = {
   title: "OptStuff",
@@ -8,7 +10,9 @@ export const metadata = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body style={{ fontFamily: "system-ui, sans-serif", margin: 0 }}>{children}</body>
+      <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased">
+        <TrpcProvider>{children}</TrpcProvider>
+      </body>
     </html>
   );
 }

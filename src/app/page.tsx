@@ -1,13 +1,37 @@
-export default function HomePage() {
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { findPendingTeam } from "@/server/tenancy/onboarding";
+import { listTeamsForUser } from "@/server/tenancy/teams";
+import { getServices } from "@/server/services";
+import { currentUser } from "./_lib/session";
+
+export const dynamic = "force-dynamic";
+
+/** Signed in: straight to onboarding or the first team. Signed out: what this is and how to start. */
+export default async function HomePage() {
+  const user = await currentUser();
+  if (user) {
+    const db = (await getServices()).database.db;
+    const [pending, teams] = await Promise.all([findPendingTeam(db, user.id), listTeamsForUser(db, user.id)]);
+    redirect(pending || teams.length === 0 ? "/onboarding" : `/t/${teams[0]!.slug}`);
+  }
   return (
-    <main style={{ maxWidth: 640, margin: "4rem auto", padding: "0 1rem", lineHeight: 1.6 }}>
-      <h1>OptStuff</h1>
-      <p>
-        Signed image delivery is running. Image URLs have the form{" "}
-        <code>/api/v1/{"{project}"}/{"{operations}"}/{"{source}"}?key=…&amp;sig=…</code>.
+    <main className="mx-auto max-w-2xl px-4 py-16">
+      <h1 className="text-3xl font-bold">OptStuff</h1>
+      <p className="mt-4 text-neutral-700">
+        A signed image proxy: put signed URLs in your pages and get images resized, converted and cached. Image URLs have
+        the form <code className="rounded bg-neutral-100 px-1 text-sm">/api/v1/{"{project}"}/{"{operations}"}/{"{source}"}?key=…&amp;sig=…</code>.
       </p>
-      <p>
-        Health: <a href="/api/health">/api/health</a>
+      <div className="mt-8 flex flex-wrap gap-3">
+        <Link href="/sign-up" className="rounded-md bg-neutral-900 px-4 py-2 text-sm font-medium text-white hover:bg-neutral-700">
+          Create an account
+        </Link>
+        <Link href="/sign-in" className="rounded-md border border-neutral-300 bg-white px-4 py-2 text-sm font-medium hover:bg-neutral-100">
+          Sign in
+        </Link>
+      </div>
+      <p className="mt-8 text-sm text-neutral-500">
+        Health: <a className="underline" href="/api/health">/api/health</a>
       </p>
     </main>
   );

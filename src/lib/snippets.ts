@@ -19,21 +19,26 @@ export function envBlock(target: SnippetTarget): string {
   ].join("\n");
 }
 
-const signFunction = `import { createHmac } from "node:crypto";
+/** The signing function, in TypeScript for Next.js or plain JavaScript (an .mjs file) for Node. */
+function signFunction(typed: boolean): string {
+  const t = (annotation: string) => (typed ? annotation : "");
+  return `import { createHmac } from "node:crypto";
 
 // Signs /api/v1/{project}/{operations}/{source} as docs/url-format.md describes.
-export function optstuffUrl(source: string, operations = "_", expiresInSeconds?: number): string {
+export function optstuffUrl(source${t(": string")}, operations = "_", expiresInSeconds${t("?: number")})${t(": string")} {
   const exp = expiresInSeconds ? Math.floor(Date.now() / 1000) + expiresInSeconds : undefined;
   const payload = exp === undefined ? \`\${operations}/\${source}\` : \`\${operations}/\${source}?exp=\${exp}\`;
-  const sig = createHmac("sha256", process.env.OPTSTUFF_SECRET_KEY!).update(payload).digest("base64url").slice(0, 32);
+  const sig = createHmac("sha256", process.env.OPTSTUFF_SECRET_KEY${t("!")}).update(payload).digest("base64url").slice(0, 32);
   const path = source.split("/").map(encodeURIComponent).join("/");
-  const query = new URLSearchParams({ key: process.env.OPTSTUFF_PUBLIC_KEY!, sig });
+  const query = new URLSearchParams({ key: process.env.OPTSTUFF_PUBLIC_KEY${t("!")}, sig });
   if (exp !== undefined) query.set("exp", String(exp));
   return \`\${process.env.OPTSTUFF_BASE_URL}/api/v1/\${process.env.OPTSTUFF_PROJECT}/\${encodeURIComponent(operations)}/\${path}?\${query}\`;
 }`;
+}
 
 export function nodeSnippet(): string {
-  return `${signFunction}
+  return `// optstuff.mjs: node --env-file=.env optstuff.mjs
+${signFunction(false)}
 
 console.log(optstuffUrl("images.example.com/photo.jpg", "w_800,f_auto"));`;
 }
@@ -41,7 +46,7 @@ console.log(optstuffUrl("images.example.com/photo.jpg", "w_800,f_auto"));`;
 export function nextjsSnippet(): string {
   return `// lib/optstuff.ts (server only: the secret never reaches the browser)
 import "server-only";
-${signFunction}
+${signFunction(true)}
 
 // app/page.tsx: a server component signs, the browser only sees the URL.
 import { optstuffUrl } from "@/lib/optstuff";

@@ -1,0 +1,2 @@
+// Tailwind CSS v4 runs as a PostCSS plugin under Next.
+export default { plugins: { "@tailwindcss/postcss": {} } };

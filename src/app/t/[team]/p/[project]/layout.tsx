@@ -1,0 +1,19 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { ProjectNav } from "@/components/shell/project-nav";
+
+export default async function ProjectLayout({ children, params }: { children: ReactNode; params: Promise<{ team: string; project: string }> }) {
+  const { team, project } = await params;
+  return (
+    <div className="space-y-6">
+      <div>
+        <Link href={`/t/${team}`} className="text-sm text-neutral-600 hover:underline">
+          ← Projects
+        </Link>
+        <h1 className="mt-1 font-mono text-2xl font-semibold">{project}</h1>
+      </div>
+      <ProjectNav teamSlug={team} projectSlug={project} />
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { useTRPC } from "@/lib/trpc/client";
+import { CreateKeyDialog } from "./create-key-dialog";
+import { formatDate } from "./expiry";
+import { EditKeyDialog, RevokeKeyButton, RotateKeyDialog } from "./key-actions";
+
+const statusStyle = {
+  active: "bg-green-100 text-green-800",
+  rotating: "bg-amber-100 text-amber-900",
+  expired: "bg-neutral-200 text-neutral-700",
+  revoked: "bg-red-100 text-red-800",
+} as const;
+
+export function ApiKeys({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
+  const trpc = useTRPC();
+  const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
+  const keys = useQuery(trpc.apiKey.list.queryOptions({ teamSlug, projectSlug }));
+  const can = team.data?.can;
+  return (
+    <Card title="API keys" actions={can?.["apiKey.create"] ? <CreateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} /> : null}>
+      {keys.isPending ? <Loading /> : null}
+      <ErrorMessage error={keys.error} />
+      {keys.data?.length === 0 ? <EmptyState title="No keys yet">Create a key to sign image URLs for this project.</EmptyState> : null}
+      <ul className="divide-y divide-neutral-100">
+        {keys.data?.map((key) => (
+          <li key={key.id} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center" data-testid="api-key-row">
+            <div className="min-w-0 flex-1">
+              <p className="flex flex-wrap items-center gap-2">
+                <span className="font-medium">{key.name}</span>
+                <span className={`rounded-full px-2 py-0.5 text-xs ${statusStyle[key.status]}`}>{key.status}</span>
+              </p>
+              <p className="truncate font-mono text-xs text-neutral-600">{key.publicKey}</p>
+              <p className="text-xs text-neutral-500">
+                Last used {formatDate(key.lastUsedAt)} · Expires {key.expiresAt ? formatDate(key.expiresAt) : "never"} · {key.rateLimitPerMinute ?? 60}/min,{" "}
+                {(key.rateLimitPerDay ?? 10_000).toLocaleString("en")}/day
+              </p>
+            </div>
+            {key.status !== "revoked" && key.status !== "expired" ? (
+              <div className="flex flex-wrap gap-1">
+                {can?.["apiKey.update"] ? <EditKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} /> : null}
+                {can?.["apiKey.rotate"] && key.status === "active" ? <RotateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} /> : null}
+                {can?.["apiKey.revoke"] ? <RevokeKeyButton teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} /> : null}
+              </div>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}

@@ -1,0 +1,142 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Dialog } from "@/components/ui/dialog";
+import { ErrorMessage } from "@/components/ui/feedback";
+import { Field } from "@/components/ui/field";
+import { useTRPC } from "@/lib/trpc/client";
+import { expiryFrom, type ExpiryChoice } from "./expiry";
+import { ExpiryField } from "./expiry-field";
+import { SecretOnce } from "./secret-once";
+
+interface KeyRef {
+  id: string;
+  name: string;
+  expiresAt: Date | null;
+  rateLimitPerMinute: number | null;
+  rateLimitPerDay: number | null;
+}
+
+const graceChoices = [
+  { seconds: 0, label: "None: the old key stops now" },
+  { seconds: 3600, label: "1 hour" },
+  { seconds: 86_400, label: "24 hours" },
+  { seconds: 7 * 86_400, label: "7 days" },
+];
+
+function useRefreshKeys() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: trpc.apiKey.list.queryKey() });
+}
+
+export function EditKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: string; projectSlug: string; apiKey: KeyRef }) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKeys();
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState(apiKey.name);
+  const [choice, setChoice] = useState<ExpiryChoice>(apiKey.expiresAt ? "custom" : "never");
+  const [date, setDate] = useState(apiKey.expiresAt ? apiKey.expiresAt.toISOString().slice(0, 10) : "");
+  const [perMinute, setPerMinute] = useState(apiKey.rateLimitPerMinute?.toString() ?? "");
+  const [perDay, setPerDay] = useState(apiKey.rateLimitPerDay?.toString() ?? "");
+  const update = useMutation(trpc.apiKey.update.mutationOptions({ onSuccess: refresh }));
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const limit = (v: string) => (v.trim() === "" ? null : Number(v));
+    const saved = await update
+      .mutateAsync({ teamSlug, projectSlug, keyId: apiKey.id, name, expiresAt: expiryFrom(choice, date), rateLimitPerMinute: limit(perMinute), rateLimitPerDay: limit(perDay) })
+      .catch(() => null);
+    if (saved) setOpen(false);
+  }
+  return (
+    <Dialog open={open} onOpenChange={setOpen} title={`Edit ${apiKey.name}`} trigger={<Button variant="ghost" className="min-h-8 px-2">Edit</Button>}>
+      <form onSubmit={submit} className="space-y-4" noValidate>
+        <Field label="Key name" value={name} onChange={(e) => setName(e.target.value)} required />
+        <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
+        <div className="grid gap-3 sm:grid-cols-2">
+          <Field label="Requests per minute" type="number" min={1} max={100000} value={perMinute} onChange={(e) => setPerMinute(e.target.value)} hint="Empty: 60" />
+          <Field label="Requests per day" type="number" min={1} max={100000000} value={perDay} onChange={(e) => setPerDay(e.target.value)} hint="Empty: 10,000" />
+        </div>
+        <ErrorMessage error={update.error} />
+        <div className="flex justify-end gap-2">
+          <Button variant="secondary" onClick={() => setOpen(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={update.isPending}>
+            Save
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function RotateKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: string; projectSlug: string; apiKey: KeyRef }) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKeys();
+  const [open, setOpen] = useState(false);
+  const [grace, setGrace] = useState(86_400);
+  const rotate = useMutation(trpc.apiKey.rotate.mutationOptions({ onSuccess: refresh }));
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        if (!next) rotate.reset();
+      }}
+      title={`Rotate ${apiKey.name}`}
+      description="A new key pair replaces this one. During the grace period URLs signed with the old pair keep working."
+      trigger={<Button variant="ghost" className="min-h-8 px-2">Rotate</Button>}
+    >
+      {rotate.data ? (
+        <div className="space-y-4">
+          <p className="text-sm">The old pair works until {rotate.data.oldKeyExpiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.</p>
+          <SecretOnce publicKey={rotate.data.publicKey} secretKey={rotate.data.secretKey} env={rotate.data.env} />
+          <div className="flex justify-end">
+            <Button onClick={() => setOpen(false)}>Done</Button>
+          </div>
+        </div>
+      ) : (
+        <div className="space-y-4">
+          <label className="block text-sm">
+            <span className="block font-medium">Grace period</span>
+            <select className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
+              {graceChoices.map((c) => (
+                <option key={c.seconds} value={c.seconds}>
+                  {c.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <ErrorMessage error={rotate.error} />
+          <div className="flex justify-end gap-2">
+            <Button variant="secondary" onClick={() => setOpen(false)}>
+              Cancel
+            </Button>
+            <Button disabled={rotate.isPending} onClick={() => rotate.mutate({ teamSlug, projectSlug, keyId: apiKey.id, graceSeconds: grace })}>
+              Rotate key
+            </Button>
+          </div>
+        </div>
+      )}
+    </Dialog>
+  );
+}
+
+export function RevokeKeyButton({ teamSlug, projectSlug, apiKey }: { teamSlug: string; projectSlug: string; apiKey: KeyRef }) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKeys();
+  const revoke = useMutation(trpc.apiKey.revoke.mutationOptions({ onSuccess: refresh }));
+  return (
+    <ConfirmDialog
+      trigger={<Button variant="ghost" className="min-h-8 px-2 text-red-700">Revoke</Button>}
+      title={`Revoke ${apiKey.name}?`}
+      description="Every URL signed with this key stops working immediately. A revoked key cannot be restored or rotated."
+      confirmLabel="Revoke key"
+      onConfirm={() => revoke.mutateAsync({ teamSlug, projectSlug, keyId: apiKey.id })}
+    />
+  );
+}

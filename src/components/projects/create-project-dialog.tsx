@@ -1,0 +1,51 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { slugify } from "@/components/teams/slug-input";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { ErrorMessage } from "@/components/ui/feedback";
+import { Field, TextAreaField } from "@/components/ui/field";
+import { useTRPC } from "@/lib/trpc/client";
+import { parseHostList, sourceHostsHint } from "./hosts";
+
+export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState("");
+  const [slug, setSlug] = useState("");
+  const [hosts, setHosts] = useState("");
+  const create = useMutation(trpc.project.create.mutationOptions());
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const project = await create.mutateAsync({ teamSlug, name, slug, allowedSourceHosts: parseHostList(hosts) }).catch(() => null);
+    if (!project) return;
+    await queryClient.invalidateQueries({ queryKey: trpc.project.list.queryKey() });
+    setOpen(false);
+    router.push(`/t/${teamSlug}/p/${project.slug}`);
+  }
+
+  return (
+    <Dialog open={open} onOpenChange={setOpen} title="New project" description="A project has its own API keys and source rules." trigger={<Button>New project</Button>}>
+      <form onSubmit={submit} className="space-y-4" noValidate>
+        <Field label="Project name" value={name} required onChange={(e) => { setName(e.target.value); setSlug(slugify(e.target.value)); }} />
+        <Field label="Project slug" value={slug} required onChange={(e) => setSlug(e.target.value.toLowerCase())} hint="Appears in image URLs: /api/v1/{slug}/…" />
+        <TextAreaField label="Allowed source hosts" rows={3} value={hosts} onChange={(e) => setHosts(e.target.value)} hint={sourceHostsHint} />
+        <ErrorMessage error={create.error} />
+        <div className="flex justify-end gap-2">
+          <Button variant="secondary" onClick={() => setOpen(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={create.isPending}>
+            Create project
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,86 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { CopyField } from "@/components/ui/copy-field";
+import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Field } from "@/components/ui/field";
+import { envBlock, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
+import { useTRPC } from "@/lib/trpc/client";
+
+export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
+  const trpc = useTRPC();
+  const project = useQuery(trpc.project.get.queryOptions({ teamSlug, projectSlug }));
+  const keys = useQuery(trpc.apiKey.list.queryOptions({ teamSlug, projectSlug }));
+  const usable = keys.data?.filter((k) => k.status === "active" || k.status === "rotating") ?? [];
+  if (project.isPending || keys.isPending) return <Loading />;
+  if (project.error) return <ErrorMessage error={project.error} />;
+  const firstKey = usable[0];
+  return (
+    <div className="space-y-6">
+      <Card title="URL tester">
+        {usable.length === 0 ? <EmptyState title="No active key">Create a key in API keys first.</EmptyState> : <UrlTester teamSlug={teamSlug} projectSlug={projectSlug} keys={usable} />}
+      </Card>
+      <Card title="Snippets">
+        <div className="space-y-4">
+          <CopyField label="Environment" value={envBlock({ baseUrl: project.data.baseUrl, projectSlug, publicKey: firstKey?.publicKey ?? "pk_…" })} multiline />
+          <CopyField label="Next.js" value={nextjsSnippet()} multiline />
+          <CopyField label="Node" value={nodeSnippet()} multiline />
+        </div>
+      </Card>
+    </div>
+  );
+}
+
+function UrlTester({ teamSlug, projectSlug, keys }: { teamSlug: string; projectSlug: string; keys: Array<{ id: string; name: string; publicKey: string }> }) {
+  const trpc = useTRPC();
+  const [keyId, setKeyId] = useState(keys[0]!.id);
+  const [operations, setOperations] = useState("w_640,f_auto");
+  const [source, setSource] = useState("");
+  const [preview, setPreview] = useState<"loading" | "loaded" | "failed">("loading");
+  const sign = useMutation(trpc.developer.signUrl.mutationOptions({ onMutate: () => setPreview("loading") }));
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    sign.mutate({ teamSlug, projectSlug, keyId, operations, source, expiresInSeconds: 3600 });
+  }
+  return (
+    <div className="space-y-4">
+      <form onSubmit={submit} className="space-y-4" noValidate>
+        <label className="block text-sm">
+          <span className="block font-medium">Key</span>
+          <select className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2" value={keyId} onChange={(e) => setKeyId(e.target.value)}>
+            {keys.map((k) => (
+              <option key={k.id} value={k.id}>
+                {k.name} ({k.publicKey.slice(0, 10)}…)
+              </option>
+            ))}
+          </select>
+        </label>
+        <Field label="Operations" value={operations} onChange={(e) => setOperations(e.target.value)} hint="Comma-separated, e.g. w_640,h_480,f_webp,q_80; _ for none." />
+        <Field label="Source" value={source} onChange={(e) => setSource(e.target.value)} placeholder="images.example.com/photo.jpg" hint="Host and path of the original (https assumed), or local/<path>." required />
+        <ErrorMessage error={sign.error} />
+        <Button type="submit" disabled={sign.isPending || !source}>
+          Sign and preview
+        </Button>
+      </form>
+      {sign.data ? (
+        <div className="space-y-3">
+          <CopyField label="Signed URL (valid 1 hour)" value={sign.data.url} />
+          <p className="text-sm" role="status" aria-live="polite" data-testid="preview-status">
+            {preview === "loading" ? "Loading preview…" : preview === "loaded" ? "Preview loaded." : "The image did not load: open the URL to see the error."}
+          </p>
+          <img
+            key={sign.data.url}
+            src={sign.data.url}
+            alt="Preview of the signed URL"
+            data-testid="preview-image"
+            className="max-h-96 max-w-full rounded-md border border-neutral-200"
+            onLoad={() => setPreview("loaded")}
+            onError={() => setPreview("failed")}
+          />
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { Button } from "@/components/ui/button";
+import { authClient } from "@/lib/auth-client";
+import { useTRPC } from "@/lib/trpc/client";
+
+/** Top bar of every team page: team switcher, settings, who is signed in, sign out. */
+export function TeamHeader({ teamSlug }: { teamSlug: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const me = useQuery(trpc.account.me.queryOptions());
+  async function signOut() {
+    await authClient.signOut();
+    router.push("/sign-in");
+    router.refresh();
+  }
+  return (
+    <header className="border-b border-neutral-200 bg-white">
+      <div className="mx-auto flex max-w-5xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
+        <Link href="/" className="font-bold">
+          OptStuff
+        </Link>
+        <label className="flex items-center gap-2 text-sm">
+          <span className="sr-only">Team</span>
+          <select
+            className="max-w-48 rounded-md border border-neutral-300 bg-white px-2 py-1.5"
+            value={teamSlug}
+            onChange={(e) => router.push(e.target.value === "__new" ? "/teams/new" : `/t/${e.target.value}`)}
+          >
+            {(me.data?.teams ?? [{ slug: teamSlug, name: teamSlug }]).map((team) => (
+              <option key={team.slug} value={team.slug}>
+                {team.name}
+              </option>
+            ))}
+            <option value="__new">+ New team…</option>
+          </select>
+        </label>
+        <nav aria-label="Team" className="flex gap-3 text-sm">
+          <Link className="hover:underline" href={`/t/${teamSlug}`}>
+            Projects
+          </Link>
+          <Link className="hover:underline" href={`/t/${teamSlug}/settings`}>
+            Settings
+          </Link>
+        </nav>
+        <div className="ml-auto flex items-center gap-2 text-sm">
+          <span className="hidden text-neutral-600 sm:inline">{me.data?.user.email}</span>
+          <Button variant="secondary" className="min-h-8 px-3" onClick={signOut}>
+            Sign out
+          </Button>
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,67 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { CopyField } from "@/components/ui/copy-field";
+import { Card, ErrorMessage } from "@/components/ui/feedback";
+import { Field } from "@/components/ui/field";
+import { useTRPC } from "@/lib/trpc/client";
+
+export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: string; canInviteOwners: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<"owner" | "admin" | "member">("member");
+  const pending = useQuery(trpc.team.invitations.queryOptions({ teamSlug }));
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.team.invitations.queryKey({ teamSlug }) });
+  const invite = useMutation(trpc.team.invite.mutationOptions({ onSuccess: refresh }));
+  const revoke = useMutation(trpc.team.revokeInvitation.mutationOptions({ onSuccess: refresh }));
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (await invite.mutateAsync({ teamSlug, email, role }).catch(() => null)) setEmail("");
+  }
+
+  return (
+    <Card title="Invitations">
+      <form onSubmit={submit} className="flex flex-col gap-3 sm:flex-row sm:items-end" noValidate>
+        <div className="flex-1">
+          <Field label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        </div>
+        <label className="mb-5 text-sm">
+          <span className="block font-medium">Role</span>
+          <select className="mt-1 rounded-md border border-neutral-300 bg-white px-2 py-2" value={role} onChange={(e) => setRole(e.target.value as typeof role)}>
+            <option value="member">member</option>
+            <option value="admin">admin</option>
+            {canInviteOwners ? <option value="owner">owner</option> : null}
+          </select>
+        </label>
+        <Button type="submit" className="mb-5" disabled={invite.isPending || !email}>
+          Invite
+        </Button>
+      </form>
+      <ErrorMessage error={invite.error ?? revoke.error} />
+      {invite.data ? (
+        <div className="mt-2 space-y-1 rounded-md bg-green-50 p-3 text-sm" role="status">
+          <p>{invite.data.emailed ? "Invitation emailed. You can also share the link:" : "Share this link with the person you invited (valid for 7 days):"}</p>
+          <CopyField label="Invitation link" value={invite.data.link} />
+        </div>
+      ) : null}
+      <h3 className="mt-6 mb-2 text-sm font-semibold">Pending</h3>
+      {pending.data?.length === 0 ? <p className="text-sm text-neutral-500">No pending invitations.</p> : null}
+      <ul className="divide-y divide-neutral-100">
+        {pending.data?.map((invitation) => (
+          <li key={invitation.id} className="flex flex-wrap items-center gap-3 py-2 text-sm">
+            <span className="min-w-0 flex-1 truncate">{invitation.email}</span>
+            <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs">{invitation.role}</span>
+            <span className="text-xs text-neutral-500">expires {invitation.expiresAt.toLocaleDateString()}</span>
+            <Button variant="ghost" className="min-h-8 px-2 text-red-700" onClick={() => revoke.mutate({ teamSlug, invitationId: invitation.id })}>
+              Revoke
+            </Button>
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}

@@ -1,0 +1,55 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { ErrorMessage } from "@/components/ui/feedback";
+import { Field } from "@/components/ui/field";
+import { useTRPC } from "@/lib/trpc/client";
+import { slugify, TeamSlugField } from "./slug-input";
+
+/** Names the personal team (onboarding) or a new team; the slug follows the name until edited. */
+export function TeamForm({ mode, next, initialName = "" }: { mode: "onboarding" | "create"; next?: string; initialName?: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [name, setName] = useState(initialName);
+  const [slug, setSlug] = useState(slugify(initialName));
+  const [slugEdited, setSlugEdited] = useState(false);
+  const mutation = useMutation(mode === "onboarding" ? trpc.account.completeOnboarding.mutationOptions() : trpc.account.createTeam.mutationOptions());
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const team = await mutation.mutateAsync({ name, slug }).catch(() => null);
+    if (!team) return;
+    router.push(next && next !== "/" ? next : `/t/${team.slug}`);
+    router.refresh();
+  }
+
+  return (
+    <form onSubmit={submit} className="space-y-4" noValidate>
+      <Field
+        label="Team name"
+        name="name"
+        value={name}
+        required
+        maxLength={80}
+        onChange={(e) => {
+          setName(e.target.value);
+          if (!slugEdited) setSlug(slugify(e.target.value));
+        }}
+      />
+      <TeamSlugField
+        value={slug}
+        onChange={(value) => {
+          setSlugEdited(true);
+          setSlug(value);
+        }}
+      />
+      <ErrorMessage error={mutation.error} />
+      <Button type="submit" className="w-full" disabled={mutation.isPending || !name || !slug}>
+        {mode === "onboarding" ? "Continue" : "Create team"}
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,101 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Field } from "@/components/ui/field";
+import { useTRPC } from "@/lib/trpc/client";
+import { InvitationsCard } from "./invitations-card";
+import { MembersCard } from "./members-card";
+import { TeamSlugField } from "./slug-input";
+
+export function TeamSettings({ teamSlug }: { teamSlug: string }) {
+  const trpc = useTRPC();
+  const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
+  const me = useQuery(trpc.account.me.queryOptions());
+  if (team.isPending) return <Loading />;
+  if (team.error) return <ErrorMessage error={team.error} />;
+  const { can, role } = team.data;
+  return (
+    <div className="space-y-6">
+      <h1 className="text-2xl font-semibold">Team settings</h1>
+      {can["team.update"] ? <GeneralCard teamSlug={teamSlug} name={team.data.team.name} /> : null}
+      <MembersCard teamSlug={teamSlug} myRole={role} canManage={can["member.changeRole"]} myUserId={me.data?.user.id} />
+      {can["invitation.create"] ? <InvitationsCard teamSlug={teamSlug} canInviteOwners={role === "owner"} /> : null}
+      <DangerZone teamSlug={teamSlug} canDelete={can["team.delete"]} />
+    </div>
+  );
+}
+
+function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState(initialName);
+  const [slug, setSlug] = useState(teamSlug);
+  const update = useMutation(trpc.team.update.mutationOptions());
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const team = await update.mutateAsync({ teamSlug, name, slug }).catch(() => null);
+    if (!team) return;
+    await queryClient.invalidateQueries();
+    if (team.slug !== teamSlug) router.replace(`/t/${team.slug}/settings`);
+  }
+  return (
+    <Card title="General">
+      <form onSubmit={submit} className="space-y-4" noValidate>
+        <Field label="Team name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} />
+        <TeamSlugField value={slug} onChange={setSlug} current={teamSlug} />
+        <ErrorMessage error={update.error} />
+        {update.isSuccess ? <p role="status" className="text-sm text-green-700">Saved.</p> : null}
+        <Button type="submit" disabled={update.isPending}>
+          Save
+        </Button>
+      </form>
+    </Card>
+  );
+}
+
+function DangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: boolean }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const leave = useMutation(trpc.team.leave.mutationOptions());
+  const remove = useMutation(trpc.team.delete.mutationOptions());
+  const gone = () => {
+    router.push("/");
+    router.refresh();
+  };
+  return (
+    <section className="rounded-lg border border-red-200 bg-white p-4 sm:p-6">
+      <h2 className="text-lg font-semibold text-red-800">Danger zone</h2>
+      <div className="mt-4 flex flex-wrap gap-3">
+        <ConfirmDialog
+          trigger={<Button variant="secondary">Leave team</Button>}
+          title="Leave this team?"
+          description="You lose access to its projects. The last owner cannot leave: make someone else owner first."
+          confirmLabel="Leave"
+          onConfirm={async () => {
+            await leave.mutateAsync({ teamSlug });
+            gone();
+          }}
+        />
+        {canDelete ? (
+          <ConfirmDialog
+            trigger={<Button variant="danger">Delete team</Button>}
+            title="Delete this team?"
+            description="Every project and API key of the team is deleted and its image URLs stop working at once. This cannot be undone."
+            confirmLabel="Delete team"
+            typeToConfirm={teamSlug}
+            onConfirm={async (typed) => {
+              await remove.mutateAsync({ teamSlug, confirmSlug: typed });
+              gone();
+            }}
+          />
+        ) : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,30 @@
+"use client";
+
+import { useState } from "react";
+import { Button } from "./button";
+
+/** Read-only text with a copy button; multi-line values keep their line breaks. */
+export function CopyField({ label, value, multiline = false }: { label: string; value: string; multiline?: boolean }) {
+  const [copied, setCopied] = useState(false);
+  async function copy() {
+    await navigator.clipboard?.writeText(value).catch(() => undefined);
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  }
+  return (
+    <div className="space-y-1">
+      <div className="flex items-center justify-between gap-2">
+        <span className="text-sm font-medium">{label}</span>
+        <Button variant="ghost" className="min-h-8 px-2 text-xs" onClick={copy} aria-label={`Copy ${label}`}>
+          {copied ? "Copied" : "Copy"}
+        </Button>
+      </div>
+      <pre
+        data-testid={`copy-${label}`}
+        className={`overflow-x-auto rounded-md bg-neutral-900 p-3 font-mono text-xs text-neutral-100 ${multiline ? "whitespace-pre" : "whitespace-nowrap"}`}
+      >
+        {value}
+      </pre>
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+"use client";
+
+import { Dialog as RadixDialog } from "radix-ui";
+import type { ReactNode } from "react";
+
+/** Radix dialog: focus trapped inside, Escape closes, focus returns to the trigger. */
+export function Dialog({
+  open,
+  onOpenChange,
+  trigger,
+  title,
+  description,
+  children,
+}: {
+  open: boolean;
+  onOpenChange(open: boolean): void;
+  trigger?: ReactNode;
+  title: string;
+  description?: string;
+  children: ReactNode;
+}) {
+  return (
+    <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
+      {trigger ? <RadixDialog.Trigger asChild>{trigger}</RadixDialog.Trigger> : null}
+      <RadixDialog.Portal>
+        <RadixDialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
+        <RadixDialog.Content className="fixed top-1/2 left-1/2 z-50 max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl">
+          <RadixDialog.Title className="text-lg font-semibold">{title}</RadixDialog.Title>
+          {description ? <RadixDialog.Description className="mt-1 text-sm text-neutral-600">{description}</RadixDialog.Description> : <RadixDialog.Description className="sr-only">{title}</RadixDialog.Description>}
+          <div className="mt-4">{children}</div>
+        </RadixDialog.Content>
+      </RadixDialog.Portal>
+    </RadixDialog.Root>
+  );
+}

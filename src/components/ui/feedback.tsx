@@ -1,0 +1,41 @@
+import type { ReactNode } from "react";
+
+export function ErrorMessage({ error }: { error: { message: string } | null | undefined }) {
+  if (!error) return null;
+  return (
+    <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+      {error.message}
+    </p>
+  );
+}
+
+export function Loading({ label = "Loading…" }: { label?: string }) {
+  return (
+    <p aria-busy="true" className="animate-pulse py-6 text-sm text-neutral-500">
+      {label}
+    </p>
+  );
+}
+
+export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="rounded-lg border border-dashed border-neutral-300 bg-white p-8 text-center">
+      <p className="font-medium">{title}</p>
+      {children ? <div className="mt-2 text-sm text-neutral-600">{children}</div> : null}
+    </div>
+  );
+}
+
+export function Card({ title, actions, children }: { title?: string; actions?: ReactNode; children: ReactNode }) {
+  return (
+    <section className="rounded-lg border border-neutral-200 bg-white p-4 shadow-sm sm:p-6">
+      {title || actions ? (
+        <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
+          {title ? <h2 className="text-lg font-semibold">{title}</h2> : <span />}
+          {actions}
+        </div>
+      ) : null}
+      {children}
+    </section>
+  );
+}

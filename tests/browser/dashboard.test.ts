@@ -1,0 +1,156 @@
+import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
+import sharp from "sharp";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { openBrowser, screenshot, startServedApp, type ServedApp } from "../support/browser";
+import { serveBytes, startOrigin, type Origin } from "../support/origin";
+
+/**
+ * The dashboard end to end in Chromium against `next start` on the embedded default: sign up,
+ * onboarding, a project with a source host, a key, a signed URL previewed in the tester, revocation,
+ * and an invited second user who joins and sees the project. Screenshots go to artifacts/screenshots.
+ */
+let app: ServedApp;
+let origin: Origin;
+let alice: Awaited<ReturnType<typeof openBrowser>>;
+let bob: Awaited<ReturnType<typeof openBrowser>>;
+const password = "a long enough password";
+const stamp = Date.now().toString(36);
+const teamSlug = `acme-images-${stamp}`;
+
+beforeAll(async () => {
+  origin = await startOrigin({ "/photo.jpg": serveBytes(readFileSync("demo/photo.jpg"), "image/jpeg") });
+  app = await startServedApp({ OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "1" });
+  alice = await openBrowser();
+  bob = await openBrowser({ width: 375, height: 800 });
+});
+
+afterAll(async () => {
+  await alice?.close();
+  await bob?.close();
+  await app?.stop();
+  await origin?.close();
+});
+
+const go = (page: Page, path: string) => page.goto(`${app.baseUrl}${path}`);
+const tab = (page: Page, name: string) => page.getByRole("navigation", { name: "Project" }).getByRole("link", { name }).click();
+
+let signedUrl = "";
+let invitationLink = "";
+
+it("signs up and names the team in onboarding", async () => {
+  const page = alice.page;
+  await go(page, "/");
+  await screenshot(page, "01-landing");
+  await page.getByRole("link", { name: "Create an account" }).click();
+  await page.getByLabel("Name").fill("Alice");
+  await page.getByLabel("Email").fill(`alice-${stamp}@example.com`);
+  await page.getByLabel("Password").fill(password);
+  await screenshot(page, "02-sign-up");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(/\/onboarding/);
+  await page.getByLabel("Team name").fill(`Acme Images ${stamp}`);
+  await expect.poll(() => page.getByLabel("Team slug").inputValue()).toBe(teamSlug);
+  await page.getByText("Available").waitFor();
+  await screenshot(page, "03-onboarding");
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.waitForURL(new RegExp(`/t/${teamSlug}$`));
+  await page.getByText("No projects yet").waitFor();
+  await screenshot(page, "04-team-empty");
+});
+
+it("creates a project with a source host and a key whose secret is shown once", async () => {
+  const page = alice.page;
+  await page.getByRole("button", { name: "New project" }).click();
+  await page.getByLabel("Project name").fill("Website");
+  await page.getByLabel("Allowed source hosts").fill(origin.host);
+  await screenshot(page, "05-new-project");
+  await page.getByRole("button", { name: "Create project" }).click();
+  await page.waitForURL(new RegExp(`/t/${teamSlug}/p/website$`));
+  await page.getByText(origin.host).waitFor();
+  await screenshot(page, "06-project-overview");
+
+  await tab(page, "API keys");
+  await page.getByText("No keys yet").waitFor();
+  await page.getByRole("button", { name: "New key" }).click();
+  await page.getByLabel("Key name").fill("production web");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const secret = await page.getByTestId("copy-Secret key").textContent();
+  expect(secret).toMatch(/^sk_/);
+  expect(await page.getByTestId("copy-.env").textContent()).toContain(`OPTSTUFF_SECRET_KEY=${secret}`);
+  await screenshot(page, "07-key-created");
+  await page.getByRole("button", { name: "Done" }).click();
+  await page.getByTestId("api-key-row").getByText("active").waitFor();
+  expect(await page.content()).not.toContain(secret!);
+  await screenshot(page, "08-keys");
+});
+
+it("signs a URL in the tester and the preview loads the transformed image", async () => {
+  const page = alice.page;
+  await tab(page, "Developer");
+  await page.getByLabel("Operations").fill("w_320,f_webp");
+  await page.getByLabel("Source").fill(`http://${origin.host}/photo.jpg`);
+  await page.getByRole("button", { name: "Sign and preview" }).click();
+  await page.getByText("Preview loaded.").waitFor();
+  expect(await page.getByTestId("preview-image").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(320);
+  signedUrl = (await page.getByTestId("copy-Signed URL (valid 1 hour)").textContent())!;
+  expect(signedUrl.startsWith(`${app.baseUrl}/api/v1/website/`)).toBe(true);
+  await screenshot(page, "09-developer-tester");
+
+  const response = await fetch(signedUrl);
+  expect(response.status).toBe(200);
+  const meta = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+  expect([meta.format, meta.width]).toEqual(["webp", 320]);
+});
+
+it("revokes the key and the same image request fails at once", async () => {
+  const page = alice.page;
+  await tab(page, "API keys");
+  await page.getByRole("button", { name: "Revoke" }).click();
+  await screenshot(page, "10-revoke-confirm");
+  await page.getByRole("alertdialog").getByRole("button", { name: "Revoke key" }).click();
+  await page.getByTestId("api-key-row").getByText("revoked").waitFor();
+  const status = await page.evaluate(async (url) => (await fetch(url, { cache: "reload" })).status, signedUrl);
+  expect(status).toBe(401);
+  await screenshot(page, "11-keys-revoked");
+});
+
+it("invites a second user by link", async () => {
+  const page = alice.page;
+  await page.getByRole("navigation", { name: "Team" }).getByRole("link", { name: "Settings" }).click();
+  await page.getByRole("heading", { name: "Invitations" }).waitFor();
+  await page.getByLabel("Email").fill(`bob-${stamp}@example.com`);
+  await page.getByRole("button", { name: "Invite" }).click();
+  invitationLink = (await page.getByTestId("copy-Invitation link").textContent())!;
+  expect(invitationLink).toContain(`${app.baseUrl}/invite/`);
+  await screenshot(page, "12-team-settings");
+});
+
+it("the invited user signs up with the keyboard at 375 px, accepts, and sees the project", async () => {
+  const page = bob.page;
+  await page.goto(invitationLink);
+  await page.getByText("You are invited to join").waitFor();
+  await screenshot(page, "13-invitation-signed-out");
+  await page.getByRole("link", { name: "Create an account" }).click();
+  await page.getByLabel("Name").focus();
+  await page.keyboard.type("Bob");
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(`bob-${stamp}@example.com`);
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(password);
+  await page.keyboard.press("Enter");
+  await page.waitForURL(/\/onboarding/);
+  await page.getByLabel("Team name").fill(`Bob ${stamp}`);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.waitForURL(/\/invite\//);
+  await page.getByRole("button", { name: "Accept invitation" }).click();
+  await page.waitForURL(new RegExp(`/t/${teamSlug}$`));
+  await page.getByRole("link", { name: /Website/ }).waitFor();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await screenshot(page, "14-member-team-375px");
+  await page.getByRole("link", { name: /Website/ }).click();
+  await tab(page, "API keys");
+  await page.getByTestId("api-key-row").waitFor();
+  expect(await page.getByRole("button", { name: "New key" }).count()).toBe(0);
+  await screenshot(page, "15-member-keys-375px");
+});
