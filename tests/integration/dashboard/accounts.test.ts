@@ -83,3 +83,45 @@ describe("sign-in, sign-out and the auth endpoints' guards", () => {
     await expect(anonymous.team.get({ teamSlug: "acme" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 });
+
+describe("configuration-dependent sign-in", () => {
+  it("offers GitHub sign-in only when its credentials are set, redirecting to GitHub with our callback", async () => {
+    expect(app.services.authProviders).toEqual([]);
+    const refused = await authRequest(app.services, "/sign-in/social", { provider: "github", callbackURL: "/" });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+
+    const withGithub = await createTestApp({ oauth: { github: { clientId: "gh-client", clientSecret: "gh-secret" }, google: null } });
+    try {
+      expect(withGithub.services.authProviders).toEqual(["github"]);
+      const response = await authRequest(withGithub.services, "/sign-in/social", { provider: "github", callbackURL: "/" });
+      expect(response.status).toBe(200);
+      const { url } = (await response.json()) as { url: string };
+      const redirect = new URL(url);
+      expect(redirect.origin).toBe("https://github.com");
+      expect(redirect.searchParams.get("client_id")).toBe("gh-client");
+      expect(redirect.searchParams.get("redirect_uri")).toBe("http://127.0.0.1:3000/api/auth/callback/github");
+    } finally {
+      await withGithub.close();
+    }
+  });
+
+  it("marks the session cookie Secure when the dashboard is served over https", async () => {
+    const secure = await createTestApp({ publicBaseUrl: "https://dash.example" });
+    try {
+      const handler = (await import("@/server/auth/route-handler")).createAuthRouteHandler(async () => secure.services);
+      const response = await handler(
+        new Request("https://dash.example/api/auth/sign-up/email", {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: "https://dash.example" },
+          body: JSON.stringify({ email: "secure@example.com", password: "correct horse battery", name: "S" }),
+        }),
+      );
+      expect(response.status).toBe(200);
+      const session = response.headers.getSetCookie().find((c) => c.includes("session_token"));
+      expect(session).toMatch(/^__Secure-/);
+      expect(session).toMatch(/;\s*Secure/i);
+    } finally {
+      await secure.close();
+    }
+  });
+});
