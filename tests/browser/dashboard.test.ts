@@ -112,6 +112,8 @@ it("revokes the key and the same image request fails at once", async () => {
   await page.getByTestId("api-key-row").getByText("revoked").waitFor();
   const status = await page.evaluate(async (url) => (await fetch(url, { cache: "reload" })).status, signedUrl);
   expect(status).toBe(401);
+  // The preview's request counted as the key's last use.
+  expect(await page.getByTestId("api-key-row").textContent()).toMatch(/Last used \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
   await screenshot(page, "11-keys-revoked");
 });
 
@@ -153,4 +155,18 @@ it("the invited user signs up with the keyboard at 375 px, accepts, and sees the
   await page.getByTestId("api-key-row").waitFor();
   expect(await page.getByRole("button", { name: "New key" }).count()).toBe(0);
   await screenshot(page, "15-member-keys-375px");
+});
+
+it("refuses an unsafe source host in project settings with a message, then signs out", async () => {
+  const page = alice.page;
+  await go(page, `/t/${teamSlug}/p/website/settings`);
+  await page.getByLabel("Allowed source hosts").fill(`${origin.host}\n10.0.0.1`);
+  await page.getByRole("button", { name: "Save settings" }).click();
+  await page.getByRole("alert").filter({ hasText: '"10.0.0.1" is not a valid source host' }).waitFor();
+  await screenshot(page, "16-project-settings-refused");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/sign-in/);
+  await screenshot(page, "17-sign-in");
+  await go(page, `/t/${teamSlug}`);
+  await page.waitForURL(/\/sign-in\?next=/);
 });
