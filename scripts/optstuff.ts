@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
-import { env } from "@/env";
+import { env, publicBaseUrl } from "@/env";
 import { openDatabase } from "@/server/db/client";
 import { projects } from "@/server/db/schema";
 import { serviceOptionsFromEnv } from "@/server/services";
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     logger: createLogger("warn"),
     counters: createCounters(),
   });
-  const baseUrl = values["base-url"] ?? e.OPTSTUFF_PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`;
+  const baseUrl = values["base-url"] ?? publicBaseUrl(e);
   try {
     const command = positionals[0] ?? "bootstrap";
     if (command === "bootstrap") {

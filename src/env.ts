@@ -20,6 +20,8 @@ const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   /** Set by Vercel on its deployments. */
   VERCEL: optionalText,
+  /** Set by Vercel: the production domain, the public base URL when OPTSTUFF_PUBLIC_BASE_URL is not set. */
+  VERCEL_PROJECT_PRODUCTION_URL: optionalText,
   /** PostgreSQL URL; when absent the embedded PGlite under OPTSTUFF_DATA_DIR is used. */
   DATABASE_URL: optionalText,
   /** Where the embedded database and generated secrets live. Default `.data`. */
@@ -32,7 +34,11 @@ const envSchema = z.object({
   CRON_SECRET: optionalText,
   UPSTASH_REDIS_REST_URL: optionalText,
   UPSTASH_REDIS_REST_TOKEN: optionalText,
-  /** Public origin of this server, used in printed URLs and snippets. Default http://127.0.0.1:$PORT. */
+  /**
+   * Public origin of this server: printed URLs, snippets, invitation links, and the dashboard's sign-in
+   * origin check and cookies. Default https://$VERCEL_PROJECT_PRODUCTION_URL on Vercel, else
+   * http://127.0.0.1:$PORT.
+   */
   OPTSTUFF_PUBLIC_BASE_URL: optionalText,
   PORT: int(3000, 1),
   /** Further origins the dashboard accepts sign-ins from (comma-separated), besides the public base URL. */
@@ -100,6 +106,12 @@ let cached: Env | undefined;
 export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+export function publicBaseUrl(e: Env): string {
+  if (e.OPTSTUFF_PUBLIC_BASE_URL) return e.OPTSTUFF_PUBLIC_BASE_URL.replace(/\/+$/, "");
+  if (e.VERCEL_PROJECT_PRODUCTION_URL) return `https://${e.VERCEL_PROJECT_PRODUCTION_URL}`;
+  return `http://127.0.0.1:${e.PORT}`;
 }
 
 /** Production means secrets must be given, never generated. */

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { env as readEnv, isProduction, type Env } from "@/env";
+import { env as readEnv, isProduction, publicBaseUrl, type Env } from "@/env";
 import { loadSecrets, type Secrets } from "@/server/config/secrets";
 import {
   createConfigInvalidator,
@@ -188,7 +188,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
         : null,
     authFailuresPerMinute: e.OPTSTUFF_AUTH_FAILURES_PER_MINUTE,
     trustedProxyHops: e.OPTSTUFF_TRUSTED_PROXY_HOPS,
-    publicBaseUrl: e.OPTSTUFF_PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`,
+    publicBaseUrl: publicBaseUrl(e),
     trustedOrigins: [
       ...(e.OPTSTUFF_TRUSTED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
       // The embedded default answers on loopback under either name.

@@ -84,8 +84,9 @@ export async function updateApiKey(
     })
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)))
     .returning(columns);
-  await deps.invalidate.apiKeys([row!.publicKey]);
-  return { ...row!, status: keyStatus(row!, now) };
+  if (!row) throw new AppError("NOT_FOUND", { message: "No such key in this project" });
+  await deps.invalidate.apiKeys([row.publicKey]);
+  return { ...row, status: keyStatus(row, now) };
 }
 
 /**
