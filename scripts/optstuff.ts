@@ -24,7 +24,7 @@ import { buildSignedUrl, createSecretBox, isPublicKeyShape } from "@/server/sign
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { findTeamBySlug } from "@/server/tenancy/teams";
-import { findProject, setProjectSourceHosts } from "@/server/tenancy/projects";
+import { findProject, updateProject } from "@/server/tenancy/projects";
 import { resealSecrets } from "@/server/tenancy/reseal-secrets";
 
 const DEMO_SOURCE = "local/photo.jpg";
@@ -71,6 +71,7 @@ async function main(): Promise<void> {
       if (values["if-empty"] && (await hasAnyProject(deps.db))) return;
       const sources = values.sources?.split(",") ?? (options.localSourceRoot ? ["local"] : undefined);
       const result = await bootstrap(deps, { teamSlug: values.team!, projectSlug: values.project!, keyName: values.name ?? "default", sourceHosts: sources, allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES });
+      if (!result.created.project) await invalidate.project(result.project.id);
       printCredentials(baseUrl, result.project.slug, result.key, result.project.allowedSourceHosts, values["credentials-file"]);
     } else if (command === "key") {
       const project = await resolveProject(deps.db);
@@ -80,10 +81,11 @@ async function main(): Promise<void> {
       printCredentials(baseUrl, project.slug, key, project.allowedSourceHosts);
     } else if (command === "sources") {
       const project = await resolveProject(deps.db);
-      const updated = await setProjectSourceHosts(deps.db, project, (values.set ?? "").split(",").filter(Boolean), {
-        allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
-      });
-      await invalidate.project(updated.id);
+      const updated = await updateProject(
+        { db: deps.db, invalidate, hostPolicy: { allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES } },
+        { teamId: project.teamId, projectId: project.id },
+        { allowedSourceHosts: (values.set ?? "").split(",").filter(Boolean) },
+      );
       console.log(`Allowed source hosts of ${updated.slug}: ${updated.allowedSourceHosts.join(", ") || "(none: remote sources refused)"}`);
     } else if (command === "reseal") {
       const { resealed, current, publicKeys } = await resealSecrets(deps);

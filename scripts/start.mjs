@@ -26,7 +26,7 @@ if (!process.env.DATABASE_URL) {
 const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", host, "-p", port], {
   stdio: ["ignore", "inherit", "inherit"],
 });
-console.log(`OptStuff is starting on http://${host}:${port} (image API at /api/v1/…, health at /api/health)`);
+console.log(`OptStuff is starting on http://${host}:${port} (dashboard at /, image API at /api/v1/…, health at /api/health)`);
 if (!process.env.DATABASE_URL) {
   console.log(`Embedded mode: data and generated secrets in ${dataDir}/; demo credentials in ${dataDir}/quickstart.env`);
   console.log("Sign a URL for a demo image: npm run optstuff -- sign local/photo.jpg");

@@ -51,7 +51,6 @@ export const dashboardErrors = {
   KEY_NOT_ACTIVE: { status: 409, message: "Only an active key can be changed or rotated" },
   INVITATION_INVALID: { status: 410, message: "This invitation is no longer valid" },
   INVITATION_EMAIL_MISMATCH: { status: 403, message: "This invitation was sent to a different email address" },
-  TOO_MANY_REQUESTS: { status: 429, message: "Too many requests, try again shortly" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors };

@@ -12,7 +12,7 @@ import {
 import { createCoordination, type Coordination } from "@/server/coordination/create-coordination";
 import { createCounters, type Counters } from "@/server/coordination/counters";
 import type { UpstashSettings } from "@/server/coordination/upstash-client";
-import { createAuth, type Auth, type OAuthCredentials } from "@/server/auth/create-auth";
+import { createAuth, enabledProviders, type Auth, type OAuthCredentials } from "@/server/auth/create-auth";
 import { createMailer, type Mailer } from "@/server/mail/mailer";
 import type { TenancyDeps } from "@/server/tenancy/deps";
 import { createPersonalTeam } from "@/server/tenancy/onboarding";
@@ -139,7 +139,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     mailer: createMailer(options.smtp ?? null),
     tenancy,
     publicBaseUrl,
-    authProviders: (["github", "google"] as const).filter((name) => oauth[name] !== null),
+    authProviders: enabledProviders(oauth),
     secretBox,
     config,
     invalidate,

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
-import { Dialog } from "@/components/ui/dialog";
+import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
@@ -49,14 +49,7 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
           <Field label="Key name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} hint="Where the key is used, e.g. production web." />
           <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
           <ErrorMessage error={create.error} />
-          <div className="flex justify-end gap-2">
-            <Button variant="secondary" onClick={() => onOpenChange(false)}>
-              Cancel
-            </Button>
-            <Button type="submit" disabled={create.isPending || !name}>
-              Create key
-            </Button>
-          </div>
+          <DialogActions onCancel={() => onOpenChange(false)} submitLabel="Create key" disabled={create.isPending || !name} />
         </form>
       )}
     </Dialog>

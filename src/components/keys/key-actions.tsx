@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Dialog } from "@/components/ui/dialog";
+import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
@@ -61,14 +61,7 @@ export function EditKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: str
           <Field label="Requests per day" type="number" min={1} max={100000000} value={perDay} onChange={(e) => setPerDay(e.target.value)} hint="Empty: 10,000" />
         </div>
         <ErrorMessage error={update.error} />
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={() => setOpen(false)}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={update.isPending}>
-            Save
-          </Button>
-        </div>
+        <DialogActions onCancel={() => setOpen(false)} submitLabel="Save" disabled={update.isPending} />
       </form>
     </Dialog>
   );
@@ -112,14 +105,12 @@ export function RotateKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: s
             </select>
           </label>
           <ErrorMessage error={rotate.error} />
-          <div className="flex justify-end gap-2">
-            <Button variant="secondary" onClick={() => setOpen(false)}>
-              Cancel
-            </Button>
-            <Button disabled={rotate.isPending} onClick={() => rotate.mutate({ teamSlug, projectSlug, keyId: apiKey.id, graceSeconds: grace })}>
-              Rotate key
-            </Button>
-          </div>
+          <DialogActions
+            onCancel={() => setOpen(false)}
+            submitLabel="Rotate key"
+            disabled={rotate.isPending}
+            onSubmit={() => rotate.mutate({ teamSlug, projectSlug, keyId: apiKey.id, graceSeconds: grace })}
+          />
         </div>
       )}
     </Dialog>

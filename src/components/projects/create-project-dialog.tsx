@@ -3,9 +3,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { slugify } from "@/components/teams/slug-input";
+import { slugify } from "@/lib/slugify";
 import { Button } from "@/components/ui/button";
-import { Dialog } from "@/components/ui/dialog";
+import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field, TextAreaField } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
@@ -37,14 +37,7 @@ export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
         <Field label="Project slug" value={slug} required onChange={(e) => setSlug(e.target.value.toLowerCase())} hint="Appears in image URLs: /api/v1/{slug}/…" />
         <TextAreaField label="Allowed source hosts" rows={3} value={hosts} onChange={(e) => setHosts(e.target.value)} hint={sourceHostsHint} />
         <ErrorMessage error={create.error} />
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={() => setOpen(false)}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={create.isPending}>
-            Create project
-          </Button>
-        </div>
+        <DialogActions onCancel={() => setOpen(false)} submitLabel="Create project" disabled={create.isPending} />
       </form>
     </Dialog>
   );

@@ -12,13 +12,13 @@ export function ProjectOverview({ teamSlug, projectSlug }: { teamSlug: string; p
   const keys = useQuery(trpc.apiKey.list.queryOptions({ teamSlug, projectSlug }));
   if (project.isPending) return <Loading />;
   if (project.error) return <ErrorMessage error={project.error} />;
-  const { project: p, endpoint } = project.data;
+  const { project: p, baseUrl } = project.data;
   const active = keys.data?.filter((k) => k.status === "active" || k.status === "rotating").length ?? 0;
   const base = `/t/${teamSlug}/p/${projectSlug}`;
   return (
     <div className="space-y-6">
       <Card title="Endpoint">
-        <CopyField label="Image endpoint" value={`${endpoint}/{operations}/{source}?key=pk_…&sig=…`} />
+        <CopyField label="Image endpoint" value={`${baseUrl}/api/v1/${p.slug}/{operations}/{source}?key=pk_…&sig=…`} />
         <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-3">
           <div>
             <dt className="text-neutral-500">Active keys</dt>

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Card, DangerZone, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field, TextAreaField } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { formatHostList, parseHostList, refererHostsHint, sourceHostsHint } from "./hosts";
@@ -21,10 +21,9 @@ export function ProjectSettings({ teamSlug, projectSlug }: { teamSlug: string; p
   return (
     <div className="space-y-6">
       <SettingsForm teamSlug={teamSlug} projectSlug={projectSlug} project={project.data.project} />
-      <section className="rounded-lg border border-red-200 bg-white p-4 sm:p-6">
-        <h2 className="text-lg font-semibold text-red-800">Danger zone</h2>
+      <DangerZone>
         <DeleteProject teamSlug={teamSlug} projectSlug={projectSlug} />
-      </section>
+      </DangerZone>
     </div>
   );
 }
@@ -74,18 +73,16 @@ function DeleteProject({ teamSlug, projectSlug }: { teamSlug: string; projectSlu
   const router = useRouter();
   const remove = useMutation(trpc.project.delete.mutationOptions());
   return (
-    <div className="mt-4">
-      <ConfirmDialog
-        trigger={<Button variant="danger">Delete project</Button>}
-        title="Delete this project?"
-        description="Its API keys are deleted and every image URL of the project stops working at once. This cannot be undone."
-        confirmLabel="Delete project"
-        typeToConfirm={projectSlug}
-        onConfirm={async (typed) => {
-          await remove.mutateAsync({ teamSlug, projectSlug, confirmSlug: typed });
-          router.push(`/t/${teamSlug}`);
-        }}
-      />
-    </div>
+    <ConfirmDialog
+      trigger={<Button variant="danger">Delete project</Button>}
+      title="Delete this project?"
+      description="Its API keys are deleted and every image URL of the project stops working at once. This cannot be undone."
+      confirmLabel="Delete project"
+      typeToConfirm={projectSlug}
+      onConfirm={async (typed) => {
+        await remove.mutateAsync({ teamSlug, projectSlug, confirmSlug: typed });
+        router.push(`/t/${teamSlug}`);
+      }}
+    />
   );
 }

@@ -7,7 +7,8 @@ import { Button } from "@/components/ui/button";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
-import { slugify, TeamSlugField } from "./slug-input";
+import { slugify } from "@/lib/slugify";
+import { TeamSlugField } from "./slug-input";
 
 /** Names the personal team (onboarding) or a new team; the slug follows the name until edited. */
 export function TeamForm({ mode, next, initialName = "" }: { mode: "onboarding" | "create"; next?: string; initialName?: string }) {

@@ -5,11 +5,6 @@ import { useEffect, useState } from "react";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 
-/** Lower-case, hyphens for everything else: what a name becomes as a slug suggestion. */
-export function slugify(name: string): string {
-  return name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
-}
-
 /** A team slug field that says, while typing, whether the slug is free (debounced server check). */
 export function TeamSlugField({ value, onChange, current }: { value: string; onChange(value: string): void; current?: string }) {
   const trpc = useTRPC();

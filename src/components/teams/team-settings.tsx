@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Card, DangerZone, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { InvitationsCard } from "./invitations-card";
@@ -25,7 +25,7 @@ export function TeamSettings({ teamSlug }: { teamSlug: string }) {
       {can["team.update"] ? <GeneralCard teamSlug={teamSlug} name={team.data.team.name} /> : null}
       <MembersCard teamSlug={teamSlug} myRole={role} canManage={can["member.changeRole"]} myUserId={me.data?.user.id} />
       {can["invitation.create"] ? <InvitationsCard teamSlug={teamSlug} canInviteOwners={role === "owner"} /> : null}
-      <DangerZone teamSlug={teamSlug} canDelete={can["team.delete"]} />
+      <TeamDangerZone teamSlug={teamSlug} canDelete={can["team.delete"]} />
     </div>
   );
 }
@@ -59,7 +59,7 @@ function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: 
   );
 }
 
-function DangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: boolean }) {
+function TeamDangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
   const leave = useMutation(trpc.team.leave.mutationOptions());
@@ -69,9 +69,7 @@ function DangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: bool
     router.refresh();
   };
   return (
-    <section className="rounded-lg border border-red-200 bg-white p-4 sm:p-6">
-      <h2 className="text-lg font-semibold text-red-800">Danger zone</h2>
-      <div className="mt-4 flex flex-wrap gap-3">
+    <DangerZone>
         <ConfirmDialog
           trigger={<Button variant="secondary">Leave team</Button>}
           title="Leave this team?"
@@ -95,7 +93,6 @@ function DangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: bool
             }}
           />
         ) : null}
-      </div>
-    </section>
+    </DangerZone>
   );
 }

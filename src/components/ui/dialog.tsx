@@ -2,6 +2,7 @@
 
 import { Dialog as RadixDialog } from "radix-ui";
 import type { ReactNode } from "react";
+import { Button } from "./button";
 
 /** Radix dialog: focus trapped inside, Escape closes, focus returns to the trigger. */
 export function Dialog({
@@ -31,5 +32,19 @@ export function Dialog({
         </RadixDialog.Content>
       </RadixDialog.Portal>
     </RadixDialog.Root>
+  );
+}
+
+/** Cancel and the dialog's action; the action submits the dialog's form unless onSubmit is given. */
+export function DialogActions({ onCancel, submitLabel, disabled, onSubmit }: { onCancel(): void; submitLabel: string; disabled?: boolean; onSubmit?: () => void }) {
+  return (
+    <div className="flex justify-end gap-2">
+      <Button variant="secondary" onClick={onCancel}>
+        Cancel
+      </Button>
+      <Button type={onSubmit ? "button" : "submit"} disabled={disabled} onClick={onSubmit}>
+        {submitLabel}
+      </Button>
+    </div>
   );
 }

@@ -39,3 +39,13 @@ export function Card({ title, actions, children }: { title?: string; actions?: R
     </section>
   );
 }
+
+/** Irreversible actions, set apart in red at the bottom of a settings page. */
+export function DangerZone({ children }: { children: ReactNode }) {
+  return (
+    <section className="rounded-lg border border-red-200 bg-white p-4 sm:p-6">
+      <h2 className="text-lg font-semibold text-red-800">Danger zone</h2>
+      <div className="mt-4 flex flex-wrap gap-3">{children}</div>
+    </section>
+  );
+}

@@ -10,34 +10,27 @@ interface FieldProps {
 
 /** A labelled input whose hint and error are announced with it (aria-describedby). */
 export function Field({ label, hint, error, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
-  const id = useId();
-  return (
-    <div className="space-y-1">
-      <label htmlFor={id} className="block text-sm font-medium">
-        {label}
-      </label>
-      <input id={id} className={control} aria-invalid={error ? true : undefined} aria-describedby={`${id}-hint ${id}-error`} {...input} />
-      <FieldNotes id={id} hint={hint} error={error} />
-    </div>
-  );
+  return <FieldFrame label={label} hint={hint} error={error} render={(a11y) => <input className={control} {...a11y} {...input} />} />;
 }
 
 export function TextAreaField({ label, hint, error, ...input }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return <FieldFrame label={label} hint={hint} error={error} render={(a11y) => <textarea className={`${control} font-mono`} {...a11y} {...input} />} />;
+}
+
+interface ControlA11y {
+  id: string;
+  "aria-invalid": true | undefined;
+  "aria-describedby": string;
+}
+
+function FieldFrame({ label, hint, error, render }: FieldProps & { render(a11y: ControlA11y): ReactNode }) {
   const id = useId();
   return (
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium">
         {label}
       </label>
-      <textarea id={id} className={`${control} font-mono`} aria-invalid={error ? true : undefined} aria-describedby={`${id}-hint ${id}-error`} {...input} />
-      <FieldNotes id={id} hint={hint} error={error} />
-    </div>
-  );
-}
-
-function FieldNotes({ id, hint, error }: { id: string; hint?: ReactNode; error?: string | null }) {
-  return (
-    <>
+      {render({ id, "aria-invalid": error ? true : undefined, "aria-describedby": `${id}-hint ${id}-error` })}
       {hint ? (
         <p id={`${id}-hint`} className="text-xs text-neutral-500">
           {hint}
@@ -46,6 +39,6 @@ function FieldNotes({ id, hint, error }: { id: string; hint?: ReactNode; error?:
       <p id={`${id}-error`} className="text-xs text-red-600" role={error ? "alert" : undefined}>
         {error ?? ""}
       </p>
-    </>
+    </div>
   );
 }

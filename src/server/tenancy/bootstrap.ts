@@ -2,7 +2,7 @@ import type { Database } from "@/server/db/client";
 import type { SecretBox } from "@/server/signing";
 import { createApiKey, type CreatedApiKey } from "./create-api-key";
 import { createTeam, findTeamBySlug, type TeamRow } from "./teams";
-import { createProject, findProject, setProjectSourceHosts, type ProjectRow } from "./projects";
+import { createProject, findProject, writeProject, type ProjectRow } from "./projects";
 
 export interface BootstrapInput {
   teamSlug: string;
@@ -21,7 +21,10 @@ export interface BootstrapResult {
   created: { team: boolean; project: boolean };
 }
 
-/** Team and project are reused when they exist (re-running is safe); a new key is made every time. */
+/**
+ * Team and project are reused when they exist (re-running is safe); a new key is made every time.
+ * Changing an existing project's hosts does not drop its cached copy: the caller does.
+ */
 export async function bootstrap(deps: { db: Database; secretBox: SecretBox }, input: BootstrapInput): Promise<BootstrapResult> {
   const policy = { allowLoopback: input.allowLoopback ?? false };
   const existingTeam = await findTeamBySlug(deps.db, input.teamSlug);
@@ -36,7 +39,7 @@ export async function bootstrap(deps: { db: Database; secretBox: SecretBox }, in
       allowedSourceHosts: input.sourceHosts ?? [],
     }, policy));
   if (existingProject && input.sourceHosts) {
-    project = await setProjectSourceHosts(deps.db, { teamId: team.id, projectId: project.id }, input.sourceHosts, policy);
+    project = await writeProject(deps.db, { teamId: team.id, projectId: project.id }, { allowedSourceHosts: input.sourceHosts }, policy);
   }
   const key = await createApiKey(deps, { projectId: project.id, name: input.keyName });
   return { team, project, key, created: { team: !existingTeam, project: !existingProject } };

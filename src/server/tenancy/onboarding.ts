@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
+import { slugify } from "@/lib/slugify";
 import type { Database } from "@/server/db/client";
 import { teamMembers, teams } from "@/server/db/schema";
 import { createTeam, updateTeam, type TeamRow } from "./teams";
@@ -9,7 +10,7 @@ import { createTeam, updateTeam, type TeamRow } from "./teams";
  * (from the email and a random suffix) and flagged for onboarding, where the user picks the real one.
  */
 export async function createPersonalTeam(db: Database, user: { id: string; name: string; email: string }): Promise<TeamRow> {
-  const base = user.email.split("@")[0]!.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 30) || "team";
+  const base = slugify(user.email.split("@")[0]!).slice(0, 30).replace(/-+$/, "") || "team";
   const slug = `${base.length >= 2 ? base : `${base}-team`}-${randomBytes(3).toString("hex")}`;
   const name = `${user.name.trim() || base}'s team`.slice(0, 80);
   return createTeam(db, { name, slug, ownerId: user.id, pendingOnboarding: true });

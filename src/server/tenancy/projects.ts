@@ -75,6 +75,31 @@ export async function listProjects(db: Database, teamId: string, search?: string
     .orderBy(asc(projects.name));
 }
 
+/** The write alone: callers drop the cached project (updateProject does; bootstrap's caller does). */
+export async function writeProject(
+  db: Database,
+  scope: ProjectScope,
+  input: { name?: string; slug?: string; allowedSourceHosts?: readonly string[]; allowedRefererHosts?: readonly string[] },
+  policy: SourceHostPolicy = {},
+): Promise<ProjectRow> {
+  const changes = {
+    ...(input.name !== undefined && { name: nameSchema.parse(input.name) }),
+    ...(input.slug !== undefined && { slug: slugSchema.parse(input.slug) }),
+    ...(input.allowedSourceHosts !== undefined && { allowedSourceHosts: normaliseSourceHosts(input.allowedSourceHosts, policy) }),
+    ...(input.allowedRefererHosts !== undefined && { allowedRefererHosts: normaliseRefererHosts(input.allowedRefererHosts, policy) }),
+    updatedAt: new Date(),
+  };
+  let row: ProjectRow | undefined;
+  try {
+    [row] = await db.update(projects).set(changes).where(inScope(scope)).returning(columns);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken(error);
+    throw error;
+  }
+  if (!row) throw new AppError("NOT_FOUND", { message: "Project not found in this team" });
+  return row;
+}
+
 /**
  * Name, slug and the two host lists. The image route reads the slug and the lists, so the cached
  * project is dropped before this returns.
@@ -82,35 +107,10 @@ export async function listProjects(db: Database, teamId: string, search?: string
 export async function updateProject(
   deps: Pick<TenancyDeps, "db" | "invalidate" | "hostPolicy">,
   scope: ProjectScope,
-  input: { name?: string; slug?: string; allowedSourceHosts?: readonly string[]; allowedRefererHosts?: readonly string[] },
+  input: Parameters<typeof writeProject>[2],
 ): Promise<ProjectRow> {
-  const changes = {
-    ...(input.name !== undefined && { name: nameSchema.parse(input.name) }),
-    ...(input.slug !== undefined && { slug: slugSchema.parse(input.slug) }),
-    ...(input.allowedSourceHosts !== undefined && { allowedSourceHosts: normaliseSourceHosts(input.allowedSourceHosts, deps.hostPolicy) }),
-    ...(input.allowedRefererHosts !== undefined && { allowedRefererHosts: normaliseRefererHosts(input.allowedRefererHosts, deps.hostPolicy) }),
-    updatedAt: new Date(),
-  };
-  let row: ProjectRow | undefined;
-  try {
-    [row] = await deps.db.update(projects).set(changes).where(inScope(scope)).returning(columns);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw slugTaken(error);
-    throw error;
-  }
-  if (!row) throw new AppError("NOT_FOUND");
+  const row = await writeProject(deps.db, scope, input, deps.hostPolicy);
   await deps.invalidate.project(row.id);
-  return row;
-}
-
-/** Kept for the CLI and bootstrap, which invalidate themselves. */
-export async function setProjectSourceHosts(db: Database, scope: ProjectScope, hosts: readonly string[], policy: SourceHostPolicy = {}): Promise<ProjectRow> {
-  const [row] = await db
-    .update(projects)
-    .set({ allowedSourceHosts: normaliseSourceHosts(hosts, policy), updatedAt: new Date() })
-    .where(inScope(scope))
-    .returning(columns);
-  if (!row) throw new AppError("NOT_FOUND", { message: "Project not found in this team" });
   return row;
 }
 

@@ -1,18 +1,8 @@
-import { redirect } from "next/navigation";
-import { AuthForm } from "@/components/auth/auth-form";
-import { getServices } from "@/server/services";
-import { currentUser, safeNext } from "../../_lib/session";
+import { AuthPage } from "@/components/auth/auth-page";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in · OptStuff" };
 
-export default async function Page({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
-  const next = safeNext((await searchParams).next);
-  if (await currentUser()) redirect(next);
-  return (
-    <>
-      <h1 className="mb-6 text-2xl font-semibold">Sign in</h1>
-      <AuthForm mode="sign-in" next={next} providers={(await getServices()).authProviders} />
-    </>
-  );
+export default function Page({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
+  return <AuthPage mode="sign-in" searchParams={searchParams} />;
 }

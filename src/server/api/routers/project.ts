@@ -16,12 +16,8 @@ export const projectRouter = router({
       createProject(ctx.services.database.db, { teamId: ctx.team.id, ...input }, ctx.services.tenancy.hostPolicy),
     ),
 
-  get: projectProcedure("project.read").query(({ ctx }) => ({
-    project: ctx.project,
-    /** Where this project's images are served, for the overview and the snippets. */
-    endpoint: `${ctx.services.publicBaseUrl}/api/v1/${ctx.project.slug}`,
-    baseUrl: ctx.services.publicBaseUrl,
-  })),
+  /** With the public base URL, for the endpoint shown on the overview and in the snippets. */
+  get: projectProcedure("project.read").query(({ ctx }) => ({ project: ctx.project, baseUrl: ctx.services.publicBaseUrl })),
 
   update: projectProcedure("project.update")
     .input(z.object({ name: z.string().max(200).optional(), slug: z.string().max(200).optional(), allowedSourceHosts: hosts.optional(), allowedRefererHosts: hosts.optional() }))
