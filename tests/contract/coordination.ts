@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { KeyValue, RateLimiter } from "@/server/coordination/types";
+import { clearOfWindowEdge } from "../support/clock";
 
 export interface CoordinationUnderTest {
   kv: KeyValue;
@@ -60,9 +61,7 @@ export function coordinationContract(name: string, setup: () => CoordinationUnde
 
     it("admits exactly the limit among 200 concurrent requests", async () => {
       const { limiter } = setup();
-      // A burst straddling a window edge may admit one more (the previous window is weighed in): start inside one.
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 3_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+      await clearOfWindowEdge(60_000, 3_000);
       const identifier = id();
       const results = await Promise.all(Array.from({ length: 200 }, () => limiter.limit("minute", identifier, 50)));
       expect(results.filter((r) => r.success)).toHaveLength(50);
@@ -74,6 +73,7 @@ export function coordinationContract(name: string, setup: () => CoordinationUnde
     it("keeps identifiers and windows apart, counts down remaining, and resets", async () => {
       const { limiter } = setup();
       const [a, b] = [id(), id()];
+      await clearOfWindowEdge(60_000, 3_000);
       expect((await limiter.limit("minute", a, 3)).remaining).toBe(2);
       expect((await limiter.limit("minute", a, 3)).remaining).toBe(1);
       expect((await limiter.limit("minute", a, 3)).success).toBe(true);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSignedUrl } from "@/server/signing";
 import { createTestApp, type TestApp } from "../../support/app";
+import { clearOfWindowEdge } from "../../support/clock";
 import { signUp, type TestUser } from "../../support/dashboard";
 
 /**
@@ -48,6 +49,7 @@ describe("API keys", () => {
   });
 
   it("bounds the per-key limits and applies a change to the next request", async () => {
+    await clearOfWindowEdge();
     const key = await newKey("limited");
     await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, rateLimitPerMinute: 0 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, rateLimitPerMinute: 10, rateLimitPerDay: 5 })).rejects.toMatchObject({ code: "BAD_REQUEST" });

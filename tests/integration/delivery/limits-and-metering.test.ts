@@ -4,6 +4,7 @@ import { redisKeys } from "@/server/coordination/keys";
 import { apiKeys, projects } from "@/server/db/schema";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { createTestApp, type TestApp } from "../../support/app";
+import { clearOfWindowEdge } from "../../support/clock";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 
@@ -21,6 +22,7 @@ afterAll(async () => {
 });
 
 async function keyWithLimits(perMinute: number | null, perDay: number | null) {
+  await clearOfWindowEdge();
   const key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: `limits-${perMinute}-${perDay}` });
   await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: perMinute, rateLimitPerDay: perDay }).where(eq(apiKeys.id, key.id));
   return key;

@@ -2,6 +2,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import type { RedisRestServer } from "../../../tools/redis-rest/server";
+import { clearOfWindowEdge } from "../../support/clock";
 
 export const TOKEN = "bridge-test-token";
 
@@ -32,18 +33,9 @@ export function slidingWindowLimiter(redis: Redis, prefix: string) {
   return new Ratelimit({ redis, limiter: Ratelimit.slidingWindow(5, "10 s"), prefix, ephemeralCache: false, analytics: false, enableProtection: false });
 }
 
-/**
- * The sliding window weighs the previous window in: a burst that straddles a window edge can let a
- * sixth call through. Start bursts well inside a window.
- */
-export async function awayFromWindowEdge(windowMs = 10_000) {
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < 1_500) await new Promise((resolve) => setTimeout(resolve, left + 20));
-}
-
 /** 20 concurrent `limit()` calls against a 5-per-10-s window, then `getRemaining` and `resetUsedTokens`. */
 export async function exerciseRatelimit(limiter: Ratelimit, identifier: string) {
-  await awayFromWindowEdge();
+  await clearOfWindowEdge(10_000, 1_500);
   const results = await Promise.all(Array.from({ length: 20 }, () => limiter.limit(identifier)));
   const remainingAfterBurst = await limiter.getRemaining(identifier);
   await limiter.resetUsedTokens(identifier);

@@ -5,6 +5,7 @@ import { createApiKey } from "@/server/tenancy/create-api-key";
 import { createTestApp, type TestApp } from "../../support/app";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { clearOfWindowEdge } from "../../support/clock";
 import { startRealRedis, type RealRedis } from "../../support/redis";
 
 let redis: RealRedis;
@@ -54,6 +55,7 @@ describe("hot-path Redis budget", () => {
   });
 
   it("stays within two blocking round trips when warm, and says what cold and refused requests cost", async () => {
+    await clearOfWindowEdge();
     const key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "budget" });
     await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 3 }).where(eq(apiKeys.id, key.id));
     const url = (n: number) => app.signedPath(`w_${n}`, `http://${origin.host}/a.png`, { key });
