@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { KeyValue, RateLimiter } from "@/server/coordination/types";
 import { clearOfWindowEdge } from "../support/clock";
+import { claimsContract } from "./claims";
 
 export interface CoordinationUnderTest {
   kv: KeyValue;
@@ -17,6 +18,7 @@ export interface CoordinationUnderTest {
  */
 export function coordinationContract(name: string, setup: () => CoordinationUnderTest): void {
   const id = () => `contract-${randomUUID()}`;
+  claimsContract(name, setup, id);
 
   describe(`coordination contract: ${name}`, () => {
     it("gets, sets, overwrites and deletes strings byte for byte", async () => {

@@ -1,7 +1,9 @@
-import type { KeyValue } from "./types";
+import { CLAIM_FIELD, CLAIMED_PREFIX } from "./redis-scripts";
+import type { HashClaim, KeyValue } from "./types";
 
 interface Entry {
-  value: string | Map<string, number>;
+  /** Hashes hold counters, and a claim id while a claim is pending. */
+  value: string | Map<string, number | string>;
   expiresAt: number;
 }
 
@@ -21,13 +23,45 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
     return entry;
   }
 
+  function stringAt(key: string): string | null {
+    const value = live(key)?.value;
+    if (value instanceof Map) throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    return value ?? null;
+  }
+
+  function hashOf(key: string): Map<string, number | string> | undefined {
+    const value = live(key)?.value;
+    if (typeof value === "string") throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    return value;
+  }
+
+  function claimOne(key: string, claim: string): HashClaim | null {
+    const hash = hashOf(key);
+    if (!hash) return null;
+    if (!hash.has(CLAIM_FIELD)) {
+      for (const [field, value] of [...hash]) {
+        hash.set(`${CLAIMED_PREFIX}${field}`, value);
+        hash.delete(field);
+      }
+      hash.set(CLAIM_FIELD, claim);
+    }
+    const counters: Record<string, number> = {};
+    for (const [field, value] of hash) {
+      if (field !== CLAIM_FIELD && field.startsWith(CLAIMED_PREFIX)) counters[field.slice(1)] = Number(value);
+    }
+    return { claim: String(hash.get(CLAIM_FIELD)), counters };
+  }
+
+  function releaseOne(key: string, claim: string): void {
+    const hash = hashOf(key);
+    if (hash?.get(CLAIM_FIELD) !== claim) return;
+    for (const field of [...hash.keys()]) if (field.startsWith(CLAIMED_PREFIX)) hash.delete(field);
+    if (hash.size === 0) entries.delete(key);
+  }
+
   return {
     kind: "memory",
-    async get(key) {
-      const value = live(key)?.value;
-      if (value instanceof Map) throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
-      return value ?? null;
-    },
+    get: async (key) => stringAt(key),
     async set(key, value, { ttlSeconds, onlyIfAbsent }) {
       if (onlyIfAbsent && live(key)) return false;
       entries.set(key, { value, expiresAt: now() + ttlSeconds * 1000 });
@@ -38,19 +72,42 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
     },
     async incrementHash(key, increments, ttlSeconds) {
       const existing = live(key)?.value;
-      const hash = existing instanceof Map ? existing : new Map<string, number>();
-      for (const [field, by] of Object.entries(increments)) hash.set(field, (hash.get(field) ?? 0) + by);
+      const hash = existing instanceof Map ? existing : new Map<string, number | string>();
+      for (const [field, by] of Object.entries(increments)) hash.set(field, Number(hash.get(field) ?? 0) + by);
       entries.set(key, { value: hash, expiresAt: now() + ttlSeconds * 1000 });
     },
     async getHash(key) {
-      const value = live(key)?.value;
-      return value instanceof Map ? Object.fromEntries(value) : {};
+      return Object.fromEntries([...(hashOf(key) ?? [])].map(([field, value]) => [field, Number(value)]));
     },
     async ttl(key) {
       const entry = live(key);
       return entry ? Math.ceil((entry.expiresAt - now()) / 1000) : -2;
     },
     async ping() {},
+    async increment(key, ttlSeconds) {
+      const next = Number((stringAt(key)) ?? 0) + 1;
+      const expiresAt = next === 1 ? now() + ttlSeconds * 1000 : live(key)!.expiresAt;
+      entries.set(key, { value: String(next), expiresAt });
+      return next;
+    },
+    async scan(prefix) {
+      // One page holds everything: the map is in this process.
+      return { cursor: "0", keys: [...entries.keys()].filter((key) => key.startsWith(prefix) && live(key)) };
+    },
+    async deleteIfEquals(key, value) {
+      if ((stringAt(key)) !== value) return false;
+      entries.delete(key);
+      return true;
+    },
+    async expireIfEquals(key, value, ttlSeconds) {
+      if ((stringAt(key)) !== value) return false;
+      live(key)!.expiresAt = now() + ttlSeconds * 1000;
+      return true;
+    },
+    claimHashes: async (keys, claim) => keys.map((key) => claimOne(key, claim)),
+    async releaseClaims(claims) {
+      for (const { key, claim } of claims) releaseOne(key, claim);
+    },
     size: () => entries.size,
   };
 }

@@ -16,6 +16,27 @@ export interface KeyValue {
   /** Remaining lifetime in seconds; -2 when absent (as Redis TTL answers). */
   ttl(key: string): Promise<number>;
   ping(): Promise<void>;
+  /** INCR, setting the TTL when the key is created; answers the new value. */
+  increment(key: string, ttlSeconds: number): Promise<number>;
+  /** One SCAN page of keys starting with `prefix`; cursor "0" starts and ends a walk. */
+  scan(prefix: string, cursor: string, count: number): Promise<{ cursor: string; keys: string[] }>;
+  /** Deletes the key only while it holds `value` (a lock released by its owner). */
+  deleteIfEquals(key: string, value: string): Promise<boolean>;
+  /** Resets the TTL only while the key holds `value` (a lock extended by its owner). */
+  expireIfEquals(key: string, value: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * Per counter hash, atomically: when no claim is pending, moves every counter under `claim`; then
+   * answers the pending claim and its counters (null for an absent hash). Counters incremented after
+   * the claim stay outside it. Keys are claimed independently (each may live on another cluster slot).
+   */
+  claimHashes(keys: readonly string[], claim: string): Promise<Array<HashClaim | null>>;
+  /** Drops a claim's counters (only while that claim is pending); the hash disappears when nothing else is left. */
+  releaseClaims(claims: ReadonlyArray<{ key: string; claim: string }>): Promise<void>;
+}
+
+export interface HashClaim {
+  claim: string;
+  counters: Record<string, number>;
 }
 
 export interface LimitResult {

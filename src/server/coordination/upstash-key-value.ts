@@ -1,8 +1,27 @@
 import type { Redis } from "@upstash/redis";
+import {
+  CLAIM_SCRIPT,
+  countersFrom,
+  DELETE_IF_EQUALS_SCRIPT,
+  EXPIRE_IF_EQUALS_SCRIPT,
+  INCREMENT_SCRIPT,
+  RELEASE_SCRIPT,
+} from "./redis-scripts";
 import type { KeyValue } from "./types";
 
-/** KeyValue over the Upstash REST protocol (Upstash itself, or any Redis behind a compatible endpoint). */
+/**
+ * KeyValue over the Upstash REST protocol (Upstash itself, or any Redis behind a compatible endpoint).
+ * Calls made in one tick travel in one pipeline request (the client auto-pipelines), so claiming a
+ * hundred buckets costs one round trip.
+ */
 export function createUpstashKeyValue(redis: Redis): KeyValue {
+  const scripts = {
+    claim: redis.createScript<string[] | null>(CLAIM_SCRIPT),
+    release: redis.createScript<number>(RELEASE_SCRIPT),
+    deleteIfEquals: redis.createScript<number>(DELETE_IF_EQUALS_SCRIPT),
+    expireIfEquals: redis.createScript<number>(EXPIRE_IF_EQUALS_SCRIPT),
+    increment: redis.createScript<number>(INCREMENT_SCRIPT),
+  };
   return {
     kind: "upstash",
     async get(key) {
@@ -25,14 +44,30 @@ export function createUpstashKeyValue(redis: Redis): KeyValue {
     },
     async getHash(key) {
       // Without automatic deserialisation HGETALL answers Redis's flat [field, value, …] list.
-      const flat = ((await redis.hgetall(key)) ?? []) as unknown as string[];
-      const hash: Record<string, number> = {};
-      for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]!] = Number(flat[i + 1]);
-      return hash;
+      return countersFrom(((await redis.hgetall(key)) ?? []) as unknown as string[]);
     },
     ttl: (key) => redis.ttl(key),
     async ping() {
       await redis.ping();
     },
+    increment: async (key, ttlSeconds) => Number(await scripts.increment.exec([key], [String(ttlSeconds)])),
+    async scan(prefix, cursor, count) {
+      const [next, keys] = await redis.scan(cursor, { match: `${escapeGlob(prefix)}*`, count });
+      return { cursor: String(next), keys };
+    },
+    deleteIfEquals: async (key, value) => Number(await scripts.deleteIfEquals.exec([key], [value])) === 1,
+    expireIfEquals: async (key, value, ttlSeconds) => Number(await scripts.expireIfEquals.exec([key], [value, String(ttlSeconds)])) === 1,
+    async claimHashes(keys, claim) {
+      const replies = await Promise.all(keys.map((key) => scripts.claim.exec([key], [claim])));
+      return replies.map((reply) => (reply ? { claim: String(reply[0]), counters: countersFrom(reply.slice(1)) } : null));
+    },
+    async releaseClaims(claims) {
+      await Promise.all(claims.map(({ key, claim }) => scripts.release.exec([key], [claim])));
+    },
   };
+}
+
+/** SCAN MATCH is a glob: the product's prefixes hold none of its special characters, but stay exact anyway. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
 }

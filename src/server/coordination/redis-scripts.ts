@@ -1,0 +1,66 @@
+// The Lua the Upstash KeyValue runs; each touches one key, so every script works on a cluster.
+
+/**
+ * How a claim lives inside a counter hash (docs/redis-schema.md): claimed counters are renamed with a
+ * `#` prefix and `#claim` holds the claim id. Request-path fields never start with `#`, so increments
+ * that arrive during a flush land beside the claim, not in it.
+ */
+export const CLAIM_FIELD = "#claim";
+export const CLAIMED_PREFIX = "#";
+
+/** KEYS[1] the hash, ARGV[1] a fresh claim id. Answers false (absent) or {claim, field, value, …}. */
+export const CLAIM_SCRIPT = `
+local claim = redis.call('HGET', KEYS[1], '${CLAIM_FIELD}')
+if not claim then
+  local flat = redis.call('HGETALL', KEYS[1])
+  if #flat == 0 then return false end
+  for i = 1, #flat, 2 do
+    redis.call('HSET', KEYS[1], '${CLAIMED_PREFIX}' .. flat[i], flat[i + 1])
+    redis.call('HDEL', KEYS[1], flat[i])
+  end
+  redis.call('HSET', KEYS[1], '${CLAIM_FIELD}', ARGV[1])
+  claim = ARGV[1]
+end
+local out = { claim }
+local flat = redis.call('HGETALL', KEYS[1])
+for i = 1, #flat, 2 do
+  if flat[i] ~= '${CLAIM_FIELD}' and string.sub(flat[i], 1, 1) == '${CLAIMED_PREFIX}' then
+    out[#out + 1] = string.sub(flat[i], 2)
+    out[#out + 1] = flat[i + 1]
+  end
+end
+return out
+`;
+
+/** KEYS[1] the hash, ARGV[1] the claim. Redis deletes the hash itself once its last field is gone. */
+export const RELEASE_SCRIPT = `
+if redis.call('HGET', KEYS[1], '${CLAIM_FIELD}') ~= ARGV[1] then return 0 end
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, 1) == '${CLAIMED_PREFIX}' then redis.call('HDEL', KEYS[1], field) end
+end
+return 1
+`;
+
+export const DELETE_IF_EQUALS_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+export const EXPIRE_IF_EQUALS_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+/** KEYS[1] the counter, ARGV[1] its TTL, set when the counter is created. */
+export const INCREMENT_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n
+`;
+
+/** `[field, value, …]` as Redis answers it, into counters. */
+export function countersFrom(flat: readonly unknown[]): Record<string, number> {
+  const counters: Record<string, number> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) counters[String(flat[i])] = Number(flat[i + 1]);
+  return counters;
+}
