@@ -19,6 +19,8 @@ export const apiKeys = pgTable(
     createdBy: text("created_by").references(() => user.id, { onDelete: "set null" }),
     expiresAt: timestamp("expires_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** Set by the daily sweep once expiresAt has passed and the key's cached config was dropped. */
+    expiredAt: timestamp("expired_at", { withTimezone: true }),
     /** Set on the old key when it is rotated; it keeps verifying until its expiresAt (the grace period). */
     replacedById: uuid("replaced_by_id").references((): AnyPgColumn => apiKeys.id, { onDelete: "set null" }),
     /** Null means the default (60 per minute, 10,000 per day). */

@@ -1,4 +1,4 @@
-import { bigint, bigserial, date, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, bigserial, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { apiKeys } from "./api-keys";
 import { projects } from "./tenancy";
 
@@ -17,13 +17,44 @@ export const usageRecord = pgTable(
   (t) => [uniqueIndex("usage_record_project_key_date_idx").on(t.projectId, t.apiKeyId, t.date)],
 );
 
-/** One row per flushed minute bucket: the flush applies a bucket only if it can insert its row here. */
-export const usageFlushLedger = pgTable("usage_flush_ledger", {
-  bucket: text("bucket").primaryKey(),
-  rows: integer("rows").notNull(),
-  requests: bigint("requests", { mode: "number" }).notNull(),
-  bytes: bigint("bytes", { mode: "number" }).notNull(),
-  flushedAt: timestamp("flushed_at", { withTimezone: true }).notNull().defaultNow(),
+/**
+ * One row per applied claim on a minute bucket. A flush claims a bucket's counters under a fresh id
+ * and applies them only if it can insert (bucket, claim) here, in the transaction that applies them:
+ * a retried claim is applied once, and increments that land after a claim get a claim of their own.
+ */
+export const usageFlushLedger = pgTable(
+  "usage_flush_ledger",
+  {
+    bucket: text("bucket").notNull(),
+    claim: text("claim").notNull(),
+    rows: integer("rows").notNull(),
+    requests: bigint("requests", { mode: "number" }).notNull(),
+    bytes: bigint("bytes", { mode: "number" }).notNull(),
+    /** Requests whose key or project was deleted before the flush: counted here, not in usage_record. */
+    droppedRequests: bigint("dropped_requests", { mode: "number" }).notNull().default(0),
+    flushedAt: timestamp("flushed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.bucket, t.claim] }), index("usage_flush_ledger_flushed_idx").on(t.flushedAt)],
+);
+
+/** Last run of each scheduled job, for the dashboard's freshness line and for operators. */
+export const cronRun = pgTable("cron_run", {
+  job: text("job").primaryKey(),
+  lastStartedAt: timestamp("last_started_at", { withTimezone: true }),
+  lastFinishedAt: timestamp("last_finished_at", { withTimezone: true }),
+  lastSuccessAt: timestamp("last_success_at", { withTimezone: true }),
+  lastReport: jsonb("last_report"),
+  lastError: text("last_error"),
+});
+
+/** Shared-cache invalidations that failed (Redis unreachable), retried by the daily maintenance. */
+export const invalidationRetry = pgTable("invalidation_retry", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  /** Redis keys to delete. */
+  keys: text("keys").array().notNull(),
+  attempts: integer("attempts").notNull().default(0),
+  lastError: text("last_error"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
 export const requestLog = pgTable(
@@ -42,7 +73,9 @@ export const requestLog = pgTable(
     sourceBytes: integer("source_bytes"),
     outputBytes: integer("output_bytes"),
     processingMs: integer("processing_ms"),
+    /** Result cache: hit, miss, shared, revalidated. */
+    cache: text("cache"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("request_log_project_created_idx").on(t.projectId, t.createdAt)],
+  (t) => [index("request_log_project_created_idx").on(t.projectId, t.createdAt), index("request_log_created_idx").on(t.createdAt)],
 );

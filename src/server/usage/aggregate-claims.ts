@@ -1,0 +1,91 @@
+import { keySpecs } from "@/server/coordination/keys";
+import type { HashClaim } from "@/server/coordination/types";
+
+/** A claimed minute bucket: the Redis key, its UTC minute stamp and the counters under the claim. */
+export interface ClaimedBucket extends HashClaim {
+  key: string;
+  stamp: string;
+}
+
+export interface UsageRow {
+  projectId: string;
+  apiKeyId: string;
+  /** UTC, YYYY-MM-DD. */
+  date: string;
+  requests: number;
+  bytes: number;
+}
+
+export interface BucketTotals {
+  bucket: string;
+  claim: string;
+  rows: number;
+  requests: number;
+  bytes: number;
+  droppedRequests: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const STAMP = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/;
+
+/** The minute a bucket key stands for, or null for a key that is not a bucket. */
+export function bucketMinute(key: string): Date | null {
+  const match = STAMP.exec(key.slice(keySpecs.usageBucket.prefix.length));
+  if (!key.startsWith(keySpecs.usageBucket.prefix) || !match) return null;
+  const [, y, mo, d, h, mi] = match;
+  const at = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi)));
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+/** `{projectId}|{apiKeyId}|req|bytes` → its parts; null for a field this version did not write. */
+export function parseUsageField(field: string): { projectId: string; apiKeyId: string; measure: "req" | "bytes" } | null {
+  const [projectId, apiKeyId, measure, ...rest] = field.split("|");
+  if (rest.length > 0 || !projectId || !apiKeyId || !UUID.test(projectId) || !UUID.test(apiKeyId)) return null;
+  return measure === "req" || measure === "bytes" ? { projectId: projectId.toLowerCase(), apiKeyId: apiKeyId.toLowerCase(), measure } : null;
+}
+
+/**
+ * Sums claims into one row per (project, key, UTC date). `keyProjects` maps each key that still exists
+ * to its project: counters of deleted keys (or of a key under the wrong project) are dropped and
+ * counted per bucket, so the ledger says what was not applied and why the totals differ.
+ */
+export function aggregateClaims(buckets: readonly ClaimedBucket[], keyProjects: ReadonlyMap<string, string>): { rows: UsageRow[]; totals: BucketTotals[] } {
+  const rows = new Map<string, UsageRow>();
+  const totals = buckets.map((bucket) => {
+    const date = `${bucket.stamp.slice(0, 4)}-${bucket.stamp.slice(4, 6)}-${bucket.stamp.slice(6, 8)}`;
+    const bucketRows = new Set<string>();
+    const sum: BucketTotals = { bucket: bucket.stamp, claim: bucket.claim, rows: 0, requests: 0, bytes: 0, droppedRequests: 0 };
+    for (const [field, value] of Object.entries(bucket.counters)) {
+      const parsed = parseUsageField(field);
+      if (!parsed || !Number.isFinite(value)) continue;
+      if (keyProjects.get(parsed.apiKeyId) !== parsed.projectId) {
+        if (parsed.measure === "req") sum.droppedRequests += value;
+        continue;
+      }
+      const id = `${parsed.projectId}|${parsed.apiKeyId}|${date}`;
+      const row = rows.get(id) ?? { projectId: parsed.projectId, apiKeyId: parsed.apiKeyId, date, requests: 0, bytes: 0 };
+      rows.set(id, row);
+      bucketRows.add(id);
+      if (parsed.measure === "req") {
+        row.requests += value;
+        sum.requests += value;
+      } else {
+        row.bytes += value;
+        sum.bytes += value;
+      }
+    }
+    sum.rows = bucketRows.size;
+    return sum;
+  });
+  return { rows: [...rows.values()], totals };
+}
+
+/** Every key id the claims mention, for the existence check. */
+export function keyIdsOf(buckets: readonly ClaimedBucket[]): string[] {
+  const ids = new Set<string>();
+  for (const bucket of buckets) for (const field of Object.keys(bucket.counters)) {
+    const parsed = parseUsageField(field);
+    if (parsed) ids.add(parsed.apiKeyId);
+  }
+  return [...ids];
+}
