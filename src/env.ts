@@ -86,6 +86,15 @@ const envSchema = z.object({
   OPTSTUFF_TRUSTED_PROXY_HOPS: int(0),
   /** In-memory cache of recent results, in bytes. Default 64 MB; 0 disables it. */
   OPTSTUFF_RESULT_CACHE_BYTES: int(64 * 1024 * 1024),
+  /** Share of successful image requests written to the request log, 0 to 1. Default 1 (all). */
+  OPTSTUFF_REQUEST_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
+  /** Failed requests logged per project and minute; the rest are only counted. Default 60. */
+  OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE: int(60),
+  /**
+   * Runs the usage flush every minute and the daily maintenance in this process. `auto` (default): on,
+   * except on Vercel where Vercel Cron calls the routes. Safe on several instances: a lock elects one.
+   */
+  OPTSTUFF_SCHEDULER: z.enum(["auto", "on", "off"]).default("auto"),
 });
 
 export type Env = z.infer<typeof envSchema>;

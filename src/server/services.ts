@@ -18,6 +18,7 @@ import type { TenancyDeps } from "@/server/tenancy/deps";
 import { createPersonalTeam } from "@/server/tenancy/onboarding";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { recordOutcome } from "@/server/usage/record-outcome";
+import { createRequestLog, defaultRequestLogOptions, type RequestLog, type RequestLogOptions } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
@@ -46,6 +47,7 @@ export interface Services {
   authProviders: Array<"github" | "google">;
   /** Runs after the response: never slows or fails the request it describes. */
   recordOutcome(outcome: RequestOutcome): Promise<void>;
+  requestLog: RequestLog;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export interface ServiceOptions {
   trustedOrigins?: string[];
   oauth?: { github: OAuthCredentials | null; google: OAuthCredentials | null };
   smtp?: { url: string; from: string } | null;
+  requestLog?: Partial<RequestLogOptions>;
   logger?: Logger;
   net?: NetDeps;
   now?: () => Date;
@@ -112,6 +115,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       logSampled,
     },
   };
+  const requestLog = createRequestLog({ db: database.db, kv, counters, logSampled }, { ...defaultRequestLogOptions, ...options.requestLog });
   const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   const oauth = options.oauth ?? { github: null, google: null };
   const auth = createAuth({
@@ -147,8 +151,12 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     counters,
     logger,
     delivery,
-    recordOutcome: (outcome) => recordOutcome({ kv, db: database.db, logger, logSampled, counters }, outcome),
-    close: () => database.close(),
+    requestLog,
+    recordOutcome: (outcome) => recordOutcome({ kv, db: database.db, logger, logSampled, counters, requestLog }, outcome),
+    async close() {
+      await requestLog.drain();
+      await database.close();
+    },
   };
 }
 
@@ -196,6 +204,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     ],
     oauth: { github: credentials(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET), google: credentials(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET) },
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
+    requestLog: { successSampleRate: e.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE, failuresPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE },
   };
 }
 

@@ -17,11 +17,13 @@ export const failurePolicy = {
   invalidation: {
     timeoutMs: 1000,
     blocking: false,
-    onFailure: "log and count; this instance's L1 is already cleared, other instances see the change when the Redis entry expires (≤ 60 s)",
+    onFailure:
+      "log, count and queue it in Postgres for the daily maintenance; this instance's L1 is already cleared, other instances see the change when the Redis entry expires (≤ 60 s)",
   },
   rateLimit: { timeoutMs: 50, blocking: true, onFailure: "let the request through (fail-open), log and count" },
   activityThrottle: { timeoutMs: 500, blocking: false, onFailure: "skip the lastUsedAt write this time" },
   usageIncrement: { timeoutMs: 2000, blocking: false, onFailure: "log and count the lost increment" },
+  requestLogCap: { timeoutMs: 500, blocking: false, onFailure: "leave the failure out of the request log (counted): an uncounted log could be flooded" },
 } as const satisfies Record<string, FailurePolicy>;
 
 export type FailureKind = keyof typeof failurePolicy;

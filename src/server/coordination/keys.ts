@@ -18,6 +18,7 @@ export const keySpecs = {
   projectActivity: { prefix: "usage:project:", ttl: "30 s" },
   usageBucket: { prefix: "usage:buffer:minute:", ttl: "14 days" },
   usageFlushLock: { prefix: "usage:buffer:flush:lock", ttl: "55 s, extended while a flush runs" },
+  requestLogFailures: { prefix: "log:failures:", ttl: "120 s" },
 } as const satisfies Record<string, KeySpec>;
 
 export const redisKeys = {
@@ -34,6 +35,8 @@ export const redisKeys = {
   /** One hash per UTC minute, `YYYYMMDDHHmm`; fields `{projectId}|{apiKeyId}|req` and `…|bytes`. */
   usageBucket: (at: Date) => `${keySpecs.usageBucket.prefix}${minuteStamp(at)}`,
   usageFlushLock: () => keySpecs.usageFlushLock.prefix,
+  /** Failed requests of a project written to the request log in one UTC minute (the cap's counter). */
+  requestLogFailures: (projectId: string, at: Date) => `${keySpecs.requestLogFailures.prefix}${projectId}:${minuteStamp(at)}`,
 } as const satisfies Record<keyof typeof keySpecs | "rateLimitIdentifier", (...args: never[]) => string>;
 
 export function minuteStamp(at: Date): string {
@@ -45,4 +48,5 @@ export const TTL_SECONDS = {
   configNotFound: 10,
   activity: 30,
   usageBucket: 14 * 24 * 60 * 60,
+  requestLogFailures: 120,
 } as const;

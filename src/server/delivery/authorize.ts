@@ -15,20 +15,27 @@ export interface AuthorizeDeps {
 }
 
 /**
- * Key, then project, then signature, then expiry. Key state is checked before the signature so a
- * revoked key fails the same way whatever was signed; the signature is checked before `exp` so an
- * expired URL is only reported as such when it was genuinely signed.
+ * Key and project, then key state, then signature, then expiry. Once the key is known to belong to the
+ * URL's project, `identified` names both, so failures from there on reach that project's request log.
+ * Key state is checked before the signature so a revoked key fails the same way whatever was signed;
+ * the signature is checked before `exp` so an expired URL is only reported as such when it was
+ * genuinely signed.
  */
-export async function authorizeRequest(parts: ImageRequestParts, deps: AuthorizeDeps): Promise<Authorized> {
+export async function authorizeRequest(
+  parts: ImageRequestParts,
+  deps: AuthorizeDeps,
+  identified: (ids: { projectId: string; apiKeyId: string }) => void = () => {},
+): Promise<Authorized> {
   const apiKey = await deps.config.getApiKey(parts.publicKey);
   if (!apiKey) throw new AppError("INVALID_KEY", { detail: "unknown public key" });
-  const now = deps.now();
-  if (apiKey.revokedAt && apiKey.revokedAt <= now) throw new AppError("KEY_REVOKED");
-  if (apiKey.expiresAt && apiKey.expiresAt <= now) throw new AppError("KEY_EXPIRED");
-
   const project = await deps.config.getProject(apiKey.projectId);
   if (!project) throw new AppError("INVALID_KEY", { detail: "key's project is gone" });
   if (project.slug !== parts.projectSlug) throw new AppError("KEY_PROJECT_MISMATCH");
+  identified({ projectId: project.id, apiKeyId: apiKey.id });
+
+  const now = deps.now();
+  if (apiKey.revokedAt && apiKey.revokedAt <= now) throw new AppError("KEY_REVOKED");
+  if (apiKey.expiresAt && apiKey.expiresAt <= now) throw new AppError("KEY_EXPIRED");
 
   const secret = openSecret(deps.secretBox, apiKey);
   const payload = signaturePayload(parts.operationsSegment, parts.source, parts.expText);

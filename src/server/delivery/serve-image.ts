@@ -71,12 +71,10 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     const parts = parseImageRequest({ projectSlug: request.projectSlug, segments: request.segments, query: request.url.searchParams });
     outcome.operations = parts.operationsSegment;
     deps.limits.guard.assertAllowed(address);
-    const authorized = await authorizeRequest(parts, deps).catch(async (error: unknown) => {
+    const authorized = await authorizeRequest(parts, deps, (ids) => Object.assign(outcome, ids)).catch(async (error: unknown) => {
       if (error instanceof AppError && isAuthFailure(error)) await deps.limits.guard.recordFailure(address);
       throw error;
     });
-    outcome.projectId = authorized.project.id;
-    outcome.apiKeyId = authorized.apiKey.id;
     const location = checkPolicy(parts, authorized, request.headers);
     outcome.sourceUrl = describeSource(location);
     await enforceKeyLimits(authorized.apiKey, { ...deps.limits, now: () => deps.now().getTime() });

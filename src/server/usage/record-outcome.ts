@@ -2,6 +2,7 @@ import type { Counters } from "@/server/coordination/counters";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { describeError, type Logger, type SampledLog } from "@/server/log";
 import { bufferUsage } from "./buffer-usage";
+import type { RequestLog } from "./request-log";
 import { touchActivity, type ActivityDeps } from "./touch-activity";
 
 export interface OutcomeDeps extends ActivityDeps {
@@ -9,15 +10,18 @@ export interface OutcomeDeps extends ActivityDeps {
   /** For failures that repeat on every request while Redis is down. */
   logSampled: SampledLog;
   counters: Counters;
+  requestLog: RequestLog;
 }
 
 /**
- * Everything that follows a response: the access log line, metering and activity for served images.
+ * Everything that follows a response: the access log line, the request log, metering and activity for
+ * served images.
  * Runs after the response is sent; each part fails alone, logged and counted, never thrown.
  */
 export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, at = new Date()): Promise<void> {
   deps.logger.log("info", "image request", { ...outcome });
-  if (outcome.status !== "success" || !outcome.apiKeyId || !outcome.projectId) return;
+  const logged = deps.requestLog.record(outcome, at);
+  if (outcome.status !== "success" || !outcome.apiKeyId || !outcome.projectId) return logged;
   const ids = { apiKeyId: outcome.apiKeyId, projectId: outcome.projectId };
   const bytes = outcome.sentBytes ?? 0;
   await Promise.all([
@@ -29,5 +33,6 @@ export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, 
       deps.counters.increment("redis_failure_activityThrottle");
       deps.logSampled("activity", "warn", "activity update skipped", { requestId: outcome.requestId, ...describeError(error) });
     }),
+    logged,
   ]);
 }
