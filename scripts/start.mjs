@@ -23,8 +23,11 @@ if (!process.env.DATABASE_URL) {
   if (bootstrap.status !== 0) process.exit(bootstrap.status ?? 1);
 }
 
+// NEXT_MANUAL_SIG_HANDLE: the app's own handler stops the scheduler, drains the request log and flushes
+// usage buffered in process before exiting; Next's default handler would exit before that finishes.
 const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", host, "-p", port], {
   stdio: ["ignore", "inherit", "inherit"],
+  env: { ...process.env, NEXT_MANUAL_SIG_HANDLE: "true" },
 });
 console.log(`OptStuff is starting on http://${host}:${port} (dashboard at /, image API at /api/v1/…, health at /api/health)`);
 if (!process.env.DATABASE_URL) {

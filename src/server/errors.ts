@@ -53,7 +53,13 @@ export const dashboardErrors = {
   INVITATION_EMAIL_MISMATCH: { status: 403, message: "This invitation was sent to a different email address" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
-export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors };
+/** What the cron routes answer besides their report. */
+export const cronErrors = {
+  CRON_UNAUTHORIZED: { status: 401, message: "Missing or wrong cron secret" },
+  CRON_NOT_CONFIGURED: { status: 503, message: "CRON_SECRET is not set, so the cron routes are closed" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors, ...cronErrors };
 
 export type ErrorCode = keyof typeof errorCatalogue;
 export type RequestLogStatus = (typeof deliveryErrors)[keyof typeof deliveryErrors]["log"] | "success";

@@ -4,6 +4,7 @@ import { loadSecrets, type Secrets } from "@/server/config/secrets";
 import {
   createConfigInvalidator,
   createDatabaseConfigStore,
+  createInvalidationQueue,
   createMemoryTier,
   createRedisTier,
   type CachedConfigStore,
@@ -18,12 +19,14 @@ import type { TenancyDeps } from "@/server/tenancy/deps";
 import { createPersonalTeam } from "@/server/tenancy/onboarding";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { recordOutcome } from "@/server/usage/record-outcome";
+import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
+import { startScheduler } from "@/server/cron/scheduler";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog, type RequestLogOptions } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
 import { configureSharp, createResultCache, createTransformScheduler, type TransformLimits } from "@/server/image";
-import { createLogger, createSampledLogger, type Logger } from "@/server/log";
+import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import { createSourceFetcher, type FetchLimits, type NetDeps } from "@/server/source";
 
@@ -48,6 +51,10 @@ export interface Services {
   /** Runs after the response: never slows or fails the request it describes. */
   recordOutcome(outcome: RequestOutcome): Promise<void>;
   requestLog: RequestLog;
+  cron: CronJobs;
+  /** Runs the cron jobs on their schedule in this process (servers only; close() stops it). */
+  startScheduler(): void;
+  /** Drains the request log and, when usage is buffered in this process, flushes all of it. */
   close(): Promise<void>;
 }
 
@@ -92,7 +99,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
   const shared = kv.kind === "upstash" ? createRedisTier(truth, { kv, logSampled, counters }) : truth;
   const config = createMemoryTier(shared, { ttlMs: options.configCacheTtlMs, maxEntries: 10_000 });
-  const invalidate = createConfigInvalidator({ l1: config, kv: kv.kind === "upstash" ? kv : null, logger, counters });
+  const invalidate = createConfigInvalidator({
+    l1: config,
+    kv: kv.kind === "upstash" ? kv : null,
+    logger,
+    counters,
+    queue: createInvalidationQueue(database.db),
+  });
   configureSharp();
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
@@ -129,6 +142,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       await createPersonalTeam(database.db, account);
     },
   });
+  const cron = createCronJobs({ db: database.db, kv, invalidate, logger, now });
+  let scheduler: ReturnType<typeof startScheduler> | null = null;
   const tenancy: TenancyDeps = {
     db: database.db,
     invalidate,
@@ -152,9 +167,20 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     logger,
     delivery,
     requestLog,
+    cron,
+    startScheduler() {
+      scheduler ??= startScheduler(cron, logger);
+    },
     recordOutcome: (outcome) => recordOutcome({ kv, db: database.db, logger, logSampled, counters, requestLog }, outcome),
     async close() {
+      await scheduler?.stop();
       await requestLog.drain();
+      // In process the buffer dies with the process: flush every bucket, the current minute included.
+      if (kv.kind === "memory") {
+        await cron.flushUsage({ safetyLagMs: -60_000 }).catch((error: unknown) => {
+          logger.log("error", "usage flush on shutdown failed", describeError(error));
+        });
+      }
       await database.close();
     },
   };
@@ -224,9 +250,16 @@ export function getServices(): Promise<Services> {
   return registry.__optstuffServices;
 }
 
+/**
+ * Closing flushes usage buffered in process and drains the request log, which takes a moment: the
+ * server must run with NEXT_MANUAL_SIG_HANDLE=true (`npm start` sets it) or Next exits first.
+ */
 function closeOnSignals(services: Services): void {
   const stop = () => {
-    services.close().finally(() => process.exit(0));
+    services
+      .close()
+      .catch((error: unknown) => services.logger.log("error", "shutdown was not clean", describeError(error)))
+      .finally(() => process.exit(0));
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);

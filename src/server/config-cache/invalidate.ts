@@ -3,6 +3,7 @@ import { redisKeys } from "@/server/coordination/keys";
 import type { Counters } from "@/server/coordination/counters";
 import type { KeyValue } from "@/server/coordination/types";
 import { describeError, type Logger } from "@/server/log";
+import type { InvalidationQueue } from "./invalidation-queue";
 import type { CachedConfigStore } from "./memory-tier";
 
 export interface ConfigInvalidator {
@@ -15,7 +16,8 @@ export interface ConfigInvalidator {
 /**
  * Used by every write path (CLI now, dashboard later). This instance's L1 is cleared at once; the
  * shared Redis entries are deleted so other instances read fresh data once their L1 entry (≤ 1 s)
- * expires. A Redis failure is logged and counted, never thrown: the database change has happened.
+ * expires. A Redis failure is logged, counted and queued for the daily maintenance, never thrown: the
+ * database change has happened.
  */
 export function createConfigInvalidator(deps: {
   /** This process's L1; null in processes that serve no images (the CLI). */
@@ -23,6 +25,8 @@ export function createConfigInvalidator(deps: {
   kv: KeyValue | null;
   logger: Logger;
   counters: Counters;
+  /** Where failed deletes wait for a retry (Postgres). */
+  queue?: InvalidationQueue;
 }): ConfigInvalidator {
   async function drop(keys: string[]): Promise<void> {
     if (!deps.kv || keys.length === 0) return;
@@ -30,7 +34,10 @@ export function createConfigInvalidator(deps: {
       await withBudget("invalidation", deps.kv.del(keys));
     } catch (error) {
       deps.counters.increment("redis_failure_invalidation");
-      deps.logger.log("error", "cache invalidation failed", { keys: keys.length, ...describeError(error) });
+      deps.logger.log("error", "cache invalidation failed; queued for retry", { keys: keys.length, ...describeError(error) });
+      await deps.queue?.enqueue(keys).catch((queueError: unknown) => {
+        deps.logger.log("error", "cache invalidation could not be queued", describeError(queueError));
+      });
     }
   }
 

@@ -7,7 +7,8 @@ export interface Secrets {
   keyEncryption: string;
   keyEncryptionPrevious: string | undefined;
   auth: string;
-  cron: string;
+  /** Null in production without CRON_SECRET: the cron routes then refuse every call. */
+  cron: string | null;
 }
 
 const required = {
@@ -22,16 +23,17 @@ export class MissingSecretError extends Error {}
 
 /**
  * In production every secret must come from the environment: a missing one stops the process with its
- * name. Elsewhere, missing secrets are generated once and kept in `<dataDir>/secrets.json` (mode 0600),
+ * name, except CRON_SECRET, whose absence only closes the cron routes (they never run unauthenticated). Elsewhere, missing secrets are generated once and kept in `<dataDir>/secrets.json` (mode 0600),
  * so the embedded default needs no configuration and keeps its keys readable across restarts.
  */
 export function loadSecrets(e: Env): Secrets {
   const given = Object.fromEntries(Object.entries(required).map(([k, name]) => [k, e[name]])) as Partial<Generated>;
   if (isProduction(e)) {
-    const missing = Object.entries(required).filter(([k]) => !given[k as keyof Generated]).map(([, n]) => n);
+    const missing = Object.entries(required).filter(([k]) => k !== "cron" && !given[k as keyof Generated]).map(([, n]) => n);
     if (missing.length > 0) {
       throw new MissingSecretError(`Missing required secret(s) in production: ${missing.join(", ")}`);
     }
+    return { keyEncryption: given.keyEncryption!, keyEncryptionPrevious: e.OPTSTUFF_KEY_ENCRYPTION_SECRET_PREVIOUS, auth: given.auth!, cron: given.cron ?? null };
   }
   const stored = missing(given) ? readOrCreate(e.OPTSTUFF_DATA_DIR) : undefined;
   return {

@@ -58,6 +58,6 @@ describe("optstuff CLI", () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect(failure).toMatchObject({ code: 2 });
-    expect((failure as { stderr: string }).stderr).toContain("OPTSTUFF_KEY_ENCRYPTION_SECRET, BETTER_AUTH_SECRET, CRON_SECRET");
+    expect((failure as { stderr: string }).stderr).toContain("OPTSTUFF_KEY_ENCRYPTION_SECRET, BETTER_AUTH_SECRET");
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -33,6 +33,13 @@ describe("secrets", () => {
     const e = parseEnv({ NODE_ENV: "production", DATABASE_URL: "postgres://db/x", CRON_SECRET: "c", OPTSTUFF_DATA_DIR: tempDir() });
     expect(() => loadSecrets(e)).toThrow(MissingSecretError);
     expect(() => loadSecrets(e)).toThrow("OPTSTUFF_KEY_ENCRYPTION_SECRET, BETTER_AUTH_SECRET");
+  });
+
+  it("starts in production without CRON_SECRET, with the cron routes closed rather than open", () => {
+    const dir = tempDir();
+    const e = parseEnv({ VERCEL: "1", OPTSTUFF_KEY_ENCRYPTION_SECRET: "k", BETTER_AUTH_SECRET: "a", OPTSTUFF_DATA_DIR: dir });
+    expect(loadSecrets(e).cron).toBeNull();
+    expect(existsSync(path.join(dir, "secrets.json"))).toBe(false);
   });
 
   it("uses the given ones in production and writes nothing", () => {

@@ -1,0 +1,28 @@
+import { toAppError } from "@/server/errors";
+import { describeError } from "@/server/log";
+import type { Services } from "@/server/services";
+import { authorizeCron } from "./authorize-cron";
+import type { CronJob } from "./cron-runs";
+
+/**
+ * A cron route: the bearer secret first, then the job; its JSON report with 200, or 500 when the job
+ * or one of its parts failed. Vercel Cron calls with GET; POST is accepted for other schedulers.
+ */
+export function createCronRouteHandler(getServices: () => Promise<Services>, job: CronJob) {
+  return async function handle(request: Request): Promise<Response> {
+    const headers = { "Cache-Control": "no-store" };
+    let services: Services | undefined;
+    try {
+      services = await getServices();
+      authorizeCron(request.headers.get("authorization"), services.secrets.cron);
+      const report = job === "flush-usage-buffer" ? await services.cron.flushUsage() : await services.cron.dailyMaintenance();
+      return Response.json(report, { status: report.ok ? 200 : 500, headers });
+    } catch (thrown) {
+      const error = toAppError(thrown);
+      if (error.code === "CRON_NOT_CONFIGURED") services?.logger.log("warn", "cron route called, but CRON_SECRET is not set", { job });
+      else if (error.status >= 500) services?.logger.log("error", "cron job failed", { job, ...describeError(thrown) });
+      // Internal detail stays in the log: the caller holds the cron secret, but a report is not a debugger.
+      return Response.json({ ok: false, code: error.publicCode, message: error.publicMessage }, { status: error.status, headers: { ...headers, ...error.headers } });
+    }
+  };
+}

@@ -1,0 +1,35 @@
+import { inArray, lt } from "drizzle-orm";
+import { TTL_SECONDS } from "@/server/coordination/keys";
+import type { Database } from "@/server/db/client";
+import { requestLog, usageFlushLedger } from "@/server/db/schema";
+
+export const REQUEST_LOG_RETENTION_DAYS = 30;
+/**
+ * Ledger rows outlive their bucket's TTL by a day: a claim can only be pending while its bucket exists,
+ * so a pruned row can never be needed to recognise a retried claim.
+ */
+export const LEDGER_RETENTION_MS = TTL_SECONDS.usageBucket * 1000 + 24 * 60 * 60 * 1000;
+
+/** Deletes in batches so a large backlog never holds one long lock on the table. */
+async function deleteInBatches(step: () => Promise<number>, batchSize: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await step();
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}
+
+export function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Promise<number> {
+  const before = new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * 24 * 60 * 60 * 1000);
+  const step = async () => {
+    const old = db.select({ id: requestLog.id }).from(requestLog).where(lt(requestLog.createdAt, before)).limit(batchSize);
+    return (await db.delete(requestLog).where(inArray(requestLog.id, old)).returning({ id: requestLog.id })).length;
+  };
+  return deleteInBatches(step, batchSize);
+}
+
+export async function pruneLedger(db: Database, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - LEDGER_RETENTION_MS);
+  return (await db.delete(usageFlushLedger).where(lt(usageFlushLedger.flushedAt, before)).returning({ bucket: usageFlushLedger.bucket })).length;
+}

@@ -1,0 +1,143 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createConfigInvalidator, createInvalidationQueue, retryInvalidations } from "@/server/config-cache";
+import { createCounters } from "@/server/coordination/counters";
+import { redisKeys } from "@/server/coordination/keys";
+import { createMemoryKeyValue } from "@/server/coordination/memory-key-value";
+import { cronRunState } from "@/server/cron/cron-runs";
+import { createCronJobs } from "@/server/cron/jobs";
+import { createCronRouteHandler } from "@/server/cron/route-handler";
+import { apiKeys, invalidationRetry, requestLog, usageFlushLedger } from "@/server/db/schema";
+import { createLogger } from "@/server/log";
+import type { Services } from "@/server/services";
+import { createApiKey } from "@/server/tenancy/create-api-key";
+import { createTestApp, testRedisSettings, type TestApp } from "../../support/app";
+import { makePng } from "../../support/images";
+import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { startRealRedis, type RealRedis } from "../../support/redis";
+
+let app: TestApp;
+let origin: Origin;
+let redis: RealRedis | null = null;
+const SECRET = "test-cron";
+
+beforeAll(async () => {
+  origin = await startOrigin({ "/a.png": serveBytes(await makePng(64, 48), "image/png") });
+  // A flush sweeps every bucket in its Redis: its own redis-server, never one shared with other files.
+  redis = testRedisSettings() ? await startRealRedis() : null;
+  // The jobs' clock runs three minutes ahead, so the minute just served is old enough to flush.
+  app = await createTestApp({ sourceHosts: [origin.host], redis: redis?.settings ?? null, now: () => new Date(Date.now() + 3 * 60_000) });
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+  await redis?.stop();
+  await origin?.close();
+});
+
+const call = (job: "flush-usage-buffer" | "daily-maintenance", authorization?: string, services: Partial<Services> = {}) =>
+  createCronRouteHandler(async () => ({ ...app.services, ...services }), job)(
+    new Request(`http://optstuff.test/api/cron/${job}`, { headers: authorization ? { authorization } : {} }),
+  );
+
+describe("cron routes", () => {
+  it("refuse without the bearer secret, and stay closed when no secret is configured", async () => {
+    for (const authorization of [undefined, "Bearer wrong", `Bearer ${SECRET}x`, "Bearer ", `Basic ${SECRET}`, SECRET]) {
+      const response = await call("flush-usage-buffer", authorization);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ ok: false, code: "CRON_UNAUTHORIZED" });
+    }
+    const closed = await call("daily-maintenance", `Bearer ${SECRET}`, { secrets: { ...app.services.secrets, cron: null } });
+    expect(closed.status).toBe(503);
+    expect(await closed.json()).toMatchObject({ code: "CRON_NOT_CONFIGURED" });
+    expect((await cronRunState(app.services.database.db, "daily-maintenance")).lastStartedAt).toBeNull();
+  });
+
+  it("flushes what was served and reports exact totals, recording the run", async () => {
+    let bytes = 0;
+    for (let i = 1; i <= 5; i++) {
+      const response = await app.fetch(app.signedPath(`w_${10 + i}`, `http://${origin.host}/a.png`));
+      expect(response.status).toBe(200);
+      bytes += (await response.arrayBuffer()).byteLength;
+    }
+    await app.settled();
+    const response = await call("flush-usage-buffer", `Bearer ${SECRET}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const report = await response.json();
+    expect(report).toMatchObject({ ok: true, outcome: "flushed", requests: 5, bytes, droppedRequests: 0 });
+    expect(report.buckets.applied).toBeGreaterThanOrEqual(1);
+    expect(typeof report.durationMs).toBe("number");
+    const state = await cronRunState(app.services.database.db, "flush-usage-buffer");
+    expect(state.lastSuccessAt).not.toBeNull();
+    expect(state.lastError).toBeNull();
+  });
+
+  it("runs the daily maintenance: retention, expired keys, queued invalidations, ledger pruning", async () => {
+    const { db } = app.services.database;
+    const now = Date.now() + 3 * 60_000;
+    const day = 24 * 60 * 60 * 1000;
+    await db.insert(requestLog).values([
+      { requestId: "old", projectId: app.projectId, status: "success", httpStatus: 200, createdAt: new Date(now - 31 * day) },
+      { requestId: "recent", projectId: app.projectId, status: "success", httpStatus: 200, createdAt: new Date(now - 29 * day) },
+    ]);
+    const expiring = await createApiKey({ db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "expiring" });
+    await db.update(apiKeys).set({ expiresAt: new Date(now - 1000) }).where(eq(apiKeys.id, expiring.id));
+    await db.insert(invalidationRetry).values({ keys: [redisKeys.apiKeyConfig("pk_queued")] });
+    await db.insert(usageFlushLedger).values([
+      { bucket: "202001010000", claim: "old", rows: 1, requests: 1, bytes: 1, flushedAt: new Date(now - 16 * day) },
+      { bucket: "202001010001", claim: "kept", rows: 1, requests: 1, bytes: 1, flushedAt: new Date(now - 13 * day) },
+    ]);
+
+    const response = await call("daily-maintenance", `Bearer ${SECRET}`);
+    const report = await response.json();
+    expect(response.status).toBe(200);
+    expect(report.ok).toBe(true);
+    expect(report.parts).toMatchObject({
+      flushUsage: { ok: true },
+      requestLogRetention: { ok: true, result: { deleted: 1 } },
+      expiredKeys: { ok: true, result: { marked: 1 } },
+      invalidationRetries: { ok: true, result: { retried: 1, failed: 0 } },
+      ledgerPrune: { ok: true, result: { deleted: 1 } },
+    });
+    expect((await db.select().from(requestLog)).map((r) => r.requestId)).not.toContain("old");
+    expect((await db.select().from(apiKeys).where(eq(apiKeys.id, expiring.id)))[0]!.expiredAt).not.toBeNull();
+    expect(await db.select().from(invalidationRetry)).toHaveLength(0);
+    expect((await db.select().from(usageFlushLedger)).map((r) => r.claim)).toContain("kept");
+    // A second run finds nothing left to mark.
+    expect((await (await call("daily-maintenance", `Bearer ${SECRET}`)).json()).parts.expiredKeys.result.marked).toBe(0);
+  });
+
+  it("answers 500 naming the part that failed, after running the others", async () => {
+    const kv = createMemoryKeyValue();
+    kv.scan = async () => {
+      throw new Error("redis unreachable");
+    };
+    const cron = createCronJobs({ db: app.services.database.db, kv, invalidate: app.services.invalidate, logger: createLogger("error"), now: () => new Date() });
+    const response = await call("daily-maintenance", `Bearer ${SECRET}`, { cron });
+    expect(response.status).toBe(500);
+    const report = await response.json();
+    expect(report.parts.flushUsage).toMatchObject({ ok: false, error: "redis unreachable" });
+    expect(report.parts.requestLogRetention.ok).toBe(true);
+    expect(report.parts.ledgerPrune.ok).toBe(true);
+    expect((await cronRunState(app.services.database.db, "daily-maintenance")).lastError).toMatch(/failed/);
+  });
+});
+
+describe("invalidation retry queue", () => {
+  it("queues a delete that Redis refused and completes it on retry", async () => {
+    const { db } = app.services.database;
+    const kv = createMemoryKeyValue();
+    await kv.set(redisKeys.apiKeyConfig("pk_stale"), "{}", { ttlSeconds: 60 });
+    const broken = { ...kv, del: async () => Promise.reject(new Error("connection refused")) };
+    const invalidate = createConfigInvalidator({ l1: null, kv: broken, logger: createLogger("error"), counters: createCounters(), queue: createInvalidationQueue(db) });
+    await invalidate.apiKeys(["pk_stale"]);
+    const queued = await db.select().from(invalidationRetry);
+    expect(queued.map((r) => r.keys)).toEqual([[redisKeys.apiKeyConfig("pk_stale")]]);
+
+    expect(await retryInvalidations({ db, kv: broken })).toEqual({ retried: 0, failed: 1, abandoned: 0 });
+    expect((await db.select().from(invalidationRetry))[0]!.attempts).toBe(1);
+    expect(await retryInvalidations({ db, kv })).toEqual({ retried: 1, failed: 0, abandoned: 0 });
+    expect(await kv.get(redisKeys.apiKeyConfig("pk_stale"))).toBeNull();
+    expect(await db.select().from(invalidationRetry)).toHaveLength(0);
+  });
+});
