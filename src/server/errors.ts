@@ -64,6 +64,9 @@ export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors, ...cronEr
 export type ErrorCode = keyof typeof errorCatalogue;
 export type RequestLogStatus = (typeof deliveryErrors)[keyof typeof deliveryErrors]["log"] | "success";
 
+/** Every status the request log can hold, success first: the dashboard's filter offers these. */
+export const requestLogStatuses = ["success", ...new Set(Object.values(deliveryErrors).map((e) => e.log))] as [RequestLogStatus, ...RequestLogStatus[]];
+
 export interface AppErrorOptions {
   /** Replaces the catalogue's public message; only for messages that reveal nothing (e.g. which token was unknown). */
   message?: string;

@@ -3,6 +3,7 @@ import { apiKeyRouter } from "./routers/api-key";
 import { developerRouter } from "./routers/developer";
 import { projectRouter } from "./routers/project";
 import { teamRouter } from "./routers/team";
+import { usageRouter } from "./routers/usage";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -11,6 +12,7 @@ export const appRouter = router({
   project: projectRouter,
   apiKey: apiKeyRouter,
   developer: developerRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

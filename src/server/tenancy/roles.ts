@@ -31,6 +31,7 @@ export const permissions = {
   "apiKey.rotate": "admin",
   "apiKey.revoke": "admin",
   "developer.sign": "member",
+  "usage.read": "member",
 } as const satisfies Record<string, TeamRole>;
 
 export type Permission = keyof typeof permissions;

@@ -88,7 +88,8 @@ export function createRequestLog(deps: RequestLogDeps, options: RequestLogOption
         deps.counters.increment("request_log_skipped");
         return;
       }
-      const written = new Promise<void>((done) => batch.push({ row: toRow(outcome, at), done }));
+      const weight = outcome.status === "success" ? 1 / options.successSampleRate : 1;
+      const written = new Promise<void>((done) => batch.push({ row: { ...toRow(outcome, at), weight }, done }));
       if (batch.length >= options.batchSize) void write();
       else timer ??= setTimeout(() => void write(), options.batchWindowMs);
       return written;

@@ -57,4 +57,8 @@ export const isolationCases: Record<string, IsolationCase> = {
     takesResourceId: true,
     call: (c, t) => c.developer.signUrl({ ...project(t), keyId: t.keyId, operations: "w_10", source: "local/photo.jpg", expiresInSeconds: null }),
   },
+
+  "usage.project": { scope: "project", call: (c, t) => c.usage.project({ ...project(t), range: { preset: "90d" } }) },
+  "usage.requestLog": { scope: "project", call: (c, t) => c.usage.requestLog({ ...project(t), range: { preset: "90d" } }) },
+  "usage.team": { scope: "team", call: (c, t) => c.usage.team({ ...team(t), range: { preset: "30d" } }) },
 };

@@ -69,6 +69,7 @@ describe("request log", () => {
     );
     const written = (await db.select().from(requestLog)).filter((r) => r.requestId.startsWith("sampled-"));
     expect(written).toHaveLength(20);
+    expect(written.every((r) => r.weight === 2)).toBe(true); // each stands for two requests
     expect(counters.get("request_log_rows")).toBe(20);
     // Outcomes without a project (unknown key, malformed URL) are not the project's to read.
     await log.record({ requestId: "anonymous", status: "bad_request", httpStatus: 400, durationMs: 1 }, at);

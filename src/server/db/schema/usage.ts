@@ -1,4 +1,4 @@
-import { bigint, bigserial, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, bigserial, date, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { apiKeys } from "./api-keys";
 import { projects } from "./tenancy";
 
@@ -75,6 +75,8 @@ export const requestLog = pgTable(
     processingMs: integer("processing_ms"),
     /** Result cache: hit, miss, shared, revalidated. */
     cache: text("cache"),
+    /** Requests this row stands for: 1 / the success sample rate for successes, 1 for failures. */
+    weight: real("weight").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("request_log_project_created_idx").on(t.projectId, t.createdAt), index("request_log_created_idx").on(t.createdAt)],

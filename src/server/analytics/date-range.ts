@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { AppError } from "@/server/errors";
+
+export const MAX_RANGE_DAYS = 90;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Use YYYY-MM-DD");
+
+/** A preset counted back from today (UTC), or explicit UTC dates, both ends included. */
+export const dateRangeInput = z.union([
+  z.object({ preset: z.enum(["7d", "30d", "90d"]) }),
+  z.object({ from: isoDate, to: isoDate }),
+]);
+export type DateRangeInput = z.infer<typeof dateRangeInput>;
+
+export interface DateRange {
+  /** UTC dates, YYYY-MM-DD, inclusive. */
+  from: string;
+  to: string;
+  days: number;
+  /** The same number of days just before, for trends. */
+  previous: { from: string; to: string };
+}
+
+const toDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function parseDay(text: string, name: string): number {
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  if (Number.isNaN(ms) || toDate(ms) !== text) throw new AppError("INVALID_INPUT", { message: `${name} is not a valid date` });
+  return ms;
+}
+
+export function resolveDateRange(input: DateRangeInput, now: Date): DateRange {
+  const today = parseDay(toDate(now.getTime()), "Today");
+  let from: number;
+  let to: number;
+  if ("preset" in input) {
+    to = today;
+    from = today - (Number.parseInt(input.preset, 10) - 1) * DAY_MS;
+  } else {
+    from = parseDay(input.from, "The start date");
+    to = parseDay(input.to, "The end date");
+    if (from > to) throw new AppError("INVALID_INPUT", { message: "The start date must not be after the end date" });
+    if (to > today) throw new AppError("INVALID_INPUT", { message: "The end date must not be in the future" });
+  }
+  const days = Math.round((to - from) / DAY_MS) + 1;
+  if (days > MAX_RANGE_DAYS) throw new AppError("INVALID_INPUT", { message: `A range covers at most ${MAX_RANGE_DAYS} days` });
+  return {
+    from: toDate(from),
+    to: toDate(to),
+    days,
+    previous: { from: toDate(from - days * DAY_MS), to: toDate(from - DAY_MS) },
+  };
+}
+
+/** Every date of the range, for series that show days without traffic as zero. */
+export function datesOf(range: Pick<DateRange, "from" | "days">): string[] {
+  const start = parseDay(range.from, "The start date");
+  return Array.from({ length: range.days }, (_, i) => toDate(start + i * DAY_MS));
+}
+
+/** Timestamps bounding the range's days in UTC: [start, end). */
+export function rangeInstants(range: Pick<DateRange, "from" | "to">): { start: Date; end: Date } {
+  return { start: new Date(parseDay(range.from, "The start date")), end: new Date(parseDay(range.to, "The end date") + DAY_MS) };
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { dateRangeInput, resolveDateRange } from "@/server/analytics/date-range";
+import { requestLogPage, requestLogStats } from "@/server/analytics/request-log-stats";
+import { projectUsage, teamUsage } from "@/server/analytics/usage-totals";
+import { cronRunState } from "@/server/cron/cron-runs";
+import type { Database } from "@/server/db/client";
+import { requestLogStatuses } from "@/server/errors";
+import { projectProcedure, router, teamProcedure } from "../trpc";
+
+/** When usage_record was last brought up to date: the dashboard says how fresh its numbers are. */
+async function freshness(db: Database) {
+  const flush = await cronRunState(db, "flush-usage-buffer");
+  return { lastFlushAt: flush.lastSuccessAt, lastFlushFailed: flush.lastError !== null };
+}
+
+export const usageRouter = router({
+  project: projectProcedure("usage.read")
+    .input(z.object({ range: dateRangeInput }))
+    .query(async ({ ctx, input }) => {
+      const { db } = ctx.services.database;
+      const range = resolveDateRange(input.range, ctx.services.tenancy.now());
+      const [usage, log, metering] = await Promise.all([projectUsage(db, ctx.project.id, range), requestLogStats(db, ctx.project.id, range), freshness(db)]);
+      return { range, ...usage, log, metering };
+    }),
+
+  requestLog: projectProcedure("usage.read")
+    .input(
+      z.object({
+        range: dateRangeInput,
+        status: z.enum(requestLogStatuses).optional(),
+        before: z.number().int().positive().optional(),
+        limit: z.number().int().min(1).max(100).default(25),
+      }),
+    )
+    .query(({ ctx, input }) =>
+      requestLogPage(ctx.services.database.db, ctx.project.id, resolveDateRange(input.range, ctx.services.tenancy.now()), input),
+    ),
+
+  team: teamProcedure("usage.read")
+    .input(z.object({ range: dateRangeInput }))
+    .query(async ({ ctx, input }) => {
+      const { db } = ctx.services.database;
+      const range = resolveDateRange(input.range, ctx.services.tenancy.now());
+      const [usage, metering] = await Promise.all([teamUsage(db, ctx.team.id, range), freshness(db)]);
+      return { range, ...usage, metering };
+    }),
+});

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usageRecord } from "@/server/db/schema";
+import { buildSignedUrl } from "@/server/signing";
+import { createTestApp, type TestApp } from "../../support/app";
+import { signUp, type TestUser } from "../../support/dashboard";
+
+/** Images served through the real route, flushed by the real job, read back through the procedures. */
+let app: TestApp;
+let owner: TestUser;
+let teamSlug: string;
+const projectSlug = "gallery";
+const scope = () => ({ teamSlug, projectSlug });
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+const served = { requests: 0, bytes: 0, original: 0, measuredOutput: 0, misses: 0, byKey: new Map<string, number>() };
+let keys: Array<{ id: string; publicKey: string; secretKey: string }>;
+
+function imagePath(key: { publicKey: string; secretKey: string }, operations: string, signature?: string): string {
+  const url = buildSignedUrl({ baseUrl: "http://x", projectSlug, ...key, operations, source: "local/photo.jpg" }).slice("http://x".length);
+  return signature ? url.replace(/sig=[^&]+/, `sig=${signature}`) : url;
+}
+
+beforeAll(async () => {
+  // In process: the flush sweeps every bucket of its Redis, and this file's numbers must be its own.
+  app = await createTestApp({ redis: null });
+  owner = await signUp(app.services, "usage");
+  teamSlug = (await owner.caller.account.completeOnboarding({ name: "Usage", slug: `usage-${owner.id.slice(0, 8).toLowerCase()}` })).slug;
+  await owner.caller.project.create({ teamSlug, name: "Gallery", slug: projectSlug, allowedSourceHosts: ["local"] });
+  await owner.caller.project.create({ teamSlug, name: "Quiet", slug: "quiet" });
+  keys = [await owner.caller.apiKey.create({ ...scope(), name: "web", expiresAt: null }), await owner.caller.apiKey.create({ ...scope(), name: "mobile", expiresAt: null })];
+  for (const [key, operations] of [[0, "w_30"], [0, "w_31"], [0, "w_32"], [1, "w_33"], [1, "w_33"]] as const) {
+    const response = await app.fetch(imagePath(keys[key]!, operations));
+    expect(response.status).toBe(200);
+    served.requests++;
+    served.bytes += (await response.arrayBuffer()).byteLength;
+    served.byKey.set(keys[key]!.id, (served.byKey.get(keys[key]!.id) ?? 0) + 1);
+  }
+  for (let i = 0; i < 2; i++) expect((await app.fetch(imagePath(keys[0]!, "w_34", "B".repeat(32)))).status).toBe(403);
+  await app.settled();
+  for (const outcome of app.outcomes.filter((o) => o.status === "success" && o.sourceBytes !== undefined)) {
+    served.misses++;
+    served.original += outcome.sourceBytes!;
+    served.measuredOutput += outcome.outputBytes!;
+  }
+  const flushed = await app.services.cron.flushUsage({ safetyLagMs: -60_000 }); // the current minute too
+  expect(flushed.requests).toBe(served.requests);
+}, 60_000);
+afterAll(() => app.close());
+
+describe("project usage", () => {
+  it("reports exact metered totals per day and per key, with freshness", async () => {
+    const usage = await owner.caller.usage.project({ ...scope(), range: { preset: "7d" } });
+    expect(usage.range).toMatchObject({ from: day(-6), to: day(0), days: 7, previous: { from: day(-13), to: day(-7) } });
+    expect(usage.series).toHaveLength(7);
+    expect(usage.series.at(-1)).toEqual({ date: day(0), requests: served.requests, bytes: served.bytes });
+    expect(usage.series.slice(0, -1).every((p) => p.requests === 0)).toBe(true);
+    expect(usage.totals).toEqual({ requests: served.requests, bytes: served.bytes });
+    expect(usage.byKey.map((k) => [k.name, k.requests])).toEqual([
+      ["web", 3],
+      ["mobile", 2],
+    ]);
+    expect(usage.metering.lastFlushAt).toBeInstanceOf(Date);
+  });
+
+  it("derives success rate, timing, top sources and bandwidth saved from the request log", async () => {
+    const { log } = await owner.caller.usage.project({ ...scope(), range: { preset: "7d" } });
+    expect(log.logged).toBe(7);
+    expect(log.successRate).toBeCloseTo(5 / 7, 10);
+    expect(log.statuses).toEqual([
+      { status: "success", requests: 5 },
+      { status: "sig_invalid", requests: 2 },
+    ]);
+    const durations = app.outcomes.filter((o) => o.status === "success").map((o) => o.durationMs).sort((a, b) => a - b);
+    const at = 0.95 * (durations.length - 1); // percentile_cont interpolates between neighbours
+    const p95 = durations[Math.floor(at)]! + (durations[Math.ceil(at)]! - durations[Math.floor(at)]!) * (at - Math.floor(at));
+    expect(log.processing.averageMs).toBeCloseTo(durations.reduce((a, b) => a + b, 0) / durations.length, 6);
+    expect(log.processing.p95Ms).toBeCloseTo(p95, 6);
+    expect(log.topSources).toEqual([{ sourceUrl: "local/photo.jpg", requests: 5, outputBytes: served.bytes }]);
+    expect(served.misses).toBe(4); // the repeated variant was a cache hit
+    expect(log.bandwidth).toEqual({
+      originalBytes: served.original,
+      outputBytes: served.measuredOutput,
+      savedBytes: served.original - served.measuredOutput,
+      coverage: 4 / 5,
+    });
+  });
+
+  it("compares with the previous period of the same length", async () => {
+    const [key] = keys;
+    await app.services.database.db.insert(usageRecord).values([
+      { projectId: (await owner.caller.project.get(scope())).project.id, apiKeyId: key!.id, date: day(-8), requests: 40, bytes: 4000 },
+    ]);
+    const usage = await owner.caller.usage.project({ ...scope(), range: { preset: "7d" } });
+    expect(usage.previous).toEqual({ requests: 40, bytes: 4000 });
+    const custom = await owner.caller.usage.project({ ...scope(), range: { from: day(-8), to: day(-8) } });
+    expect(custom.totals).toEqual({ requests: 40, bytes: 4000 });
+    expect(custom.range.previous).toEqual({ from: day(-9), to: day(-9) });
+  });
+
+  it("pages the request log newest first and filters by status", async () => {
+    const first = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, limit: 3 });
+    expect(first.rows).toHaveLength(3);
+    const second = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, limit: 3, before: first.nextBefore! });
+    const third = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, limit: 3, before: second.nextBefore! });
+    const all = [...first.rows, ...second.rows, ...third.rows];
+    expect(all).toHaveLength(7);
+    expect(third.nextBefore).toBeNull();
+    expect(all.map((r) => r.id)).toEqual([...all.map((r) => r.id)].sort((a, b) => b - a));
+    expect(all.find((r) => r.status === "success")).toMatchObject({ keyName: expect.any(String), sourceUrl: "local/photo.jpg", httpStatus: 200 });
+    const failures = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, status: "sig_invalid" });
+    expect(failures.rows.map((r) => [r.status, r.httpStatus, r.keyName])).toEqual([
+      ["sig_invalid", 403, "web"],
+      ["sig_invalid", 403, "web"],
+    ]);
+    await expect(owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, status: "nonsense" as "success" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("refuses ranges that are inverted, in the future, invalid or longer than 90 days, saying why", async () => {
+    const cases: Array<[{ from: string; to: string }, RegExp]> = [
+      [{ from: day(-100), to: day(0) }, /at most 90 days/],
+      [{ from: day(-1), to: day(-2) }, /must not be after/],
+      [{ from: day(0), to: day(1) }, /future/],
+      [{ from: "2026-02-30", to: "2026-03-01" }, /not a valid date/],
+      [{ from: "yesterday", to: day(0) }, /YYYY-MM-DD/],
+    ];
+    for (const [range, message] of cases) {
+      await expect(owner.caller.usage.project({ ...scope(), range })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(message) });
+    }
+    const longest = await owner.caller.usage.project({ ...scope(), range: { from: day(-89), to: day(0) } });
+    expect(longest.series).toHaveLength(90);
+  });
+});
+
+describe("team usage", () => {
+  it("totals the team and breaks it down per project, quiet projects included", async () => {
+    const usage = await owner.caller.usage.team({ teamSlug, range: { preset: "30d" } });
+    expect(usage.totals).toEqual({ requests: served.requests + 40, bytes: served.bytes + 4000 });
+    expect(usage.byProject.map((p) => [p.slug, p.requests])).toEqual([
+      [projectSlug, served.requests + 40],
+      ["quiet", 0],
+    ]);
+    expect(usage.series).toHaveLength(30);
+  });
+});
