@@ -7,7 +7,8 @@ import { serveBytes, startOrigin, type Origin } from "../support/origin";
 
 /**
  * The dashboard end to end in Chromium against `next start` on the embedded default: sign up,
- * onboarding, a project with a source host, a key, a signed URL previewed in the tester, revocation,
+ * onboarding, a project with a source host, a key, a signed URL previewed in the tester, usage after a
+ * flush, revocation,
  * and an invited second user who joins and sees the project. Screenshots go to artifacts/screenshots.
  */
 let app: ServedApp;
@@ -101,6 +102,43 @@ it("signs a URL in the tester and the preview loads the transformed image", asyn
   expect(response.status).toBe(200);
   const meta = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
   expect([meta.format, meta.width]).toEqual(["webp", 320]);
+});
+
+it("serves images, flushes through the cron route, and shows the exact numbers on the usage pages", async () => {
+  const page = alice.page;
+  const flush = async () => (await (await app.cron("/api/cron/flush-usage-buffer?safetyLagSeconds=0")).json()) as { ok: boolean; requests: number; bytes: number };
+  const before = await flush(); // the tester's traffic so far
+  expect(before.ok).toBe(true);
+  let bytes = 0;
+  for (const width of [100, 120, 140, 160]) {
+    const response = await fetch(signedUrl.replace("w_320", `w_${width}`)); // operations the signature does not cover
+    expect(response.status).toBe(403);
+  }
+  for (let i = 0; i < 3; i++) {
+    const response = await fetch(signedUrl);
+    expect(response.status).toBe(200);
+    bytes += (await response.arrayBuffer()).byteLength;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 500)); // metering happens after the response
+  const after = await flush();
+  expect(after).toMatchObject({ ok: true, requests: 3, bytes });
+
+  await tab(page, "Usage");
+  await page.getByTestId("freshness").getByText("UTC").first().waitFor();
+  const total = before.requests + 3;
+  await expect.poll(() => page.getByTestId("stat-requests").textContent()).toBe(String(total));
+  await page.getByText("Show as a table").click();
+  const today = new Date().toISOString().slice(0, 10);
+  expect(await page.getByTestId("daily-table").getByRole("row", { name: new RegExp(today) }).textContent()).toContain(String(total));
+  expect(await page.getByRole("table", { name: "Usage by key" }).textContent()).toContain("production web");
+  await page.getByLabel("Status").selectOption("sig_invalid");
+  await expect.poll(() => page.getByRole("table", { name: "Request log" }).getByRole("row").count()).toBe(5); // header + the four refusals
+  await screenshot(page, "09b-usage");
+
+  await page.getByRole("navigation", { name: "Team" }).getByRole("link", { name: "Usage" }).click();
+  await expect.poll(() => page.getByRole("table", { name: "Usage by project" }).textContent()).toContain(String(total));
+  await screenshot(page, "09c-team-usage");
+  await go(page, `/t/${teamSlug}/p/website`);
 });
 
 it("revokes the key and the same image request fails at once", async () => {

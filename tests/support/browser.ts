@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -20,6 +20,12 @@ async function freePort(): Promise<number> {
 
 export interface ServedApp {
   baseUrl: string;
+  /** The embedded database and generated secrets (secrets.json holds the cron secret). */
+  dataDir: string;
+  /** Calls a cron route with the app's generated secret. */
+  cron(path: string): Promise<Response>;
+  /** SIGTERM, then waits for the exit; the data directory stays until stop(). */
+  terminate(): Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -27,10 +33,11 @@ export interface ServedApp {
  * The built app under `next start` on loopback, on a fresh embedded database: what a user of the
  * quickstart gets. Stopped by the PID spawned here.
  */
-export async function startServedApp(env: Record<string, string> = {}): Promise<ServedApp> {
+export async function startServedApp(env: Record<string, string> = {}, prepare?: (dataDir: string) => void): Promise<ServedApp> {
   if (!existsSync(".next/BUILD_ID")) throw new Error("Browser tests need a build: run `npm run build` first");
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "optstuff-e2e-"));
+  prepare?.(dataDir); // before the server opens the embedded database (one process at a time)
   const baseUrl = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
     env: { ...process.env, NEXT_MANUAL_SIG_HANDLE: "true", NODE_ENV: "production", OPTSTUFF_DATA_DIR: dataDir, OPTSTUFF_PUBLIC_BASE_URL: baseUrl, PORT: String(port), DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env },
@@ -43,13 +50,24 @@ export async function startServedApp(env: Record<string, string> = {}): Promise<
     if (Date.now() > deadline || child.exitCode !== null) throw new Error("the app did not become ready");
     await new Promise((r) => setTimeout(r, 250));
   }
+  const terminate = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    return child.exitCode;
+  };
   return {
     baseUrl,
+    dataDir,
+    cron(cronPath) {
+      const { cron } = JSON.parse(readFileSync(path.join(dataDir, "secrets.json"), "utf8")) as { cron: string };
+      return fetch(`${baseUrl}${cronPath}`, { headers: { authorization: `Bearer ${cron}` } });
+    },
+    terminate,
     async stop() {
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        await new Promise((resolve) => child.once("exit", resolve));
-      }
+      await terminate();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

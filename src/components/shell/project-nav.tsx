@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 
 const tabs = [
   { href: "", label: "Overview" },
+  { href: "/usage", label: "Usage" },
   { href: "/keys", label: "API keys" },
   { href: "/developer", label: "Developer" },
   { href: "/settings", label: "Settings" },

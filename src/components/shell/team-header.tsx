@@ -42,6 +42,9 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
           <Link className="hover:underline" href={`/t/${teamSlug}`}>
             Projects
           </Link>
+          <Link className="hover:underline" href={`/t/${teamSlug}/usage`}>
+            Usage
+          </Link>
           <Link className="hover:underline" href={`/t/${teamSlug}/settings`}>
             Settings
           </Link>

@@ -1,4 +1,4 @@
-import { toAppError } from "@/server/errors";
+import { AppError, toAppError } from "@/server/errors";
 import { describeError } from "@/server/log";
 import type { Services } from "@/server/services";
 import { authorizeCron } from "./authorize-cron";
@@ -15,7 +15,7 @@ export function createCronRouteHandler(getServices: () => Promise<Services>, job
     try {
       services = await getServices();
       authorizeCron(request.headers.get("authorization"), services.secrets.cron);
-      const report = job === "flush-usage-buffer" ? await services.cron.flushUsage() : await services.cron.dailyMaintenance();
+      const report = job === "flush-usage-buffer" ? await services.cron.flushUsage(flushOptions(new URL(request.url))) : await services.cron.dailyMaintenance();
       return Response.json(report, { status: report.ok ? 200 : 500, headers });
     } catch (thrown) {
       const error = toAppError(thrown);
@@ -25,4 +25,17 @@ export function createCronRouteHandler(getServices: () => Promise<Services>, job
       return Response.json({ ok: false, code: error.publicCode, message: error.publicMessage }, { status: error.status, headers: { ...headers, ...error.headers } });
     }
   };
+}
+
+/**
+ * `?safetyLagSeconds=0` flushes minutes still being written too (an operator who wants the numbers
+ * now). Safe: increments landing after a claim wait beside it; the lag only spares claiming twice.
+ */
+function flushOptions(url: URL): { safetyLagMs?: number } {
+  const given = url.searchParams.get("safetyLagSeconds");
+  if (given === null) return {};
+  const seconds = Number(given);
+  if (!/^\d+$/.test(given) || seconds > 3600) throw new AppError("INVALID_INPUT", { message: "safetyLagSeconds must be a whole number from 0 to 3600" });
+  // The lag counts from the end of a bucket's minute; 0 here means "up to now", the current minute included.
+  return { safetyLagMs: seconds * 1000 - 60_000 };
 }

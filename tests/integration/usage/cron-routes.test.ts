@@ -141,3 +141,19 @@ describe("invalidation retry queue", () => {
     expect(await db.select().from(invalidationRetry)).toHaveLength(0);
   });
 });
+
+describe("flush route options", () => {
+  it("flushes the current minute on request, and refuses a lag that is not a whole number of seconds", async () => {
+    const handler = createCronRouteHandler(async () => app.services, "flush-usage-buffer");
+    const ask = (query: string) => handler(new Request(`http://optstuff.test/api/cron/flush-usage-buffer${query}`, { headers: { authorization: `Bearer ${SECRET}` } }));
+    for (const bad of ["-1", "1.5", "abc", "3601", ""]) {
+      const response = await ask(`?safetyLagSeconds=${bad}`);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ code: "INVALID_INPUT", message: expect.stringContaining("safetyLagSeconds") });
+    }
+    const response = await app.fetch(app.signedPath("w_99", `http://${origin.host}/a.png`));
+    const bytes = (await response.arrayBuffer()).byteLength;
+    await app.settled();
+    expect(await (await ask("?safetyLagSeconds=0")).json()).toMatchObject({ ok: true, requests: 1, bytes });
+  });
+});

@@ -1,0 +1,60 @@
+"use client";
+
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { formatBytes, formatCompact, formatCount } from "@/lib/format";
+
+export interface DailyPoint {
+  date: string;
+  requests: number;
+  bytes: number;
+}
+
+/**
+ * Requests as bars, bytes as a dashed line with dots on its own axis: the two read apart by shape and
+ * legend, not by colour alone. The same numbers are in a table below for screen readers and copying.
+ */
+export function DailyChart({ series, title }: { series: readonly DailyPoint[]; title: string }) {
+  const total = series.reduce((sum, p) => sum + p.requests, 0);
+  return (
+    <figure>
+      <div role="img" aria-label={`${title}: ${formatCount(total)} requests over ${series.length} days`} className="h-64 w-full">
+        <ResponsiveContainer width="100%" height="100%">
+          <ComposedChart data={series as DailyPoint[]} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="#e5e5e5" vertical={false} />
+            <XAxis dataKey="date" tickFormatter={(d: string) => d.slice(5)} tick={{ fontSize: 11 }} minTickGap={16} />
+            <YAxis yAxisId="requests" tickFormatter={formatCompact} tick={{ fontSize: 11 }} width={44} allowDecimals={false} />
+            <YAxis yAxisId="bytes" orientation="right" tickFormatter={formatBytes} tick={{ fontSize: 11 }} width={64} />
+            <Tooltip
+              formatter={(value, name) => (name === "Bytes sent" ? formatBytes(Number(value)) : formatCount(Number(value)))}
+              labelFormatter={(label) => `${String(label)} (UTC)`}
+            />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Bar yAxisId="requests" dataKey="requests" name="Requests" fill="#404040" maxBarSize={28} isAnimationActive={false} />
+            <Line yAxisId="bytes" dataKey="bytes" name="Bytes sent" stroke="#0369a1" strokeDasharray="6 3" strokeWidth={2} dot={{ r: 3 }} isAnimationActive={false} />
+          </ComposedChart>
+        </ResponsiveContainer>
+      </div>
+      <details className="mt-2 text-sm">
+        <summary className="cursor-pointer text-neutral-600">Show as a table</summary>
+        <table className="mt-2 w-full text-left tabular-nums" data-testid="daily-table">
+          <thead>
+            <tr className="text-xs text-neutral-600">
+              <th className="py-1 font-medium">Date (UTC)</th>
+              <th className="py-1 text-right font-medium">Requests</th>
+              <th className="py-1 text-right font-medium">Bytes sent</th>
+            </tr>
+          </thead>
+          <tbody>
+            {series.map((p) => (
+              <tr key={p.date} className="border-t border-neutral-100">
+                <td className="py-1">{p.date}</td>
+                <td className="py-1 text-right">{formatCount(p.requests)}</td>
+                <td className="py-1 text-right">{formatBytes(p.bytes)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+}

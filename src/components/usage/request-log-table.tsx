@@ -1,0 +1,76 @@
+"use client";
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { formatBytes, formatMs, formatUtc } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc/client";
+import { requestLogStatuses, type RequestLogStatus } from "@/server/errors";
+import { DataTable } from "./data-table";
+import type { RangeInput } from "./range-picker";
+
+const PAGE = 25;
+
+/** The request log, newest first, filtered by status; older pages by cursor, newer by going back. */
+export function RequestLogTable({ teamSlug, projectSlug, range }: { teamSlug: string; projectSlug: string; range: RangeInput }) {
+  const trpc = useTRPC();
+  const [status, setStatus] = useState<RequestLogStatus | "">("");
+  const [cursors, setCursors] = useState<number[]>([]);
+  const before = cursors.at(-1);
+  const page = useQuery({
+    ...trpc.usage.requestLog.queryOptions({ teamSlug, projectSlug, range, status: status || undefined, before, limit: PAGE }),
+    placeholderData: keepPreviousData,
+  });
+  const rows = page.data?.rows ?? [];
+  return (
+    <div className="space-y-3">
+      <label className="flex items-center gap-2 text-sm">
+        Status
+        <select
+          value={status}
+          onChange={(e) => {
+            setStatus(e.target.value as RequestLogStatus | "");
+            setCursors([]);
+          }}
+          className="rounded-md border border-neutral-300 bg-white px-2 py-1.5"
+        >
+          <option value="">All</option>
+          {requestLogStatuses.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      {page.isPending ? <Loading /> : null}
+      <ErrorMessage error={page.error} />
+      {page.data && rows.length === 0 ? <EmptyState title="No requests logged in this range">Requests appear here a moment after they are served.</EmptyState> : null}
+      {rows.length > 0 ? (
+        <DataTable
+          label="Request log"
+          rows={rows}
+          rowKey={(r) => String(r.id)}
+          columns={[
+            { header: "Time (UTC)", cell: (r) => formatUtc(r.createdAt).slice(0, 19) },
+            { header: "Status", cell: (r) => `${r.status} (${r.httpStatus})` },
+            { header: "Source", cell: (r) => <span className="block max-w-64 truncate font-mono text-xs" title={r.sourceUrl ?? ""}>{r.sourceUrl ?? "–"}</span> },
+            { header: "Operations", cell: (r) => <span className="font-mono text-xs">{r.operations ?? "–"}</span> },
+            { header: "Key", cell: (r) => r.keyName ?? "–" },
+            { header: "Output", numeric: true, cell: (r) => (r.outputBytes === null ? "–" : `${formatBytes(r.outputBytes)} ${r.outputFormat ?? ""}`) },
+            { header: "Time", numeric: true, cell: (r) => formatMs(r.processingMs) },
+            { header: "Cache", cell: (r) => r.cache ?? "–" },
+          ]}
+        />
+      ) : null}
+      <div className="flex gap-2">
+        <Button variant="secondary" className="min-h-9 px-3" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          Newer
+        </Button>
+        <Button variant="secondary" className="min-h-9 px-3" disabled={!page.data?.nextBefore} onClick={() => setCursors((c) => [...c, page.data!.nextBefore!])}>
+          Older
+        </Button>
+      </div>
+    </div>
+  );
+}

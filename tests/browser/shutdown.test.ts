@@ -1,0 +1,53 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { afterAll, expect, it } from "vitest";
+import { openDatabase } from "@/server/db/client";
+import { requestLog, usageRecord } from "@/server/db/schema";
+import { buildSignedUrl } from "@/server/signing";
+import { startServedApp, type ServedApp } from "../support/browser";
+
+/**
+ * On the embedded default usage is buffered in the process: SIGTERM must flush it (the current minute
+ * included) and write the pending request log before the process exits, or that traffic is lost.
+ */
+let app: ServedApp;
+afterAll(() => app?.stop());
+
+it("flushes usage buffered in process and the request log on SIGTERM", async () => {
+  const credentials = (dataDir: string) => path.join(dataDir, "credentials.env");
+  app = await startServedApp({}, (dataDir) => {
+    const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "bootstrap", "--credentials-file", credentials(dataDir)], {
+      env: { ...process.env, OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" },
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+  });
+  const vars = Object.fromEntries([...readFileSync(credentials(app.dataDir), "utf8").matchAll(/^(OPTSTUFF_[A-Z_]+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
+  let bytes = 0;
+  for (const width of [50, 60, 70]) {
+    const url = buildSignedUrl({
+      baseUrl: app.baseUrl,
+      projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
+      publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
+      secretKey: vars.OPTSTUFF_SECRET_KEY!,
+      operations: `w_${width},f_png`,
+      source: "local/photo.jpg",
+    });
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    bytes += (await response.arrayBuffer()).byteLength;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300)); // after-response work of the last request
+
+  expect(await app.terminate()).toBe(0);
+  const database = await openDatabase({ kind: "pglite", dataDir: app.dataDir });
+  try {
+    const [usage] = await database.db.select({ requests: sql<number>`sum(${usageRecord.requests})::float8`, bytes: sql<number>`sum(${usageRecord.bytes})::float8` }).from(usageRecord);
+    expect(usage).toEqual({ requests: 3, bytes });
+    expect(await database.db.select().from(requestLog)).toHaveLength(3);
+  } finally {
+    await database.close();
+  }
+}, 120_000);
