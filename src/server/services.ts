@@ -177,7 +177,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       await requestLog.drain();
       // In process the buffer dies with the process: flush every bucket, the current minute included.
       if (kv.kind === "memory") {
-        await cron.flushUsage({ safetyLagMs: -60_000 }).catch((error: unknown) => {
+        await cron.flushUsage({ safetyLagMs: -60_000, budgetMs: Number.POSITIVE_INFINITY }).catch((error: unknown) => {
           logger.log("error", "usage flush on shutdown failed", describeError(error));
         });
       }

@@ -1,4 +1,4 @@
-import { CLAIM_FIELD, CLAIMED_PREFIX } from "./redis-scripts";
+import { CLAIM_FIELD, CLAIMED_FIELD, countersFrom } from "./redis-scripts";
 import type { HashClaim, KeyValue } from "./types";
 
 interface Entry {
@@ -35,27 +35,24 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
     return value;
   }
 
+  /** The same layout as the Redis script: the claim's counters as one JSON field beside its id. */
   function claimOne(key: string, claim: string): HashClaim | null {
     const hash = hashOf(key);
     if (!hash) return null;
     if (!hash.has(CLAIM_FIELD)) {
-      for (const [field, value] of [...hash]) {
-        hash.set(`${CLAIMED_PREFIX}${field}`, value);
-        hash.delete(field);
-      }
+      const flat = [...hash].flat();
+      hash.clear();
       hash.set(CLAIM_FIELD, claim);
+      hash.set(CLAIMED_FIELD, JSON.stringify(flat.map(String)));
     }
-    const counters: Record<string, number> = {};
-    for (const [field, value] of hash) {
-      if (field !== CLAIM_FIELD && field.startsWith(CLAIMED_PREFIX)) counters[field.slice(1)] = Number(value);
-    }
-    return { claim: String(hash.get(CLAIM_FIELD)), counters };
+    return { claim: String(hash.get(CLAIM_FIELD)), counters: countersFrom(JSON.parse(String(hash.get(CLAIMED_FIELD))) as string[]) };
   }
 
   function releaseOne(key: string, claim: string): void {
     const hash = hashOf(key);
     if (hash?.get(CLAIM_FIELD) !== claim) return;
-    for (const field of [...hash.keys()]) if (field.startsWith(CLAIMED_PREFIX)) hash.delete(field);
+    hash.delete(CLAIM_FIELD);
+    hash.delete(CLAIMED_FIELD);
     if (hash.size === 0) entries.delete(key);
   }
 

@@ -1,43 +1,39 @@
 // The Lua the Upstash KeyValue runs; each touches one key, so every script works on a cluster.
 
 /**
- * How a claim lives inside a counter hash (docs/redis-schema.md): claimed counters are renamed with a
- * `#` prefix and `#claim` holds the claim id. Request-path fields never start with `#`, so increments
- * that arrive during a flush land beside the claim, not in it.
+ * How a claim lives inside a counter hash (docs/redis-schema.md): the claimed counters are kept as one
+ * JSON field, `#claimed` (`[field, value, …]`), and `#claim` holds the claim id. Request-path fields never
+ * start with `#`, so increments that arrive during a flush land beside the claim, not in it.
  */
 export const CLAIM_FIELD = "#claim";
-export const CLAIMED_PREFIX = "#";
+export const CLAIMED_FIELD = "#claimed";
 
-/** KEYS[1] the hash, ARGV[1] a fresh claim id. Answers false (absent) or {claim, field, value, …}. */
+/**
+ * KEYS[1] the hash, ARGV[1] a fresh claim id. Answers false (absent) or {claim, field, value, …}.
+ * Claiming rebuilds the hash as the claim alone (DEL, then one HSET) and restores its TTL: two
+ * commands whatever the number of counters.
+ */
 export const CLAIM_SCRIPT = `
 local claim = redis.call('HGET', KEYS[1], '${CLAIM_FIELD}')
-if not claim then
-  local flat = redis.call('HGETALL', KEYS[1])
-  if #flat == 0 then return false end
-  for i = 1, #flat, 2 do
-    redis.call('HSET', KEYS[1], '${CLAIMED_PREFIX}' .. flat[i], flat[i + 1])
-    redis.call('HDEL', KEYS[1], flat[i])
-  end
-  redis.call('HSET', KEYS[1], '${CLAIM_FIELD}', ARGV[1])
-  claim = ARGV[1]
+if claim then
+  local out = cjson.decode(redis.call('HGET', KEYS[1], '${CLAIMED_FIELD}'))
+  table.insert(out, 1, claim)
+  return out
 end
-local out = { claim }
 local flat = redis.call('HGETALL', KEYS[1])
-for i = 1, #flat, 2 do
-  if flat[i] ~= '${CLAIM_FIELD}' and string.sub(flat[i], 1, 1) == '${CLAIMED_PREFIX}' then
-    out[#out + 1] = string.sub(flat[i], 2)
-    out[#out + 1] = flat[i + 1]
-  end
-end
-return out
+if #flat == 0 then return false end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], '${CLAIM_FIELD}', ARGV[1], '${CLAIMED_FIELD}', cjson.encode(flat))
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+table.insert(flat, 1, ARGV[1])
+return flat
 `;
 
 /** KEYS[1] the hash, ARGV[1] the claim. Redis deletes the hash itself once its last field is gone. */
 export const RELEASE_SCRIPT = `
 if redis.call('HGET', KEYS[1], '${CLAIM_FIELD}') ~= ARGV[1] then return 0 end
-for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if string.sub(field, 1, 1) == '${CLAIMED_PREFIX}' then redis.call('HDEL', KEYS[1], field) end
-end
+redis.call('HDEL', KEYS[1], '${CLAIM_FIELD}', '${CLAIMED_FIELD}')
 return 1
 `;
 

@@ -37,8 +37,23 @@ export function bucketMinute(key: string): Date | null {
   return Number.isNaN(at.getTime()) ? null : at;
 }
 
+type ParsedField = { projectId: string; apiKeyId: string; measure: "req" | "bytes" } | null;
+
+// The same few thousand field names recur in every bucket: parse each once.
+const parsedFields = new Map<string, ParsedField>();
+
 /** `{projectId}|{apiKeyId}|req|bytes` → its parts; null for a field this version did not write. */
-export function parseUsageField(field: string): { projectId: string; apiKeyId: string; measure: "req" | "bytes" } | null {
+export function parseUsageField(field: string): ParsedField {
+  let parsed = parsedFields.get(field);
+  if (parsed === undefined) {
+    if (parsedFields.size >= 100_000) parsedFields.clear();
+    parsed = parseField(field);
+    parsedFields.set(field, parsed);
+  }
+  return parsed;
+}
+
+function parseField(field: string): ParsedField {
   const [projectId, apiKeyId, measure, ...rest] = field.split("|");
   if (rest.length > 0 || !projectId || !apiKeyId || !UUID.test(projectId) || !UUID.test(apiKeyId)) return null;
   return measure === "req" || measure === "bytes" ? { projectId: projectId.toLowerCase(), apiKeyId: apiKeyId.toLowerCase(), measure } : null;

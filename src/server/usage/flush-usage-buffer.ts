@@ -24,13 +24,16 @@ export interface FlushOptions {
   /** Claims released per Redis call; tests make it 1 to crash in the middle of a release. */
   releaseChunk: number;
   lockTtlSeconds: number;
+  /** No new batch starts after this long; the rest waits for the next run (a cron call has 60 s). */
+  budgetMs: number;
 }
 
-export const defaultFlushOptions: FlushOptions = { safetyLagMs: 60_000, bucketsPerBatch: 200, releaseChunk: 200, lockTtlSeconds: 55 };
+export const defaultFlushOptions: FlushOptions = { safetyLagMs: 60_000, bucketsPerBatch: 200, releaseChunk: 200, lockTtlSeconds: 55, budgetMs: 40_000 };
 
 export interface FlushReport {
   outcome: "flushed" | "locked";
-  buckets: { scanned: number; applied: number; alreadyApplied: number; skippedRecent: number; empty: number };
+  /** `deferred`: ready buckets left for the next run because the time budget was spent. */
+  buckets: { scanned: number; applied: number; alreadyApplied: number; skippedRecent: number; empty: number; deferred: number };
   rows: number;
   requests: number;
   bytes: number;
@@ -50,7 +53,7 @@ export async function flushUsageBuffer(deps: FlushDeps, options: FlushOptions = 
   const started = performance.now();
   const report: FlushReport = {
     outcome: "flushed",
-    buckets: { scanned: 0, applied: 0, alreadyApplied: 0, skippedRecent: 0, empty: 0 },
+    buckets: { scanned: 0, applied: 0, alreadyApplied: 0, skippedRecent: 0, empty: 0, deferred: 0 },
     rows: 0,
     requests: 0,
     bytes: 0,
@@ -66,6 +69,10 @@ export async function flushUsageBuffer(deps: FlushDeps, options: FlushOptions = 
     const claimId = randomBytes(9).toString("base64url");
     for (let i = 0; i < ready.length; i += options.bucketsPerBatch) {
       if (!lock.held()) throw new Error("The flush lock expired while this flush ran; the rest is left for the next run");
+      if (performance.now() - started > options.budgetMs) {
+        report.buckets.deferred = ready.length - i;
+        break;
+      }
       const batch = ready.slice(i, i + options.bucketsPerBatch);
       const claims = await deps.kv.claimHashes(batch.map((b) => b.key), claimId);
       const claimed: ClaimedBucket[] = [];
@@ -74,6 +81,7 @@ export async function flushUsageBuffer(deps: FlushDeps, options: FlushOptions = 
         else report.buckets.empty++;
       });
       await deps.faults?.("claimed");
+      if (claimed.length === 0) continue;
       const applied = await applyClaims(deps.db, claimed, async () => deps.faults?.("ledger-written"));
       await deps.faults?.("committed");
       for (let j = 0; j < claimed.length; j += options.releaseChunk) {

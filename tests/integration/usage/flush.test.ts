@@ -5,7 +5,7 @@ import { apiKeys, projects, usageFlushLedger, usageRecord } from "@/server/db/sc
 import { flushUsageBuffer, type FlushOptions } from "@/server/usage/flush-usage-buffer";
 import { createUsageWorld, minutesBefore, type CoordinationKind, type UsageWorld } from "../../support/usage-world";
 
-const options: FlushOptions = { safetyLagMs: 60_000, bucketsPerBatch: 2, releaseChunk: 1, lockTtlSeconds: 30 };
+const options: FlushOptions = { safetyLagMs: 60_000, bucketsPerBatch: 2, releaseChunk: 1, lockTtlSeconds: 30, budgetMs: 60_000 };
 
 describe.each<CoordinationKind>(["in-process", "redis-server"])("usage flush (%s)", (kind) => {
   let world: UsageWorld;
@@ -117,6 +117,16 @@ describe.each<CoordinationKind>(["in-process", "redis-server"])("usage flush (%s
     expect(await world.recorded(key)).toEqual(world.expected(key));
     await world.serve(key, minute, 2, 20); // a straggler for a minute already flushed and deleted
     await flush();
+    expect(await world.recorded(key)).toEqual(world.expected(key));
+  });
+
+  it("leaves the buckets past its time budget for the next run", async () => {
+    const key = await world.newKey();
+    for (let m = 2; m <= 6; m++) await world.serve(key, minutesBefore(now(), m), 2);
+    const spent = await flushUsageBuffer({ kv: world.kv, db: world.db, now }, { ...options, budgetMs: -1 });
+    expect(spent.buckets).toMatchObject({ applied: 0, deferred: 5 });
+    expect(await world.recorded(key)).toEqual({ requests: 0, bytes: 0 });
+    expect((await flush()).buckets.deferred).toBe(0);
     expect(await world.recorded(key)).toEqual(world.expected(key));
   });
 
