@@ -53,13 +53,14 @@ export const dashboardErrors = {
   INVITATION_EMAIL_MISMATCH: { status: 403, message: "This invitation was sent to a different email address" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
-/** What the cron routes answer besides their report. */
-export const cronErrors = {
+/** What the operator routes (cron, metrics) answer besides their reports. */
+export const operatorErrors = {
   CRON_UNAUTHORIZED: { status: 401, message: "Missing or wrong cron secret" },
   CRON_NOT_CONFIGURED: { status: 503, message: "CRON_SECRET is not set, so the cron routes are closed" },
+  METRICS_UNAUTHORIZED: { status: 401, message: "Missing or wrong metrics token" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
-export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors, ...cronErrors };
+export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors, ...operatorErrors };
 
 export type ErrorCode = keyof typeof errorCatalogue;
 export type RequestLogStatus = (typeof deliveryErrors)[keyof typeof deliveryErrors]["log"] | "success";

@@ -20,6 +20,7 @@ import { createPersonalTeam } from "@/server/tenancy/onboarding";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { recordOutcome } from "@/server/usage/record-outcome";
 import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
+import { createMetrics, type Metrics } from "@/server/metrics/metrics";
 import { startScheduler } from "@/server/cron/scheduler";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog, type RequestLogOptions } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
@@ -51,6 +52,9 @@ export interface Services {
   /** Runs after the response: never slows or fails the request it describes. */
   recordOutcome(outcome: RequestOutcome): Promise<void>;
   requestLog: RequestLog;
+  metrics: Metrics;
+  /** Bearer token /api/metrics requires; null leaves it open (e.g. behind a private network). */
+  metricsToken: string | null;
   cron: CronJobs;
   /** Runs the cron jobs on their schedule in this process (servers only; close() stops it). */
   startScheduler(): void;
@@ -82,6 +86,7 @@ export interface ServiceOptions {
   oauth?: { github: OAuthCredentials | null; google: OAuthCredentials | null };
   smtp?: { url: string; from: string } | null;
   requestLog?: Partial<RequestLogOptions>;
+  metricsToken?: string | null;
   logger?: Logger;
   net?: NetDeps;
   now?: () => Date;
@@ -93,12 +98,16 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const counters = createCounters();
   const logSampled = createSampledLogger(logger);
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
-  const coordination = createCoordination(options.redis);
+  const coordination = createCoordination(options.redis, { counters });
   const { kv } = coordination;
   const truth = createDatabaseConfigStore(database.db);
   // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
   const shared = kv.kind === "upstash" ? createRedisTier(truth, { kv, logSampled, counters }) : truth;
-  const config = createMemoryTier(shared, { ttlMs: options.configCacheTtlMs, maxEntries: 10_000 });
+  const config = createMemoryTier(shared, {
+    ttlMs: options.configCacheTtlMs,
+    maxEntries: 10_000,
+    onLookup: (result) => counters.increment(`config_l1_${result}`),
+  });
   const invalidate = createConfigInvalidator({
     l1: config,
     kv: kv.kind === "upstash" ? kv : null,
@@ -107,9 +116,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     queue: createInvalidationQueue(database.db),
   });
   configureSharp();
+  const transforms = createTransformScheduler({ concurrency: options.transformConcurrency, maxQueue: options.transformQueue });
+  const metrics = createMetrics({ counters, scheduler: transforms });
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
-    scheduler: createTransformScheduler({ concurrency: options.transformConcurrency, maxQueue: options.transformQueue }),
+    scheduler: transforms,
     resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
     limits: options.transformLimits,
   });
@@ -171,7 +182,12 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     startScheduler() {
       scheduler ??= startScheduler(cron, logger);
     },
-    recordOutcome: (outcome) => recordOutcome({ kv, db: database.db, logger, logSampled, counters, requestLog }, outcome),
+    metrics,
+    metricsToken: options.metricsToken ?? null,
+    recordOutcome(outcome) {
+      metrics.observe(outcome);
+      return recordOutcome({ kv, db: database.db, logger, logSampled, counters, requestLog }, outcome);
+    },
     async close() {
       await scheduler?.stop();
       await requestLog.drain();
@@ -231,6 +247,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     oauth: { github: credentials(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET), google: credentials(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET) },
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
     requestLog: { successSampleRate: e.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE, failuresPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE },
+    metricsToken: e.OPTSTUFF_METRICS_TOKEN ?? null,
   };
 }
 

@@ -6,6 +6,8 @@ export interface MemoryTierOptions {
   /** Entries kept per namespace; the oldest are dropped first. */
   maxEntries: number;
   now?: () => number;
+  /** Each lookup's result, for the cache-hit metrics. */
+  onLookup?: (result: "hit" | "miss" | "shared") => void;
 }
 
 export interface CachedConfigStore extends ConfigStore {
@@ -51,8 +53,12 @@ function createTier<T>(options: MemoryTierOptions, load: (id: string) => Promise
   return {
     async get(id: string): Promise<T | null> {
       const entry = entries.get(id);
-      if (entry && entry.expiresAt > now()) return entry.value;
+      if (entry && entry.expiresAt > now()) {
+        options.onLookup?.("hit");
+        return entry.value;
+      }
       const pending = inflight.get(id);
+      options.onLookup?.(pending ? "shared" : "miss");
       if (pending) return pending;
       const generation = generations.get(id) ?? 0;
       const read = load(id)

@@ -52,6 +52,7 @@ async function readThrough<T>(deps: RedisTierDeps, key: string, load: () => Prom
     report(deps, "configRead", error);
     return load();
   }
+  deps.counters.increment(cached === null ? "config_redis_miss" : "config_redis_hit");
   if (cached === NOT_FOUND) return null;
   if (cached !== null) return codec.decode(cached);
 

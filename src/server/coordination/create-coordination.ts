@@ -1,4 +1,6 @@
 import type { Redis } from "@upstash/redis";
+import { countCalls } from "./count-calls";
+import type { Counters } from "./counters";
 import { createMemoryKeyValue } from "./memory-key-value";
 import { createMemoryRateLimiter } from "./memory-rate-limiter";
 import type { KeyValue, RateLimiter } from "./types";
@@ -14,8 +16,14 @@ export interface Coordination {
 }
 
 /** Upstash when configured, else in-process implementations of the same interfaces (one instance only). */
-export function createCoordination(upstash: UpstashSettings | null, options: { rateLimitTimeoutMs?: number } = {}): Coordination {
+export function createCoordination(upstash: UpstashSettings | null, options: { rateLimitTimeoutMs?: number; counters?: Counters } = {}): Coordination {
   if (!upstash) return { kv: createMemoryKeyValue(), limiter: createMemoryRateLimiter(), redis: null };
   const redis = createUpstashClient(upstash);
-  return { kv: createUpstashKeyValue(redis), limiter: createUpstashRateLimiter(redis, { timeoutMs: options.rateLimitTimeoutMs }), redis };
+  let kv = createUpstashKeyValue(redis);
+  let limiter = createUpstashRateLimiter(redis, { timeoutMs: options.rateLimitTimeoutMs });
+  if (options.counters) {
+    kv = countCalls(kv, options.counters);
+    limiter = countCalls(limiter, options.counters, (name) => `ratelimit_${name}`);
+  }
+  return { kv, limiter, redis };
 }

@@ -7,6 +7,9 @@ export interface Produced {
   /** Bytes of the source, when it was fetched for this request (not for cache hits). */
   sourceBytes: number | undefined;
   fetchMs: number;
+  /** Waiting for a transform slot. */
+  queueMs: number;
+  /** Decode, resize and encode: one libvips pipeline, so one phase. */
   transformMs: number;
   cache: "hit" | "miss" | "shared";
 }
@@ -37,7 +40,7 @@ export function createProducer(deps: ProducerDeps): Producer {
 
   return async function produce(input) {
     const cached = deps.resultCache?.get(input.key);
-    if (cached) return { result: cached, sourceBytes: undefined, fetchMs: 0, transformMs: 0, cache: "hit" };
+    if (cached) return { result: cached, sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, cache: "hit" };
 
     const running = inflight.get(input.key);
     if (running) return { ...(await running), cache: "shared" };
@@ -53,12 +56,14 @@ async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promi
   const source = await deps.fetcher.fetch(input.location);
   const fetchMs = performance.now() - fetchStart;
 
-  const transformStart = performance.now();
-  const result = await deps.scheduler.run(input.key, () =>
-    transformImage(source.bytes, input.operations, { accept: input.accept }, deps.limits),
-  );
-  const transformMs = performance.now() - transformStart;
+  const queued = performance.now();
+  let started = queued;
+  const result = await deps.scheduler.run(input.key, () => {
+    started = performance.now();
+    return transformImage(source.bytes, input.operations, { accept: input.accept }, deps.limits);
+  });
+  const transformMs = performance.now() - started;
 
   deps.resultCache?.set(input.key, result);
-  return { result, sourceBytes: source.bytes.length, fetchMs, transformMs, cache: "miss" };
+  return { result, sourceBytes: source.bytes.length, fetchMs, queueMs: started - queued, transformMs, cache: "miss" };
 }

@@ -39,6 +39,8 @@ export interface RequestOutcome {
   sentBytes?: number;
   durationMs: number;
   cache?: "hit" | "miss" | "shared" | "revalidated";
+  /** Milliseconds per phase, for the metrics' histograms. */
+  phases?: Partial<Record<"auth" | "queue" | "fetch" | "transform", number>>;
 }
 
 export interface DeliveryDeps extends AuthorizeDeps {
@@ -130,6 +132,7 @@ async function respond(
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), common.etag)) {
     progress.outcome.cache = "revalidated";
     progress.outcome.sentBytes = 0;
+    progress.outcome.phases = { auth: progress.authMs };
     const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
     const headers = successHeaders({ ...common, negotiated: parts.operations.format === "auto", serverTiming: timing });
     return new Response(null, { status: 304, headers });
@@ -143,10 +146,12 @@ async function respond(
     sourceBytes: produced.sourceBytes,
     outputBytes: result.body.length,
     sentBytes: request.method === "HEAD" ? 0 : result.body.length,
+    phases: { auth: progress.authMs, ...(produced.cache === "miss" ? { fetch: produced.fetchMs, queue: produced.queueMs, transform: produced.transformMs } : {}) },
   });
   const timing = serverTiming({
     auth: progress.authMs,
     fetch: produced.fetchMs,
+    queue: produced.queueMs,
     transform: produced.transformMs,
     total: performance.now() - progress.started,
   });

@@ -1,0 +1,95 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Counters } from "@/server/coordination/counters";
+import type { RequestOutcome } from "@/server/delivery/serve-image";
+import type { TransformScheduler } from "@/server/image";
+
+export interface Metrics {
+  /** After each image response. */
+  observe(outcome: RequestOutcome): void;
+  render(): Promise<string>;
+  contentType: string;
+}
+
+const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * Prometheus metrics for one set of services (its own registry, so tests and several apps in one
+ * process do not mix). Request metrics are observed per outcome; the rest is read at scrape time from
+ * the scheduler and the process-wide event counters (Redis calls and failures, cache lookups, losses).
+ */
+export function createMetrics(deps: { counters: Counters; scheduler: TransformScheduler }): Metrics {
+  const registry = new Registry();
+  let processMetrics = false;
+  const requests = new Counter({ name: "optstuff_image_requests_total", help: "Image requests by request-log status and HTTP status", labelNames: ["status", "code"], registers: [registry] });
+  const duration = new Histogram({ name: "optstuff_image_request_duration_seconds", help: "Image request time, response ready", labelNames: ["cache"], buckets: SECONDS, registers: [registry] });
+  const phases = new Histogram({
+    name: "optstuff_image_phase_duration_seconds",
+    help: "Time per phase: auth (key, signature, limits), fetch, queue (waiting for a transform slot), transform (decode, resize and encode: one libvips pipeline)",
+    labelNames: ["phase"],
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const bytes = new Counter({ name: "optstuff_image_sent_bytes_total", help: "Body bytes sent", registers: [registry] });
+  new Gauge({
+    name: "optstuff_transforms",
+    help: "Transforms running and queued",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      const { running, queued } = deps.scheduler.stats();
+      this.set({ state: "running" }, running);
+      this.set({ state: "queued" }, queued);
+    },
+  });
+  fromCounters(registry, deps.counters);
+  return {
+    observe(outcome) {
+      requests.inc({ status: outcome.status, code: String(outcome.httpStatus) });
+      duration.observe({ cache: outcome.cache ?? "none" }, outcome.durationMs / 1000);
+      for (const [phase, ms] of Object.entries(outcome.phases ?? {})) phases.observe({ phase }, ms / 1000);
+      bytes.inc(outcome.sentBytes ?? 0);
+    },
+    render() {
+      // Process metrics (memory, event loop, GC) start with the first scrape: not every set of services is scraped.
+      if (!processMetrics) collectDefaultMetrics({ register: registry });
+      processMetrics = true;
+      return registry.metrics();
+    },
+    contentType: registry.contentType,
+  };
+}
+
+/** Event counters kept by the services, exposed as Prometheus counters under stable names. */
+function fromCounters(registry: Registry, counters: Counters): void {
+  const families: Array<{ name: string; help: string; label: string; prefix: string }> = [
+    { name: "optstuff_config_cache_lookups_total", help: "Config lookups per tier (l1 in process, redis) and result", label: "lookup", prefix: "config_" },
+    { name: "optstuff_redis_calls_total", help: "Redis commands and scripts issued, per operation (calls in one tick share a round trip)", label: "operation", prefix: "redis_calls_" },
+    { name: "optstuff_redis_failures_total", help: "Redis calls that failed or missed their budget, per use", label: "use", prefix: "redis_failure_" },
+  ];
+  for (const family of families) {
+    new Counter({
+      name: family.name,
+      help: family.help,
+      labelNames: [family.label],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [name, value] of Object.entries(counters.snapshot())) {
+          if (name.startsWith(family.prefix)) this.inc({ [family.label]: name.slice(family.prefix.length) }, value);
+        }
+      },
+    });
+  }
+  new Counter({
+    name: "optstuff_events_total",
+    help: "Other events: rate limits failed open, usage increments lost, request-log rows written, skipped or lost, activity writes",
+    labelNames: ["event"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [name, value] of Object.entries(counters.snapshot())) {
+        if (!families.some((f) => name.startsWith(f.prefix))) this.inc({ event: name }, value);
+      }
+    },
+  });
+}

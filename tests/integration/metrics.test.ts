@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMetricsRouteHandler } from "@/server/metrics/route-handler";
+import { createTestApp, type TestApp } from "../support/app";
+import { makePng } from "../support/images";
+import { serveBytes, startOrigin, type Origin } from "../support/origin";
+import { startRealRedis, type RealRedis } from "../support/redis";
+
+let app: TestApp;
+let origin: Origin;
+let redis: RealRedis;
+const TOKEN = "metrics-token";
+
+beforeAll(async () => {
+  redis = await startRealRedis();
+  origin = await startOrigin({ "/a.png": serveBytes(await makePng(50, 40), "image/png") });
+  app = await createTestApp({ sourceHosts: [origin.host], redis: redis.settings, metricsToken: TOKEN, configCacheTtlMs: 60_000 });
+  const path = app.signedPath("w_20", `http://${origin.host}/a.png`);
+  for (let i = 0; i < 2; i++) expect((await app.fetch(path)).status).toBe(200); // a miss, then a result-cache hit
+  expect((await app.fetch(path.replace(/sig=[^&]+/, `sig=${"C".repeat(32)}`))).status).toBe(403);
+  await app.settled();
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+  await origin?.close();
+  await redis?.stop();
+});
+
+const scrape = (authorization?: string, services = app.services) =>
+  createMetricsRouteHandler(async () => services)(new Request("http://optstuff.test/api/metrics", { headers: authorization ? { authorization } : {} }));
+
+/** The value of one sample line, e.g. `name{a="b"}`. */
+function sample(text: string, series: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  if (!line) throw new Error(`no sample ${series}`);
+  return Number(line.slice(series.length + 1));
+}
+
+describe("/api/metrics", () => {
+  it("requires the bearer token when one is configured", async () => {
+    for (const authorization of [undefined, "Bearer wrong", `Basic ${TOKEN}`]) {
+      const response = await scrape(authorization);
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe("Bearer");
+    }
+    expect((await scrape(undefined, { ...app.services, metricsToken: null })).status).toBe(200);
+  });
+
+  it("counts requests by status, times each phase, and reports caches, Redis and the process", async () => {
+    const response = await scrape(`Bearer ${TOKEN}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/plain");
+    const text = await response.text();
+    expect(sample(text, 'optstuff_image_requests_total{status="success",code="200"}')).toBe(2);
+    expect(sample(text, 'optstuff_image_requests_total{status="sig_invalid",code="403"}')).toBe(1);
+    expect(sample(text, 'optstuff_image_request_duration_seconds_count{cache="miss"}')).toBe(1);
+    expect(sample(text, 'optstuff_image_request_duration_seconds_count{cache="hit"}')).toBe(1);
+    expect(sample(text, 'optstuff_image_phase_duration_seconds_count{phase="auth"}')).toBe(2);
+    for (const phase of ["fetch", "queue", "transform"]) expect(sample(text, `optstuff_image_phase_duration_seconds_count{phase="${phase}"}`)).toBe(1);
+    expect(sample(text, 'optstuff_transforms{state="running"}')).toBe(0);
+    expect(sample(text, 'optstuff_transforms{state="queued"}')).toBe(0);
+    // Three lookups per namespace: the first read each key and project from Redis (then Postgres), the rest hit L1.
+    expect(sample(text, 'optstuff_config_cache_lookups_total{lookup="l1_miss"}')).toBe(2);
+    expect(sample(text, 'optstuff_config_cache_lookups_total{lookup="l1_hit"}')).toBe(4);
+    expect(sample(text, 'optstuff_config_cache_lookups_total{lookup="redis_miss"}')).toBe(2);
+    expect(sample(text, 'optstuff_redis_calls_total{operation="ratelimit_limit"}')).toBe(4); // minute and day, per served request
+    expect(sample(text, 'optstuff_redis_calls_total{operation="incrementHash"}')).toBe(2);
+    expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(10_000_000);
+    const sent = sample(text, "optstuff_image_sent_bytes_total");
+    expect(sent).toBe(app.outcomes.reduce((sum, o) => sum + (o.sentBytes ?? 0), 0));
+  });
+});
