@@ -15,7 +15,7 @@ import { ZodError } from "zod";
 import { env, publicBaseUrl } from "@/env";
 import { openDatabase } from "@/server/db/client";
 import { projects } from "@/server/db/schema";
-import { serviceOptionsFromEnv } from "@/server/services";
+import { serviceOptionsFromEnv } from "@/server/service-options";
 import { createConfigInvalidator } from "@/server/config-cache";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { createCounters } from "@/server/coordination/counters";
