@@ -72,6 +72,17 @@ export function coordinationContract(name: string, setup: () => CoordinationUnde
       expect(refused.reset).toBeGreaterThan(Date.now() - 1000);
     });
 
+    it("takes a refunded token back into the window", async () => {
+      const { limiter } = setup();
+      const a = id();
+      await clearOfWindowEdge(60_000, 3_000);
+      for (let i = 0; i < 2; i++) expect((await limiter.limit("minute", a, 2)).success).toBe(true);
+      expect((await limiter.limit("minute", a, 2)).success).toBe(false);
+      await limiter.refund("minute", a, 2);
+      expect((await limiter.limit("minute", a, 2)).success).toBe(true);
+      expect((await limiter.limit("minute", a, 2)).success).toBe(false);
+    });
+
     it("keeps identifiers and windows apart, counts down remaining, and resets", async () => {
       const { limiter } = setup();
       const [a, b] = [id(), id()];

@@ -3,21 +3,22 @@ import { countCalls } from "./count-calls";
 import type { Counters } from "./counters";
 import { createMemoryKeyValue } from "./memory-key-value";
 import { createMemoryRateLimiter } from "./memory-rate-limiter";
-import type { KeyValue, RateLimiter } from "./types";
+import { withRefusalMemo } from "./refusal-memo";
+import type { KeyValue, MemoRateLimiter } from "./types";
 import { createUpstashClient, type UpstashSettings } from "./upstash-client";
 import { createUpstashKeyValue } from "./upstash-key-value";
 import { createUpstashRateLimiter } from "./upstash-rate-limiter";
 
 export interface Coordination {
   kv: KeyValue;
-  limiter: RateLimiter;
+  limiter: MemoRateLimiter;
   /** The raw client for what the narrow interfaces do not cover (the flush); null in process. */
   redis: Redis | null;
 }
 
 /** Upstash when configured, else in-process implementations of the same interfaces (one instance only). */
 export function createCoordination(upstash: UpstashSettings | null, options: { rateLimitTimeoutMs?: number; counters?: Counters } = {}): Coordination {
-  if (!upstash) return { kv: createMemoryKeyValue(), limiter: createMemoryRateLimiter(), redis: null };
+  if (!upstash) return { kv: createMemoryKeyValue(), limiter: withRefusalMemo(createMemoryRateLimiter()), redis: null };
   const redis = createUpstashClient(upstash);
   let kv = createUpstashKeyValue(redis);
   let limiter = createUpstashRateLimiter(redis, { timeoutMs: options.rateLimitTimeoutMs });
@@ -25,5 +26,5 @@ export function createCoordination(upstash: UpstashSettings | null, options: { r
     kv = countCalls(kv, options.counters);
     limiter = countCalls(limiter, options.counters, (name) => `ratelimit_${name}`);
   }
-  return { kv, limiter, redis };
+  return { kv, limiter: withRefusalMemo(limiter), redis };
 }

@@ -42,6 +42,10 @@ export function createMemoryRateLimiter(now: () => number = Date.now, maxIdentif
       if (state.size > maxIdentifiers) state.delete(state.keys().next().value!);
       return { success: true, limit: max, remaining: Math.max(0, max - weightedPrevious - entry.current), reset };
     },
+    async refund(window, identifier) {
+      const entry = state.get(`${window}:${identifier}`);
+      if (entry && entry.window === Math.floor(now() / WINDOW_MS[window]) && entry.current > 0) entry.current -= 1;
+    },
     async reset(identifier) {
       for (const window of Object.keys(WINDOW_MS)) state.delete(`${window}:${identifier}`);
     },

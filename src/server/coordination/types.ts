@@ -54,6 +54,8 @@ export type LimitWindow = "minute" | "day";
 /** Sliding-window limits per identifier; a window with a given maximum is one limiter. */
 export interface RateLimiter {
   limit(window: LimitWindow, identifier: string, max: number): Promise<LimitResult>;
+  /** Gives back a token `limit` took (the other window refused the request). */
+  refund(window: LimitWindow, identifier: string, max: number): Promise<void>;
   /** Administrators: forget an identifier's usage in every window. */
   reset(identifier: string): Promise<void>;
   /**
@@ -61,4 +63,10 @@ export interface RateLimiter {
    * does not spend its budget on NOSCRIPT and a retry. No-op in process.
    */
   warmUp(): Promise<void>;
+}
+
+/** A limiter that remembers recent refusals, so a client hammering past its limit costs no round trip. */
+export interface MemoRateLimiter extends RateLimiter {
+  /** A refusal still in force for this window and maximum, from memory; null when Redis must be asked. */
+  knownRefusal(window: LimitWindow, identifier: string, max: number): LimitResult | null;
 }

@@ -48,6 +48,11 @@ export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: nu
         failedOpen: result.reason === "timeout",
       };
     },
+    async refund(window, identifier, max) {
+      // A negative rate gives tokens back (the library's script skips the limit check for it).
+      const result = await limiterFor(window, max).limit(redisKeys.rateLimitIdentifier(identifier), { rate: -1 });
+      result.pending.catch(() => {});
+    },
     async reset(identifier) {
       const tagged = redisKeys.rateLimitIdentifier(identifier);
       // The keys depend on prefix and identifier only, so one reset per window clears Redis; but every

@@ -4,7 +4,7 @@ import { errorResponse } from "@/server/http/error-response";
 import { parseSource, assertSourceAllowed, isRefererAllowed, type SourceLocation } from "@/server/source";
 import { describeError, type Logger, type SampledLog } from "@/server/log";
 import type { Counters } from "@/server/coordination/counters";
-import type { RateLimiter } from "@/server/coordination/types";
+import type { MemoRateLimiter } from "@/server/coordination/types";
 import { isAuthFailure, type AuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { clientAddress } from "@/server/ratelimit/client-address";
 import { enforceKeyLimits } from "@/server/ratelimit/enforce-key-limits";
@@ -47,7 +47,7 @@ export interface DeliveryDeps extends AuthorizeDeps {
   produce: Producer;
   logger: Logger;
   limits: {
-    limiter: RateLimiter;
+    limiter: MemoRateLimiter;
     guard: AuthFailureGuard;
     trustedProxyHops: number;
     counters: Counters;

@@ -1,33 +1,43 @@
 import type { ApiKeyConfig } from "@/server/config-cache";
 import type { Counters } from "@/server/coordination/counters";
 import { failurePolicy } from "@/server/coordination/failure-policy";
-import type { LimitResult, LimitWindow, RateLimiter } from "@/server/coordination/types";
+import type { LimitResult, LimitWindow, MemoRateLimiter } from "@/server/coordination/types";
 import { AppError } from "@/server/errors";
 import { describeError, type SampledLog } from "@/server/log";
 
 export interface KeyLimitDeps {
-  limiter: RateLimiter;
+  limiter: MemoRateLimiter;
   logSampled: SampledLog;
   counters: Counters;
   now: () => number;
 }
 
 /**
- * Per-key sliding windows, minute first, then day, each consuming a token only if the one before
- * admitted the request. Every order wastes something; this one wastes the least:
- * - day first (the reference): every request refused by the minute window has already spent a day
- *   token, so a client bursting over its minute limit drains its whole day budget in minutes;
- * - both at once (one round trip): the same waste, plus minute tokens spent on day-refused requests;
- * - minute first (ours): a day-refused request spends one minute token, which the window returns
- *   within 60 s; minute-refused requests never touch the day window. Cost: a second round trip, only
- *   for requests the minute window admitted.
- * A limiter failure lets the request through (failure-policy.ts).
+ * Per-key sliding windows, minute and day, asked in one round trip (both calls leave in one pipeline),
+ * and the token of a window that admitted a request the other refused is given back (refund, after the
+ * decision, never awaited). So neither order's waste happens: the reference checks the day first and
+ * every minute-refused request spends a day token (a client bursting over its minute limit drains its
+ * day budget in minutes); checking one after the other costs a second round trip. A refusal still in
+ * force is answered from memory without Redis (refusal-memo.ts). A limiter failure lets the request
+ * through (failure-policy.ts).
  */
 export async function enforceKeyLimits(apiKey: ApiKeyConfig, deps: KeyLimitDeps): Promise<void> {
-  const minute = await limitOrAdmit("minute", apiKey, apiKey.rateLimitPerMinute, deps);
-  if (!minute.success) throw refusal(minute, deps.now());
-  const day = await limitOrAdmit("day", apiKey, apiKey.rateLimitPerDay, deps);
-  if (!day.success) throw refusal(day, deps.now());
+  const perMinute = apiKey.rateLimitPerMinute;
+  const perDay = apiKey.rateLimitPerDay;
+  const known = deps.limiter.knownRefusal("minute", apiKey.publicKey, perMinute) ?? deps.limiter.knownRefusal("day", apiKey.publicKey, perDay);
+  if (known) throw refusal(known, deps.now());
+  const [minute, day] = await Promise.all([limitOrAdmit("minute", apiKey, perMinute, deps), limitOrAdmit("day", apiKey, perDay, deps)]);
+  if (minute.success && day.success) return;
+  if (minute.success && !minute.failedOpen) giveBack("minute", apiKey.publicKey, perMinute, deps);
+  if (day.success && !day.failedOpen) giveBack("day", apiKey.publicKey, perDay, deps);
+  throw refusal(minute.success ? day : minute, deps.now());
+}
+
+function giveBack(window: LimitWindow, publicKey: string, max: number, deps: KeyLimitDeps): void {
+  deps.limiter.refund(window, publicKey, max).catch((error: unknown) => {
+    deps.counters.increment("ratelimit_refund_failed");
+    deps.logSampled("ratelimit-refund", "warn", "rate limit refund failed", { window, ...describeError(error) });
+  });
 }
 
 async function limitOrAdmit(window: LimitWindow, apiKey: ApiKeyConfig, max: number, deps: KeyLimitDeps): Promise<LimitResult> {

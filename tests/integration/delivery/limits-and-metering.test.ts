@@ -59,6 +59,27 @@ describe("per-key rate limits", () => {
     expect(third.headers.get("x-ratelimit-limit")).toBe("2");
   });
 
+  it("spends no day token on a minute refusal, gives a day-refused request's minute token back, and answers repeats from memory", async () => {
+    const key = await keyWithLimits(2, 3);
+    const statuses = [];
+    for (let n = 1; n <= 4; n++) statuses.push((await app.fetch(image(key, n))).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // refunds are not awaited by the request
+    const { limiter } = app.services.coordination;
+    expect(limiter.knownRefusal("minute", key.publicKey, 2)).not.toBeNull(); // repeats cost no Redis call
+    // Two requests were admitted: the day window has exactly one token left.
+    expect((await limiter.limit("day", key.publicKey, 3)).success).toBe(true);
+    expect((await limiter.limit("day", key.publicKey, 3)).success).toBe(false);
+
+    const dayBound = await keyWithLimits(5, 1);
+    expect((await app.fetch(image(dayBound, 1))).status).toBe(200);
+    expect((await app.fetch(image(dayBound, 2))).status).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Only the admitted request holds a minute token: four are left.
+    for (let i = 0; i < 4; i++) expect((await limiter.limit("minute", dayBound.publicKey, 5)).success).toBe(true);
+    expect((await limiter.limit("minute", dayBound.publicKey, 5)).success).toBe(false);
+  });
+
   it("uses the defaults (60 per minute) when the key's columns are null", async () => {
     const key = await keyWithLimits(null, null);
     const responses = await Promise.all(Array.from({ length: 61 }, (_, i) => app.fetch(image(key, (i % 5) + 1))));
