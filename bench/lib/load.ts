@@ -27,6 +27,7 @@ export interface Summary {
   rps: number;
   p50: number;
   p95: number;
+  p99: number;
   peakRssMb: number;
   /** CPU milliseconds the serving process spent per request. */
   cpuMsPerRequest: number;
@@ -46,6 +47,7 @@ export function summarise(
     rps: run.latencies.length / (run.wallMs / 1000),
     p50: percentile(run.latencies, 50),
     p95: percentile(run.latencies, 95),
+    p99: percentile(run.latencies, 99),
     peakRssMb: peakRss / 1024 / 1024,
     cpuMsPerRequest: cpuMs / run.latencies.length,
   };

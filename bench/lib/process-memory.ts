@@ -46,3 +46,34 @@ function readKb(pid: number, field: string): number {
     return 0;
   }
 }
+
+/**
+ * Files mapped by a process tree whose path matches `pattern` (Linux /proc/PID/maps): which sharp
+ * binding and which libvips a server really loaded, whatever its package.json says.
+ */
+export function mappedFilesOfTree(rootPid: number, pattern: RegExp): string[] {
+  const files = new Set<string>();
+  for (const pid of treeOf(rootPid)) {
+    let maps = "";
+    try {
+      maps = readFileSync(`/proc/${pid}/maps`, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of maps.split("\n")) {
+      const file = line.slice(line.indexOf("/"));
+      if (line.includes("/") && pattern.test(file)) files.add(file);
+    }
+  }
+  return [...files].sort();
+}
+
+/**
+ * CPU time the whole machine has spent busy so far (all cores, /proc/stat), in milliseconds. On a shared
+ * machine, busy time during a run minus the run's own processes is load from elsewhere.
+ */
+export function machineBusyMs(): number {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  return ((user + nice + system + irq + softirq + steal) * 1000) / 100;
+}
