@@ -32,6 +32,9 @@ export function describeTrend(current: number, previous: number): { text: string
   return { text: `${change > 0 ? "▲" : "▼"} ${Math.abs(change * 100).toFixed(1)}%`, direction: change > 0 ? "up" : "down" };
 }
 
-export function formatUtc(at: Date | string): string {
-  return `${new Date(at).toISOString().replace("T", " ").slice(0, 19)} UTC`;
+/** `YYYY-MM-DD HH:MM[:SS]` of an instant in UTC, without the zone (for columns headed "UTC"). */
+export function utcStamp(at: Date | string, precision: "minute" | "second" = "second"): string {
+  return new Date(at).toISOString().slice(0, precision === "minute" ? 16 : 19).replace("T", " ");
 }
+
+export const formatUtc = (at: Date | string, precision: "minute" | "second" = "second") => `${utcStamp(at, precision)} UTC`;

@@ -1,3 +1,5 @@
+import { formatUtc } from "@/lib/format";
+
 /** Expiry choices offered in the key dialogs; "custom" takes a date. */
 export const expiryChoices = [
   { value: "never", label: "Never" },
@@ -16,4 +18,4 @@ export function expiryFrom(choice: ExpiryChoice, customDate: string): Date | nul
   return new Date(Date.now() + Number(choice) * 86_400_000);
 }
 
-export const formatDate = (date: Date | null) => (date ? date.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "—");
+export const formatDate = (date: Date | null) => (date ? formatUtc(date, "minute") : "—");

@@ -2,6 +2,7 @@
 
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatBytes, formatCompact, formatCount } from "@/lib/format";
+import { DataTable } from "./data-table";
 
 export interface DailyPoint {
   date: string;
@@ -36,24 +37,17 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
       </div>
       <details className="mt-2 text-sm">
         <summary className="cursor-pointer text-neutral-600">Show as a table</summary>
-        <table className="mt-2 w-full text-left tabular-nums" data-testid="daily-table">
-          <thead>
-            <tr className="text-xs text-neutral-600">
-              <th className="py-1 font-medium">Date (UTC)</th>
-              <th className="py-1 text-right font-medium">Requests</th>
-              <th className="py-1 text-right font-medium">Bytes sent</th>
-            </tr>
-          </thead>
-          <tbody>
-            {series.map((p) => (
-              <tr key={p.date} className="border-t border-neutral-100">
-                <td className="py-1">{p.date}</td>
-                <td className="py-1 text-right">{formatCount(p.requests)}</td>
-                <td className="py-1 text-right">{formatBytes(p.bytes)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          label={`${title}, per day`}
+          testId="daily-table"
+          rows={series}
+          rowKey={(p) => p.date}
+          columns={[
+            { header: "Date (UTC)", cell: (p) => p.date },
+            { header: "Requests", numeric: true, cell: (p) => formatCount(p.requests) },
+            { header: "Bytes sent", numeric: true, cell: (p) => formatBytes(p.bytes) },
+          ]}
+        />
       </details>
     </figure>
   );

@@ -6,11 +6,23 @@ export interface Column<Row> {
   numeric?: boolean;
 }
 
-/** A plain, scrollable table: the breakdowns, top sources and the request log share it. */
-export function DataTable<Row>({ columns, rows, rowKey, label }: { columns: ReadonlyArray<Column<Row>>; rows: readonly Row[]; rowKey(row: Row): string; label: string }) {
+/** A plain, scrollable table: the daily figures, breakdowns, top sources and the request log share it. */
+export function DataTable<Row>({
+  columns,
+  rows,
+  rowKey,
+  label,
+  testId,
+}: {
+  columns: ReadonlyArray<Column<Row>>;
+  rows: readonly Row[];
+  rowKey(row: Row): string;
+  label: string;
+  testId?: string;
+}) {
   return (
     <div className="-mx-4 overflow-x-auto px-4">
-      <table className="w-full min-w-max text-left text-sm tabular-nums" aria-label={label}>
+      <table className="w-full min-w-max text-left text-sm tabular-nums" aria-label={label} data-testid={testId}>
         <thead>
           <tr className="text-xs text-neutral-600">
             {columns.map((c) => (

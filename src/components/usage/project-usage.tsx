@@ -2,43 +2,37 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Card } from "@/components/ui/feedback";
 import { formatBytes, formatCount, formatMs, formatPercent } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
-import { DailyChart } from "./daily-chart";
 import { DataTable } from "./data-table";
-import { Freshness } from "./freshness";
-import { RangePicker, type RangeInput } from "./range-picker";
+import type { RangeInput } from "./range-picker";
 import { RequestLogTable } from "./request-log-table";
 import { Stat } from "./stat";
+import { UsageSummary } from "./usage-summary";
 
 export function ProjectUsage({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
   const [range, setRange] = useState<RangeInput>({ preset: "30d" });
   const usage = useQuery(trpc.usage.project.queryOptions({ teamSlug, projectSlug, range }));
   const data = usage.data;
-  const period = data ? `${data.range.days} days` : "";
   return (
     <div className="space-y-6">
-      <Card title="Usage" actions={<RangePicker value={range} onChange={setRange} />}>
-        <ErrorMessage error={usage.error} />
-        {usage.isPending ? <Loading /> : null}
-        {data ? (
-          <div className="space-y-4">
-            <Freshness metering={data.metering} />
-            <p className="text-sm text-neutral-600">
-              {data.range.from} to {data.range.to}
-            </p>
-            <div className="grid grid-cols-2 gap-3 lg:grid-cols-4">
-              <Stat label="Requests" value={formatCount(data.totals.requests)} trend={{ current: data.totals.requests, previous: data.previous.requests, period }} />
-              <Stat label="Bytes sent" value={formatBytes(data.totals.bytes)} trend={{ current: data.totals.bytes, previous: data.previous.bytes, period }} />
+      <UsageSummary
+        title="Usage"
+        chartTitle="Requests and bytes per day"
+        range={range}
+        onRangeChange={setRange}
+        usage={usage}
+        moreStats={
+          data ? (
+            <>
               <Stat label="Success rate" value={formatPercent(data.log.successRate)} detail="From the request log (failures capped per minute)" />
               <Stat label="Processing" value={formatMs(data.log.processing.averageMs)} detail={`p95 ${formatMs(data.log.processing.p95Ms)}`} />
-            </div>
-            <DailyChart series={data.series} title="Requests and bytes per day" />
-          </div>
-        ) : null}
-      </Card>
+            </>
+          ) : null
+        }
+      />
       {data ? (
         <div className="grid gap-6 lg:grid-cols-2">
           <Card title="By key">

@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
-import { formatBytes, formatMs, formatUtc } from "@/lib/format";
+import { formatBytes, formatMs, utcStamp } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { requestLogStatuses, type RequestLogStatus } from "@/server/errors";
 import { DataTable } from "./data-table";
@@ -52,7 +52,7 @@ export function RequestLogTable({ teamSlug, projectSlug, range }: { teamSlug: st
           rows={rows}
           rowKey={(r) => String(r.id)}
           columns={[
-            { header: "Time (UTC)", cell: (r) => formatUtc(r.createdAt).slice(0, 19) },
+            { header: "Time (UTC)", cell: (r) => utcStamp(r.createdAt) },
             { header: "Status", cell: (r) => `${r.status} (${r.httpStatus})` },
             { header: "Source", cell: (r) => <span className="block max-w-64 truncate font-mono text-xs" title={r.sourceUrl ?? ""}>{r.sourceUrl ?? "–"}</span> },
             { header: "Operations", cell: (r) => <span className="font-mono text-xs">{r.operations ?? "–"}</span> },

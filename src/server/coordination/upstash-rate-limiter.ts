@@ -6,10 +6,10 @@ import type { LimitWindow, RateLimiter } from "./types";
 import { WINDOW_DURATION } from "./windows";
 
 /**
- * @upstash/ratelimit sliding windows. One Ratelimit per (window, maximum), built once and kept: its
- * in-memory cache of blocked identifiers only works across requests on the same instance, and it lets
- * a request for an identifier known to be over its limit be refused without a round trip.
- * Its own timeout implements the fail-open policy.
+ * @upstash/ratelimit sliding windows, one Ratelimit per (window, maximum), built once and kept. The
+ * library's own cache of blocked identifiers is off: refusals are remembered once, for every limiter,
+ * by refusal-memo.ts (which bounds how long a reset or a raised limit elsewhere goes unseen). Its own
+ * timeout implements the fail-open policy.
  */
 export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: number } = {}): RateLimiter {
   const timeoutMs = options.timeoutMs ?? failurePolicy.rateLimit.timeoutMs;
@@ -27,7 +27,7 @@ export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: nu
         redis,
         limiter: Ratelimit.slidingWindow(max, WINDOW_DURATION[window]),
         prefix: prefixes[window],
-        ephemeralCache: new Map(),
+        ephemeralCache: false,
         timeout: timeoutMs,
         analytics: false,
       });
@@ -55,15 +55,9 @@ export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: nu
     },
     async reset(identifier) {
       const tagged = redisKeys.rateLimitIdentifier(identifier);
-      // The keys depend on prefix and identifier only, so one reset per window clears Redis; but every
-      // instance of that window may remember the identifier as blocked, so each must forget it.
+      // The keys depend on prefix and identifier only, so one reset per window clears every maximum's.
       const windows = Object.keys(prefixes) as LimitWindow[];
-      await Promise.all(
-        windows.map((window) => {
-          const instances = [...limiters.entries()].filter(([id]) => id.startsWith(`${window}:`)).map(([, limiter]) => limiter);
-          return Promise.all((instances.length > 0 ? instances : [limiterFor(window, 1)]).map((limiter) => limiter.resetUsedTokens(tagged)));
-        }),
-      );
+      await Promise.all(windows.map((window) => limiterFor(window, 1).resetUsedTokens(tagged)));
     },
     async warmUp() {
       // No timeout here (0 disables it): the point is to wait until the script is loaded.

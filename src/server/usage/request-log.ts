@@ -36,13 +36,6 @@ export interface RequestLog {
 
 type Row = typeof requestLog.$inferInsert;
 
-/** Query and fragment can carry tokens: the log keeps scheme, host and path only. */
-export function withoutQuery(url: string | undefined): string | null {
-  if (!url) return null;
-  const cut = url.search(/[?#]/);
-  return cut === -1 ? url : url.slice(0, cut);
-}
-
 /**
  * The request log behind the image API: after the response, sampled successes and capped failures
  * (the cap counted in Redis, so it holds across instances) are gathered and written in batches, one
@@ -105,7 +98,8 @@ function toRow(outcome: RequestOutcome, at: Date): Row {
     apiKeyId: outcome.apiKeyId ?? null,
     status: outcome.status,
     httpStatus: outcome.httpStatus,
-    sourceUrl: withoutQuery(outcome.sourceUrl),
+    // Already without query and fragment (serve-image keeps scheme, host and path: they can carry tokens).
+    sourceUrl: outcome.sourceUrl ?? null,
     operations: outcome.operations ?? null,
     outputFormat: outcome.outputFormat ?? null,
     sourceBytes: outcome.sourceBytes ?? null,

@@ -76,6 +76,6 @@ describe("hot-path Redis budget", () => {
     expect((await measure("rate-limited", url(4))).status).toBe(429);
     expect(report["rate-limited"]!.roundTrips).toBeLessThanOrEqual(1);
     expect((await measure("rate-limited again", url(5))).status).toBe(429);
-    expect(report["rate-limited again"]!.roundTrips).toBe(0); // the limiter's in-memory blocked cache
+    expect(report["rate-limited again"]!.roundTrips).toBe(0); // the refusal is remembered in process (refusal-memo.ts)
   });
 });
