@@ -78,7 +78,16 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * Next bundles the instrumentation hook (which builds the services) and each route separately, so a
+ * running server holds several copies of this module: an error thrown by a service is an AppError of
+ * another copy than the route's. A registered symbol is the same in every copy, and `instanceof` and
+ * isAppError check it instead of the class identity.
+ */
+const APP_ERROR = Symbol.for("optstuff.AppError");
+
 export class AppError extends Error {
+  readonly [APP_ERROR] = true;
   readonly code: ErrorCode;
   readonly status: number;
   readonly publicMessage: string;
@@ -105,6 +114,10 @@ export class AppError extends Error {
   get logStatus(): RequestLogStatus {
     const entry = errorCatalogue[this.code];
     return "log" in entry ? entry.log : "error";
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as { [APP_ERROR]?: unknown })[APP_ERROR] === true;
   }
 }
 

@@ -39,6 +39,13 @@ it("flushes usage buffered in process and the request log on SIGTERM", async () 
     expect(response.status).toBe(200);
     bytes += (await response.arrayBuffer()).byteLength;
   }
+  // A missing source is the client's 404 under `next start` too, where the error is thrown by another
+  // bundle's copy of the error module than the route's (not a 500).
+  const missing = await fetch(
+    buildSignedUrl({ baseUrl: app.baseUrl, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations: "w_50", source: "local/missing.jpg" }),
+  );
+  expect(missing.status).toBe(404);
+  expect(((await missing.json()) as { code: string }).code).toBe("SOURCE_NOT_FOUND");
   await new Promise((resolve) => setTimeout(resolve, 300)); // after-response work of the last request
 
   expect(await app.terminate()).toBe(0);
@@ -46,7 +53,8 @@ it("flushes usage buffered in process and the request log on SIGTERM", async () 
   try {
     const [usage] = await database.db.select({ requests: sql<number>`sum(${usageRecord.requests})::float8`, bytes: sql<number>`sum(${usageRecord.bytes})::float8` }).from(usageRecord);
     expect(usage).toEqual({ requests: 3, bytes });
-    expect(await database.db.select().from(requestLog)).toHaveLength(3);
+    const logged = await database.db.select({ status: requestLog.status }).from(requestLog);
+    expect(logged.map((row) => row.status).sort()).toEqual(["source_error", "success", "success", "success"]);
   } finally {
     await database.close();
   }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AppError, errorCatalogue, toAppError, type ErrorCode } from "@/server/errors";
 import { errorResponse } from "@/server/http/error-response";
 
@@ -48,5 +48,19 @@ describe("sampled logging", () => {
     log("usage", "error", "usage increment lost");
     expect(lines.map((l) => JSON.parse(l).message)).toEqual(["usage increment lost", "redis unavailable", "usage increment lost"]);
     expect(JSON.parse(lines[2]!).suppressedSinceLast).toBe(4);
+  });
+});
+
+describe("AppError across copies of the module", () => {
+  it("is recognised when thrown by another copy, as Next's separate bundles make them", async () => {
+    vi.resetModules();
+    const other = (await import("@/server/errors")) as typeof import("@/server/errors");
+    expect(other.AppError).not.toBe(AppError);
+    const thrown = new other.AppError("SOURCE_NOT_FOUND", { detail: "origin answered 404" });
+    expect(thrown instanceof AppError).toBe(true);
+    expect(toAppError(thrown)).toBe(thrown);
+    expect(toAppError(thrown).status).toBe(404);
+    expect(new Error("plain") instanceof AppError).toBe(false);
+    expect(toAppError({ code: "SOURCE_NOT_FOUND" }).code).toBe("INTERNAL");
   });
 });
