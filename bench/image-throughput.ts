@@ -9,7 +9,7 @@
  * GIF) and served from a loopback origin; every request names a distinct source URL, so no result cache,
  * disk cache or request coalescing can help. Output: 800 px WebP q80, at concurrency 2 and 8. Each
  * contender's first output per source is decoded and checked (WebP, width, frames); output sizes are
- * compared with raw sharp's. Then the route's 304 path.
+ * compared with raw sharp's. The cache paths (304, result cache) are bench/cache-paths.ts.
  *
  * Results: tables on stdout, artifacts/bench-image.json, docs/bench-throughput.png (chart) and
  * artifacts/bench-throughput.svg. Builds the app and the peer app if they have no build.
@@ -17,16 +17,14 @@
  * BENCH_CONTENDERS=ours,next,ipx,raw and BENCH_SOURCES=jpeg,png,gif run a subset (no chart then);
  * BENCH_OURS_NODE_FLAGS passes Node flags to the signed route's server (e.g. --cpu-prof).
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { buildSignedUrl } from "@/server/signing";
 import { drive, percentile, summarise, type Summary } from "./lib/load";
 import { cpuMsOfTree, machineBusyMs, mappedFilesOfTree, peakRssOfTree } from "./lib/process-memory";
+import { freePort, killAll, prepareOurApp, startOrigin, startProcess, stop, type Origin, type OurApp } from "./lib/servers";
 import { makeSources, type Source, type SourceKind } from "./lib/sources";
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -42,8 +40,6 @@ const ACCEPT = "image/avif,image/webp,image/*,*/*;q=0.8";
 /** An output size this far from raw sharp's means the contender did different work. */
 const SIZE_TOLERANCE = 0.25;
 const PEER_DIR = "bench/peers/next-optimizer";
-/** Node flags for the signed route's server only, e.g. BENCH_OURS_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
-const OUR_NODE_FLAGS = (process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
 const SHARP_FILES = /sharp-[\w.-]+\.node$|libvips-cpp/;
 
 type ContenderId = "ours" | "next" | "ipx" | "raw";
@@ -98,83 +94,15 @@ interface RunResult extends Summary {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Origin and processes
+// Processes
 
-interface Origin {
-  server: http.Server;
-  host: string;
-  counts: { GET: number; HEAD: number };
-}
-
-/** Serves every source under /src/{kind}/{anything}: any path is a new URL for the same bytes. */
-function startOrigin(sources: Source[]): Promise<Origin> {
-  const byKind = new Map(sources.map((s) => [s.kind, s]));
-  const counts = { GET: 0, HEAD: 0 };
-  const server = http.createServer((req, res) => {
-    const source = byKind.get(/^\/src\/(\w+)\//.exec(req.url ?? "")?.[1] as SourceKind);
-    if (req.method === "GET" || req.method === "HEAD") counts[req.method]++;
-    if (!source) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { "Content-Type": source.contentType, "Content-Length": source.body.length });
-    res.end(req.method === "HEAD" ? undefined : source.body);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ server, host: `127.0.0.1:${(server.address() as AddressInfo).port}`, counts })),
-  );
-}
-
-function freePort(): Promise<number> {
-  const server = http.createServer();
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    }),
-  );
-}
-
-/** Servers started by this run: killed (by PID) if the run fails, so none outlives it. */
-const live = new Set<ChildProcess>();
 /** Next logs one warning per animated source it passes through untouched: counted, not printed. */
 const PASS_THROUGH_WARNING = /is an animated image so it will not be optimized/;
 let passThroughWarnings = 0;
-
-async function startProcess(args: string[], env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
-  live.add(child);
-  child.once("exit", () => live.delete(child));
-  let pending = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    const lines = (pending + chunk).split("\n");
-    pending = lines.pop()!;
-    for (const line of lines) {
-      if (PASS_THROUGH_WARNING.test(line)) passThroughWarnings++;
-      else process.stderr.write(`${line}\n`);
-    }
-  });
-  for (let i = 0; i < 300; i++) {
-    // Any HTTP answer means the server listens (ipx answers 400 to a bare path).
-    const ok = await fetch(readyUrl).then(
-      (r) => r.status < 500,
-      () => false,
-    );
-    if (ok) return child;
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`${args.join(" ")} did not become ready`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
-}
+const countPassThrough = (line: string) => {
+  if (PASS_THROUGH_WARNING.test(line)) passThroughWarnings++;
+  else process.stderr.write(`${line}\n`);
+};
 
 /** The peer app is built once (webpack: Turbopack roots at the repository's lockfile and picks up src/instrumentation.ts). */
 function buildPeerIfNeeded(): void {
@@ -219,9 +147,7 @@ interface Context {
   origin: Origin;
   work: string;
   sources: Source[];
-  ourEnv: NodeJS.ProcessEnv;
-  ourPort: number;
-  signed: (src: string) => string;
+  app: OurApp;
   phases: Record<string, number[]>;
   nextCacheDir: string;
 }
@@ -235,21 +161,22 @@ function otherLoad(machineMs: number, ownMs: number, wallMs: number): number {
 }
 
 async function runHttp(ctx: Context, id: Exclude<ContenderId, "raw">, source: Source, concurrency: number): Promise<RunResult> {
-  const port = id === "ours" ? ctx.ourPort : await freePort();
+  const port = id === "ours" ? ctx.app.port : await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child =
     id === "ours"
-      ? await startProcess([...OUR_NODE_FLAGS, "node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], ctx.ourEnv, `${base}/api/health`)
+      ? await ctx.app.start()
       : id === "next"
         ? await startProcess(
             ["node_modules/next/dist/bin/next", "start", PEER_DIR, "-H", "127.0.0.1", "-p", String(port)],
             { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
             `${base}/`,
+            countPassThrough,
           )
         : await startProcess(["bench/peers/ipx-server.mjs", String(port), ctx.origin.host], { ...process.env, NODE_ENV: "production" }, `${base}/`);
   const urlFor = (src: string) =>
     id === "ours"
-      ? ctx.signed(src)
+      ? ctx.app.signed(OPERATIONS, src)
       : id === "next"
         ? `${base}/_next/image?url=${encodeURIComponent(src)}&w=${WIDTH}&q=80`
         : `${base}/${OPERATIONS}${source.frames > 1 ? ",animated" : ""}/${src}`;
@@ -505,23 +432,9 @@ async function main(): Promise<void> {
   const sources = (await makeSources()).filter((s) => (process.env.BENCH_SOURCES ?? "jpeg,png,gif").split(",").includes(s.kind));
   for (const s of sources) writeFileSync(path.join(work, `source.${s.ext}`), s.body);
   const origin = await startOrigin(sources);
-  const ourPort = await freePort();
-  const ourEnv = {
-    ...process.env,
-    NODE_ENV: "production" as const,
-    OPTSTUFF_DATA_DIR: path.join(work, "data"),
-    OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "1",
-    OPTSTUFF_RESULT_CACHE_BYTES: "0",
-    PORT: String(ourPort),
-  };
-  const boot = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "bootstrap", "--sources", origin.host], { env: ourEnv, encoding: "utf8" });
-  const vars = Object.fromEntries([...boot.stdout.matchAll(/^(OPTSTUFF_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
-  if (!vars.OPTSTUFF_SECRET_KEY) throw new Error(`bootstrap failed: ${boot.stderr}`);
-  const raised = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "bench/raise-key-limits.ts", vars.OPTSTUFF_PUBLIC_KEY!], { env: ourEnv, encoding: "utf8" });
-  if (raised.status !== 0) throw new Error(`raising the key's limits failed: ${raised.stderr}`);
-  const signed = (src: string) =>
-    buildSignedUrl({ baseUrl: `http://127.0.0.1:${ourPort}`, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations: OPERATIONS, source: src });
-  const ctx: Context = { origin, work, sources, ourEnv, ourPort, signed, phases: {}, nextCacheDir: path.join(PEER_DIR, ".next/cache/images") };
+  // Result cache off: every request must transform.
+  const app = await prepareOurApp(work, origin.host, { OPTSTUFF_RESULT_CACHE_BYTES: "0" });
+  const ctx: Context = { origin, work, sources, app, phases: {}, nextCacheDir: path.join(PEER_DIR, ".next/cache/images") };
   rmSync(ctx.nextCacheDir, { recursive: true, force: true });
 
   console.log(`app build ${build.buildId} (HEAD ${build.commit}); sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; ${OPERATIONS}; contenders: ${CONTENDERS.map((id) => LABELS[id]).join(", ")}`);
@@ -554,23 +467,6 @@ async function main(): Promise<void> {
     if (!r.first.comparable) r.warnings.push(`did less work: ${r.first.note}`);
   }
 
-  // 304 path of the signed route.
-  let revalidation: RunResult | undefined;
-  const serverWork: number[] = [];
-  if (CONTENDERS.includes("ours") && sources.some((s) => s.kind === "jpeg")) {
-    const app = await startProcess(["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(ourPort)], ourEnv, `http://127.0.0.1:${ourPort}/api/health`);
-    const url = signed(`http://${origin.host}/src/jpeg/revalidate.jpg`);
-    const etag = (await fetch(url)).headers.get("etag")!;
-    const cpuBefore = cpuMsOfTree(app.pid!);
-    const run = await drive(2000, 8, async () => {
-      const response = await fetch(url, { headers: { "If-None-Match": etag } });
-      if (response.status !== 304) throw new Error(`expected 304, got ${response.status}`);
-      serverWork.push(Number(/total;dur=([\d.]+)/.exec(response.headers.get("server-timing") ?? "")?.[1]));
-    });
-    const summary = summarise("304 revalidation (signed route)", 8, run, peakRssOfTree(app.pid!), cpuMsOfTree(app.pid!) - cpuBefore);
-    await stop(app);
-    revalidation = { ...summary, contender: "ours", source: "jpeg", outputBytes: 0, first: { format: "-", width: 0, height: 0, frames: 0, hasAlpha: false, bytes: 0, comparable: true, note: "" }, warnings: [], otherLoad: 0, sharpFiles: [] };
-  }
   origin.server.close();
   rmSync(work, { recursive: true, force: true });
 
@@ -606,10 +502,6 @@ async function main(): Promise<void> {
       .join("; ")}`,
   );
   console.log(`sharp binaries mapped: ${[...new Set(results.flatMap((r) => r.sharpFiles))].join(", ")}`);
-  if (revalidation) {
-    console.log(`\n304 revalidation, concurrency 8: ${fmt(revalidation.rps)} req/s, p50 ${fmt(revalidation.p50)} ms, ${fmt(revalidation.cpuMsPerRequest)} CPU ms/req, ${fmt(revalidation.peakRssMb, 0)} MB`);
-    console.log(`304 server-side work (Server-Timing total): p50 ${fmt(percentile(serverWork, 50), 3)} ms, p95 ${fmt(percentile(serverWork, 95), 3)} ms`);
-  }
   const warnings = results.flatMap((r) => r.warnings.map((w) => `${r.label} ${r.source} c${r.concurrency}: ${w}`));
   if (buildId() !== build.buildId) warnings.push(`.next was rebuilt during the run (${build.buildId} → ${buildId()}): figures of the signed route mix two builds`);
   console.log(warnings.length ? `\nWARNINGS:\n${warnings.map((w) => `  - ${w}`).join("\n")}` : "\nNo warnings.");
@@ -632,8 +524,6 @@ async function main(): Promise<void> {
         ratios: ratioList,
         memoryAtConcurrency8: memory,
         serverTiming: phaseSummary,
-        revalidation,
-        revalidationServerMs: { p50: percentile(serverWork, 50), p95: percentile(serverWork, 95) },
         warnings,
         wallSeconds: (performance.now() - started) / 1000,
       },
@@ -646,6 +536,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(error);
-  for (const child of live) child.kill("SIGKILL");
+  killAll();
   process.exit(1);
 });

@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { serverEnv } from "./server-env.mjs";
 
 const port = process.env.PORT ?? "3000";
 const host = process.env.HOST ?? "127.0.0.1";
@@ -27,7 +28,7 @@ if (!process.env.DATABASE_URL) {
 // usage buffered in process before exiting; Next's default handler would exit before that finishes.
 const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", host, "-p", port], {
   stdio: ["ignore", "inherit", "inherit"],
-  env: { ...process.env, NEXT_MANUAL_SIG_HANDLE: "true" },
+  env: { ...serverEnv(), NEXT_MANUAL_SIG_HANDLE: "true" },
 });
 console.log(`OptStuff is starting on http://${host}:${port} (dashboard at /, image API at /api/v1/…, health at /api/health)`);
 if (!process.env.DATABASE_URL) {

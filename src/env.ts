@@ -71,8 +71,15 @@ const envSchema = z.object({
   OPTSTUFF_MAX_FRAMES: int(500, 1),
   /** Transform budget in ms. Default 20 s. */
   OPTSTUFF_TRANSFORM_TIMEOUT_MS: int(20_000, 1000),
-  /** Concurrent transforms. Default: the number of cores. */
-  OPTSTUFF_TRANSFORM_CONCURRENCY: int(os.availableParallelism(), 1),
+  /**
+   * Concurrent transforms. Default: twice the number of cores, so a core is never idle while a
+   * finished transform's JavaScript (response, next download) runs (measured in docs/benchmarks.md).
+   */
+  OPTSTUFF_TRANSFORM_CONCURRENCY: int(2 * os.availableParallelism(), 1),
+  /** libuv's thread pool (read by Node itself; checked at startup against the transform slots). */
+  UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).optional(),
+  /** WebP encoder effort 0–6. Default 4; 2 is 30–40 % faster for a few percent more bytes. */
+  OPTSTUFF_WEBP_EFFORT: z.coerce.number().int().min(0).max(6).default(4),
   /** Transforms waiting beyond the concurrent ones before 503. Default 64. */
   OPTSTUFF_TRANSFORM_QUEUE: int(64),
   /**

@@ -5,6 +5,11 @@ export function peakRssOfTree(rootPid: number): number {
   return treeOf(rootPid).reduce((sum, pid) => sum + readKb(pid, "VmHWM") * 1024, 0);
 }
 
+/** Current resident memory (VmRSS) of a process and its descendants, in bytes. */
+export function rssOfTree(rootPid: number): number {
+  return treeOf(rootPid).reduce((sum, pid) => sum + readKb(pid, "VmRSS") * 1024, 0);
+}
+
 /** CPU time (user + system) consumed so far by a process and its descendants, in milliseconds. */
 export function cpuMsOfTree(rootPid: number): number {
   const ticksPerSecond = 100; // USER_HZ on Linux

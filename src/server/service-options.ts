@@ -58,6 +58,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
       maxOutputDimension: e.OPTSTUFF_MAX_OUTPUT_DIMENSION,
       maxFrames: e.OPTSTUFF_MAX_FRAMES,
       timeoutMs: e.OPTSTUFF_TRANSFORM_TIMEOUT_MS,
+      webpEffort: e.OPTSTUFF_WEBP_EFFORT,
     },
     // The embedded default serves the committed demo images so the quickstart works offline.
     localSourceRoot: e.OPTSTUFF_LOCAL_SOURCE_ROOT

@@ -1,5 +1,6 @@
-import { env, isProduction } from "@/env";
+import { env, isProduction, type Env } from "@/env";
 import { MissingSecretError } from "@/server/config/secrets";
+import type { Logger } from "@/server/log";
 import { getServices } from "@/server/services";
 
 /**
@@ -13,6 +14,7 @@ export async function startServer(): Promise<void> {
     await services.coordination.limiter.warmUp().catch((error: unknown) => {
       services.logger.log("warn", "rate limiter warm-up failed; the first requests may fail open", { error: String(error) });
     });
+    warnOnSmallThreadPool(e, services.logger);
     const scheduled = e.OPTSTUFF_SCHEDULER === "on" || (e.OPTSTUFF_SCHEDULER === "auto" && e.VERCEL === undefined);
     if (scheduled) services.startScheduler();
     services.logger.log("info", "OptStuff ready", {
@@ -28,4 +30,22 @@ export async function startServer(): Promise<void> {
     process.stderr.write(`\n[optstuff] ${message}\n\n`);
     process.exit(1);
   }
+}
+
+/** libuv's default pool when UV_THREADPOOL_SIZE is unset. */
+const DEFAULT_POOL = 4;
+
+/**
+ * Each running transform holds a libuv pool thread; with no thread to spare, DNS lookups of sources and
+ * password hashing wait behind image work. `npm start` sizes the pool (scripts/server-env.mjs); other
+ * launchers may not. Serverless instances serve one request at a time, so they are not warned.
+ */
+function warnOnSmallThreadPool(e: Env, logger: Logger): void {
+  const pool = e.UV_THREADPOOL_SIZE ?? DEFAULT_POOL;
+  if (e.VERCEL !== undefined || pool > e.OPTSTUFF_TRANSFORM_CONCURRENCY) return;
+  logger.log("warn", "the libuv thread pool has no thread to spare beside the transforms", {
+    UV_THREADPOOL_SIZE: pool,
+    OPTSTUFF_TRANSFORM_CONCURRENCY: e.OPTSTUFF_TRANSFORM_CONCURRENCY,
+    advice: `start with UV_THREADPOOL_SIZE=${e.OPTSTUFF_TRANSFORM_CONCURRENCY + 4} (npm start does)`,
+  });
 }

@@ -47,7 +47,7 @@ export function renderImage(input: Buffer, job: RenderInput, limits: TransformLi
   const blur = ops.placeholder ? Math.max(ops.blur ?? 0, PLACEHOLDER_BLUR) : ops.blur;
   if (blur !== undefined) image = image.blur(blur);
   if (ops.sharpen !== undefined) image = image.sharpen({ sigma: ops.sharpen });
-  return applyEncoder(image, format, ops);
+  return applyEncoder(image, format, ops, limits.webpEffort);
 }
 
 /** Letterbox colour: bg_ if given, else transparent where the format allows it, else white. */

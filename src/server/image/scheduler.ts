@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { AppError } from "@/server/errors";
 
 export interface SchedulerOptions {
-  /** Transforms running at once. Default: os.availableParallelism() (one per core, see configureSharp). */
+  /** Transforms running at once. Default: 2 × os.availableParallelism() (see OPTSTUFF_TRANSFORM_CONCURRENCY). */
   concurrency?: number;
   /** Transforms waiting for a slot; beyond that requests are refused at once with 503. Default 4 × concurrency. */
   maxQueue?: number;
@@ -24,7 +24,7 @@ const MAX_RETRY_AFTER = 30;
  * "busy" immediately and the client (or CDN) retries.
  */
 export function createTransformScheduler(options: SchedulerOptions = {}): TransformScheduler {
-  const concurrency = Math.max(1, options.concurrency ?? availableParallelism());
+  const concurrency = Math.max(1, options.concurrency ?? 2 * availableParallelism());
   const maxQueue = Math.max(0, options.maxQueue ?? concurrency * 4);
   const inflight = new Map<string, Promise<unknown>>();
   const waiting: Array<() => void> = [];

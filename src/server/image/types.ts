@@ -37,6 +37,11 @@ export interface TransformLimits {
   maxFrames: number;
   /** Transform budget; libvips is told to stop past it. */
   timeoutMs: number;
+  /**
+   * WebP encoder effort 0–6, a CPU budget per image: lower is faster for a few percent more bytes.
+   * Default 4 (libwebp's). See docs/benchmarks.md for the measured trade.
+   */
+  webpEffort?: number;
 }
 
 export interface TransformResult {

@@ -93,6 +93,22 @@ describe("resize", () => {
   });
 });
 
+describe("WebP effort", () => {
+  it("encodes with the configured effort: a lower one is a different encoding of the same image", async () => {
+    const byEffort = await Promise.all([0, 4, 6].map((webpEffort) => transform(photo, "w_800,f_webp", null, { webpEffort })));
+    const [fastest, standard, slowest] = byEffort;
+    const defaulted = await transform(photo, "w_800,f_webp");
+    // The default is effort 4: the same bytes as asking for 4.
+    expect(defaulted.body.equals(standard!.body)).toBe(true);
+    expect(fastest!.body.equals(standard!.body)).toBe(false);
+    expect(slowest!.body.equals(standard!.body)).toBe(false);
+    for (const result of byEffort) {
+      const metadata = await decoded(result);
+      expect([metadata.width, metadata.height]).toEqual([800, 533]);
+    }
+  });
+});
+
 describe("framing: embed, gravity, crop", () => {
   it("embed,s_300x200 letterboxes to exactly 300×200, transparent for PNG", async () => {
     const result = await transform(await stripes(300, 100, [RED, GREEN, BLUE]).png().toBuffer(), "embed,s_300x200");

@@ -13,3 +13,14 @@ describe("public base URL", () => {
     expect(parseEnv({ SMTP_URL: "" }).SMTP_URL).toBeUndefined();
   });
 });
+
+describe("transform settings", () => {
+  it("defaults to two transforms per core and WebP effort 4, and refuses an effort outside 0–6", async () => {
+    const { availableParallelism } = await import("node:os");
+    const defaults = parseEnv({});
+    expect(defaults.OPTSTUFF_TRANSFORM_CONCURRENCY).toBe(2 * availableParallelism());
+    expect(defaults.OPTSTUFF_WEBP_EFFORT).toBe(4);
+    expect(parseEnv({ OPTSTUFF_WEBP_EFFORT: "2" }).OPTSTUFF_WEBP_EFFORT).toBe(2);
+    expect(() => parseEnv({ OPTSTUFF_WEBP_EFFORT: "7" })).toThrow(/OPTSTUFF_WEBP_EFFORT/);
+  });
+});

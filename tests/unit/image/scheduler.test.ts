@@ -128,12 +128,13 @@ describe("createTransformScheduler", () => {
     await expect(scheduler.run("other", async () => 1)).resolves.toBe(1);
   });
 
-  it("defaults to one slot per core", async () => {
+  it("defaults to two slots per core", async () => {
     const scheduler = createTransformScheduler();
     const { availableParallelism } = await import("node:os");
+    const slots = 2 * availableParallelism();
     const gate = deferred();
-    const all = Array.from({ length: availableParallelism() + 1 }, (_, i) => scheduler.run(`k${i}`, () => gate.promise));
-    expect(scheduler.stats()).toEqual({ running: availableParallelism(), queued: 1 });
+    const all = Array.from({ length: slots + 1 }, (_, i) => scheduler.run(`k${i}`, () => gate.promise));
+    expect(scheduler.stats()).toEqual({ running: slots, queued: 1 });
     gate.resolve("x");
     await Promise.all(all);
   });

@@ -1,0 +1,107 @@
+/**
+ * npm run bench:cache — the signed route's cache paths next to its transform path, in one run:
+ *   - transform: a distinct source URL per request (12 MP JPEG → 800 px WebP q80), as bench:image;
+ *   - result-cache hit: one signed URL over and over, served from the in-process result cache;
+ *   - 304: the same URL with its ETag in If-None-Match.
+ * Concurrency 8, `next start` with what `npm start` sets. Hits are checked on the app's own metrics
+ * (every measured request must be counted as cache="hit"), 304s by status. Target: each cache path ≥ 5×
+ * the transform path's requests/s. Results: a table on stdout and artifacts/bench-cache.json.
+ * BENCH_SCALE multiplies the request counts (default 40 transforms, 2,000 per cache path).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { drive, percentile, summarise, type Summary } from "./lib/load";
+import { cpuMsOfTree, peakRssOfTree } from "./lib/process-memory";
+import { killAll, prepareOurApp, startOrigin, stop } from "./lib/servers";
+import { makeSources } from "./lib/sources";
+
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const TRANSFORMS = Math.max(8, Math.round(40 * SCALE));
+const CACHED = Math.max(100, Math.round(2000 * SCALE));
+const CONCURRENCY = 8;
+const OPERATIONS = "w_800,q_80,f_webp";
+const ACCEPT = "image/avif,image/webp,image/*,*/*;q=0.8";
+const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+interface PathResult extends Summary {
+  /** Server work per request from Server-Timing `total`, p50 and p95. */
+  serverMs: { p50: number; p95: number };
+  /** Requests/s as a multiple of the transform path's. */
+  vsTransform?: number;
+}
+
+/** Requests counted under cache="hit" by the app's metrics (`optstuff_image_request_duration_seconds`). */
+async function hitsCounted(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/api/metrics`)).text();
+  return Number(/^optstuff_image_request_duration_seconds_count\{[^}]*cache="hit"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(path.join(tmpdir(), "optstuff-bench-cache-"));
+  const jpeg = (await makeSources()).find((s) => s.kind === "jpeg")!;
+  const origin = await startOrigin([jpeg]);
+  const app = await prepareOurApp(work, origin.host);
+  const child = await app.start();
+  const results: Record<string, PathResult> = {};
+
+  async function measure(name: string, total: number, request: (i: number) => Promise<number>): Promise<void> {
+    const serverMs: number[] = [];
+    const cpuBefore = cpuMsOfTree(child.pid!);
+    const run = await drive(total, CONCURRENCY, async (i) => {
+      serverMs.push(await request(i));
+    });
+    results[name] = {
+      ...summarise(name, CONCURRENCY, run, peakRssOfTree(child.pid!), cpuMsOfTree(child.pid!) - cpuBefore),
+      serverMs: { p50: percentile(serverMs, 50), p95: percentile(serverMs, 95) },
+    };
+  }
+  /** Fetches `url`, insists on `status`, returns Server-Timing's total. */
+  async function get(url: string, status: number, headers: Record<string, string> = {}): Promise<number> {
+    const response = await fetch(url, { headers: { Accept: ACCEPT, ...headers } });
+    const body = Buffer.from(await response.arrayBuffer());
+    if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${body.toString().slice(0, 200)}`);
+    if (status === 200 && body.length === 0) throw new Error("empty body");
+    return Number(/total;dur=([\d.]+)/.exec(response.headers.get("server-timing") ?? "")?.[1]);
+  }
+
+  try {
+    const source = (name: string) => `http://${origin.host}/src/jpeg/${name}.jpg`;
+    // Warm-up: sharp loaded, key cache warm, connections open.
+    await drive(CONCURRENCY, CONCURRENCY, (i) => get(app.signed(OPERATIONS, source(`warm-${i}`)), 200).then(() => undefined));
+    await measure("transform (distinct URLs)", TRANSFORMS, (i) => get(app.signed(OPERATIONS, source(`t-${i}`)), 200));
+
+    const url = app.signed(OPERATIONS, source("cached"));
+    const first = await fetch(url, { headers: { Accept: ACCEPT } });
+    const etag = first.headers.get("etag");
+    if (first.status !== 200 || !etag) throw new Error(`cached URL: ${first.status}, ETag ${etag}`);
+    const hitsBefore = await hitsCounted(app.base);
+    await measure("result-cache hit", CACHED, () => get(url, 200));
+    const hits = (await hitsCounted(app.base)) - hitsBefore;
+    if (hits !== CACHED) throw new Error(`${hits} of ${CACHED} requests were result-cache hits`);
+    await measure("304 revalidation", CACHED, () => get(url, 304, { "If-None-Match": etag }));
+  } finally {
+    await stop(child);
+    origin.server.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+
+  const transformRps = results["transform (distinct URLs)"]!.rps;
+  console.log(`\nSigned route, concurrency ${CONCURRENCY}, ${OPERATIONS} of a 12 MP JPEG:\n`);
+  console.log("| path | requests | req/s | p50 ms | p95 ms | server work p50 / p95 ms | CPU ms/req | × transform (target ≥ 5) |");
+  console.log("|---|---|---|---|---|---|---|---|");
+  for (const [name, r] of Object.entries(results)) {
+    r.vsTransform = r.rps / transformRps;
+    const ratio = name.startsWith("transform") ? "1" : `${fmt(r.vsTransform, 0)}× ${r.vsTransform >= 5 ? "✓" : "✗"}`;
+    console.log(`| ${name} | ${r.requests} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.serverMs.p50, 2)} / ${fmt(r.serverMs.p95, 2)} | ${fmt(r.cpuMsPerRequest)} | ${ratio} |`);
+  }
+  mkdirSync("artifacts", { recursive: true });
+  writeFileSync("artifacts/bench-cache.json", JSON.stringify({ date: new Date().toISOString(), node: process.version, operations: OPERATIONS, concurrency: CONCURRENCY, results }, null, 2));
+  console.log("\nartifacts/bench-cache.json");
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  killAll();
+  process.exit(1);
+});

@@ -1,0 +1,144 @@
+/**
+ * Processes the benchmarks start: a loopback origin serving generated sources, the app under
+ * `next start` with what `npm start` sets, and the bookkeeping to stop them all (by PID) on failure.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { buildSignedUrl } from "@/server/signing";
+import { serverEnv } from "../../scripts/server-env.mjs";
+import type { Source, SourceKind } from "./sources";
+
+export interface Origin {
+  server: http.Server;
+  host: string;
+  counts: { GET: number; HEAD: number };
+}
+
+/** Serves every source under /src/{kind}/{anything}: any path is a new URL for the same bytes. */
+export function startOrigin(sources: Source[]): Promise<Origin> {
+  const byKind = new Map(sources.map((s) => [s.kind, s]));
+  const counts = { GET: 0, HEAD: 0 };
+  const server = http.createServer((req, res) => {
+    const source = byKind.get(/^\/src\/(\w+)\//.exec(req.url ?? "")?.[1] as SourceKind);
+    if (req.method === "GET" || req.method === "HEAD") counts[req.method]++;
+    if (!source) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "Content-Type": source.contentType, "Content-Length": source.body.length });
+    res.end(req.method === "HEAD" ? undefined : source.body);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ server, host: `127.0.0.1:${(server.address() as AddressInfo).port}`, counts })),
+  );
+}
+
+export function freePort(): Promise<number> {
+  const server = http.createServer();
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    }),
+  );
+}
+
+/** Servers started by this run: killed (by PID) if the run fails, so none outlives it. */
+export const live = new Set<ChildProcess>();
+
+export function killAll(): void {
+  for (const child of live) child.kill("SIGKILL");
+}
+
+/**
+ * Starts `node args…` and waits until `readyUrl` answers. stderr lines go to `onStderrLine` (default:
+ * printed); stdout is dropped unless BENCH_STDOUT is set (for --trace-gc and the like).
+ */
+export async function startProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyUrl: string,
+  onStderrLine: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", process.env.BENCH_STDOUT ? "inherit" : "ignore", "pipe"] });
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+  let pending = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop()!;
+    lines.forEach(onStderrLine);
+  });
+  for (let i = 0; i < 300; i++) {
+    // Any HTTP answer means the server listens (ipx answers 400 to a bare path).
+    const ok = await fetch(readyUrl).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+    if (ok) return child;
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error(`${args.join(" ")} did not become ready`);
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+export interface OurApp {
+  env: NodeJS.ProcessEnv;
+  port: number;
+  base: string;
+  /** A signed URL of the bootstrapped project for `operations` and `source`. */
+  signed(operations: string, source: string): string;
+  /**
+   * `next start` of the built app with `env` plus `extraEnv` (an undefined value removes a variable);
+   * Node flags from BENCH_OURS_NODE_FLAGS.
+   */
+  start(extraEnv?: Record<string, string | undefined>): Promise<ChildProcess>;
+}
+
+/**
+ * Bootstraps an embedded database in `work` with a project whose sources are `originHost`, lifts the
+ * key's rate limits (the limiter still runs, it never refuses) and says how to start the app.
+ */
+export async function prepareOurApp(work: string, originHost: string, env: Record<string, string> = {}): Promise<OurApp> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const ourEnv: NodeJS.ProcessEnv = {
+    // What `npm start` sets (allocator arenas, thread pool), so the figures are what users run.
+    ...serverEnv({ ...process.env, ...env }),
+    NODE_ENV: "production",
+    OPTSTUFF_DATA_DIR: path.join(work, "data"),
+    OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "1",
+    PORT: String(port),
+  };
+  const tsx = (script: string, ...args: string[]) =>
+    spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", script, ...args], { env: ourEnv, encoding: "utf8" });
+  const boot = tsx("scripts/optstuff.ts", "bootstrap", "--sources", originHost);
+  const vars = Object.fromEntries([...boot.stdout.matchAll(/^(OPTSTUFF_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
+  if (!vars.OPTSTUFF_SECRET_KEY) throw new Error(`bootstrap failed: ${boot.stderr}`);
+  const raised = tsx("bench/raise-key-limits.ts", vars.OPTSTUFF_PUBLIC_KEY!);
+  if (raised.status !== 0) throw new Error(`raising the key's limits failed: ${raised.stderr}`);
+  const nodeFlags = (process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+  return {
+    env: ourEnv,
+    port,
+    base,
+    signed: (operations, source) =>
+      buildSignedUrl({ baseUrl: base, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations, source }),
+    start: (extraEnv = {}) => {
+      const env = { ...ourEnv, ...extraEnv };
+      for (const [name, value] of Object.entries(extraEnv)) if (value === undefined) delete env[name];
+      return startProcess([...nodeFlags, "node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], env, `${base}/api/health`);
+    },
+  };
+}
