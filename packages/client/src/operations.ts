@@ -1,0 +1,117 @@
+/**
+ * A typed builder for the operations segment. Every value is checked against the same bounds the
+ * server enforces, so a URL built here is never refused as INVALID_OPERATION; a bad value throws a
+ * RangeError naming the option at build time, where the mistake is.
+ */
+
+export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
+export type Gravity =
+  | "center" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest"
+  | "attention" | "entropy";
+export type Format = "webp" | "avif" | "png" | "jpeg" | "gif" | "auto";
+
+export interface Operations {
+  /** Target width, 1–8192 px. */
+  width?: number;
+  /** Target height, 1–8192 px. */
+  height?: number;
+  fit?: Fit;
+  /** Letterbox into the width × height box on `background`. */
+  embed?: boolean;
+  /** Device pixel ratio 1–4 (up to 3 decimals): multiplies width and height on the server. */
+  dpr?: number;
+  gravity?: Gravity;
+  /** Region of the source cropped before resizing, in source pixels (0–65535; width/height ≥ 1). */
+  crop?: { left: number; top: number; width: number; height: number };
+  /** Allow upscaling. */
+  enlarge?: boolean;
+  /** 1–100, for JPEG, WebP and AVIF. */
+  quality?: number;
+  format?: Format;
+  /** `RRGGBB` or `RRGGBBAA` hex, with or without `#`. */
+  background?: string;
+  /** false: the first frame of an animation only. */
+  animated?: boolean;
+  /** A tiny blurred still for blur-up loading. */
+  placeholder?: boolean;
+  rotate?: 0 | 90 | 180 | 270;
+  flip?: boolean;
+  flop?: boolean;
+  /** Gaussian blur sigma, 0.3–100. */
+  blur?: number;
+  /** true for the default sigma, or a sigma 0.5–10. */
+  sharpen?: boolean | number;
+  grayscale?: boolean;
+}
+
+const MAX_DIMENSION = 8192;
+const MAX_CROP = 65535;
+const FITS: readonly Fit[] = ["cover", "contain", "fill", "inside", "outside"];
+const GRAVITIES: readonly Gravity[] = ["center", "north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest", "attention", "entropy"];
+const FORMATS: readonly Format[] = ["webp", "avif", "png", "jpeg", "gif", "auto"];
+
+function integer(name: string, value: number, min: number, max: number): string {
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+  return String(value);
+}
+
+/** The server reads at most 3 decimals; more would be a different value than the one asked for. */
+function decimal(name: string, value: number, min: number, max: number): string {
+  if (!Number.isFinite(value) || value < min || value > max || Math.round(value * 1000) !== value * 1000) {
+    throw new RangeError(`${name} must be a number from ${min} to ${max} with at most 3 decimals, got ${value}`);
+  }
+  return String(value);
+}
+
+function oneOf<T extends string>(name: string, value: T, options: readonly T[]): T {
+  if (!options.includes(value)) throw new RangeError(`${name} must be one of ${options.join(", ")}, got ${String(value)}`);
+  return value;
+}
+
+function colour(value: string): string {
+  const hex = value.replace(/^#/, "");
+  if (!/^([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/.test(hex)) throw new RangeError(`background must be RRGGBB or RRGGBBAA hex, got ${value}`);
+  return hex.toLowerCase();
+}
+
+/** One row per option, in the order tokens are written: [token, value → token value or null to omit]. */
+const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) => string | null } = {
+  width: (v) => `w_${integer("width", v, 1, MAX_DIMENSION)}`,
+  height: (v) => `h_${integer("height", v, 1, MAX_DIMENSION)}`,
+  fit: (v) => `fit_${oneOf("fit", v, FITS)}`,
+  embed: (v) => (v ? "embed" : null),
+  dpr: (v) => `dpr_${decimal("dpr", v, 1, 4)}`,
+  gravity: (v) => `g_${oneOf("gravity", v, GRAVITIES)}`,
+  crop: (v) =>
+    `c_${integer("crop.left", v.left, 0, MAX_CROP)}_${integer("crop.top", v.top, 0, MAX_CROP)}_${integer("crop.width", v.width, 1, MAX_CROP)}_${integer("crop.height", v.height, 1, MAX_CROP)}`,
+  enlarge: (v) => (v ? "enlarge" : null),
+  quality: (v) => `q_${integer("quality", v, 1, 100)}`,
+  format: (v) => `f_${oneOf("format", v, FORMATS)}`,
+  background: (v) => `bg_${colour(v)}`,
+  animated: (v) => `anim_${v ? "true" : "false"}`,
+  placeholder: (v) => (v ? "placeholder" : null),
+  rotate: (v) => `r_${oneOf("rotate", String(v) as "0", ["0", "90", "180", "270"] as "0"[])}`,
+  flip: (v) => (v ? "flip" : null),
+  flop: (v) => (v ? "flop" : null),
+  blur: (v) => `blur_${decimal("blur", v, 0.3, 100)}`,
+  sharpen: (v) => (v === false ? null : v === true ? "sharpen" : `sharpen_${decimal("sharpen", v, 0.5, 10)}`),
+  grayscale: (v) => (v ? "grayscale" : null),
+};
+
+/**
+ * `{ width: 800, format: "webp" }` → `w_800,f_webp`; no operations → `_`. Tokens come in a fixed
+ * order, so equal options give equal URLs (and equal cache keys). Unknown keys are refused.
+ */
+export function buildOperations(operations: Operations = {}): string {
+  const tokens: string[] = [];
+  for (const name of Object.keys(operations)) {
+    if (!(name in TOKENS)) throw new RangeError(`unknown operation option ${name}`);
+  }
+  for (const [name, toToken] of Object.entries(TOKENS) as [keyof Operations, (value: unknown) => string | null][]) {
+    const value = operations[name];
+    if (value === undefined) continue;
+    const token = toToken(value);
+    if (token !== null) tokens.push(token);
+  }
+  return tokens.length === 0 ? "_" : tokens.join(",");
+}

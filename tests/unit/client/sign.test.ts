@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { bucketedExpiry, buildOperations, signature, signUrl } from "../../../packages/client/src/index";
+import { buildSignedUrl, sign } from "@/server/signing";
+import { parseOperations } from "@/server/image";
+
+const SECRET = "sk_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+// contract.md §2 test vectors: [operations, source, exp, sig].
+const vectors: Array<[string, string, number | undefined, string]> = [
+  ["w_800,f_webp", "images.example.com/photo.jpg", undefined, "n3pTmRH44P9kE4JOowcbZdJRUCOYxXis"],
+  ["w_800,f_webp", "images.example.com/photo.jpg", 1706500000, "h_lXxUEYefTOzUjHQOcmBfifgpOJgM9J"],
+  ["_", "cdn.mysite.com/banner.png", undefined, "ro_LPVvuQ8rdjA_pU7jw5DG1R8hvkDyv"],
+  ["s_1200x630,f_avif,q_80", "cdn.example.com/og/hero.png", 2000000000, "jHcriJUlA6O2EZ2vQjd4b2uFIXdgI9oo"],
+  ["w_200", "cdn.example.com/café.jpg", undefined, "tlr_IuDEXxtVm0cYKbFdZLvX0hxLIsVI"],
+  ["embed,s_300x200", "https://cdn.example.com/a.png", undefined, "3JN2zezUTVkOvcCmrYiMajmGlWd-UQIN"],
+  ["w_100", "cdn.example.com:8443/a%20b.png", undefined, "8vSNlBeE18OpGYAoANewl2Ozrh77utZw"],
+];
+const keys = { baseUrl: "https://img.example.com/", projectSlug: "shop", publicKey: "pk_AAAAAAAAAAAAAAAAAAAAAA", secretKey: SECRET };
+
+describe("client kit: signatures", () => {
+  it.each(vectors)("signs %s/%s (exp %s) as the contract says", async (operations, source, exp, expected) => {
+    expect(await signature(SECRET, operations, source, exp)).toBe(expected);
+  });
+
+  it("builds the same URL as the server's own builder, byte for byte", async () => {
+    for (const [operations, source, exp] of vectors) {
+      const fromKit = await signUrl({ ...keys, operations, source, ...(exp ? { expiresIn: 60, expiryBucket: 1, now: (exp - 60) * 1000 } : {}) });
+      expect(fromKit).toBe(buildSignedUrl({ ...keys, operations, source, exp }));
+    }
+  });
+
+  it("signs what the builder produces", async () => {
+    const url = new URL(await signUrl({ ...keys, operations: { width: 640, format: "avif", quality: 60 }, source: "cdn.example.com/a.jpg" }));
+    expect(url.pathname).toBe("/api/v1/shop/w_640%2Cq_60%2Cf_avif/cdn.example.com/a.jpg");
+    expect(url.searchParams.get("sig")).toBe(sign(SECRET, "w_640,q_60,f_avif/cdn.example.com/a.jpg"));
+  });
+
+  it("refuses an empty source, a slash in the operations and a non-positive lifetime", async () => {
+    await expect(signUrl({ ...keys, operations: "w_1", source: "" })).rejects.toThrow(RangeError);
+    await expect(signUrl({ ...keys, operations: "w_1/x", source: "a.com/b.jpg" })).rejects.toThrow(/one path segment/);
+    await expect(signUrl({ ...keys, source: "a.com/b.jpg", expiresIn: 0 })).rejects.toThrow(/expiresIn/);
+  });
+});
+
+describe("client kit: expiry buckets", () => {
+  it("gives one URL for a whole bucket and never less life than asked", async () => {
+    const start = Date.UTC(2026, 10, 21, 12, 0, 0);
+    const urls = new Set<string>();
+    for (let offset = 0; offset < 3600_000; offset += 7_919) {
+      const now = start + offset;
+      const exp = bucketedExpiry(now, 3600);
+      expect(exp * 1000 - now).toBeGreaterThanOrEqual(3600_000);
+      expect(exp * 1000 - now).toBeLessThanOrEqual(2 * 3600_000);
+      urls.add(await signUrl({ ...keys, source: "a.com/b.jpg", expiresIn: 3600, now }));
+    }
+    // An hour of signing with an hour's bucket spans at most two buckets.
+    expect(urls.size).toBeLessThanOrEqual(2);
+    expect(bucketedExpiry(start, 3600)).toBe(start / 1000 + 3600);
+    expect(bucketedExpiry(start + 1, 3600)).toBe(start / 1000 + 7200);
+  });
+
+  it("caps the default bucket at a day and honours a chosen one", () => {
+    const now = Date.UTC(2026, 0, 1, 0, 0, 1);
+    expect(bucketedExpiry(now, 30 * 86_400) % 86_400).toBe(0);
+    expect(bucketedExpiry(now, 600, 60) % 60).toBe(0);
+    expect(() => bucketedExpiry(now, 600, 0.5)).toThrow(/expiryBucket/);
+  });
+});
+
+describe("client kit: operations builder against the server's parser", () => {
+  const cases: Array<[Parameters<typeof buildOperations>[0], string]> = [
+    [{}, "_"],
+    [{ width: 800, format: "webp" }, "w_800,f_webp"],
+    [{ width: 1, height: 8192, fit: "inside", embed: true, dpr: 2.5, gravity: "attention", enlarge: true }, "w_1,h_8192,fit_inside,embed,dpr_2.5,g_attention,enlarge"],
+    [{ crop: { left: 0, top: 10, width: 65535, height: 1 }, quality: 100, background: "#FFAA0080", animated: false }, "c_0_10_65535_1,q_100,bg_ffaa0080,anim_false"],
+    [{ placeholder: true, rotate: 270, flip: true, flop: true, blur: 0.3, sharpen: 10, grayscale: true }, "placeholder,r_270,flip,flop,blur_0.3,sharpen_10,grayscale"],
+    [{ sharpen: true, embed: false, format: "jpeg" }, "f_jpeg,sharpen"],
+  ];
+
+  it.each(cases)("builds %j as %s, which the server accepts", (options, expected) => {
+    const built = buildOperations(options);
+    expect(built).toBe(expected);
+    expect(() => parseOperations(built)).not.toThrow();
+  });
+
+  it("covers every operation of the server's registry", async () => {
+    const { operationRegistry } = await import("@/server/image/operations/registry");
+    const written = new Set(cases.flatMap(([, ops]) => ops.split(",").map((token) => token.split("_")[0])));
+    // s_WxH is shorthand for w_W,h_H: the builder writes the long form.
+    expect(operationRegistry.map((spec) => spec.name).filter((name) => !written.has(name))).toEqual(["s"]);
+  });
+
+  const refused: Array<[Parameters<typeof buildOperations>[0], string]> = [
+    [{ width: 0 }, "w_0"],
+    [{ width: 8193 }, "w_8193"],
+    [{ height: 1.5 }, "h_1.5"],
+    [{ dpr: 4.5 }, "dpr_4.5"],
+    [{ dpr: 1.0001 }, "dpr_1.0001"],
+    [{ quality: 101 }, "q_101"],
+    [{ blur: 0.2 }, "blur_0.2"],
+    [{ sharpen: 11 }, "sharpen_11"],
+    [{ crop: { left: -1, top: 0, width: 1, height: 1 } }, "c_-1_0_1_1"],
+    [{ crop: { left: 0, top: 0, width: 0, height: 1 } }, "c_0_0_0_1"],
+    [{ background: "red" }, "bg_red"],
+    [{ gravity: "middle" as "center" }, "g_middle"],
+    [{ rotate: 45 as 90 }, "r_45"],
+    [{ format: "bmp" as "png" }, "f_bmp"],
+  ];
+
+  it.each(refused)("refuses %j, as the server refuses %s", (options, token) => {
+    expect(() => buildOperations(options)).toThrow(RangeError);
+    expect(() => parseOperations(token)).toThrow();
+  });
+
+  it("refuses an unknown option rather than dropping it", () => {
+    expect(() => buildOperations({ widht: 800 } as never)).toThrow(/unknown operation option widht/);
+  });
+});
