@@ -1,0 +1,61 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { blurDataUrl, signUrl } from "../../../packages/client/src/index";
+import { createSigningRoute } from "../../../packages/client/src/next";
+import { createTestApp, type TestApp } from "../../support/app";
+import { makePng } from "../../support/images";
+import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+
+/** The kit against the real route: every URL it makes must be served, and decode as asked. */
+let app: TestApp;
+let origin: Origin;
+let keys: { baseUrl: string; projectSlug: string; publicKey: string; secretKey: string };
+/** Sends a kit-made absolute URL through the test app's route handler. */
+const serve = (url: string) => {
+  const { pathname, search } = new URL(url);
+  return app.fetch(pathname + search);
+};
+
+beforeAll(async () => {
+  origin = await startOrigin({ "/wide.png": serveBytes(await makePng(400, 200), "image/png") });
+  app = await createTestApp({ sourceHosts: [origin.host] });
+  keys = { baseUrl: "http://127.0.0.1:3000", projectSlug: app.projectSlug, publicKey: app.key.publicKey, secretKey: app.key.secretKey };
+});
+
+afterAll(async () => {
+  await app?.close();
+  await origin?.close();
+});
+
+describe("client kit against the image route", () => {
+  it("signs URLs the route serves, with the operations the builder wrote", async () => {
+    const url = await signUrl({ ...keys, operations: { width: 100, format: "webp", quality: 70 }, source: `http://${origin.host}/wide.png`, expiresIn: 600 });
+    const response = await serve(url);
+    expect(response.status).toBe(200);
+    const metadata = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+    expect([metadata.format, metadata.width, metadata.height]).toEqual(["webp", 100, 50]);
+  });
+
+  it("makes a blur placeholder as a data URL of a tiny image", async () => {
+    const dataUrl = await blurDataUrl({ ...keys, source: `http://${origin.host}/wide.png`, fetch: (input) => serve(String(input)) });
+    const match = /^data:image\/webp;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
+    expect(match).not.toBeNull();
+    const metadata = await sharp(Buffer.from(match![1]!, "base64")).metadata();
+    expect(metadata.format).toBe("webp");
+    expect(Math.max(metadata.width!, metadata.height!)).toBeLessThanOrEqual(32);
+  });
+
+  it("redirects from the signing route to a URL the route serves", async () => {
+    const route = createSigningRoute({ ...keys, allowedHosts: ["127.0.0.1"], format: "png" });
+    const redirect = await route(new Request(`http://app.test/api/image?src=${encodeURIComponent(`http://${origin.host}/wide.png`)}&w=64`));
+    expect(redirect.status).toBe(302);
+    const response = await serve(redirect.headers.get("location")!);
+    expect(response.status).toBe(200);
+    const metadata = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+    expect([metadata.format, metadata.width]).toEqual(["png", 64]);
+  });
+
+  it("reports a failed placeholder instead of returning a broken data URL", async () => {
+    await expect(blurDataUrl({ ...keys, source: `http://${origin.host}/missing.png`, fetch: (input) => serve(String(input)) })).rejects.toThrow(/answered 404/);
+  });
+});
