@@ -31,8 +31,8 @@ export function readCappedBody(response: IncomingMessage, maxBytes: number, wher
     return Promise.reject(tooLarge(`${where} declared ${declared} bytes`, maxBytes));
   }
   // With a declared length, chunks are copied into one buffer as they come and dropped at once: the
-  // process then holds each source once instead of twice (chunks + concatenation), which halves the
-  // external memory that drives V8's full collections on large sources.
+  // process holds each source once instead of twice (chunks, then their concatenation). A body shorter
+  // or longer than declared is refused at the end.
   const body = Number.isFinite(declared) && declared > 0 ? Buffer.allocUnsafeSlow(declared) : undefined;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
