@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { drive, percentile, summarise, type Summary } from "./lib/load";
+import { drive, fmt, percentile, summarise, type Summary } from "./lib/load";
 import { cpuMsOfTree, peakRssOfTree } from "./lib/process-memory";
 import { killAll, prepareOurApp, startOrigin, stop } from "./lib/servers";
 import { makeSources } from "./lib/sources";
@@ -22,7 +22,6 @@ const CACHED = Math.max(100, Math.round(2000 * SCALE));
 const CONCURRENCY = 8;
 const OPERATIONS = "w_800,q_80,f_webp";
 const ACCEPT = "image/avif,image/webp,image/*,*/*;q=0.8";
-const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 interface PathResult extends Summary {
   /** Server work per request from Server-Timing `total`, p50 and p95. */

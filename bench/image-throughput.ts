@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { drive, percentile, summarise, type Summary } from "./lib/load";
+import { drive, fmt, percentile, summarise, type Summary } from "./lib/load";
 import { cpuMsOfTree, machineBusyMs, mappedFilesOfTree, peakRssOfTree } from "./lib/process-memory";
 import { freePort, killAll, prepareOurApp, startOrigin, startProcess, stop, type Origin, type OurApp } from "./lib/servers";
 import { makeSources, type Source, type SourceKind } from "./lib/sources";
@@ -275,7 +275,6 @@ async function runRaw(ctx: Context, source: Source, concurrency: number): Promis
 // ---------------------------------------------------------------------------------------------------
 // Reporting
 
-const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 const SOURCE_LABEL: Record<SourceKind, string> = { jpeg: "JPEG 12 MP", png: "PNG 2 MP α", gif: "GIF 20 fr" };
 
 function resultsTable(results: RunResult[]): string {

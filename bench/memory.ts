@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { drive, percentile } from "./lib/load";
+import { drive, fmt, percentile } from "./lib/load";
 import { cpuMsOfTree, peakRssOfTree, rssOfTree } from "./lib/process-memory";
 import { killAll, prepareOurApp, startOrigin, stop, type OurApp } from "./lib/servers";
 import { makeSources, type Source } from "./lib/sources";
@@ -25,7 +25,6 @@ const SAMPLE_EVERY = Math.max(1, Math.round(TOTAL / 10));
 const IDLE_MS = 10_000;
 const OPERATIONS = ["w_400,f_webp", "w_640,q_70,f_jpeg", "s_200x200,f_png", "w_320,f_avif", "w_800,f_webp", "placeholder"];
 const MB = 1024 * 1024;
-const fmt = (n: number, digits = 0) => n.toFixed(digits);
 
 const VARIANTS: { name: string; env: Record<string, string | undefined> }[] = [
   { name: "MALLOC_ARENA_MAX=2 (npm start)", env: {} },
@@ -124,7 +123,7 @@ async function main(): Promise<void> {
     for (const variant of VARIANTS) {
       results.push(await runVariant(app, sources, origin.host, variant));
       const r = results.at(-1)!;
-      console.log(`${r.name}: RSS ${r.samples.map((s) => fmt(s.rssMb)).join(" → ")} MB; idle ${fmt(r.idleRssMb)} MB; peak ${fmt(r.peakRssMb)} MB; ${fmt(r.rps, 1)} req/s; statuses ${JSON.stringify(r.statuses)}`);
+      console.log(`${r.name}: RSS ${r.samples.map((s) => fmt(s.rssMb, 0)).join(" → ")} MB; idle ${fmt(r.idleRssMb, 0)} MB; peak ${fmt(r.peakRssMb, 0)} MB; ${fmt(r.rps, 1)} req/s; statuses ${JSON.stringify(r.statuses)}`);
     }
   } finally {
     origin.server.close();
@@ -134,8 +133,8 @@ async function main(): Promise<void> {
   console.log(`| allocator | RSS at start | after ${TOTAL / 2} | after ${TOTAL} | after ${IDLE_MS / 1000} s idle | peak | req/s | p95 ms | CPU ms/req |`);
   console.log("|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
-    const at = (n: number) => fmt(r.samples.find((s) => s.requests >= n)?.rssMb ?? NaN);
-    console.log(`| ${r.name} | ${at(0)} MB | ${at(TOTAL / 2)} MB | ${at(TOTAL)} MB | ${fmt(r.idleRssMb)} MB | ${fmt(r.peakRssMb)} MB | ${fmt(r.rps, 1)} | ${fmt(r.p95)} | ${fmt(r.cpuMsPerRequest, 1)} |`);
+    const at = (n: number) => fmt(r.samples.find((s) => s.requests >= n)?.rssMb ?? NaN, 0);
+    console.log(`| ${r.name} | ${at(0)} MB | ${at(TOTAL / 2)} MB | ${at(TOTAL)} MB | ${fmt(r.idleRssMb, 0)} MB | ${fmt(r.peakRssMb, 0)} MB | ${fmt(r.rps, 1)} | ${fmt(r.p95, 0)} | ${fmt(r.cpuMsPerRequest, 1)} |`);
   }
   mkdirSync("artifacts", { recursive: true });
   writeFileSync("artifacts/bench-memory.json", JSON.stringify({ date: new Date().toISOString(), total: TOTAL, concurrency: CONCURRENCY, operations: OPERATIONS, results }, null, 2));

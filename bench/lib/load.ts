@@ -15,6 +15,11 @@ export async function drive(total: number, concurrency: number, task: (i: number
   return { latencies, wallMs: performance.now() - started };
 }
 
+/** A figure for tables: fixed decimals, a dash when there is none. */
+export function fmt(n: number, digits = 1): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : "–";
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;

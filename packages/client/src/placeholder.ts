@@ -1,4 +1,4 @@
-import { signUrl, type SigningKeys } from "./sign.js";
+import { base64, signUrl, type SigningKeys } from "./sign.js";
 
 export interface BlurPlaceholderInput extends SigningKeys {
   source: string;
@@ -18,7 +18,5 @@ export async function blurDataUrl(input: BlurPlaceholderInput): Promise<string> 
   const response = await (input.fetch ?? fetch)(url);
   if (!response.ok) throw new Error(`placeholder for ${input.source}: OptStuff answered ${response.status}`);
   const bytes = new Uint8Array(await response.arrayBuffer());
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `data:${response.headers.get("content-type") ?? `image/${format}`};base64,${btoa(binary)}`;
+  return `data:${response.headers.get("content-type") ?? `image/${format}`};base64,${base64(bytes)}`;
 }

@@ -68,8 +68,13 @@ export async function signUrl(input: SignUrlInput): Promise<string> {
   return `${base}/api/v1/${encodeURIComponent(input.projectSlug)}/${encodeURIComponent(operations)}/${path}?${query.toString()}`;
 }
 
-function base64url(bytes: Uint8Array): string {
+/** Standard base64 of bytes, with what every runtime has (btoa), for signatures and data URLs. */
+export function base64(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(binary);
+}
+
+function base64url(bytes: Uint8Array): string {
+  return base64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
