@@ -2,19 +2,11 @@ import { describe, expect, it } from "vitest";
 import { bucketedExpiry, buildOperations, signature, signUrl } from "../../../packages/client/src/index";
 import { buildSignedUrl, sign } from "@/server/signing";
 import { parseOperations } from "@/server/image";
+import { SIGNING_VECTORS, VECTOR_KEYS, VECTOR_SECRET } from "../../support/vectors";
 
-const SECRET = "sk_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
-// contract.md §2 test vectors: [operations, source, exp, sig].
-const vectors: Array<[string, string, number | undefined, string]> = [
-  ["w_800,f_webp", "images.example.com/photo.jpg", undefined, "n3pTmRH44P9kE4JOowcbZdJRUCOYxXis"],
-  ["w_800,f_webp", "images.example.com/photo.jpg", 1706500000, "h_lXxUEYefTOzUjHQOcmBfifgpOJgM9J"],
-  ["_", "cdn.mysite.com/banner.png", undefined, "ro_LPVvuQ8rdjA_pU7jw5DG1R8hvkDyv"],
-  ["s_1200x630,f_avif,q_80", "cdn.example.com/og/hero.png", 2000000000, "jHcriJUlA6O2EZ2vQjd4b2uFIXdgI9oo"],
-  ["w_200", "cdn.example.com/café.jpg", undefined, "tlr_IuDEXxtVm0cYKbFdZLvX0hxLIsVI"],
-  ["embed,s_300x200", "https://cdn.example.com/a.png", undefined, "3JN2zezUTVkOvcCmrYiMajmGlWd-UQIN"],
-  ["w_100", "cdn.example.com:8443/a%20b.png", undefined, "8vSNlBeE18OpGYAoANewl2Ozrh77utZw"],
-];
-const keys = { baseUrl: "https://img.example.com/", projectSlug: "shop", publicKey: "pk_AAAAAAAAAAAAAAAAAAAAAA", secretKey: SECRET };
+const SECRET = VECTOR_SECRET;
+const vectors = SIGNING_VECTORS.map((v) => [v.operations, v.source, v.exp, v.signature] as const);
+const keys = VECTOR_KEYS;
 
 describe("client kit: signatures", () => {
   it.each(vectors)("signs %s/%s (exp %s) as the contract says", async (operations, source, exp, expected) => {
