@@ -13,7 +13,7 @@ export interface SnippetTarget {
 export function envBlock(target: SnippetTarget): string {
   return [
     `OPTSTUFF_BASE_URL=${target.baseUrl}`,
-    `OPTSTUFF_PROJECT=${target.projectSlug}`,
+    `OPTSTUFF_PROJECT_SLUG=${target.projectSlug}`,
     `OPTSTUFF_PUBLIC_KEY=${target.publicKey}`,
     `OPTSTUFF_SECRET_KEY=${target.secretKey ?? "sk_… (shown once when the key was created)"}`,
   ].join("\n");
@@ -29,10 +29,11 @@ export function optstuffUrl(source${t(": string")}, operations = "_", expiresInS
   const exp = expiresInSeconds ? Math.floor(Date.now() / 1000) + expiresInSeconds : undefined;
   const payload = exp === undefined ? \`\${operations}/\${source}\` : \`\${operations}/\${source}?exp=\${exp}\`;
   const sig = createHmac("sha256", process.env.OPTSTUFF_SECRET_KEY${t("!")}).update(payload).digest("base64url").slice(0, 32);
-  const path = source.split("/").map(encodeURIComponent).join("/");
+  // One slash after a scheme: Next.js would answer "https%3A//" with a redirect (docs/signing.md).
+  const path = source.split("/").map(encodeURIComponent).join("/").replace(/^(https?%3A)\\/\\//i, "$1/");
   const query = new URLSearchParams({ key: process.env.OPTSTUFF_PUBLIC_KEY${t("!")}, sig });
   if (exp !== undefined) query.set("exp", String(exp));
-  return \`\${process.env.OPTSTUFF_BASE_URL}/api/v1/\${process.env.OPTSTUFF_PROJECT}/\${encodeURIComponent(operations)}/\${path}?\${query}\`;
+  return \`\${process.env.OPTSTUFF_BASE_URL}/api/v1/\${process.env.OPTSTUFF_PROJECT_SLUG}/\${encodeURIComponent(operations)}/\${path}?\${query}\`;
 }`;
 }
 

@@ -60,8 +60,9 @@ export async function signUrl(input: SignUrlInput): Promise<string> {
   const exp = input.expiresIn === undefined ? undefined : bucketedExpiry(input.now ?? Date.now(), input.expiresIn, input.expiryBucket);
   const sig = await signature(input.secretKey, operations, input.source, exp);
   // Each source segment is encoded on its own, so the server's single decode gives back exactly the
-  // signed source (a `%20` in the source stays `%20`).
-  const path = input.source.split("/").map(encodeURIComponent).join("/");
+  // signed source (a `%20` in the source stays `%20`). The `//` after a scheme is written as one `/`:
+  // Next.js answers `//` in a path with a 308, and the server restores `https:/host` (same payload).
+  const path = input.source.split("/").map(encodeURIComponent).join("/").replace(/^(https?%3A)\/\//i, "$1/");
   const query = new URLSearchParams({ key: input.publicKey, sig });
   if (exp !== undefined) query.set("exp", String(exp));
   const base = input.baseUrl.replace(/\/+$/, "");

@@ -15,11 +15,16 @@ export interface SignedUrlInput {
 
 /**
  * Builds a URL the way the reference client does: each source segment goes through
- * encodeURIComponent, so the route sees exactly the signed source after its single decode.
+ * encodeURIComponent, so the route sees exactly the signed source after its single decode. The `//`
+ * after an explicit scheme is written as one `/`: Next.js answers any `//` in a path with a 308 to
+ * the collapsed path, and the route restores `https:/host` to `https://host` before verifying
+ * (contract §1), so the collapsed form saves that round trip and signs the same payload.
  */
+const SCHEME_SLASHES = /^(https?%3A)\/\//i;
+
 export function buildSignedUrl(input: SignedUrlInput): string {
   const signature = sign(input.secretKey, signaturePayload(input.operations, input.source, input.exp));
-  const path = input.source.split("/").map(encodeURIComponent).join("/");
+  const path = input.source.split("/").map(encodeURIComponent).join("/").replace(SCHEME_SLASHES, "$1/");
   const query = new URLSearchParams({ key: input.publicKey, sig: signature });
   if (input.exp !== undefined) query.set("exp", String(input.exp));
   const base = input.baseUrl.replace(/\/+$/, "");

@@ -37,7 +37,7 @@ describe("API keys", () => {
     const key = await newKey("web");
     expect(key.secretKey).toMatch(/^sk_/);
     expect(key.env).toContain(`OPTSTUFF_SECRET_KEY=${key.secretKey}`);
-    expect(key.env).toContain(`OPTSTUFF_PROJECT=${projectSlug}`);
+    expect(key.env).toContain(`OPTSTUFF_PROJECT_SLUG=${projectSlug}`);
     const listed = (await owner.caller.apiKey.list({ teamSlug, projectSlug })).find((k) => k.id === key.id)!;
     expect(JSON.stringify(listed)).not.toContain(key.secretKey);
     expect(listed.status).toBe("active");

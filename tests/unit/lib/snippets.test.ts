@@ -12,10 +12,14 @@ describe("dashboard snippets", () => {
     const target = { baseUrl: "https://img.example.com", projectSlug: "shop", ...pair };
     const dir = mkdtempSync(path.join(os.tmpdir(), "snippet-"));
     try {
-      writeFileSync(path.join(dir, "optstuff.mjs"), nodeSnippet());
+      // The snippet as shown, plus a source written as a full URL with characters to encode.
+      writeFileSync(path.join(dir, "optstuff.mjs"), `${nodeSnippet()}\nconsole.log(optstuffUrl("https://images.example.com/a b%20c.jpg", "w_100"));\n`);
       writeFileSync(path.join(dir, ".env"), envBlock(target));
-      const printed = execFileSync(process.execPath, ["--env-file=.env", "optstuff.mjs"], { cwd: dir, encoding: "utf8" }).trim();
-      expect(printed).toBe(buildSignedUrl({ ...target, operations: "w_800,f_auto", source: "images.example.com/photo.jpg" }));
+      const printed = execFileSync(process.execPath, ["--env-file=.env", "optstuff.mjs"], { cwd: dir, encoding: "utf8" }).trim().split("\n");
+      expect(printed).toEqual([
+        buildSignedUrl({ ...target, operations: "w_800,f_auto", source: "images.example.com/photo.jpg" }),
+        buildSignedUrl({ ...target, operations: "w_100", source: "https://images.example.com/a b%20c.jpg" }),
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
