@@ -38,6 +38,12 @@ export interface SigningRouteOptions extends SigningKeys {
    * any URL for anyone, spending your quota on their images.
    */
   allowedHosts: readonly string[];
+  /**
+   * Your site's public origin, e.g. `https://www.example.com`. With it, a `src` starting with `/` (an
+   * image under next's public/ folder) is fetched by OptStuff from this origin, whose host is then
+   * allowed too; without it such a `src` is refused.
+   */
+  siteUrl?: string;
   /** Widths allowed (next.config's deviceSizes + imageSizes); default any width 1–maxWidth. */
   widths?: readonly number[];
   /** Default 3840, next/image's largest default device size. */
@@ -58,16 +64,19 @@ const DEFAULT_EXPIRES_IN = 86_400;
  * browsers and CDNs do not ask again for every image.
  */
 export function createSigningRoute(options: SigningRouteOptions): (request: Request) => Promise<Response> {
-  const allowed = new Set(options.allowedHosts.map((host) => host.toLowerCase()));
+  const site = options.siteUrl === undefined ? undefined : new URL(options.siteUrl);
+  const allowed = new Set([...options.allowedHosts, ...(site ? [site.hostname] : [])].map((host) => host.toLowerCase()));
   const maxWidth = options.maxWidth ?? 3840;
   const expiresIn = options.expiresIn ?? DEFAULT_EXPIRES_IN;
   return async (request) => {
     const params = new URL(request.url).searchParams;
     const refusal = (message: string) => new Response(JSON.stringify({ error: message }), { status: 400, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
     const src = params.get("src") ?? "";
+    const relative = src.startsWith("/") && !src.startsWith("//");
+    if (relative && !site) return refusal("src must be an absolute http(s) URL (set siteUrl to serve paths of this site)");
     let source: URL;
     try {
-      source = new URL(src);
+      source = relative ? new URL(src, site) : new URL(src);
     } catch {
       return refusal("src must be an absolute http(s) URL");
     }
@@ -79,7 +88,7 @@ export function createSigningRoute(options: SigningRouteOptions): (request: Requ
     if (!Number.isInteger(quality) || quality < 1 || quality > 100) return refusal("q must be an integer from 1 to 100");
 
     const now = Date.now();
-    const location = await signUrl({ ...options, operations: { width, quality, format: options.format ?? "auto" }, source: src, expiresIn, now });
+    const location = await signUrl({ ...options, operations: { width, quality, format: options.format ?? "auto" }, source: relative ? source.href : src, expiresIn, now });
     const exp = Number(new URL(location).searchParams.get("exp"));
     // Cache the redirect for at most half the signed URL's remaining life, so a cached redirect never
     // points at an expired URL.

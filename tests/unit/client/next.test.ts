@@ -21,7 +21,7 @@ describe("signing route", () => {
     const response = await ask("src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=828&q=70");
     expect(response.status).toBe(302);
     const location = new URL(response.headers.get("location")!);
-    expect(location.pathname).toBe("/api/v1/shop/w_828%2Cq_70%2Cf_auto/https%3A//cdn.example.com/a.jpg");
+    expect(location.pathname).toBe("/api/v1/shop/w_828%2Cq_70%2Cf_auto/https%3A/cdn.example.com/a.jpg");
     const exp = Number(location.searchParams.get("exp"));
     expect(exp * 1000 - before).toBeGreaterThanOrEqual(86_400_000);
     expect(verifySignature(keys.secretKey, signaturePayload("w_828,q_70,f_auto", "https://cdn.example.com/a.jpg", exp), location.searchParams.get("sig")!)).toBe(true);
@@ -35,9 +35,19 @@ describe("signing route", () => {
     expect(location).toContain("/w_640%2Cq_75%2Cf_auto/");
   });
 
+  it("fetches a path of the site from siteUrl, and still checks it", async () => {
+    const site = createSigningRoute({ ...keys, allowedHosts: [], siteUrl: "https://www.example.com/" });
+    const location = new URL((await site(new Request("https://app.example.com/api/image?src=%2Fphotos%2Fa%20b.jpg&w=640"))).headers.get("location")!);
+    expect(location.pathname).toBe("/api/v1/shop/w_640%2Cq_75%2Cf_auto/https%3A/www.example.com/photos/a%2520b.jpg");
+    const foreign = await site(new Request("https://app.example.com/api/image?src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640"));
+    expect(foreign.status).toBe(400);
+    const protocolRelative = await site(new Request("https://app.example.com/api/image?src=%2F%2Fevil.example.net%2Fa.jpg&w=640"));
+    expect(((await protocolRelative.json()) as { error: string }).error).toMatch(/absolute/);
+  });
+
   it.each([
     ["src=https%3A%2F%2Fevil.example.net%2Fa.jpg&w=640", /not signed here/],
-    ["src=%2Frelative.jpg&w=640", /absolute/],
+    ["src=%2Frelative.jpg&w=640", /siteUrl/],
     ["src=ftp%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640", /absolute http/],
     ["src=https%3A%2F%2Fu%3Ap%40cdn.example.com%2Fa.jpg&w=640", /credentials/],
     ["src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=641", /width/],
