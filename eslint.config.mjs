@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "artifacts/**", "coverage/**", "bench/peers/next-optimizer/.next/**", "bench/peers/next-optimizer/next-env.d.ts", "packages/*/dist/**"] },
+  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "artifacts/**", "coverage/**", "bench/peers/next-optimizer/.next/**", "bench/peers/next-optimizer/next-env.d.ts", "packages/*/dist/**", "examples/*/.next/**", "examples/*/next-env.d.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -18,8 +18,9 @@ export default tseslint.config(
     },
   },
   {
-    // Only the environment module, the tooling around the app and the tests may read process.env.
-    files: ["src/env.ts", "scripts/**", "tests/**", "bench/**", "tools/**", "*.config.ts", "*.config.mjs"],
+    // Only the environment module, the tooling around the app, the tests and the examples (apps of
+    // their own) may read process.env.
+    files: ["src/env.ts", "scripts/**", "tests/**", "bench/**", "tools/**", "examples/**", "*.config.ts", "*.config.mjs"],
     rules: { "no-restricted-syntax": "off" },
   },
   {

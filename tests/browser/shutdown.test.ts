@@ -1,12 +1,9 @@
-import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, expect, it } from "vitest";
 import { openDatabase } from "@/server/db/client";
 import { requestLog, usageRecord } from "@/server/db/schema";
 import { buildSignedUrl } from "@/server/signing";
-import { startServedApp, type ServedApp } from "../support/browser";
+import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 
 /**
  * On the embedded default usage is buffered in the process: SIGTERM must flush it (the current minute
@@ -16,15 +13,10 @@ let app: ServedApp;
 afterAll(() => app?.stop());
 
 it("flushes usage buffered in process and the request log on SIGTERM", async () => {
-  const credentials = (dataDir: string) => path.join(dataDir, "credentials.env");
+  let vars: Record<string, string> = {};
   app = await startServedApp({}, (dataDir) => {
-    const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "bootstrap", "--credentials-file", credentials(dataDir)], {
-      env: { ...process.env, OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" },
-      encoding: "utf8",
-    });
-    expect(result.status, result.stderr).toBe(0);
+    vars = bootstrapProject(dataDir);
   });
-  const vars = Object.fromEntries([...readFileSync(credentials(app.dataDir), "utf8").matchAll(/^(OPTSTUFF_[A-Z_]+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
   let bytes = 0;
   for (const width of [50, 60, 70]) {
     const url = buildSignedUrl({

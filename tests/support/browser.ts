@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
@@ -7,7 +7,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 export const SCREENSHOT_DIR = path.resolve("artifacts/screenshots");
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
@@ -71,6 +71,20 @@ export async function startServedApp(env: Record<string, string> = {}, prepare?:
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Creates a team, a project and an API key on an embedded database that no server holds yet (call it
+ * from startServedApp's `prepare`), and returns the credentials file's variables (OPTSTUFF_*).
+ */
+export function bootstrapProject(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Record<string, string> {
+  const file = path.join(dataDir, "credentials.env");
+  const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "bootstrap", "--credentials-file", file, ...args], {
+    env: { ...process.env, OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env },
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`bootstrap failed: ${result.stderr}`);
+  return Object.fromEntries([...readFileSync(file, "utf8").matchAll(/^(OPTSTUFF_[A-Z_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
 }
 
 /** Debian's Chromium through playwright-core, one fresh profile per user (own cookies). */
