@@ -1,20 +1,14 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { deliveryErrors as errorCatalogue } from "@/server/errors";
 import { sign } from "@/server/signing";
-import {
-  URL_FORMAT_DOC,
-  errorWhen,
-  renderErrorTable,
-  replaceSection,
-  updateUrlFormatDoc,
-} from "../../../scripts/generate-url-format-docs";
+import { readDoc } from "../../../scripts/generate-docs";
+import { replaceSection } from "../../../scripts/docs/markdown";
+import { updateUrlFormatDoc } from "../../../scripts/docs/url-format";
 
-const committed = readFileSync(URL_FORMAT_DOC, "utf8");
+const committed = readDoc("docs/url-format.md");
 
 describe("docs/url-format.md", () => {
-  it("has exactly the operations and error tables generated from the code", () => {
-    // On failure: npx tsx scripts/generate-url-format-docs.ts, then review and commit the diff.
+  it("has exactly the operations table generated from the code", () => {
+    // On failure: npx tsx scripts/generate-docs.ts, then review and commit the diff.
     expect(updateUrlFormatDoc(committed)).toBe(committed);
   });
 
@@ -27,21 +21,7 @@ describe("docs/url-format.md", () => {
   });
 });
 
-describe("the generator", () => {
-  it("refuses an error code without a `when` description", () => {
-    const incomplete: Record<string, string> = { ...errorWhen };
-    delete incomplete.SOURCE_GONE;
-    expect(() => renderErrorTable(errorCatalogue, incomplete)).toThrow(/SOURCE_GONE/);
-    expect(() => renderErrorTable(errorCatalogue, { ...errorWhen, SOURCE_GONE: " " })).toThrow(/SOURCE_GONE/);
-    expect(() => renderErrorTable(errorCatalogue, { ...errorWhen, NO_SUCH_CODE: "x" })).toThrow(/NO_SUCH_CODE/);
-  });
-
-  it("shows the public code of refusals that share one", () => {
-    const table = renderErrorTable(errorCatalogue, errorWhen);
-    expect(table).toContain("| 403 | `FORBIDDEN` (cause `SIGNATURE_INVALID`, not sent) | Forbidden |");
-    expect(table).not.toMatch(/^\| 403 \| `SIGNATURE_INVALID`/m);
-  });
-
+describe("the generator's sections", () => {
   it("needs exactly one pair of markers per section", () => {
     expect(() => replaceSection("no markers", "errors", "x")).toThrow(/errors:start/);
     const twice = "<!-- errors:start -->\n<!-- errors:end -->\n<!-- errors:start -->\n<!-- errors:end -->";
