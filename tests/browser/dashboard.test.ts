@@ -110,9 +110,11 @@ it("serves images, flushes through the cron route, and shows the exact numbers o
   const before = await flush(); // the tester's traffic so far
   expect(before.ok).toBe(true);
   let bytes = 0;
+  const refusedIds: string[] = [];
   for (const width of [100, 120, 140, 160]) {
     const response = await fetch(signedUrl.replace("w_320", `w_${width}`)); // operations the signature does not cover
     expect(response.status).toBe(403);
+    refusedIds.push(((await response.json()) as { requestId: string }).requestId);
   }
   for (let i = 0; i < 3; i++) {
     const response = await fetch(signedUrl);
@@ -134,6 +136,13 @@ it("serves images, flushes through the cron route, and shows the exact numbers o
   await page.getByLabel("Status").selectOption("sig_invalid");
   await expect.poll(() => page.getByRole("table", { name: "Request log" }).getByRole("row").count()).toBe(5); // header + the four refusals
   await screenshot(page, "09b-usage");
+  // The id an integrator sees in the error body finds that one request, whatever the status filter.
+  await page.getByLabel("Status").selectOption("success");
+  await page.getByLabel("Request id").fill(refusedIds[2]!);
+  const found = page.getByRole("table", { name: "Request log" }).getByRole("row");
+  await expect.poll(() => found.count()).toBe(2);
+  expect(await found.nth(1).textContent()).toContain(refusedIds[2]!);
+  await page.getByLabel("Request id").fill("");
 
   await page.getByRole("navigation", { name: "Team" }).getByRole("link", { name: "Usage" }).click();
   await expect.poll(() => page.getByRole("table", { name: "Usage by project" }).textContent()).toContain(String(total));

@@ -11,41 +11,65 @@ import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
 
 const PAGE = 25;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The request log, newest first, filtered by status; older pages by cursor, newer by going back. */
+/**
+ * The request log, newest first, filtered by status; older pages by cursor, newer by going back. A
+ * request id (from an error body or X-Request-Id) finds that one request whatever the filters.
+ */
 export function RequestLogTable({ teamSlug, projectSlug, range }: { teamSlug: string; projectSlug: string; range: RangeInput }) {
   const trpc = useTRPC();
   const [status, setStatus] = useState<RequestLogStatus | "">("");
   const [cursors, setCursors] = useState<number[]>([]);
-  const before = cursors.at(-1);
+  const [idQuery, setIdQuery] = useState("");
+  const requestId = UUID.test(idQuery.trim()) ? idQuery.trim() : undefined;
+  const before = requestId ? undefined : cursors.at(-1);
   const page = useQuery({
-    ...trpc.usage.requestLog.queryOptions({ teamSlug, projectSlug, range, status: status || undefined, before, limit: PAGE }),
+    ...trpc.usage.requestLog.queryOptions({ teamSlug, projectSlug, range, status: status || undefined, requestId, before, limit: PAGE }),
     placeholderData: keepPreviousData,
   });
   const rows = page.data?.rows ?? [];
   return (
     <div className="space-y-3">
-      <label className="flex items-center gap-2 text-sm">
-        Status
-        <select
-          value={status}
-          onChange={(e) => {
-            setStatus(e.target.value as RequestLogStatus | "");
-            setCursors([]);
-          }}
-          className="rounded-md border border-neutral-300 bg-white px-2 py-1.5"
-        >
-          <option value="">All</option>
-          {requestLogStatuses.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+        <label className="flex items-center gap-2 text-sm">
+          Status
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value as RequestLogStatus | "");
+              setCursors([]);
+            }}
+            className="rounded-md border border-neutral-300 bg-white px-2 py-1.5"
+          >
+            <option value="">All</option>
+            {requestLogStatuses.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex items-center gap-2 text-sm">
+          Request id
+          <input
+            value={idQuery}
+            onChange={(e) => setIdQuery(e.target.value)}
+            placeholder="from X-Request-Id or an error's requestId"
+            aria-invalid={idQuery.trim() !== "" && !requestId}
+            className="w-80 max-w-full rounded-md border border-neutral-300 bg-white px-2 py-1.5 font-mono text-xs"
+          />
+        </label>
+      </div>
+      {idQuery.trim() !== "" && !requestId ? <p className="text-sm text-red-700">A request id looks like 5f0e7c1a-3b9d-4c62-9a57-0d8e2f4b6a13.</p> : null}
       {page.isPending ? <Loading /> : null}
       <ErrorMessage error={page.error} />
-      {page.data && rows.length === 0 ? <EmptyState title="No requests logged in this range">Requests appear here a moment after they are served.</EmptyState> : null}
+      {page.data && rows.length === 0 && requestId ? (
+        <EmptyState title="No request with this id in this project">
+          Requests refused before their key was known (malformed URL, unknown key) are not logged, and successes may be sampled.
+        </EmptyState>
+      ) : null}
+      {page.data && rows.length === 0 && !requestId ? <EmptyState title="No requests logged in this range">Requests appear here a moment after they are served.</EmptyState> : null}
       {rows.length > 0 ? (
         <DataTable
           label="Request log"
@@ -60,6 +84,8 @@ export function RequestLogTable({ teamSlug, projectSlug, range }: { teamSlug: st
             { header: "Output", numeric: true, cell: (r) => (r.outputBytes === null ? "–" : `${formatBytes(r.outputBytes)} ${r.outputFormat ?? ""}`) },
             { header: "Time", numeric: true, cell: (r) => formatMs(r.processingMs) },
             { header: "Cache", cell: (r) => r.cache ?? "–" },
+            // Truncated on screen; selecting it copies the whole id.
+            { header: "Request id", cell: (r) => <span className="block max-w-24 truncate font-mono text-xs" title={r.requestId}>{r.requestId}</span> },
           ]}
         />
       ) : null}

@@ -70,6 +70,11 @@ export async function requestLogStats(db: Database, projectId: string, range: Da
 
 export interface RequestLogPageInput {
   status?: RequestLogStatus;
+  /**
+   * One request by the id its response carried (X-Request-Id, `requestId` in error bodies), whatever
+   * the range and status: what an integrator has in hand when an image failed.
+   */
+  requestId?: string;
   /** The last id of the previous page. */
   before?: number;
   limit: number;
@@ -80,6 +85,7 @@ export async function requestLogPage(db: Database, projectId: string, range: Dat
   const rows = await db
     .select({
       id: requestLog.id,
+      requestId: requestLog.requestId,
       createdAt: requestLog.createdAt,
       status: requestLog.status,
       httpStatus: requestLog.httpStatus,
@@ -93,7 +99,11 @@ export async function requestLogPage(db: Database, projectId: string, range: Dat
     })
     .from(requestLog)
     .leftJoin(apiKeys, eq(apiKeys.id, requestLog.apiKeyId))
-    .where(and(inRange(projectId, range), input.status ? eq(requestLog.status, input.status) : undefined, input.before ? lt(requestLog.id, input.before) : undefined))
+    .where(
+      input.requestId
+        ? and(eq(requestLog.projectId, projectId), eq(requestLog.requestId, input.requestId))
+        : and(inRange(projectId, range), input.status ? eq(requestLog.status, input.status) : undefined, input.before ? lt(requestLog.id, input.before) : undefined),
+    )
     .orderBy(desc(requestLog.id))
     .limit(input.limit + 1);
   const more = rows.length > input.limit;

@@ -114,6 +114,17 @@ describe("project usage", () => {
     await expect(owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, status: "nonsense" as "success" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
+  it("finds one request by the id its response carried, whatever the filters, in its own project only", async () => {
+    const refused = app.outcomes.find((o) => o.status === "sig_invalid")!;
+    // A status filter that would exclude it and a range of another day: the id wins.
+    const found = await owner.caller.usage.requestLog({ ...scope(), range: { from: day(-30), to: day(-30) }, status: "success", requestId: refused.requestId });
+    expect(found.rows.map((r) => [r.requestId, r.status, r.httpStatus, r.keyName])).toEqual([[refused.requestId, "sig_invalid", 403, "web"]]);
+    expect(found.nextBefore).toBeNull();
+    const elsewhere = await owner.caller.usage.requestLog({ teamSlug, projectSlug: "quiet", range: { preset: "7d" }, requestId: refused.requestId });
+    expect(elsewhere.rows).toEqual([]);
+    await expect(owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, requestId: "not-an-id" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/request id looks like/) });
+  });
+
   it("refuses ranges that are inverted, in the future, invalid or longer than 90 days, saying why", async () => {
     const cases: Array<[{ from: string; to: string }, RegExp]> = [
       [{ from: day(-100), to: day(0) }, /at most 90 days/],

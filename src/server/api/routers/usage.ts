@@ -28,6 +28,7 @@ export const usageRouter = router({
       z.object({
         range: dateRangeInput,
         status: z.enum(requestLogStatuses).optional(),
+        requestId: z.uuid({ error: "A request id looks like 5f0e7c1a-3b9d-4c62-9a57-0d8e2f4b6a13" }).optional(),
         before: z.number().int().positive().optional(),
         limit: z.number().int().min(1).max(100).default(25),
       }),

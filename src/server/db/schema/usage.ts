@@ -79,5 +79,10 @@ export const requestLog = pgTable(
     weight: real("weight").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("request_log_project_created_idx").on(t.projectId, t.createdAt), index("request_log_created_idx").on(t.createdAt)],
+  (t) => [
+    index("request_log_project_created_idx").on(t.projectId, t.createdAt),
+    index("request_log_created_idx").on(t.createdAt),
+    // Looking one request up by the id its response carried (dashboard → Usage → request id).
+    index("request_log_request_id_idx").on(t.requestId),
+  ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX "request_log_request_id_idx" ON "request_log" USING btree ("request_id");
