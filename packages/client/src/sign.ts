@@ -35,7 +35,7 @@ const encoder = new TextEncoder();
 /**
  * The contract's signature: HMAC-SHA256 with the whole secret key as the key, over
  * `{operations}/{source}` plus `?exp={exp}` when the URL expires, base64url, first 32 characters.
- * Web Crypto, so it runs in Node 18+, edge runtimes, Deno, Bun and workers alike.
+ * Web Crypto, so it runs in Node 20+, edge runtimes, Deno, Bun and workers alike.
  */
 export async function signature(secretKey: string, operations: string, source: string, exp?: number): Promise<string> {
   const payload = exp === undefined ? `${operations}/${source}` : `${operations}/${source}?exp=${exp}`;

@@ -45,9 +45,33 @@ describe("signing route", () => {
     expect(((await protocolRelative.json()) as { error: string }).error).toMatch(/absolute/);
   });
 
+  it("never signs itself: a path of the site with a query, or the route's own path, is refused", async () => {
+    const site = createSigningRoute({ ...keys, allowedHosts: [], siteUrl: "https://www.example.com" });
+    for (const src of ["/api/image?src=/photo.jpg&w=64", "/api/image", "/api/./image", "/photo.jpg#x"]) {
+      const response = await site(new Request(`https://www.example.com/api/image?src=${encodeURIComponent(src)}&w=640`));
+      expect(response.status, src).toBe(400);
+    }
+  });
+
+  it("matches hosts as the URL parser writes them, with the default port only unless a port is listed", async () => {
+    const ported = createSigningRoute({ ...keys, allowedHosts: ["CDN.example.com", "img.example.com:8443"] });
+    const location = async (src: string) => {
+      const response = await ported(new Request(`https://app.example.com/api/image?src=${encodeURIComponent(src)}&w=640`));
+      return response.status === 302 ? new URL(response.headers.get("location")!).pathname : response.status;
+    };
+    expect(await location("https://cdn.EXAMPLE.com:443/a/../b.jpg")).toBe("/api/v1/shop/w_640%2Cq_75%2Cf_auto/https%3A/cdn.example.com/b.jpg");
+    expect(await location("https://img.example.com:8443/a.jpg")).toBe("/api/v1/shop/w_640%2Cq_75%2Cf_auto/https%3A/img.example.com%3A8443/a.jpg");
+    for (const refused of ["https://cdn.example.com:22/a.jpg", "https://img.example.com/a.jpg", "https://cdn.example.com./a.jpg", "https://cdn.example.com/a//b.jpg"]) {
+      expect(await location(refused), refused).toBe(400);
+    }
+    expect(() => createSigningRoute({ ...keys, allowedHosts: ["https://cdn.example.com"] })).toThrow(/not a host/);
+    expect(() => createSigningRoute({ ...keys, allowedHosts: ["cdn.example.com/images"] })).toThrow(/not a host/);
+  });
+
   it.each([
     ["src=https%3A%2F%2Fevil.example.net%2Fa.jpg&w=640", /not signed here/],
     ["src=%2Frelative.jpg&w=640", /siteUrl/],
+    ["src=%2F%5Cevil.example.net%2Fa.jpg&w=640", /absolute/],
     ["src=ftp%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640", /absolute http/],
     ["src=https%3A%2F%2Fu%3Ap%40cdn.example.com%2Fa.jpg&w=640", /credentials/],
     ["src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=641", /width/],
