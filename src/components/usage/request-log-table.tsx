@@ -5,13 +5,13 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { formatBytes, formatMs, utcStamp } from "@/lib/format";
+import { normaliseRequestId, REQUEST_ID_HINT } from "@/lib/request-id";
 import { useTRPC } from "@/lib/trpc/client";
 import { requestLogStatuses, type RequestLogStatus } from "@/server/errors";
 import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
 
 const PAGE = 25;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The request log, newest first, filtered by status; older pages by cursor, newer by going back. A
@@ -22,7 +22,7 @@ export function RequestLogTable({ teamSlug, projectSlug, range }: { teamSlug: st
   const [status, setStatus] = useState<RequestLogStatus | "">("");
   const [cursors, setCursors] = useState<number[]>([]);
   const [idQuery, setIdQuery] = useState("");
-  const requestId = UUID.test(idQuery.trim()) ? idQuery.trim() : undefined;
+  const requestId = normaliseRequestId(idQuery);
   const before = requestId ? undefined : cursors.at(-1);
   const page = useQuery({
     ...trpc.usage.requestLog.queryOptions({ teamSlug, projectSlug, range, status: status || undefined, requestId, before, limit: PAGE }),
@@ -61,7 +61,7 @@ export function RequestLogTable({ teamSlug, projectSlug, range }: { teamSlug: st
           />
         </label>
       </div>
-      {idQuery.trim() !== "" && !requestId ? <p className="text-sm text-red-700">A request id looks like 5f0e7c1a-3b9d-4c62-9a57-0d8e2f4b6a13.</p> : null}
+      {idQuery.trim() !== "" && !requestId ? <p className="text-sm text-red-700">{REQUEST_ID_HINT}.</p> : null}
       {page.isPending ? <Loading /> : null}
       <ErrorMessage error={page.error} />
       {page.data && rows.length === 0 && requestId ? (

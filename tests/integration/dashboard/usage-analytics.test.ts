@@ -120,6 +120,8 @@ describe("project usage", () => {
     const found = await owner.caller.usage.requestLog({ ...scope(), range: { from: day(-30), to: day(-30) }, status: "success", requestId: refused.requestId });
     expect(found.rows.map((r) => [r.requestId, r.status, r.httpStatus, r.keyName])).toEqual([[refused.requestId, "sig_invalid", 403, "web"]]);
     expect(found.nextBefore).toBeNull();
+    const pasted = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, requestId: ` ${refused.requestId.toUpperCase()} ` });
+    expect(pasted.rows.map((r) => r.requestId)).toEqual([refused.requestId]);
     const elsewhere = await owner.caller.usage.requestLog({ teamSlug, projectSlug: "quiet", range: { preset: "7d" }, requestId: refused.requestId });
     expect(elsewhere.rows).toEqual([]);
     await expect(owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, requestId: "not-an-id" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/request id looks like/) });

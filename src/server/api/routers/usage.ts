@@ -4,6 +4,7 @@ import { requestLogPage, requestLogStats } from "@/server/analytics/request-log-
 import { projectUsage, teamUsage } from "@/server/analytics/usage-totals";
 import { cronRunState } from "@/server/cron/cron-runs";
 import type { Database } from "@/server/db/client";
+import { REQUEST_ID, REQUEST_ID_HINT } from "@/lib/request-id";
 import { requestLogStatuses } from "@/server/errors";
 import { projectProcedure, router, teamProcedure } from "../trpc";
 
@@ -28,7 +29,7 @@ export const usageRouter = router({
       z.object({
         range: dateRangeInput,
         status: z.enum(requestLogStatuses).optional(),
-        requestId: z.uuid({ error: "A request id looks like 5f0e7c1a-3b9d-4c62-9a57-0d8e2f4b6a13" }).optional(),
+        requestId: z.string().trim().toLowerCase().regex(REQUEST_ID, { error: REQUEST_ID_HINT }).optional(),
         before: z.number().int().positive().optional(),
         limit: z.number().int().min(1).max(100).default(25),
       }),
