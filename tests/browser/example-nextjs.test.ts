@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import sharp from "sharp";
@@ -61,6 +61,10 @@ afterAll(async () => {
 it("renders every next/image through the signing route and OptStuff, decoded at the asked width", async () => {
   const html = await (await fetch(exampleUrl)).text();
   expect(html).not.toContain(secretKey);
+  // Nothing that reads the secret is shipped to browsers.
+  const shipped = readdirSync(`${EXAMPLE_DIR}/.next/static`, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".js"));
+  expect(shipped.length).toBeGreaterThan(0);
+  for (const file of shipped) expect(readFileSync(`${EXAMPLE_DIR}/.next/static/${file}`, "utf8"), file).not.toMatch(/OPTSTUFF_SECRET_KEY|secretKey/);
   // The blur placeholder is OptStuff's tiny WebP, inlined by the server render.
   const blur = /data:image\/webp;base64,([A-Za-z0-9+/=]+)/.exec(html);
   expect(blur).not.toBeNull();

@@ -5,11 +5,20 @@ import { optstuffKeys, siteUrl } from "@/lib/optstuff";
 
 const PHOTO = "/photos/photo.jpg";
 
+// Placeholders fetched once per image and process: each fetch is a metered OptStuff request.
+const placeholders = new Map<string, Promise<string>>();
+
 /** A placeholder is a nicety: without OptStuff the page still renders, and says why in the log. */
 async function placeholderFor(path: string): Promise<string | undefined> {
+  let placeholder = placeholders.get(path);
+  if (!placeholder) {
+    placeholder = blurDataUrl({ ...optstuffKeys(), source: new URL(path, siteUrl()).href });
+    placeholders.set(path, placeholder);
+  }
   try {
-    return await blurDataUrl({ ...optstuffKeys(), source: new URL(path, siteUrl()).href });
+    return await placeholder;
   } catch (error) {
+    placeholders.delete(path); // tried again on the next render
     console.error(`no blur placeholder for ${path}:`, error);
     return undefined;
   }

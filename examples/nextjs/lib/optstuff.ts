@@ -1,3 +1,4 @@
+import "server-only";
 import type { SigningKeys } from "@optstuff/client";
 
 /**
@@ -13,9 +14,13 @@ export function optstuffKeys(): SigningKeys {
   };
 }
 
-/** Where OptStuff can fetch this site's own files (public/): the site's public URL. */
+/**
+ * Where OptStuff can fetch this site's own files (public/): the site's public URL. Required in
+ * production, where a loopback default would sign URLs OptStuff cannot fetch.
+ */
 export function siteUrl(): string {
-  return process.env.SITE_URL ?? "http://127.0.0.1:3001";
+  if (process.env.NODE_ENV === "production") return required("SITE_URL");
+  return process.env.SITE_URL || "http://127.0.0.1:3001";
 }
 
 /** Other hosts whose images this site shows, comma separated (e.g. cdn.example.com). */

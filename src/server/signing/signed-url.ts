@@ -13,6 +13,10 @@ export interface SignedUrlInput {
   exp?: number;
 }
 
+// Also in packages/client (which imports nothing from src/), the dashboard's Node snippet and the
+// docs' snippets; tests hold all of them byte-equal to this builder.
+const SCHEME_SLASHES = /^(https?%3A)\/\//i;
+
 /**
  * Builds a URL the way the reference client does: each source segment goes through
  * encodeURIComponent, so the route sees exactly the signed source after its single decode. The `//`
@@ -20,8 +24,6 @@ export interface SignedUrlInput {
  * the collapsed path, and the route restores `https:/host` to `https://host` before verifying
  * (contract §1), so the collapsed form saves that round trip and signs the same payload.
  */
-const SCHEME_SLASHES = /^(https?%3A)\/\//i;
-
 export function buildSignedUrl(input: SignedUrlInput): string {
   const signature = sign(input.secretKey, signaturePayload(input.operations, input.source, input.exp));
   const path = input.source.split("/").map(encodeURIComponent).join("/").replace(SCHEME_SLASHES, "$1/");

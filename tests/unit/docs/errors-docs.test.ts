@@ -45,7 +45,7 @@ describe("docs/errors.md", () => {
 });
 
 describe("error codes in the documentation", () => {
-  const documents = [...readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`), "README.md"];
+  const documents = [...readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`), "README.md", "packages/client/README.md", "examples/nextjs/README.md"];
 
   it.each(documents)("%s names only catalogue codes, each with its status", (file) => {
     expect(unknownCodeMentions(readFileSync(file, "utf8"))).toEqual([]);

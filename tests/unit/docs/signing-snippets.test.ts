@@ -13,6 +13,8 @@ const doc = readFileSync(new URL("../../../docs/signing.md", import.meta.url), "
 const cases = [
   ...SIGNING_VECTORS,
   { operations: "w_100,q_80", source: "cdn.example.com/d/a b+c!~*'()#?x=1&y=ü😀/", exp: 1700000000, signature: undefined },
+  // An upper-case scheme: its slashes are collapsed too (the server restores either case).
+  { operations: "w_50", source: "HTTPS://cdn.example.com/A.jpg", signature: undefined },
 ];
 const input = JSON.stringify({ keys: VECTOR_KEYS, cases });
 
@@ -104,8 +106,8 @@ describe("docs/signing.md", () => {
 
   for (const { lang, bin, files, command, env } of languages) {
     const available = spawnSync("sh", ["-c", `command -v ${bin}`]).status === 0;
-    // CI installs Python, so a missing python3 there is a broken setup, not a reason to skip.
-    const required = lang === "python" && Boolean(process.env.CI);
+    // CI installs all four (.ci/run), so a missing one there is a broken setup, not a reason to skip.
+    const required = Boolean(process.env.CI);
     const name = available
       ? `${lang} snippet builds the server's URL for every test vector`
       : `${lang} snippet (${bin} not installed: ${required ? "required on CI" : "skipped"})`;
