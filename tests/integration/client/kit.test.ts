@@ -46,7 +46,7 @@ describe("client kit against the image route", () => {
   });
 
   it("redirects from the signing route to a URL the route serves", async () => {
-    const route = createSigningRoute({ ...keys, allowedHosts: ["127.0.0.1"], format: "png" });
+    const route = createSigningRoute({ ...keys, allowedHosts: [origin.host], format: "png" });
     const redirect = await route(new Request(`http://app.test/api/image?src=${encodeURIComponent(`http://${origin.host}/wide.png`)}&w=64`));
     expect(redirect.status).toBe(302);
     const response = await serve(redirect.headers.get("location")!);
