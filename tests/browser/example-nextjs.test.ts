@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import sharp from "sharp";
-import { bootstrapProject, freePort, openBrowser, screenshot, startServedApp, type ServedApp } from "../support/browser";
+import { bootstrapProject, freePort, openBrowser, screenshot, startNext, startServedApp, type NextServer, type ServedApp } from "../support/browser";
 
 /**
  * examples/nextjs as its users run it: the built example under `next start`, next to a built OptStuff
@@ -12,7 +10,7 @@ import { bootstrapProject, freePort, openBrowser, screenshot, startServedApp, ty
  */
 const EXAMPLE_DIR = "examples/nextjs";
 let optstuff: ServedApp;
-let example: ChildProcess;
+let example: NextServer;
 let exampleUrl: string;
 let secretKey: string;
 
@@ -28,33 +26,12 @@ beforeAll(async () => {
     vars = bootstrapProject(dataDir, ["--sources", `127.0.0.1:${examplePort}`], loopback);
   });
   secretKey = vars.OPTSTUFF_SECRET_KEY!;
-  // From its own directory, as `npm start` there does (next resolves the config's imports from the cwd).
-  example = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(examplePort)], {
-    cwd: EXAMPLE_DIR,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      OPTSTUFF_BASE_URL: optstuff.baseUrl,
-      OPTSTUFF_PROJECT_SLUG: vars.OPTSTUFF_PROJECT_SLUG!,
-      OPTSTUFF_PUBLIC_KEY: vars.OPTSTUFF_PUBLIC_KEY!,
-      OPTSTUFF_SECRET_KEY: secretKey,
-      SITE_URL: exampleUrl,
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  const deadline = Date.now() + 60_000;
-  while (!(await fetch(`${exampleUrl}/photos/logo.png`).then((r) => r.ok).catch(() => false))) {
-    if (Date.now() > deadline || example.exitCode !== null) throw new Error("the example did not start");
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const keys = { OPTSTUFF_BASE_URL: optstuff.baseUrl, OPTSTUFF_PROJECT_SLUG: vars.OPTSTUFF_PROJECT_SLUG!, OPTSTUFF_PUBLIC_KEY: vars.OPTSTUFF_PUBLIC_KEY!, OPTSTUFF_SECRET_KEY: secretKey };
+  example = await startNext(EXAMPLE_DIR, examplePort, { ...keys, SITE_URL: exampleUrl }, "/photos/logo.png");
 });
 
 afterAll(async () => {
-  if (example && example.exitCode === null) {
-    const exited = new Promise((resolve) => example.once("exit", resolve));
-    example.kill("SIGTERM");
-    await exited;
-  }
+  await example?.terminate();
   await optstuff?.stop();
 });
 

@@ -29,6 +29,38 @@ export interface ServedApp {
   stop(): Promise<void>;
 }
 
+export interface NextServer {
+  /** SIGTERM, then waits for the exit; resolves to the exit code. */
+  terminate(): Promise<number | null>;
+}
+
+/**
+ * `next start` of the built app in `dir` on loopback, ready once `readyPath` answers 200. Run from
+ * `dir` itself, as `npm start` there does: next resolves the config's imports from the cwd.
+ */
+export async function startNext(dir: string, port: number, env: Record<string, string>, readyPath: string): Promise<NextServer> {
+  const child: ChildProcess = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+    cwd: dir,
+    env: { ...process.env, NODE_ENV: "production", ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const deadline = Date.now() + 60_000;
+  while (!(await fetch(`http://127.0.0.1:${port}${readyPath}`).then((r) => r.status === 200).catch(() => false))) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`next start in ${dir} did not become ready`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    async terminate() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      return child.exitCode;
+    },
+  };
+}
+
 /**
  * The built app under `next start` on loopback, on a fresh embedded database: what a user of the
  * quickstart gets. Stopped by the PID spawned here.
@@ -39,25 +71,8 @@ export async function startServedApp(env: Record<string, string> = {}, prepare?:
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "optstuff-e2e-"));
   prepare?.(dataDir); // before the server opens the embedded database (one process at a time)
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
-    env: { ...process.env, NEXT_MANUAL_SIG_HANDLE: "true", NODE_ENV: "production", OPTSTUFF_DATA_DIR: dataDir, OPTSTUFF_PUBLIC_BASE_URL: baseUrl, PORT: String(port), DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ready = await fetch(`${baseUrl}/api/health`).then((r) => r.status === 200).catch(() => false);
-    if (ready) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the app did not become ready");
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const terminate = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    }
-    return child.exitCode;
-  };
+  const server = await startNext(".", port, { NEXT_MANUAL_SIG_HANDLE: "true", OPTSTUFF_DATA_DIR: dataDir, OPTSTUFF_PUBLIC_BASE_URL: baseUrl, PORT: String(port), DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env }, "/api/health");
+  const terminate = () => server.terminate();
   return {
     baseUrl,
     dataDir,

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,7 +29,7 @@ beforeAll(() => {
   const [packed] = JSON.parse(pack.output.slice(pack.output.indexOf("["), pack.output.lastIndexOf("]") + 1)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   packedFiles = packed!.files.map((file) => file.path).sort();
   consumer = path.join(work, "app");
-  run("mkdir", ["-p", consumer], work);
+  mkdirSync(consumer);
   writeFileSync(path.join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   const install = run("npm", ["install", "--offline", "--ignore-scripts", path.join(work, packed!.filename)], consumer);
   expect(install.status, install.output).toBe(0);

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { deliveryErrors, errorCatalogue } from "@/server/errors";
 import { readDoc } from "../../../scripts/generate-docs";
+import { DOCUMENTS } from "../../support/documents";
 import { errorFix, errorWhen } from "../../../scripts/docs/delivery-error-texts";
 import { renderDashboardErrorTable, renderDeliveryErrorTable, updateErrorsDoc } from "../../../scripts/docs/errors";
 
@@ -45,9 +46,8 @@ describe("docs/errors.md", () => {
 });
 
 describe("error codes in the documentation", () => {
-  const documents = [...readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`), "README.md", "packages/client/README.md", "examples/nextjs/README.md"];
 
-  it.each(documents)("%s names only catalogue codes, each with its status", (file) => {
+  it.each(DOCUMENTS)("%s names only catalogue codes, each with its status", (file) => {
     expect(unknownCodeMentions(readFileSync(file, "utf8"))).toEqual([]);
   });
 

@@ -1,14 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { DOCUMENTS } from "../../support/documents";
 
-/** Every Markdown page a reader reaches from the README. */
-const documents = [
-  "README.md",
-  "packages/client/README.md",
-  "examples/nextjs/README.md",
-  ...readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
-];
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function anchors(markdown: string): Set<string> {
@@ -29,7 +23,7 @@ function brokenLinks(markdown: string, docPath: string): string[] {
 }
 
 describe("links between the documents", () => {
-  it.each(documents)("%s links only to files and headings that exist", (file) => {
+  it.each(DOCUMENTS)("%s links only to files and headings that exist", (file) => {
     expect(brokenLinks(readFileSync(file, "utf8"), path.resolve(file))).toEqual([]);
   });
 
