@@ -58,6 +58,8 @@ export async function signUrl(input: SignUrlInput): Promise<string> {
   if (operations === "" || operations.includes("/")) throw new RangeError(`operations must be one path segment (use "_" for none), got "${operations}"`);
   if (input.source === "") throw new RangeError("source must not be empty");
   const exp = input.expiresIn === undefined ? undefined : bucketedExpiry(input.now ?? Date.now(), input.expiresIn, input.expiryBucket);
+  // Without exp, such a source signs the same string as an expiring URL: the server refuses it (contract §2).
+  if (exp === undefined && /\?exp=\d+$/.test(input.source)) throw new RangeError("a source ending in ?exp=N needs expiresIn: the server refuses it without one");
   const sig = await signature(input.secretKey, operations, input.source, exp);
   // Each source segment is encoded on its own, so the server's single decode gives back exactly the
   // signed source (a `%20` in the source stays `%20`). The `//` after a scheme is written as one `/`:

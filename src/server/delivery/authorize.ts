@@ -1,6 +1,6 @@
 import type { ApiKeyConfig, ConfigStore, ProjectConfig } from "@/server/config-cache";
 import { AppError } from "@/server/errors";
-import { signaturePayload, verifySignature, type SecretBox } from "@/server/signing";
+import { endsLikeExpiry, signaturePayload, verifySignature, type SecretBox } from "@/server/signing";
 import type { ImageRequestParts } from "./parse-request";
 
 export interface Authorized {
@@ -39,6 +39,9 @@ export async function authorizeRequest(
 
   const secret = openSecret(deps.secretBox, apiKey);
   const payload = signaturePayload(parts.operationsSegment, parts.source, parts.expText);
+  if (parts.expText === undefined && endsLikeExpiry(payload)) {
+    throw new AppError("SIGNATURE_INVALID", { detail: "payload ends in ?exp=N without an exp parameter (expiry moved into the source)" });
+  }
   if (!verifySignature(secret, payload, parts.signature)) throw new AppError("SIGNATURE_INVALID");
   if (parts.exp !== undefined && parts.exp * 1000 <= now.getTime()) throw new AppError("SIGNATURE_EXPIRED");
   return { apiKey, project };

@@ -11,6 +11,18 @@ export function signaturePayload(operations: string, source: string, exp?: numbe
   return exp === undefined || exp === "" ? `${operations}/${source}` : `${operations}/${source}?exp=${exp}`;
 }
 
+/**
+ * The payload format is ambiguous (contract §2): a source ending in `?exp=N` signed without `exp`
+ * produces the same string as that source without the suffix signed with `exp=N`. A request without
+ * `exp` whose payload ends so is refused, or an expired URL could be replayed as a permanent one by
+ * moving its `?exp=N` into the source (`%3Fexp%3DN`).
+ */
+export function endsLikeExpiry(payload: string): boolean {
+  return TRAILING_EXP.test(payload);
+}
+
+const TRAILING_EXP = /\?exp=\d+$/;
+
 export function sign(secretKey: string, payload: string): string {
   return createHmac("sha256", secretKey).update(payload, "utf8").digest("base64url").slice(0, SIGNATURE_LENGTH);
 }

@@ -1,4 +1,4 @@
-import { sign, signaturePayload } from "./signature";
+import { endsLikeExpiry, sign, signaturePayload } from "./signature";
 
 export interface SignedUrlInput {
   baseUrl: string;
@@ -25,7 +25,11 @@ const SCHEME_SLASHES = /^(https?%3A)\/\//i;
  * (contract §1), so the collapsed form saves that round trip and signs the same payload.
  */
 export function buildSignedUrl(input: SignedUrlInput): string {
-  const signature = sign(input.secretKey, signaturePayload(input.operations, input.source, input.exp));
+  const payload = signaturePayload(input.operations, input.source, input.exp);
+  if (input.exp === undefined && endsLikeExpiry(payload)) {
+    throw new RangeError("A source ending in ?exp=N needs an exp of its own: without one the server refuses it (contract §2)");
+  }
+  const signature = sign(input.secretKey, payload);
   const path = input.source.split("/").map(encodeURIComponent).join("/").replace(SCHEME_SLASHES, "$1/");
   const query = new URLSearchParams({ key: input.publicKey, sig: signature });
   if (input.exp !== undefined) query.set("exp", String(input.exp));

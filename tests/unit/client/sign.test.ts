@@ -28,6 +28,9 @@ describe("client kit: signatures", () => {
 
   it("refuses an empty source, a slash in the operations and a non-positive lifetime", async () => {
     await expect(signUrl({ ...keys, operations: "w_1", source: "" })).rejects.toThrow(RangeError);
+    // Contract §2: without exp, a source ending in ?exp=N is what the server refuses.
+    await expect(signUrl({ ...keys, operations: "w_1", source: "cdn.example.com/a.jpg?exp=1" })).rejects.toThrow(/expiresIn/);
+    expect(await signUrl({ ...keys, operations: "w_1", source: "cdn.example.com/a.jpg?exp=1", expiresIn: 60 })).toContain("exp=");
     await expect(signUrl({ ...keys, operations: "w_1/x", source: "a.com/b.jpg" })).rejects.toThrow(/one path segment/);
     await expect(signUrl({ ...keys, source: "a.com/b.jpg", expiresIn: 0 })).rejects.toThrow(/expiresIn/);
   });
