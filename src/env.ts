@@ -67,6 +67,10 @@ const envSchema = z.object({
   OPTSTUFF_MAX_INPUT_PIXELS: int(50_000_000, 1),
   /** Largest output side. Default 8192. */
   OPTSTUFF_MAX_OUTPUT_DIMENSION: int(8192, 1),
+  /** Largest output area of one frame, in pixels; larger results are scaled down to fit. Default 40 MP. */
+  OPTSTUFF_MAX_OUTPUT_PIXELS: int(40_000_000, 1),
+  /** Largest AVIF output area (its encoder cannot be interrupted); f_auto answers WebP above it. Default 8294400 (3840×2160). */
+  OPTSTUFF_MAX_AVIF_PIXELS: int(3840 * 2160, 1),
   /** Animation frames decoded at most. Default 500. */
   OPTSTUFF_MAX_FRAMES: int(500, 1),
   /** Transform budget in ms. Default 20 s. */

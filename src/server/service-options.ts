@@ -56,6 +56,8 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     transformLimits: {
       maxInputPixels: e.OPTSTUFF_MAX_INPUT_PIXELS,
       maxOutputDimension: e.OPTSTUFF_MAX_OUTPUT_DIMENSION,
+      maxOutputPixels: e.OPTSTUFF_MAX_OUTPUT_PIXELS,
+      maxAvifPixels: e.OPTSTUFF_MAX_AVIF_PIXELS,
       maxFrames: e.OPTSTUFF_MAX_FRAMES,
       timeoutMs: e.OPTSTUFF_TRANSFORM_TIMEOUT_MS,
       webpEffort: e.OPTSTUFF_WEBP_EFFORT,

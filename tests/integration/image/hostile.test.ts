@@ -8,7 +8,7 @@ import {
   transformImage,
   type TransformLimits,
 } from "@/server/image";
-import { pixelBombPng, pngChunk } from "../../support/hostile";
+import { pixelBombPng, pngChunk, svgEmbedding } from "../../support/hostile";
 import { animatedGif, solid } from "./generate";
 
 function transform(input: Buffer, segment: string, limits: Partial<TransformLimits> = {}) {
@@ -73,6 +73,76 @@ describe("pixel limits", () => {
   it("refuses an SVG that declares an enormous canvas", async () => {
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"><rect width="10" height="10"/></svg>');
     expect((await refusal(transform(svg, "f_png"))).code).toBe("IMAGE_TOO_LARGE");
+  });
+});
+
+describe("rasters embedded in SVG", () => {
+  it("counts a data: PNG inside a small SVG against the pixel limit, before anything is decoded", async () => {
+    const svg = svgEmbedding(pixelBombPng(10_000, 10_000));
+    const rssBefore = process.memoryUsage().rss;
+    for (const segment of ["f_png", "w_50"]) {
+      const error = await refusal(transform(svg, segment));
+      expect(error.code).toBe("IMAGE_TOO_LARGE");
+    }
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(100 * 1024 * 1024);
+    expect((await refusal(transform(svgEmbedding(pixelBombPng(10_000, 10_000), { xlink: true }), "f_png"))).code).toBe("IMAGE_TOO_LARGE");
+  });
+
+  it("counts rasters inside an SVG embedded in an SVG, and refuses nesting past three levels", async () => {
+    const inner = svgEmbedding(pixelBombPng(8000, 8000));
+    const nested = svgEmbedding(inner, { mime: "image/svg+xml" });
+    expect((await refusal(transform(nested, "f_png"))).code).toBe("IMAGE_TOO_LARGE");
+    let deep = svgEmbedding(await solid(4, 4, [0, 0, 255]).png().toBuffer());
+    for (let level = 0; level < 3; level++) deep = svgEmbedding(deep, { mime: "image/svg+xml" });
+    expect((await refusal(transform(deep, "f_png"))).code).toBe("UNSUPPORTED_IMAGE");
+  });
+
+  it("sums many embedded rasters", async () => {
+    const tile = `data:image/png;base64,${pixelBombPng(3000, 3000).toString("base64")}`;
+    const images = Array.from({ length: 6 }, () => `<image href="${tile}" width="10" height="10"/>`).join("");
+    const svg = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">${images}</svg>`);
+    expect((await refusal(transform(svg, "f_png"))).code).toBe("IMAGE_TOO_LARGE");
+  });
+
+  it("refuses entity declarations, which could spell a data: URI only the renderer sees", async () => {
+    const svg = Buffer.from(
+      `<!DOCTYPE svg [<!ENTITY img "data:image/png;base64,${pixelBombPng(10_000, 10_000).toString("base64")}">]>` +
+        `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><image href="&img;" width="10" height="10"/></svg>`,
+    );
+    expect((await refusal(transform(svg, "f_png"))).code).toBe("UNSUPPORTED_IMAGE");
+  });
+
+  it("still renders an SVG that embeds a small raster", async () => {
+    const svg = svgEmbedding(await solid(20, 20, [255, 0, 0]).png().toBuffer(), { size: 20 });
+    const result = await transform(svg, "f_png");
+    const { data } = await sharp(result.body).raw().toBuffer({ resolveWithObject: true });
+    expect([data[0], data[1], data[2]]).toEqual([255, 0, 0]);
+  });
+});
+
+describe("output area", () => {
+  it("scales an enlarged output down to the area cap, and AVIF to its tighter cap", async () => {
+    const small = await solid(64, 48, [0, 128, 0]).png().toBuffer();
+    const limits = { maxOutputPixels: 1_000_000, maxAvifPixels: 250_000 };
+    const webp = await sharp((await transform(small, "s_8192x8192,fit_fill,enlarge,f_webp", limits)).body).metadata();
+    expect(webp.width! * webp.height!).toBeLessThanOrEqual(1_000_000);
+    expect(webp.width).toBe(1000);
+    const avif = await transform(small, "s_8192x8192,fit_fill,enlarge,f_avif", limits);
+    const meta = await sharp(avif.body).metadata();
+    expect(avif.format).toBe("avif");
+    expect(meta.width! * meta.height!).toBeLessThanOrEqual(250_000);
+    expect(meta.width).toBe(500);
+  });
+
+  it("negotiates WebP instead of AVIF when the output is over the AVIF cap", async () => {
+    const small = await solid(64, 48, [0, 128, 0]).png().toBuffer();
+    const limits = { ...DEFAULT_TRANSFORM_LIMITS, maxOutputPixels: 1_000_000, maxAvifPixels: 250_000 };
+    const accept = "image/avif,image/webp,*/*";
+    const large = await transformImage(small, parseOperations("s_900x900,fit_fill,enlarge,f_auto"), { accept }, limits);
+    expect(large.format).toBe("webp");
+    expect(large.negotiated).toBe(true);
+    const fits = await transformImage(small, parseOperations("s_400x400,fit_fill,enlarge,f_auto"), { accept }, limits);
+    expect(fits.format).toBe("avif");
   });
 });
 

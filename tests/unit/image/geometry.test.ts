@@ -55,6 +55,22 @@ describe("planGeometry", () => {
     expect(plan("s_1000x500", { maxOutputDimension: 1000 }).resize).toMatchObject({ width: 1000, height: 500, fit: "cover" });
   });
 
+  it("scales outputs over the area cap down as a whole, keeping fit and shape", () => {
+    const area = (p: ReturnType<typeof plan>) => p.outputPixels;
+    const big = plan("s_8192x8192,fit_fill,enlarge", { maxOutputPixels: 4_000_000 });
+    expect(big.resize).toMatchObject({ width: 2000, height: 2000, fit: "fill" });
+    expect(area(big)).toBeLessThanOrEqual(4_000_000);
+    // One side given and no enlargement: scaled from the size sharp would really produce (3000×2000).
+    const wide = plan("w_8000", { maxOutputPixels: 1_500_000 });
+    expect(wide.resize).toMatchObject({ width: 1500 });
+    expect(area(wide)).toBe(1500 * 1000);
+    // No resize asked: the source is fitted inside.
+    expect(plan("_", { maxOutputPixels: 600_000 }).resize).toMatchObject({ width: 948, height: 632, fit: "inside" });
+    expect(plan("s_1000x900,fit_outside,enlarge", { maxOutputPixels: 1_000_000 }).outputPixels).toBeLessThanOrEqual(1_000_000);
+    // Under the cap nothing changes.
+    expect(plan("w_800", { maxOutputPixels: 4_000_000 })).toEqual(plan("w_800"));
+  });
+
   it("predicts sizes for the fits that can exceed the box", () => {
     expect(predictSize(source, { width: 300, fit: "cover", withoutEnlargement: true })).toEqual({ width: 300, height: 200 });
     expect(predictSize(source, { width: 6000, fit: "cover", withoutEnlargement: true })).toEqual(source);
