@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "artifacts/**", "coverage/**", "bench/peers/next-optimizer/.next/**", "bench/peers/next-optimizer/next-env.d.ts", "packages/*/dist/**", "examples/*/.next/**", "examples/*/next-env.d.ts"] },
+  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "artifacts/**", "coverage/**", "bench/peers/next-optimizer/.next/**", "bench/peers/next-optimizer/next-env.d.ts", "packages/*/dist/**", "dist/**", ".scratch/**", "examples/*/.next/**", "examples/*/next-env.d.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -37,6 +37,8 @@ async function measure(root: string, withRedis: boolean) {
     transformLimits: { maxInputPixels: 1_000_000, maxOutputDimension: 100, maxFrames: 1, timeoutMs: 5000 },
     localSourceRoot: root,
     transformConcurrency: 1,
+    // Measures authentication and limits; a 1×1 PNG's transform is the same wherever it runs.
+    transformIsolation: null,
     transformQueue: 64,
     resultCacheBytes: 0, // every request transforms: the work under comparison is identical
     configCacheTtlMs: 1000, // production's L1
@@ -61,7 +63,7 @@ async function measure(root: string, withRedis: boolean) {
   const parsedOperations = parseOperations(operations);
   const location = parseSource("local/dot.png");
   const direct = async () => {
-    await services.delivery.produce({ key: "bench", location, operations: parsedOperations, accept: null });
+    await services.delivery.produce({ key: "bench", tenant: "bench", location, operations: parsedOperations, accept: null });
   };
 
   const time = async (task: () => Promise<void>): Promise<Latency> => {

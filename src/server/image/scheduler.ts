@@ -6,11 +6,20 @@ export interface SchedulerOptions {
   concurrency?: number;
   /** Transforms waiting for a slot; beyond that requests are refused at once with 503. Default 4 × concurrency. */
   maxQueue?: number;
+  /** Share slots and queue between tenants (default). Off: one first-come queue for everyone, as before. */
+  fairShare?: boolean;
 }
 
+/**
+ * `normal` for a tenant's first running job, `background` for its others: where jobs run in their own
+ * processes, background ones run at a lower CPU priority, so a tenant's burst uses idle cores but
+ * gives way to every other tenant's first job (measured in bench:hostile's cross-tenant case).
+ */
+export type JobPriority = "normal" | "background";
+
 export interface TransformScheduler {
-  /** Runs `job` when a slot is free; a caller with the key of a job already queued or running shares it. */
-  run<T>(key: string, job: () => Promise<T>): Promise<T>;
+  /** Runs `job` when a slot is free, in turn with the other tenants' jobs (round robin). */
+  run<T>(tenant: string, job: (priority: JobPriority) => Promise<T>): Promise<T>;
   stats(): { running: number; queued: number };
 }
 
@@ -18,64 +27,105 @@ export interface TransformScheduler {
 const MIN_RETRY_AFTER = 1;
 const MAX_RETRY_AFTER = 30;
 
+interface Tenant {
+  running: number;
+  waiting: Array<() => void>;
+}
+
 /**
- * A bounded queue in front of the transforms: queueing more work than the CPUs can clear only adds
- * latency and memory (each waiting job holds its source bytes), so past `maxQueue` the server says
- * "busy" immediately and the client (or CDN) retries.
+ * A bounded queue in front of the transforms, shared fairly between tenants (projects):
+ * - Queueing more work than the CPUs can clear only adds latency and memory (each waiting job holds
+ *   its source bytes), so past `maxQueue` the server says "busy" immediately and the client retries.
+ *   One tenant may fill at most half of the queue: its flood is refused while others still queue.
+ * - When a slot frees, the tenants with waiting jobs take turns (round robin), whatever their queue
+ *   lengths, so a noisy tenant waits behind itself, not in front of everyone.
+ * - One slot (of three or more) is kept for tenants with nothing running: a burst can use every slot but one,
+ *   so another tenant's request starts at once instead of waiting for a heavy job to finish.
  */
 export function createTransformScheduler(options: SchedulerOptions = {}): TransformScheduler {
   const concurrency = Math.max(1, options.concurrency ?? 2 * availableParallelism());
   const maxQueue = Math.max(0, options.maxQueue ?? concurrency * 4);
-  const inflight = new Map<string, Promise<unknown>>();
-  const waiting: Array<() => void> = [];
+  const fair = options.fairShare ?? true;
+  const tenantQueue = fair ? Math.max(1, Math.ceil(maxQueue / 2)) : maxQueue;
+  const reserved = fair && concurrency > 2 ? 1 : 0;
+  const tenants = new Map<string, Tenant>();
+  /** Tenants with waiting jobs, in turn order. */
+  const turns: string[] = [];
   let running = 0;
+  let queued = 0;
   let averageMs = 0;
 
-  function start(job: () => Promise<unknown>, settle: (outcome: Promise<unknown>) => void): void {
+  function canStart(tenant: Tenant): boolean {
+    if (running >= concurrency) return false;
+    return tenant.running === 0 || running < concurrency - reserved;
+  }
+
+  function start(name: string, tenant: Tenant, job: (priority: JobPriority) => Promise<unknown>, settle: (outcome: Promise<unknown>) => void): void {
+    const priority: JobPriority = !fair || tenant.running === 0 ? "normal" : "background";
     running++;
+    tenant.running++;
     const startedAt = performance.now();
-    const outcome = Promise.resolve().then(job);
+    const outcome = Promise.resolve().then(() => job(priority));
     settle(outcome);
     void outcome.then(done, done);
     function done(): void {
       running--;
+      tenant.running--;
       // A moving average of job time, only to size the Retry-After hint.
       const elapsed = performance.now() - startedAt;
       averageMs = averageMs === 0 ? elapsed : averageMs * 0.8 + elapsed * 0.2;
-      waiting.shift()?.();
+      forgetIfIdle(name, tenant);
+      dispatch();
     }
   }
 
-  function retryAfterSeconds(): number {
-    const seconds = Math.ceil(((waiting.length + running) / concurrency) * (averageMs / 1000));
-    return Math.min(MAX_RETRY_AFTER, Math.max(MIN_RETRY_AFTER, seconds));
+  /** Starts waiting jobs while slots allow, one per tenant per turn. */
+  function dispatch(): void {
+    let skipped = 0;
+    while (turns.length > 0 && skipped < turns.length) {
+      const name = turns.shift()!;
+      const tenant = tenants.get(name)!;
+      if (!canStart(tenant)) {
+        turns.push(name);
+        skipped++;
+        continue;
+      }
+      skipped = 0;
+      queued--;
+      tenant.waiting.shift()!();
+      if (tenant.waiting.length > 0) turns.push(name);
+    }
+  }
+
+  function forgetIfIdle(name: string, tenant: Tenant): void {
+    if (tenant.running === 0 && tenant.waiting.length === 0) tenants.delete(name);
+  }
+
+  function overloaded(detail: string): AppError {
+    const seconds = Math.ceil(((queued + running) / concurrency) * (averageMs / 1000));
+    const retryAfter = Math.min(MAX_RETRY_AFTER, Math.max(MIN_RETRY_AFTER, seconds));
+    return new AppError("OVERLOADED", { detail, headers: { "Retry-After": String(retryAfter) } });
   }
 
   return {
-    run<T>(key: string, job: () => Promise<T>): Promise<T> {
-      const shared = inflight.get(key);
-      if (shared) return shared as Promise<T>;
-      if (running >= concurrency && waiting.length >= maxQueue) {
-        const retryAfter = String(retryAfterSeconds());
-        return Promise.reject(
-          new AppError("OVERLOADED", {
-            detail: `transform queue full (${running} running, ${waiting.length} queued)`,
-            headers: { "Retry-After": retryAfter },
-          }),
-        );
+    run<T>(given: string, job: (priority: JobPriority) => Promise<T>): Promise<T> {
+      const name = fair ? given : "";
+      const tenant = tenants.get(name) ?? { running: 0, waiting: [] };
+      tenants.set(name, tenant);
+      if (canStart(tenant) && tenant.waiting.length === 0) {
+        return new Promise<T>((resolve, reject) => start(name, tenant, job, (outcome) => (outcome as Promise<T>).then(resolve, reject)));
       }
-      const result = new Promise<T>((resolve, reject) => {
-        const begin = () => start(job, (outcome) => (outcome as Promise<T>).then(resolve, reject));
-        if (running < concurrency) begin();
-        else waiting.push(begin);
+      if (queued >= maxQueue || tenant.waiting.length >= tenantQueue) {
+        forgetIfIdle(name, tenant);
+        const scope = queued >= maxQueue ? "transform queue full" : "this project's share of the transform queue is full";
+        return Promise.reject(overloaded(`${scope} (${running} running, ${queued} queued, ${tenant.waiting.length} of this project)`));
+      }
+      return new Promise<T>((resolve, reject) => {
+        if (tenant.waiting.length === 0) turns.push(name);
+        tenant.waiting.push(() => start(name, tenant, job, (outcome) => (outcome as Promise<T>).then(resolve, reject)));
+        queued++;
       });
-      inflight.set(key, result);
-      const forget = () => {
-        if (inflight.get(key) === result) inflight.delete(key);
-      };
-      result.then(forget, forget);
-      return result;
     },
-    stats: () => ({ running, queued: waiting.length }),
+    stats: () => ({ running, queued }),
   };
 }

@@ -33,7 +33,7 @@ export interface TransformLimits {
   maxInputPixels: number;
   /** Largest output width or height. Default 8192. */
   maxOutputDimension: number;
-  /** Largest output area of one frame; larger results are scaled down to fit. Default 40 MP. */
+  /** Largest output area of one frame; larger results are scaled down to fit. Default 24 MP. */
   maxOutputPixels?: number;
   /**
    * Largest AVIF output area: libheif's encode is one call that no timeout interrupts and costs about

@@ -73,49 +73,16 @@ describe("createTransformScheduler", () => {
     await expect(scheduler.run("b", async () => "x")).resolves.toBe("x");
   });
 
-  it("coalesces identical keys: one run, one slot, same result", async () => {
-    const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 0 });
-    const gate = deferred();
-    let runs = 0;
-    const job = () => {
-      runs++;
-      return gate.promise;
-    };
-    const a = scheduler.run("same", job);
-    // The queue is 0: a second distinct key would be refused, a shared one is not.
-    const b = scheduler.run("same", job);
-    const c = scheduler.run("same", job);
-    expect(scheduler.stats()).toEqual({ running: 1, queued: 0 });
-    gate.resolve("img");
-    expect(await Promise.all([a, b, c])).toEqual(["img", "img", "img"]);
-    expect(runs).toBe(1);
-  });
-
-  it("coalesces a queued job too, without a second queue slot", async () => {
+  it("propagates a failure and frees the slot for the next job", async () => {
     const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 1 });
     const gate = deferred();
-    const blocker = scheduler.run("blocker", () => gate.promise);
-    let runs = 0;
-    const queued = scheduler.run("q", async () => ++runs);
-    const sharer = scheduler.run("q", async () => ++runs);
-    expect(scheduler.stats()).toEqual({ running: 1, queued: 1 });
-    gate.resolve("x");
-    await blocker;
-    expect(await Promise.all([queued, sharer])).toEqual([1, 1]);
-  });
-
-  it("propagates a failure to every waiter and frees the slot", async () => {
-    const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 0 });
-    const gate = deferred();
     const a = scheduler.run("k", () => gate.promise);
-    const b = scheduler.run("k", () => gate.promise);
+    const b = scheduler.run("k", async () => "next");
     const failure = new Error("decode failed");
     gate.reject(failure);
     await expect(a).rejects.toBe(failure);
-    await expect(b).rejects.toBe(failure);
+    await expect(b).resolves.toBe("next");
     expect(scheduler.stats()).toEqual({ running: 0, queued: 0 });
-    // The key is forgotten: the next request runs the job again.
-    await expect(scheduler.run("k", async () => "retry")).resolves.toBe("retry");
   });
 
   it("frees the slot when a job throws synchronously", async () => {
@@ -128,12 +95,79 @@ describe("createTransformScheduler", () => {
     await expect(scheduler.run("other", async () => 1)).resolves.toBe(1);
   });
 
+  it("keeps a slot for another tenant while one tenant bursts, and runs the burst's extra jobs in the background", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 4, maxQueue: 20 });
+    const gate = deferred();
+    const priorities: string[] = [];
+    const noisy = Array.from({ length: 6 }, () =>
+      scheduler.run("noisy", (priority) => {
+        priorities.push(`noisy:${priority}`);
+        return gate.promise;
+      }),
+    );
+    await tick();
+    expect(scheduler.stats()).toEqual({ running: 3, queued: 3 });
+    expect(priorities).toEqual(["noisy:normal", "noisy:background", "noisy:background"]);
+    // The quiet tenant starts at once, at normal priority, though the noisy one has jobs waiting.
+    const quiet = scheduler.run("quiet", async (priority) => priority);
+    await expect(quiet).resolves.toBe("normal");
+    gate.resolve("x");
+    await Promise.all(noisy);
+  });
+
+  it("takes tenants in turn when slots free up, whatever their queue lengths", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 20 });
+    const gates = Array.from({ length: 9 }, () => deferred());
+    const order: string[] = [];
+    let next = 0;
+    const job = (name: string) => () => {
+      order.push(name);
+      return gates[next++]!.promise;
+    };
+    const all = [
+      ...Array.from({ length: 5 }, (_, i) => scheduler.run("noisy", job(`n${i}`))),
+      scheduler.run("quiet", job("q0")),
+      scheduler.run("quiet", job("q1")),
+    ];
+    for (let i = 0; i < 7; i++) {
+      await tick();
+      gates[i]!.resolve("done");
+    }
+    await Promise.all(all);
+    // n0 was running; then the two tenants alternate until the quiet one has nothing left.
+    expect(order).toEqual(["n0", "n1", "q0", "n2", "q1", "n3", "n4"]);
+  });
+
+  it("lets one tenant fill at most half of the queue: its flood is refused while others still queue", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 4 });
+    const gate = deferred();
+    const running = scheduler.run("noisy", () => gate.promise);
+    const queuedNoisy = [scheduler.run("noisy", () => gate.promise), scheduler.run("noisy", () => gate.promise)];
+    await expect(scheduler.run("noisy", async () => "x")).rejects.toMatchObject({ code: "OVERLOADED" });
+    const quiet = scheduler.run("quiet", async () => "served");
+    gate.resolve("x");
+    await expect(quiet).resolves.toBe("served");
+    await Promise.all([running, ...queuedNoisy]);
+  });
+
+  it("without fair share, is one first-come queue: a burst takes every slot", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 4, maxQueue: 20, fairShare: false });
+    const gate = deferred();
+    const priorities: string[] = [];
+    const noisy = Array.from({ length: 6 }, () => scheduler.run("noisy", (p) => (priorities.push(p), gate.promise)));
+    await tick();
+    expect(scheduler.stats()).toEqual({ running: 4, queued: 2 });
+    expect(new Set(priorities)).toEqual(new Set(["normal"]));
+    gate.resolve("x");
+    await Promise.all(noisy);
+  });
+
   it("defaults to two slots per core", async () => {
     const scheduler = createTransformScheduler();
     const { availableParallelism } = await import("node:os");
     const slots = 2 * availableParallelism();
     const gate = deferred();
-    const all = Array.from({ length: slots + 1 }, (_, i) => scheduler.run(`k${i}`, () => gate.promise));
+    const all = Array.from({ length: slots + 1 }, (_, i) => scheduler.run(`tenant${i}`, () => gate.promise));
     expect(scheduler.stats()).toEqual({ running: slots, queued: 1 });
     gate.resolve("x");
     await Promise.all(all);

@@ -1,0 +1,2 @@
+export const TRANSFORM_WORKER: string;
+export function buildTransformWorker(root?: string): Promise<string>;

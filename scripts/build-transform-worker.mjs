@@ -1,0 +1,31 @@
+// Bundles the transform process's entry (src/server/image/isolation/child-main.ts) into one ESM file
+// that Node runs directly: the server forks it for every transform process. sharp stays external (a
+// native module, resolved from node_modules next to the bundle's folder). `npm run build` and the test
+// setup run this; it takes well under a second.
+import { build } from "esbuild";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const TRANSFORM_WORKER = "dist/transform-worker.mjs";
+
+export async function buildTransformWorker(root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: ["src/server/image/isolation/child-main.ts"],
+    outfile: TRANSFORM_WORKER,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    external: ["sharp"],
+    tsconfig: "tsconfig.json",
+    logLevel: "warning",
+    // A bundled CommonJS dependency may call require(): give the ESM bundle one.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  });
+  return path.join(root, TRANSFORM_WORKER);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log(`transform worker: ${await buildTransformWorker()}`);
+}

@@ -1,0 +1,35 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { toAppError } from "@/server/errors";
+import { configureSharp } from "../configure-sharp";
+import { transformImage } from "../pipeline";
+import type { ChildSettings, JobMessage, JobReply } from "./protocol";
+
+/**
+ * A transform process: one job at a time, as the server's pool hands them out. It holds no secret and
+ * opens no connection; the server may SIGKILL it at any moment (past the time budget or the memory
+ * cap), which is the point of running libvips here: a native call that no timeout interrupts
+ * (libheif's AVIF encode, librsvg's filters) stops with the process, and its memory goes with it.
+ */
+const settings = JSON.parse(process.argv[2] ?? "{}") as ChildSettings;
+configureSharp(settings.sharp);
+
+process.on("message", (job: JobMessage) => {
+  void run(job).then((reply) => process.send?.(reply));
+});
+// The server went away: nothing will read our answers.
+process.on("disconnect", () => process.exit(0));
+// Messages sent before the listener above existed would be lost: the pool waits for this one.
+process.send?.({ ready: true });
+
+async function run(job: JobMessage): Promise<JobReply> {
+  try {
+    const input = await readFile(job.inputPath);
+    const { body, ...result } = await transformImage(input, job.ops, { accept: job.accept }, job.limits);
+    // An SVG passed through is the input itself: the server already has it.
+    if (result.format !== "svg") await writeFile(job.outputPath, body);
+    return { id: job.id, ok: true, result };
+  } catch (thrown) {
+    const error = toAppError(thrown);
+    return { id: job.id, ok: false, error: { code: error.code, message: error.publicMessage, detail: error.detail } };
+  }
+}

@@ -1,0 +1,226 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { readFile, unlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import type { JobPriority } from "../scheduler";
+import path from "node:path";
+import { AppError } from "@/server/errors";
+import type { SharpSettings } from "../configure-sharp";
+import type { Transformer } from "../transformer";
+import type { ChildSettings, JobMessage, JobReply } from "./protocol";
+import { residentBytes } from "./process-memory";
+
+export interface ProcessPoolOptions {
+  /** The built child script (scripts/build-transform-worker.mjs writes it). */
+  entry: string;
+  /** Resident bytes a transform process may reach; past it the job is killed (413). */
+  memoryLimitBytes: number;
+  /** How long past the job's time budget the process is killed, when libvips' own timeout could not stop it. Default 1 s. */
+  graceMs?: number;
+  /** A process idle this long exits, so an idle server holds no transform memory. Default 30 s. */
+  idleMs?: number;
+  /** A process larger than this after a job is replaced: glibc keeps freed arenas, a new process starts small (≈ 60 MB). Default 160 MB. */
+  recycleBytes?: number;
+  /** CPU niceness of the processes that run a tenant's extra jobs (see JobPriority). Default 19: they only use what nobody else wants. */
+  backgroundNice?: number;
+  /** How often a running job's process size is read. Default 25 ms. */
+  watchIntervalMs?: number;
+  sharp?: SharpSettings;
+}
+
+export interface ProcessPool {
+  transform: Transformer;
+  stats(): { processes: number; busyPids: number[]; killed: { timeout: number; memory: number; crashed: number } };
+  close(): Promise<void>;
+}
+
+interface Worker {
+  child: ChildProcess;
+  priority: JobPriority;
+  ready: Promise<void>;
+  busy: boolean;
+  idleTimer?: NodeJS.Timeout;
+  /** Settles the running job when the process exits (killed or crashed). */
+  onExit?: (detail: string) => void;
+  onReply?: (reply: JobReply) => void;
+}
+
+/**
+ * Transforms in child processes that can be stopped. sharp's timeout is checked between libvips
+ * operations, so a single long native call (libheif's AVIF encode, librsvg's SVG filters) runs past
+ * any budget and can take gigabytes; inside a child, the server kills it at the budget or at the memory
+ * cap, answers 504 or 413, and the memory returns to the system with the process. The number of
+ * processes follows the transform scheduler's slots (it never runs more jobs than that at once).
+ */
+export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
+  const graceMs = options.graceMs ?? 1000;
+  const idleMs = options.idleMs ?? 30_000;
+  const recycleBytes = options.recycleBytes ?? Math.min(160 * 2 ** 20, options.memoryLimitBytes / 2);
+  const watchIntervalMs = options.watchIntervalMs ?? 25;
+  const settings: ChildSettings = { sharp: options.sharp ?? {} };
+  // Made on first use: a process that never transforms (the CLI) leaves nothing behind.
+  let directory: string | null = null;
+  // Niceness can only be raised without privileges, so each process keeps the priority it started with.
+  const idle: Record<JobPriority, Worker[]> = { normal: [], background: [] };
+  const all = new Set<Worker>();
+  const killed = { timeout: 0, memory: 0, crashed: 0 };
+  let sequence = 0;
+  let closed = false;
+
+  function spawnWorker(priority: JobPriority): Worker {
+    if (!existsSync(options.entry)) {
+      throw new AppError("INTERNAL", { detail: `transform worker not built: ${options.entry} (npm run build writes it)` });
+    }
+    const child = fork(options.entry, [JSON.stringify(settings)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: [] });
+    if (priority === "background" && child.pid !== undefined) lowerPriority(child.pid, options.backgroundNice ?? 19);
+    const ready = new Promise<void>((resolve, reject) => {
+      child.once("message", () => resolve());
+      child.once("exit", () => reject(new AppError("INTERNAL", { detail: `transform process did not start (${options.entry})` })));
+    });
+    ready.catch(() => {});
+    const worker: Worker = { child, priority, busy: false, ready };
+    child.on("message", (reply: JobReply | { ready: true }) => {
+      if ("id" in reply) worker.onReply?.(reply);
+    });
+    child.on("exit", (code, signal) => {
+      all.delete(worker);
+      removeIdle(worker);
+      worker.onExit?.(`transform process exited (${signal ?? `code ${code}`})`);
+    });
+    child.on("error", () => child.kill("SIGKILL"));
+    all.add(worker);
+    return worker;
+  }
+
+  function removeIdle(worker: Worker): void {
+    clearTimeout(worker.idleTimer);
+    const list = idle[worker.priority];
+    const index = list.indexOf(worker);
+    if (index >= 0) list.splice(index, 1);
+  }
+
+  function acquire(priority: JobPriority): Worker {
+    const worker = idle[priority].pop() ?? spawnWorker(priority);
+    clearTimeout(worker.idleTimer);
+    worker.busy = true;
+    return worker;
+  }
+
+  function release(worker: Worker): void {
+    worker.busy = false;
+    worker.onReply = undefined;
+    worker.onExit = undefined;
+    const size = residentBytes(worker.child.pid ?? -1);
+    if (closed || (size !== null && size > recycleBytes)) {
+      worker.child.kill("SIGKILL");
+      return;
+    }
+    worker.idleTimer = setTimeout(() => worker.child.kill("SIGKILL"), idleMs);
+    worker.idleTimer.unref();
+    idle[worker.priority].push(worker);
+  }
+
+  const transform: Transformer = async (input, ops, request, limits, priority = "normal") => {
+    if (closed) throw new AppError("NOT_READY", { detail: "transform pool closed" });
+    const id = ++sequence;
+    directory ??= mkdtempSync(path.join(existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "optstuff-transform-"));
+    const job: JobMessage = {
+      id,
+      inputPath: path.join(directory, `${id}.in`),
+      outputPath: path.join(directory, `${id}.out`),
+      ops,
+      accept: request.accept,
+      limits,
+    };
+    try {
+      await writeFile(job.inputPath, input);
+      const worker = acquire(priority);
+      await worker.ready;
+      return await runJob(worker, job, input);
+    } finally {
+      void unlink(job.inputPath).catch(() => {});
+      void unlink(job.outputPath).catch(() => {});
+    }
+  };
+
+  function runJob(worker: Worker, job: JobMessage, input: Buffer): Promise<Awaited<ReturnType<Transformer>>> {
+    return new Promise((resolve, reject) => {
+      let reason: AppError | null = null;
+      const pid = worker.child.pid ?? -1;
+      const stop = (error: AppError, counter: keyof typeof killed) => {
+        if (reason) return;
+        reason = error;
+        killed[counter]++;
+        worker.child.kill("SIGKILL");
+      };
+      const deadline = setTimeout(
+        () => stop(new AppError("TRANSFORM_TIMEOUT", { detail: `transform process killed after ${job.limits.timeoutMs + graceMs} ms` }), "timeout"),
+        job.limits.timeoutMs + graceMs,
+      );
+      const watch = setInterval(() => {
+        const size = residentBytes(pid);
+        if (size !== null && size > options.memoryLimitBytes) {
+          const detail = `transform process at ${Math.round(size / 2 ** 20)} MB > ${Math.round(options.memoryLimitBytes / 2 ** 20)} MB`;
+          stop(new AppError("TRANSFORM_MEMORY_EXCEEDED", { detail }), "memory");
+        }
+      }, watchIntervalMs);
+      const settle = () => {
+        clearTimeout(deadline);
+        clearInterval(watch);
+      };
+      worker.onExit = (detail) => {
+        settle();
+        if (!reason) killed.crashed++;
+        // A crash inside libvips on hostile bytes is the input's doing: it costs that request only.
+        reject(reason ?? new AppError("IMAGE_DECODE_FAILED", { detail }));
+      };
+      worker.onReply = (reply) => {
+        settle();
+        if (!reply.ok) {
+          release(worker);
+          reject(new AppError(reply.error.code, { message: reply.error.message, detail: reply.error.detail }));
+          return;
+        }
+        // An SVG passed through untouched is the input itself.
+        const body = reply.result.format === "svg" ? Promise.resolve(input) : readFile(job.outputPath);
+        body.then((bytes) => {
+          release(worker);
+          resolve({ ...reply.result, body: bytes });
+        }, (error: unknown) => {
+          release(worker);
+          reject(error);
+        });
+      };
+      worker.child.send(job, (error) => {
+        if (error) stop(new AppError("INTERNAL", { detail: "could not hand a job to a transform process", cause: error }), "crashed");
+      });
+    });
+  }
+
+  return {
+    transform,
+    stats: () => ({
+      processes: all.size,
+      busyPids: [...all].filter((w) => w.busy && w.child.pid !== undefined).map((w) => w.child.pid!),
+      killed: { ...killed },
+    }),
+    async close() {
+      closed = true;
+      const exits = [...all].map((worker) => new Promise<void>((resolve) => {
+        if (worker.child.exitCode !== null || worker.child.signalCode !== null) return resolve();
+        worker.child.once("exit", () => resolve());
+        worker.child.kill("SIGKILL");
+      }));
+      await Promise.all(exits);
+      if (directory) rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+function lowerPriority(pid: number, nice: number): void {
+  try {
+    os.setPriority(pid, nice);
+  } catch {
+    // Not permitted here (some sandboxes): the job still runs, at normal priority.
+  }
+}

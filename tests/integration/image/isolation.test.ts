@@ -1,0 +1,118 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "@/server/errors";
+import { configureSharp, DEFAULT_TRANSFORM_LIMITS, parseOperations, transformImage, type TransformLimits } from "@/server/image";
+import { createProcessPool, type ProcessPool } from "@/server/image/isolation/process-pool";
+import { residentBytes } from "@/server/image/isolation/process-memory";
+import { testTransformIsolation } from "../../support/app";
+import { filterBombSvg } from "../../support/hostile";
+import { solid } from "./generate";
+
+// Transforms in killable child processes: the budget holds for native calls libvips cannot interrupt.
+let pool: ProcessPool;
+const limits: TransformLimits = { ...DEFAULT_TRANSFORM_LIMITS, timeoutMs: 2000 };
+
+beforeAll(() => {
+  configureSharp();
+  pool = createProcessPool({ ...testTransformIsolation(400 * 2 ** 20), idleMs: 60_000 });
+});
+
+afterAll(async () => {
+  await pool?.close();
+});
+
+async function timed<T>(work: Promise<T>): Promise<{ error: AppError | null; value: T | null; ms: number }> {
+  const started = performance.now();
+  try {
+    const value = await work;
+    return { error: null, value, ms: performance.now() - started };
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    return { error: error as AppError, value: null, ms: performance.now() - started };
+  }
+}
+
+describe("transform processes", () => {
+  it("produce exactly what the in-process pipeline produces", async () => {
+    const photo = await solid(1200, 800, [200, 90, 30]).jpeg().toBuffer();
+    for (const segment of ["w_300,f_webp", "s_200x200,g_attention,f_avif", "w_64,placeholder", "_"]) {
+      const ops = parseOperations(segment);
+      const here = await transformImage(photo, ops, { accept: null }, limits);
+      const there = await pool.transform(photo, ops, { accept: null }, limits);
+      expect(Buffer.compare(there.body, here.body), segment).toBe(0);
+      expect({ ...there, body: null }).toEqual({ ...here, body: null });
+    }
+  });
+
+  it("carry refusals back as the same AppError", async () => {
+    const { error } = await timed(pool.transform(Buffer.from("not an image"), parseOperations("w_10"), { accept: null }, limits));
+    expect(error?.code).toBe("UNSUPPORTED_IMAGE");
+    expect(error?.status).toBe(415);
+  });
+
+  it("stop an AVIF encode that no timeout interrupts, at the budget (8192² enlarged at q99)", async () => {
+    const small = await solid(64, 64, [0, 100, 200]).jpeg().toBuffer();
+    // Measured here: the pixels are ready within 6 s, then libheif's single call runs another 6 s in process.
+    const unbounded = { ...limits, timeoutMs: 6000, maxOutputPixels: 8192 * 8192, maxAvifPixels: 8192 * 8192 };
+    const { error, ms } = await timed(pool.transform(small, parseOperations("s_8192x8192,fit_fill,enlarge,f_avif,q_99"), { accept: null }, unbounded));
+    // Past the budget, or past the memory cap first (the 67 MP canvas is ≈ 270 MB before encoding).
+    expect(["TRANSFORM_TIMEOUT", "TRANSFORM_MEMORY_EXCEEDED"]).toContain(error?.code);
+    expect(ms).toBeLessThan(unbounded.timeoutMs + 2500);
+  });
+
+  it("stop an SVG filter bomb at the budget or the memory cap", async () => {
+    const { error, ms } = await timed(pool.transform(filterBombSvg(7000, 4), parseOperations("f_png"), { accept: null }, limits));
+    expect(["TRANSFORM_TIMEOUT", "TRANSFORM_MEMORY_EXCEEDED"]).toContain(error?.code);
+    expect(ms).toBeLessThan(limits.timeoutMs + 2500);
+  });
+
+  it("end a job whose process grows past the memory cap (413), and serve the next one", async () => {
+    const tight = createProcessPool({ ...testTransformIsolation(160 * 2 ** 20) });
+    try {
+      const big = await solid(6000, 6000, [10, 200, 10]).png({ compressionLevel: 1 }).toBuffer();
+      const { error } = await timed(tight.transform(big, parseOperations("r_90,blur_20,f_png"), { accept: null }, { ...limits, timeoutMs: 20_000 }));
+      expect(error?.code).toBe("TRANSFORM_MEMORY_EXCEEDED");
+      expect(error?.status).toBe(413);
+      expect(tight.stats().killed.memory).toBe(1);
+      const small = await solid(40, 40, [1, 2, 3]).png().toBuffer();
+      const next = await tight.transform(small, parseOperations("w_20,f_webp"), { accept: null }, limits);
+      expect((await sharp(next.body).metadata()).width).toBe(20);
+    } finally {
+      await tight.close();
+    }
+  });
+
+  it("answer 422 when a transform process dies under a job, and start a new one", async () => {
+    const photo = await solid(3000, 3000, [5, 5, 5]).png({ compressionLevel: 1 }).toBuffer();
+    const job = pool.transform(photo, parseOperations("blur_50,f_avif"), { accept: null }, { ...limits, timeoutMs: 20_000 });
+    // Kill the process running this job from outside, as the kernel's OOM killer or a libvips crash would.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const [busy] = pool.stats().busyPids;
+    expect(residentBytes(busy!)).toBeGreaterThan(0);
+    process.kill(busy!, "SIGKILL");
+    const { error } = await timed(job);
+    expect(error?.code).toBe("IMAGE_DECODE_FAILED");
+    expect(pool.stats().killed.crashed).toBeGreaterThanOrEqual(1);
+    const after = await pool.transform(await solid(10, 10, [1, 1, 1]).png().toBuffer(), parseOperations("f_webp"), { accept: null }, limits);
+    expect(after.format).toBe("webp");
+  });
+
+  it("lower the CPU priority of the processes that run a tenant's extra jobs", async () => {
+    const small = await solid(10, 10, [1, 1, 1]).png().toBuffer();
+    const { execSync } = await import("node:child_process");
+    const niceOf = () =>
+      execSync(`ps -o ni= --ppid ${process.pid}`).toString().trim().split(/\s+/).map(Number);
+    await pool.transform(small, parseOperations("f_webp"), { accept: null }, limits, "background");
+    expect(niceOf()).toContain(19);
+    expect(niceOf()).toContain(0);
+  });
+
+  it("give the memory of a heavy job back: a process left large is replaced", async () => {
+    const photo = await solid(5000, 5000, [90, 90, 90]).png({ compressionLevel: 1 }).toBuffer();
+    await pool.transform(photo, parseOperations("r_90,f_png"), { accept: null }, { ...limits, timeoutMs: 20_000 });
+    const { execSync } = await import("node:child_process");
+    const sizes = execSync(`ps -o rss= --ppid ${process.pid}`).toString().trim().split(/\s+/).map((kb) => Number(kb) * 1024);
+    // Every remaining process is under the recycling threshold (160 MB).
+    for (const size of sizes) expect(size).toBeLessThan(165 * 2 ** 20);
+  });
+});
