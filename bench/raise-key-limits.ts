@@ -1,7 +1,9 @@
 /**
- * bench:image sends more than a key's default 60 requests a minute: lift one key's limits in the
- * database the environment names (the embedded one in OPTSTUFF_DATA_DIR; the app must not be running).
- * The limiter still runs on every request, it just never refuses. Usage: tsx bench/raise-key-limits.ts pk_…
+ * bench:image asks for a new variant with every request, more than a key's default 600 transforms a
+ * minute: lift one key's limits in the database the environment names (the embedded one in
+ * OPTSTUFF_DATA_DIR; the app must not be running). The limiter still runs on every request, it just
+ * never refuses. The per-address windows do not apply: the load generator is on loopback, which they
+ * skip (src/server/ratelimit/address-subject.ts). Usage: tsx bench/raise-key-limits.ts pk_…
  */
 import { eq } from "drizzle-orm";
 import { env } from "@/env";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetricsRouteHandler } from "@/server/metrics/route-handler";
+import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createTestApp, type TestApp } from "../support/app";
 import { makePng } from "../support/images";
 import { serveBytes, startOrigin, type Origin } from "../support/origin";
@@ -16,7 +17,8 @@ beforeAll(async () => {
   app = await createTestApp({ sourceHosts: [origin.host], redis: redis.settings, metricsToken: TOKEN, configCacheTtlMs: 60_000 });
   const path = app.signedPath("w_20", `http://${origin.host}/a.png`);
   await app.services.coordination.kv.get("warm-up"); // the endpoint's first connection is not the config read's cost
-  for (let i = 0; i < 2; i++) expect((await app.fetch(path)).status).toBe(200); // a miss, then a result-cache hit
+  const visitor = { headers: { [PEER_ADDRESS_HEADER]: "203.0.113.5" } }; // a public address: its windows apply
+  for (let i = 0; i < 2; i++) expect((await app.fetch(path, visitor)).status).toBe(200); // a miss, then a result-cache hit
   expect((await app.fetch(path.replace(/sig=[^&]+/, `sig=${"C".repeat(32)}`))).status).toBe(403);
   await app.settled();
 }, 60_000);
@@ -67,7 +69,8 @@ describe("/api/metrics", () => {
     // Postgres instead and counted as a failure. Either way exactly two.
     const redisMisses = sample(text, 'optstuff_config_cache_lookups_total{lookup="redis_miss"}', 0);
     expect(redisMisses + sample(text, 'optstuff_redis_failures_total{use="configRead"}', 0)).toBe(2);
-    expect(sample(text, 'optstuff_redis_calls_total{operation="ratelimit_limit"}')).toBe(4); // minute and day, per served request
+    // The miss: the address's request and transform windows, the key's minute and day; the hit: the address's request window.
+    expect(sample(text, 'optstuff_redis_calls_total{operation="ratelimit_limit"}')).toBe(5);
     expect(sample(text, 'optstuff_redis_calls_total{operation="incrementHash"}')).toBe(2);
     expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(10_000_000);
     const sent = sample(text, "optstuff_image_sent_bytes_total");

@@ -1,5 +1,4 @@
-import type { ImageOperations, ResultCache, TransformLimits, TransformResult, TransformScheduler } from "@/server/image";
-import { transformImage } from "@/server/image";
+import type { ImageOperations, ResultCache, TransformLimits, TransformResult, Transformer, TransformScheduler } from "@/server/image";
 import type { SourceFetcher, SourceLocation } from "@/server/source";
 
 export interface Produced {
@@ -17,15 +16,25 @@ export interface Produced {
 export interface ProducerDeps {
   fetcher: SourceFetcher;
   scheduler: TransformScheduler;
+  /** In this process, or in a transform process that can be killed (services choose). */
+  transform: Transformer;
   resultCache: ResultCache | null;
   limits: TransformLimits;
 }
 
 export interface ProduceInput {
   key: string;
+  /** Whose slot share the transform counts against: the project. */
+  tenant: string;
   location: SourceLocation;
   operations: ImageOperations;
   accept: string | null;
+  /**
+   * Called by the request about to do the work, at a miss and before the fetch; never on a cache hit
+   * nor by a request that shares another's job. Rate limits charge transforms here; throwing refuses
+   * the work, and requests sharing the job see that refusal (withinLimits, ratelimit/, retries them).
+   */
+  admit?: () => Promise<void>;
 }
 
 export type Producer = (input: ProduceInput) => Promise<Produced>;
@@ -52,15 +61,16 @@ export function createProducer(deps: ProducerDeps): Producer {
 }
 
 async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
+  await input.admit?.();
   const fetchStart = performance.now();
   const source = await deps.fetcher.fetch(input.location);
   const fetchMs = performance.now() - fetchStart;
 
   const queued = performance.now();
   let started = queued;
-  const result = await deps.scheduler.run(input.key, () => {
+  const result = await deps.scheduler.run(input.tenant, (priority) => {
     started = performance.now();
-    return transformImage(source.bytes, input.operations, { accept: input.accept }, deps.limits);
+    return deps.transform(source.bytes, input.operations, { accept: input.accept }, deps.limits, priority);
   });
   const transformMs = performance.now() - started;
 

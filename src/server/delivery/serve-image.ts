@@ -7,7 +7,7 @@ import type { Counters } from "@/server/coordination/counters";
 import type { MemoRateLimiter } from "@/server/coordination/types";
 import { isAuthFailure, type AuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { clientAddress } from "@/server/ratelimit/client-address";
-import { enforceKeyLimits } from "@/server/ratelimit/enforce-key-limits";
+import { requestLimits, withinLimits, type AddressLimits, type RequestLimits } from "@/server/ratelimit/enforce-key-limits";
 import { authorizeRequest, type AuthorizeDeps, type Authorized } from "./authorize";
 import { etagFor, matchesIfNoneMatch, variantKey } from "./cache-key";
 import { parseImageRequest, type ImageRequestParts } from "./parse-request";
@@ -52,6 +52,7 @@ export interface DeliveryDeps extends AuthorizeDeps {
     trustedProxyHops: number;
     counters: Counters;
     logSampled: SampledLog;
+    addressLimits: AddressLimits;
   };
 }
 
@@ -61,8 +62,8 @@ export interface Served {
 }
 
 /**
- * The image request in order (docs/architecture): parse, pre-auth guard, authorize, policy, per-key
- * limits, revalidate, produce.
+ * The image request in order (docs/architecture): parse, pre-auth guard, authorize, policy, revalidate,
+ * produce; rate limits charge the address for the request, and key and address for a transform at a miss.
  */
 export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps): Promise<Served> {
   const requestId = randomUUID();
@@ -79,9 +80,10 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     });
     const location = checkPolicy(parts, authorized, request.headers);
     outcome.sourceUrl = describeSource(location);
-    await enforceKeyLimits(authorized.apiKey, { ...deps.limits, now: () => deps.now().getTime() });
+    // Charged in respond(), once the request knows what it costs: a transform, or only a request.
+    const limits = requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() });
     const authMs = performance.now() - started;
-    const response = await respond(request, parts, authorized, location, deps, { requestId, started, authMs, outcome });
+    const response = await respond(request, parts, authorized, location, deps, { requestId, started, authMs, outcome, limits });
     outcome.httpStatus = response.status;
     return { response, outcome: finish(outcome, started) };
   } catch (thrown) {
@@ -109,6 +111,7 @@ interface Progress {
   started: number;
   authMs: number;
   outcome: RequestOutcome;
+  limits: RequestLimits;
 }
 
 async function respond(
@@ -130,6 +133,7 @@ async function respond(
   };
 
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), common.etag)) {
+    await progress.limits.admitRequest();
     progress.outcome.cache = "revalidated";
     progress.outcome.sentBytes = 0;
     progress.outcome.phases = { auth: progress.authMs };
@@ -138,7 +142,7 @@ async function respond(
     return new Response(null, { status: 304, headers });
   }
 
-  const produced = await deps.produce({ key, location, operations: parts.operations, accept });
+  const produced = await withinLimits(progress.limits, (admit) => deps.produce({ key, tenant: project.id, location, operations: parts.operations, accept, admit }));
   const { result } = produced;
   Object.assign(progress.outcome, {
     cache: produced.cache,

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "@/server/db/schema";
+import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { createTestApp, type TestApp } from "../../support/app";
 import { makePng } from "../../support/images";
@@ -54,28 +55,42 @@ describe("hot-path Redis budget", () => {
     await app.settled();
   });
 
-  it("takes one blocking round trip when warm, and says what cold and refused requests cost", async () => {
+  it("takes one blocking round trip when warm, whatever the request costs, and says what cold and refused requests cost", async () => {
     await clearOfWindowEdge();
     const key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "budget" });
     await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 3 }).where(eq(apiKeys.id, key.id));
     const url = (n: number) => app.signedPath(`w_${n}`, `http://${origin.host}/a.png`, { key });
+    // A visitor with a public address: the per-address windows apply (production defaults).
+    const visitor = (headers: Record<string, string> = {}) => ({ headers: { [PEER_ADDRESS_HEADER]: "2001:db8:77:1::1", ...headers } });
     await app.services.invalidate.project(app.projectId); // cold: neither tier holds the project
 
-    expect((await measure("cold", url(1))).status).toBe(200);
-    expect(report.cold!.commands.GET).toBe(2); // key and project, both missing from Redis
-    expect(report.cold!.commands.EVALSHA).toBe(2); // minute, then day
+    expect((await measure("cold transform", url(1), visitor())).status).toBe(200);
+    expect(report["cold transform"]!.commands.GET).toBe(2); // key and project, both missing from Redis
+    // The address's request and transform windows, the key's minute and day windows: one pipeline.
+    expect(report["cold transform"]!.commands.EVALSHA).toBe(4);
 
-    expect((await measure("warm", url(2))).status).toBe(200);
-    expect(report.warm!.roundTrips).toBe(1); // both windows in one pipeline
-    expect(report.warm!.commands.GET ?? 0).toBe(0);
+    const transform = await measure("warm transform", url(2), visitor());
+    expect(transform.status).toBe(200);
+    expect(report["warm transform"]!.roundTrips).toBe(1); // all four windows in one pipeline
+    expect(report["warm transform"]!.commands).toEqual({ EVALSHA: 4 });
+
+    expect((await measure("warm cache hit", `${url(2)}&cb=1`, visitor())).status).toBe(200);
+    expect(report["warm cache hit"]!.roundTrips).toBe(1);
+    expect(report["warm cache hit"]!.commands).toEqual({ EVALSHA: 1 }); // the address's request window only
+
+    expect((await measure("warm 304", url(2), visitor({ "If-None-Match": transform.headers.get("etag")! }))).status).toBe(304);
+    expect(report["warm 304"]!.commands).toEqual({ EVALSHA: 1 });
 
     await new Promise((resolve) => setTimeout(resolve, 1_150)); // past the L1 TTL
-    expect((await measure("warm, L1 expired", url(3))).status).toBe(200);
+    expect((await measure("warm, L1 expired", url(3), visitor())).status).toBe(200);
     expect(report["warm, L1 expired"]!.commands.GET).toBe(2);
 
-    expect((await measure("rate-limited", url(4))).status).toBe(429);
-    expect(report["rate-limited"]!.roundTrips).toBeLessThanOrEqual(1);
-    expect((await measure("rate-limited again", url(5))).status).toBe(429);
+    // The key's three transforms are spent.
+    expect((await measure("rate-limited", url(4), visitor())).status).toBe(429);
+    expect(report["rate-limited"]!.commands.EVALSHA).toBe(4); // one pipeline; the three refunds leave after the answer
+    expect((await measure("rate-limited again", url(5), visitor())).status).toBe(429);
     expect(report["rate-limited again"]!.roundTrips).toBe(0); // the refusal is remembered in process (refusal-memo.ts)
+    expect((await measure("spent key, cache hit", url(1), visitor())).status).toBe(200); // cached: still served
+    expect(report["spent key, cache hit"]!.commands).toEqual({ EVALSHA: 1 });
   });
 });
