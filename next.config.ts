@@ -6,6 +6,21 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["sharp", "@electric-sql/pglite", "postgres"],
   poweredByHeader: false,
   reactStrictMode: true,
+  async headers() {
+    return [
+      {
+        // Every page (the dashboard), none of /api: the image API's headers are the contract's (§4), and
+        // a JSON or image answer has nothing to click. No page may be framed: one-click actions (accept
+        // an invitation, revoke a key) under another site's transparent frame are clickjacking.
+        // X-Frame-Options for browsers that predate CSP frame-ancestors.
+        source: "/((?!api/).*)",
+        headers: [
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -1,5 +1,6 @@
-// Starts the built app: on the embedded default, creates a demo project on first start, then runs
-// `next start` on loopback and says where it listens. Stops the server it started on SIGINT/SIGTERM.
+// Starts the built app: on the embedded default, creates a demo project on first start, then runs the
+// app's server (scripts/server.mjs: Next's handler, told each socket's address) on loopback and says
+// where it listens. Stops the server it started on SIGINT/SIGTERM.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -26,7 +27,7 @@ if (!process.env.DATABASE_URL) {
 
 // NEXT_MANUAL_SIG_HANDLE: the app's own handler stops the scheduler, drains the request log and flushes
 // usage buffered in process before exiting; Next's default handler would exit before that finishes.
-const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", host, "-p", port], {
+const server = spawn(process.execPath, ["scripts/server.mjs", "--hostname", host, "--port", port], {
   stdio: ["ignore", "inherit", "inherit"],
   env: { ...serverEnv(), NEXT_MANUAL_SIG_HANDLE: "true" },
 });

@@ -39,14 +39,26 @@ export interface NextServer {
  * `dir` itself, as `npm start` there does: next resolves the config's imports from the cwd.
  */
 export async function startNext(dir: string, port: number, env: Record<string, string>, readyPath: string): Promise<NextServer> {
-  const child: ChildProcess = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+  return spawnServer([path.resolve("node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], dir, port, env, readyPath);
+}
+
+/**
+ * Our built app as `npm start` serves it (scripts/server.mjs: Next's handler behind a server that
+ * stamps each socket's address), from the repository root.
+ */
+export async function startAppServer(port: number, env: Record<string, string>, readyPath: string): Promise<NextServer> {
+  return spawnServer([path.resolve("scripts/server.mjs"), "--hostname", "127.0.0.1", "--port", String(port)], ".", port, env, readyPath);
+}
+
+async function spawnServer(args: string[], dir: string, port: number, env: Record<string, string>, readyPath: string): Promise<NextServer> {
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: dir,
     env: { ...process.env, NODE_ENV: "production", ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });
   const deadline = Date.now() + 60_000;
   while (!(await fetch(`http://127.0.0.1:${port}${readyPath}`).then((r) => r.status === 200).catch(() => false))) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`next start in ${dir} did not become ready`);
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${path.basename(args[0]!)} in ${dir} did not become ready`);
     await new Promise((r) => setTimeout(r, 250));
   }
   return {
@@ -62,7 +74,7 @@ export async function startNext(dir: string, port: number, env: Record<string, s
 }
 
 /**
- * The built app under `next start` on loopback, on a fresh embedded database: what a user of the
+ * The built app as `npm start` runs it, on loopback, on a fresh embedded database: what a user of the
  * quickstart gets. Stopped by the PID spawned here.
  */
 export async function startServedApp(env: Record<string, string> = {}, prepare?: (dataDir: string) => void): Promise<ServedApp> {
@@ -71,7 +83,7 @@ export async function startServedApp(env: Record<string, string> = {}, prepare?:
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "optstuff-e2e-"));
   prepare?.(dataDir); // before the server opens the embedded database (one process at a time)
   const baseUrl = `http://127.0.0.1:${port}`;
-  const server = await startNext(".", port, { NEXT_MANUAL_SIG_HANDLE: "true", OPTSTUFF_DATA_DIR: dataDir, OPTSTUFF_PUBLIC_BASE_URL: baseUrl, PORT: String(port), DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env }, "/api/health");
+  const server = await startAppServer(port, { NEXT_MANUAL_SIG_HANDLE: "true", OPTSTUFF_DATA_DIR: dataDir, OPTSTUFF_PUBLIC_BASE_URL: baseUrl, PORT: String(port), DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env }, "/api/health");
   const terminate = () => server.terminate();
   return {
     baseUrl,

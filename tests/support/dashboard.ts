@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createContext } from "@/server/api/context";
 import { createCaller } from "@/server/api/root";
 import { createAuthRouteHandler } from "@/server/auth/route-handler";
+import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import type { Services } from "@/server/services";
 
 export const DASHBOARD_ORIGIN = "http://127.0.0.1:3000";
@@ -17,8 +18,16 @@ export interface TestUser {
   caller: ReturnType<typeof createCaller>;
 }
 
-/** Posts to better-auth through the app's own auth route, as the browser would. */
-export async function authRequest(services: Services, path: string, body: unknown, options: { cookie?: string; address?: string } = {}): Promise<Response> {
+/**
+ * Posts to better-auth through the app's own auth route, as the browser would. `address` is the
+ * socket's, as scripts/server.mjs stamps it; `forwardedFor` is what the client claims.
+ */
+export async function authRequest(
+  services: Services,
+  path: string,
+  body: unknown,
+  options: { cookie?: string; address?: string; forwardedFor?: string } = {},
+): Promise<Response> {
   const handler = createAuthRouteHandler(async () => services);
   return handler(
     new Request(`${DASHBOARD_ORIGIN}/api/auth${path}`, {
@@ -26,7 +35,8 @@ export async function authRequest(services: Services, path: string, body: unknow
       headers: {
         "content-type": "application/json",
         origin: DASHBOARD_ORIGIN,
-        "x-forwarded-for": options.address ?? randomAddress(),
+        [PEER_ADDRESS_HEADER]: options.address ?? randomAddress(),
+        ...(options.forwardedFor && { "x-forwarded-for": options.forwardedFor }),
         ...(options.cookie && { cookie: options.cookie }),
       },
       body: JSON.stringify(body),

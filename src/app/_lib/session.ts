@@ -1,5 +1,7 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { env, publicBaseUrl } from "@/env";
+import { safeNext as sameSiteNext } from "@/lib/safe-next";
 import { sessionUser } from "@/server/api/context";
 import type { SessionUser } from "@/server/api/trpc";
 import { getServices } from "@/server/services";
@@ -15,8 +17,10 @@ export async function requireUser(returnTo: string): Promise<SessionUser> {
   return user;
 }
 
-/** Only same-site paths are followed after sign-in (no open redirect). */
+/**
+ * Only paths on this site are followed after sign-in (no open redirect): resolved against the public
+ * origin, as src/lib/safe-next.ts explains. The client components that push `next` receive it from here.
+ */
 export function safeNext(next: string | string[] | undefined): string {
-  const value = Array.isArray(next) ? next[0] : next;
-  return value && value.startsWith("/") && !value.startsWith("//") ? value : "/";
+  return sameSiteNext(next, publicBaseUrl(env()));
 }

@@ -1,5 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Services } from "@/server/services";
+import { AppError, isAppError } from "@/server/errors";
+import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "@/server/http/body-limit";
+import { errorResponse } from "@/server/http/error-response";
 import { describeError } from "@/server/log";
 import { createContext } from "./context";
 import { appRouter } from "./root";
@@ -7,16 +11,34 @@ import { appRouter } from "./root";
 /** The dashboard's tRPC endpoint; unexpected errors are logged with the request id the client sees. */
 export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
   return async (request: Request): Promise<Response> => {
+    let req: Request;
+    try {
+      req = await withCappedJsonBody(request);
+    } catch (thrown) {
+      if (!isAppError(thrown)) throw thrown;
+      return errorResponse(thrown, randomUUID(), request.method);
+    }
     const services = await getServices();
     return fetchRequestHandler({
       endpoint: "/api/trpc",
-      req: request,
+      req,
       router: appRouter,
-      createContext: () => createContext(services, request.headers),
+      createContext: () => createContext(services, req.headers),
       onError({ error, path, ctx }) {
         if (error.code !== "INTERNAL_SERVER_ERROR") return;
         services.logger.log("error", "procedure failed", { path, requestId: ctx?.requestId, ...describeError(error.cause ?? error) });
       },
     });
   };
+}
+
+/**
+ * Mutations as the dashboard's client sends them: JSON within BODY_LIMITS.trpc. tRPC would also parse
+ * multipart and octet-stream bodies, which no procedure takes (a multipart post answered 500).
+ */
+async function withCappedJsonBody(request: Request): Promise<Request> {
+  if (request.method !== "POST") return request;
+  if (!isJsonContentType(request.headers.get("content-type"))) throw new AppError("UNSUPPORTED_MEDIA_TYPE");
+  const body = await readBodyWithin(request, BODY_LIMITS.trpc);
+  return new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
 }

@@ -12,6 +12,7 @@ export const keySpecs = {
   projectConfig: { prefix: "cache:project:id:", ttl: "60 s (10 s for __NOT_FOUND__)" },
   apiKeyConfig: { prefix: "cache:apikey:pk:", ttl: "60 s (10 s for __NOT_FOUND__)" },
   rateLimitMinute: { prefix: "ratelimit:minute:", ttl: "2 windows of 60 s (set by @upstash/ratelimit)" },
+  rateLimitQuarterHour: { prefix: "ratelimit:quarter-hour:", ttl: "2 windows of 15 min (set by @upstash/ratelimit)" },
   rateLimitDay: { prefix: "ratelimit:day:", ttl: "2 windows of 24 h (set by @upstash/ratelimit)" },
   rateLimitWarmUp: { prefix: "ratelimit:warmup:", ttl: "2 windows of 60 s (set by @upstash/ratelimit)" },
   apiKeyActivity: { prefix: "usage:apikey:", ttl: "30 s" },
@@ -28,6 +29,7 @@ export const redisKeys = {
   rateLimitIdentifier: (identifier: string) => `{${identifier}}`,
   /** The limiter itself appends `:{window number}` to these. */
   rateLimitMinute: (identifier: string) => `${keySpecs.rateLimitMinute.prefix}{${identifier}}`,
+  rateLimitQuarterHour: (identifier: string) => `${keySpecs.rateLimitQuarterHour.prefix}{${identifier}}`,
   rateLimitDay: (identifier: string) => `${keySpecs.rateLimitDay.prefix}{${identifier}}`,
   rateLimitWarmUp: () => `${keySpecs.rateLimitWarmUp.prefix}{warmup}`,
   apiKeyActivity: (apiKeyId: string) => `${keySpecs.apiKeyActivity.prefix}${apiKeyId}`,
@@ -38,6 +40,20 @@ export const redisKeys = {
   /** Failed requests of a project written to the request log in one UTC minute (the cap's counter). */
   requestLogFailures: (projectId: string, at: Date) => `${keySpecs.requestLogFailures.prefix}${projectId}:${minuteStamp(at)}`,
 } as const satisfies Record<keyof typeof keySpecs | "rateLimitIdentifier", (...args: never[]) => string>;
+
+/**
+ * Whose window a rate-limit identifier names. One `ratelimit:minute:` / `ratelimit:day:` key space
+ * holds every window; the identifier says whose it is and what it counts (docs/architecture.md, rate
+ * limiting), so an address's two windows never share a counter, and neither meets a key's.
+ */
+export const rateLimitSubjects = {
+  /** A key's transforms (minute and day): the public key itself, as the seed's schema had it. */
+  keyTransforms: (publicKey: string) => publicKey,
+  /** A client address's image requests, whatever they cost. */
+  addressRequests: (address: string) => `addr:${address}`,
+  /** A client address's transforms. */
+  addressTransforms: (address: string) => `addr-transforms:${address}`,
+} as const satisfies Record<string, (subject: string) => string>;
 
 export function minuteStamp(at: Date): string {
   return at.toISOString().slice(0, 16).replace(/[-T:]/g, "");

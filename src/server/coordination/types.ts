@@ -49,7 +49,8 @@ export interface LimitResult {
   failedOpen?: boolean;
 }
 
-export type LimitWindow = "minute" | "day";
+/** `quarterHour`: the sign-in failure window per account (src/server/auth/sign-in-failures.ts). */
+export type LimitWindow = "minute" | "quarterHour" | "day";
 
 /** Sliding-window limits per identifier; a window with a given maximum is one limiter. */
 export interface RateLimiter {

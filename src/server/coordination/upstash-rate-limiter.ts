@@ -16,6 +16,7 @@ export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: nu
   const limiters = new Map<string, Ratelimit>();
   const prefixes: Record<LimitWindow, string> = {
     minute: keySpecs.rateLimitMinute.prefix.slice(0, -1),
+    quarterHour: keySpecs.rateLimitQuarterHour.prefix.slice(0, -1),
     day: keySpecs.rateLimitDay.prefix.slice(0, -1),
   };
 

@@ -1,4 +1,5 @@
 import { AppError, toAppError } from "@/server/errors";
+import { BODY_LIMITS, readBodyWithin } from "@/server/http/body-limit";
 import { describeError } from "@/server/log";
 import type { Services } from "@/server/services";
 import { authorizeCron } from "./authorize-cron";
@@ -6,13 +7,15 @@ import type { CronJob } from "./cron-runs";
 
 /**
  * A cron route: the bearer secret first, then the job; its JSON report with 200, or 500 when the job
- * or one of its parts failed. Vercel Cron calls with GET; POST is accepted for other schedulers.
+ * or one of its parts failed. Vercel Cron calls with GET; POST is accepted for other schedulers, whose
+ * body is read within BODY_LIMITS.cron and ignored.
  */
 export function createCronRouteHandler(getServices: () => Promise<Services>, job: CronJob) {
   return async function handle(request: Request): Promise<Response> {
     const headers = { "Cache-Control": "no-store" };
     let services: Services | undefined;
     try {
+      await readBodyWithin(request, BODY_LIMITS.cron);
       services = await getServices();
       authorizeCron(request.headers.get("authorization"), services.secrets.cron);
       const report = job === "flush-usage-buffer" ? await services.cron.flushUsage(flushOptions(new URL(request.url))) : await services.cron.dailyMaintenance();

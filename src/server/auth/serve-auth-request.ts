@@ -1,0 +1,64 @@
+import { randomUUID } from "node:crypto";
+import { AppError, isAppError } from "@/server/errors";
+import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "@/server/http/body-limit";
+import { errorResponse } from "@/server/http/error-response";
+import { clientAddress } from "@/server/ratelimit/client-address";
+import type { Auth } from "./create-auth";
+import { CLIENT_ADDRESS_HEADER } from "./create-auth";
+import type { SignInAttempt, SignInFailureLimit } from "./sign-in-failures";
+
+export interface AuthRequestDeps {
+  auth: Pick<Auth, "handler">;
+  signInFailures: SignInFailureLimit;
+  trustedProxyHops: number;
+}
+
+/** The one better-auth path whose failures count against an account (password sign-in). */
+const SIGN_IN_PATH = "/api/auth/sign-in/email";
+
+/**
+ * A request to better-auth's endpoints, in order: the body read within its cap (413), the client
+ * address computed as the image route does (trusted proxy hops) and handed over in a header of our
+ * own that replaces any copy the client sent, the account's failure window for a password sign-in
+ * (429), then better-auth, whose answer settles that window.
+ */
+export async function serveAuthRequest(request: Request, deps: AuthRequestDeps): Promise<Response> {
+  let attempt: SignInAttempt | null = null;
+  let forwarded: Request;
+  try {
+    const body = request.method === "GET" || request.method === "HEAD" ? null : await readBodyWithin(request, BODY_LIMITS.auth);
+    if (request.method === "POST" && new URL(request.url).pathname === SIGN_IN_PATH) attempt = await beginSignIn(request, body, deps.signInFailures);
+    const headers = new Headers(request.headers);
+    headers.set(CLIENT_ADDRESS_HEADER, clientAddress(request.headers, deps.trustedProxyHops));
+    forwarded = new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+  } catch (thrown) {
+    if (!isAppError(thrown)) throw thrown;
+    return errorResponse(thrown, randomUUID(), request.method);
+  }
+  const response = await deps.auth.handler(forwarded);
+  await attempt?.settle(response.status);
+  return response;
+}
+
+/**
+ * better-auth would also read a form-encoded or multipart sign-in; the e-mail the failures count
+ * against must be the one it checks, so this endpoint takes JSON only (what its client sends) and
+ * the e-mail is read from exactly those bytes.
+ */
+async function beginSignIn(request: Request, body: ArrayBuffer | null, limit: SignInFailureLimit): Promise<SignInAttempt | null> {
+  if (!isJsonContentType(request.headers.get("content-type"))) throw new AppError("UNSUPPORTED_MEDIA_TYPE");
+  const email = emailOf(body);
+  // Without an e-mail better-auth refuses the request before checking any password.
+  return email === null ? null : limit.begin(email);
+}
+
+function emailOf(body: ArrayBuffer | null): string | null {
+  if (!body) return null;
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(body));
+    const email = typeof parsed === "object" && parsed !== null ? (parsed as { email?: unknown }).email : undefined;
+    return typeof email === "string" ? email : null;
+  } catch {
+    return null; // better-auth answers invalid JSON with 400, before any password
+  }
+}

@@ -1,0 +1,131 @@
+import http from "node:http";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSignedUrl } from "@/server/signing";
+import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
+
+/**
+ * The dashboard's auth surface on the built app as `npm start` serves it (no Chromium: what a client
+ * can send by hand). Needs `npm run build` first. Under a plain `next start` the spoofing case fails:
+ * there the client's X-Forwarded-For is all the app sees.
+ */
+let app: ServedApp;
+let vars: Record<string, string> = {};
+beforeAll(async () => {
+  app = await startServedApp({}, (dataDir) => {
+    vars = bootstrapProject(dataDir);
+  });
+});
+afterAll(() => app?.stop());
+
+interface RawAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** Request body bytes written before the answer came. */
+  written: number;
+}
+
+/**
+ * POSTs `total` bytes in 64 KB chunks, declared with Content-Length or chunked, and stops sending as
+ * soon as an answer arrives (the server may close the connection before the body is through).
+ */
+function postRaw(path: string, headers: Record<string, string>, total: number, declared: boolean): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    let written = 0;
+    let answered = false;
+    const request = http.request(`${app.baseUrl}${path}`, {
+      method: "POST",
+      headers: { ...headers, origin: app.baseUrl, ...(declared ? { "content-length": String(total) } : { "transfer-encoding": "chunked" }) },
+    });
+    request.on("response", (response) => {
+      answered = true;
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => {
+        resolve({ status: response.statusCode!, headers: response.headers, body, written });
+        request.destroy();
+      });
+    });
+    request.on("error", (error) => {
+      if (!answered) reject(error);
+    });
+    const chunk = Buffer.alloc(64 * 1024, 0x7b);
+    const pump = () => {
+      while (!answered && written < total) {
+        written += chunk.byteLength;
+        if (!request.write(chunk)) return void request.once("drain", pump);
+      }
+      if (!answered) request.end();
+    };
+    pump();
+  });
+}
+
+async function residentBytes(): Promise<number> {
+  const metrics = await (await fetch(`${app.baseUrl}/api/metrics`)).text();
+  return Number(/^process_resident_memory_bytes (\d+)/m.exec(metrics)?.[1]);
+}
+
+describe("the served dashboard", () => {
+  it("forbids framing its pages, and leaves the image API's headers as the contract has them", async () => {
+    for (const page of ["/sign-in", "/sign-up"]) {
+      const response = await fetch(`${app.baseUrl}${page}`, { redirect: "manual" });
+      expect(response.headers.get("content-security-policy"), page).toBe("frame-ancestors 'none'");
+      expect(response.headers.get("x-frame-options"), page).toBe("DENY");
+    }
+    const image = await fetch(
+      buildSignedUrl({ baseUrl: app.baseUrl, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations: "w_40,f_png", source: "local/photo.jpg" }),
+    );
+    expect(image.status).toBe(200);
+    expect(image.headers.get("x-frame-options")).toBeNull();
+    expect(image.headers.get("content-security-policy")).toBeNull();
+  });
+
+  it("counts sign-in attempts against the socket's address, whatever X-Forwarded-For claims", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const response = await fetch(`${app.baseUrl}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: app.baseUrl, "x-forwarded-for": `198.51.100.${i + 1}`, "x-optstuff-peer-address": `198.51.100.${i + 1}` },
+        body: JSON.stringify({ email: `nobody-${randomBytes(4).toString("hex")}@example.com`, password: "whatever-password" }),
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
+  });
+
+  it("refuses a 64 MB sign-in post by its declared length, before reading it, and keeps its memory", async () => {
+    const before = await residentBytes();
+    const answer = await postRaw("/api/auth/sign-in/email", { "content-type": "application/json" }, 64 * 1024 * 1024, true);
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: "BODY_TOO_LARGE" });
+    expect(answer.written).toBeLessThan(64 * 1024 * 1024);
+    expect(await residentBytes()).toBeLessThan(before + 32 * 1024 * 1024);
+  });
+
+  it.each([
+    ["/api/auth/sign-in/email", "auth"],
+    ["/api/trpc/account.completeOnboarding", "tRPC"],
+    ["/api/cron/flush-usage-buffer", "cron"],
+  ])("stops reading a chunked post to %s (%s) at its cap, with 413", async (path) => {
+    const answer = await postRaw(path, { "content-type": "application/json" }, 8 * 1024 * 1024, false);
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: "BODY_TOO_LARGE" });
+    expect(answer.written).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it("answers a multipart post to tRPC with 415, not a 500", async () => {
+    const form = new FormData();
+    form.set("name", "Team");
+    const response = await fetch(`${app.baseUrl}/api/trpc/account.completeOnboarding`, { method: "POST", headers: { origin: app.baseUrl }, body: form });
+    expect(response.status).toBe(415);
+    expect(((await response.json()) as { code: string }).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  it("still answers after all of the above", async () => {
+    expect((await fetch(`${app.baseUrl}/api/health`)).status).toBe(200);
+  });
+});
