@@ -1,4 +1,8 @@
-/** Structured JSON log lines. Secrets never go through here: callers pass ids, not keys. */
+/**
+ * Structured JSON log lines. Callers pass ids, not keys; and because errors can carry secrets all the
+ * same (a failed drizzle query puts its parameters, sealed secrets, session tokens and password hashes
+ * among them, into its message), every line is redacted here, whoever wrote it.
+ */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface Logger {
@@ -11,7 +15,7 @@ export function createLogger(minimum: LogLevel = "info", write: (line: string) =
   return {
     log(level, message, fields) {
       if (rank[level] < rank[minimum]) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }));
+      write(JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }, redactValue));
     },
   };
 }
@@ -20,12 +24,49 @@ function defaultWrite(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** For errors in fields: name, message and the chain of causes, never a full object dump. */
-export function describeError(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: String(error) };
-  const described: Record<string, unknown> = { error: `${error.name}: ${error.message}` };
-  if (error.cause !== undefined) described.cause = describeError(error.cause);
+/**
+ * For errors in fields: name, message and the chain of causes, never a full object dump (a
+ * DrizzleQueryError keeps its parameters in enumerable properties), with the messages redacted.
+ */
+export function describeError(error: unknown, depth = 0): Record<string, unknown> {
+  if (!(error instanceof Error)) return { error: redactText(String(error)) };
+  const described: Record<string, unknown> = { error: redactText(`${error.name}: ${error.message}`) };
+  if (error.cause !== undefined && depth < 5) described.cause = describeError(error.cause, depth + 1);
   return described;
+}
+
+/** Field names whose values are never written, whatever they look like. */
+const SECRET_FIELD = /token|secret|password|passwd|hash|cookie|authorization|^sig$|signature/i;
+
+/**
+ * Secrets by shape, for text that reaches a line by any way: drizzle's parameter list, values
+ * PostgreSQL quotes in its messages, and the shapes of our secrets. UUIDs (request ids), public keys
+ * and ordinary words stay readable: the opaque-token rule needs 32 letters and digits in a row.
+ */
+const redactions: Array<[RegExp, string]> = [
+  // drizzle: `Failed query: <sql>\nparams: <values>`; the SQL holds placeholders only.
+  [/(\nparams: )[\s\S]*$/, "$1[redacted]"],
+  // PostgreSQL: `invalid input syntax for type uuid: "<value>"`, `… for enum team_role: "<value>"`.
+  [/((?:for type|for enum|for encoding) [^:"]+: )"(?:[^"]|"")*"/g, '$1"[redacted]"'],
+  // PostgreSQL details: `Key (token)=(<value>) already exists.`
+  [/(Key \([^)]*\)=\()[\s\S]*?(\) (?:already exists|is not present|conflicts))/g, "$1[redacted]$2"],
+  // Sealed API-key secrets: v1.{kid}.{iv}.{ciphertext}.{tag}.
+  [/\bv\d+\.[\w-]{8}\.[\w-]+\.[\w-]*\.[\w-]+/g, "[redacted sealed secret]"],
+  [/\bsk_[\w-]{16,}/g, "sk_[redacted]"],
+  // scrypt password hashes (salt:key, hex) and any long opaque token (session tokens, digests).
+  [/\b[0-9a-f]{16,}:[0-9a-f]{32,}\b/gi, "[redacted hash]"],
+  [/\b[A-Za-z0-9]{32,}\b/g, "[redacted]"],
+];
+
+export function redactText(text: string): string {
+  return redactions.reduce((current, [pattern, replacement]) => current.replace(pattern, replacement), text);
+}
+
+/** JSON.stringify replacer: errors become their description, strings are redacted, secret fields dropped. */
+function redactValue(this: unknown, key: string, value: unknown): unknown {
+  if (key !== "" && SECRET_FIELD.test(key) && value !== null && typeof value !== "object") return "[redacted]";
+  if (value instanceof Error) return describeError(value);
+  return typeof value === "string" ? redactText(value) : value;
 }
 
 /**

@@ -6,10 +6,11 @@ import { openBrowser, screenshot, startServedApp, type ServedApp } from "../supp
 import { serveBytes, startOrigin, type Origin } from "../support/origin";
 
 /**
- * The dashboard end to end in Chromium against `next start` on the embedded default: sign up,
- * onboarding, a project with a source host, a key, a signed URL previewed in the tester, usage after a
- * flush, revocation,
- * and an invited second user who joins and sees the project. Screenshots go to artifacts/screenshots.
+ * The dashboard end to end in Chromium against `next start` on the embedded default: sign up (the
+ * first account; invite-only, so the sign-up page is closed to an uninvited visitor after it),
+ * onboarding, a project with a source host, a key, a signed URL previewed in the tester, usage after
+ * a flush, revocation, and an invited second user who signs up from the link, joins and sees the
+ * project. Screenshots go to artifacts/screenshots.
  */
 let app: ServedApp;
 let origin: Origin;
@@ -44,6 +45,8 @@ it("signs up and names the team in onboarding", async () => {
   await go(page, "/");
   await screenshot(page, "01-landing");
   await page.getByRole("link", { name: "Create an account" }).click();
+  // Invite-only (the default): the first account is admitted, and told it will own the instance.
+  await page.getByText("it becomes the owner of the instance").waitFor();
   await page.getByLabel("Name").fill("Alice");
   await page.getByLabel("Email").fill(`alice-${stamp}@example.com`);
   await page.getByLabel("Password").fill(password);
@@ -58,6 +61,28 @@ it("signs up and names the team in onboarding", async () => {
   await page.waitForURL(new RegExp(`/t/${teamSlug}$`));
   await page.getByText("No projects yet").waitFor();
   await screenshot(page, "04-team-empty");
+});
+
+it("an uninvited visitor finds sign-up closed: the page says it is by invitation, and the server refuses", async () => {
+  const page = bob.page; // signed out, no invitation yet
+  await go(page, "/sign-up");
+  await page.getByRole("heading", { name: "Registration is by invitation" }).waitFor();
+  await page.getByText("Ask an admin of your team to invite you").waitFor();
+  // No dead form: nothing to fill in or submit.
+  expect(await page.getByLabel("Password").count()).toBe(0);
+  expect(await page.getByRole("button", { name: "Create account" }).count()).toBe(0);
+  await screenshot(page, "02b-sign-up-invite-only");
+  await page.getByRole("link", { name: "Sign in" }).click();
+  await page.waitForURL(/\/sign-in/);
+
+  // The page is not the guard: the endpoint refuses a sign-up posted directly.
+  const response = await fetch(`${app.baseUrl}/api/auth/sign-up/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: app.baseUrl },
+    body: JSON.stringify({ name: "Mallory", email: `mallory-${stamp}@example.com`, password }),
+  });
+  expect(response.status).toBe(403);
+  expect(((await response.json()) as { code: string }).code).toBe("REGISTRATION_CLOSED");
 });
 
 it("creates a project with a source host and a key whose secret is shown once", async () => {
@@ -181,6 +206,9 @@ it("the invited user signs up with the keyboard at 375 px, accepts, and sees the
   await page.getByText("You are invited to join").waitFor();
   await screenshot(page, "13-invitation-signed-out");
   await page.getByRole("link", { name: "Create an account" }).click();
+  // The invitation opens the form, for the invited address only.
+  expect(await page.getByLabel("Email").inputValue()).toBe(`bob-${stamp}@example.com`);
+  expect(await page.getByLabel("Email").getAttribute("readonly")).not.toBeNull();
   await page.getByLabel("Name").focus();
   await page.keyboard.type("Bob");
   await page.keyboard.press("Tab");

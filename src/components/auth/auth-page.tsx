@@ -1,16 +1,62 @@
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { currentUser, safeNext } from "@/app/_lib/session";
 import { getServices } from "@/server/services";
+import { signUpOffer } from "@/server/tenancy/registration";
 import { AuthForm } from "./auth-form";
 
-/** Sign-in and sign-up pages: a signed-in visitor goes on to `next`; the providers come from config. */
+/** The invitation page sends a signed-out visitor here with next=/invite/{token}. */
+const INVITATION_PATH = /^\/invite\/([A-Za-z0-9_-]{1,200})$/;
+
+/**
+ * Sign-in and sign-up pages: a signed-in visitor goes on to `next`; the providers come from config.
+ * Sign-up shows what the registration policy allows this visitor: a form, a form for the address an
+ * invitation names, or (invite-only, no invitation) why there is no form.
+ */
 export async function AuthPage({ mode, searchParams }: { mode: "sign-in" | "sign-up"; searchParams: Promise<{ next?: string | string[] }> }) {
   const next = safeNext((await searchParams).next);
   if (await currentUser()) redirect(next);
+  const services = await getServices();
+  if (mode === "sign-in") {
+    return (
+      <>
+        <h1 className="mb-6 text-2xl font-semibold">Sign in</h1>
+        <AuthForm mode="sign-in" next={next} providers={services.authProviders} />
+      </>
+    );
+  }
+  const offer = await signUpOffer(services.database.db, services.registration, INVITATION_PATH.exec(next)?.[1] ?? null, services.tenancy.now());
+  if (offer.kind === "closed") {
+    const providers = offer.emailDomains.length > 0 ? services.authProviders : [];
+    return (
+      <>
+        <h1 className="mb-4 text-2xl font-semibold">Registration is by invitation</h1>
+        <div className="space-y-3 text-sm text-neutral-700">
+          <p>Accounts on this OptStuff server are created from an invitation link. Ask an admin of your team to invite you, then open the link they send you.</p>
+          {providers.length > 0 ? <p>Or continue with an account whose verified address is at {offer.emailDomains.join(", ")}.</p> : null}
+        </div>
+        {providers.length > 0 ? (
+          <div className="mt-6">
+            <AuthForm mode="sign-up" next={next} providers={providers} passwordForm={false} />
+          </div>
+        ) : (
+          <p className="mt-6 text-center text-sm text-neutral-600">
+            Already have an account?{" "}
+            <Link className="underline" href={`/sign-in?next=${encodeURIComponent(next)}`}>
+              Sign in
+            </Link>
+          </p>
+        )}
+      </>
+    );
+  }
   return (
     <>
-      <h1 className="mb-6 text-2xl font-semibold">{mode === "sign-in" ? "Sign in" : "Create your account"}</h1>
-      <AuthForm mode={mode} next={next} providers={(await getServices()).authProviders} />
+      <h1 className="mb-6 text-2xl font-semibold">Create your account</h1>
+      {offer.kind === "first-account" ? (
+        <p className="mb-4 text-sm text-neutral-700">This is the first account on this server: it becomes the owner of the instance. Accounts after it join by invitation.</p>
+      ) : null}
+      <AuthForm mode="sign-up" next={next} providers={services.authProviders} invitation={offer.kind === "invited" ? { email: offer.email, token: offer.token } : null} />
     </>
   );
 }

@@ -8,7 +8,8 @@ import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
-import { expiryFrom, type ExpiryChoice } from "./expiry";
+import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE } from "@/server/config-cache/types";
+import { editedExpiry, initialExpiry, type ExpiryChoice } from "./expiry";
 import { ExpiryField } from "./expiry-field";
 import { SecretOnce } from "./secret-once";
 
@@ -38,8 +39,8 @@ export function EditKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: str
   const refresh = useRefreshKeys();
   const [open, setOpen] = useState(false);
   const [name, setName] = useState(apiKey.name);
-  const [choice, setChoice] = useState<ExpiryChoice>(apiKey.expiresAt ? "custom" : "never");
-  const [date, setDate] = useState(apiKey.expiresAt ? apiKey.expiresAt.toISOString().slice(0, 10) : "");
+  const [choice, setChoice] = useState<ExpiryChoice>(initialExpiry(apiKey.expiresAt).choice);
+  const [date, setDate] = useState(initialExpiry(apiKey.expiresAt).date);
   const [perMinute, setPerMinute] = useState(apiKey.rateLimitPerMinute?.toString() ?? "");
   const [perDay, setPerDay] = useState(apiKey.rateLimitPerDay?.toString() ?? "");
   const update = useMutation(trpc.apiKey.update.mutationOptions({ onSuccess: refresh }));
@@ -47,7 +48,16 @@ export function EditKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: str
     event.preventDefault();
     const limit = (v: string) => (v.trim() === "" ? null : Number(v));
     const saved = await update
-      .mutateAsync({ teamSlug, projectSlug, keyId: apiKey.id, name, expiresAt: expiryFrom(choice, date), rateLimitPerMinute: limit(perMinute), rateLimitPerDay: limit(perDay) })
+      .mutateAsync({
+        teamSlug,
+        projectSlug,
+        keyId: apiKey.id,
+        name,
+        // Only when changed: the day shown would come back as 23:59:59 and move the expiry.
+        expiresAt: editedExpiry(apiKey.expiresAt, { choice, date }),
+        rateLimitPerMinute: limit(perMinute),
+        rateLimitPerDay: limit(perDay),
+      })
       .catch(() => null);
     if (saved) setOpen(false);
   }
@@ -57,9 +67,13 @@ export function EditKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: str
         <Field label="Key name" value={name} onChange={(e) => setName(e.target.value)} required />
         <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field label="Requests per minute" type="number" min={1} max={100000} value={perMinute} onChange={(e) => setPerMinute(e.target.value)} hint="Empty: 60" />
-          <Field label="Requests per day" type="number" min={1} max={100000000} value={perDay} onChange={(e) => setPerDay(e.target.value)} hint="Empty: 10,000" />
+          <Field label="Transforms per minute" type="number" min={1} max={100000} value={perMinute} onChange={(e) => setPerMinute(e.target.value)} hint={`Empty: ${DEFAULT_RATE_LIMIT_PER_MINUTE.toLocaleString("en")}`} />
+          <Field label="Transforms per day" type="number" min={1} max={100000000} value={perDay} onChange={(e) => setPerDay(e.target.value)} hint={`Empty: ${DEFAULT_RATE_LIMIT_PER_DAY.toLocaleString("en")}`} />
         </div>
+        <p className="text-xs text-neutral-500">
+          A transform is an image this key asks for that is not in the server&apos;s cache yet. Cache hits, 304s and repeated URLs cost
+          nothing, so visitors replaying your URLs cannot use up the key; each visitor&apos;s address also has a limit of its own.
+        </p>
         <ErrorMessage error={update.error} />
         <DialogActions onCancel={() => setOpen(false)} submitLabel="Save" disabled={update.isPending} />
       </form>

@@ -9,8 +9,19 @@ import { Field } from "@/components/ui/field";
 import { envBlock, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
 import { useTRPC } from "@/lib/trpc/client";
 
+/** How long a tester URL works. Below admin one of the expiring choices is required (at most 7 days). */
+const lifetimes = [
+  { seconds: 3600, label: "1 hour" },
+  { seconds: 86_400, label: "1 day" },
+  { seconds: 7 * 86_400, label: "7 days" },
+  { seconds: null, label: "Never (admins only)" },
+] as const;
+
+const validity = (seconds: number | null) => (seconds === null ? "never expires" : `valid ${lifetimes.find((l) => l.seconds === seconds)?.label ?? `${seconds} s`}`);
+
 export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
+  const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
   const project = useQuery(trpc.project.get.queryOptions({ teamSlug, projectSlug }));
   const keys = useQuery(trpc.apiKey.list.queryOptions({ teamSlug, projectSlug }));
   const usable = keys.data?.filter((k) => k.status === "active" || k.status === "rotating") ?? [];
@@ -20,7 +31,7 @@ export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; proj
   return (
     <div className="space-y-6">
       <Card title="URL tester">
-        {usable.length === 0 ? <EmptyState title="No active key">Create a key in API keys first.</EmptyState> : <UrlTester teamSlug={teamSlug} projectSlug={projectSlug} keys={usable} />}
+        {usable.length === 0 ? <EmptyState title="No active key">Create a key in API keys first.</EmptyState> : <UrlTester teamSlug={teamSlug} projectSlug={projectSlug} keys={usable} mayBePermanent={team.data?.can["developer.signPermanent"] ?? false} />}
       </Card>
       <Card title="Snippets">
         <div className="space-y-4">
@@ -33,16 +44,28 @@ export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; proj
   );
 }
 
-function UrlTester({ teamSlug, projectSlug, keys }: { teamSlug: string; projectSlug: string; keys: Array<{ id: string; name: string; publicKey: string }> }) {
+function UrlTester({
+  teamSlug,
+  projectSlug,
+  keys,
+  mayBePermanent,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  keys: Array<{ id: string; name: string; publicKey: string }>;
+  /** Admins may sign a URL without expiry; the server refuses it to anyone else. */
+  mayBePermanent: boolean;
+}) {
   const trpc = useTRPC();
   const [keyId, setKeyId] = useState(keys[0]!.id);
+  const [lifetime, setLifetime] = useState<number | null>(3600);
   const [operations, setOperations] = useState("w_640,f_auto");
   const [source, setSource] = useState("");
   const [preview, setPreview] = useState<"loading" | "loaded" | "failed">("loading");
   const sign = useMutation(trpc.developer.signUrl.mutationOptions({ onMutate: () => setPreview("loading") }));
   function submit(event: FormEvent) {
     event.preventDefault();
-    sign.mutate({ teamSlug, projectSlug, keyId, operations, source, expiresInSeconds: 3600 });
+    sign.mutate({ teamSlug, projectSlug, keyId, operations, source, expiresInSeconds: lifetime });
   }
   return (
     <div className="space-y-4">
@@ -57,6 +80,25 @@ function UrlTester({ teamSlug, projectSlug, keys }: { teamSlug: string; projectS
             ))}
           </select>
         </label>
+        <label className="block text-sm">
+          <span className="block font-medium">Expires</span>
+          <select
+            className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2"
+            value={lifetime ?? "never"}
+            onChange={(e) => setLifetime(e.target.value === "never" ? null : Number(e.target.value))}
+          >
+            {lifetimes
+              .filter((l) => l.seconds !== null || mayBePermanent)
+              .map((l) => (
+                <option key={l.label} value={l.seconds ?? "never"}>
+                  {l.label}
+                </option>
+              ))}
+          </select>
+          <span className="mt-1 block text-xs text-neutral-500">
+            {mayBePermanent ? "A URL that never expires keeps working after its signer leaves the team: choose it deliberately." : "Tester URLs expire within 7 days."}
+          </span>
+        </label>
         <Field label="Operations" value={operations} onChange={(e) => setOperations(e.target.value)} hint="Comma-separated, e.g. w_640,h_480,f_webp,q_80; _ for none." />
         <Field label="Source" value={source} onChange={(e) => setSource(e.target.value)} placeholder="images.example.com/photo.jpg" hint="Host and path of the original (https assumed), or local/<path>." required />
         <ErrorMessage error={sign.error} />
@@ -66,7 +108,7 @@ function UrlTester({ teamSlug, projectSlug, keys }: { teamSlug: string; projectS
       </form>
       {sign.data ? (
         <div className="space-y-3">
-          <CopyField label="Signed URL (valid 1 hour)" value={sign.data.url} />
+          <CopyField label={`Signed URL (${validity(sign.variables?.expiresInSeconds ?? null)})`} value={sign.data.url} />
           <p className="text-sm" role="status" aria-live="polite" data-testid="preview-status">
             {preview === "loading" ? "Loading preview…" : preview === "loaded" ? "Preview loaded." : "The image did not load: open the URL to see the error."}
           </p>

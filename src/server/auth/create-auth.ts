@@ -3,7 +3,11 @@ import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import type { RateLimiter } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
 import { account, session, user, verification } from "@/server/db/schema";
+import { isAppError } from "@/server/errors";
+import type { Logger } from "@/server/log";
+import type { AccountCandidate } from "@/server/tenancy/registration";
 import { createAuthRateLimitStorage } from "./rate-limit-storage";
+import { createTransactionScope } from "./transaction-scope";
 
 export interface OAuthCredentials {
   clientId: string;
@@ -22,6 +26,15 @@ export interface AuthOptions {
   google: OAuthCredentials | null;
   /** Runs once per new account (the personal team). */
   onUserCreated(account: { id: string; name: string; email: string }): Promise<void>;
+  /** better-auth's own log lines go through it (and its redaction). */
+  logger: Logger;
+  /** The registration policy, run inside better-auth's sign-up transaction on the database given. */
+  registration: {
+    /** Throws an AppError when the account may not be created. */
+    admit(candidate: AccountCandidate, db: Database): Promise<void>;
+    /** No account exists yet: the one being created becomes the instance's owner. */
+    isFirstAccount(db: Database): Promise<boolean>;
+  };
 }
 
 /** Passwords: long enough to resist guessing, short enough that hashing cannot be used to burn CPU. */
@@ -36,12 +49,39 @@ export function createAuth(options: AuthOptions) {
     ...(options.github && { github: options.github }),
     ...(options.google && { google: options.google }),
   };
+  const scope = createTransactionScope(options.db);
   return betterAuth({
-    database: drizzleAdapter(options.db, { provider: "pg", schema: { user, session, account, verification }, transaction: true }),
+    database: drizzleAdapter(scope.db, { provider: "pg", schema: { user, session, account, verification }, transaction: true }),
     secret: options.secret,
     baseURL: options.baseUrl,
     trustedOrigins: options.trustedOrigins,
     telemetry: { enabled: false },
+    // Its default writes errors with console.error, driver errors (and their query parameters) included.
+    logger: {
+      level: "warn",
+      log: (level, message, ...args) => options.logger.log(level, `better-auth: ${message}`, args.length > 0 ? { details: args } : undefined),
+    },
+    user: {
+      // Set by the create hook below, never by a client (input: false makes better-auth refuse it).
+      additionalFields: { instanceRole: { type: "string", required: false, input: false } },
+      // Every way an account is created (email, GitHub, Google) passes here; a refusal answers 403.
+      validateUserInfo: async ({ user: candidate, source }, ctx) => {
+        if (source.action !== "create-user") return;
+        try {
+          await options.registration.admit(
+            {
+              email: String(candidate.email ?? ""),
+              emailVerified: source.method === "oauth" && candidate.emailVerified === true,
+              invitationToken: invitationTokenOf(ctx.body),
+            },
+            scope.current(),
+          );
+        } catch (error) {
+          if (isAppError(error)) return { error: error.code, errorDescription: error.publicMessage };
+          throw error;
+        }
+      },
+    },
     emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: PASSWORD_MIN_LENGTH, maxPasswordLength: PASSWORD_MAX_LENGTH },
     socialProviders,
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
@@ -65,12 +105,23 @@ export function createAuth(options: AuthOptions) {
       ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
     },
     databaseHooks: {
-      user: { create: { after: async (created) => options.onUserCreated(created) } },
+      user: {
+        create: {
+          before: async (created) => ((await options.registration.isFirstAccount(scope.current())) ? { data: { ...created, instanceRole: "owner" } } : undefined),
+          after: async (created) => options.onUserCreated(created),
+        },
+      },
     },
   });
 }
 
 export type Auth = ReturnType<typeof createAuth>;
+
+/** The sign-up form sends the token of the invitation link it was opened from as `invitation`. */
+function invitationTokenOf(body: unknown): string | null {
+  const token = typeof body === "object" && body !== null ? (body as { invitation?: unknown }).invitation : undefined;
+  return typeof token === "string" && token.length > 0 && token.length <= 200 ? token : null;
+}
 
 /** Which sign-in buttons the pages show. */
 export function enabledProviders(options: Pick<AuthOptions, "github" | "google">): Array<"github" | "google"> {

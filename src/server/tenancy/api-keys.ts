@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
 import { apiKeys } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import { createApiKey, assertFutureExpiry, keyLimitsSchema, type CreatedApiKey, type KeyLimits } from "./create-api-key";
@@ -58,7 +58,13 @@ export async function createProjectKey(
   return createApiKey(deps, { ...input, projectId: scope.projectId }, deps.now());
 }
 
-/** Name, expiry (null: never) and limits (null: the defaults). A revoked key stays revoked. */
+/**
+ * Name, expiry (null: never) and limits (null: the defaults), of an active key only. A revoked or
+ * expired key is not edited back to life, and a rotating key (the old half of a rotation) keeps the
+ * grace period the rotation gave it: its expiry cannot be stretched, and there is nothing else about
+ * it worth changing before it ends (revoke it to end it sooner). The state is checked in the update's
+ * own WHERE, so a key revoked or rotated a moment earlier is not changed either.
+ */
 export async function updateApiKey(
   deps: Pick<TenancyDeps, "db" | "invalidate" | "now">,
   scope: ProjectScope,
@@ -69,7 +75,7 @@ export async function updateApiKey(
   if (input.expiresAt !== undefined) assertFutureExpiry(input.expiresAt, now);
   const limits = keyLimitsSchema.parse({ rateLimitPerMinute: input.rateLimitPerMinute, rateLimitPerDay: input.rateLimitPerDay });
   const current = await findKey(deps, scope, keyId);
-  if (current.revokedAt) throw new AppError("KEY_NOT_ACTIVE", { message: "A revoked key cannot be changed" });
+  assertActive(current, now);
   const perMinute = limits.rateLimitPerMinute !== undefined ? limits.rateLimitPerMinute : current.rateLimitPerMinute;
   const perDay = limits.rateLimitPerDay !== undefined ? limits.rateLimitPerDay : current.rateLimitPerDay;
   if (perMinute !== null && perDay !== null && perMinute > perDay) throw new AppError("INVALID_INPUT", { message: "The per-minute limit cannot exceed the per-day limit" });
@@ -82,9 +88,13 @@ export async function updateApiKey(
       rateLimitPerDay: perDay,
       updatedAt: now,
     })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)))
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId), isActive(now)))
     .returning(columns);
-  if (!row) throw new AppError("NOT_FOUND", { message: "No such key in this project" });
+  if (!row) {
+    // Revoked, rotated or gone since it was read: say which.
+    assertActive(await findKey(deps, scope, keyId), now);
+    throw new AppError("KEY_NOT_ACTIVE");
+  }
   await deps.invalidate.apiKeys([row.publicKey]);
   return { ...row, status: keyStatus(row, now) };
 }
@@ -136,6 +146,18 @@ export async function revokeApiKey(deps: Pick<TenancyDeps, "db" | "invalidate" |
     await deps.db.update(apiKeys).set({ revokedAt: deps.now(), updatedAt: deps.now() }).where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)));
   }
   await deps.invalidate.apiKeys([key.publicKey]);
+}
+
+function assertActive(key: Pick<ApiKeyRow, "revokedAt" | "expiresAt" | "replacedById">, now: Date): void {
+  const status = keyStatus(key, now);
+  if (status === "active") return;
+  const why = status === "rotating" ? "rotating (the old half of a rotation): it ends with its grace period" : status;
+  throw new AppError("KEY_NOT_ACTIVE", { message: `This key cannot be changed: it is ${why}` });
+}
+
+/** keyStatus(…) === "active", as SQL. */
+function isActive(now: Date) {
+  return and(isNull(apiKeys.revokedAt), isNull(apiKeys.replacedById), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)));
 }
 
 async function findKey(deps: Pick<TenancyDeps, "db">, scope: ProjectScope, keyId: string) {

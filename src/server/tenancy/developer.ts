@@ -7,8 +7,12 @@ import { parseSource } from "@/server/source";
 import { keyStatus } from "./api-keys";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
+import { can, type TeamRole } from "./roles";
 
-/** Longest expiry the tester signs with: its URLs are for trying things, not for pages. */
+/**
+ * Longest expiry the tester signs with: its URLs are for trying things, not for pages. Below admin it
+ * must sign with one, so a member's URLs stop working at most this long after they leave the team.
+ */
 export const MAX_TEST_URL_SECONDS = 7 * 24 * 3600;
 
 /**
@@ -18,9 +22,12 @@ export const MAX_TEST_URL_SECONDS = 7 * 24 * 3600;
  */
 export async function signTestUrl(
   deps: Pick<TenancyDeps, "db" | "secretBox" | "now"> & { baseUrl: string },
-  scope: ProjectScope & { projectSlug: string },
+  scope: ProjectScope & { projectSlug: string; role: TeamRole },
   input: { keyId: string; operations: string; source: string; expiresInSeconds: number | null },
 ): Promise<{ url: string; expiresAt: Date | null }> {
+  if (input.expiresInSeconds === null && !can(scope.role, "developer.signPermanent")) {
+    throw new AppError("NOT_PERMITTED", { message: "Choose an expiry (at most 7 days): only an admin can sign a URL that never expires" });
+  }
   const operations = input.operations.trim() || "_";
   const source = input.source.trim().replace(/^\/+/, "");
   parseOperations(operations);

@@ -1,14 +1,21 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
 import { teamInvitations, teamMembers, teams, user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "./members";
-import type { TeamRole } from "./roles";
+import { can, teamRoles, type TeamRole } from "./roles";
 
-/** An invitation link stays valid for a week; a new one for the same email replaces it. */
+/**
+ * An invitation link stays valid for a week; a new one for the same email replaces it. It carries its
+ * inviter's authority: it stays valid only while the inviter could still make it (a member of the team
+ * whose role may invite, an owner for an owner invitation). Demoting, removing or deleting the inviter
+ * stops their pending invitations, and so does their leaving; the check is made wherever an invitation
+ * is listed, shown, accepted or used to register, so no path misses it. (An inviter given the role back
+ * before the week is over finds their invitations valid again.)
+ */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 
 export const emailSchema = z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address")).pipe(z.string().max(254));
@@ -45,7 +52,7 @@ export async function createInvitation(
     await tx
       .update(teamInvitations)
       .set({ revokedAt: now })
-      .where(and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.email, email), pending(now)));
+      .where(and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.email, email), open(now)));
     const [row] = await tx
       .insert(teamInvitations)
       .values({ teamId, email, role: input.role, tokenHash: hashToken(token), invitedBy: actor.userId, expiresAt })
@@ -83,12 +90,22 @@ export interface InvitationPreview {
 /** What the invitation page shows to whoever holds the link (the token is the capability). */
 export async function previewInvitation(db: Database, token: string, now: Date): Promise<InvitationPreview | null> {
   const [row] = await db
-    .select({ teamName: teams.name, teamSlug: teams.slug, email: teamInvitations.email, role: teamInvitations.role, acceptedAt: teamInvitations.acceptedAt, revokedAt: teamInvitations.revokedAt, expiresAt: teamInvitations.expiresAt })
+    .select({
+      teamName: teams.name,
+      teamSlug: teams.slug,
+      email: teamInvitations.email,
+      role: teamInvitations.role,
+      acceptedAt: teamInvitations.acceptedAt,
+      revokedAt: teamInvitations.revokedAt,
+      expiresAt: teamInvitations.expiresAt,
+      inviterMayInvite: sql<boolean>`${inviterMayStillInvite()}`,
+    })
     .from(teamInvitations)
     .innerJoin(teams, eq(teams.id, teamInvitations.teamId))
     .where(eq(teamInvitations.tokenHash, hashToken(token)));
   if (!row) return null;
-  const status = row.acceptedAt ? "accepted" : row.revokedAt ? "revoked" : row.expiresAt <= now ? "expired" : "pending";
+  // An inviter who lost the right to invite took the invitation back with it: shown as revoked.
+  const status = row.acceptedAt ? "accepted" : row.revokedAt || !row.inviterMayInvite ? "revoked" : row.expiresAt <= now ? "expired" : "pending";
   return { teamName: row.teamName, teamSlug: row.teamSlug, email: row.email, role: row.role, status };
 }
 
@@ -117,6 +134,30 @@ export async function acceptInvitation(db: Database, token: string, account: { i
   });
 }
 
-function pending(now: Date) {
+/** The pending invitation a link's token opens (registration checks the address against it). */
+export async function findPendingInvitation(db: Database, token: string, now: Date): Promise<{ email: string } | null> {
+  const [row] = await db.select({ email: teamInvitations.email }).from(teamInvitations).where(and(eq(teamInvitations.tokenHash, hashToken(token)), pending(now)));
+  return row ?? null;
+}
+
+export async function hasPendingInvitation(db: Database, email: string, now: Date): Promise<boolean> {
+  const [row] = await db.select({ id: teamInvitations.id }).from(teamInvitations).where(and(eq(teamInvitations.email, email), pending(now))).limit(1);
+  return row !== undefined;
+}
+
+/** Not accepted, revoked or expired. */
+function open(now: Date) {
   return and(isNull(teamInvitations.acceptedAt), isNull(teamInvitations.revokedAt), gt(teamInvitations.expiresAt, now));
+}
+
+/** Open, and its inviter may still make it. */
+function pending(now: Date) {
+  return and(open(now), inviterMayStillInvite());
+}
+
+const inviterRoles = teamRoles.filter((role) => can(role, "invitation.create"));
+
+/** The inviter is a member of the invitation's team whose role may invite, an owner for an owner invitation. */
+function inviterMayStillInvite() {
+  return sql`exists (select 1 from ${teamMembers} where ${teamMembers.teamId} = ${teamInvitations.teamId} and ${teamMembers.userId} = ${teamInvitations.invitedBy} and (${teamMembers.role} = 'owner' or (${teamInvitations.role} <> 'owner' and ${inArray(teamMembers.role, inviterRoles)})))`;
 }

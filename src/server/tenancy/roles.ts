@@ -31,6 +31,8 @@ export const permissions = {
   "apiKey.rotate": "admin",
   "apiKey.revoke": "admin",
   "developer.sign": "member",
+  // A URL without exp works forever, also after its signer has left the team: a deliberate admin act.
+  "developer.signPermanent": "admin",
   "usage.read": "member",
 } as const satisfies Record<string, TeamRole>;
 

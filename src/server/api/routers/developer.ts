@@ -9,10 +9,11 @@ export const developerRouter = router({
         keyId: z.uuid(),
         operations: z.string().max(500),
         source: z.string().min(1, "Enter a source").max(2000),
+        /** null: never expires (admins only). */
         expiresInSeconds: z.number().int().min(1).max(MAX_TEST_URL_SECONDS).nullable(),
       }),
     )
     .mutation(({ ctx, input }) =>
-      signTestUrl({ ...ctx.services.tenancy, baseUrl: ctx.services.publicBaseUrl }, { ...ctx.scope, projectSlug: ctx.project.slug }, input),
+      signTestUrl({ ...ctx.services.tenancy, baseUrl: ctx.services.publicBaseUrl }, { ...ctx.scope, projectSlug: ctx.project.slug, role: ctx.role }, input),
     ),
 });

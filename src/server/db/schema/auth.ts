@@ -1,15 +1,26 @@
-import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 /** Tables better-auth needs (its default model names), managed through its Drizzle adapter. */
-export const user = pgTable("user", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  email: text("email").notNull().unique(),
-  emailVerified: boolean("email_verified").notNull().default(false),
-  image: text("image"),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
-});
+export const user = pgTable(
+  "user",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    email: text("email").notNull().unique(),
+    emailVerified: boolean("email_verified").notNull().default(false),
+    image: text("image"),
+    /**
+     * `owner` on the instance's first account (who set it up), null on every other. One owner at most
+     * (the partial unique index), so two first sign-ups at the same moment cannot both become it.
+     * Never an input: better-auth refuses it in sign-up and update bodies.
+     */
+    instanceRole: text("instance_role"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("user_instance_owner_idx").on(t.instanceRole).where(sql`${t.instanceRole} = 'owner'`)],
+);
 
 export const session = pgTable(
   "session",

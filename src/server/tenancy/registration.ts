@@ -1,0 +1,82 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "@/server/db/client";
+import { user } from "@/server/db/schema";
+import { AppError } from "@/server/errors";
+import { findPendingInvitation, hasPendingInvitation } from "./invitations";
+
+/**
+ * Who may create an account (OPTSTUFF_REGISTRATION, OPTSTUFF_REGISTRATION_EMAIL_DOMAINS). Whatever
+ * the policy, the first account of an instance is admitted and becomes its owner: whoever set the
+ * server up. `open` admits anyone; a domain list admits addresses at those domains, and only when a
+ * provider (GitHub, Google) has verified them, since OptStuff sends no verification mail and a typed
+ * address proves nothing. Invited addresses are always admitted: from the invitation link for a
+ * password sign-up (the link is the capability, not the address), by the verified address for a
+ * provider sign-up (whose round trip loses the link).
+ */
+export type RegistrationMode = "open" | "invite-only";
+
+export interface RegistrationPolicy {
+  mode: RegistrationMode;
+  /** Lower-case domains, e.g. `example.com` (subdomains are not included). */
+  emailDomains: readonly string[];
+}
+
+export const defaultRegistrationPolicy: RegistrationPolicy = { mode: "invite-only", emailDomains: [] };
+
+export interface AccountCandidate {
+  email: string;
+  /** A provider vouches for the address. */
+  emailVerified: boolean;
+  /** The token of the invitation link the sign-up started from, if any. */
+  invitationToken: string | null;
+}
+
+/** What the sign-up page offers: a form, a form for the invited address, or why there is none. */
+export type SignUpOffer =
+  | { kind: "open" }
+  | { kind: "first-account" }
+  | { kind: "invited"; email: string; token: string }
+  | { kind: "closed"; emailDomains: string[] };
+
+const anyoneMay = (policy: RegistrationPolicy) => policy.mode === "open" && policy.emailDomains.length === 0;
+
+/** No account exists yet: the one being created will own the instance. */
+export async function isFirstAccount(db: Database): Promise<boolean> {
+  const [row] = await db.select({ id: user.id }).from(user).limit(1);
+  return row === undefined;
+}
+
+/** The account that set the instance up (`user.instance_role = 'owner'`), if it still exists. */
+export async function findInstanceOwner(db: Database): Promise<{ id: string; email: string } | null> {
+  const [row] = await db.select({ id: user.id, email: user.email }).from(user).where(eq(user.instanceRole, "owner"));
+  return row ?? null;
+}
+
+/** Throws REGISTRATION_CLOSED (or INVITATION_EMAIL_MISMATCH) when the policy does not admit the candidate. */
+export async function admitAccount(db: Database, policy: RegistrationPolicy, candidate: AccountCandidate, now: Date): Promise<void> {
+  if (anyoneMay(policy) || (await isFirstAccount(db))) return;
+  const email = candidate.email.trim().toLowerCase();
+  if (candidate.invitationToken) {
+    const invitation = await findPendingInvitation(db, candidate.invitationToken, now);
+    if (invitation?.email === email) return;
+    if (invitation) throw new AppError("INVITATION_EMAIL_MISMATCH", { message: `This invitation is for ${invitation.email}: sign up with that address` });
+    throw closed(policy, "This invitation link is no longer valid: ask a team admin for a new one");
+  }
+  if (candidate.emailVerified && policy.emailDomains.includes(email.slice(email.lastIndexOf("@") + 1))) return;
+  if (candidate.emailVerified && (await hasPendingInvitation(db, email, now))) return;
+  throw closed(policy);
+}
+
+export async function signUpOffer(db: Database, policy: RegistrationPolicy, invitationToken: string | null, now: Date): Promise<SignUpOffer> {
+  if (anyoneMay(policy)) return { kind: "open" };
+  if (await isFirstAccount(db)) return { kind: "first-account" };
+  const invitation = invitationToken ? await findPendingInvitation(db, invitationToken, now) : null;
+  if (invitation && invitationToken) return { kind: "invited", email: invitation.email, token: invitationToken };
+  return { kind: "closed", emailDomains: [...policy.emailDomains] };
+}
+
+function closed(policy: RegistrationPolicy, message?: string): AppError {
+  const domains = policy.emailDomains.join(", ");
+  const byDomain = domains ? `Registration on this server is by invitation, or with a GitHub or Google account whose verified address is at ${domains}` : undefined;
+  return new AppError("REGISTRATION_CLOSED", { message: message ?? byDomain });
+}
