@@ -49,6 +49,17 @@ const envSchema = z.object({
   /** Google sign-in appears only when both are set. */
   GOOGLE_CLIENT_ID: optionalText,
   GOOGLE_CLIENT_SECRET: optionalText,
+  /**
+   * Who may create an account. `invite-only` (default): the first account (the instance's owner), then
+   * only people with an invitation link; `open`: anyone (a hosted service). See docs/self-hosting.md.
+   */
+  OPTSTUFF_REGISTRATION: z.enum(["open", "invite-only"]).default("invite-only"),
+  /**
+   * E-mail domains (comma-separated, e.g. `example.com`) whose addresses may register without an
+   * invitation, when GitHub or Google has verified the address. With it, `open` admits only these.
+   * Default none.
+   */
+  OPTSTUFF_REGISTRATION_EMAIL_DOMAINS: z.string().optional().transform((v, ctx) => emailDomainList(v ?? "", ctx)),
   /** SMTP server for invitation emails (`smtp://user:pass@host:587`); without it links are shown to copy. */
   SMTP_URL: optionalText,
   /** Sender of invitation emails. Default `OptStuff <no-reply@localhost>`. */
@@ -67,8 +78,8 @@ const envSchema = z.object({
   OPTSTUFF_MAX_INPUT_PIXELS: int(50_000_000, 1),
   /** Largest output side. Default 8192. */
   OPTSTUFF_MAX_OUTPUT_DIMENSION: int(8192, 1),
-  /** Largest output area of one frame, in pixels; larger results are scaled down to fit. Default 40 MP. */
-  OPTSTUFF_MAX_OUTPUT_PIXELS: int(40_000_000, 1),
+  /** Largest output area of one frame, in pixels; larger results are scaled down to fit. Default 24 MP. */
+  OPTSTUFF_MAX_OUTPUT_PIXELS: int(24_000_000, 1),
   /** Largest AVIF output area (its encoder cannot be interrupted); f_auto answers WebP above it. Default 8294400 (3840×2160). */
   OPTSTUFF_MAX_AVIF_PIXELS: int(3840 * 2160, 1),
   /** Animation frames decoded at most. Default 500. */
@@ -80,6 +91,19 @@ const envSchema = z.object({
    * finished transform's JavaScript (response, next download) runs (measured in docs/benchmarks.md).
    */
   OPTSTUFF_TRANSFORM_CONCURRENCY: int(2 * os.availableParallelism(), 1),
+  /**
+   * Where transforms run. `process` (default, except on Vercel): in child processes that are killed
+   * past the time budget or the memory cap, because some native calls (AVIF encode, SVG filters) ignore
+   * libvips' timeout. `none`: in this process (Vercel's default: its function limits bound each call).
+   */
+  OPTSTUFF_TRANSFORM_ISOLATION: z.enum(["auto", "process", "none"]).default("auto"),
+  /**
+   * Share transform slots and queue fairly between projects (round robin, a slot kept for quiet
+   * projects, a project's extra jobs at lower CPU priority). Default on; off gives one first-come queue.
+   */
+  OPTSTUFF_TRANSFORM_FAIR_SHARE: z.enum(["on", "off"]).default("on"),
+  /** Resident memory a transform process may reach before its job is ended (413). Default 512 MB. */
+  OPTSTUFF_TRANSFORM_MEMORY_MB: int(512, 64),
   /** libuv's thread pool (read by Node itself; checked at startup against the transform slots). */
   UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).optional(),
   /** WebP encoder effort 0–6. Default 4; 2 is 30–40 % faster for a few percent more bytes. */
@@ -93,8 +117,22 @@ const envSchema = z.object({
   OPTSTUFF_CONFIG_CACHE_TTL_MS: int(1000),
   /** Failed authentications per client address and minute before that address is refused. Default 60. */
   OPTSTUFF_AUTH_FAILURES_PER_MINUTE: int(60, 1),
-  /** Proxies in front of the app (their X-Forwarded-For entries are skipped). Default 0. */
+  /**
+   * Reverse proxies in front of the app, each appending the address it received the request from to
+   * X-Forwarded-For: the client is the entry this many places from the right. Default 0: the socket's
+   * address, as `npm start` (scripts/server.mjs) hands it over; on Vercel at least 1.
+   */
   OPTSTUFF_TRUSTED_PROXY_HOPS: int(0),
+  /**
+   * Image requests per client address and minute, cache hits and 304s included: a visitor replaying
+   * URLs is throttled alone. Default 1200 (docs/architecture.md, rate limiting); 0 turns it off.
+   */
+  OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE: int(1200),
+  /**
+   * Transforms per client address and minute, so one visitor cannot spend a key's transforms by
+   * itself. Default 120 (a fifth of a key's default 600); 0 turns it off.
+   */
+  OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: int(120),
   /** In-memory cache of recent results, in bytes. Default 64 MB; 0 disables it. */
   OPTSTUFF_RESULT_CACHE_BYTES: int(64 * 1024 * 1024),
   /** Share of successful image requests written to the request log, 0 to 1. Default 1 (all). */
@@ -111,6 +149,15 @@ const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
+
+/** `Corp.Example, @team.example.` → `["corp.example", "team.example"]`; anything else is refused by name. */
+function emailDomainList(text: string, ctx: z.RefinementCtx): string[] {
+  const domains = text.split(",").map((d) => d.trim().toLowerCase().replace(/^@/, "").replace(/\.$/, "")).filter(Boolean);
+  for (const domain of domains) if (!DOMAIN.test(domain)) ctx.addIssue({ code: "custom", message: `"${domain}" is not an e-mail domain` });
+  return [...new Set(domains)];
+}
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // An empty assignment (as copied from .env.example) means "use the default".

@@ -1,6 +1,6 @@
 /**
- * Processes the benchmarks start: a loopback origin serving generated sources, the app under
- * `next start` with what `npm start` sets, and the bookkeeping to stop them all (by PID) on failure.
+ * Processes the benchmarks start: a loopback origin serving generated sources, the app as `npm start`
+ * runs it (scripts/server.mjs) with what `npm start` sets, and the bookkeeping to stop them all (by PID) on failure.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import http from "node:http";
@@ -99,8 +99,10 @@ export interface OurApp {
   base: string;
   /** A signed URL of the bootstrapped project for `operations` and `source`. */
   signed(operations: string, source: string): string;
+  /** Another team and project on the same sources (the app must not be running): its URL signer. */
+  addProject(team: string): (operations: string, source: string) => string;
   /**
-   * `next start` of the built app with `env` plus `extraEnv` (an undefined value removes a variable);
+   * The built app as `npm start` runs it, with `env` plus `extraEnv` (an undefined value removes a variable);
    * Node flags from BENCH_OURS_NODE_FLAGS.
    */
   start(extraEnv?: Record<string, string | undefined>): Promise<ChildProcess>;
@@ -119,26 +121,36 @@ export async function prepareOurApp(work: string, originHost: string, env: Recor
     NODE_ENV: "production",
     OPTSTUFF_DATA_DIR: path.join(work, "data"),
     OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "1",
+    // Every request of a benchmark comes from one address: measure the work, not the per-address limits.
+    OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE: "0",
+    OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: "0",
     PORT: String(port),
+    ...env,
   };
   const tsx = (script: string, ...args: string[]) =>
     spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", script, ...args], { env: ourEnv, encoding: "utf8" });
-  const boot = tsx("scripts/optstuff.ts", "bootstrap", "--sources", originHost);
-  const vars = Object.fromEntries([...boot.stdout.matchAll(/^(OPTSTUFF_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
-  if (!vars.OPTSTUFF_SECRET_KEY) throw new Error(`bootstrap failed: ${boot.stderr}`);
-  const raised = tsx("bench/raise-key-limits.ts", vars.OPTSTUFF_PUBLIC_KEY!);
-  if (raised.status !== 0) throw new Error(`raising the key's limits failed: ${raised.stderr}`);
+  const project = (...args: string[]) => {
+    const boot = tsx("scripts/optstuff.ts", "bootstrap", "--sources", originHost, ...args);
+    const vars = Object.fromEntries([...boot.stdout.matchAll(/^(OPTSTUFF_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    if (!vars.OPTSTUFF_SECRET_KEY) throw new Error(`bootstrap failed: ${boot.stderr}`);
+    const raised = tsx("bench/raise-key-limits.ts", vars.OPTSTUFF_PUBLIC_KEY!);
+    if (raised.status !== 0) throw new Error(`raising the key's limits failed: ${raised.stderr}`);
+    return (operations: string, source: string) =>
+      buildSignedUrl({ baseUrl: base, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations, source });
+  };
+  const signed = project();
   const nodeFlags = (process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   return {
     env: ourEnv,
     port,
     base,
-    signed: (operations, source) =>
-      buildSignedUrl({ baseUrl: base, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations, source }),
+    signed,
+    addProject: (team) => project("--team", team, "--project", team),
     start: (extraEnv = {}) => {
       const env = { ...ourEnv, ...extraEnv };
       for (const [name, value] of Object.entries(extraEnv)) if (value === undefined) delete env[name];
-      return startProcess([...nodeFlags, "node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], env, `${base}/api/health`);
+      // What `npm start` runs: Next's handler behind the server that stamps each socket's address.
+      return startProcess([...nodeFlags, "scripts/server.mjs", "--hostname", "127.0.0.1", "--port", String(port)], env, `${base}/api/health`);
     },
   };
 }

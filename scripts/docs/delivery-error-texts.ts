@@ -28,11 +28,12 @@ export const errorWhen = {
   SOURCE_GONE: "The origin answered 410.",
   SOURCE_TOO_LARGE: "The declared, streamed or on-disk size is over `OPTSTUFF_MAX_SOURCE_BYTES`.",
   IMAGE_TOO_LARGE:
-    "Width × height × decoded frames is over `OPTSTUFF_MAX_INPUT_PIXELS`, the frames are over `OPTSTUFF_MAX_FRAMES`, or the output is too large for its format.",
+    "Width × height × decoded frames (plus the rasters an SVG embeds) is over `OPTSTUFF_MAX_INPUT_PIXELS`, the frames are over `OPTSTUFF_MAX_FRAMES`, or the output is too large for its format.",
+  TRANSFORM_MEMORY_EXCEEDED: "The transform process grew past `OPTSTUFF_TRANSFORM_MEMORY_MB` (an SVG's filters, an enormous output) and was ended.",
   UNSUPPORTED_IMAGE:
     "Empty, not an image, or a format other than JPEG, PNG, WebP, GIF, AVIF, TIFF, SVG (e.g. HEIC); or an SVG that would be passed through but carries active content or is gzipped.",
   IMAGE_DECODE_FAILED: "The bytes claim a supported format but do not decode (truncated, corrupt).",
-  RATE_LIMITED: "A per-key minute or day window is full, or this client address failed authentication too often this minute. With Retry-After and X-RateLimit-Limit, -Remaining, -Reset.",
+  RATE_LIMITED: "A new transform (a result-cache miss) would exceed the key's minute or day window or the client address's transform window; any request would exceed the address's request window; or the address failed authentication too often this minute. Cache hits and 304s never spend the key's windows. With Retry-After and X-RateLimit-Limit, -Remaining, -Reset of the refusing window.",
   SOURCE_FAILED:
     "DNS failed, no address connected, TLS failed, the origin answered another status than 200/404/410 or a compressed body, or the connection broke.",
   SOURCE_REDIRECT_FORBIDDEN:
@@ -40,7 +41,7 @@ export const errorWhen = {
   OVERLOADED: "Every transform slot is busy and the queue (`OPTSTUFF_TRANSFORM_QUEUE`) is full; sent with `Retry-After`.",
   NOT_READY: "Reserved; not raised by the image route in this version.",
   SOURCE_TIMEOUT: "The whole fetch (DNS, connect, headers, body, every redirect) exceeded `OPTSTUFF_FETCH_TIMEOUT_MS`.",
-  TRANSFORM_TIMEOUT: "Processing exceeded `OPTSTUFF_TRANSFORM_TIMEOUT_MS`.",
+  TRANSFORM_TIMEOUT: "Processing exceeded `OPTSTUFF_TRANSFORM_TIMEOUT_MS`; a native call that libvips cannot interrupt is stopped by ending its transform process.",
   INTERNAL: "A bug, or an API-key secret that no configured master secret opens. The body never carries the cause.",
 } as const satisfies Record<DeliveryCode, string>;
 
@@ -66,13 +67,14 @@ export const errorFix = {
   IMAGE_TOO_LARGE: "Use a smaller original or ask for a smaller output; operators can raise `OPTSTUFF_MAX_INPUT_PIXELS` or `OPTSTUFF_MAX_FRAMES`.",
   UNSUPPORTED_IMAGE: "Convert the source to a supported format; for a refused SVG, ask for `f_png`.",
   IMAGE_DECODE_FAILED: "Export the source again: it is truncated or corrupt.",
-  RATE_LIMITED: "Honour `Retry-After`; raise the key's limits in the dashboard (API keys → edit). Refused after repeated 401/403s: fix the key or signature first.",
+  RATE_LIMITED: "Honour `Retry-After`; raise the key's transform limits in the dashboard (API keys → edit), or the per-address ones (`OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE`, `OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE`) when many visitors share one address. Refused after repeated 401/403s: fix the key or signature first.",
   SOURCE_FAILED: "Check the origin as the server reaches it: DNS, TLS certificate, a `200` with an uncompressed body.",
   SOURCE_REDIRECT_FORBIDDEN: "Check the origin's redirects, or point the URL at the final location.",
   OVERLOADED: "Retry after `Retry-After`; operators can raise `OPTSTUFF_TRANSFORM_QUEUE` or `OPTSTUFF_TRANSFORM_CONCURRENCY`, or add instances.",
   NOT_READY: "Retry later.",
   SOURCE_TIMEOUT: "Check how fast the origin answers the server; operators can raise `OPTSTUFF_FETCH_TIMEOUT_MS`.",
   TRANSFORM_TIMEOUT: "Ask for a smaller output or use a smaller original; operators can raise `OPTSTUFF_TRANSFORM_TIMEOUT_MS`.",
+  TRANSFORM_MEMORY_EXCEEDED: "Use a simpler or smaller original (an SVG's filters are the usual cause); operators can raise `OPTSTUFF_TRANSFORM_MEMORY_MB`.",
   INTERNAL:
     "Report it with the `requestId`; the server log has the cause. Operators: a key secret no master secret opens needs its master back (`OPTSTUFF_KEY_ENCRYPTION_SECRET_PREVIOUS`).",
 } as const satisfies Record<DeliveryCode, string>;

@@ -1,7 +1,7 @@
 /** The generated sections of docs/errors.md: one table per surface, all from src/server/errors.ts. */
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { toTrpcError } from "@/server/api/errors";
-import { AppError, dashboardErrors, deliveryErrors, operatorErrors } from "@/server/errors";
+import { AppError, dashboardErrors, deliveryErrors, operatorErrors, requestErrors } from "@/server/errors";
 import { errorFix, errorWhen } from "./delivery-error-texts";
 import { code, GENERATOR, renderTable, replaceSections } from "./markdown";
 
@@ -78,5 +78,6 @@ export function updateErrorsDoc(markdown: string): string {
     "image-errors": renderDeliveryErrorTable(deliveryErrors, errorWhen, errorFix),
     "dashboard-errors": renderDashboardErrorTable(),
     "operator-errors": renderOperatorErrorTable(operatorErrors),
+    "request-errors": renderOperatorErrorTable(requestErrors),
   });
 }

@@ -23,6 +23,7 @@ export const deliveryErrors = {
   SOURCE_GONE: { status: 410, message: "Source image is gone", log: "source_error" },
   SOURCE_TOO_LARGE: { status: 413, message: "Source image exceeds the byte limit", log: "too_large" },
   IMAGE_TOO_LARGE: { status: 413, message: "Source image exceeds the pixel limit", log: "too_large" },
+  TRANSFORM_MEMORY_EXCEEDED: { status: 413, message: "Image processing needs more memory than allowed", log: "too_large" },
   UNSUPPORTED_IMAGE: { status: 415, message: "Source is not a supported image", log: "unsupported_image" },
   IMAGE_DECODE_FAILED: { status: 422, message: "Source image could not be decoded", log: "unsupported_image" },
   RATE_LIMITED: { status: 429, message: "Rate limit exceeded", log: "rate_limited" },
@@ -51,6 +52,8 @@ export const dashboardErrors = {
   KEY_NOT_ACTIVE: { status: 409, message: "Only an active key can be changed or rotated" },
   INVITATION_INVALID: { status: 410, message: "This invitation is no longer valid" },
   INVITATION_EMAIL_MISMATCH: { status: 403, message: "This invitation was sent to a different email address" },
+  // Sign-up refused by the registration policy (OPTSTUFF_REGISTRATION); answered by the auth route.
+  REGISTRATION_CLOSED: { status: 403, message: "Registration on this server is by invitation: open the invitation link you were sent" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** What the operator routes (cron, metrics) answer besides their reports. */
@@ -60,7 +63,16 @@ export const operatorErrors = {
   METRICS_UNAUTHORIZED: { status: 401, message: "Missing or wrong metrics token" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
-export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors, ...operatorErrors };
+/**
+ * What the routes that take a body (auth, tRPC, cron) answer before their own handling starts, as
+ * JSON `{error, code, requestId}` (src/server/http/body-limit.ts).
+ */
+export const requestErrors = {
+  BODY_TOO_LARGE: { status: 413, message: "Request body is too large" },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Send the request body as JSON (Content-Type: application/json)" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors, ...operatorErrors, ...requestErrors };
 
 export type ErrorCode = keyof typeof errorCatalogue;
 export type RequestLogStatus = (typeof deliveryErrors)[keyof typeof deliveryErrors]["log"] | "success";

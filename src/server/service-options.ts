@@ -6,6 +6,8 @@ import type { UpstashSettings } from "@/server/coordination/upstash-client";
 import type { DatabaseHandle, DatabaseTarget } from "@/server/db/client";
 import type { TransformLimits } from "@/server/image";
 import type { Logger } from "@/server/log";
+import type { AddressLimits } from "@/server/ratelimit/enforce-key-limits";
+import type { RegistrationPolicy } from "@/server/tenancy/registration";
 import type { FetchLimits, NetDeps } from "@/server/source";
 import type { RequestLogOptions } from "@/server/usage/request-log";
 
@@ -16,6 +18,10 @@ export interface ServiceOptions {
   transformLimits: TransformLimits;
   localSourceRoot: string | null;
   transformConcurrency: number;
+  /** Share transform slots and queue fairly between projects. Default true. */
+  transformFairShare?: boolean;
+  /** Transforms in killable child processes (the built worker script); null runs them in this process. */
+  transformIsolation: TransformIsolation | null;
   transformQueue: number;
   resultCacheBytes: number;
   /** L1 config cache lifetime; 0 reads the next tier on every request. */
@@ -24,20 +30,33 @@ export interface ServiceOptions {
   redis: UpstashSettings | null;
   /** Authentication failures per client address and minute before it is refused for the minute. */
   authFailuresPerMinute: number;
-  /** Proxies in front of the app whose X-Forwarded-For entries are skipped. */
+  /** Reverse proxies in front of the app, each appending to X-Forwarded-For; 0: the socket's address counts. */
   trustedProxyHops: number;
+  /** Image requests and transforms per client address and minute (0 turns one off). Default 1200 and 120. */
+  addressLimits?: AddressLimits;
   /** Default http://127.0.0.1:3000. */
   publicBaseUrl?: string;
   /** Origins allowed to sign in besides publicBaseUrl. */
   trustedOrigins?: string[];
   oauth?: { github: OAuthCredentials | null; google: OAuthCredentials | null };
   smtp?: { url: string; from: string } | null;
+  /** Who may create an account. Default invite-only (after the first account) with no domains. */
+  registration?: RegistrationPolicy;
   requestLog?: Partial<RequestLogOptions>;
   metricsToken?: string | null;
   logger?: Logger;
   net?: NetDeps;
   now?: () => Date;
 }
+
+export interface TransformIsolation {
+  /** The built transform process script. */
+  entry: string;
+  memoryLimitBytes: number;
+}
+
+/** Written by scripts/build-transform-worker.mjs (`npm run build`, and the test setup). */
+export const TRANSFORM_WORKER_ENTRY = "dist/transform-worker.mjs";
 
 /** Maps the validated environment onto service options: the only place that knows both. */
 export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: DatabaseTarget } {
@@ -69,6 +88,11 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
         ? path.resolve("demo")
         : null,
     transformConcurrency: e.OPTSTUFF_TRANSFORM_CONCURRENCY,
+    transformFairShare: e.OPTSTUFF_TRANSFORM_FAIR_SHARE === "on",
+    transformIsolation:
+      e.OPTSTUFF_TRANSFORM_ISOLATION === "none" || (e.OPTSTUFF_TRANSFORM_ISOLATION === "auto" && e.VERCEL !== undefined)
+        ? null
+        : { entry: path.resolve(TRANSFORM_WORKER_ENTRY), memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20 },
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
     configCacheTtlMs: e.OPTSTUFF_CONFIG_CACHE_TTL_MS,
@@ -77,7 +101,10 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
         ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
         : null,
     authFailuresPerMinute: e.OPTSTUFF_AUTH_FAILURES_PER_MINUTE,
-    trustedProxyHops: e.OPTSTUFF_TRUSTED_PROXY_HOPS,
+    // Vercel's edge is a proxy that writes the client's address into X-Forwarded-For; our server, which
+    // stamps the socket's address, does not run there, so a peer-address header would be the client's.
+    trustedProxyHops: e.VERCEL !== undefined ? Math.max(1, e.OPTSTUFF_TRUSTED_PROXY_HOPS) : e.OPTSTUFF_TRUSTED_PROXY_HOPS,
+    addressLimits: { requestsPerMinute: e.OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE, transformsPerMinute: e.OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE },
     publicBaseUrl: publicBaseUrl(e),
     trustedOrigins: [
       ...(e.OPTSTUFF_TRUSTED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
@@ -86,6 +113,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     ],
     oauth: { github: credentials(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET), google: credentials(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET) },
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
+    registration: { mode: e.OPTSTUFF_REGISTRATION, emailDomains: e.OPTSTUFF_REGISTRATION_EMAIL_DOMAINS },
     requestLog: { successSampleRate: e.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE, failuresPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE },
     metricsToken: e.OPTSTUFF_METRICS_TOKEN ?? null,
   };

@@ -12,10 +12,13 @@ import {
 import { createCoordination, type Coordination } from "@/server/coordination/create-coordination";
 import { createCounters, type Counters } from "@/server/coordination/counters";
 import { createAuth, enabledProviders, type Auth } from "@/server/auth/create-auth";
+import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
 import { createMailer, type Mailer } from "@/server/mail/mailer";
 import type { TenancyDeps } from "@/server/tenancy/deps";
 import { createPersonalTeam } from "@/server/tenancy/onboarding";
+import { admitAccount, defaultRegistrationPolicy, isFirstAccount, type RegistrationPolicy } from "@/server/tenancy/registration";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
+import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/enforce-key-limits";
 import { recordOutcome } from "@/server/usage/record-outcome";
 import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";
@@ -24,7 +27,8 @@ import { createRequestLog, defaultRequestLogOptions, type RequestLog } from "@/s
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
-import { configureSharp, createResultCache, createTransformScheduler } from "@/server/image";
+import { configureSharp, createResultCache, createTransformScheduler, transformImage } from "@/server/image";
+import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
 import { serviceOptionsFromEnv, type ServiceOptions } from "@/server/service-options";
 import { createSecretBox, type SecretBox } from "@/server/signing";
@@ -42,12 +46,16 @@ export interface Services {
   logger: Logger;
   delivery: DeliveryDeps;
   auth: Auth;
+  /** Wrong passwords per account and quarter hour, shared by every instance (Redis). */
+  signInFailures: SignInFailureLimit;
   /** Null without SMTP: invitation links are shown to copy. */
   mailer: Mailer | null;
   tenancy: TenancyDeps;
   /** Origin of this server in printed URLs, snippets and the auth cookies. */
   publicBaseUrl: string;
   authProviders: Array<"github" | "google">;
+  /** Who may create an account (the sign-up page shows what it allows). */
+  registration: RegistrationPolicy;
   /** Runs after the response: never slows or fails the request it describes. */
   recordOutcome(outcome: RequestOutcome): Promise<void>;
   requestLog: RequestLog;
@@ -86,11 +94,18 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     queue: createInvalidationQueue(database.db),
   });
   configureSharp();
-  const transforms = createTransformScheduler({ concurrency: options.transformConcurrency, maxQueue: options.transformQueue });
+  const transforms = createTransformScheduler({
+    concurrency: options.transformConcurrency,
+    maxQueue: options.transformQueue,
+    fairShare: options.transformFairShare ?? true,
+  });
+  const isolation = options.transformIsolation;
+  const pool = isolation ? createProcessPool({ entry: isolation.entry, memoryLimitBytes: isolation.memoryLimitBytes }) : null;
   const metrics = createMetrics({ counters, scheduler: transforms });
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
     scheduler: transforms,
+    transform: pool?.transform ?? transformImage,
     resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
     limits: options.transformLimits,
   });
@@ -107,11 +122,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       trustedProxyHops: options.trustedProxyHops,
       counters,
       logSampled,
+      addressLimits: options.addressLimits ?? DEFAULT_ADDRESS_LIMITS,
     },
   };
   const requestLog = createRequestLog({ db: database.db, kv, counters, logSampled }, { ...defaultRequestLogOptions, ...options.requestLog });
   const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   const oauth = options.oauth ?? { github: null, google: null };
+  const registration = options.registration ?? defaultRegistrationPolicy;
   const auth = createAuth({
     db: database.db,
     secret: options.secrets.auth,
@@ -121,6 +138,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ...oauth,
     onUserCreated: async (account) => {
       await createPersonalTeam(database.db, account);
+    },
+    logger,
+    registration: {
+      admit: (candidate, db) => admitAccount(db, registration, candidate, now()),
+      isFirstAccount,
     },
   });
   const cron = createCronJobs({ db: database.db, kv, invalidate, logger, now });
@@ -140,6 +162,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     tenancy,
     publicBaseUrl,
     authProviders: enabledProviders(oauth),
+    signInFailures: createSignInFailureLimit(coordination.limiter, {
+      onLimiterError: (error) => logger.log("warn", "sign-in failure limit unavailable; the attempt went on", describeError(error)),
+    }),
+    registration,
     secretBox,
     config,
     invalidate,
@@ -167,6 +193,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
           logger.log("error", "usage flush on shutdown failed", describeError(error));
         });
       }
+      await pool?.close();
       await database.close();
     },
   };

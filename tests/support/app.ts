@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { createImageRouteHandler } from "@/server/delivery/route-handler";
 import { createLogger } from "@/server/log";
-import type { ServiceOptions } from "@/server/service-options";
+import { TRANSFORM_WORKER_ENTRY, type ServiceOptions } from "@/server/service-options";
 import { createServices, type Services } from "@/server/services";
 import { buildSignedUrl } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
@@ -14,6 +14,11 @@ export function testRedisSettings(): { url: string; token: string } | null {
   const url = process.env.UPSTASH_REDIS_REST_URL;
   const token = process.env.UPSTASH_REDIS_REST_TOKEN;
   return url && token ? { url, token } : null;
+}
+
+/** Transform processes as `npm start` runs them, with the script the integration setup built. */
+export function testTransformIsolation(memoryLimitBytes = 512 * 2 ** 20) {
+  return { entry: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", TRANSFORM_WORKER_ENTRY), memoryLimitBytes };
 }
 
 export const DEMO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../demo");
@@ -48,6 +53,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     transformLimits: { maxInputPixels: 50_000_000, maxOutputDimension: 8192, maxFrames: 500, timeoutMs: 20_000 },
     localSourceRoot: DEMO_ROOT,
     transformConcurrency: 2,
+    // The real thing: transforms in killable child processes (tests/support/global-setup.ts builds the script).
+    transformIsolation: testTransformIsolation(),
     transformQueue: 16,
     resultCacheBytes: 16 * 1024 * 1024,
     // Off by default in tests: they change keys in the database and expect the next request to see it.
@@ -56,6 +63,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     authFailuresPerMinute: 1000,
     trustedProxyHops: 0,
     logger: createLogger("error"),
+    // Tests sign up many people; the registration tests choose their own policy.
+    registration: { mode: "open", emailDomains: [] },
     ...options,
   });
   const { project, key } = await bootstrap(

@@ -10,6 +10,7 @@ import { apiKeys } from "@/server/db/schema";
 import { createImageRouteHandler } from "@/server/delivery/route-handler";
 import { createLogger } from "@/server/log";
 import { createServices } from "@/server/services";
+import { testTransformIsolation } from "./app";
 
 interface InstanceConfig {
   databaseUrl: string;
@@ -25,6 +26,7 @@ const services = await createServices({
   transformLimits: { maxInputPixels: 50_000_000, maxOutputDimension: 8192, maxFrames: 100, timeoutMs: 10_000 },
   localSourceRoot: null,
   transformConcurrency: 1,
+  transformIsolation: testTransformIsolation(),
   transformQueue: 8,
   resultCacheBytes: 1_000_000,
   configCacheTtlMs: 1000, // the production default: the bound under test
