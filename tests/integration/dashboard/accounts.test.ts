@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authRequest, callerFor, cookieFrom, signUp } from "../../support/dashboard";
 import { createTestApp, type TestApp } from "../../support/app";
+import { clearOfWindowEdge } from "../../support/clock";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -66,6 +67,7 @@ describe("sign-in, sign-out and the auth endpoints' guards", () => {
   });
 
   it("rate-limits sign-in attempts per client address (10 a minute), not globally", async () => {
+    await clearOfWindowEdge();
     const address = "203.0.113.77";
     const statuses: number[] = [];
     // One account per attempt (fresh in a shared Redis too), so that its failure window plays no part.

@@ -8,6 +8,7 @@ import { BODY_LIMITS } from "@/server/http/body-limit";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createTestApp, type TestApp } from "../../support/app";
 import { authRequest, DASHBOARD_ORIGIN, randomAddress, signUp, type TestUser } from "../../support/dashboard";
+import { clearOfWindowEdge } from "../../support/clock";
 
 /**
  * The dashboard's auth surface through the real route handlers: which address a limit counts, the
@@ -24,6 +25,7 @@ const PASSWORD = "correct horse battery"; // what signUp() sets
 
 describe("the client address of sign-in attempts", () => {
   it("hits the per-address sign-in limit although each attempt claims another X-Forwarded-For", async () => {
+    await clearOfWindowEdge();
     const socket = randomAddress();
     const statuses: number[] = [];
     for (let i = 0; i < 15; i++) {
