@@ -98,8 +98,8 @@ const envSchema = z.object({
    */
   OPTSTUFF_TRANSFORM_ISOLATION: z.enum(["auto", "process", "none"]).default("auto"),
   /**
-   * Share transform slots and queue fairly between projects (round robin, a slot kept for quiet
-   * projects, a project's extra jobs at lower CPU priority). Default on; off gives one first-come queue.
+   * Share transform slots and queue fairly between teams (round robin, a slot kept for quiet teams, a
+   * team's extra jobs at lower CPU priority). Default on; off gives one first-come queue.
    */
   OPTSTUFF_TRANSFORM_FAIR_SHARE: z.enum(["on", "off"]).default("on"),
   /** Resident memory a transform process may reach before its job is ended (413). Default 512 MB. */
@@ -182,6 +182,17 @@ export function publicBaseUrl(e: Env): string {
   if (e.VERCEL_PROJECT_PRODUCTION_URL) return `https://${e.VERCEL_PROJECT_PRODUCTION_URL}`;
   return `http://127.0.0.1:${e.PORT}`;
 }
+
+/**
+ * The environment of a transform process: only what the allocator and libvips read. It parses hostile
+ * bytes, so it gets no secret, database URL or token (src/server/image/isolation/).
+ */
+export function transformProcessEnv(source: Record<string, string | undefined> = process.env): Record<string, string> {
+  const kept = Object.entries(source).filter(([name]) => TRANSFORM_PROCESS_ENV.test(name));
+  return Object.fromEntries(kept.filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+const TRANSFORM_PROCESS_ENV = /^(MALLOC_ARENA_MAX|MALLOC_TRIM_THRESHOLD_|LD_PRELOAD|TMPDIR|LANG|LC_ALL|VIPS_[A-Z_]+)$/;
 
 /** Production means secrets must be given, never generated. */
 export function isProduction(e: Env): boolean {

@@ -41,7 +41,7 @@ const SECRET_FIELD = /token|secret|password|passwd|hash|cookie|authorization|^si
 /**
  * Secrets by shape, for text that reaches a line by any way: drizzle's parameter list, values
  * PostgreSQL quotes in its messages, and the shapes of our secrets. UUIDs (request ids), public keys
- * and ordinary words stay readable: the opaque-token rule needs 32 letters and digits in a row.
+ * and ordinary words stay readable: the opaque-token rule needs 32 letters, digits, `-` or `_` in a row.
  */
 const redactions: Array<[RegExp, string]> = [
   // drizzle: `Failed query: <sql>\nparams: <values>`; the SQL holds placeholders only.
@@ -55,7 +55,9 @@ const redactions: Array<[RegExp, string]> = [
   [/\bsk_[\w-]{16,}/g, "sk_[redacted]"],
   // scrypt password hashes (salt:key, hex) and any long opaque token (session tokens, digests).
   [/\b[0-9a-f]{16,}:[0-9a-f]{32,}\b/gi, "[redacted hash]"],
-  [/\b[A-Za-z0-9]{32,}\b/g, "[redacted]"],
+  // base64url tokens carry - and _ (invitation tokens, generated secrets): a run of 32 or more such
+  // characters, unless it is a UUID (request ids stay readable).
+  [/(?<![\w-])(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![\w-]))[\w-]{32,}/gi, "[redacted]"],
 ];
 
 export function redactText(text: string): string {

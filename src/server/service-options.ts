@@ -1,5 +1,5 @@
 import path from "node:path";
-import { isProduction, publicBaseUrl, type Env } from "@/env";
+import { isProduction, publicBaseUrl, transformProcessEnv, type Env } from "@/env";
 import type { OAuthCredentials } from "@/server/auth/create-auth";
 import { loadSecrets, type Secrets } from "@/server/config/secrets";
 import type { UpstashSettings } from "@/server/coordination/upstash-client";
@@ -53,6 +53,8 @@ export interface TransformIsolation {
   /** The built transform process script. */
   entry: string;
   memoryLimitBytes: number;
+  /** What the processes may see of the environment (transformProcessEnv); default none. */
+  env?: Record<string, string>;
 }
 
 /** Written by scripts/build-transform-worker.mjs (`npm run build`, and the test setup). */
@@ -92,7 +94,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     transformIsolation:
       e.OPTSTUFF_TRANSFORM_ISOLATION === "none" || (e.OPTSTUFF_TRANSFORM_ISOLATION === "auto" && e.VERCEL !== undefined)
         ? null
-        : { entry: path.resolve(TRANSFORM_WORKER_ENTRY), memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20 },
+        : { entry: path.resolve(TRANSFORM_WORKER_ENTRY), memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20, env: transformProcessEnv() },
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
     configCacheTtlMs: e.OPTSTUFF_CONFIG_CACHE_TTL_MS,

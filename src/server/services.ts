@@ -100,7 +100,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     fairShare: options.transformFairShare ?? true,
   });
   const isolation = options.transformIsolation;
-  const pool = isolation ? createProcessPool({ entry: isolation.entry, memoryLimitBytes: isolation.memoryLimitBytes }) : null;
+  const pool = isolation ? createProcessPool({ entry: isolation.entry, memoryLimitBytes: isolation.memoryLimitBytes, env: isolation.env }) : null;
   const metrics = createMetrics({ counters, scheduler: transforms });
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),

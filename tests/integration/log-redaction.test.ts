@@ -90,4 +90,14 @@ describe("log redaction", () => {
     expect(line).toContain("0b9f8e2c-6d1a-4f7e-9c3b-2a5d8e7f1c40");
     expect(line).toContain(app.key.publicKey);
   });
+
+  it("redacts base64url tokens, whose - and _ would break a letters-and-digits run", () => {
+    const seen: string[] = [];
+    const logger = createLogger("debug", (line) => seen.push(line));
+    // Enough random 32-byte tokens that nearly every one holds a - or _ somewhere.
+    const tokens = Array.from({ length: 200 }, () => randomBytes(32).toString("base64url"));
+    for (const token of tokens) logger.log("warn", `invitation ${token} failed`);
+    const lines = seen.join("\n");
+    for (const token of tokens) expect(lines).not.toContain(token);
+  });
 });

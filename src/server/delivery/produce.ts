@@ -24,7 +24,10 @@ export interface ProducerDeps {
 
 export interface ProduceInput {
   key: string;
-  /** Whose slot share the transform counts against: the project. */
+  /**
+   * Whose share of the transform slots and queue this counts against: the team, not the project, since
+   * projects cost nothing to create and one tenant must not get a share per project.
+   */
   tenant: string;
   location: SourceLocation;
   operations: ImageOperations;

@@ -142,7 +142,7 @@ async function respond(
     return new Response(null, { status: 304, headers });
   }
 
-  const produced = await withinLimits(progress.limits, (admit) => deps.produce({ key, tenant: project.id, location, operations: parts.operations, accept, admit }));
+  const produced = await withinLimits(progress.limits, (admit) => deps.produce({ key, tenant: project.teamId, location, operations: parts.operations, accept, admit }));
   const { result } = produced;
   Object.assign(progress.outcome, {
     cache: produced.cache,

@@ -1,7 +1,6 @@
 import sharp, { type Metadata } from "sharp";
 import { AppError } from "@/server/errors";
 import { toImageError } from "./sharp-errors";
-import { embeddedRasterPixels } from "./svg-rasters";
 import type { TransformLimits } from "./types";
 
 /**
@@ -29,8 +28,6 @@ export interface SourceInfo {
   frames: number;
   animated: boolean;
   hasAlpha: boolean;
-  /** Pixels of rasters an SVG embeds (decoded by librsvg at their own size); 0 for other formats. */
-  embeddedPixels: number;
 }
 
 /** Reads the header only (no pixel is decoded), so it is cheap even for a pixel bomb. */
@@ -49,8 +46,6 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
     throw new AppError("UNSUPPORTED_IMAGE", { detail: `source format ${format} ${metadata.compression ?? ""}`.trim() });
   }
   const frames = Math.max(1, metadata.pages ?? 1);
-  const canvas = metadata.autoOrient.width * metadata.autoOrient.height;
-  const embeddedPixels = format === "svg" ? await embeddedRasterPixels(input, limits.maxInputPixels - canvas) : 0;
   return {
     format,
     width: metadata.autoOrient.width,
@@ -58,7 +53,6 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
     frames,
     animated: frames > 1 && ANIMATABLE.has(format),
     hasAlpha: metadata.hasAlpha,
-    embeddedPixels,
   };
 }
 
@@ -67,11 +61,11 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
  * count. Only decoded frames count, so the first frame of a long GIF (anim_false, JPEG output) is
  * still served; sharp's limitInputPixels repeats the pixel check inside libvips as a second guard.
  */
-export function assertWithinLimits(source: SourceInfo, framesDecoded: number, limits: TransformLimits): void {
-  const pixels = source.width * source.height * framesDecoded + source.embeddedPixels;
+export function assertWithinLimits(source: SourceInfo, framesDecoded: number, limits: TransformLimits, embeddedPixels = 0): void {
+  const pixels = source.width * source.height * framesDecoded + embeddedPixels;
   if (pixels > limits.maxInputPixels) {
     throw new AppError("IMAGE_TOO_LARGE", {
-      detail: `${source.width}x${source.height}x${framesDecoded} + ${source.embeddedPixels} embedded = ${pixels} px > ${limits.maxInputPixels}`,
+      detail: `${source.width}x${source.height}x${framesDecoded} + ${embeddedPixels} embedded = ${pixels} px > ${limits.maxInputPixels}`,
     });
   }
   if (framesDecoded > limits.maxFrames) {

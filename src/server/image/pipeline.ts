@@ -7,6 +7,7 @@ import { planGeometry } from "./plan-geometry";
 import { renderImage } from "./render-image";
 import { toImageError } from "./sharp-errors";
 import { assertSafeSvg } from "./svg-safety";
+import { embeddedRasterPixels } from "./svg-rasters";
 import type { ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
 
 export interface TransformRequest {
@@ -34,7 +35,10 @@ export async function transformImage(
   let format: OutputFormat = chosen.format;
 
   const keepFrames = shouldKeepFrames(source, format, ops);
-  assertWithinLimits(source, keepFrames ? source.frames : 1, limits);
+  // Only a rasterised SVG decodes what it embeds; a canvas already over the limit needs no counting.
+  const canvas = source.width * source.height;
+  const embedded = source.format === "svg" && canvas <= limits.maxInputPixels ? await embeddedRasterPixels(input, limits.maxInputPixels - canvas) : 0;
+  assertWithinLimits(source, keepFrames ? source.frames : 1, limits, embedded);
   const geometry = { source, ops, maxOutputDimension: limits.maxOutputDimension, keepFrames };
   let plan = planGeometry({ ...geometry, maxOutputPixels: limits.maxOutputPixels ?? DEFAULT_TRANSFORM_LIMITS.maxOutputPixels });
   const maxAvifPixels = limits.maxAvifPixels ?? DEFAULT_TRANSFORM_LIMITS.maxAvifPixels!;

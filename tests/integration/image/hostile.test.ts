@@ -112,6 +112,42 @@ describe("rasters embedded in SVG", () => {
     expect((await refusal(transform(svg, "f_png"))).code).toBe("UNSUPPORTED_IMAGE");
   });
 
+  it("refuses what the count cannot see: a data: URL spelled with tabs, url(data:…) references, attribute defaults", async () => {
+    const bomb = `data:image/png;base64,${pixelBombPng(10_000, 10_000).toString("base64")}`;
+    const inner = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg"><defs><pattern id="p" width="10" height="10"><image href="${bomb}" width="10" height="10"/></pattern></defs></svg>`,
+    ).toString("base64");
+    const wrap = (body: string, doctype = "") =>
+      Buffer.from(`${doctype}<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">${body}</svg>`);
+    const tabbed = wrap(`<image href="da&#9;ta:image/png;base64,${pixelBombPng(10_000, 10_000).toString("base64")}" width="10" height="10"/>`);
+    expect((await refusal(transform(tabbed, "f_png"))).code).toBe("IMAGE_TOO_LARGE");
+    const smuggled = [
+      wrap(`<rect width="10" height="10" fill="url(data:image/svg+xml;base64,${inner}#p)"/>`),
+      wrap(`<rect width="10" height="10" style="fill: url( 'data:image/svg+xml;base64,${inner}#p' )"/>`),
+      wrap(`<style>rect { fill: url(data:image/svg+xml;base64,${inner}#p) }</style><rect width="10" height="10"/>`),
+      wrap(`<rect width="10" height="10" filter="url(data:image/svg+xml;base64,${inner}#f)"/>`),
+      wrap(`<image width="10" height="10"/>`, `<!DOCTYPE svg [<!ATTLIST image href CDATA "${bomb}">]>`),
+    ];
+    for (const [i, svg] of smuggled.entries()) expect((await refusal(transform(svg, "f_png"))).code, `case ${i}`).toBe("UNSUPPORTED_IMAGE");
+    // An embedded image libvips cannot read cannot be counted, so it is refused too.
+    const unreadable = wrap(`<image href="data:image/bmp;base64,${Buffer.from("BM not really").toString("base64")}" width="10" height="10"/>`);
+    expect((await refusal(transform(unreadable, "f_png"))).code).toBe("UNSUPPORTED_IMAGE");
+  });
+
+  it("counts nothing for an SVG passed through untouched, and keeps local url(#…) references", async () => {
+    const tile = `data:image/png;base64,${(await solid(2, 2, [0, 0, 255]).png().toBuffer()).toString("base64")}`;
+    const many = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">${Array.from({ length: 80 }, () => `<image href="${tile}" width="1" height="1"/>`).join("")}</svg>`,
+    );
+    expect((await transform(many, "_")).format).toBe("svg");
+    expect((await refusal(transform(many, "f_png"))).code).toBe("UNSUPPORTED_IMAGE");
+    const local = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs><linearGradient id="g"><stop offset="0" stop-color="#f00"/></linearGradient></defs><rect width="10" height="10" fill="url(#g)"/></svg>`,
+    );
+    const { data } = await sharp((await transform(local, "f_png")).body).raw().toBuffer({ resolveWithObject: true });
+    expect([data[0], data[1], data[2]]).toEqual([255, 0, 0]);
+  });
+
   it("still renders an SVG that embeds a small raster", async () => {
     const svg = svgEmbedding(await solid(20, 20, [255, 0, 0]).png().toBuffer(), { size: 20 });
     const result = await transform(svg, "f_png");

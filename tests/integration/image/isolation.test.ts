@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import sharp from "sharp";
+import { transformProcessEnv } from "@/env";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
 import { configureSharp, DEFAULT_TRANSFORM_LIMITS, parseOperations, transformImage, type TransformLimits } from "@/server/image";
@@ -95,6 +99,42 @@ describe("transform processes", () => {
     expect(pool.stats().killed.crashed).toBeGreaterThanOrEqual(1);
     const after = await pool.transform(await solid(10, 10, [1, 1, 1]).png().toBuffer(), parseOperations("f_webp"), { accept: null }, limits);
     expect(after.format).toBe("webp");
+  });
+
+  it("never hand a job to a process that died after its last answer (every job settles)", async () => {
+    // A stand-in transform process: answers each job with a large output, then exits at once, so the
+    // exit races the server's read of the output.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "optstuff-fake-worker-"));
+    const entry = path.join(dir, "dies-after-reply.mjs");
+    writeFileSync(
+      entry,
+      `import { writeFile } from "node:fs/promises";
+process.on("message", async (job) => {
+  await writeFile(job.outputPath, Buffer.alloc(32 * 1024 * 1024));
+  process.send({ id: job.id, ok: true, result: { format: "png", contentType: "image/png", width: 1, height: 1, negotiated: false } }, () => process.exit(0));
+});
+process.send({ ready: true });
+`,
+    );
+    const flaky = createProcessPool({ entry, memoryLimitBytes: 2 ** 30 });
+    try {
+      for (let i = 0; i < 4; i++) {
+        const job = flaky.transform(Buffer.from("x"), parseOperations("_"), { accept: null }, limits);
+        const outcome = await Promise.race([
+          job.then(() => "answered", (error: AppError) => error.code),
+          new Promise((resolve) => setTimeout(() => resolve("hung"), 5000)),
+        ]);
+        expect(["answered", "IMAGE_DECODE_FAILED"], `job ${i}`).toContain(outcome);
+      }
+    } finally {
+      await flaky.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("give transform processes none of the server's secrets", () => {
+    const seen = transformProcessEnv({ OPTSTUFF_KEY_ENCRYPTION_SECRET: "s", DATABASE_URL: "postgres://u:p@h/db", BETTER_AUTH_SECRET: "b", UPSTASH_REDIS_REST_TOKEN: "t", MALLOC_ARENA_MAX: "2", VIPS_WARNING: "0" });
+    expect(seen).toEqual({ MALLOC_ARENA_MAX: "2", VIPS_WARNING: "0" });
   });
 
   it("lower the CPU priority of the processes that run a tenant's extra jobs", async () => {

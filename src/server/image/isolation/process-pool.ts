@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { readFile, unlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import type { JobPriority } from "../scheduler";
@@ -23,6 +23,8 @@ export interface ProcessPoolOptions {
   recycleBytes?: number;
   /** CPU niceness of the processes that run a tenant's extra jobs (see JobPriority). Default 19: they only use what nobody else wants. */
   backgroundNice?: number;
+  /** The transform processes' environment. Default empty: they need no secret, URL or token. */
+  env?: Record<string, string>;
   /** How often a running job's process size is read. Default 25 ms. */
   watchIntervalMs?: number;
   sharp?: SharpSettings;
@@ -37,6 +39,8 @@ export interface ProcessPool {
 interface Worker {
   child: ChildProcess;
   priority: JobPriority;
+  /** Exited, or never started: never handed a job again. */
+  dead: boolean;
   ready: Promise<void>;
   busy: boolean;
   idleTimer?: NodeJS.Timeout;
@@ -71,23 +75,32 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (!existsSync(options.entry)) {
       throw new AppError("INTERNAL", { detail: `transform worker not built: ${options.entry} (npm run build writes it)` });
     }
-    const child = fork(options.entry, [JSON.stringify(settings)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: [] });
+    // Only what a libvips process needs: no secret or database URL reaches code that parses hostile bytes.
+    const child = fork(options.entry, [JSON.stringify(settings)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: [], env: { NODE_ENV: "production", ...options.env } });
     if (priority === "background" && child.pid !== undefined) lowerPriority(child.pid, options.backgroundNice ?? 19);
-    const ready = new Promise<void>((resolve, reject) => {
-      child.once("message", () => resolve());
-      child.once("exit", () => reject(new AppError("INTERNAL", { detail: `transform process did not start (${options.entry})` })));
-    });
+    let started!: () => void;
+    let failed!: (error: AppError) => void;
+    const ready = new Promise<void>((resolve, reject) => ((started = resolve), (failed = reject)));
     ready.catch(() => {});
-    const worker: Worker = { child, priority, busy: false, ready };
-    child.on("message", (reply: JobReply | { ready: true }) => {
-      if ("id" in reply) worker.onReply?.(reply);
-    });
-    child.on("exit", (code, signal) => {
+    const worker: Worker = { child, priority, dead: false, busy: false, ready };
+    const die = (detail: string) => {
+      if (worker.dead) return;
+      worker.dead = true;
       all.delete(worker);
       removeIdle(worker);
-      worker.onExit?.(`transform process exited (${signal ?? `code ${code}`})`);
+      failed(new AppError("INTERNAL", { detail: `transform process did not start (${detail})` }));
+      worker.onExit?.(detail);
+    };
+    child.on("message", (reply: JobReply | { ready: true }) => {
+      if (!("id" in reply)) started();
+      else worker.onReply?.(reply);
     });
-    child.on("error", () => child.kill("SIGKILL"));
+    child.on("exit", (code, signal) => die(`transform process exited (${signal ?? `code ${code}`})`));
+    // A spawn that fails (EAGAIN, ENOENT) emits "error" and no "exit".
+    child.on("error", (error) => {
+      child.kill("SIGKILL");
+      if (child.pid === undefined || child.exitCode !== null) die(`transform process failed: ${error.message}`);
+    });
     all.add(worker);
     return worker;
   }
@@ -100,7 +113,9 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   }
 
   function acquire(priority: JobPriority): Worker {
-    const worker = idle[priority].pop() ?? spawnWorker(priority);
+    let worker = idle[priority].pop();
+    while (worker && (worker.dead || !worker.child.connected)) worker = idle[priority].pop();
+    worker ??= spawnWorker(priority);
     clearTimeout(worker.idleTimer);
     worker.busy = true;
     return worker;
@@ -110,8 +125,9 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     worker.busy = false;
     worker.onReply = undefined;
     worker.onExit = undefined;
+    if (worker.dead) return;
     const size = residentBytes(worker.child.pid ?? -1);
-    if (closed || (size !== null && size > recycleBytes)) {
+    if (closed || !worker.child.connected || (size !== null && size > recycleBytes)) {
       worker.child.kill("SIGKILL");
       return;
     }
@@ -123,7 +139,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const transform: Transformer = async (input, ops, request, limits, priority = "normal") => {
     if (closed) throw new AppError("NOT_READY", { detail: "transform pool closed" });
     const id = ++sequence;
-    directory ??= mkdtempSync(path.join(existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "optstuff-transform-"));
+    directory ??= makeJobDirectory();
     const job: JobMessage = {
       id,
       inputPath: path.join(directory, `${id}.in`),
@@ -146,12 +162,26 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   function runJob(worker: Worker, job: JobMessage, input: Buffer): Promise<Awaited<ReturnType<Transformer>>> {
     return new Promise((resolve, reject) => {
       let reason: AppError | null = null;
+      let settled = false;
       const pid = worker.child.pid ?? -1;
+      // Every way out goes through here once: timers stop, the worker is let go, the job settles.
+      const finish = (outcome: () => void, free: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        clearInterval(watch);
+        worker.onReply = undefined;
+        worker.onExit = undefined;
+        if (free) release(worker);
+        outcome();
+      };
       const stop = (error: AppError, counter: keyof typeof killed) => {
-        if (reason) return;
+        if (reason || settled) return;
         reason = error;
         killed[counter]++;
         worker.child.kill("SIGKILL");
+        // The exit event settles the job; if the process was already gone, none will come.
+        if (worker.dead) finish(() => reject(error), false);
       };
       const deadline = setTimeout(
         () => stop(new AppError("TRANSFORM_TIMEOUT", { detail: `transform process killed after ${job.limits.timeoutMs + graceMs} ms` }), "timeout"),
@@ -164,35 +194,29 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
           stop(new AppError("TRANSFORM_MEMORY_EXCEEDED", { detail }), "memory");
         }
       }, watchIntervalMs);
-      const settle = () => {
-        clearTimeout(deadline);
-        clearInterval(watch);
-      };
       worker.onExit = (detail) => {
-        settle();
         if (!reason) killed.crashed++;
         // A crash inside libvips on hostile bytes is the input's doing: it costs that request only.
-        reject(reason ?? new AppError("IMAGE_DECODE_FAILED", { detail }));
+        finish(() => reject(reason ?? new AppError("IMAGE_DECODE_FAILED", { detail })), false);
       };
       worker.onReply = (reply) => {
-        settle();
+        // A reply racing a kill, or one for another job, is not this job's answer.
+        if (reason || reply.id !== job.id) return;
         if (!reply.ok) {
-          release(worker);
-          reject(new AppError(reply.error.code, { message: reply.error.message, detail: reply.error.detail }));
+          finish(() => reject(new AppError(reply.error.code, { message: reply.error.message, detail: reply.error.detail })), true);
           return;
         }
         // An SVG passed through untouched is the input itself.
         const body = reply.result.format === "svg" ? Promise.resolve(input) : readFile(job.outputPath);
-        body.then((bytes) => {
-          release(worker);
-          resolve({ ...reply.result, body: bytes });
-        }, (error: unknown) => {
-          release(worker);
-          reject(error);
-        });
+        body.then(
+          (bytes) => finish(() => resolve({ ...reply.result, body: bytes }), true),
+          (error: unknown) => finish(() => reject(error), true),
+        );
       };
       worker.child.send(job, (error) => {
-        if (error) stop(new AppError("INTERNAL", { detail: "could not hand a job to a transform process", cause: error }), "crashed");
+        if (!error) return;
+        worker.child.kill("SIGKILL");
+        finish(() => reject(new AppError("INTERNAL", { detail: "could not hand a job to a transform process", cause: error })), false);
       });
     });
   }
@@ -215,6 +239,30 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       if (directory) rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+const DIRECTORY_PREFIX = "optstuff-transform-";
+
+/**
+ * tmpfs when there is one (the bytes never touch a disk), named for this process; folders left by
+ * servers that died without closing (kill -9) are removed first.
+ */
+function makeJobDirectory(): string {
+  const parent = existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
+  for (const name of readdirSync(parent)) {
+    const owner = Number(new RegExp(`^${DIRECTORY_PREFIX}(\\d+)-`).exec(name)?.[1]);
+    if (owner && owner !== process.pid && !isAlive(owner)) rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+  return mkdtempSync(path.join(parent, `${DIRECTORY_PREFIX}${process.pid}-`));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function lowerPriority(pid: number, nice: number): void {
