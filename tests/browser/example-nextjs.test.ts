@@ -63,6 +63,9 @@ it("renders every next/image through the signing route and OptStuff, decoded at 
       }
     });
     await browser.page.goto(exampleUrl, { waitUntil: "load" });
+    // next/image loads lazily by default, and a lazy image does not hold up the load event: wait for
+    // every image to finish (a cold transform process can take a second to start on a loaded machine).
+    await browser.page.waitForFunction(() => [...document.images].every((img) => img.complete), undefined, { timeout: 20_000 });
     const rendered = await browser.page.$$eval("img", (imgs) =>
       imgs.map((img) => ({ alt: img.alt, complete: img.complete, naturalWidth: img.naturalWidth, currentSrc: img.currentSrc })),
     );
