@@ -16,7 +16,7 @@ import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth
 import { createMailer, type Mailer } from "@/server/mail/mailer";
 import type { TenancyDeps } from "@/server/tenancy/deps";
 import { createPersonalTeam } from "@/server/tenancy/onboarding";
-import { admitAccount, defaultRegistrationPolicy, isFirstAccount, type RegistrationPolicy } from "@/server/tenancy/registration";
+import { admitAccount, defaultRegistrationPolicy, isFirstAccount, lockAccountCreation, type RegistrationPolicy } from "@/server/tenancy/registration";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/enforce-key-limits";
 import { recordOutcome } from "@/server/usage/record-outcome";
@@ -143,6 +143,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     registration: {
       admit: (candidate, db) => admitAccount(db, registration, candidate, now()),
       isFirstAccount,
+      lockAccountCreation,
     },
   });
   const cron = createCronJobs({ db: database.db, kv, invalidate, logger, now });

@@ -34,6 +34,8 @@ export interface AuthOptions {
     admit(candidate: AccountCandidate, db: Database): Promise<void>;
     /** No account exists yet: the one being created becomes the instance's owner. */
     isFirstAccount(db: Database): Promise<boolean>;
+    /** Orders account creations: held by the sign-up transaction until it ends. */
+    lockAccountCreation(db: Database): Promise<void>;
   };
 }
 
@@ -107,7 +109,21 @@ export function createAuth(options: AuthOptions) {
     databaseHooks: {
       user: {
         create: {
-          before: async (created) => ((await options.registration.isFirstAccount(scope.current())) ? { data: { ...created, instanceRole: "owner" } } : undefined),
+          before: async (created, ctx) => {
+            const db = scope.current();
+            await options.registration.lockAccountCreation(db);
+            if (await options.registration.isFirstAccount(db)) return { data: { ...created, instanceRole: "owner" } };
+            // Admitted before the lock, possibly as "the first account" while another sign-up was
+            // becoming it: the policy is asked again now that the other one has committed.
+            try {
+              const candidate = { email: String(created.email ?? ""), emailVerified: created.emailVerified === true, invitationToken: invitationTokenOf(ctx?.body) };
+              await options.registration.admit(candidate, db);
+            } catch (error) {
+              if (isAppError(error)) return false;
+              throw error;
+            }
+            return undefined;
+          },
           after: async (created) => options.onUserCreated(created),
         },
       },

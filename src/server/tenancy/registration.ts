@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
@@ -39,6 +39,19 @@ export type SignUpOffer =
   | { kind: "closed"; emailDomains: string[] };
 
 const anyoneMay = (policy: RegistrationPolicy) => policy.mode === "open" && policy.emailDomains.length === 0;
+
+/** Any 64-bit number of our own: the advisory lock that orders account creations. */
+const ACCOUNT_CREATION_LOCK = 0x6f707473_74756672n;
+
+/**
+ * Inside the sign-up transaction, before its row is written: waits for any other account being created
+ * to commit (the lock is the transaction's, released at its end). The policy admitted this account
+ * earlier, outside the lock; two sign-ups on an empty instance are both "the first" there, so the
+ * caller asks again once it holds the lock.
+ */
+export async function lockAccountCreation(db: Database): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(${ACCOUNT_CREATION_LOCK})`);
+}
 
 /** No account exists yet: the one being created will own the instance. */
 export async function isFirstAccount(db: Database): Promise<boolean> {
