@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSignedUrl, sign, signaturePayload } from "@/server/signing";
+import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
+import { pixelBombPng, svgEmbedding } from "../support/hostile";
+
+/**
+ * Hostile inputs against the built app as `npm start` runs it: what the client gets (status, JSON
+ * body, request id, time) once Next's own request path and the transform processes are in the way.
+ */
+let app: ServedApp;
+let vars: Record<string, string> = {};
+const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-hostile-sources-"));
+
+beforeAll(async () => {
+  writeFileSync(path.join(root, "embed.svg"), svgEmbedding(pixelBombPng(10_000, 10_000)));
+  writeFileSync(path.join(root, "small.jpg"), await sharp({ create: { width: 64, height: 48, channels: 3, background: "#2a6" } }).jpeg().toBuffer());
+  app = await startServedApp({ OPTSTUFF_LOCAL_SOURCE_ROOT: root }, (dataDir) => {
+    vars = bootstrapProject(dataDir);
+  });
+});
+
+afterAll(async () => {
+  await app?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const signed = (operations: string, source: string, exp?: number) =>
+  buildSignedUrl({ baseUrl: app.baseUrl, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations, source, exp });
+
+describe("hostile inputs through the served app", () => {
+  it("answers an SVG carrying a 10000² data: PNG with the contract's 413, quickly", async () => {
+    const started = performance.now();
+    const response = await fetch(signed("f_png", "local/embed.svg"));
+    expect(response.status).toBe(413);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const body = (await response.json()) as { code: string; requestId: string };
+    expect(body.code).toBe("IMAGE_TOO_LARGE");
+    expect(body.requestId).toBe(response.headers.get("x-request-id"));
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("scales an 8192² enlarged AVIF at q99 down to the AVIF area and answers within the budget", async () => {
+    const started = performance.now();
+    const response = await fetch(signed("w_8192,h_8192,fit_fill,enlarge,f_avif,q_99", "local/small.jpg"));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/avif");
+    const meta = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+    expect(meta.width! * meta.height!).toBeLessThanOrEqual(3840 * 2160);
+    expect(performance.now() - started).toBeLessThan(25_000);
+  });
+
+  it("refuses an expired URL whose exp was moved into the source (403, not served forever)", async () => {
+    const exp = Math.floor(Date.now() / 1000) - 60;
+    const expired = new URL(signed("w_20", "local/small.jpg", exp));
+    expect((await fetch(expired)).status).toBe(403);
+    const sig = sign(vars.OPTSTUFF_SECRET_KEY!, signaturePayload("w_20", "local/small.jpg", exp));
+    const replay = `${app.baseUrl}/api/v1/${vars.OPTSTUFF_PROJECT_SLUG}/w_20/local/small.jpg%3Fexp%3D${exp}?key=${vars.OPTSTUFF_PUBLIC_KEY}&sig=${sig}`;
+    const response = await fetch(replay);
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { code: string }).code).toBe("FORBIDDEN");
+  });
+});
