@@ -105,18 +105,24 @@ const routes = {
   cron: { url: `${DASHBOARD_ORIGIN}/api/cron/flush-usage-buffer`, handler: () => createCronRouteHandler(async () => app.services, "flush-usage-buffer") },
 } as const;
 
+/** POSTs a 64 MB JSON stream that counts what was pulled from it to one of the routes above. */
+async function postBody(name: keyof typeof routes, headers: Record<string, string> = {}) {
+  const route = routes[name];
+  const body = countedBody(64 * 1024 * 1024);
+  const response = await route.handler()(
+    new Request(route.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers, origin: DASHBOARD_ORIGIN, [PEER_ADDRESS_HEADER]: randomAddress() },
+      body: body.stream,
+      duplex: "half",
+    } as RequestInit),
+  );
+  return { body, response };
+}
+
 describe("request bodies on the non-image routes", () => {
   it.each(Object.keys(routes) as Array<keyof typeof routes>)("%s: refuses a declared length over its cap with 413, before reading", async (name) => {
-    const route = routes[name];
-    const body = countedBody(64 * 1024 * 1024);
-    const response = await route.handler()(
-      new Request(route.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", "content-length": String(64 * 1024 * 1024), origin: DASHBOARD_ORIGIN, [PEER_ADDRESS_HEADER]: randomAddress() },
-        body: body.stream,
-        duplex: "half",
-      } as RequestInit),
-    );
+    const { body, response } = await postBody(name, { "content-length": String(64 * 1024 * 1024) });
     expect(response.status).toBe(413);
     expect(response.headers.get("connection")).toBe("close");
     expect(((await response.json()) as { code: string }).code).toBe("BODY_TOO_LARGE");
@@ -125,16 +131,7 @@ describe("request bodies on the non-image routes", () => {
   });
 
   it.each(Object.keys(routes) as Array<keyof typeof routes>)("%s: stops reading a body without a length at its cap, with 413", async (name) => {
-    const route = routes[name];
-    const body = countedBody(64 * 1024 * 1024);
-    const response = await route.handler()(
-      new Request(route.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", origin: DASHBOARD_ORIGIN, [PEER_ADDRESS_HEADER]: randomAddress() },
-        body: body.stream,
-        duplex: "half",
-      } as RequestInit),
-    );
+    const { body, response } = await postBody(name);
     expect(response.status).toBe(413);
     expect(((await response.json()) as { code: string }).code).toBe("BODY_TOO_LARGE");
     expect(body.pulled()).toBeLessThanOrEqual(BODY_LIMITS[name] + 3 * 16 * 1024);
