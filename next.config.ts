@@ -5,6 +5,15 @@ const nextConfig: NextConfig = {
   // instead of bundling them into the server build.
   serverExternalPackages: ["sharp", "@electric-sql/pglite", "postgres"],
   poweredByHeader: false,
+  // Compression is scripts/server.mjs's, which leaves the image API alone: Next's would gzip SVG and
+  // JSON answers, drop their Content-Length and add `Vary: Accept-Encoding` (contract §4 allows only
+  // Accept and Referer). A CDN or proxy in front compresses as it likes.
+  compress: false,
+  async rewrites() {
+    // Before Next matches routes: its param decoding fails on a malformed escape before any handler
+    // runs. The handler reads the raw path from the request (src/pages/api/image-delivery.ts).
+    return { beforeFiles: [{ source: "/api/v1/:path*", destination: "/api/image-delivery" }], afterFiles: [], fallback: [] };
+  },
   reactStrictMode: true,
   async headers() {
     return [

@@ -50,13 +50,12 @@ async function measure(root: string, withRedis: boolean) {
   const { project, key } = await bootstrap({ db: services.database.db, secretBox: services.secretBox }, { teamSlug: "bench", projectSlug: "hot", keyName: "k", sourceHosts: ["local"] });
   await services.database.db.update(apiKeys).set({ rateLimitPerMinute: 100_000, rateLimitPerDay: 100_000_000 }).where(eq(apiKeys.id, key.id));
   await services.coordination.limiter.warmUp();
-  const handler = createImageRouteHandler(async () => services, () => {}); // after-response work is not the hot path
+  const handler = createImageRouteHandler(async () => services);
+  const skip = () => {}; // after-response work is not the hot path
   const operations = "w_1,f_png";
   const url = new URL(buildSignedUrl({ baseUrl: BASE, projectSlug: project.slug, ...key, operations, source: "local/dot.png" }));
-  const [, , , slug, ...rest] = url.pathname.split("/");
-  const params = { projectSlug: slug!, path: rest.map(decodeURIComponent) };
   const full = async () => {
-    const response = await handler(new Request(url), { params: Promise.resolve(params) });
+    const response = await handler.web(new Request(url), skip);
     if (response.status !== 200) throw new Error(`status ${response.status}`);
     await response.arrayBuffer();
   };

@@ -4,6 +4,7 @@
 // X-Forwarded-For itself when nothing is in front (docs/self-hosting.md).
 // Usage: node scripts/server.mjs [--hostname 127.0.0.1] [--port 3000], from the app's directory.
 import { parseArgs } from "node:util";
+import compression from "compression";
 import { createPeerAddressServer } from "./peer-address.mjs";
 
 const { values } = parseArgs({ options: { hostname: { type: "string", short: "H" }, port: { type: "string", short: "p" } } });
@@ -19,7 +20,10 @@ const { default: next } = await import("next");
 const app = next({ dev: false, dir: process.cwd(), hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
-const server = createPeerAddressServer((req, res) => handle(req, res));
+// What Next's own `compress` did (turned off in next.config.ts), for everything but the image API,
+// whose answers are framed exactly as the contract says: fixed length, no Accept-Encoding variant.
+const compress = compression({ filter: (req, res) => !req.url?.startsWith("/api/v1/") && compression.filter(req, res) });
+const server = createPeerAddressServer((req, res) => compress(req, res, () => handle(req, res)));
 server.on("error", (error) => {
   console.error("Failed to start server", error);
   process.exit(1);

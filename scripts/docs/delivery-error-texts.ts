@@ -8,7 +8,7 @@ import type { deliveryErrors } from "@/server/errors";
 type DeliveryCode = keyof typeof deliveryErrors;
 
 export const errorWhen = {
-  BAD_REQUEST: "The path is not `/{project}/{operations}/{source}`, the operations segment is empty, or `exp` is not 1–12 digits.",
+  BAD_REQUEST: "The path is not `/{project}/{operations}/{source}`, a path segment has malformed percent-encoding (`%zz`, a truncated or overlong UTF-8 sequence), the operations segment is empty, or `exp` is not 1–12 digits.",
   UNKNOWN_OPERATION: "A token name is not in the operations table; the message names the token.",
   INVALID_OPERATION:
     "A token's value is malformed or out of range, a token is empty, there are more than 64 tokens, or `c_` starts outside the image; the message names the token and its syntax.",

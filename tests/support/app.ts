@@ -73,11 +73,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   );
   const outcomes: RequestOutcome[] = [];
   const pending: Promise<void>[] = [];
-  const handler = createImageRouteHandler(async () => services, (task) => {
-    // Runs after the response, like Next's after(): on a later macrotask, so a test that reads
-    // counters right after a response sees only what the request itself did.
-    setTimeout(task, 0);
-  });
+  const handler = createImageRouteHandler(async () => services);
+  // Runs after the response, as the route does once the answer is written: on a later macrotask, so a
+  // test that reads counters right after a response sees only what the request itself did.
+  const defer = (task: () => void) => void setTimeout(task, 0);
   const originalRecord = services.recordOutcome;
   services.recordOutcome = (outcome) => {
     outcomes.push(outcome);
@@ -109,10 +108,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     async fetch(pathAndQuery, init) {
       const url = new URL(pathAndQuery, BASE);
-      const [, api, version, projectSlug, ...rest] = url.pathname.split("/");
-      if (api !== "api" || version !== "v1" || projectSlug === undefined) throw new Error(`Not an image path: ${pathAndQuery}`);
-      const params = Promise.resolve({ projectSlug: decodeURIComponent(projectSlug), path: rest.map(decodeURIComponent) });
-      return handler(new Request(url, init), { params });
+      if (!url.pathname.startsWith("/api/v1/")) throw new Error(`Not an image path: ${pathAndQuery}`);
+      return handler.web(new Request(url, init), defer);
     },
     close: () => services.close(),
   };

@@ -77,14 +77,20 @@ async function spawnServer(args: string[], dir: string, port: number, env: Recor
  * The built app as `npm start` runs it, on loopback, on a fresh embedded database: what a user of the
  * quickstart gets. Stopped by the PID spawned here.
  */
-export async function startServedApp(env: Record<string, string> = {}, prepare?: (dataDir: string) => void): Promise<ServedApp> {
+export async function startServedApp(
+  env: Record<string, string> = {},
+  prepare?: (dataDir: string) => void,
+  /** `next start` itself, to show what Next's own server sends (no peer address, no compression of ours). */
+  server: "npm start" | "next start" = "npm start",
+): Promise<ServedApp> {
   if (!existsSync(".next/BUILD_ID")) throw new Error("Browser tests need a build: run `npm run build` first");
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "optstuff-e2e-"));
   prepare?.(dataDir); // before the server opens the embedded database (one process at a time)
   const baseUrl = `http://127.0.0.1:${port}`;
-  const server = await startAppServer(port, { NEXT_MANUAL_SIG_HANDLE: "true", OPTSTUFF_DATA_DIR: dataDir, OPTSTUFF_PUBLIC_BASE_URL: baseUrl, PORT: String(port), DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env }, "/api/health");
-  const terminate = () => server.terminate();
+  const serverEnv = { NEXT_MANUAL_SIG_HANDLE: "true", OPTSTUFF_DATA_DIR: dataDir, OPTSTUFF_PUBLIC_BASE_URL: baseUrl, PORT: String(port), DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env };
+  const started = server === "npm start" ? await startAppServer(port, serverEnv, "/api/health") : await startNext(".", port, serverEnv, "/api/health");
+  const terminate = () => started.terminate();
   return {
     baseUrl,
     dataDir,

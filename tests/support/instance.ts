@@ -35,7 +35,7 @@ const services = await createServices({
   trustedProxyHops: 0,
   logger: createLogger("error"),
 });
-const handle = createImageRouteHandler(async () => services, (task) => setTimeout(task, 0));
+const handler = createImageRouteHandler(async () => services);
 
 const server = http.createServer(async (req, res) => {
   const url = new URL(req.url ?? "/", "http://instance");
@@ -46,11 +46,7 @@ const server = http.createServer(async (req, res) => {
     res.writeHead(204).end();
     return;
   }
-  const [, , , projectSlug, ...rest] = url.pathname.split("/");
-  const params = Promise.resolve({ projectSlug: decodeURIComponent(projectSlug!), path: rest.map(decodeURIComponent) });
-  const response = await handle(new Request(url, { method: req.method }), { params });
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  res.end(Buffer.from(await response.arrayBuffer()));
+  await handler.node(req, res);
 });
 server.listen(0, "127.0.0.1", () => console.log(`READY ${(server.address() as AddressInfo).port}`));
 process.on("SIGTERM", () => {

@@ -18,9 +18,30 @@ export interface ImageRequestParts {
 
 export interface RawImageRequest {
   projectSlug: string;
-  /** Catch-all segments after the slug, each already percent-decoded once by the router. */
+  /** Path segments after the slug, each percent-decoded once (decodeImagePath). */
   segments: readonly string[];
   query: URLSearchParams;
+}
+
+const ROUTE_PREFIX = "/api/v1/";
+
+/**
+ * The slug and the segments after it, from the path as the client sent it, each segment decoded once
+ * as a router would. The route reads the raw path itself: Next's router answers a malformed escape
+ * (`%zz`, a truncated or overlong UTF-8 sequence) with its own 500 page before any handler runs.
+ */
+export function decodeImagePath(pathname: string): Pick<RawImageRequest, "projectSlug" | "segments"> {
+  if (!pathname.startsWith(ROUTE_PREFIX)) throw new AppError("BAD_REQUEST", { message: "Expected /api/v1/{project}/{operations}/{source}" });
+  const [projectSlug = "", ...segments] = pathname.slice(ROUTE_PREFIX.length).split("/").map(decodeSegment);
+  return { projectSlug, segments };
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new AppError("BAD_REQUEST", { message: "Malformed percent-encoding in the path", detail: `undecodable segment ${segment.slice(0, 100)}` });
+  }
 }
 
 const EXP_SHAPE = /^\d{1,12}$/;

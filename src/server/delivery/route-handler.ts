@@ -1,22 +1,62 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
 import type { Services } from "@/server/services";
-import { serveImage } from "./serve-image";
+import { toAppError } from "@/server/errors";
+import { toWebResponse, writeNodeAnswer } from "@/server/http/answer";
+import { errorAnswer } from "@/server/http/error-response";
+import { describeError } from "@/server/log";
+import { serveImage, type ImageHttpRequest, type Served } from "./serve-image";
 
-export interface RouteContext {
-  params: Promise<{ projectSlug: string; path: string[] }>;
-}
+/** The URL's origin is never read (only path and query): requests are parsed against a fixed one. */
+const ORIGIN = "http://image-route.invalid";
 
 /**
- * The image route as a function of its services and of how to run work after the response
- * (Next's `after` in the app, a plain runner in tests), so tests drive exactly what production runs.
+ * The image route as a function of its services, with two transports: Node's response for the app
+ * (src/pages/api/image-delivery.ts) and web Requests for tests and benchmarks. Both run serveImage.
  */
-export function createImageRouteHandler(getServices: () => Promise<Services>, defer: (task: () => void) => void) {
-  return async function handle(request: Request, context: RouteContext): Promise<Response> {
-    const [{ projectSlug, path }, services] = await Promise.all([context.params, getServices()]);
-    const { response, outcome } = await serveImage(
-      { method: request.method, projectSlug, segments: path, url: new URL(request.url), headers: request.headers },
-      services.delivery,
-    );
-    defer(() => void services.recordOutcome(outcome));
-    return response;
+export function createImageRouteHandler(getServices: () => Promise<Services>) {
+  async function serve(request: ImageHttpRequest): Promise<Served & { services: Services | null }> {
+    let services: Services | null = null;
+    try {
+      services = await getServices();
+      return { services, ...(await serveImage(request, services.delivery)) };
+    } catch (thrown) {
+      // serveImage answers every error itself; this is the services failing to start.
+      const requestId = randomUUID();
+      const error = toAppError(thrown);
+      services?.logger.log("error", "image route failed", { requestId, ...describeError(thrown) });
+      if (!services) console.error(JSON.stringify({ level: "error", msg: "image route failed", requestId, ...describeError(thrown) }));
+      return { services, answer: errorAnswer(error, requestId), outcome: { requestId, status: error.logStatus, httpStatus: error.status, durationMs: 0 } };
+    }
+  }
+
+  return {
+    /**
+     * Writes to Node's response directly: Next's route-handler writer would drop Content-Length and add
+     * its router's Vary tokens (contract §4). The outcome is recorded once the response is complete on
+     * the wire; Next, and Vercel's function, wait for this handler to return, as `after()` would.
+     */
+    async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      const method = req.method ?? "GET";
+      const { services, answer, outcome } = await serve({ method, url: new URL(req.url ?? "/", ORIGIN), headers: toHeaders(req.headers) });
+      writeNodeAnswer(res, answer, method);
+      await services?.recordOutcome(outcome);
+    },
+    /** The same route for web Requests; `defer` runs the recording after the response is returned. */
+    async web(request: Request, defer: (task: () => void) => void): Promise<Response> {
+      const url = new URL(request.url);
+      const { services, answer, outcome } = await serve({ method: request.method, url: new URL(url.pathname + url.search, ORIGIN), headers: request.headers });
+      if (services) defer(() => void services.recordOutcome(outcome));
+      return toWebResponse(answer, request.method);
+    },
   };
+}
+
+function toHeaders(incoming: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return headers;
 }

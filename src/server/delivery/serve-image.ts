@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, toAppError, type RequestLogStatus } from "@/server/errors";
-import { errorResponse } from "@/server/http/error-response";
+import type { HttpAnswer } from "@/server/http/answer";
+import { errorAnswer } from "@/server/http/error-response";
 import { parseSource, assertSourceAllowed, isRefererAllowed, type SourceLocation } from "@/server/source";
 import { describeError, type Logger, type SampledLog } from "@/server/log";
 import type { Counters } from "@/server/coordination/counters";
@@ -10,14 +11,13 @@ import { clientAddress } from "@/server/ratelimit/client-address";
 import { requestLimits, withinLimits, type AddressLimits, type RequestLimits } from "@/server/ratelimit/enforce-key-limits";
 import { authorizeRequest, type AuthorizeDeps, type Authorized } from "./authorize";
 import { etagFor, matchesIfNoneMatch, variantKey } from "./cache-key";
-import { parseImageRequest, type ImageRequestParts } from "./parse-request";
+import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
 import type { Producer } from "./produce";
 import { serverTiming, successHeaders } from "./success-headers";
 
 export interface ImageHttpRequest {
   method: string;
-  projectSlug: string;
-  segments: readonly string[];
+  /** As the client sent it: the path is decoded here, not by the framework. */
   url: URL;
   headers: Headers;
 }
@@ -57,7 +57,7 @@ export interface DeliveryDeps extends AuthorizeDeps {
 }
 
 export interface Served {
-  response: Response;
+  answer: HttpAnswer;
   outcome: RequestOutcome;
 }
 
@@ -71,7 +71,7 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
   const outcome: RequestOutcome = { requestId, status: "success", httpStatus: 200, durationMs: 0 };
   const address = clientAddress(request.headers, deps.limits.trustedProxyHops);
   try {
-    const parts = parseImageRequest({ projectSlug: request.projectSlug, segments: request.segments, query: request.url.searchParams });
+    const parts = parseImageRequest({ ...decodeImagePath(request.url.pathname), query: request.url.searchParams });
     outcome.operations = parts.operationsSegment;
     deps.limits.guard.assertAllowed(address);
     const authorized = await authorizeRequest(parts, deps, (ids) => Object.assign(outcome, ids)).catch(async (error: unknown) => {
@@ -83,9 +83,9 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     // Charged in respond(), once the request knows what it costs: a transform, or only a request.
     const limits = requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() });
     const authMs = performance.now() - started;
-    const response = await respond(request, parts, authorized, location, deps, { requestId, started, authMs, outcome, limits });
-    outcome.httpStatus = response.status;
-    return { response, outcome: finish(outcome, started) };
+    const answer = await respond(request, parts, authorized, location, deps, { requestId, started, authMs, outcome, limits });
+    outcome.httpStatus = answer.status;
+    return { answer, outcome: finish(outcome, started) };
   } catch (thrown) {
     const error = toAppError(thrown);
     // A 500 is our bug; other 5xx are the source's or the load's doing.
@@ -95,7 +95,7 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     }
     outcome.status = error.logStatus;
     outcome.httpStatus = error.status;
-    return { response: errorResponse(error, requestId, request.method), outcome: finish(outcome, started) };
+    return { answer: errorAnswer(error, requestId), outcome: finish(outcome, started) };
   }
 }
 
@@ -121,7 +121,7 @@ async function respond(
   location: SourceLocation,
   deps: DeliveryDeps,
   progress: Progress,
-): Promise<Response> {
+): Promise<HttpAnswer> {
   const accept = request.headers.get("accept");
   const key = variantKey(parts.operations, location, accept);
   const common = {
@@ -139,7 +139,7 @@ async function respond(
     progress.outcome.phases = { auth: progress.authMs };
     const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
     const headers = successHeaders({ ...common, negotiated: parts.operations.format === "auto", serverTiming: timing });
-    return new Response(null, { status: 304, headers });
+    return { status: 304, headers, body: null };
   }
 
   const produced = await withinLimits(progress.limits, (admit) => deps.produce({ key, tenant: project.teamId, location, operations: parts.operations, accept, admit }));
@@ -166,10 +166,7 @@ async function respond(
     negotiated: result.negotiated,
     serverTiming: timing,
   });
-  headers.set("Content-Length", String(result.body.length));
-  // Buffers are ArrayBuffer-backed (never shared memory); the cast only narrows the type, no copy.
-  const body = request.method === "HEAD" ? null : (result.body as Uint8Array<ArrayBuffer>);
-  return new Response(body, { status: 200, headers });
+  return { status: 200, headers, body: result.body };
 }
 
 function describeSource(location: SourceLocation): string {

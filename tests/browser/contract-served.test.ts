@@ -1,0 +1,221 @@
+import { spawnSync } from "node:child_process";
+import http, { type IncomingHttpHeaders } from "node:http";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSignedUrl } from "@/server/signing";
+import { startServedApp, type ServedApp } from "../support/browser";
+import type { ContractFixture } from "../support/contract-fixture";
+import { pixelBombPng } from "../support/hostile";
+import { serveBytes, startOrigin, type Origin } from "../support/origin";
+
+/**
+ * Every header and status of contract §4 as a client receives them from the built app: through Next's
+ * router and our response writer, under `npm start` (scripts/server.mjs) and under `next start`
+ * itself. Read with node:http to see the framing (Content-Length vs chunked) that fetch hides.
+ */
+interface Wire {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+function wire(url: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Wire> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: options.method ?? "GET", headers: options.headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+/** Framing every answer shares: an exact length (none on 304), never chunked, no framework Vary token. */
+function expectFraming(answer: Wire, method = "GET"): void {
+  expect(answer.headers["transfer-encoding"]).toBeUndefined();
+  expect(answer.headers["content-encoding"]).toBeUndefined();
+  if (answer.status === 304) expect(answer.headers["content-length"]).toBeUndefined();
+  else expect(Number(answer.headers["content-length"])).toBe(method === "HEAD" ? Number(answer.headers["content-length"]) : answer.body.length);
+  if (method === "HEAD" || answer.status === 304) expect(answer.body.length).toBe(0);
+  const vary = (answer.headers.vary ?? "").split(",").map((token) => token.trim()).filter(Boolean);
+  for (const token of vary) expect(["Accept", "Referer"]).toContain(token);
+}
+
+function expectError(answer: Wire, status: number, code: string): void {
+  expect({ status: answer.status, body: answer.body.toString().slice(0, 300) }).toEqual({ status, body: expect.any(String) });
+  expectFraming(answer);
+  expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
+  expect(answer.headers["cache-control"]).toBe("no-store");
+  expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+  const body = JSON.parse(answer.body.toString()) as { error: string; code: string; requestId: string };
+  expect(body.code).toBe(code);
+  expect(body.error.length).toBeGreaterThan(0);
+  expect(body.requestId).toBe(answer.headers["x-request-id"]);
+}
+
+const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64">${'<rect x="8" y="8" width="48" height="48" fill="#2a6"/>'.repeat(40)}</svg>`;
+const IMMUTABLE = "public, max-age=31536000, s-maxage=31536000, immutable";
+
+for (const server of ["npm start", "next start"] as const) {
+  describe(`contract §4 on the wire (${server})`, () => {
+    let app: ServedApp;
+    let origin: Origin;
+    let fixture: ContractFixture;
+    const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-wire-sources-"));
+
+    beforeAll(async () => {
+      const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: "#36c" } }).jpeg().toBuffer();
+      writeFileSync(path.join(root, "photo.jpg"), jpeg);
+      writeFileSync(path.join(root, "icon.svg"), SVG);
+      writeFileSync(path.join(root, "bomb.png"), pixelBombPng(20_000, 20_000));
+      origin = await startOrigin({
+        "/a.jpg": serveBytes(jpeg, "image/jpeg"),
+        "/text": serveBytes(Buffer.from("not an image"), "text/plain"),
+        "/broken": (_request, response) => void response.writeHead(500).end("upstream broke"),
+        "/gone": (_request, response) => void response.writeHead(404).end("no such image"),
+        "/slow": () => {}, // never answers: the download times out
+      });
+      app = await startServedApp(
+        { OPTSTUFF_LOCAL_SOURCE_ROOT: root, OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "true", OPTSTUFF_FETCH_TIMEOUT_MS: "1500", OPTSTUFF_TRANSFORM_CONCURRENCY: "1", OPTSTUFF_TRANSFORM_QUEUE: "2" },
+        (dataDir) => {
+          const out = path.join(dataDir, "fixture.json");
+          const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/support/contract-fixture.ts", out, origin.host], {
+            env: { ...process.env, OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "true" },
+            encoding: "utf8",
+          });
+          if (result.status !== 0) throw new Error(`fixture failed: ${result.stderr}`);
+          fixture = JSON.parse(readFileSync(out, "utf8")) as ContractFixture;
+        },
+        server,
+      );
+    });
+
+    afterAll(async () => {
+      await app?.stop();
+      await origin?.close();
+      rmSync(root, { recursive: true, force: true });
+    });
+
+    const url = (operations: string, source: string, key = fixture.key, slug = fixture.slug) =>
+      buildSignedUrl({ baseUrl: app.baseUrl, projectSlug: slug, ...key, operations, source });
+
+    it("200: exact length on GET and HEAD, the contract's headers, and no Vary when the format was chosen", async () => {
+      const target = url("w_100,f_webp", "local/photo.jpg");
+      const get = await wire(target);
+      expect(get.status).toBe(200);
+      expectFraming(get);
+      expect(get.headers["content-type"]).toBe("image/webp");
+      expect(get.headers["cache-control"]).toBe(IMMUTABLE);
+      expect(get.headers.etag).toMatch(/^"/);
+      expect(get.headers["x-content-type-options"]).toBe("nosniff");
+      expect(get.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(get.headers["server-timing"]).toMatch(/auth;dur=[\d.]+.*total;dur=[\d.]+/);
+      expect(get.headers.vary).toBeUndefined();
+      expect((await sharp(get.body).metadata()).width).toBe(100);
+
+      const head = await wire(target, { method: "HEAD" });
+      expect(head.status).toBe(200);
+      expectFraming(head, "HEAD");
+      expect(head.headers["content-length"]).toBe(String(get.body.length));
+      for (const name of ["content-type", "cache-control", "etag", "x-content-type-options"]) expect(head.headers[name]).toBe(get.headers[name]);
+    });
+
+    it("f_auto: Vary is exactly Accept, on the 200 and on its 304, which carries no length", async () => {
+      const target = url("w_80,f_auto", "local/photo.jpg");
+      const get = await wire(target, { headers: { accept: "image/avif,image/webp,*/*" } });
+      expect(get.status).toBe(200);
+      expectFraming(get);
+      expect(get.headers["content-type"]).toBe("image/avif");
+      expect(get.headers.vary).toBe("Accept");
+      const revalidated = await wire(target, { headers: { accept: "image/avif,image/webp,*/*", "if-none-match": get.headers.etag! } });
+      expect(revalidated.status).toBe(304);
+      expectFraming(revalidated);
+      expect(revalidated.headers.vary).toBe("Accept");
+      expect(revalidated.headers.etag).toBe(get.headers.etag);
+    });
+
+    it("SVG: served with its length, uncompressed even when gzip is accepted, under default-src 'none'", async () => {
+      const get = await wire(url("_", "local/icon.svg"), { headers: { "accept-encoding": "gzip, deflate, br" } });
+      expect(get.status).toBe(200);
+      expectFraming(get);
+      expect(get.headers["content-type"]).toMatch(/^image\/svg\+xml/);
+      expect(get.headers["content-security-policy"]).toBe("default-src 'none'");
+      expect(get.headers.vary).toBeUndefined();
+      expect(get.body.toString()).toContain("<svg");
+    });
+
+    it("Referer allowlist: Vary: Referer on the image, 403 without an allowed Referer", async () => {
+      const target = url("w_40,f_png", "local/photo.jpg", fixture.refererKey, fixture.refererSlug);
+      const allowed = await wire(target, { headers: { referer: "https://site.example/page" } });
+      expect(allowed.status).toBe(200);
+      expectFraming(allowed);
+      expect(allowed.headers.vary).toBe("Referer");
+      expectError(await wire(target), 403, "FORBIDDEN");
+      expectError(await wire(target, { headers: { referer: "https://elsewhere.example/" } }), 403, "FORBIDDEN");
+    });
+
+    it.each([
+      ["the project slug", (signed: string) => signed.replace("/api/v1/wire/", "/api/v1/wire%zz/")],
+      ["the operations", (signed: string) => signed.replace("/w_30/", "/w_30%E0%A4%A/")],
+      ["the source", (signed: string) => signed.replace("photo.jpg", "photo%C0%AF.jpg")],
+    ])("400 JSON with a request id for malformed percent-encoding in %s, never Next's 500 page", async (_, spoil) => {
+      const answer = await wire(spoil(url("w_30", "local/photo.jpg")));
+      expectError(answer, 400, "BAD_REQUEST");
+      expect(JSON.parse(answer.body.toString()).error).toBe("Malformed percent-encoding in the path");
+      const head = await wire(spoil(url("w_30", "local/photo.jpg")), { method: "HEAD" });
+      expect(head.status).toBe(400);
+      expectFraming(head, "HEAD");
+      expect(head.headers["content-length"]).toBe(answer.headers["content-length"]);
+    });
+
+    it("400 for an unknown operation, 401 for missing or unknown credentials, 403 for a bad signature or source", async () => {
+      expectError(await wire(url("nope_1", "local/photo.jpg")), 400, "UNKNOWN_OPERATION");
+      const signed = new URL(url("w_30", "local/photo.jpg"));
+      const unsigned = new URL(signed);
+      unsigned.searchParams.delete("sig");
+      expectError(await wire(unsigned.href), 401, "MISSING_CREDENTIALS");
+      const unknown = url("w_30", "local/photo.jpg", { publicKey: `pk_${"A".repeat(22)}`, secretKey: fixture.key.secretKey });
+      expectError(await wire(unknown), 401, "INVALID_KEY");
+      const forged = new URL(signed);
+      forged.searchParams.set("sig", "A".repeat(32));
+      expectError(await wire(forged.href), 403, "FORBIDDEN");
+      expectError(await wire(url("w_30", "https://not-allowed.example/a.jpg")), 403, "FORBIDDEN");
+    });
+
+    it("404, 413, 415, 502 and 504 from what the source did, each the JSON error", async () => {
+      expectError(await wire(url("w_30", `http://${origin.host}/gone`)), 404, "SOURCE_NOT_FOUND");
+      expectError(await wire(url("w_30", "local/bomb.png")), 413, "IMAGE_TOO_LARGE");
+      const notImage = await wire(url("w_30", `http://${origin.host}/text`));
+      expect([415, 422]).toContain(notImage.status);
+      expectError(notImage, notImage.status, JSON.parse(notImage.body.toString()).code);
+      expectError(await wire(url("w_30", `http://${origin.host}/broken`)), 502, "SOURCE_FAILED");
+      expectError(await wire(url("w_30", `http://${origin.host}/slow`)), 504, "SOURCE_TIMEOUT");
+    });
+
+    it("429 with Retry-After and the X-RateLimit headers once a key's transforms are spent", async () => {
+      const first = await wire(url("w_31", `http://${origin.host}/a.jpg`, fixture.limitedKey));
+      expect(first.status).toBe(200);
+      const limited = await wire(url("w_32", `http://${origin.host}/a.jpg`, fixture.limitedKey));
+      expectError(limited, 429, "RATE_LIMITED");
+      expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+      expect(limited.headers["x-ratelimit-limit"]).toBe("1");
+      expect(limited.headers["x-ratelimit-remaining"]).toBe("0");
+      expect(Number(limited.headers["x-ratelimit-reset"])).toBeGreaterThan(Date.now() / 1000 - 1);
+    });
+
+    it("503 with Retry-After when the transform queue is full; every other request is served", async () => {
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => wire(url(`w_${1200 + i},h_900,fit_fill,enlarge,f_avif,q_90`, "local/photo.jpg"))));
+      const refused = answers.filter((answer) => answer.status === 503);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const answer of refused) {
+        expectError(answer, 503, "OVERLOADED");
+        expect(Number(answer.headers["retry-after"])).toBeGreaterThan(0);
+      }
+      for (const answer of answers.filter((a) => a.status !== 503)) expect(answer.status).toBe(200);
+    });
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * Tenants for the served contract tests, written into an embedded database before the server opens it
+ * (one PGlite process at a time): a project allowing `local` and a loopback origin, a key of it limited
+ * to one transform a minute, and a project with a referer allowlist.
+ * Usage (OPTSTUFF_DATA_DIR set): tsx tests/support/contract-fixture.ts <out.json> <origin host>
+ */
+import { writeFileSync } from "node:fs";
+import { eq } from "drizzle-orm";
+import { env } from "@/env";
+import { openDatabase } from "@/server/db/client";
+import { apiKeys, projects } from "@/server/db/schema";
+import { serviceOptionsFromEnv } from "@/server/service-options";
+import { createSecretBox } from "@/server/signing";
+import { bootstrap } from "@/server/tenancy/bootstrap";
+import { createApiKey } from "@/server/tenancy/create-api-key";
+
+export interface ContractFixture {
+  slug: string;
+  key: { publicKey: string; secretKey: string };
+  limitedKey: { publicKey: string; secretKey: string };
+  refererSlug: string;
+  refererKey: { publicKey: string; secretKey: string };
+}
+
+const [out, originHost] = process.argv.slice(2) as [string, string];
+const options = serviceOptionsFromEnv(env());
+const database = await openDatabase(options.database);
+const deps = { db: database.db, secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious) };
+const keyOf = (key: { publicKey: string; secretKey: string }) => ({ publicKey: key.publicKey, secretKey: key.secretKey });
+try {
+  const main = await bootstrap(deps, { teamSlug: "wire", projectSlug: "wire", keyName: "main", sourceHosts: ["local", originHost], allowLoopback: true });
+  const limited = await createApiKey(deps, { projectId: main.project.id, name: "limited", expiresAt: null });
+  await database.db.update(apiKeys).set({ rateLimitPerMinute: 1 }).where(eq(apiKeys.publicKey, limited.publicKey));
+  const referer = await bootstrap(deps, { teamSlug: "wire", projectSlug: "refs", keyName: "refs", sourceHosts: ["local"] });
+  await database.db.update(projects).set({ allowedRefererHosts: ["site.example"] }).where(eq(projects.id, referer.project.id));
+  const fixture: ContractFixture = { slug: main.project.slug, key: keyOf(main.key), limitedKey: keyOf(limited), refererSlug: referer.project.slug, refererKey: keyOf(referer.key) };
+  writeFileSync(out, JSON.stringify(fixture));
+} finally {
+  await database.close();
+}
