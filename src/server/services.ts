@@ -125,7 +125,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       addressLimits: options.addressLimits ?? DEFAULT_ADDRESS_LIMITS,
     },
   };
-  const requestLog = createRequestLog({ db: database.db, kv, counters, logSampled }, { ...defaultRequestLogOptions, ...options.requestLog });
+  // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.
+  const requestLog = createRequestLog({ db: database.db, kv, counters, logSampled, metersUsage: kv.kind === "memory" }, { ...defaultRequestLogOptions, ...options.requestLog });
   const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   const oauth = options.oauth ?? { github: null, google: null };
   const registration = options.registration ?? defaultRegistrationPolicy;
@@ -146,7 +147,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       lockAccountCreation,
     },
   });
-  const cron = createCronJobs({ db: database.db, kv, invalidate, logger, now });
+  const cron = createCronJobs({ db: database.db, kv, invalidate, logger, now, schedule: () => scheduler?.options ?? null });
   let scheduler: ReturnType<typeof startScheduler> | null = null;
   const tenancy: TenancyDeps = {
     db: database.db,
@@ -188,7 +189,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     async close() {
       await scheduler?.stop();
       await requestLog.drain();
-      // In process the buffer dies with the process: flush every bucket, the current minute included.
+      // Usage is buffered in the database here (it survives); flushing it all keeps the dashboard current.
       if (kv.kind === "memory") {
         await cron.flushUsage({ safetyLagMs: -60_000, budgetMs: Number.POSITIVE_INFINITY }).catch((error: unknown) => {
           logger.log("error", "usage flush on shutdown failed", describeError(error));

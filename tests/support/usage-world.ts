@@ -8,6 +8,7 @@ import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { bufferUsage } from "@/server/usage/buffer-usage";
+import { addUsage } from "@/server/usage/database-buffer";
 import { createTestDatabase } from "./database";
 import { startRealRedis, type RealRedis } from "./redis";
 
@@ -37,6 +38,12 @@ export async function createUsageWorld(kind: CoordinationKind) {
     /** Buffers `count` requests of `bytes` each through the request path's own function. */
     async serve(apiKeyId: string, at: Date, count: number, bytes = 100, projectId = project.id) {
       await Promise.all(Array.from({ length: count }, () => bufferUsage(kv, { projectId, apiKeyId, bytes, at })));
+      const sum = tally.get(apiKeyId) ?? { requests: 0, bytes: 0 };
+      tally.set(apiKeyId, { requests: sum.requests + count, bytes: sum.bytes + count * bytes });
+    },
+    /** The same into usage_buffer, as the request log writes it when there is no shared Redis. */
+    async serveInDatabase(apiKeyId: string, at: Date, count: number, bytes = 100, projectId = project.id) {
+      await addUsage(database.db, Array.from({ length: count }, () => ({ projectId, apiKeyId, bytes, at })));
       const sum = tally.get(apiKeyId) ?? { requests: 0, bytes: 0 };
       tally.set(apiKeyId, { requests: sum.requests + count, bytes: sum.bytes + count * bytes });
     },

@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { formatBytes, formatCount } from "@/lib/format";
 import { DailyChart, type DailyPoint } from "./daily-chart";
-import { Freshness } from "./freshness";
+import { Freshness, type MeteringView } from "./freshness";
 import { RangePicker, type RangeInput } from "./range-picker";
 import { Stat } from "./stat";
 
@@ -18,7 +18,7 @@ export interface UsageSummaryData {
   series: DailyPoint[];
   totals: Totals;
   previous: Totals;
-  metering: { lastFlushAt: Date | null; lastFlushFailed: boolean };
+  metering: MeteringView;
 }
 
 /**

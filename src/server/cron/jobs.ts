@@ -7,6 +7,8 @@ import { defaultFlushOptions, flushUsageBuffer, type FlushOptions, type FlushRep
 import { pruneLedger, pruneRequestLog } from "@/server/usage/retention";
 import { runRecorded } from "./cron-runs";
 import { runMaintenance, type MaintenanceReport } from "./daily-maintenance";
+import { meteringFreshness, type MeteringFreshness } from "./metering-freshness";
+import type { SchedulerOptions } from "./scheduler";
 
 export interface CronDeps {
   db: Database;
@@ -14,26 +16,37 @@ export interface CronDeps {
   invalidate: ConfigInvalidator;
   logger: Logger;
   now: () => Date;
+  /** The in-process schedule when this process runs one (read when asked: it may start later); else null. */
+  schedule?: () => SchedulerOptions | null;
 }
 
+/** `skipped`: another flush held the lock; this run did nothing and moves no freshness. */
+export type FlushJobReport = FlushReport & { ok: boolean; skipped: boolean };
+
 export interface CronJobs {
-  flushUsage(options?: Partial<FlushOptions>): Promise<FlushReport & { ok: boolean }>;
+  flushUsage(options?: Partial<FlushOptions>): Promise<FlushJobReport>;
   dailyMaintenance(): Promise<MaintenanceReport>;
+  /** What the dashboard says about how current metering is. */
+  freshness(): Promise<MeteringFreshness>;
 }
 
 /** The two scheduled jobs, each recorded in cron_run; routes and the in-process scheduler call these. */
 export function createCronJobs(deps: CronDeps): CronJobs {
-  const flush = async (options: Partial<FlushOptions> = {}) => ({
-    ok: true,
-    ...(await flushUsageBuffer({ kv: deps.kv, db: deps.db, now: deps.now }, { ...defaultFlushOptions, ...options })),
-  });
+  const flush = async (options: Partial<FlushOptions> = {}): Promise<FlushJobReport> => {
+    const report = await flushUsageBuffer({ kv: deps.kv, db: deps.db, now: deps.now }, { ...defaultFlushOptions, ...options });
+    if (report.outcome === "locked") deps.logger.log("info", "usage flush skipped: another flush holds the lock");
+    return { ok: true, skipped: report.outcome === "locked", ...report };
+  };
+  // A flush's success stands for its cutoff, not for when it ended: the dashboard's "metered up to".
+  const recordedFlush = (options?: Partial<FlushOptions>) =>
+    runRecorded(deps.db, "flush-usage-buffer", deps.now, () => flush(options), (report) => (report.meteredUpTo ? new Date(report.meteredUpTo) : null));
   return {
-    flushUsage: (options) => runRecorded(deps.db, "flush-usage-buffer", deps.now, () => flush(options)),
+    flushUsage: recordedFlush,
     dailyMaintenance: () =>
       runRecorded(deps.db, "daily-maintenance", deps.now, () =>
         runMaintenance(
           [
-            { name: "flushUsage", run: async () => ({ ...(await runRecorded(deps.db, "flush-usage-buffer", deps.now, () => flush())) }) },
+            { name: "flushUsage", run: async () => ({ ...(await recordedFlush()) }) },
             { name: "requestLogRetention", run: async () => ({ deleted: await pruneRequestLog(deps.db, deps.now()) }) },
             { name: "expiredKeys", run: async () => ({ marked: await sweepExpiredKeys(deps, deps.now()) }) },
             { name: "invalidationRetries", run: async () => ({ ...(await retryInvalidations({ db: deps.db, kv: deps.kv.kind === "upstash" ? deps.kv : null })) }) },
@@ -42,5 +55,6 @@ export function createCronJobs(deps: CronDeps): CronJobs {
           deps.logger,
         ),
       ),
+    freshness: () => meteringFreshness(deps.db, deps.schedule?.() ?? null, defaultFlushOptions),
   };
 }

@@ -30,8 +30,13 @@ const STAMP = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/;
 
 /** The minute a bucket key stands for, or null for a key that is not a bucket. */
 export function bucketMinute(key: string): Date | null {
-  const match = STAMP.exec(key.slice(keySpecs.usageBucket.prefix.length));
-  if (!key.startsWith(keySpecs.usageBucket.prefix) || !match) return null;
+  return key.startsWith(keySpecs.usageBucket.prefix) ? stampMinute(key.slice(keySpecs.usageBucket.prefix.length)) : null;
+}
+
+/** The minute of a `YYYYMMDDHHmm` stamp (a bucket's key ends with it; usage_buffer rows carry it). */
+export function stampMinute(stamp: string): Date | null {
+  const match = STAMP.exec(stamp);
+  if (!match) return null;
   const [, y, mo, d, h, mi] = match;
   const at = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi)));
   return Number.isNaN(at.getTime()) ? null : at;

@@ -23,35 +23,42 @@ export interface AppliedClaims {
 export async function applyClaims(db: Database, claims: readonly ClaimedBucket[], beforeCommit?: () => Promise<void>): Promise<AppliedClaims> {
   if (claims.length === 0) return { applied: [], alreadyApplied: 0, rows: 0 };
   return db.transaction(async (tx) => {
-    const keyProjects = new Map<string, string>();
-    const ids = keyIdsOf(claims);
-    for (let i = 0; i < ids.length; i += KEYS_PER_LOOKUP) {
-      const found = await tx
-        .select({ id: apiKeys.id, projectId: apiKeys.projectId })
-        .from(apiKeys)
-        .where(inArray(apiKeys.id, ids.slice(i, i + KEYS_PER_LOOKUP)))
-        .for("key share");
-      for (const key of found) keyProjects.set(key.id, key.projectId);
-    }
-    const all = aggregateClaims(claims, keyProjects);
-    const inserted = await tx.insert(usageFlushLedger).values(all.totals).onConflictDoNothing().returning({ bucket: usageFlushLedger.bucket, claim: usageFlushLedger.claim });
-    const isNew = new Set(inserted.map((row) => `${row.bucket}|${row.claim}`));
-    const fresh = claims.filter((claim) => isNew.has(`${claim.stamp}|${claim.claim}`));
-    const { rows, totals } = fresh.length === claims.length ? all : aggregateClaims(fresh, keyProjects);
-    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-      await tx
-        .insert(usageRecord)
-        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
-        .onConflictDoUpdate({
-          target: [usageRecord.projectId, usageRecord.apiKeyId, usageRecord.date],
-          set: {
-            requests: sql`${usageRecord.requests} + excluded.requests`,
-            bytes: sql`${usageRecord.bytes} + excluded.bytes`,
-            updatedAt: sql`now()`,
-          },
-        });
-    }
+    const applied = await applyClaimsIn(tx, claims);
     await beforeCommit?.();
-    return { applied: totals, alreadyApplied: claims.length - fresh.length, rows: rows.length };
+    return applied;
   });
+}
+
+/** applyClaims inside a transaction the caller holds (the database buffer takes its minutes in it too). */
+export async function applyClaimsIn(tx: Pick<Database, "select" | "insert">, claims: readonly ClaimedBucket[]): Promise<AppliedClaims> {
+  if (claims.length === 0) return { applied: [], alreadyApplied: 0, rows: 0 };
+  const keyProjects = new Map<string, string>();
+  const ids = keyIdsOf(claims);
+  for (let i = 0; i < ids.length; i += KEYS_PER_LOOKUP) {
+    const found = await tx
+      .select({ id: apiKeys.id, projectId: apiKeys.projectId })
+      .from(apiKeys)
+      .where(inArray(apiKeys.id, ids.slice(i, i + KEYS_PER_LOOKUP)))
+      .for("key share");
+    for (const key of found) keyProjects.set(key.id, key.projectId);
+  }
+  const all = aggregateClaims(claims, keyProjects);
+  const inserted = await tx.insert(usageFlushLedger).values(all.totals).onConflictDoNothing().returning({ bucket: usageFlushLedger.bucket, claim: usageFlushLedger.claim });
+  const isNew = new Set(inserted.map((row) => `${row.bucket}|${row.claim}`));
+  const fresh = claims.filter((claim) => isNew.has(`${claim.stamp}|${claim.claim}`));
+  const { rows, totals } = fresh.length === claims.length ? all : aggregateClaims(fresh, keyProjects);
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    await tx
+      .insert(usageRecord)
+      .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+      .onConflictDoUpdate({
+        target: [usageRecord.projectId, usageRecord.apiKeyId, usageRecord.date],
+        set: {
+          requests: sql`${usageRecord.requests} + excluded.requests`,
+          bytes: sql`${usageRecord.bytes} + excluded.bytes`,
+          updatedAt: sql`now()`,
+        },
+      });
+  }
+  return { applied: totals, alreadyApplied: claims.length - fresh.length, rows: rows.length };
 }

@@ -1,6 +1,7 @@
 import { withBudget } from "@/server/coordination/failure-policy";
 import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
 import type { KeyValue } from "@/server/coordination/types";
+import type { RequestOutcome } from "@/server/delivery/serve-image";
 
 export interface UsageIncrement {
   projectId: string;
@@ -8,6 +9,12 @@ export interface UsageIncrement {
   /** Bytes sent in the body (0 for HEAD and 304). */
   bytes: number;
   at: Date;
+}
+
+/** What a request adds to metering: one request and its bytes for a served image, nothing otherwise. */
+export function meteredIncrement(outcome: RequestOutcome, at: Date): UsageIncrement | null {
+  if (outcome.status !== "success" || !outcome.apiKeyId || !outcome.projectId) return null;
+  return { projectId: outcome.projectId, apiKeyId: outcome.apiKeyId, bytes: outcome.sentBytes ?? 0, at };
 }
 
 /**

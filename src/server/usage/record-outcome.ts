@@ -1,7 +1,7 @@
 import type { Counters } from "@/server/coordination/counters";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { describeError, type Logger, type SampledLog } from "@/server/log";
-import { bufferUsage } from "./buffer-usage";
+import { bufferUsage, meteredIncrement } from "./buffer-usage";
 import type { RequestLog } from "./request-log";
 import { touchActivity, type ActivityDeps } from "./touch-activity";
 
@@ -15,21 +15,25 @@ export interface OutcomeDeps extends ActivityDeps {
 
 /**
  * Everything that follows a response: the access log line, the request log, metering and activity for
- * served images.
+ * served images. Metering goes to the Redis bucket first, before anything else is done, or with the
+ * request log's row into the database when the request log meters (no shared Redis).
  * Runs after the response is sent; each part fails alone, logged and counted, never thrown.
  */
 export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, at = new Date()): Promise<void> {
+  const increment = meteredIncrement(outcome, at);
+  const metered =
+    increment && !deps.requestLog.metersUsage
+      ? bufferUsage(deps.kv, increment).catch((error: unknown) => {
+          deps.counters.increment("usage_increment_lost");
+          deps.logSampled("usage", "error", "usage increment lost", { requestId: outcome.requestId, ...describeError(error) });
+        })
+      : null;
   deps.logger.log("info", "image request", { ...outcome });
   const logged = deps.requestLog.record(outcome, at);
-  if (outcome.status !== "success" || !outcome.apiKeyId || !outcome.projectId) return logged;
-  const ids = { apiKeyId: outcome.apiKeyId, projectId: outcome.projectId };
-  const bytes = outcome.sentBytes ?? 0;
+  if (!increment) return logged;
   await Promise.all([
-    bufferUsage(deps.kv, { ...ids, bytes, at }).catch((error: unknown) => {
-      deps.counters.increment("usage_increment_lost");
-      deps.logSampled("usage", "error", "usage increment lost", { requestId: outcome.requestId, ...describeError(error) });
-    }),
-    touchActivity(deps, ids, at).catch((error: unknown) => {
+    metered,
+    touchActivity(deps, increment, at).catch((error: unknown) => {
       deps.counters.increment("redis_failure_activityThrottle");
       deps.logSampled("activity", "warn", "activity update skipped", { requestId: outcome.requestId, ...describeError(error) });
     }),

@@ -6,6 +6,8 @@ import type { Database } from "@/server/db/client";
 import { requestLog } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { describeError, type SampledLog } from "@/server/log";
+import { meteredIncrement, type UsageIncrement } from "./buffer-usage";
+import { addUsage } from "./database-buffer";
 
 export interface RequestLogOptions {
   /** Share of successes written, 0 to 1. */
@@ -25,9 +27,17 @@ export interface RequestLogDeps {
   counters: Counters;
   logSampled: SampledLog;
   random?: () => number;
+  /**
+   * Meter here: each served request's increment goes into usage_buffer in the same transaction as the
+   * batch's log rows, so a request is logged and metered or neither. For deployments without a shared
+   * Redis (the embedded default), whose in-process buckets would die with the process. Default false.
+   */
+  metersUsage?: boolean;
 }
 
 export interface RequestLog {
+  /** Whether record() also meters served requests (usage_buffer); otherwise the caller buffers them in Redis. */
+  readonly metersUsage: boolean;
   /** Resolves once the outcome is written, or decided against. Never rejects. */
   record(outcome: RequestOutcome, at: Date): Promise<void>;
   /** Writes what is gathered now (shutdown). */
@@ -36,14 +46,23 @@ export interface RequestLog {
 
 type Row = typeof requestLog.$inferInsert;
 
+/** A sampled-out success has no row but still its increment. */
+interface Pending {
+  row: Row | null;
+  usage: UsageIncrement | null;
+  done: () => void;
+}
+
 /**
  * The request log behind the image API: after the response, sampled successes and capped failures
  * (the cap counted in Redis, so it holds across instances) are gathered and written in batches, one
- * INSERT per batch. Only outcomes that name a project are logged: the log is read per project.
+ * INSERT per batch, with the batch's usage increments in the same transaction when this log meters.
+ * Only outcomes that name a project are logged: the log is read per project.
  */
 export function createRequestLog(deps: RequestLogDeps, options: RequestLogOptions = defaultRequestLogOptions): RequestLog {
   const random = deps.random ?? Math.random;
-  let batch: Array<{ row: Row; done: () => void }> = [];
+  const metersUsage = deps.metersUsage ?? false;
+  let batch: Pending[] = [];
   let timer: NodeJS.Timeout | null = null;
 
   async function write(): Promise<void> {
@@ -52,14 +71,34 @@ export function createRequestLog(deps: RequestLogDeps, options: RequestLogOption
     const taken = batch;
     batch = [];
     if (taken.length === 0) return;
+    const rows = taken.flatMap((t) => (t.row ? [t.row] : []));
+    const usage = taken.flatMap((t) => (t.usage ? [t.usage] : []));
     try {
-      await deps.db.insert(requestLog).values(taken.map((t) => t.row));
-      deps.counters.increment("request_log_rows", taken.length);
+      if (usage.length === 0) await deps.db.insert(requestLog).values(rows);
+      else
+        await deps.db.transaction(async (tx) => {
+          if (rows.length > 0) await tx.insert(requestLog).values(rows);
+          await addUsage(tx, usage);
+        });
+      deps.counters.increment("request_log_rows", rows.length);
     } catch (error) {
-      deps.counters.increment("request_log_rows_lost", taken.length);
-      deps.logSampled("request-log", "error", "request log rows lost", { rows: taken.length, ...describeError(error) });
+      if (rows.length > 0) {
+        deps.counters.increment("request_log_rows_lost", rows.length);
+        deps.logSampled("request-log", "error", "request log rows lost", { rows: rows.length, ...describeError(error) });
+      }
+      // Rows refused (a project deleted meanwhile fails the whole INSERT) must not take the metering with them.
+      if (usage.length > 0) await meterAlone(usage);
     } finally {
       for (const t of taken) t.done();
+    }
+  }
+
+  async function meterAlone(usage: UsageIncrement[]): Promise<void> {
+    try {
+      await addUsage(deps.db, usage);
+    } catch (error) {
+      deps.counters.increment("usage_increment_lost", usage.length);
+      deps.logSampled("usage", "error", "usage increments lost", { requests: usage.length, ...describeError(error) });
     }
   }
 
@@ -75,14 +114,16 @@ export function createRequestLog(deps: RequestLogDeps, options: RequestLogOption
   }
 
   return {
+    metersUsage,
     async record(outcome, at) {
       if (!outcome.projectId) return;
-      if (!(await admitted({ ...outcome, projectId: outcome.projectId }, at))) {
-        deps.counters.increment("request_log_skipped");
-        return;
-      }
+      const usage = metersUsage ? meteredIncrement(outcome, at) : null;
+      const logged = await admitted({ ...outcome, projectId: outcome.projectId }, at);
+      if (!logged) deps.counters.increment("request_log_skipped");
+      if (!logged && !usage) return;
       const weight = outcome.status === "success" ? 1 / options.successSampleRate : 1;
-      const written = new Promise<void>((done) => batch.push({ row: { ...toRow(outcome, at), weight }, done }));
+      const row = logged ? { ...toRow(outcome, at), weight } : null;
+      const written = new Promise<void>((done) => batch.push({ row, usage, done }));
       if (batch.length >= options.batchSize) void write();
       else timer ??= setTimeout(() => void write(), options.batchWindowMs);
       return written;

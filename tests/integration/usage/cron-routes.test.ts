@@ -72,6 +72,29 @@ describe("cron routes", () => {
     expect(state.lastError).toBeNull();
   });
 
+  it("records a flush that found the lock held as skipped: neither a success that moves the freshness nor a failure", async () => {
+    const { db } = app.services.database;
+    const { kv } = app.services.coordination;
+    expect((await call("flush-usage-buffer", `Bearer ${SECRET}`)).status).toBe(200);
+    const before = await cronRunState(db, "flush-usage-buffer");
+    const freshness = await app.services.cron.freshness();
+    expect(before.lastOutcome).toBe("success");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+
+    await kv.set(redisKeys.usageFlushLock(), "another-flush", { ttlSeconds: 30 });
+    try {
+      const response = await call("flush-usage-buffer", `Bearer ${SECRET}`);
+      expect(response.status).toBe(200); // not an alarm for a scheduler that retries on 5xx
+      expect(await response.json()).toMatchObject({ ok: true, skipped: true, outcome: "locked", requests: 0 });
+    } finally {
+      await kv.del([redisKeys.usageFlushLock()]);
+    }
+    const after = await cronRunState(db, "flush-usage-buffer");
+    expect(after).toMatchObject({ lastOutcome: "skipped", lastSuccessAt: before.lastSuccessAt, lastError: null });
+    expect(after.lastFinishedAt!.getTime()).toBeGreaterThan(before.lastFinishedAt!.getTime());
+    expect(await app.services.cron.freshness()).toEqual(freshness);
+  });
+
   it("runs the daily maintenance: retention, expired keys, queued invalidations, ledger pruning", async () => {
     const { db } = app.services.database;
     const now = Date.now() + 3 * 60_000;

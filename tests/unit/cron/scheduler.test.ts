@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { authorizeCron } from "@/server/cron/authorize-cron";
 import type { CronJobs } from "@/server/cron/jobs";
-import { defaultSchedule, msUntilDaily, startScheduler } from "@/server/cron/scheduler";
+import { meteringDelayMs } from "@/server/cron/metering-freshness";
+import { defaultSchedule, msUntilDaily, msUntilFlush, startScheduler } from "@/server/cron/scheduler";
+import { defaultFlushOptions } from "@/server/usage/flush-usage-buffer";
 import { createLogger } from "@/server/log";
 
 describe("msUntilDaily", () => {
@@ -18,6 +20,7 @@ describe("in-process scheduler", () => {
   afterEach(() => vi.useRealTimers());
 
   it("flushes every minute, runs the maintenance at its hour, never two runs at once, and stops cleanly", async () => {
+    // 02:58:30 now; flushes at 30 s past each minute.
     const calls: string[] = [];
     let active = 0;
     let overlapped = false;
@@ -30,7 +33,7 @@ describe("in-process scheduler", () => {
       return { ok: true };
     };
     const jobs = { flushUsage: job("flush"), dailyMaintenance: job("daily") } as unknown as CronJobs;
-    const scheduler = startScheduler(jobs, createLogger("error"), { flushEveryMs: 60_000, dailyAtUtc: { hour: 3, minute: 0 } }, () => new Date());
+    const scheduler = startScheduler(jobs, createLogger("error"), { flushEveryMs: 60_000, flushOffsetMs: 30_000, dailyAtUtc: { hour: 3, minute: 0 } }, () => new Date());
     await vi.advanceTimersByTimeAsync(60_000); // 02:59:30: first flush starts
     await vi.advanceTimersByTimeAsync(30_000); // 03:00: maintenance due, queued behind the flush
     expect(calls).toEqual(["flush"]);
@@ -42,6 +45,39 @@ describe("in-process scheduler", () => {
     await stopped;
     expect(calls.filter((c) => c === "daily")).toHaveLength(1);
     expect(active).toBe(0);
+  });
+});
+
+describe("the flush schedule", () => {
+  beforeEach(() => vi.useFakeTimers({ now: new Date("2026-03-07T12:00:42.500Z") }));
+  afterEach(() => vi.useRealTimers());
+
+  it("runs just after each minute is ready (safety lag + 1 s past the minute), once per minute", async () => {
+    expect(defaultSchedule.flushOffsetMs).toBe(defaultFlushOptions.safetyLagMs + 1_000);
+    expect(msUntilFlush(new Date("2026-03-07T12:00:42.500Z"), defaultSchedule)).toBe(60_000 - 42_500 + defaultSchedule.flushOffsetMs);
+    expect(msUntilFlush(new Date("2026-03-07T12:00:03Z"), { flushEveryMs: 60_000, flushOffsetMs: 6_000 })).toBe(3_000);
+    expect(msUntilFlush(new Date("2026-03-07T12:00:06Z"), { flushEveryMs: 60_000, flushOffsetMs: 6_000 })).toBe(60_000);
+
+    const runs: string[] = [];
+    const flushUsage = async () => {
+      runs.push(new Date().toISOString());
+      return { ok: true };
+    };
+    const jobs = { flushUsage, dailyMaintenance: async () => ({ ok: true }) } as unknown as CronJobs;
+    const scheduler = startScheduler(jobs, createLogger("error"), { ...defaultSchedule, flushOffsetMs: 6_000 });
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    expect(runs).toEqual(["2026-03-07T12:01:06.000Z", "2026-03-07T12:02:06.000Z", "2026-03-07T12:03:06.000Z"]);
+    await scheduler.stop();
+  });
+
+  it("says how long a request takes, at worst, to be metered: its minute, the lag, the wait for the run", () => {
+    // A request at 12:00:00.000 is ready at 12:01:05 and flushed at 12:01:06.
+    expect(meteringDelayMs(defaultSchedule, defaultFlushOptions)).toBe(66_000);
+    // The old schedule: 60 s lag, every 60 s from whenever the process started (worst phase).
+    expect(meteringDelayMs({ flushEveryMs: 60_000, flushOffsetMs: 59_999 }, { safetyLagMs: 60_000 })).toBe(179_999);
+    // An outside caller at the top of every minute (Vercel Cron `* * * * *`) misses the minute that just ended.
+    expect(meteringDelayMs({ flushEveryMs: 60_000, flushOffsetMs: 0 }, defaultFlushOptions)).toBe(120_000);
+    expect(meteringDelayMs({ flushEveryMs: 5 * 60_000, flushOffsetMs: 6_000 }, defaultFlushOptions)).toBe(5 * 60_000 + 6_000);
   });
 });
 

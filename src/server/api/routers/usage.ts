@@ -2,17 +2,9 @@ import { z } from "zod";
 import { dateRangeInput, resolveDateRange } from "@/server/analytics/date-range";
 import { requestLogPage, requestLogStats } from "@/server/analytics/request-log-stats";
 import { projectUsage, teamUsage } from "@/server/analytics/usage-totals";
-import { cronRunState } from "@/server/cron/cron-runs";
-import type { Database } from "@/server/db/client";
 import { REQUEST_ID, REQUEST_ID_HINT } from "@/lib/request-id";
 import { requestLogStatuses } from "@/server/errors";
 import { projectProcedure, router, teamProcedure } from "../trpc";
-
-/** When usage_record was last brought up to date: the dashboard says how fresh its numbers are. */
-async function freshness(db: Database) {
-  const flush = await cronRunState(db, "flush-usage-buffer");
-  return { lastFlushAt: flush.lastSuccessAt, lastFlushFailed: flush.lastError !== null };
-}
 
 export const usageRouter = router({
   project: projectProcedure("usage.read")
@@ -20,7 +12,7 @@ export const usageRouter = router({
     .query(async ({ ctx, input }) => {
       const { db } = ctx.services.database;
       const range = resolveDateRange(input.range, ctx.services.tenancy.now());
-      const [usage, log, metering] = await Promise.all([projectUsage(db, ctx.project.id, range), requestLogStats(db, ctx.project.id, range), freshness(db)]);
+      const [usage, log, metering] = await Promise.all([projectUsage(db, ctx.project.id, range), requestLogStats(db, ctx.project.id, range), ctx.services.cron.freshness()]);
       return { range, ...usage, log, metering };
     }),
 
@@ -43,7 +35,7 @@ export const usageRouter = router({
     .query(async ({ ctx, input }) => {
       const { db } = ctx.services.database;
       const range = resolveDateRange(input.range, ctx.services.tenancy.now());
-      const [usage, metering] = await Promise.all([teamUsage(db, ctx.team.id, range), freshness(db)]);
+      const [usage, metering] = await Promise.all([teamUsage(db, ctx.team.id, range), ctx.services.cron.freshness()]);
       return { range, ...usage, metering };
     }),
 });

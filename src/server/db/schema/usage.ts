@@ -37,6 +37,26 @@ export const usageFlushLedger = pgTable(
   (t) => [primaryKey({ columns: [t.bucket, t.claim] }), index("usage_flush_ledger_flushed_idx").on(t.flushedAt)],
 );
 
+/**
+ * Usage buffered in the database when there is no shared Redis (the embedded default): the minute
+ * buckets of docs/redis-schema.md as rows, added in the same transaction as the request log's rows, so
+ * a crash loses a request's log row and its metering together or neither. The flush moves ready minutes
+ * into usage_record in one transaction with the ledger. No foreign keys, as in Redis: counters of a key
+ * deleted meanwhile are dropped by the flush and counted in the ledger, and never fail the log's write.
+ */
+export const usageBuffer = pgTable(
+  "usage_buffer",
+  {
+    /** The UTC minute, `YYYYMMDDHHmm`, as in the bucket's Redis key and the ledger. */
+    bucket: text("bucket").notNull(),
+    projectId: uuid("project_id").notNull(),
+    apiKeyId: uuid("api_key_id").notNull(),
+    requests: bigint("requests", { mode: "number" }).notNull(),
+    bytes: bigint("bytes", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bucket, t.projectId, t.apiKeyId] })],
+);
+
 /** Last run of each scheduled job, for the dashboard's freshness line and for operators. */
 export const cronRun = pgTable("cron_run", {
   job: text("job").primaryKey(),

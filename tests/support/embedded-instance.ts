@@ -1,0 +1,30 @@
+/**
+ * The embedded default in a process of its own, built the way production builds it: the environment
+ * read by src/env.ts, startServer() (migrations, scheduler, signal handlers), the image route's Node
+ * handler (src/pages/api/image-delivery.ts) and the flush cron route. Crash tests SIGKILL it and start
+ * another on the same data directory. Usage: OPTSTUFF_DATA_DIR=… node --import tsx tests/support/embedded-instance.ts;
+ * prints "READY <port>".
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createCronRouteHandler } from "@/server/cron/route-handler";
+import { createImageRouteHandler } from "@/server/delivery/route-handler";
+import { getServices } from "@/server/services";
+import { startServer } from "@/server/startup";
+
+await startServer();
+const image = createImageRouteHandler(getServices);
+const flush = createCronRouteHandler(getServices, "flush-usage-buffer");
+
+async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://embedded.test");
+  if (url.pathname === "/api/cron/flush-usage-buffer") {
+    const response = await flush(new Request(url, { headers: { authorization: req.headers.authorization ?? "" } }));
+    res.writeHead(response.status, { "content-type": "application/json" }).end(await response.text());
+    return;
+  }
+  await image.node(req, res);
+}
+
+const server = http.createServer((req, res) => void serve(req, res));
+server.listen(0, "127.0.0.1", () => console.log(`READY ${(server.address() as AddressInfo).port}`));
