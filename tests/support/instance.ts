@@ -37,7 +37,9 @@ const services = await createServices({
 });
 const handler = createImageRouteHandler(async () => services);
 
-const server = http.createServer(async (req, res) => {
+const server = http.createServer((req, res) => void serve(req, res));
+
+async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://instance");
   if (req.method === "POST" && url.pathname === "/admin/revoke") {
     const publicKey = url.searchParams.get("key")!;
@@ -47,7 +49,7 @@ const server = http.createServer(async (req, res) => {
     return;
   }
   await handler.node(req, res);
-});
+}
 server.listen(0, "127.0.0.1", () => console.log(`READY ${(server.address() as AddressInfo).port}`));
 process.on("SIGTERM", () => {
   server.close();

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { AppError, errorCatalogue, toAppError, type ErrorCode } from "@/server/errors";
+import type * as ErrorsModule from "@/server/errors";
 import { errorResponse } from "@/server/http/error-response";
 
 describe("error catalogue", () => {
@@ -54,7 +55,7 @@ describe("sampled logging", () => {
 describe("AppError across copies of the module", () => {
   it("is recognised when thrown by another copy, as Next's separate bundles make them", async () => {
     vi.resetModules();
-    const other = (await import("@/server/errors")) as typeof import("@/server/errors");
+    const other = (await import("@/server/errors")) as typeof ErrorsModule;
     expect(other.AppError).not.toBe(AppError);
     const thrown = new other.AppError("SOURCE_NOT_FOUND", { detail: "origin answered 404" });
     expect(thrown instanceof AppError).toBe(true);

@@ -1,3 +1,8 @@
+// The dashboard's one door to the services, the environment and the session: never in a client bundle.
+// (Only App Router modules carry the marker: the image API's Pages route, the CLI and the tests load
+// src/server outside React's server layer, where `server-only` throws; eslint's
+// optstuff/client-imports keeps client components to types from src/server instead.)
+import "server-only";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { env, publicBaseUrl } from "@/env";

@@ -3,10 +3,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { useTRPC } from "@/lib/trpc/client";
-import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE } from "@/server/config-cache/types";
 import { CreateKeyDialog } from "./create-key-dialog";
 import { formatDate } from "./expiry";
-import { EditKeyDialog, RevokeKeyButton, RotateKeyDialog } from "./key-actions";
+import { EditKeyDialog, RevokeKeyButton, RotateKeyDialog, type DefaultKeyLimits } from "./key-actions";
 
 const statusStyle = {
   active: "bg-green-100 text-green-800",
@@ -15,7 +14,7 @@ const statusStyle = {
   revoked: "bg-red-100 text-red-800",
 } as const;
 
-export function ApiKeys({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
+export function ApiKeys({ teamSlug, projectSlug, defaultLimits }: { teamSlug: string; projectSlug: string; defaultLimits: DefaultKeyLimits }) {
   const trpc = useTRPC();
   const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
   const keys = useQuery(trpc.apiKey.list.queryOptions({ teamSlug, projectSlug }));
@@ -35,13 +34,13 @@ export function ApiKeys({ teamSlug, projectSlug }: { teamSlug: string; projectSl
               </p>
               <p className="truncate font-mono text-xs text-neutral-600">{key.publicKey}</p>
               <p className="text-xs text-neutral-500">
-                Last used {formatDate(key.lastUsedAt)} · Expires {key.expiresAt ? formatDate(key.expiresAt) : "never"} · {(key.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE).toLocaleString("en")}{" "}
-                transforms/min, {(key.rateLimitPerDay ?? DEFAULT_RATE_LIMIT_PER_DAY).toLocaleString("en")}/day
+                Last used {formatDate(key.lastUsedAt)} · Expires {key.expiresAt ? formatDate(key.expiresAt) : "never"} · {(key.rateLimitPerMinute ?? defaultLimits.perMinute).toLocaleString("en")}{" "}
+                transforms/min, {(key.rateLimitPerDay ?? defaultLimits.perDay).toLocaleString("en")}/day
               </p>
             </div>
             {key.status !== "revoked" && key.status !== "expired" ? (
               <div className="flex flex-wrap gap-1">
-                {can?.["apiKey.update"] && key.status === "active" ? <EditKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} /> : null}
+                {can?.["apiKey.update"] && key.status === "active" ? <EditKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} defaultLimits={defaultLimits} /> : null}
                 {can?.["apiKey.rotate"] && key.status === "active" ? <RotateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} /> : null}
                 {can?.["apiKey.revoke"] ? <RevokeKeyButton teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} /> : null}
               </div>

@@ -8,7 +8,6 @@ import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
-import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE } from "@/server/config-cache/types";
 import { editedExpiry, initialExpiry, type ExpiryChoice } from "./expiry";
 import { ExpiryField } from "./expiry-field";
 import { SecretOnce } from "./secret-once";
@@ -34,7 +33,13 @@ function useRefreshKeys() {
   return () => queryClient.invalidateQueries({ queryKey: trpc.apiKey.list.queryKey() });
 }
 
-export function EditKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: string; projectSlug: string; apiKey: KeyRef }) {
+/** The limits of a key that has none of its own, as the server applies them. */
+export interface DefaultKeyLimits {
+  perMinute: number;
+  perDay: number;
+}
+
+export function EditKeyDialog({ teamSlug, projectSlug, apiKey, defaultLimits }: { teamSlug: string; projectSlug: string; apiKey: KeyRef; defaultLimits: DefaultKeyLimits }) {
   const trpc = useTRPC();
   const refresh = useRefreshKeys();
   const [open, setOpen] = useState(false);
@@ -67,8 +72,8 @@ export function EditKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: str
         <Field label="Key name" value={name} onChange={(e) => setName(e.target.value)} required />
         <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field label="Transforms per minute" type="number" min={1} max={100000} value={perMinute} onChange={(e) => setPerMinute(e.target.value)} hint={`Empty: ${DEFAULT_RATE_LIMIT_PER_MINUTE.toLocaleString("en")}`} />
-          <Field label="Transforms per day" type="number" min={1} max={100000000} value={perDay} onChange={(e) => setPerDay(e.target.value)} hint={`Empty: ${DEFAULT_RATE_LIMIT_PER_DAY.toLocaleString("en")}`} />
+          <Field label="Transforms per minute" type="number" min={1} max={100000} value={perMinute} onChange={(e) => setPerMinute(e.target.value)} hint={`Empty: ${defaultLimits.perMinute.toLocaleString("en")}`} />
+          <Field label="Transforms per day" type="number" min={1} max={100000000} value={perDay} onChange={(e) => setPerDay(e.target.value)} hint={`Empty: ${defaultLimits.perDay.toLocaleString("en")}`} />
         </div>
         <p className="text-xs text-neutral-500">
           A transform is an image this key asks for that is not in the server&apos;s cache yet. Cache hits, 304s and repeated URLs cost

@@ -112,6 +112,9 @@ function UrlTester({
           <p className="text-sm" role="status" aria-live="polite" data-testid="preview-status">
             {preview === "loading" ? "Loading preview…" : preview === "loaded" ? "Preview loaded." : "The image did not load: open the URL to see the error."}
           </p>
+          {/* The signed URL itself, exactly as an integrator's page would load it: next/image would fetch
+              it through Next's own optimizer instead, which is not what is being tested. */}
+          {/* eslint-disable-next-line @next/next/no-img-element */}
           <img
             key={sign.data.url}
             src={sign.data.url}

@@ -8,10 +8,11 @@ import { useTRPC } from "@/lib/trpc/client";
 import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
 import { RequestLogTable } from "./request-log-table";
+import type { RequestLogStatus } from "@/server/errors";
 import { Stat } from "./stat";
 import { UsageSummary } from "./usage-summary";
 
-export function ProjectUsage({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
+export function ProjectUsage({ teamSlug, projectSlug, statuses }: { teamSlug: string; projectSlug: string; statuses: readonly RequestLogStatus[] }) {
   const trpc = useTRPC();
   const [range, setRange] = useState<RangeInput>({ preset: "30d" });
   const usage = useQuery(trpc.usage.project.queryOptions({ teamSlug, projectSlug, range }));
@@ -73,7 +74,7 @@ export function ProjectUsage({ teamSlug, projectSlug }: { teamSlug: string; proj
         </Card>
       ) : null}
       <Card title="Request log">
-        <RequestLogTable teamSlug={teamSlug} projectSlug={projectSlug} range={range} />
+        <RequestLogTable teamSlug={teamSlug} projectSlug={projectSlug} range={range} statuses={statuses} />
       </Card>
     </div>
   );

@@ -113,7 +113,7 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
       const tenant = tenants.get(name) ?? { running: 0, waiting: [] };
       tenants.set(name, tenant);
       if (canStart(tenant) && tenant.waiting.length === 0) {
-        return new Promise<T>((resolve, reject) => start(name, tenant, job, (outcome) => (outcome as Promise<T>).then(resolve, reject)));
+        return new Promise<T>((resolve, reject) => start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject)));
       }
       if (queued >= maxQueue || tenant.waiting.length >= tenantQueue) {
         forgetIfIdle(name, tenant);
@@ -122,7 +122,7 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
       }
       return new Promise<T>((resolve, reject) => {
         if (tenant.waiting.length === 0) turns.push(name);
-        tenant.waiting.push(() => start(name, tenant, job, (outcome) => (outcome as Promise<T>).then(resolve, reject)));
+        tenant.waiting.push(() => start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject)));
         queued++;
       });
     },

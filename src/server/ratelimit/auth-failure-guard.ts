@@ -1,5 +1,5 @@
 import { createMemoryRateLimiter } from "@/server/coordination/memory-rate-limiter";
-import { AppError } from "@/server/errors";
+import { type AppError } from "@/server/errors";
 import { refusal } from "./enforce-key-limits";
 
 export interface AuthFailureGuard {

@@ -1,4 +1,5 @@
-import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type http from "node:http";
+import { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";

@@ -1,8 +1,10 @@
 import { ProjectUsage } from "@/components/usage/project-usage";
+import { requestLogStatuses } from "@/server/errors";
 
 export const metadata = { title: "Usage · OptStuff" };
 
 export default async function UsagePage({ params }: { params: Promise<{ team: string; project: string }> }) {
   const { team, project } = await params;
-  return <ProjectUsage teamSlug={team} projectSlug={project} />;
+  // The request log's statuses come from the error catalogue, on the server.
+  return <ProjectUsage teamSlug={team} projectSlug={project} statuses={requestLogStatuses} />;
 }
