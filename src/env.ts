@@ -159,14 +159,63 @@ function emailDomainList(text: string, ctx: z.RefinementCtx): string[] {
   return [...new Set(domains)];
 }
 
+/** One variable the environment got wrong, and what is wrong with it (never its value: it may be a secret). */
+export interface EnvironmentProblem {
+  variable: string;
+  problem: string;
+}
+
+/**
+ * Next bundles the instrumentation hook apart from each route, so a running server can hold several
+ * copies of this module; a registered symbol is the same in all of them (as for AppError).
+ */
+const ENVIRONMENT_ERROR = Symbol.for("optstuff.EnvironmentError");
+
+/** The environment cannot be used: startup prints the message (one line per variable) and stops. */
+export class EnvironmentError extends Error {
+  readonly [ENVIRONMENT_ERROR] = true;
+  readonly problems: readonly EnvironmentProblem[];
+
+  constructor(problems: readonly EnvironmentProblem[]) {
+    super(`Invalid environment:\n${problems.map((p) => `  ${p.variable}: ${p.problem}`).join("\n")}`);
+    this.name = "EnvironmentError";
+    this.problems = problems;
+  }
+
+  /** The variables to fix, in the order reported. */
+  get variables(): string[] {
+    return [...new Set(this.problems.map((p) => p.variable))];
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as { [ENVIRONMENT_ERROR]?: unknown })[ENVIRONMENT_ERROR] === true;
+  }
+}
+
+/**
+ * Variables that only work together. Half of the Upstash pair would otherwise start with rate limits
+ * and caches kept in process while the operator believes every instance shares them.
+ */
+const PAIRS: Array<[keyof Env, keyof Env]> = [["UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN"]];
+
+function unpaired(given: Record<string, string>): EnvironmentProblem[] {
+  const set = (name: string) => given[name] !== undefined && given[name].trim() !== "";
+  return PAIRS.flatMap(([a, b]) => {
+    if (set(a) && !set(b)) return [{ variable: b, problem: `missing: ${a} is set, and the two work only together (set both or neither)` }];
+    if (set(b) && !set(a)) return [{ variable: a, problem: `missing: ${b} is set, and the two work only together (set both or neither)` }];
+    return [];
+  });
+}
+
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // An empty assignment (as copied from .env.example) means "use the default".
-  const given = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
+  const given = Object.fromEntries(Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""));
   const parsed = envSchema.safeParse(given);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
-  }
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((i) => ({ variable: i.path.join("."), problem: i.message }))),
+    ...unpaired(given),
+  ];
+  if (problems.length > 0 || !parsed.success) throw new EnvironmentError(problems);
   return parsed.data;
 }
 

@@ -1,27 +1,73 @@
+import type { KeyValue } from "@/server/coordination/types";
+import { bootLogger, describeError, type Logger } from "@/server/log";
 import type { Services } from "./services";
 
+type Check = { ok: true; latencyMs: number } | { ok: false; error: "timeout" | "unreachable" };
+/** Redis is optional: not configured is a normal single-instance setup, not a failure. */
+type RedisCheck = { configured: false } | ({ configured: true } & Check);
+
 export interface HealthReport {
-  status: "ok" | "unavailable";
-  checks?: Record<string, { ok: boolean; latencyMs?: number; error?: string }>;
+  /**
+   * `degraded`: the database answers but Redis does not. The image route serves on regardless (rate
+   * limits let through, caches skipped: docs/redis-schema.md), so the instance stays in rotation.
+   */
+  status: "ok" | "degraded" | "unavailable";
+  checks?: { database: Check; redis?: RedisCheck };
 }
 
 const CHECK_TIMEOUT_MS = 2000;
 
-/** Readiness: each dependency answers a trivial query within a budget. Errors are named, never detailed. */
-export async function checkHealth(getServices: () => Promise<Services>): Promise<HealthReport> {
+/**
+ * Readiness: each dependency answers a trivial query within a budget, the two at once. The answer names
+ * a failure (timeout or unreachable) but never details it, nor where a dependency lives; the log gets
+ * the cause with its stack.
+ */
+export async function checkHealth(getServices: () => Promise<Services>, fallbackLogger: Logger = bootLogger): Promise<HealthReport> {
+  let services: Services;
+  try {
+    services = await withTimeout(getServices());
+  } catch (error) {
+    fallbackLogger.log("error", "health check failed", { check: "services", ...describeError(error) });
+    return { status: "unavailable", checks: { database: failed(error) } };
+  }
+  const { logger } = services;
+  const shared = services.coordination.kv.kind === "upstash" ? services.coordination.kv : null;
+  const [database, redis] = await Promise.all([
+    timed(() => services.database.ping(), (error) => logger.log("error", "health check failed", { check: "database", ...describeError(error) })),
+    checkRedis(shared, logger),
+  ]);
+  const status = !database.ok ? "unavailable" : redis.configured && !redis.ok ? "degraded" : "ok";
+  return { status, checks: { database, redis } };
+}
+
+async function checkRedis(kv: KeyValue | null, logger: Logger): Promise<RedisCheck> {
+  if (!kv) return { configured: false };
+  // warn: the failure policy serves without Redis; the image route's own lines say what it costs.
+  const check = await timed(() => kv.ping(), (error) => logger.log("warn", "health check failed", { check: "redis", ...describeError(error) }));
+  return { configured: true, ...check };
+}
+
+async function timed(ping: () => Promise<void>, onFailure: (error: unknown) => void): Promise<Check> {
   const started = performance.now();
   try {
-    const services = await withTimeout(getServices());
-    await withTimeout(services.database.ping());
-    const database = { ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
-    return { status: "ok", checks: { database } };
+    await withTimeout(ping());
+    return { ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
   } catch (error) {
-    const message = error instanceof TimeoutError ? "timeout" : "unreachable";
-    return { status: "unavailable", checks: { database: { ok: false, error: message } } };
+    onFailure(error);
+    return failed(error);
   }
 }
 
-class TimeoutError extends Error {}
+function failed(error: unknown): Check {
+  return { ok: false, error: error instanceof TimeoutError ? "timeout" : "unreachable" };
+}
+
+class TimeoutError extends Error {
+  constructor() {
+    super(`no answer within ${CHECK_TIMEOUT_MS} ms`);
+    this.name = "TimeoutError";
+  }
+}
 
 function withTimeout<T>(promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -29,4 +75,23 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
     timer = setTimeout(() => reject(new TimeoutError()), CHECK_TIMEOUT_MS);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * `?probe=live` answers without touching dependencies; the default also checks readiness: 200 when
+ * the database answers (`degraded` included), 503 when it does not.
+ */
+export function createHealthRouteHandler(getServices: () => Promise<Services>) {
+  return async function handle(request: Request): Promise<Response> {
+    const headers = { "Cache-Control": "no-store" };
+    try {
+      const liveOnly = new URL(request.url).searchParams.get("probe") === "live";
+      const report: HealthReport = liveOnly ? { status: "ok" } : await checkHealth(getServices);
+      return Response.json(report, { status: report.status === "unavailable" ? 503 : 200, headers });
+    } catch (error) {
+      // checkHealth answers every dependency's failure itself: this is a bug in the check.
+      bootLogger.log("error", "health check failed", describeError(error));
+      return Response.json({ status: "unavailable" } satisfies HealthReport, { status: 500, headers });
+    }
+  };
 }

@@ -3,6 +3,8 @@
  * same (a failed drizzle query puts its parameters, sealed secrets, session tokens and password hashes
  * among them, into its message), every line is redacted here, whoever wrote it.
  */
+import { isAppError } from "@/server/errors";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface Logger {
@@ -25,14 +27,31 @@ function defaultWrite(line: string): void {
 }
 
 /**
- * For errors in fields: name, message and the chain of causes, never a full object dump (a
- * DrizzleQueryError keeps its parameters in enumerable properties), with the messages redacted.
+ * For errors in fields: name, message, stack frames and the chain of causes, never a full object dump
+ * (a DrizzleQueryError keeps its parameters in enumerable properties), all redacted.
  */
-export function describeError(error: unknown, depth = 0): Record<string, unknown> {
+export function describeError(error: unknown): Record<string, unknown> {
+  // A refusal or an upstream failure (an AppError other than 500) is an answer the code meant to give:
+  // its code says what happened, and a stack per request during an outage would drown the log.
+  return describe(error, 0, !(isAppError(error) && error.status !== 500));
+}
+
+function describe(error: unknown, depth: number, withStack: boolean): Record<string, unknown> {
   if (!(error instanceof Error)) return { error: redactText(String(error)) };
   const described: Record<string, unknown> = { error: redactText(`${error.name}: ${error.message}`) };
-  if (error.cause !== undefined && depth < 5) described.cause = describeError(error.cause, depth + 1);
+  const stack = withStack ? stackFrames(error) : undefined;
+  if (stack) described.stack = stack;
+  if (error.cause !== undefined && depth < 5) described.cause = describe(error.cause, depth + 1, withStack);
   return described;
+}
+
+/**
+ * The frames only: V8's stack starts with `name: message`, and a message can hold what the redaction
+ * of messages cuts (drizzle's `\nparams: …` would take every frame after it along).
+ */
+function stackFrames(error: Error): string | undefined {
+  const frames = (error.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
+  return frames.length > 0 ? redactText(frames.map((line) => line.trim()).join("\n")) : undefined;
 }
 
 /** Field names whose values are never written, whatever they look like. */
@@ -90,3 +109,9 @@ export function createSampledLogger(logger: Logger, intervalMs = 10_000, now: ()
 }
 
 export type SampledLog = ReturnType<typeof createSampledLogger>;
+
+/**
+ * Where a route logs a failure when its services (and so the configured logger) could not be built:
+ * the same redacted lines on stdout, so even that 500 leaves its stack.
+ */
+export const bootLogger: Logger = createLogger();

@@ -56,6 +56,8 @@ export interface Services {
   authProviders: Array<"github" | "google">;
   /** Who may create an account (the sign-up page shows what it allows). */
   registration: RegistrationPolicy;
+  /** Where transforms run as built: killable child processes, or this process (the startup summary says which). */
+  transformIsolation: "process" | "none";
   /** Runs after the response: never slows or fails the request it describes. */
   recordOutcome(outcome: RequestOutcome): Promise<void>;
   requestLog: RequestLog;
@@ -65,7 +67,7 @@ export interface Services {
   cron: CronJobs;
   /** Runs the cron jobs on their schedule in this process (servers only; close() stops it). */
   startScheduler(): void;
-  /** Drains the request log and, when usage is buffered in this process, flushes all of it. */
+  /** Drains the request log and, when usage is buffered in the database (no Redis), flushes all of it. */
   close(): Promise<void>;
 }
 
@@ -168,6 +170,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       onLimiterError: (error) => logger.log("warn", "sign-in failure limit unavailable; the attempt went on", describeError(error)),
     }),
     registration,
+    transformIsolation: pool ? "process" : "none",
     secretBox,
     config,
     invalidate,
@@ -215,7 +218,7 @@ export function getServices(): Promise<Services> {
 }
 
 /**
- * Closing flushes usage buffered in process and drains the request log, which takes a moment: the
+ * Closing drains the request log and flushes the database's usage buffer, which takes a moment: the
  * server must run with NEXT_MANUAL_SIG_HANDLE=true (`npm start` sets it) or Next exits first.
  */
 function closeOnSignals(services: Services): void {

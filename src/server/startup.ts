@@ -1,7 +1,7 @@
-import { env, isProduction, type Env } from "@/env";
+import { env, EnvironmentError, isProduction, type Env } from "@/env";
 import { MissingSecretError } from "@/server/config/secrets";
-import type { Logger } from "@/server/log";
-import { getServices } from "@/server/services";
+import { describeError, type Logger } from "@/server/log";
+import { getServices, type Services } from "@/server/services";
 
 /**
  * Validates the configuration and opens the database (applying migrations) before the first request.
@@ -12,24 +12,37 @@ export async function startServer(): Promise<void> {
     const e = env();
     const services = await getServices();
     await services.coordination.limiter.warmUp().catch((error: unknown) => {
-      services.logger.log("warn", "rate limiter warm-up failed; the first requests may fail open", { error: String(error) });
+      services.logger.log("warn", "rate limiter warm-up failed; the first requests may fail open", describeError(error));
     });
     warnOnSmallThreadPool(e, services.logger);
     const scheduled = e.OPTSTUFF_SCHEDULER === "on" || (e.OPTSTUFF_SCHEDULER === "auto" && e.VERCEL === undefined);
     if (scheduled) services.startScheduler();
     services.logger.log("info", "OptStuff ready", {
-      database: services.database.kind === "pglite" ? `embedded PGlite in ${e.OPTSTUFF_DATA_DIR}` : "PostgreSQL (DATABASE_URL)",
-      coordination: e.UPSTASH_REDIS_REST_URL ? "Upstash Redis" : "in-process (single instance only)",
+      ...describeServices(services, e.OPTSTUFF_DATA_DIR),
       production: isProduction(e),
       scheduler: scheduled ? "in process (usage flush every minute, maintenance daily at 03:00 UTC)" : "external (cron routes)",
     });
   } catch (error) {
-    const message = error instanceof MissingSecretError || (error instanceof Error && error.message.startsWith("Invalid environment"))
+    // Configuration problems are the operator's to fix and say so whole; anything else is a failure.
+    const message = error instanceof EnvironmentError || error instanceof MissingSecretError
       ? error.message
       : `Startup failed: ${error instanceof Error ? error.message : String(error)}`;
     process.stderr.write(`\n[optstuff] ${message}\n\n`);
     process.exit(1);
   }
+}
+
+/**
+ * What was built, read from the services themselves: a variable that was set but not used (or a
+ * default that changed) cannot make the summary claim what is not running.
+ */
+export function describeServices(services: Pick<Services, "database" | "coordination" | "transformIsolation" | "registration">, dataDir: string) {
+  return {
+    database: services.database.kind === "pglite" ? `embedded PGlite in ${dataDir}` : "PostgreSQL (DATABASE_URL)",
+    coordination: services.coordination.kv.kind === "upstash" ? "Upstash Redis (shared by every instance)" : "in-process (single instance only)",
+    transformIsolation: services.transformIsolation === "process" ? "child processes" : "in the server process",
+    registration: services.registration.mode,
+  };
 }
 
 /** libuv's default pool when UV_THREADPOOL_SIZE is unset. */

@@ -1,18 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkHealth } from "@/server/health";
+import { createCoordination } from "@/server/coordination/create-coordination";
+import { checkHealth, createHealthRouteHandler } from "@/server/health";
+import { createLogger } from "@/server/log";
+import type { Services } from "@/server/services";
 import { createTestApp, type TestApp } from "../support/app";
+import { startRealRedis, type RealRedis } from "../support/redis";
 
 let app: TestApp;
+let redis: RealRedis;
+let onRedis: TestApp;
+const lines: string[] = [];
 beforeAll(async () => {
-  app = await createTestApp();
+  redis = await startRealRedis();
+  [app, onRedis] = await Promise.all([
+    createTestApp({ redis: null, logger: createLogger("debug", (line) => lines.push(line)) }),
+    createTestApp({ redis: redis.settings }),
+  ]);
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+  await onRedis?.close();
+  await redis?.stop();
 });
-afterAll(async () => app?.close());
+
+/** The same services, with Redis settings that lead nowhere (a closed port). */
+function withUnreachableRedis(services: Services): Services {
+  return { ...services, coordination: createCoordination({ url: "http://127.0.0.1:1", token: "unreachable-redis-token" }) };
+}
+
+const probe = (services: Services) => createHealthRouteHandler(async () => services)(new Request("http://optstuff.test/api/health"));
 
 describe("health", () => {
-  it("is ready when the database answers", async () => {
+  it("is ready when the database answers, and says Redis is not configured on the in-process default", async () => {
     const report = await checkHealth(async () => app.services);
     expect(report.status).toBe("ok");
     expect(report.checks?.database?.ok).toBe(true);
+    expect(report.checks?.redis).toEqual({ configured: false });
   });
 
   it("is unavailable, naming the failed check without detail, when the database is gone", async () => {
@@ -20,7 +43,53 @@ describe("health", () => {
       ...app.services,
       database: { ...app.services.database, ping: () => Promise.reject(new Error("password authentication failed for postgres://u:secret@db")) },
     }));
-    expect(report).toEqual({ status: "unavailable", checks: { database: { ok: false, error: "unreachable" } } });
+    expect(report).toEqual({ status: "unavailable", checks: { database: { ok: false, error: "unreachable" }, redis: { configured: false } } });
     expect(JSON.stringify(report)).not.toContain("secret");
+  });
+
+  it("reports real Redis as configured and reachable, with its round trip in ms, and no URL or token", async () => {
+    const response = await probe(onRedis.services);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const report = JSON.parse(text) as { status: string; checks: { redis: { configured: boolean; ok: boolean; latencyMs: number } } };
+    expect(report.status).toBe("ok");
+    expect(report.checks.redis).toEqual({ configured: true, ok: true, latencyMs: expect.any(Number) as unknown });
+    expect(report.checks.redis.latencyMs).toBeGreaterThanOrEqual(0);
+    for (const secret of [redis.settings.url, redis.settings.token, new URL(redis.settings.url).host]) expect(text).not.toContain(secret);
+  });
+
+  it("stays 200 but degraded when Redis is unreachable: the image route serves without it", async () => {
+    const response = await probe(withUnreachableRedis(app.services));
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({
+      status: "degraded",
+      checks: { database: { ok: true, latencyMs: expect.any(Number) as unknown }, redis: { configured: true, ok: false, error: "unreachable" } },
+    });
+    expect(text).not.toContain("unreachable-redis-token");
+    expect(text).not.toContain("127.0.0.1:1");
+  });
+
+  it("answers 503 when the database is gone, whatever Redis says", async () => {
+    const services = withUnreachableRedis(app.services);
+    const response = await probe({ ...services, database: { ...services.database, ping: () => Promise.reject(new Error("gone")) } });
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ status: "unavailable", checks: { database: { ok: false }, redis: { ok: false } } });
+  });
+
+  it("logs a failed check with the cause's stack, redacted, though the answer names no detail", async () => {
+    const secret = `sk_${"S".repeat(40)}`;
+    lines.length = 0;
+    const response = await probe({
+      ...app.services,
+      database: { ...app.services.database, ping: () => Promise.reject(new Error(`connection refused with ${secret}`)) },
+    });
+    expect(response.status).toBe(503);
+    const line = lines.find((l) => l.includes("health check failed"));
+    expect(line).toBeDefined();
+    const logged = JSON.parse(line!) as { level: string; check: string; stack?: string };
+    expect(logged).toMatchObject({ level: "error", check: "database" });
+    expect(logged.stack).toContain("health.test.ts");
+    expect(line).not.toContain(secret);
   });
 });

@@ -101,3 +101,23 @@ describe("log redaction", () => {
     for (const token of tokens) expect(lines).not.toContain(token);
   });
 });
+
+describe("stacks", () => {
+  it("describes an error with its stack frames, redacted, and without repeating a message that may hold parameters", () => {
+    for (const error of failures) {
+      const described = describeError(error);
+      const stack = String(described.stack ?? (described.cause as { stack?: string } | undefined)?.stack);
+      expect(stack).toMatch(/^\s*at /m);
+      for (const secret of Object.values(secrets)) expect(stack).not.toContain(secret);
+      expect(stack).not.toContain("params:");
+    }
+    const forged = new Error("x");
+    forged.stack = `Error: x\n    at handler (/srv/app/${secrets.token}.js:1:1)`;
+    expect(describeError(forged).stack).toBe("at handler (/srv/app/[redacted].js:1:1)");
+  });
+
+  it("keeps the stack of the cause an internal error wraps", () => {
+    const described = describeError(toAppError(new RangeError("out of range")));
+    expect((described.cause as { stack?: string }).stack).toContain("log-redaction.test.ts");
+  });
+});

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { startRealRedis } from "../support/redis";
 
 const run = promisify(execFile);
 
@@ -45,5 +46,50 @@ describe("server start", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('"message":"OptStuff ready"');
     expect(result.stdout).toContain("in-process (single instance only)");
+  });
+
+  it.each([
+    ["UPSTASH_REDIS_REST_URL", { UPSTASH_REDIS_REST_TOKEN: "a-token-that-stays-private" }],
+    ["UPSTASH_REDIS_REST_TOKEN", { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:1" }],
+  ])("refuses half an Upstash configuration, naming the missing %s", async (missing, given) => {
+    const result = await startServer(given);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Invalid environment");
+    expect(result.stderr).toContain(`${missing}: `);
+    expect(result.stderr).not.toContain("Startup failed");
+    expect(result.stderr).not.toContain("a-token-that-stays-private");
+    expect(result.stdout).not.toContain("OptStuff ready");
+  });
+
+  function readyLine(stdout: string): Record<string, unknown> {
+    const line = stdout.split("\n").find((l) => l.includes('"message":"OptStuff ready"'));
+    if (!line) throw new Error(`no ready line in ${stdout}`);
+    return JSON.parse(line) as Record<string, unknown>;
+  }
+
+  it("summarises the services it built: embedded database, in-process coordination, transform processes, registration", async () => {
+    const result = await startServer({ OPTSTUFF_REGISTRATION: "open" });
+    expect(result.code).toBe(0);
+    expect(readyLine(result.stdout)).toMatchObject({
+      database: expect.stringContaining("embedded PGlite") as unknown,
+      coordination: "in-process (single instance only)",
+      transformIsolation: "child processes",
+      registration: "open",
+    });
+    const inProcess = await startServer({ OPTSTUFF_TRANSFORM_ISOLATION: "none" });
+    expect(readyLine(inProcess.stdout)).toMatchObject({ transformIsolation: "in the server process", registration: "invite-only" });
+  });
+
+  it("says Upstash Redis only when it built the shared coordination, and never prints its URL or token", async () => {
+    const redis = await startRealRedis();
+    try {
+      const result = await startServer({ UPSTASH_REDIS_REST_URL: redis.settings.url, UPSTASH_REDIS_REST_TOKEN: redis.settings.token });
+      expect(result.code).toBe(0);
+      expect(readyLine(result.stdout)).toMatchObject({ coordination: "Upstash Redis (shared by every instance)" });
+      expect(result.stdout).not.toContain(redis.settings.token);
+      expect(result.stdout).not.toContain(redis.settings.url);
+    } finally {
+      await redis.stop();
+    }
   });
 });

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Services } from "@/server/services";
-import { AppError, isAppError } from "@/server/errors";
+import { AppError, isAppError, toAppError } from "@/server/errors";
 import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "@/server/http/body-limit";
 import { errorResponse } from "@/server/http/error-response";
-import { describeError } from "@/server/log";
+import { bootLogger, describeError } from "@/server/log";
 import { createContext } from "./context";
 import { appRouter } from "./root";
 
@@ -18,7 +18,14 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       if (!isAppError(thrown)) throw thrown;
       return errorResponse(thrown, randomUUID(), request.method);
     }
-    const services = await getServices();
+    let services: Services;
+    try {
+      services = await getServices();
+    } catch (thrown) {
+      const requestId = randomUUID();
+      bootLogger.log("error", "procedure failed: services unavailable", { requestId, ...describeError(thrown) });
+      return errorResponse(toAppError(thrown), requestId, request.method);
+    }
     return fetchRequestHandler({
       endpoint: "/api/trpc",
       req,

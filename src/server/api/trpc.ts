@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z } from "zod";
 import type { Services } from "@/server/services";
-import { AppError } from "@/server/errors";
+import { AppError, errorCatalogue } from "@/server/errors";
 import { findProject, type ProjectRow } from "@/server/tenancy/projects";
 import { assertCan, type Permission } from "@/server/tenancy/roles";
 import { resolveMembership } from "@/server/tenancy/teams";
@@ -32,7 +32,10 @@ const t = initTRPC
   .create({
     transformer: superjson,
     errorFormatter({ shape, error, ctx }) {
-      return { ...shape, data: { ...shape.data, stack: undefined, appCode: appCodeOf(error), requestId: ctx?.requestId ?? null } };
+      // A 500 that never reached mapErrors (createContext failing, say) still carries the thrown
+      // message: the browser gets the catalogue's, the log gets the cause (route-handler.ts).
+      const message = error.code === "INTERNAL_SERVER_ERROR" ? errorCatalogue.INTERNAL.message : shape.message;
+      return { ...shape, message, data: { ...shape.data, stack: undefined, appCode: appCodeOf(error), requestId: ctx?.requestId ?? null } };
     },
   });
 

@@ -1,14 +1,29 @@
+import { randomUUID } from "node:crypto";
+import { toAppError } from "@/server/errors";
+import { errorResponse } from "@/server/http/error-response";
+import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
 import { serveAuthRequest } from "./serve-auth-request";
 
-/** better-auth's endpoints behind the body cap, the client address and the account failure window. */
+/**
+ * better-auth's endpoints behind the body cap, the client address and the account failure window. What
+ * escapes them is a bug: logged with its stack and the request id the client gets, answered as a bare 500.
+ */
 export function createAuthRouteHandler(getServices: () => Promise<Services>) {
   return async (request: Request): Promise<Response> => {
-    const services = await getServices();
-    return serveAuthRequest(request, {
-      auth: services.auth,
-      signInFailures: services.signInFailures,
-      trustedProxyHops: services.delivery.limits.trustedProxyHops,
-    });
+    let services: Services | undefined;
+    try {
+      services = await getServices();
+      return await serveAuthRequest(request, {
+        auth: services.auth,
+        signInFailures: services.signInFailures,
+        trustedProxyHops: services.delivery.limits.trustedProxyHops,
+      });
+    } catch (thrown) {
+      const requestId = randomUUID();
+      const error = toAppError(thrown);
+      if (error.status >= 500) (services?.logger ?? bootLogger).log("error", "auth request failed", { requestId, path: new URL(request.url).pathname, ...describeError(thrown) });
+      return errorResponse(error, requestId, request.method);
+    }
   };
 }

@@ -1,6 +1,6 @@
 import { AppError, toAppError } from "@/server/errors";
 import { BODY_LIMITS, readBodyWithin } from "@/server/http/body-limit";
-import { describeError } from "@/server/log";
+import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
 import { authorizeCron } from "./authorize-cron";
 import type { CronJob } from "./cron-runs";
@@ -23,7 +23,7 @@ export function createCronRouteHandler(getServices: () => Promise<Services>, job
     } catch (thrown) {
       const error = toAppError(thrown);
       if (error.code === "CRON_NOT_CONFIGURED") services?.logger.log("warn", "cron route called, but CRON_SECRET is not set", { job });
-      else if (error.status >= 500) services?.logger.log("error", "cron job failed", { job, ...describeError(thrown) });
+      else if (error.status >= 500) (services?.logger ?? bootLogger).log("error", "cron job failed", { job, ...describeError(thrown) });
       // Internal detail stays in the log: the caller holds the cron secret, but a report is not a debugger.
       return Response.json({ ok: false, code: error.publicCode, message: error.publicMessage }, { status: error.status, headers: { ...headers, ...error.headers } });
     }

@@ -4,7 +4,7 @@ import type { Services } from "@/server/services";
 import { toAppError } from "@/server/errors";
 import { toWebResponse, writeNodeAnswer } from "@/server/http/answer";
 import { errorAnswer } from "@/server/http/error-response";
-import { describeError } from "@/server/log";
+import { bootLogger, describeError } from "@/server/log";
 import { serveImage, type ImageHttpRequest, type Served } from "./serve-image";
 
 /** The URL's origin is never read (only path and query): requests are parsed against a fixed one. */
@@ -24,8 +24,7 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
       // serveImage answers every error itself; this is the services failing to start.
       const requestId = randomUUID();
       const error = toAppError(thrown);
-      services?.logger.log("error", "image route failed", { requestId, ...describeError(thrown) });
-      if (!services) console.error(JSON.stringify({ level: "error", msg: "image route failed", requestId, ...describeError(thrown) }));
+      (services?.logger ?? bootLogger).log("error", "image route failed", { requestId, ...describeError(thrown) });
       return { services, answer: errorAnswer(error, requestId), outcome: { requestId, status: error.logStatus, httpStatus: error.status, durationMs: 0 } };
     }
   }

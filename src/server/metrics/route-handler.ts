@@ -1,15 +1,25 @@
 import { AppError } from "@/server/errors";
 import { bearerMatches } from "@/server/http/bearer";
+import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
 
 /** Prometheus text exposition; a bearer token when one is configured. */
 export function createMetricsRouteHandler(getServices: () => Promise<Services>) {
   return async function handle(request: Request): Promise<Response> {
-    const services = await getServices();
-    if (services.metricsToken !== null && !bearerMatches(request.headers.get("authorization"), services.metricsToken)) {
-      const error = new AppError("METRICS_UNAUTHORIZED");
-      return Response.json({ code: error.publicCode, message: error.publicMessage }, { status: error.status, headers: { "Cache-Control": "no-store", "WWW-Authenticate": "Bearer" } });
+    const headers = { "Cache-Control": "no-store" };
+    let services: Services | undefined;
+    try {
+      services = await getServices();
+      if (services.metricsToken !== null && !bearerMatches(request.headers.get("authorization"), services.metricsToken)) {
+        const error = new AppError("METRICS_UNAUTHORIZED");
+        return Response.json({ code: error.publicCode, message: error.publicMessage }, { status: error.status, headers: { ...headers, "WWW-Authenticate": "Bearer" } });
+      }
+      return new Response(await services.metrics.render(), { headers: { ...headers, "Content-Type": services.metrics.contentType } });
+    } catch (thrown) {
+      // A scraper gets the code; the stack stays in the log.
+      (services?.logger ?? bootLogger).log("error", "metrics failed", describeError(thrown));
+      const error = new AppError("INTERNAL");
+      return Response.json({ code: error.publicCode, message: error.publicMessage }, { status: error.status, headers });
     }
-    return new Response(await services.metrics.render(), { headers: { "Content-Type": services.metrics.contentType, "Cache-Control": "no-store" } });
   };
 }

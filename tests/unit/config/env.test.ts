@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseEnv, publicBaseUrl } from "@/env";
 
 describe("public base URL", () => {
@@ -22,5 +22,52 @@ describe("transform settings", () => {
     expect(defaults.OPTSTUFF_WEBP_EFFORT).toBe(4);
     expect(parseEnv({ OPTSTUFF_WEBP_EFFORT: "2" }).OPTSTUFF_WEBP_EFFORT).toBe(2);
     expect(() => parseEnv({ OPTSTUFF_WEBP_EFFORT: "7" })).toThrow(/OPTSTUFF_WEBP_EFFORT/);
+  });
+});
+
+describe("environment errors", () => {
+  it("refuses the Upstash URL without its token, and the token without the URL, naming the missing one", async () => {
+    const { EnvironmentError } = await import("@/env");
+    const urlOnly = () => parseEnv({ UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io" });
+    expect(urlOnly).toThrow(EnvironmentError);
+    expect(urlOnly).toThrow(/UPSTASH_REDIS_REST_TOKEN/);
+    const tokenOnly = () => parseEnv({ UPSTASH_REDIS_REST_TOKEN: "AXyzTokenValueThatMustNotBeEchoed" });
+    expect(tokenOnly).toThrow(/UPSTASH_REDIS_REST_URL/);
+    expect(tokenOnly).not.toThrow(/AXyzTokenValueThatMustNotBeEchoed/);
+    // Both, or neither (an empty assignment counts as unset).
+    expect(parseEnv({ UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" }).UPSTASH_REDIS_REST_TOKEN).toBe("t");
+    expect(parseEnv({ UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" }).UPSTASH_REDIS_REST_URL).toBeUndefined();
+  });
+
+  it("throws an EnvironmentError carrying each variable and its problem", async () => {
+    const { EnvironmentError } = await import("@/env");
+    let thrown: unknown;
+    try {
+      parseEnv({ OPTSTUFF_WEBP_EFFORT: "7", UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io" });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(EnvironmentError);
+    const error = thrown as InstanceType<typeof EnvironmentError>;
+    expect(error.variables).toEqual(["OPTSTUFF_WEBP_EFFORT", "UPSTASH_REDIS_REST_TOKEN"]);
+    expect(error.problems.map((p) => p.variable)).toEqual(error.variables);
+    expect(error.problems[1]!.problem).toMatch(/UPSTASH_REDIS_REST_URL/);
+    expect(error.message).toMatch(/^Invalid environment:\n {2}OPTSTUFF_WEBP_EFFORT: /);
+  });
+
+  it("is recognised with instanceof across two copies of the module (Next bundles instrumentation apart from routes)", async () => {
+    vi.resetModules();
+    const first = await import("@/env");
+    vi.resetModules();
+    const second = await import("@/env");
+    expect(first.EnvironmentError).not.toBe(second.EnvironmentError);
+    let thrown: unknown;
+    try {
+      first.parseEnv({ PORT: "none" });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(second.EnvironmentError);
+    expect(new Error("Invalid environment: forged")).not.toBeInstanceOf(second.EnvironmentError);
   });
 });
