@@ -10,6 +10,8 @@ export interface Produced {
   queueMs: number;
   /** Decode, resize and encode: one libvips pipeline, so one phase. */
   transformMs: number;
+  /** Waiting on another request's job for the same variant ("shared"); that job's phases are its own. */
+  waitMs: number;
   cache: "hit" | "miss" | "shared";
 }
 
@@ -30,6 +32,8 @@ export interface ProduceInput {
    */
   tenant: string;
   location: SourceLocation;
+  /** The project's source policy, asked again at every redirect hop. */
+  mayFollow?: (url: URL) => boolean;
   operations: ImageOperations;
   accept: string | null;
   /**
@@ -52,10 +56,14 @@ export function createProducer(deps: ProducerDeps): Producer {
 
   return async function produce(input) {
     const cached = deps.resultCache?.get(input.key);
-    if (cached) return { result: cached, sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, cache: "hit" };
+    if (cached) return { result: cached, sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, waitMs: 0, cache: "hit" };
 
     const running = inflight.get(input.key);
-    if (running) return { ...(await running), cache: "shared" };
+    if (running) {
+      const joined = performance.now();
+      const { result } = await running;
+      return { result, sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, waitMs: performance.now() - joined, cache: "shared" };
+    }
 
     const job = fetchAndTransform(input, deps).finally(() => inflight.delete(input.key));
     inflight.set(input.key, job);
@@ -66,7 +74,7 @@ export function createProducer(deps: ProducerDeps): Producer {
 async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
   await input.admit?.();
   const fetchStart = performance.now();
-  const source = await deps.fetcher.fetch(input.location);
+  const source = await deps.fetcher.fetch(input.location, { mayFollow: input.mayFollow });
   const fetchMs = performance.now() - fetchStart;
 
   const queued = performance.now();
@@ -78,5 +86,5 @@ async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promi
   const transformMs = performance.now() - started;
 
   deps.resultCache?.set(input.key, result);
-  return { result, sourceBytes: source.bytes.length, fetchMs, queueMs: started - queued, transformMs, cache: "miss" };
+  return { result, sourceBytes: source.bytes.length, fetchMs, queueMs: started - queued, transformMs, waitMs: 0, cache: "miss" };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AppError, toAppError, type RequestLogStatus } from "@/server/errors";
 import type { HttpAnswer } from "@/server/http/answer";
 import { errorAnswer } from "@/server/http/error-response";
-import { parseSource, assertSourceAllowed, isRefererAllowed, type SourceLocation } from "@/server/source";
+import { parseSource, assertSourceAllowed, isRefererAllowed, isSourceAllowed, type SourceLocation } from "@/server/source";
 import { describeError, type Logger, type SampledLog } from "@/server/log";
 import type { Counters } from "@/server/coordination/counters";
 import type { MemoRateLimiter } from "@/server/coordination/types";
@@ -10,7 +10,7 @@ import { isAuthFailure, type AuthFailureGuard } from "@/server/ratelimit/auth-fa
 import { clientAddress } from "@/server/ratelimit/client-address";
 import { requestLimits, withinLimits, type AddressLimits, type RequestLimits } from "@/server/ratelimit/enforce-key-limits";
 import { authorizeRequest, type AuthorizeDeps, type Authorized } from "./authorize";
-import { etagFor, matchesIfNoneMatch, variantKey } from "./cache-key";
+import { etagFor, matchesIfNoneMatch, resultKey, variantKey } from "./cache-key";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
 import type { Producer } from "./produce";
 import { serverTiming, successHeaders } from "./success-headers";
@@ -142,7 +142,17 @@ async function respond(
     return { status: 304, headers, body: null };
   }
 
-  const produced = await withinLimits(progress.limits, (admit) => deps.produce({ key, tenant: project.teamId, location, operations: parts.operations, accept, admit }));
+  const produced = await withinLimits(progress.limits, (admit) =>
+    deps.produce({
+      key: resultKey(key, location, project.allowedSourceHosts),
+      tenant: project.teamId,
+      location,
+      mayFollow: (url) => isSourceAllowed({ kind: "remote", url }, project.allowedSourceHosts),
+      operations: parts.operations,
+      accept,
+      admit,
+    }),
+  );
   const { result } = produced;
   Object.assign(progress.outcome, {
     cache: produced.cache,
@@ -152,13 +162,10 @@ async function respond(
     sentBytes: request.method === "HEAD" ? 0 : result.body.length,
     phases: { auth: progress.authMs, ...(produced.cache === "miss" ? { fetch: produced.fetchMs, queue: produced.queueMs, transform: produced.transformMs } : {}) },
   });
-  const timing = serverTiming({
-    auth: progress.authMs,
-    fetch: produced.fetchMs,
-    queue: produced.queueMs,
-    transform: produced.transformMs,
-    total: performance.now() - progress.started,
-  });
+  // A request that joined another's job reports its wait, not that job's fetch and transform.
+  const work: Record<string, number> =
+    produced.cache === "shared" ? { wait: produced.waitMs } : { fetch: produced.fetchMs, queue: produced.queueMs, transform: produced.transformMs };
+  const timing = serverTiming({ auth: progress.authMs, ...work, total: performance.now() - progress.started });
   const headers = successHeaders({
     ...common,
     contentType: result.contentType,

@@ -24,9 +24,9 @@ export function redirectLocation(response: IncomingMessage): string | null {
 }
 
 /**
- * Resolves a Location (relative ones against the current URL) into the next hop and checks it.
- * The project's host allowlist is NOT re-applied: an allowed origin vouches for its own redirects
- * (CDNs and buckets redirect across hosts); the scheme, name and address policies are.
+ * Resolves a Location (relative ones against the current URL) into the next hop and checks the scheme,
+ * name and address policies; the fetcher then asks the project's allowlist (FetchOptions.mayFollow):
+ * open redirects on CDNs and buckets are common, so an allowed origin vouches for nothing.
  * An https → http downgrade is refused: the origin chose TLS, and a plain-text hop would let anyone
  * on the path substitute the image we then cache and serve under the project's name.
  */

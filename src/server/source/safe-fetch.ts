@@ -8,7 +8,7 @@ import { openCheckedSocket, type BlockedCode } from "./open-checked-socket";
 import { readLocalSource } from "./read-local-source";
 import { readResponse } from "./read-response";
 import { assertFetchableUrl, redirectLocation, resolveRedirect } from "./redirect-policy";
-import type { FetchLimits, FetchedSource, NetDeps, SourceFetcher } from "./types";
+import type { FetchLimits, FetchOptions, FetchedSource, NetDeps, SourceFetcher } from "./types";
 
 export interface SourceFetcherOptions {
   limits: FetchLimits;
@@ -35,16 +35,16 @@ export function createSourceFetcher(options: SourceFetcherOptions): SourceFetche
     connect: (target) => (custom.connect ? custom.connect(target) : defaultNet.connect(target)),
   };
   return {
-    fetch(location, signal) {
+    fetch(location, fetchOptions = {}) {
       if (location.kind === "local") {
         return readLocalSource(options.localRoot, location.relativePath, options.limits.maxBytes);
       }
-      return fetchRemote(location.url, { limits: options.limits, net }, signal);
+      return fetchRemote(location.url, { limits: options.limits, net }, fetchOptions);
     },
   };
 }
 
-async function fetchRemote(initial: URL, deps: RemoteDeps, signal?: AbortSignal): Promise<FetchedSource> {
+async function fetchRemote(initial: URL, deps: RemoteDeps, { signal, mayFollow }: FetchOptions): Promise<FetchedSource> {
   const budget = startBudget(deps.limits.timeoutMs, signal);
   const sockets = createSocketSet();
   // On timeout or caller abort, tear the connection down at once: that is what unblocks a read of
@@ -63,6 +63,9 @@ async function fetchRemote(initial: URL, deps: RemoteDeps, signal?: AbortSignal)
         throw new AppError("SOURCE_REDIRECT_FORBIDDEN", { detail: `more than ${deps.limits.maxRedirects} redirects` });
       }
       url = resolveRedirect(url, location);
+      if (mayFollow && !mayFollow(url)) {
+        throw new AppError("SOURCE_REDIRECT_FORBIDDEN", { detail: `redirect to ${url.host}, which is not in the project's allowed sources` });
+      }
       blockedCode = "SOURCE_REDIRECT_FORBIDDEN";
     }
   } catch (error) {

@@ -36,6 +36,15 @@ export interface FetchedSource {
   finalUrl: string;
 }
 
+export interface FetchOptions {
+  signal?: AbortSignal;
+  /**
+   * The project's own source policy, asked again for every redirect hop (contract §5): a host the
+   * project did not allow is not fetched because an allowed one redirected there.
+   */
+  mayFollow?: (url: URL) => boolean;
+}
+
 export interface SourceFetcher {
-  fetch(location: SourceLocation, signal?: AbortSignal): Promise<FetchedSource>;
+  fetch(location: SourceLocation, options?: FetchOptions): Promise<FetchedSource>;
 }

@@ -244,10 +244,10 @@ describe("one overall timeout", () => {
   it("honours the caller's AbortSignal", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    await expectAppError(fetcher().fetch(at("/never-answers.png"), controller.signal), "SOURCE_FAILED");
-    await expectAppError(fetcher().fetch(at("/never-ends.png"), AbortSignal.timeout(100)), "SOURCE_TIMEOUT");
+    await expectAppError(fetcher().fetch(at("/never-answers.png"), { signal: controller.signal }), "SOURCE_FAILED");
+    await expectAppError(fetcher().fetch(at("/never-ends.png"), { signal: AbortSignal.timeout(100) }), "SOURCE_TIMEOUT");
     const aborted = AbortSignal.abort();
-    await expectAppError(fetcher().fetch(at("/small.png"), aborted), "SOURCE_FAILED");
+    await expectAppError(fetcher().fetch(at("/small.png"), { signal: aborted }), "SOURCE_FAILED");
   });
 });
 
