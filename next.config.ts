@@ -3,7 +3,7 @@ import type { NextConfig } from "next";
 const nextConfig: NextConfig = {
   // sharp and the database drivers are native or large; load them from node_modules at run time
   // instead of bundling them into the server build.
-  serverExternalPackages: ["sharp", "@electric-sql/pglite", "postgres"],
+  serverExternalPackages: ["sharp", "@electric-sql/pglite", "postgres", "jsdom", "dompurify"],
   poweredByHeader: false,
   // Compression is scripts/server.mjs's, which leaves the image API alone: Next's would gzip SVG and
   // JSON answers, drop their Content-Length and add `Vary: Accept-Encoding` (contract §4 allows only

@@ -1,6 +1,7 @@
 // Bundles the transform process's entry (src/server/image/isolation/child-main.ts) into one ESM file
-// that Node runs directly: the server forks it for every transform process. sharp stays external (a
-// native module, resolved from node_modules next to the bundle's folder). `npm run build` and the test
+// that Node runs directly: the server forks it for every transform process. sharp (a native module),
+// jsdom and DOMPurify (the SVG sanitiser: jsdom reads files of its own at run time) stay external,
+// resolved from node_modules next to the bundle's folder. `npm run build` and the test
 // setup run this; it takes well under a second.
 import { build } from "esbuild";
 import path from "node:path";
@@ -17,7 +18,7 @@ export async function buildTransformWorker(root = path.resolve(path.dirname(file
     platform: "node",
     target: "node20",
     format: "esm",
-    external: ["sharp"],
+    external: ["sharp", "jsdom", "dompurify"],
     tsconfig: "tsconfig.json",
     logLevel: "warning",
     // A bundled CommonJS dependency may call require(): give the ESM bundle one.

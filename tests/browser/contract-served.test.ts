@@ -71,6 +71,7 @@ for (const server of ["npm start", "next start"] as const) {
       const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: "#36c" } }).jpeg().toBuffer();
       writeFileSync(path.join(root, "photo.jpg"), jpeg);
       writeFileSync(path.join(root, "icon.svg"), SVG);
+      writeFileSync(path.join(root, "active.svg"), SVG.replace("<rect", '<script>alert(1)</script><rect onload="alert(2)"'));
       writeFileSync(path.join(root, "bomb.png"), pixelBombPng(20_000, 20_000));
       origin = await startOrigin({
         "/a.jpg": serveBytes(jpeg, "image/jpeg"),
@@ -138,7 +139,7 @@ for (const server of ["npm start", "next start"] as const) {
       expect(revalidated.headers.etag).toBe(get.headers.etag);
     });
 
-    it("SVG: served with its length, uncompressed even when gzip is accepted, under default-src 'none'", async () => {
+    it("SVG: served with its length, uncompressed even when gzip is accepted, under default-src 'none', active content removed", async () => {
       const get = await wire(url("_", "local/icon.svg"), { headers: { "accept-encoding": "gzip, deflate, br" } });
       expect(get.status).toBe(200);
       expectFraming(get);
@@ -146,6 +147,12 @@ for (const server of ["npm start", "next start"] as const) {
       expect(get.headers["content-security-policy"]).toBe("default-src 'none'");
       expect(get.headers.vary).toBeUndefined();
       expect(get.body.toString()).toContain("<svg");
+      const active = await wire(url("_", "local/active.svg"));
+      expect(active.status).toBe(200);
+      expectFraming(active);
+      expect(active.headers["content-security-policy"]).toBe("default-src 'none'");
+      expect(active.body.toString()).toContain("<rect");
+      expect(active.body.toString()).not.toMatch(/script|onload/i);
     });
 
     it("Referer allowlist: Vary: Referer on the image, 403 without an allowed Referer", async () => {

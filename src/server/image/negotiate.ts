@@ -45,8 +45,8 @@ function acceptedTypes(accept: string | null): Set<string> {
 
 /**
  * The output format for a request. `sourceFormat` is the detected format (jpeg, png, webp, gif, avif,
- * svg, heif, tiff…). An SVG with no operations at all passes through as SVG (the caller must check it
- * for active content); an SVG with any operation is rasterised, to PNG unless f_ says otherwise.
+ * svg, heif, tiff…). An SVG with no operations at all passes through as SVG (the pipeline serves it
+ * sanitised, svg-safety.ts); an SVG with any operation is rasterised, to PNG unless f_ says otherwise.
  */
 export function negotiateFormat(
   ops: ImageOperations,

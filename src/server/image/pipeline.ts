@@ -6,7 +6,7 @@ import { DEFAULT_TRANSFORM_LIMITS } from "./limits";
 import { planGeometry } from "./plan-geometry";
 import { renderImage } from "./render-image";
 import { toImageError } from "./sharp-errors";
-import { assertSafeSvg } from "./svg-safety";
+import { sanitiseSvg } from "./svg-safety";
 import { embeddedRasterPixels } from "./svg-rasters";
 import type { ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
 
@@ -30,7 +30,7 @@ export async function transformImage(
 ): Promise<TransformResult> {
   const source = await inspectSource(input, limits);
   const chosen = negotiateFormat(ops, request.accept, source.format, source);
-  if (chosen.format === "svg") return passThroughSvg(input, source);
+  if (chosen.format === "svg") return await passThroughSvg(input, source);
   const { negotiated } = chosen;
   let format: OutputFormat = chosen.format;
 
@@ -77,14 +77,13 @@ function shouldKeepFrames(source: SourceInfo, format: OutputFormat, ops: ImageOp
   );
 }
 
-function passThroughSvg(input: Buffer, source: SourceInfo): TransformResult {
+async function passThroughSvg(input: Buffer, source: SourceInfo): Promise<TransformResult> {
   if (input[0] === 0x1f && input[1] === 0x8b) {
     // A gzipped SVGZ would be served as plain SVG and fail to render; ask for a raster instead.
     throw new AppError("UNSUPPORTED_IMAGE", { message: "Compressed SVG cannot be passed through; request f_png" });
   }
-  assertSafeSvg(input);
   return {
-    body: input,
+    body: await sanitiseSvg(input),
     format: "svg",
     contentType: CONTENT_TYPES.svg,
     width: source.width,

@@ -1,65 +1,72 @@
+import type { DOMPurify } from "dompurify";
 import { AppError } from "@/server/errors";
 
 /**
- * An SVG passed through untouched is served from our origin: opened directly (not through <img>) it is a
- * document that can run script in our origin's name. The route also sends `Content-Security-Policy:
- * default-src 'none'`; this check is the second layer. It is a deny-list over a normalised copy of the
- * text (entities expanded, numeric references decoded), so it refuses some harmless files: refusing is
- * the safe direction, and such files can still be rasterised with f_png.
+ * An SVG passed through is served from our origin: opened directly (not through <img>) it is a
+ * document that can run script and load resources in our origin's name. It is served made safe
+ * (contract §4), not refused: DOMPurify, in a jsdom window, keeps the SVG and SVG-filter vocabulary and
+ * drops scripts, event handlers, foreignObject and script URLs; two hooks of ours drop every reference
+ * that leaves the document (href/src to anything but `#fragment` or a data: raster, `url(…)` and
+ * `@import` in attributes and style sheets), so a served SVG fetches nothing. The route also sends
+ * `Content-Security-Policy: default-src 'none'` on SVG: a second layer, not the only one.
+ * The HTML parser DOMPurify uses reads no DOCTYPE subset: entities are never expanded (no bomb, no
+ * external entity), and the result is written back as XML.
  */
-const ACTIVE_CONTENT: readonly RegExp[] = [
-  /<\s*([\w.-]+:)?(script|foreignobject|iframe|embed|object|handler|listener)\b/i,
-  // Event handler attributes (onload=, onclick=, …), with or without a namespace prefix.
-  /[\s"'/:]on[a-z]+\s*=/i,
-  /<\?xml-stylesheet/i,
-  /<!ENTITY\s+(%\s*)?[\w.:-]+\s+(SYSTEM|PUBLIC)\b/i,
-];
-/** Checked with whitespace and control characters removed: `java\tscript:` is still a script URL. */
-const SCRIPT_URL = /(javascript|vbscript|livescript):|data:(text\/html|application\/(xhtml|ecmascript|javascript))/i;
-/** Expanding internal entities more than this is a billion-laughs file, not a picture. */
-const MAX_EXPANSION = 4;
+const SVG_NAMESPACE = "http://www.w3.org/2000/svg";
+const LINK_ATTRIBUTES = new Set(["href", "xlink:href", "src"]);
+/** Rasters an SVG may embed: decoded by the browser's image decoders, never as documents. */
+const DATA_RASTER = /^data:image\/(png|jpeg|gif|webp|avif);/i;
+const CSS_REFERENCE = /url\s*\(\s*(['"]?)([^'")]*)\1\s*\)|@import|image-set\s*\(|\\/gi;
 
-export function assertSafeSvg(svg: Buffer): void {
-  const text = normalise(svg.toString("utf8"));
-  const hit = ACTIVE_CONTENT.find((pattern) => pattern.test(text));
-  if (hit || SCRIPT_URL.test(text.replace(/[\s\p{Cc}]+/gu, ""))) {
-    throw new AppError("UNSUPPORTED_IMAGE", {
-      message: "SVG with active content cannot be served as SVG; request a raster format (e.g. f_png)",
-      detail: `svg refused: ${hit ? String(hit) : "script URL"}`,
+interface Purifier {
+  purify: DOMPurify;
+  serialize(node: Node): string;
+}
+
+let purifier: Promise<Purifier> | null = null;
+
+/** Loaded on the first SVG served as SVG: jsdom is large, and most transforms never need it. */
+function loadPurifier(): Promise<Purifier> {
+  purifier ??= (async () => {
+    const [{ JSDOM }, { default: createDOMPurify }] = await Promise.all([import("jsdom"), import("dompurify")]);
+    const { window } = new JSDOM("");
+    const purify = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0]);
+    purify.addHook("uponSanitizeElement", (node, data) => {
+      if (data.tagName === "style" && !isInternalCss(node.textContent ?? "")) node.textContent = "";
     });
+    purify.addHook("afterSanitizeAttributes", (node) => {
+      for (const { name, value } of [...node.attributes]) {
+        const leaves = LINK_ATTRIBUTES.has(name.toLowerCase()) ? !isInternalLink(value) : !isInternalCss(value);
+        if (leaves) node.removeAttribute(name);
+      }
+    });
+    const serializer = new window.XMLSerializer();
+    return { purify, serialize: (node) => serializer.serializeToString(node) };
+  })();
+  return purifier;
+}
+
+function isInternalLink(value: string): boolean {
+  const link = value.trim();
+  return link.startsWith("#") || DATA_RASTER.test(link);
+}
+
+/** A CSS text (a style sheet, a style attribute, `fill="url(#g)"`) that refers only to this document. */
+function isInternalCss(css: string): boolean {
+  for (const match of css.matchAll(CSS_REFERENCE)) {
+    const target = match[2];
+    if (target === undefined || !target.trim().startsWith("#")) return false;
   }
+  return true;
 }
 
-function normalise(text: string): string {
-  return decodeCharacterReferences(expandInternalEntities(text));
-}
-
-/** `<!ENTITY a "java">` then `&a;script:` would hide a script URL from a plain text search. */
-function expandInternalEntities(text: string): string {
-  const entities = new Map<string, string>();
-  for (const match of text.matchAll(/<!ENTITY\s+([\w.:-]+)\s+(["'])([\s\S]*?)\2\s*>/gi)) {
-    entities.set(match[1]!, match[3]!);
+/** The SVG made safe to serve as a document; 415 when nothing of an SVG is left. */
+export async function sanitiseSvg(svg: Buffer): Promise<Buffer> {
+  const { purify, serialize } = await loadPurifier();
+  const fragment = purify.sanitize(svg.toString("utf8"), { USE_PROFILES: { svg: true, svgFilters: true }, RETURN_DOM_FRAGMENT: true });
+  const root = fragment.firstElementChild;
+  if (!root || root.localName !== "svg" || root.namespaceURI !== SVG_NAMESPACE || fragment.childElementCount !== 1) {
+    throw new AppError("UNSUPPORTED_IMAGE", { detail: "svg sanitiser left no single <svg> root" });
   }
-  if (entities.size === 0) return text;
-  let expanded = text;
-  for (let round = 0; round < 3; round++) {
-    expanded = expanded.replace(/&([\w.:-]+);/g, (whole, name: string) => entities.get(name) ?? whole);
-    if (expanded.length > text.length * MAX_EXPANSION + 65536) {
-      throw new AppError("UNSUPPORTED_IMAGE", { detail: "svg refused: entity expansion" });
-    }
-  }
-  return expanded;
-}
-
-const NAMED: Record<string, string> = { colon: ":", tab: "\t", newline: "\n", lt: "<", gt: ">", quot: '"', apos: "'" };
-
-function decodeCharacterReferences(text: string): string {
-  return text
-    .replace(/&#x0*([0-9a-f]{1,6});?/gi, (_, hex: string) => fromCodePoint(parseInt(hex, 16)))
-    .replace(/&#0*([0-9]{1,7});?/g, (_, dec: string) => fromCodePoint(parseInt(dec, 10)))
-    .replace(/&(colon|tab|newline|lt|gt|quot|apos);/gi, (_, name: string) => NAMED[name.toLowerCase()] ?? "");
-}
-
-function fromCodePoint(code: number): string {
-  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
+  return Buffer.from(serialize(root), "utf8");
 }

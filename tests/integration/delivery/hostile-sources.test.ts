@@ -81,9 +81,14 @@ describe("hostile sources through the route", () => {
     expect([415, 422]).toContain(status);
   });
 
-  it("never serves an SVG carrying script as SVG, and rasterises it safely when a raster format is asked", async () => {
-    const passthrough = await statusOf("/script.svg", "_");
-    expect(passthrough.status).toBe(415);
+  it("serves an SVG carrying script as SVG without it, under default-src 'none', and rasterises it when asked", async () => {
+    const passthrough = await app.fetch(app.signedPath("_", `http://${origin.host}/script.svg`));
+    expect(passthrough.status).toBe(200);
+    expect(passthrough.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+    expect(passthrough.headers.get("content-security-policy")).toBe("default-src 'none'");
+    const served = await passthrough.text();
+    expect(served).toContain("<svg");
+    expect(served).not.toMatch(/<script|onload|javascript:/i);
     const raster = await app.fetch(app.signedPath("f_png,w_50", `http://${origin.host}/script.svg`));
     expect(raster.status).toBe(200);
     const meta = await sharp(Buffer.from(await raster.arrayBuffer())).metadata();

@@ -25,8 +25,8 @@ async function run(job: JobMessage): Promise<JobReply> {
   try {
     const input = await readFile(job.inputPath);
     const { body, ...result } = await transformImage(input, job.ops, { accept: job.accept }, job.limits);
-    // An SVG passed through is the input itself: the server already has it.
-    if (result.format !== "svg") await writeFile(job.outputPath, body);
+    // Every output crosses as a file, an SVG passed through too: it is the sanitised copy, not the input.
+    await writeFile(job.outputPath, body);
     return { id: job.id, ok: true, result };
   } catch (thrown) {
     const error = toAppError(thrown);

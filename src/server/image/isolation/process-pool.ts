@@ -152,14 +152,14 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       await writeFile(job.inputPath, input);
       const worker = acquire(priority);
       await worker.ready;
-      return await runJob(worker, job, input);
+      return await runJob(worker, job);
     } finally {
       void unlink(job.inputPath).catch(() => {});
       void unlink(job.outputPath).catch(() => {});
     }
   };
 
-  function runJob(worker: Worker, job: JobMessage, input: Buffer): Promise<Awaited<ReturnType<Transformer>>> {
+  function runJob(worker: Worker, job: JobMessage): Promise<Awaited<ReturnType<Transformer>>> {
     return new Promise((resolve, reject) => {
       let reason: AppError | null = null;
       let settled = false;
@@ -206,9 +206,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
           finish(() => reject(new AppError(reply.error.code, { message: reply.error.message, detail: reply.error.detail })), true);
           return;
         }
-        // An SVG passed through untouched is the input itself.
-        const body = reply.result.format === "svg" ? Promise.resolve(input) : readFile(job.outputPath);
-        body.then(
+        readFile(job.outputPath).then(
           (bytes) => finish(() => resolve({ ...reply.result, body: bytes }), true),
           (error: unknown) => finish(() => reject(error), true),
         );
