@@ -1,10 +1,11 @@
 import { withBudget } from "@/server/coordination/failure-policy";
-import { redisKeys } from "@/server/coordination/keys";
+import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
 import type { Counters } from "@/server/coordination/counters";
 import type { KeyValue } from "@/server/coordination/types";
 import { describeError, type Logger } from "@/server/log";
 import type { InvalidationQueue } from "./invalidation-queue";
 import type { CachedConfigStore } from "./memory-tier";
+import { INVALIDATED } from "./redis-tier";
 
 export interface ConfigInvalidator {
   /** After a key is updated, rotated or revoked. */
@@ -14,9 +15,10 @@ export interface ConfigInvalidator {
 }
 
 /**
- * Used by every write path (CLI now, dashboard later). This instance's L1 is cleared at once; the
- * shared Redis entries are deleted so other instances read fresh data once their L1 entry (≤ 1 s)
- * expires. A Redis failure is logged, counted and queued for the daily maintenance, never thrown: the
+ * Used by every write path (CLI and dashboard). This instance's L1 is cleared at once; the shared
+ * Redis entries are replaced by a short-lived marker (not deleted: a delete would let another
+ * instance's load, begun before the change, write the old config back; redis-tier.ts), so other
+ * instances read fresh data once their L1 entry (≤ 1 s) expires. A Redis failure is logged, counted and queued for the daily maintenance, never thrown: the
  * database change has happened.
  */
 export function createConfigInvalidator(deps: {
@@ -31,7 +33,8 @@ export function createConfigInvalidator(deps: {
   async function drop(keys: string[]): Promise<void> {
     if (!deps.kv || keys.length === 0) return;
     try {
-      await withBudget("invalidation", deps.kv.del(keys));
+      const kv = deps.kv;
+      await withBudget("invalidation", Promise.all(keys.map((key) => kv.set(key, INVALIDATED, { ttlSeconds: TTL_SECONDS.configInvalidated }))));
     } catch (error) {
       deps.counters.increment("redis_failure_invalidation");
       deps.logger.log("error", "cache invalidation failed; queued for retry", { keys: keys.length, ...describeError(error) });

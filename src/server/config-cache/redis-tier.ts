@@ -6,6 +6,14 @@ import { describeError, type SampledLog } from "@/server/log";
 import type { ApiKeyConfig, ConfigStore, ProjectConfig } from "./types";
 
 const NOT_FOUND = "__NOT_FOUND__";
+/**
+ * What an invalidation leaves in place of the entry (invalidate.ts), for TTL_SECONDS.configInvalidated.
+ * A miss writes back with SET NX, so a load that read Postgres before the change cannot put the old
+ * config back while the marker stands; and a load slower than WRITE_BACK_WITHIN_MS (half the marker's
+ * life) does not write back at all, so it cannot outlive the marker either.
+ */
+export const INVALIDATED = "__INVALIDATED__";
+const WRITE_BACK_WITHIN_MS = (TTL_SECONDS.configInvalidated * 1000) / 2;
 
 /** ApiKeyConfig as stored in Redis: the secret still sealed, dates as ISO strings. */
 type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt"> & { expiresAt: string | null; revokedAt: string | null };
@@ -18,8 +26,9 @@ export interface RedisTierDeps {
 
 /**
  * The shared tier between the in-process L1 and Postgres (cache-aside). Hits cost one round trip;
- * misses read the inner store and write back without waiting; absent keys are cached briefly as
- * `__NOT_FOUND__`. Any Redis failure or slowness falls through to the inner store (failure-policy.ts).
+ * misses read the inner store and write back without waiting, only where nothing stands (SET NX: an
+ * invalidation's marker is never overwritten); absent keys are cached briefly as `__NOT_FOUND__`. Any
+ * Redis failure or slowness falls through to the inner store (failure-policy.ts).
  */
 export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): ConfigStore {
   return {
@@ -46,20 +55,24 @@ interface Codec<T> {
 
 async function readThrough<T>(deps: RedisTierDeps, key: string, load: () => Promise<T | null>, codec: Codec<T>): Promise<T | null> {
   let cached: string | null = null;
+  const started = performance.now();
   try {
     cached = await withBudget("configRead", deps.kv.get(key));
   } catch (error) {
     report(deps, "configRead", error);
     return load();
   }
-  deps.counters.increment(cached === null ? "config_redis_miss" : "config_redis_hit");
+  deps.counters.increment(cached === null || cached === INVALIDATED ? "config_redis_miss" : "config_redis_hit");
+  // Just changed: read Postgres until the marker expires; writing back now could race the change.
+  if (cached === INVALIDATED) return load();
   if (cached === NOT_FOUND) return null;
   if (cached !== null) return codec.decode(cached);
 
   const value = await load();
+  if (performance.now() - started > WRITE_BACK_WITHIN_MS) return value;
   const text = value === null ? NOT_FOUND : codec.encode(value);
   const ttl = value === null ? TTL_SECONDS.configNotFound : jittered(TTL_SECONDS.config);
-  withBudget("configWrite", deps.kv.set(key, text, { ttlSeconds: ttl })).catch((error: unknown) => report(deps, "configWrite", error));
+  withBudget("configWrite", deps.kv.set(key, text, { ttlSeconds: ttl, onlyIfAbsent: true })).catch((error: unknown) => report(deps, "configWrite", error));
   return value;
 }
 

@@ -9,8 +9,8 @@ export interface KeySpec {
 }
 
 export const keySpecs = {
-  projectConfig: { prefix: "cache:project:id:", ttl: "60 s (10 s for __NOT_FOUND__)" },
-  apiKeyConfig: { prefix: "cache:apikey:pk:", ttl: "60 s (10 s for __NOT_FOUND__)" },
+  projectConfig: { prefix: "cache:project:id:", ttl: "60 s (10 s for __NOT_FOUND__ and __INVALIDATED__)" },
+  apiKeyConfig: { prefix: "cache:apikey:pk:", ttl: "60 s (10 s for __NOT_FOUND__ and __INVALIDATED__)" },
   rateLimitMinute: { prefix: "ratelimit:minute:", ttl: "2 windows of 60 s (set by @upstash/ratelimit)" },
   rateLimitQuarterHour: { prefix: "ratelimit:quarter-hour:", ttl: "2 windows of 15 min (set by @upstash/ratelimit)" },
   rateLimitDay: { prefix: "ratelimit:day:", ttl: "2 windows of 24 h (set by @upstash/ratelimit)" },
@@ -62,6 +62,8 @@ export function minuteStamp(at: Date): string {
 export const TTL_SECONDS = {
   config: 60,
   configNotFound: 10,
+  /** An invalidated entry's marker: longer than any load allowed to write back (redis-tier.ts). */
+  configInvalidated: 10,
   activity: 30,
   usageBucket: 14 * 24 * 60 * 60,
   requestLogFailures: 120,

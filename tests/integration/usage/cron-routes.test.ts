@@ -147,11 +147,12 @@ describe("cron routes", () => {
 });
 
 describe("invalidation retry queue", () => {
-  it("queues a delete that Redis refused and completes it on retry", async () => {
+  it("queues an invalidation that Redis refused and completes it on retry", async () => {
     const { db } = app.services.database;
     const kv = createMemoryKeyValue();
     await kv.set(redisKeys.apiKeyConfig("pk_stale"), "{}", { ttlSeconds: 60 });
-    const broken = { ...kv, del: async () => Promise.reject(new Error("connection refused")) };
+    const refused = async () => Promise.reject(new Error("connection refused"));
+    const broken = { ...kv, del: refused, set: refused };
     const invalidate = createConfigInvalidator({ l1: null, kv: broken, logger: createLogger("error"), counters: createCounters(), queue: createInvalidationQueue(db) });
     await invalidate.apiKeys(["pk_stale"]);
     const queued = await db.select().from(invalidationRetry);
