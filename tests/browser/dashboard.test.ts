@@ -132,6 +132,9 @@ it("signs a URL in the tester and the preview loads the transformed image", asyn
 it("serves images, flushes through the cron route, and shows the exact numbers on the usage pages", async () => {
   const page = alice.page;
   const flush = async () => (await (await app.cron("/api/cron/flush-usage-buffer?safetyLagSeconds=0")).json()) as { ok: boolean; requests: number; bytes: number };
+  // Metering follows the response (the request log's batch, ≤ 50 ms, then its commit): let the
+  // tester's last request land before counting it as before.
+  await new Promise((resolve) => setTimeout(resolve, 500));
   const before = await flush(); // the tester's traffic so far
   expect(before.ok).toBe(true);
   let bytes = 0;

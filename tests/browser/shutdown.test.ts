@@ -6,13 +6,13 @@ import { buildSignedUrl } from "@/server/signing";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 
 /**
- * On the embedded default usage is buffered in the process: SIGTERM must flush it (the current minute
- * included) and write the pending request log before the process exits, or that traffic is lost.
+ * On SIGTERM the embedded default writes the pending request log (and the usage buffered with it) and
+ * flushes every buffered minute, the current one included, so the usage pages are current at once.
  */
 let app: ServedApp;
 afterAll(() => app?.stop());
 
-it("flushes usage buffered in process and the request log on SIGTERM", async () => {
+it("writes the pending request log and flushes every buffered minute on SIGTERM", async () => {
   let vars: Record<string, string> = {};
   app = await startServedApp({}, (dataDir) => {
     vars = bootstrapProject(dataDir);
