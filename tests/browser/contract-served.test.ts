@@ -64,6 +64,7 @@ for (const server of ["npm start", "next start"] as const) {
   describe(`contract §4 on the wire (${server})`, () => {
     let app: ServedApp;
     let origin: Origin;
+    let elsewhere: Origin;
     let fixture: ContractFixture;
     const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-wire-sources-"));
 
@@ -73,8 +74,10 @@ for (const server of ["npm start", "next start"] as const) {
       writeFileSync(path.join(root, "icon.svg"), SVG);
       writeFileSync(path.join(root, "active.svg"), SVG.replace("<rect", '<script>alert(1)</script><rect onload="alert(2)"'));
       writeFileSync(path.join(root, "bomb.png"), pixelBombPng(20_000, 20_000));
+      elsewhere = await startOrigin({ "/a.jpg": serveBytes(jpeg, "image/jpeg") });
       origin = await startOrigin({
         "/a.jpg": serveBytes(jpeg, "image/jpeg"),
+        "/away": (_request, response) => void response.writeHead(302, { Location: `http://${elsewhere.host}/a.jpg` }).end(),
         "/text": serveBytes(Buffer.from("not an image"), "text/plain"),
         "/broken": (_request, response) => void response.writeHead(500).end("upstream broke"),
         "/gone": (_request, response) => void response.writeHead(404).end("no such image"),
@@ -98,6 +101,7 @@ for (const server of ["npm start", "next start"] as const) {
     afterAll(async () => {
       await app?.stop();
       await origin?.close();
+      await elsewhere?.close();
       rmSync(root, { recursive: true, force: true });
     });
 
@@ -201,6 +205,11 @@ for (const server of ["npm start", "next start"] as const) {
       expectError(notImage, notImage.status, JSON.parse(notImage.body.toString()).code);
       expectError(await wire(url("w_30", `http://${origin.host}/broken`)), 502, "SOURCE_FAILED");
       expectError(await wire(url("w_30", `http://${origin.host}/slow`)), 504, "SOURCE_TIMEOUT");
+    });
+
+    it("502 when an allowed origin redirects to a host the project did not allow, which is never connected to", async () => {
+      expectError(await wire(url("w_30", `http://${origin.host}/away`)), 502, "SOURCE_REDIRECT_FORBIDDEN");
+      expect(elsewhere.connections()).toBe(0);
     });
 
     it("429 with Retry-After and the X-RateLimit headers once a key's transforms are spent", async () => {

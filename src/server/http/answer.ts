@@ -15,9 +15,12 @@ export interface HttpAnswer {
 /** Statuses that never carry a body, nor a Content-Length describing one (RFC 9110 §8.6). */
 const BODYLESS = new Set([204, 304]);
 
-/** Content-Length always states the GET body's length, HEAD included; the writers own it. */
+/**
+ * Content-Length always states the GET body's length, HEAD included; the writers own it. An answer is
+ * written once, so its own headers are set in place (no copy on the image route's hot path).
+ */
 function framedHeaders(answer: HttpAnswer): Headers {
-  const headers = new Headers(answer.headers);
+  const { headers } = answer;
   headers.delete("content-length");
   if (answer.body && !BODYLESS.has(answer.status)) headers.set("content-length", String(answer.body.byteLength));
   return headers;
