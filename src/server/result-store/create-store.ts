@@ -1,0 +1,28 @@
+import path from "node:path";
+import { createFileStore } from "./file-store";
+import type { ResultStore } from "./types";
+
+export interface S3Settings {
+  bucket: string;
+  prefix: string;
+  endpoint?: string;
+  region: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+}
+
+export type ResultStoreSettings =
+  | { kind: "files"; root: string; maxBytes: number }
+  | ({ kind: "s3"; maxBytes: number } & S3Settings);
+
+/** A store call that takes longer is abandoned (failure-policy.ts: the request transforms instead). */
+const S3_CALL_TIMEOUT_MS = 10_000;
+
+/** Builds the configured store; the S3 client is only loaded when a bucket is configured. */
+export async function createResultStore(settings: ResultStoreSettings): Promise<ResultStore> {
+  if (settings.kind === "files") return createFileStore({ root: path.resolve(settings.root), maxBytes: settings.maxBytes });
+  const { createS3Store } = await import("./s3-store");
+  const { kind: _kind, ...options } = settings;
+  return createS3Store({ ...options, timeoutMs: S3_CALL_TIMEOUT_MS });
+}

@@ -1,0 +1,162 @@
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+  type _Object,
+} from "@aws-sdk/client-s3";
+import { metaOf, verified } from "./envelope";
+import type { S3Settings } from "./create-store";
+import { KEY_PATTERN, type ResultStore, type StoredMeta } from "./types";
+
+export interface S3StoreOptions extends S3Settings {
+  maxBytes: number;
+  /** Per call: a slower store is abandoned (the request transforms instead). */
+  timeoutMs: number;
+}
+
+/** Eviction goes below the bound so that it does not run again at once. */
+const PRUNE_TO = 0.9;
+
+/**
+ * Results in an S3-compatible bucket (AWS S3, Cloudflare R2, MinIO, …), shared by every instance.
+ * The body is the image itself; its description (StoredMeta) rides in the object's user metadata and
+ * is checked on every read. S3 keeps no access time, so eviction removes the oldest written first.
+ */
+export function createS3Store(options: S3StoreOptions): ResultStore {
+  const client = new S3Client({
+    region: options.region,
+    endpoint: options.endpoint,
+    forcePathStyle: options.forcePathStyle,
+    credentials: options.accessKeyId && options.secretAccessKey ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
+    // The SDK's default CRC checksums on every request and response break most non-AWS servers.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    // No retries: the request is waiting, and a failed read is answered by transforming.
+    maxAttempts: 1,
+  });
+  const prefix = options.prefix;
+  let known = { bytes: 0, objects: 0 };
+
+  const signal = () => ({ abortSignal: AbortSignal.timeout(options.timeoutMs) });
+
+  function objectKey(key: string): string {
+    if (!KEY_PATTERN.test(key)) throw new Error(`invalid result store key: ${key}`);
+    return `${prefix}${key}`;
+  }
+
+  async function list(under: string): Promise<_Object[]> {
+    const found: _Object[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: options.bucket, Prefix: under, ContinuationToken: token }), signal());
+      found.push(...(page.Contents ?? []));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return found;
+  }
+
+  async function remove(keys: string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000);
+      try {
+        await client.send(new DeleteObjectsCommand({ Bucket: options.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }), signal());
+      } catch {
+        // Not every "S3-compatible" server has a working multi-object delete (GCS's interoperability
+        // API has none; s3rver's fails on several keys in one folder): one by one then.
+        for (const Key of batch) await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key }), signal());
+      }
+    }
+  }
+
+  return {
+    kind: "s3",
+    async get(key) {
+      const Key = objectKey(key);
+      let object;
+      try {
+        object = await client.send(new GetObjectCommand({ Bucket: options.bucket, Key }), signal());
+      } catch (error) {
+        if (isMissing(error)) return null;
+        throw error;
+      }
+      const body = Buffer.from(await object.Body!.transformToByteArray());
+      const meta = metaFrom(object.ContentType, object.Metadata ?? {});
+      const result = meta && verified(meta, body);
+      if (!result) {
+        await remove([Key]);
+        return null;
+      }
+      return result;
+    },
+    async put(key, result) {
+      const Key = objectKey(key);
+      if (result.body.length > options.maxBytes / 4) return;
+      const meta = metaOf(result);
+      await client.send(
+        new PutObjectCommand({
+          Bucket: options.bucket,
+          Key,
+          Body: result.body,
+          ContentType: meta.contentType,
+          ContentLength: meta.length,
+          Metadata: {
+            format: meta.format,
+            width: String(meta.width),
+            height: String(meta.height),
+            negotiated: String(meta.negotiated),
+            length: String(meta.length),
+            sha256: meta.sha256,
+          },
+        }),
+        signal(),
+      );
+      known = { bytes: known.bytes + meta.length, objects: known.objects + 1 };
+    },
+    async deletePrefix(under) {
+      const keys = (await list(`${objectKey(under)}/`)).map((o) => o.Key!);
+      await remove(keys);
+      return keys.length;
+    },
+    size: () => known,
+    async prune() {
+      const objects = (await list(prefix)).sort((a, b) => (a.LastModified?.getTime() ?? 0) - (b.LastModified?.getTime() ?? 0));
+      let bytes = objects.reduce((sum, o) => sum + (o.Size ?? 0), 0);
+      const doomed: _Object[] = [];
+      if (bytes > options.maxBytes) {
+        for (const object of objects) {
+          if (bytes <= options.maxBytes * PRUNE_TO) break;
+          doomed.push(object);
+          bytes -= object.Size ?? 0;
+        }
+        await remove(doomed.map((o) => o.Key!));
+      }
+      known = { bytes, objects: objects.length - doomed.length };
+      return { deleted: doomed.length, bytes: doomed.reduce((sum, o) => sum + (o.Size ?? 0), 0) };
+    },
+    async close() {
+      client.destroy();
+    },
+  };
+}
+
+function isMissing(error: unknown): boolean {
+  return error instanceof S3ServiceException && (error.name === "NoSuchKey" || error.$metadata.httpStatusCode === 404);
+}
+
+function metaFrom(contentType: string | undefined, metadata: Record<string, string>): StoredMeta | null {
+  const { format, width, height, negotiated, length, sha256 } = metadata;
+  if (!contentType || !format || !width || !height || !negotiated || !length || !sha256) return null;
+  return {
+    contentType,
+    format: format as StoredMeta["format"],
+    width: Number(width),
+    height: Number(height),
+    negotiated: negotiated === "true",
+    length: Number(length),
+    sha256,
+  };
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Counters } from "@/server/coordination/counters";
+import { withBudget, type FailureKind } from "@/server/coordination/failure-policy";
+import { redisKeys } from "@/server/coordination/keys";
+import type { KeyValue } from "@/server/coordination/types";
+import type { TransformResult } from "@/server/image";
+import { describeError, type SampledLog } from "@/server/log";
+import type { ResultStore } from "./types";
+
+/** What a request about to transform learns: make it here, or another instance just stored it. */
+export type Claim = { kind: "make"; release(): void } | { kind: "stored"; result: TransformResult };
+
+export interface SharedResults {
+  store: ResultStore;
+  /** The stored result within the read budget; null on a miss, a damaged object or a failing store. */
+  read(key: string): Promise<TransformResult | null>;
+  /**
+   * With a shared Redis, at most one instance makes a result at a time: the others wait for the store
+   * while the lease is held, and make it themselves if its holder died or overran. Without Redis:
+   * always "make" (in-process sharing already coalesces one instance's requests).
+   */
+  claim(key: string): Promise<Claim>;
+  /** Stores a made result after the response, then releases the claim. Never throws. */
+  writeBack(key: string, result: TransformResult, claim: Claim): void;
+  /** Resolves when every write-back begun so far has finished (shutdown, tests). */
+  drain(): Promise<void>;
+}
+
+export interface SharedResultsDeps {
+  store: ResultStore;
+  /** Null: one instance, no lease. */
+  shared: KeyValue | null;
+  counters: Counters;
+  logSampled: SampledLog;
+  /** How long a lease lives when its holder never releases it (crash): waiters give up after it. */
+  leaseSeconds?: number;
+  pollMs?: number;
+}
+
+const made: Claim = { kind: "make", release: () => undefined };
+
+export function createSharedResults(deps: SharedResultsDeps): SharedResults {
+  const leaseSeconds = deps.leaseSeconds ?? 30;
+  const pollMs = deps.pollMs ?? 100;
+  const pending = new Set<Promise<void>>();
+
+  function failed(kind: FailureKind, counter: string, error: unknown): void {
+    deps.counters.increment(counter);
+    deps.logSampled(kind, "warn", `result store ${kind} failed; the request went on`, describeError(error));
+  }
+
+  async function read(key: string): Promise<TransformResult | null> {
+    try {
+      return await withBudget("resultStoreRead", deps.store.get(key));
+    } catch (error) {
+      failed("resultStoreRead", "result_store_failure_read", error);
+      return null;
+    }
+  }
+
+  /** SET NX within budget; null when Redis did not answer (make it here, counted). */
+  async function acquire(kv: KeyValue, lease: string, token: string): Promise<boolean | null> {
+    try {
+      return await withBudget("transformLease", kv.set(lease, token, { ttlSeconds: leaseSeconds, onlyIfAbsent: true }));
+    } catch (error) {
+      deps.counters.increment("redis_failure_transformLease");
+      deps.logSampled("transformLease", "warn", "transform lease unavailable; transforming without one", describeError(error));
+      return null;
+    }
+  }
+
+  async function claim(key: string): Promise<Claim> {
+    const kv = deps.shared;
+    if (!kv) return made;
+    const lease = redisKeys.transformLease(key);
+    const token = randomUUID();
+    const owned: Claim = { kind: "make", release: () => void kv.deleteIfEquals(lease, token).catch(() => undefined) };
+    // Taken: unless the result landed between this request's store read and now (its maker released
+    // the lease just before), which one more read tells.
+    const takeOver = async (): Promise<Claim> => {
+      const landed = await read(key);
+      if (!landed) return owned;
+      owned.release();
+      return { kind: "stored", result: landed };
+    };
+    const first = await acquire(kv, lease, token);
+    if (first !== false) return first ? takeOver() : made;
+
+    deps.counters.increment("result_lease_wait");
+    const deadline = performance.now() + leaseSeconds * 1000;
+    while (performance.now() < deadline) {
+      await sleep(pollMs);
+      const result = await read(key);
+      if (result) return { kind: "stored", result };
+      // The holder released without storing (its transform failed) or its lease expired: take over.
+      const again = await acquire(kv, lease, token);
+      if (again !== false) return again ? takeOver() : made;
+    }
+    return made;
+  }
+
+  return {
+    store: deps.store,
+    read,
+    claim,
+    writeBack(key, result, claimed) {
+      const write = withBudget("resultStoreWrite", deps.store.put(key, result))
+        .catch((error: unknown) => failed("resultStoreWrite", "result_store_failure_write", error))
+        .finally(() => {
+          if (claimed.kind === "make") claimed.release();
+          pending.delete(write);
+        });
+      pending.add(write);
+    },
+    async drain() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { TransformResult } from "@/server/image";
+
+/**
+ * Durable, shared results (the L2 behind the in-process cache): files under the data directory on the
+ * embedded default, an S3-compatible bucket when scaled out. A lost object costs one transform; a
+ * damaged one is detected on read (length and SHA-256), deleted and reported as a miss, never served.
+ *
+ * Keys are `/`-separated segments of [A-Za-z0-9_-] built by result-keys.ts (project / source / variant),
+ * so a purge deletes by prefix on either backend.
+ */
+export interface ResultStore {
+  readonly kind: "files" | "s3";
+  /** The stored result, or null when absent or damaged. Throws only when the store cannot answer. */
+  get(key: string): Promise<TransformResult | null>;
+  put(key: string, result: TransformResult): Promise<void>;
+  /** Deletes every object whose key starts with `prefix` (a whole segment path); answers how many. */
+  deletePrefix(prefix: string): Promise<number>;
+  /** Bytes and objects held, as last known (files: exact; S3: as of the last listing). */
+  size(): { bytes: number; objects: number };
+  /** Brings the store under its byte bound, least recently used first (S3: oldest written first). */
+  prune(): Promise<{ deleted: number; bytes: number }>;
+  close(): Promise<void>;
+}
+
+/** Object metadata both backends keep next to the body, and check on every read. */
+export interface StoredMeta {
+  contentType: string;
+  format: TransformResult["format"];
+  width: number;
+  height: number;
+  negotiated: boolean;
+  length: number;
+  sha256: string;
+}
+
+export const KEY_PATTERN = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;

@@ -1,0 +1,94 @@
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createS3Store } from "@/server/result-store/s3-store";
+import type { ResultStore } from "@/server/result-store/types";
+import { bytes, result, resultStoreContract } from "../../contract/result-store";
+import { startS3, type LocalS3 } from "../../support/s3";
+
+let s3: LocalS3;
+let client: S3Client;
+const stores: ResultStore[] = [];
+
+beforeAll(async () => {
+  s3 = await startS3();
+  client = new S3Client({ endpoint: s3.endpoint, region: "us-east-1", forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+}, 30_000);
+
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  client?.destroy();
+  await s3?.stop();
+});
+
+function storeOn(bucket: string, maxBytes: number, endpoint = s3.endpoint): ResultStore {
+  const store = createS3Store({ bucket, prefix: "results/", endpoint, region: "us-east-1", accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true, maxBytes, timeoutMs: 2_000 });
+  stores.push(store);
+  return store;
+}
+
+resultStoreContract("s3 (s3rver)", async () => {
+  const bucket = await s3.bucket();
+  const maxBytes = 64 * 1024;
+  return {
+    store: storeOn(bucket, maxBytes),
+    maxBytes,
+    async tamper(key, change) {
+      const Key = `results/${key}`;
+      const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key }));
+      const body = Buffer.from(await object.Body!.transformToByteArray());
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key, Body: change(body), ContentType: object.ContentType, Metadata: object.Metadata }));
+    },
+    reopen: async () => storeOn(bucket, maxBytes),
+    timeGrainMs: 1_100,
+  };
+});
+
+describe("S3 result store", () => {
+  it("keeps what answers a request visible on the object: type, length and checksum", async () => {
+    const bucket = await s3.bucket();
+    const stored = result(bytes(3_000), { contentType: "image/avif", format: "avif" });
+    await storeOn(bucket, 1 << 20).put("p/s/v", stored);
+    const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: "results/p/s/v" }));
+    expect(head.ContentType).toBe("image/avif");
+    expect(head.ContentLength).toBe(3_000);
+    expect(head.Metadata).toMatchObject({ format: "avif", width: "640", height: "427", negotiated: "true", length: "3000" });
+    expect(head.Metadata?.sha256).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("evicts across instances: one instance's prune counts and removes what another wrote, oldest first", async () => {
+    const bucket = await s3.bucket();
+    const [a, b] = [storeOn(bucket, 10_000), storeOn(bucket, 10_000)];
+    for (let i = 0; i < 4; i++) {
+      await a.put(`p/s/${i}`, result(bytes(2_000)));
+      await new Promise((resolve) => setTimeout(resolve, 1_100)); // LastModified has a one-second grain
+    }
+    await a.put("p/s/4", result(bytes(2_000)));
+    await b.put("p/s/5", result(bytes(2_000)));
+    const pruned = await b.prune();
+    expect(pruned.deleted).toBe(2);
+    expect(b.size()).toEqual({ bytes: 8_000, objects: 4 });
+    expect(await b.get("p/s/0")).toBeNull();
+    expect(await b.get("p/s/1")).toBeNull();
+    expect(await a.get("p/s/5")).not.toBeNull();
+  }, 30_000);
+
+  it("fails fast while the server is down and works again, without being rebuilt, once it is back", async () => {
+    const own = await startS3({ own: true });
+    try {
+      const bucket = await own.bucket();
+      const store = createS3Store({ bucket, prefix: "results/", endpoint: own.endpoint, region: "us-east-1", accessKeyId: own.accessKeyId, secretAccessKey: own.secretAccessKey, forcePathStyle: true, maxBytes: 1 << 20, timeoutMs: 1_000 });
+      stores.push(store);
+      const stored = result(bytes(1_000));
+      await store.put("p/s/v", stored);
+      await own.process!.kill();
+      await expect(store.get("p/s/v")).rejects.toThrow();
+      await expect(store.put("p/s/w", stored)).rejects.toThrow();
+      await own.process!.start();
+      expect(await store.get("p/s/v")).toEqual(stored);
+      await store.put("p/s/w", stored);
+      expect(await store.get("p/s/w")).toEqual(stored);
+    } finally {
+      await own.stop();
+    }
+  }, 30_000);
+});

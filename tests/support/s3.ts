@@ -1,0 +1,39 @@
+import { randomBytes } from "node:crypto";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { S3RVER_CREDENTIALS, startS3rver, type S3rverProcess } from "../../tools/s3-local/s3rver-process";
+
+export interface LocalS3 {
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** A new, empty bucket; its name. */
+  bucket(): Promise<string>;
+  /** The server of this test file (null on CI's shared one, which a test must not stop). */
+  process: S3rverProcess | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * The S3-compatible server of a test file: CI's shared one when TEST_S3_ENDPOINT names it, else an
+ * s3rver of its own. Either way each test takes fresh buckets.
+ */
+export async function startS3(options: { own?: boolean } = {}): Promise<LocalS3> {
+  const shared = options.own ? undefined : process.env.TEST_S3_ENDPOINT;
+  const own = shared ? null : await startS3rver();
+  const endpoint = shared ?? own!.endpoint;
+  const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: S3RVER_CREDENTIALS, requestChecksumCalculation: "WHEN_REQUIRED" });
+  return {
+    endpoint,
+    ...S3RVER_CREDENTIALS,
+    async bucket() {
+      const name = `optstuff-${randomBytes(6).toString("hex")}`;
+      await client.send(new CreateBucketCommand({ Bucket: name }));
+      return name;
+    },
+    process: own,
+    async stop() {
+      client.destroy();
+      await own?.stop();
+    },
+  };
+}
