@@ -4,7 +4,8 @@ import { isIP, type Socket } from "node:net";
 import tls from "node:tls";
 
 /**
- * The only headers a source request carries. Nothing from the client (cookies, authorization,
+ * The headers every source request carries (plus, when the source cache revalidates its copy,
+ * If-None-Match / If-Modified-Since from the origin's own earlier answer). Nothing from the client (cookies, authorization,
  * referer, forwarded-for) is ever passed on: the origin must not be able to tell who asked.
  */
 export const SOURCE_REQUEST_HEADERS = {
@@ -39,7 +40,7 @@ export function secureIfNeeded(url: URL, socket: Socket): Socket {
  * Sends the GET over `socket` (via `createConnection`, so http/https never dial or resolve anything
  * themselves) and resolves with the response once its headers arrived.
  */
-export function sendGet(url: URL, socket: Socket): Promise<IncomingMessage> {
+export function sendGet(url: URL, socket: Socket, extraHeaders: Record<string, string> = {}): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const transport = url.protocol === "https:" ? https : http;
     const request = transport.request({
@@ -48,7 +49,7 @@ export function sendGet(url: URL, socket: Socket): Promise<IncomingMessage> {
       port: effectivePort(url),
       path: `${url.pathname}${url.search}`,
       setHost: false,
-      headers: { Host: url.host, ...SOURCE_REQUEST_HEADERS },
+      headers: { Host: url.host, ...SOURCE_REQUEST_HEADERS, ...extraHeaders },
       createConnection: () => socket,
     });
     request.once("response", resolve);

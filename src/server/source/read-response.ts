@@ -4,11 +4,17 @@ import type { FetchedSource } from "./types";
 
 /**
  * Maps a final (non-redirect) response to bytes or to the catalogue's error, reading the body under
- * the byte cap. Only 200 carries an image: we never send conditional or range requests.
+ * the byte cap. Only 200 carries an image, and 304 answers a conditional request (the source cache's
+ * revalidation); we never send range requests.
  */
-export async function readResponse(response: IncomingMessage, url: URL, maxBytes: number): Promise<FetchedSource> {
+export async function readResponse(response: IncomingMessage, url: URL, maxBytes: number, conditional = false): Promise<FetchedSource> {
   const status = response.statusCode ?? 0;
   const where = `${url.origin}${url.pathname}`;
+  const answered = { status, headers: { ...response.headers } };
+  if (status === 304 && conditional) {
+    response.resume();
+    return { bytes: Buffer.alloc(0), contentType: null, finalUrl: url.href, response: answered, notModified: true };
+  }
   if (status === 404) throw new AppError("SOURCE_NOT_FOUND", { detail: `${where} answered 404` });
   if (status === 410) throw new AppError("SOURCE_GONE", { detail: `${where} answered 410` });
   if (status !== 200) throw new AppError("SOURCE_FAILED", { detail: `${where} answered ${status}` });
@@ -17,7 +23,7 @@ export async function readResponse(response: IncomingMessage, url: URL, maxBytes
     throw new AppError("SOURCE_FAILED", { detail: `${where} sent Content-Encoding ${encoding} despite identity` });
   }
   const bytes = await readCappedBody(response, maxBytes, where);
-  return { bytes, contentType: response.headers["content-type"] ?? null, finalUrl: url.href };
+  return { bytes, contentType: response.headers["content-type"] ?? null, finalUrl: url.href, response: answered };
 }
 
 /**

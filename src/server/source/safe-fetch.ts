@@ -44,7 +44,7 @@ export function createSourceFetcher(options: SourceFetcherOptions): SourceFetche
   };
 }
 
-async function fetchRemote(initial: URL, deps: RemoteDeps, { signal, mayFollow }: FetchOptions): Promise<FetchedSource> {
+async function fetchRemote(initial: URL, deps: RemoteDeps, { signal, mayFollow, conditional }: FetchOptions): Promise<FetchedSource> {
   const budget = startBudget(deps.limits.timeoutMs, signal);
   const sockets = createSocketSet();
   // On timeout or caller abort, tear the connection down at once: that is what unblocks a read of
@@ -55,9 +55,9 @@ async function fetchRemote(initial: URL, deps: RemoteDeps, { signal, mayFollow }
     let blockedCode: BlockedCode = "SOURCE_NOT_ALLOWED";
     assertFetchableUrl(url, blockedCode);
     for (let redirects = 0; ; redirects += 1) {
-      const response = await requestHop(url, blockedCode, deps, budget, sockets);
+      const response = await requestHop(url, blockedCode, deps, budget, sockets, conditionalHeaders(conditional));
       const location = redirectLocation(response);
-      if (location === null) return await budget.race(readResponse(response, url, deps.limits.maxBytes));
+      if (location === null) return await budget.race(readResponse(response, url, deps.limits.maxBytes, conditional !== undefined));
       sockets.destroyAll();
       if (redirects >= deps.limits.maxRedirects) {
         throw new AppError("SOURCE_REDIRECT_FORBIDDEN", { detail: `more than ${deps.limits.maxRedirects} redirects` });
@@ -83,6 +83,7 @@ async function requestHop(
   deps: RemoteDeps,
   budget: FetchBudget,
   sockets: SocketSet,
+  extraHeaders: Record<string, string>,
 ): Promise<IncomingMessage> {
   const raw = await openCheckedSocket(bareHostname(url), effectivePort(url), {
     net: deps.net,
@@ -93,7 +94,14 @@ async function requestHop(
   });
   const transport = secureIfNeeded(url, raw);
   sockets.add(transport);
-  return budget.race(sendGet(url, transport));
+  return budget.race(sendGet(url, transport, extraHeaders));
+}
+
+function conditionalHeaders(conditional: FetchOptions["conditional"]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (conditional?.ifNoneMatch) headers["If-None-Match"] = conditional.ifNoneMatch;
+  if (conditional?.ifModifiedSince) headers["If-Modified-Since"] = conditional.ifModifiedSince;
+  return headers;
 }
 
 function asSourceError(error: unknown): AppError {

@@ -34,6 +34,10 @@ export interface FetchedSource {
   contentType: string | null;
   /** Where the bytes finally came from, after redirects (for logs). */
   finalUrl: string;
+  /** The final response's status and headers (remote sources): what the source cache's policy reads. */
+  response?: { status: number; headers: Record<string, string | string[] | undefined> };
+  /** A conditional request was answered 304: `bytes` is empty, the caller's copy is still current. */
+  notModified?: boolean;
 }
 
 export interface FetchOptions {
@@ -43,6 +47,11 @@ export interface FetchOptions {
    * project did not allow is not fetched because an allowed one redirected there.
    */
   mayFollow?: (url: URL) => boolean;
+  /**
+   * Revalidation of a copy the caller holds (If-None-Match / If-Modified-Since, source-cache.ts): a 304
+   * answer resolves as `notModified` instead of failing.
+   */
+  conditional?: { ifNoneMatch?: string; ifModifiedSince?: string };
 }
 
 export interface SourceFetcher {
