@@ -62,7 +62,7 @@ async function measure(root: string, withRedis: boolean) {
   const parsedOperations = parseOperations(operations);
   const location = parseSource("local/dot.png");
   const direct = async () => {
-    await services.delivery.produce({ key: "bench", tenant: "bench", location, operations: parsedOperations, accept: null });
+    await services.delivery.produce({ key: "bench", sourceKey: "bench", tenant: "bench", location, operations: parsedOperations, accept: null });
   };
 
   const time = async (task: () => Promise<void>): Promise<Latency> => {

@@ -135,6 +135,28 @@ const envSchema = z.object({
   OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: int(120),
   /** In-memory cache of recent results, in bytes. Default 64 MB; 0 disables it. */
   OPTSTUFF_RESULT_CACHE_BYTES: int(64 * 1024 * 1024),
+  /**
+   * Where results are kept across restarts and shared between instances (docs/caching.md). `auto`
+   * (default): the S3-compatible bucket when OPTSTUFF_RESULT_STORE_S3_BUCKET is set, else files under
+   * OPTSTUFF_DATA_DIR, except on Vercel (read-only filesystem), where only a bucket can be used.
+   */
+  OPTSTUFF_RESULT_STORE: z.enum(["auto", "files", "s3", "none"]).default("auto"),
+  /** Bytes the result store keeps, least recently used evicted first (S3: oldest written). Default 2 GiB. */
+  OPTSTUFF_RESULT_STORE_BYTES: int(2 * 1024 ** 3, 1024 * 1024),
+  OPTSTUFF_RESULT_STORE_S3_BUCKET: optionalText,
+  /** Anything but AWS: MinIO, R2 (`https://<account>.r2.cloudflarestorage.com`), … Default AWS. */
+  OPTSTUFF_RESULT_STORE_S3_ENDPOINT: optionalText,
+  /** Default us-east-1 (R2: `auto`). */
+  OPTSTUFF_RESULT_STORE_S3_REGION: z.string().default("us-east-1"),
+  /** Without both, the SDK's default chain (instance role, AWS_* variables). */
+  OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID: optionalText,
+  OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY: optionalText,
+  /** Key prefix inside the bucket, so one bucket can hold other things. Default `results/`. */
+  OPTSTUFF_RESULT_STORE_S3_PREFIX: z.string().default("results/"),
+  /** Path-style URLs (MinIO and most self-hosted servers). Default on when an endpoint is set. */
+  OPTSTUFF_RESULT_STORE_S3_PATH_STYLE: z.enum(["auto", "on", "off"]).default("auto"),
+  /** Recently downloaded sources kept in memory so one photo's widths share a download. Default 64 MB; 0 disables it. */
+  OPTSTUFF_SOURCE_CACHE_BYTES: int(64 * 1024 * 1024),
   /** Share of successful image requests written to the request log, 0 to 1. Default 1 (all). */
   OPTSTUFF_REQUEST_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
   /** Failed requests logged per project and minute; the rest are only counted. Default 60. */
@@ -196,7 +218,10 @@ export class EnvironmentError extends Error {
  * Variables that only work together. Half of the Upstash pair would otherwise start with rate limits
  * and caches kept in process while the operator believes every instance shares them.
  */
-const PAIRS: Array<[keyof Env, keyof Env]> = [["UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN"]];
+const PAIRS: Array<[keyof Env, keyof Env]> = [
+  ["UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN"],
+  ["OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID", "OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY"],
+];
 
 function unpaired(given: Record<string, string>): EnvironmentProblem[] {
   const set = (name: string) => given[name] !== undefined && given[name].trim() !== "";
@@ -214,6 +239,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((i) => ({ variable: i.path.join("."), problem: i.message }))),
     ...unpaired(given),
+    ...(parsed.success && parsed.data.OPTSTUFF_RESULT_STORE === "s3" && !parsed.data.OPTSTUFF_RESULT_STORE_S3_BUCKET
+      ? [{ variable: "OPTSTUFF_RESULT_STORE_S3_BUCKET", problem: "missing: OPTSTUFF_RESULT_STORE is s3" }]
+      : []),
   ];
   if (problems.length > 0 || !parsed.success) throw new EnvironmentError(problems);
   return parsed.data;

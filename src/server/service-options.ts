@@ -10,6 +10,7 @@ import type { AddressLimits } from "@/server/ratelimit/enforce-key-limits";
 import type { RegistrationPolicy } from "@/server/tenancy/registration";
 import type { FetchLimits, NetDeps } from "@/server/source";
 import type { RequestLogOptions } from "@/server/usage/request-log";
+import type { ResultStoreSettings } from "@/server/result-store/create-store";
 
 export interface ServiceOptions {
   database: DatabaseTarget | DatabaseHandle;
@@ -24,6 +25,10 @@ export interface ServiceOptions {
   transformIsolation: TransformIsolation | null;
   transformQueue: number;
   resultCacheBytes: number;
+  /** Durable results (files or an S3-compatible bucket); null keeps results in memory only. */
+  resultStore?: ResultStoreSettings | null;
+  /** Recently downloaded sources kept in memory, in bytes; 0 or absent downloads every time. */
+  sourceCacheBytes?: number;
   /** L1 config cache lifetime; 0 reads the next tier on every request. */
   configCacheTtlMs: number;
   /** Upstash REST endpoint; null keeps coordination in process (single instance). */
@@ -97,6 +102,8 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
         : { entry: path.resolve(TRANSFORM_WORKER_ENTRY), memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20, env: transformProcessEnv() },
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
+    resultStore: resultStoreFromEnv(e),
+    sourceCacheBytes: e.OPTSTUFF_SOURCE_CACHE_BYTES,
     configCacheTtlMs: e.OPTSTUFF_CONFIG_CACHE_TTL_MS,
     redis:
       e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
@@ -118,6 +125,24 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     registration: { mode: e.OPTSTUFF_REGISTRATION, emailDomains: e.OPTSTUFF_REGISTRATION_EMAIL_DOMAINS },
     requestLog: { successSampleRate: e.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE, failuresPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE },
     metricsToken: e.OPTSTUFF_METRICS_TOKEN ?? null,
+  };
+}
+
+function resultStoreFromEnv(e: Env): ResultStoreSettings | null {
+  const kind = e.OPTSTUFF_RESULT_STORE === "auto" ? (e.OPTSTUFF_RESULT_STORE_S3_BUCKET ? "s3" : e.VERCEL === undefined ? "files" : "none") : e.OPTSTUFF_RESULT_STORE;
+  if (kind === "none") return null;
+  const maxBytes = e.OPTSTUFF_RESULT_STORE_BYTES;
+  if (kind === "files") return { kind, maxBytes, root: path.join(path.resolve(e.OPTSTUFF_DATA_DIR), "results") };
+  return {
+    kind,
+    maxBytes,
+    bucket: e.OPTSTUFF_RESULT_STORE_S3_BUCKET!,
+    prefix: e.OPTSTUFF_RESULT_STORE_S3_PREFIX,
+    endpoint: e.OPTSTUFF_RESULT_STORE_S3_ENDPOINT,
+    region: e.OPTSTUFF_RESULT_STORE_S3_REGION,
+    accessKeyId: e.OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID,
+    secretAccessKey: e.OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY,
+    forcePathStyle: e.OPTSTUFF_RESULT_STORE_S3_PATH_STYLE === "auto" ? e.OPTSTUFF_RESULT_STORE_S3_ENDPOINT !== undefined : e.OPTSTUFF_RESULT_STORE_S3_PATH_STYLE === "on",
   };
 }
 

@@ -33,6 +33,9 @@ import { createLogger, createSampledLogger, describeError, type Logger } from "@
 import { serviceOptionsFromEnv, type ServiceOptions } from "@/server/service-options";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import { createSourceFetcher } from "@/server/source";
+import { createSourceCache } from "@/server/source/source-cache";
+import { createResultStore } from "@/server/result-store/create-store";
+import { createSharedResults, type SharedResults } from "@/server/result-store/shared-results";
 
 /** Everything the app needs, built once. Tests build their own through createServices. */
 export interface Services {
@@ -45,6 +48,8 @@ export interface Services {
   counters: Counters;
   logger: Logger;
   delivery: DeliveryDeps;
+  /** The durable result store behind L1, and the lease that makes each result once; null without a store. */
+  results: SharedResults | null;
   auth: Auth;
   /** Wrong passwords per account and quarter hour, shared by every instance (Redis). */
   signInFailures: SignInFailureLimit;
@@ -103,12 +108,18 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   });
   const isolation = options.transformIsolation;
   const pool = isolation ? createProcessPool({ entry: isolation.entry, memoryLimitBytes: isolation.memoryLimitBytes, env: isolation.env }) : null;
-  const metrics = createMetrics({ counters, scheduler: transforms });
+  const store = options.resultStore ? await createResultStore(options.resultStore) : null;
+  // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
+  const results = store ? createSharedResults({ store, shared: kv.kind === "upstash" ? kv : null, counters, logSampled }) : null;
+  const metrics = createMetrics({ counters, scheduler: transforms, store });
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
+    sources: options.sourceCacheBytes ? createSourceCache({ maxBytes: options.sourceCacheBytes }) : null,
     scheduler: transforms,
     transform: pool?.transform ?? transformImage,
     resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
+    shared: results,
+    counters,
     limits: options.transformLimits,
   });
   const now = options.now ?? (() => new Date());
@@ -149,7 +160,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       lockAccountCreation,
     },
   });
-  const cron = createCronJobs({ db: database.db, kv, invalidate, logger, now, schedule: () => scheduler?.options ?? null });
+  const cron = createCronJobs({ db: database.db, kv, invalidate, logger, now, store, schedule: () => scheduler?.options ?? null });
   let scheduler: ReturnType<typeof startScheduler> | null = null;
   const tenancy: TenancyDeps = {
     db: database.db,
@@ -178,6 +189,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     counters,
     logger,
     delivery,
+    results,
     requestLog,
     cron,
     startScheduler() {
@@ -198,6 +210,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
           logger.log("error", "usage flush on shutdown failed", describeError(error));
         });
       }
+      await results?.drain();
+      await store?.close();
       await pool?.close();
       await database.close();
     },

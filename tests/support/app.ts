@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
+import type { DatabaseHandle } from "@/server/db/client";
 import { createImageRouteHandler } from "@/server/delivery/route-handler";
 import { createLogger } from "@/server/log";
 import { TRANSFORM_WORKER_ENTRY, type ServiceOptions } from "@/server/service-options";
@@ -25,6 +26,8 @@ export const DEMO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 export interface TestAppOptions extends Partial<Omit<ServiceOptions, "database" | "secrets">> {
   sourceHosts?: string[];
+  /** A database that outlives this app (a restart: the next app opens the same one); the caller closes it. */
+  database?: DatabaseHandle;
 }
 
 export interface TestApp {
@@ -45,7 +48,8 @@ export interface TestApp {
 const BASE = "http://optstuff.test";
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const { database: given, ...serviceOptions } = options;
+  const database = given ? { ...given, close: async () => undefined } : await createTestDatabase();
   const services = await createServices({
     database,
     secrets: { keyEncryption: "test-master", keyEncryptionPrevious: undefined, auth: "test-auth", cron: "test-cron" },
@@ -65,7 +69,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: createLogger("error"),
     // Tests sign up many people; the registration tests choose their own policy.
     registration: { mode: "open", emailDomains: [] },
-    ...options,
+    ...serviceOptions,
   });
   const { project, key } = await bootstrap(
     { db: database.db, secretBox: services.secretBox },

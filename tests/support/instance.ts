@@ -1,7 +1,7 @@
 /**
  * One app instance in its own process, for multi-instance tests: the real services and route handler
  * behind a plain HTTP server, plus one admin route that does what the dashboard's revoke does (write
- * the database, then invalidate). Usage: tsx tests/support/instance.ts '<json config>'; prints "READY <port>".
+ * the database, then invalidate), one that purges as the dashboard does, and the metrics. Usage: tsx tests/support/instance.ts '<json config>'; prints "READY <port>".
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,13 +9,18 @@ import { eq } from "drizzle-orm";
 import { apiKeys } from "@/server/db/schema";
 import { createImageRouteHandler } from "@/server/delivery/route-handler";
 import { createLogger } from "@/server/log";
+import type { ResultStoreSettings } from "@/server/result-store/create-store";
 import { createServices } from "@/server/services";
+import { purgeResults } from "@/server/tenancy/cache-purge";
 import { testTransformIsolation } from "./app";
 
 interface InstanceConfig {
   databaseUrl: string;
   redis: { url: string; token: string };
   master: string;
+  resultStore?: ResultStoreSettings;
+  sourceCacheBytes?: number;
+  transformQueue?: number;
 }
 
 const config = JSON.parse(process.argv[2]!) as InstanceConfig;
@@ -27,13 +32,15 @@ const services = await createServices({
   localSourceRoot: null,
   transformConcurrency: 1,
   transformIsolation: testTransformIsolation(),
-  transformQueue: 8,
+  transformQueue: config.transformQueue ?? 8,
   resultCacheBytes: 1_000_000,
   configCacheTtlMs: 1000, // the production default: the bound under test
   redis: config.redis,
   authFailuresPerMinute: 1000,
   trustedProxyHops: 0,
-  logger: createLogger("error"),
+  logger: createLogger(process.env.INSTANCE_LOG === "warn" ? "warn" : "error"),
+  resultStore: config.resultStore ?? null,
+  sourceCacheBytes: config.sourceCacheBytes ?? 0,
 });
 const handler = createImageRouteHandler(async () => services);
 
@@ -46,6 +53,18 @@ async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promi
     await services.database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.publicKey, publicKey));
     await services.invalidate.apiKeys([publicKey]);
     res.writeHead(204).end();
+    return;
+  }
+  if (req.method === "POST" && url.pathname === "/admin/purge") {
+    // What the dashboard's purge does, for the project the test names.
+    const scope = { teamId: url.searchParams.get("team")!, projectId: url.searchParams.get("project")! };
+    const store = services.results?.store ?? null;
+    const purged = await purgeResults({ ...services.tenancy, store, logger: services.logger }, scope, { source: url.searchParams.get("source") ?? undefined, actorId: null });
+    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(purged));
+    return;
+  }
+  if (url.pathname === "/admin/metrics") {
+    res.writeHead(200, { "Content-Type": services.metrics.contentType }).end(await services.metrics.render());
     return;
   }
   await handler.node(req, res);

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
-import { apiKeys, projects } from "@/server/db/schema";
+import { apiKeys, projects, sourcePurges } from "@/server/db/schema";
 import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE, type ConfigStore } from "./types";
 
 /** The source of truth: one indexed select per lookup. */
@@ -37,11 +37,15 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
           slug: projects.slug,
           allowedSourceHosts: projects.allowedSourceHosts,
           allowedRefererHosts: projects.allowedRefererHosts,
+          cacheBase: projects.cacheBase,
         })
         .from(projects)
         .where(eq(projects.id, projectId))
         .limit(1);
-      return row ?? null;
+      if (!row) return null;
+      const purged = await db.select({ source: sourcePurges.source, generation: sourcePurges.generation }).from(sourcePurges).where(eq(sourcePurges.projectId, projectId));
+      const { cacheBase, ...project } = row;
+      return { ...project, cache: { base: cacheBase, sources: Object.fromEntries(purged.map((p) => [p.source, p.generation])) } };
     },
   };
 }

@@ -3,7 +3,7 @@ import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
 import type { Counters } from "@/server/coordination/counters";
 import type { KeyValue } from "@/server/coordination/types";
 import { describeError, type SampledLog } from "@/server/log";
-import type { ApiKeyConfig, ConfigStore, ProjectConfig } from "./types";
+import { NO_PURGES, type ApiKeyConfig, type ConfigStore, type ProjectConfig } from "./types";
 
 const NOT_FOUND = "__NOT_FOUND__";
 /**
@@ -43,7 +43,8 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
     getProject: (projectId) =>
       readThrough(deps, redisKeys.projectConfig(projectId), () => inner.getProject(projectId), {
         encode: (config: ProjectConfig) => JSON.stringify(config),
-        decode: (text) => JSON.parse(text) as ProjectConfig,
+        // Entries written before purges existed carry no generations: none were taken yet.
+        decode: (text) => ({ cache: NO_PURGES, ...(JSON.parse(text) as Partial<ProjectConfig>) }) as ProjectConfig,
       }),
   };
 }

@@ -17,7 +17,20 @@ export interface ProjectConfig {
   slug: string;
   allowedSourceHosts: string[];
   allowedRefererHosts: string[];
+  cache: CacheGenerations;
 }
+
+/**
+ * What purges did (src/server/delivery/result-keys.ts): a source's results are current only when made
+ * at its generation, the larger of the project's last whole purge and that source's last purge.
+ */
+export interface CacheGenerations {
+  base: number;
+  /** Source (as the request log names it) → generation of its last purge since `base`. */
+  sources: Record<string, number>;
+}
+
+export const NO_PURGES: CacheGenerations = { base: 0, sources: {} };
 
 /**
  * Read side of the configuration the data plane depends on. The database implementation reads

@@ -20,6 +20,7 @@ export const keySpecs = {
   usageBucket: { prefix: "usage:buffer:minute:", ttl: "14 days" },
   usageFlushLock: { prefix: "usage:buffer:flush:lock", ttl: "55 s, extended while a flush runs" },
   requestLogFailures: { prefix: "log:failures:", ttl: "120 s" },
+  transformLease: { prefix: "lease:transform:", ttl: "30 s, deleted by its owner once the result is stored" },
 } as const satisfies Record<string, KeySpec>;
 
 export const redisKeys = {
@@ -39,6 +40,8 @@ export const redisKeys = {
   usageFlushLock: () => keySpecs.usageFlushLock.prefix,
   /** Failed requests of a project written to the request log in one UTC minute (the cap's counter). */
   requestLogFailures: (projectId: string, at: Date) => `${keySpecs.requestLogFailures.prefix}${projectId}:${minuteStamp(at)}`,
+  /** One per result being made somewhere (its result-store key): whoever holds it transforms, others wait for the store. */
+  transformLease: (storeKey: string) => `${keySpecs.transformLease.prefix}${storeKey}`,
 } as const satisfies Record<keyof typeof keySpecs | "rateLimitIdentifier", (...args: never[]) => string>;
 
 /**

@@ -2,6 +2,7 @@ import { retryInvalidations, type ConfigInvalidator } from "@/server/config-cach
 import type { KeyValue } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
 import type { Logger } from "@/server/log";
+import type { ResultStore } from "@/server/result-store/types";
 import { sweepExpiredKeys } from "@/server/tenancy/sweep-expired-keys";
 import { defaultFlushOptions, flushUsageBuffer, type FlushOptions, type FlushReport } from "@/server/usage/flush-usage-buffer";
 import { pruneLedger, pruneRequestLog } from "@/server/usage/retention";
@@ -16,6 +17,8 @@ export interface CronDeps {
   invalidate: ConfigInvalidator;
   logger: Logger;
   now: () => Date;
+  /** The result store, brought under its bound daily (S3 has no eviction of its own); null without one. */
+  store?: ResultStore | null;
   /** The in-process schedule when this process runs one (read when asked: it may start later); else null. */
   schedule?: () => SchedulerOptions | null;
 }
@@ -40,6 +43,7 @@ export function createCronJobs(deps: CronDeps): CronJobs {
   // A flush's success stands for its cutoff, not for when it ended: the dashboard's "metered up to".
   const recordedFlush = (options?: Partial<FlushOptions>) =>
     runRecorded(deps.db, "flush-usage-buffer", deps.now, () => flush(options), (report) => (report.meteredUpTo ? new Date(report.meteredUpTo) : null));
+  const store = deps.store;
   return {
     flushUsage: recordedFlush,
     dailyMaintenance: () =>
@@ -51,6 +55,7 @@ export function createCronJobs(deps: CronDeps): CronJobs {
             { name: "expiredKeys", run: async () => ({ marked: await sweepExpiredKeys(deps, deps.now()) }) },
             { name: "invalidationRetries", run: async () => ({ ...(await retryInvalidations({ db: deps.db, kv: deps.kv.kind === "upstash" ? deps.kv : null })) }) },
             { name: "ledgerPrune", run: async () => ({ deleted: await pruneLedger(deps.db, deps.now()) }) },
+            ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),
           ],
           deps.logger,
         ),

@@ -19,20 +19,6 @@ export function variantKey(operations: ImageOperations, location: SourceLocation
     .slice(0, 32);
 }
 
-/**
- * What a transform's result is cached and shared under: the variant, and for a remote source the
- * project's source list too. The fetch asks that list at every redirect hop, so a result that came
- * through a redirect one project allows must not reach a project whose list refuses it. Projects with
- * the same list share results; the ETag stays the variant's.
- */
-export function resultKey(variant: string, location: SourceLocation, allowedSourceHosts: readonly string[]): string {
-  return location.kind === "remote" ? `${variant}|${[...allowedSourceHosts].sort().join(",")}` : variant;
-}
-
-export function etagFor(key: string): string {
-  return `"${key}"`;
-}
-
 /** RFC 9110 weak comparison over a list, as If-None-Match requires. */
 export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
   if (!header) return false;

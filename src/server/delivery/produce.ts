@@ -1,5 +1,11 @@
+import type { Counters } from "@/server/coordination/counters";
 import type { ImageOperations, ResultCache, TransformLimits, TransformResult, Transformer, TransformScheduler } from "@/server/image";
-import type { SourceFetcher, SourceLocation } from "@/server/source";
+import type { Claim, SharedResults } from "@/server/result-store/shared-results";
+import type { FetchedSource, SourceFetcher, SourceLocation } from "@/server/source";
+import type { SourceCache } from "@/server/source/source-cache";
+
+/** Which tier answered: in-process (hit), the result store (store), another request's job (shared), or a transform here (miss). */
+export type ResultTier = "hit" | "store" | "shared" | "miss";
 
 export interface Produced {
   result: TransformResult;
@@ -10,22 +16,33 @@ export interface Produced {
   queueMs: number;
   /** Decode, resize and encode: one libvips pipeline, so one phase. */
   transformMs: number;
+  /** Reading the result store, and waiting on another instance's transform of the same result. */
+  storeMs: number;
   /** Waiting on another request's job for the same variant ("shared"); that job's phases are its own. */
   waitMs: number;
-  cache: "hit" | "miss" | "shared";
+  cache: ResultTier;
 }
 
 export interface ProducerDeps {
   fetcher: SourceFetcher;
+  /** Recently downloaded originals, so one source's widths share a download; null downloads every time. */
+  sources: SourceCache | null;
   scheduler: TransformScheduler;
   /** In this process, or in a transform process that can be killed (services choose). */
   transform: Transformer;
+  /** L1, in process. */
   resultCache: ResultCache | null;
+  /** L2, durable and shared between instances; null when no store is configured. */
+  shared: SharedResults | null;
+  counters: Counters;
   limits: TransformLimits;
 }
 
 export interface ProduceInput {
+  /** The result's key in every tier (result-keys.ts). */
   key: string;
+  /** The source cache's key (carries the purge generation and source policy). */
+  sourceKey: string;
   /**
    * Whose share of the transform slots and queue this counts against: the team, not the project, since
    * projects cost nothing to create and one tenant must not get a share per project.
@@ -46,35 +63,70 @@ export interface ProduceInput {
 
 export type Producer = (input: ProduceInput) => Promise<Produced>;
 
+const none = { sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, storeMs: 0, waitMs: 0 };
+
 /**
- * Result cache, then one shared job per variant: concurrent identical requests wait on the first one's
- * fetch and transform instead of repeating them. Only the transform takes a scheduler slot: a slow
- * origin must not hold a CPU slot while it trickles bytes.
+ * L1, then one shared job per result: concurrent identical requests wait on the first one's job
+ * instead of repeating it. The job reads the store, then (with a lease across instances) fetches and
+ * transforms, and writes the result back after answering. Only the transform takes a scheduler slot:
+ * a slow origin must not hold a CPU slot while it trickles bytes.
  */
 export function createProducer(deps: ProducerDeps): Producer {
   const inflight = new Map<string, Promise<Produced>>();
 
   return async function produce(input) {
     const cached = deps.resultCache?.get(input.key);
-    if (cached) return { result: cached, sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, waitMs: 0, cache: "hit" };
+    if (cached) {
+      deps.counters.increment("result_tier_l1");
+      return { ...none, result: cached, cache: "hit" };
+    }
 
     const running = inflight.get(input.key);
     if (running) {
       const joined = performance.now();
       const { result } = await running;
-      return { result, sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, waitMs: performance.now() - joined, cache: "shared" };
+      deps.counters.increment("result_tier_shared");
+      return { ...none, result, waitMs: performance.now() - joined, cache: "shared" };
     }
 
-    const job = fetchAndTransform(input, deps).finally(() => inflight.delete(input.key));
+    const job = fromStoreOrMake(input, deps).finally(() => inflight.delete(input.key));
     inflight.set(input.key, job);
     return job;
   };
 }
 
+async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
+  const started = performance.now();
+  let claim: Claim = { kind: "make", release: () => undefined };
+  if (deps.shared) {
+    const stored = await deps.shared.read(input.key);
+    claim = stored ? { kind: "stored", result: stored } : await deps.shared.claim(input.key);
+  }
+  const storeMs = performance.now() - started;
+  if (claim.kind === "stored") {
+    deps.resultCache?.set(input.key, claim.result);
+    deps.counters.increment("result_tier_store");
+    return { ...none, result: claim.result, storeMs, cache: "store" };
+  }
+  try {
+    const made = await fetchAndTransform(input, deps);
+    deps.resultCache?.set(input.key, made.result);
+    deps.counters.increment("result_tier_transform");
+    if (deps.shared) deps.shared.writeBack(input.key, made.result, claim);
+    return { ...made, storeMs };
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
+}
+
 async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
   await input.admit?.();
   const fetchStart = performance.now();
-  const source = await deps.fetcher.fetch(input.location, { mayFollow: input.mayFollow });
+  const options = { mayFollow: input.mayFollow };
+  const source: FetchedSource = deps.sources
+    ? await deps.sources.fetch(input.sourceKey, input.location, options, deps.fetcher)
+    : await deps.fetcher.fetch(input.location, options);
   const fetchMs = performance.now() - fetchStart;
 
   const queued = performance.now();
@@ -84,7 +136,5 @@ async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promi
     return deps.transform(source.bytes, input.operations, { accept: input.accept }, deps.limits, priority);
   });
   const transformMs = performance.now() - started;
-
-  deps.resultCache?.set(input.key, result);
-  return { result, sourceBytes: source.bytes.length, fetchMs, queueMs: started - queued, transformMs, waitMs: 0, cache: "miss" };
+  return { ...none, result, sourceBytes: source.bytes.length, fetchMs, queueMs: started - queued, transformMs, cache: "miss" };
 }

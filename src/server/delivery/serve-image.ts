@@ -10,9 +10,10 @@ import { isAuthFailure, type AuthFailureGuard } from "@/server/ratelimit/auth-fa
 import { clientAddress } from "@/server/ratelimit/client-address";
 import { requestLimits, withinLimits, type AddressLimits, type RequestLimits } from "@/server/ratelimit/enforce-key-limits";
 import { authorizeRequest, type AuthorizeDeps, type Authorized } from "./authorize";
-import { etagFor, matchesIfNoneMatch, resultKey, variantKey } from "./cache-key";
+import { matchesIfNoneMatch, variantKey } from "./cache-key";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
-import type { Producer } from "./produce";
+import type { Produced, Producer, ResultTier } from "./produce";
+import { resultAddress, sourceName } from "./result-keys";
 import { serverTiming, successHeaders } from "./success-headers";
 
 export interface ImageHttpRequest {
@@ -38,9 +39,9 @@ export interface RequestOutcome {
   /** Body bytes actually sent (0 for HEAD and 304): what usage metering counts. */
   sentBytes?: number;
   durationMs: number;
-  cache?: "hit" | "miss" | "shared" | "revalidated";
+  cache?: ResultTier | "revalidated";
   /** Milliseconds per phase, for the metrics' histograms. */
-  phases?: Partial<Record<"auth" | "queue" | "fetch" | "transform", number>>;
+  phases?: Partial<Record<"auth" | "store" | "queue" | "fetch" | "transform", number>>;
 }
 
 export interface DeliveryDeps extends AuthorizeDeps {
@@ -79,7 +80,7 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
       throw error;
     });
     const location = checkPolicy(parts, authorized, request.headers);
-    outcome.sourceUrl = describeSource(location);
+    outcome.sourceUrl = sourceName(location);
     // Charged in respond(), once the request knows what it costs: a transform, or only a request.
     const limits = requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() });
     const authMs = performance.now() - started;
@@ -123,9 +124,10 @@ async function respond(
   progress: Progress,
 ): Promise<HttpAnswer> {
   const accept = request.headers.get("accept");
-  const key = variantKey(parts.operations, location, accept);
+  const address = resultAddress(project, variantKey(parts.operations, location, accept), location);
   const common = {
-    etag: etagFor(key),
+    etag: address.etag,
+    tags: address.tags,
     exp: parts.exp,
     nowMs: deps.now().getTime(),
     refererRestricted: project.allowedRefererHosts.length > 0,
@@ -144,7 +146,8 @@ async function respond(
 
   const produced = await withinLimits(progress.limits, (admit) =>
     deps.produce({
-      key: resultKey(key, location, project.allowedSourceHosts),
+      key: address.storeKey,
+      sourceKey: address.sourceKey,
       tenant: project.teamId,
       location,
       mayFollow: (url) => isSourceAllowed({ kind: "remote", url }, project.allowedSourceHosts),
@@ -160,12 +163,11 @@ async function respond(
     sourceBytes: produced.sourceBytes,
     outputBytes: result.body.length,
     sentBytes: request.method === "HEAD" ? 0 : result.body.length,
-    phases: { auth: progress.authMs, ...(produced.cache === "miss" ? { fetch: produced.fetchMs, queue: produced.queueMs, transform: produced.transformMs } : {}) },
+    phases: { auth: progress.authMs, ...work(produced) },
   });
   // A request that joined another's job reports its wait, not that job's fetch and transform.
-  const work: Record<string, number> =
-    produced.cache === "shared" ? { wait: produced.waitMs } : { fetch: produced.fetchMs, queue: produced.queueMs, transform: produced.transformMs };
-  const timing = serverTiming({ auth: progress.authMs, ...work, total: performance.now() - progress.started });
+  const timingWork: Record<string, number> = produced.cache === "shared" ? { wait: produced.waitMs } : work(produced);
+  const timing = serverTiming({ auth: progress.authMs, ...timingWork, total: performance.now() - progress.started });
   const headers = successHeaders({
     ...common,
     contentType: result.contentType,
@@ -176,9 +178,12 @@ async function respond(
   return { status: 200, headers, body: result.body };
 }
 
-function describeSource(location: SourceLocation): string {
-  if (location.kind === "local") return `local/${location.relativePath}`;
-  return `${location.url.origin}${location.url.pathname}`;
+/** The phases this request spent time in: the store's read (and wait), and the fetch and transform at a miss. */
+function work(produced: Produced): Record<string, number> {
+  if (produced.cache === "hit" || produced.cache === "shared") return {};
+  const store: Record<string, number> = produced.storeMs > 0 ? { store: produced.storeMs } : {};
+  if (produced.cache === "store") return store;
+  return { ...store, fetch: produced.fetchMs, queue: produced.queueMs, transform: produced.transformMs };
 }
 
 function finish(outcome: RequestOutcome, started: number): RequestOutcome {

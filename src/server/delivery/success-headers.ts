@@ -13,6 +13,8 @@ export interface SuccessHeaderInput {
   refererRestricted: boolean;
   requestId: string;
   serverTiming: string;
+  /** Cache-Tag / Surrogate-Key values: what a purge tells a CDN to drop (docs/caching.md). */
+  tags: readonly string[];
 }
 
 /** Headers shared by 200 and 304 (a 304 repeats the caching headers of the 200 it stands for). */
@@ -24,6 +26,12 @@ export function successHeaders(input: SuccessHeaderInput): Headers {
     "X-Request-Id": input.requestId,
     "Server-Timing": input.serverTiming,
   });
+  // Each CDN reads its own spelling (Cloudflare Cache-Tag, Fastly Surrogate-Key, Vercel Vercel-Cache-Tag).
+  if (input.tags.length > 0) {
+    headers.set("Cache-Tag", input.tags.join(","));
+    headers.set("Surrogate-Key", input.tags.join(" "));
+    headers.set("Vercel-Cache-Tag", input.tags.join(","));
+  }
   if (input.contentType) headers.set("Content-Type", input.contentType);
   const vary = [input.negotiated ? "Accept" : null, input.refererRestricted ? "Referer" : null].filter(Boolean);
   if (vary.length > 0) headers.set("Vary", vary.join(", "));

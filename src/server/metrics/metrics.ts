@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { Counters } from "@/server/coordination/counters";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { TransformScheduler } from "@/server/image";
+import type { ResultStore } from "@/server/result-store/types";
 
 export interface Metrics {
   /** After each image response. */
@@ -17,7 +18,7 @@ const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * process do not mix). Request metrics are observed per outcome; the rest is read at scrape time from
  * the scheduler and the process-wide event counters (Redis calls and failures, cache lookups, losses).
  */
-export function createMetrics(deps: { counters: Counters; scheduler: TransformScheduler }): Metrics {
+export function createMetrics(deps: { counters: Counters; scheduler: TransformScheduler; store?: ResultStore | null }): Metrics {
   const registry = new Registry();
   let processMetrics = false;
   const requests = new Counter({ name: "optstuff_image_requests_total", help: "Image requests by request-log status and HTTP status", labelNames: ["status", "code"], registers: [registry] });
@@ -41,6 +42,25 @@ export function createMetrics(deps: { counters: Counters; scheduler: TransformSc
       this.set({ state: "queued" }, queued);
     },
   });
+  const store = deps.store;
+  if (store) {
+    new Gauge({
+      name: "optstuff_result_store_bytes",
+      help: "Bytes held by the result store (files: exact; S3: as of its last listing plus writes since)",
+      registers: [registry],
+      collect() {
+        this.set(store.size().bytes);
+      },
+    });
+    new Gauge({
+      name: "optstuff_result_store_objects",
+      help: "Results held by the result store",
+      registers: [registry],
+      collect() {
+        this.set(store.size().objects);
+      },
+    });
+  }
   fromCounters(registry, deps.counters);
   return {
     observe(outcome) {
@@ -64,6 +84,13 @@ function fromCounters(registry: Registry, counters: Counters): void {
   const families: Array<{ name: string; help: string; label: string; prefix: string }> = [
     { name: "optstuff_config_cache_lookups_total", help: "Config lookups per tier (l1 in process, redis) and result", label: "lookup", prefix: "config_" },
     { name: "optstuff_redis_calls_total", help: "Redis commands and scripts issued, per operation (calls in one tick share a round trip)", label: "operation", prefix: "redis_calls_" },
+    {
+      name: "optstuff_results_total",
+      help: "Image results by the tier that answered: l1 (in process), shared (another request's job), store (result store), transform (made here)",
+      label: "tier",
+      prefix: "result_tier_",
+    },
+    { name: "optstuff_result_store_failures_total", help: "Result store reads and writes that failed or missed their budget (the request went on)", label: "operation", prefix: "result_store_failure_" },
     { name: "optstuff_redis_failures_total", help: "Redis calls that failed or missed their budget, per use", label: "use", prefix: "redis_failure_" },
   ];
   for (const family of families) {

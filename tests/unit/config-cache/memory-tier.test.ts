@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryTier, type ApiKeyConfig, type ConfigStore, type ProjectConfig } from "@/server/config-cache";
+import { createMemoryTier, NO_PURGES, type ApiKeyConfig, type ConfigStore, type ProjectConfig } from "@/server/config-cache";
 
 function countingStore(keys: Record<string, ApiKeyConfig>, delayMs = 0) {
   const reads: string[] = [];
@@ -11,7 +11,7 @@ function countingStore(keys: Record<string, ApiKeyConfig>, delayMs = 0) {
     },
     async getProject(projectId): Promise<ProjectConfig | null> {
       reads.push(projectId);
-      return { id: projectId, teamId: "t", slug: "s", allowedSourceHosts: [], allowedRefererHosts: [] };
+      return { id: projectId, teamId: "t", slug: "s", allowedSourceHosts: [], allowedRefererHosts: [], cache: NO_PURGES };
     },
   };
   return { store, reads };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { etagFor, matchesIfNoneMatch, variantKey } from "@/server/delivery/cache-key";
+import { matchesIfNoneMatch, variantKey } from "@/server/delivery/cache-key";
 import { cacheControl, successHeaders } from "@/server/delivery/success-headers";
 import { parseOperations } from "@/server/image";
 
@@ -14,9 +14,12 @@ describe("cache headers", () => {
   });
 
   it("says Vary: Accept only for negotiated formats, adds Referer when restricted, CSP only on SVG", () => {
-    const base = { etag: '"e"', exp: undefined, nowMs: 0, requestId: "r", serverTiming: "total;dur=1" };
+    const base = { etag: '"e"', exp: undefined, nowMs: 0, requestId: "r", serverTiming: "total;dur=1", tags: ["optstuff-p-1", "optstuff-s-2"] };
     const plain = successHeaders({ ...base, contentType: "image/webp", negotiated: false, refererRestricted: false });
     expect(plain.get("vary")).toBeNull();
+    expect(plain.get("cache-tag")).toBe("optstuff-p-1,optstuff-s-2");
+    expect(plain.get("surrogate-key")).toBe("optstuff-p-1 optstuff-s-2");
+    expect(plain.get("vercel-cache-tag")).toBe("optstuff-p-1,optstuff-s-2");
     expect(plain.get("content-security-policy")).toBeNull();
     expect(plain.get("x-content-type-options")).toBe("nosniff");
     const both = successHeaders({ ...base, contentType: "image/avif", negotiated: true, refererRestricted: true });
@@ -39,7 +42,7 @@ describe("variant keys and ETags", () => {
   });
 
   it("matches If-None-Match lists, weak tags and *", () => {
-    const etag = etagFor("abc");
+    const etag = '"abc"';
     expect(matchesIfNoneMatch('"abc"', etag)).toBe(true);
     expect(matchesIfNoneMatch('W/"abc"', etag)).toBe(true);
     expect(matchesIfNoneMatch('"x", "abc"', etag)).toBe(true);

@@ -2,3 +2,4 @@ export * from "./auth";
 export * from "./tenancy";
 export * from "./api-keys";
 export * from "./usage";
+export * from "./cache";

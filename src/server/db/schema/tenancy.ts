@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth";
 
 export const teamRole = pgEnum("team_role", ["owner", "admin", "member"]);
@@ -57,6 +57,11 @@ export const projects = pgTable(
     /** Referer host entries; empty means any referer (or none). */
     allowedRefererHosts: text("allowed_referer_hosts").array().notNull().default(sql`'{}'::text[]`),
     lastActivityAt: timestamp("last_activity_at", { withTimezone: true }),
+    /** Taken by every purge, one more each time (cache.ts). */
+    cacheGeneration: integer("cache_generation").notNull().default(0),
+    /** The generation of the last whole-project purge: every result made before it is unreachable. */
+    cacheBase: integer("cache_base").notNull().default(0),
+    cachePurgedAt: timestamp("cache_purged_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

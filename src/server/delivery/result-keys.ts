@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+import type { CacheGenerations } from "@/server/config-cache";
+import type { SourceLocation } from "@/server/source";
+
+/**
+ * The source as the request log, purges and Cache-Tag name it: origin and path (no query string, which
+ * may carry an origin's tokens), or local/<path>. Purging a source purges every query variant of it.
+ */
+export function sourceName(location: SourceLocation): string {
+  if (location.kind === "local") return `local/${location.relativePath}`;
+  return `${location.url.origin}${location.url.pathname}`;
+}
+
+/** The generation a source's results must have been made at to be current (after the last purge of it or of its project). */
+export function generationOf(cache: CacheGenerations, source: string): number {
+  return Math.max(cache.base, cache.sources[source] ?? 0);
+}
+
+export interface ResultAddress {
+  /** Strong ETag: the variant's, plus the purge generation once there was one (so a purge changes it). */
+  etag: string;
+  /** L1, result store and transform-lease key: project / source / variant at its generation. */
+  storeKey: string;
+  /** Prefix of every result of this source in the store (a source purge deletes it). */
+  sourcePrefix: string;
+  /** The source cache's key: the downloaded bytes are reused for this project, policy and generation only. */
+  sourceKey: string;
+  /** Cache-Tag / Surrogate-Key values, for purging a CDN the same way. */
+  tags: string[];
+}
+
+interface ProjectScope {
+  id: string;
+  allowedSourceHosts: readonly string[];
+  cache: CacheGenerations;
+}
+
+/**
+ * Where a variant's result lives, from the request alone (no fetch), so a conditional request is
+ * answered before any work. Scoped to the project: a purge is one project's act, and a result fetched
+ * through a redirect its source list allows must not reach another project (contract §5). Results are
+ * keyed by the variant and never by key or signature, so a key rotation keeps them.
+ */
+export function resultAddress(project: ProjectScope, variant: string, location: SourceLocation): ResultAddress {
+  const source = sourceName(location);
+  const generation = generationOf(project.cache, source);
+  const policy = location.kind === "remote" ? [...project.allowedSourceHosts].sort().join(",") : "";
+  const sourcePrefix = storePrefixOf(project.id, source);
+  return {
+    etag: generation === 0 ? `"${variant}"` : `"${variant}.${generation}"`,
+    storeKey: `${sourcePrefix}/${digest(`${variant}\n${policy}\n${generation}`, 32)}`,
+    sourcePrefix,
+    sourceKey: `${project.id}\n${generation}\n${policy}\n${location.kind === "remote" ? location.url.href : source}`,
+    tags: [projectTag(project.id), sourceTag(project.id, source)],
+  };
+}
+
+/** The store prefix of a source's results in a project, or of the whole project without a source. */
+export function storePrefixOf(projectId: string, source?: string): string {
+  return source === undefined ? projectId : `${projectId}/${digest(source, 22)}`;
+}
+
+/** Cache-Tag values (what a purge tells the CDN to drop): opaque, so no source URL leaks into CDN logs. */
+export function projectTag(projectId: string): string {
+  return `optstuff-p-${projectId}`;
+}
+
+export function sourceTag(projectId: string, source: string): string {
+  return `optstuff-s-${digest(`${projectId}\n${source}`, 22)}`;
+}
+
+function digest(text: string, length: number): string {
+  return createHash("sha256").update(text).digest("base64url").slice(0, length);
+}

@@ -1,0 +1,204 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/server/db/client";
+import type { ResultStoreSettings } from "@/server/result-store/create-store";
+import { purgeResults } from "@/server/tenancy/cache-purge";
+import { createTestApp, type TestApp, type TestAppOptions } from "../../support/app";
+import { createTestDatabase } from "../../support/database";
+import { makeJpeg } from "../../support/images";
+import { startOrigin, type Origin } from "../../support/origin";
+import { startS3, type LocalS3 } from "../../support/s3";
+
+let origin: Origin;
+let photo: Buffer;
+let version = 1;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  photo = await makeJpeg(640, 480);
+  origin = await startOrigin({
+    "/photo.jpg": (_request, response) => {
+      response.writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": photo.length, ETag: `"v${version}"`, "Cache-Control": "max-age=3600" });
+      response.end(photo);
+    },
+  });
+});
+
+afterAll(async () => {
+  await s3?.stop();
+  await origin.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function storeDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "optstuff-results-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const source = () => `http://${origin.host}/photo.jpg`;
+
+function app(root: string | ResultStoreSettings, database: DatabaseHandle, options: TestAppOptions = {}): Promise<TestApp> {
+  return createTestApp({
+    database,
+    sourceHosts: [origin.host, "local"],
+    resultStore: typeof root === "string" ? { kind: "files", root, maxBytes: 64 * 1024 * 1024 } : root,
+    ...options,
+  });
+}
+
+// CI's PostgreSQL + Redis run has an S3-compatible server: the restart case runs on it too.
+const s3Run = process.env.TEST_S3_ENDPOINT !== undefined;
+let s3: LocalS3 | undefined;
+async function bucketStore(): Promise<ResultStoreSettings> {
+  s3 ??= await startS3();
+  const { endpoint, accessKeyId, secretAccessKey } = s3;
+  return { kind: "s3", maxBytes: 64 * 1024 * 1024, bucket: await s3.bucket(), prefix: "results/", endpoint, region: "us-east-1", accessKeyId, secretAccessKey, forcePathStyle: true };
+}
+
+const transforms = (t: TestApp) => t.services.counters.get("result_tier_transform");
+const fromStore = (t: TestApp) => t.services.counters.get("result_tier_store");
+
+describe("result store", () => {
+  it.each(["files", ...(s3Run ? ["s3"] : [])])("keeps 50 results across a restart (%s): none is made again, byte for byte, and a new key finds them", async (kind) => {
+    const database = await createTestDatabase();
+    const root = kind === "files" ? storeDir() : await bucketStore();
+    try {
+      const first = await app(root, database);
+      const widths = Array.from({ length: 50 }, (_, i) => 40 + i * 8);
+      const before = new Map<number, { body: Buffer; etag: string | null }>();
+      for (const width of widths) {
+        const response = await first.fetch(first.signedPath(`w_${width},f_webp`, source()));
+        expect(response.status).toBe(200);
+        before.set(width, { body: Buffer.from(await response.arrayBuffer()), etag: response.headers.get("etag") });
+      }
+      expect(transforms(first)).toBe(50);
+      await first.close(); // drains the write-backs
+
+      const downloads = origin.requests.length;
+      const restarted = await app(root, database); // bootstrap makes a new key: keys are not part of result keys
+      for (const width of widths) {
+        const response = await restarted.fetch(restarted.signedPath(`w_${width},f_webp`, source()));
+        expect(response.status).toBe(200);
+        expect(response.headers.get("etag")).toBe(before.get(width)!.etag);
+        expect(Buffer.from(await response.arrayBuffer()).equals(before.get(width)!.body)).toBe(true);
+      }
+      expect(transforms(restarted)).toBe(0);
+      expect(fromStore(restarted)).toBe(50);
+      expect(origin.requests.length).toBe(downloads);
+      await restarted.settled();
+      expect(restarted.outcomes.every((o) => o.cache === "store")).toBe(true);
+      await restarted.close();
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+
+  it("makes a damaged stored result again instead of serving it", async () => {
+    const database = await createTestDatabase();
+    const root = storeDir();
+    try {
+      const first = await app(root, database);
+      const good = Buffer.from(await (await first.fetch(first.signedPath("w_200,f_png", source()))).arrayBuffer());
+      await first.close();
+      const [file] = walk(path.join(root, "objects"));
+      const stored = readFileSync(file!);
+      stored.writeUInt8(stored.readUInt8(stored.length - 20) ^ 0x55, stored.length - 20);
+      writeFileSync(file!, stored);
+
+      const restarted = await app(root, database);
+      const response = await restarted.fetch(restarted.signedPath("w_200,f_png", source()));
+      const body = Buffer.from(await response.arrayBuffer());
+      expect(response.status).toBe(200);
+      expect(body.equals(good)).toBe(true);
+      const { width, height } = await sharp(body).metadata();
+      expect([width, height]).toEqual([200, 150]);
+      expect(transforms(restarted)).toBe(1);
+      expect(fromStore(restarted)).toBe(0);
+      await restarted.close();
+    } finally {
+      await database.close();
+    }
+  }, 60_000);
+
+  it("serves by transforming when the store cannot be used, and counts it", async () => {
+    const database = await createTestDatabase();
+    try {
+      // A store whose directory cannot be created: every read and write fails.
+      const broken = path.join(storeDir(), "a-file");
+      writeFileSync(broken, "not a directory");
+      const t = await app(path.join(broken, "results"), database);
+      for (const width of [120, 130]) {
+        const response = await t.fetch(t.signedPath(`w_${width},f_webp`, source()));
+        expect(response.status).toBe(200);
+        expect((await sharp(Buffer.from(await response.arrayBuffer())).metadata()).width).toBe(width);
+      }
+      await t.services.results!.drain();
+      expect(transforms(t)).toBe(2);
+      expect(t.services.counters.get("result_store_failure_read")).toBe(2);
+      expect(t.services.counters.get("result_store_failure_write")).toBe(2);
+      await t.close();
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("purges one source on every tier: a new ETag, the old one no longer answers 304, the source is fetched again", async () => {
+    const database = await createTestDatabase();
+    const root = storeDir();
+    try {
+      const t = await app(root, database, { sourceCacheBytes: 16 * 1024 * 1024 });
+      const path1 = t.signedPath("w_160,f_webp", source());
+      const other = t.signedPath("w_160,f_webp", "local/photo.jpg");
+      const first = await t.fetch(path1);
+      const oldEtag = first.headers.get("etag")!;
+      const oldBody = Buffer.from(await first.arrayBuffer());
+      expect((await t.fetch(t.signedPath("w_170,f_webp", source()))).status).toBe(200);
+      expect((await t.fetch(other)).status).toBe(200);
+      const otherEtag = (await t.fetch(other)).headers.get("etag");
+      await t.services.results!.drain();
+      const downloads = origin.requests.length;
+      expect(downloads).toBeGreaterThanOrEqual(1);
+      expect(first.headers.get("cache-tag")).toContain(`optstuff-p-${t.projectId}`);
+
+      // The origin now serves another picture under the same URL; the integrator purges it.
+      photo = await makeJpeg(320, 640);
+      version = 2;
+      const teamId = (await t.services.config.getProject(t.projectId))!.teamId;
+      const purged = await purgeResults(
+        { ...t.services.tenancy, store: t.services.results!.store, logger: t.services.logger },
+        { teamId, projectId: t.projectId },
+        { source: `${source()}?ignored=1`, actorId: null },
+      );
+      expect(purged.deletedObjects).toBe(2);
+      expect(first.headers.get("cache-tag")).toContain(purged.cdnTag);
+
+      const conditional = await t.fetch(path1, { headers: { "If-None-Match": oldEtag } });
+      expect(conditional.status).toBe(200);
+      const newEtag = conditional.headers.get("etag");
+      expect(newEtag).not.toBe(oldEtag);
+      const body = Buffer.from(await conditional.arrayBuffer());
+      expect(body.equals(oldBody)).toBe(false);
+      expect((await sharp(body).metadata()).height).toBe(320); // 160 wide from the new 320 × 640 picture
+      expect(origin.requests.length).toBe(downloads + 1);
+      // The new ETag answers 304 before any work; the other source was not purged.
+      expect((await t.fetch(path1, { headers: { "If-None-Match": newEtag! } })).status).toBe(304);
+      expect((await t.fetch(other)).headers.get("etag")).toBe(otherEtag);
+      await t.close();
+    } finally {
+      photo = await makeJpeg(640, 480);
+      version = 1;
+      await database.close();
+    }
+  }, 60_000);
+});
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? walk(full) : [full];
+  });
+}

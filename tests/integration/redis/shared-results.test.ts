@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/server/db/client";
+import type { ResultStoreSettings } from "@/server/result-store/create-store";
+import { buildSignedUrl, createSecretBox } from "@/server/signing";
+import { bootstrap } from "@/server/tenancy/bootstrap";
+import { createTestDatabase } from "../../support/database";
+import { makeJpeg } from "../../support/images";
+import { startOrigin, type Origin } from "../../support/origin";
+import { startRealRedis, type RealRedis } from "../../support/redis";
+import { startS3, type LocalS3 } from "../../support/s3";
+
+// Several instances need one shared PostgreSQL: this runs in CI's PostgreSQL + Redis + object store run.
+const shared = process.env.TEST_DATABASE_URL !== undefined;
+const MASTER = "shared-results-master";
+
+let database: DatabaseHandle & { url?: string };
+let redis: RealRedis;
+let s3: LocalS3;
+let origin: Origin;
+let photo: Buffer;
+let photoVersion = 1;
+const children: ChildProcess[] = [];
+
+function startInstance(store: ResultStoreSettings): Promise<string> {
+  const config = JSON.stringify({ databaseUrl: database.url, redis: redis.settings, master: MASTER, resultStore: store, sourceCacheBytes: 32 * 1024 * 1024, transformQueue: 32 });
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/support/instance.ts", config], { stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      const port = /READY (\d+)/.exec(chunk.toString())?.[1];
+      if (port) resolve(`http://127.0.0.1:${port}`);
+    });
+    child.once("exit", (code) => reject(new Error(`instance exited with ${code}`)));
+  });
+}
+
+/** Transforms the instance made itself (`optstuff_results_total{tier="transform"}`), and its lease failures. */
+async function transformsOf(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/admin/metrics`)).text();
+  const leaseFailures = Number(/optstuff_redis_failures_total\{use="transformLease"\} (\d+)/.exec(text)?.[1] ?? 0);
+  const storeFailures = [...text.matchAll(/optstuff_result_store_failures_total\{operation="(\w+)"\} (\d+)/g)].map((m) => `${m[1]} ${m[2]}`);
+  if (leaseFailures > 0 || storeFailures.length > 0) console.log(`${base}: ${leaseFailures} lease calls and store calls ${storeFailures.join(", ")} failed or missed their budget`);
+  return Number(/optstuff_results_total\{tier="transform"\} (\d+)/.exec(text)?.[1] ?? 0);
+}
+
+beforeAll(async () => {
+  if (!shared) return;
+  photo = await makeJpeg(1600, 1200);
+  [database, redis, s3, origin] = await Promise.all([
+    createTestDatabase(),
+    startRealRedis(),
+    startS3(),
+    startOrigin({
+      "/photo.jpg": (_request, response) => {
+        response.writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": photo.length, ETag: `"v${photoVersion}"`, "Cache-Control": "max-age=3600" });
+        response.end(photo);
+      },
+    }),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGTERM");
+  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+  await origin?.close();
+  await s3?.stop();
+  await redis?.stop();
+  await database?.close();
+});
+
+describe.skipIf(!shared)("three instances sharing PostgreSQL, Redis and an S3-compatible store", () => {
+  it("make each of 10 cold variants about once for 100 concurrent requests, and a purge on one is seen by another within 2 s", async () => {
+    const { project, key, team } = await bootstrap(
+      { db: database.db, secretBox: createSecretBox(MASTER) },
+      { teamSlug: "shared-results", projectSlug: "site", keyName: "k", sourceHosts: [origin.host], allowLoopback: true },
+    );
+    const store: ResultStoreSettings = {
+      kind: "s3",
+      maxBytes: 512 * 1024 * 1024,
+      bucket: await s3.bucket(),
+      prefix: "results/",
+      endpoint: s3.endpoint,
+      region: "us-east-1",
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+    };
+    const instances = await Promise.all([startInstance(store), startInstance(store), startInstance(store)]);
+    const image = (base: string, width: number) =>
+      buildSignedUrl({ baseUrl: base, projectSlug: project.slug, ...key, operations: `w_${width},f_webp`, source: `http://${origin.host}/photo.jpg` });
+
+    // Instances that have served a request (connections to Redis, the store and the database open),
+    // as in production before a burst.
+    for (const base of instances) expect((await fetch(image(base, 50))).status).toBe(200);
+    const warm = (await Promise.all(instances.map(transformsOf))).reduce((a, b) => a + b, 0);
+
+    const requests = Array.from({ length: 100 }, (_, i) => image(instances[i % 3]!, 100 + 10 * (i % 10)));
+    const responses = await Promise.all(requests.map((url) => fetch(url)));
+    expect(responses.map((r) => r.status)).toEqual(requests.map(() => 200));
+    const bodies = await Promise.all(responses.map(async (r) => Buffer.from(await r.arrayBuffer())));
+    // Every answer for one variant is the same bytes, wherever it was made or read.
+    for (let i = 10; i < 100; i++) expect(bodies[i]!.equals(bodies[i % 10]!)).toBe(true);
+
+    const transforms = (await Promise.all(instances.map(transformsOf))).reduce((a, b) => a + b, 0) - warm;
+    console.log(`10 cold variants × 100 requests on 3 instances: ${transforms} transforms, ${origin.requests.length} source downloads`);
+    expect(transforms).toBeGreaterThanOrEqual(10);
+    expect(transforms).toBeLessThanOrEqual(11);
+
+    // A changed source, purged on instance A: instance B fetches it again within 2 s.
+    const [a, b] = [instances[0]!, instances[1]!];
+    const before = await fetch(image(b, 100));
+    const oldEtag = before.headers.get("etag")!;
+    photo = await makeJpeg(1600, 1200, { orientation: 6 });
+    photoVersion = 2;
+    const downloads = origin.requests.length;
+    const purged = await fetch(`${a}/admin/purge?team=${team.id}&project=${project.id}&source=${encodeURIComponent(`http://${origin.host}/photo.jpg`)}`, { method: "POST" });
+    expect(purged.status).toBe(200);
+    const purgedAt = Date.now();
+    let seenAfterMs = Number.POSITIVE_INFINITY;
+    while (Date.now() - purgedAt < 5_000) {
+      const response = await fetch(image(b, 100), { headers: { "If-None-Match": oldEtag } });
+      if (response.status === 200 && origin.requests.length > downloads) {
+        seenAfterMs = Date.now() - purgedAt;
+        expect(response.headers.get("etag")).not.toBe(oldEtag);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    console.log(`purge on A seen by B after ${seenAfterMs} ms`);
+    expect(seenAfterMs).toBeLessThanOrEqual(2_000);
+  }, 120_000);
+});
