@@ -5,6 +5,7 @@
  *   npm run optstuff -- bootstrap [--team demo] [--project demo] [--sources local,cdn.example.com]
  *   npm run optstuff -- key --team T --project P [--name N] [--expires-in-days D]
  *   npm run optstuff -- sources --team T --project P --set host1,host2
+ *   npm run optstuff -- purge --team T --project P [--source https://host/path.jpg]   (without --source: the whole project)
  *   npm run optstuff -- reseal   (after setting a new OPTSTUFF_KEY_ENCRYPTION_SECRET with the old one as …_PREVIOUS)
  *   npm run optstuff -- reset-limits --key pk_…   (clears a key's rate-limit windows in Redis)
  *   npm run optstuff -- sign [--credentials-file .data/quickstart.env] [--operations w_640,f_auto] [--expires-in S] <source>
@@ -26,6 +27,8 @@ import { createApiKey } from "@/server/tenancy/create-api-key";
 import { findTeamBySlug } from "@/server/tenancy/teams";
 import { findProject, updateProject } from "@/server/tenancy/projects";
 import { resealSecrets } from "@/server/tenancy/reseal-secrets";
+import { purgeResults } from "@/server/tenancy/cache-purge";
+import { createResultStore } from "@/server/result-store/create-store";
 
 const DEMO_SOURCE = "local/photo.jpg";
 const DEMO_OPERATIONS = "w_640,q_75,f_webp";
@@ -46,6 +49,7 @@ const { positionals, values } = parseArgs({
     /** Write the credentials to this file (mode 0600) instead of printing the secret. */
     "credentials-file": { type: "string" },
     operations: { type: "string", default: "w_640,f_auto" },
+    source: { type: "string" },
     "expires-in": { type: "string" },
   },
 });
@@ -87,12 +91,26 @@ async function main(): Promise<void> {
         { allowedSourceHosts: (values.set ?? "").split(",").filter(Boolean) },
       );
       console.log(`Allowed source hosts of ${updated.slug}: ${updated.allowedSourceHosts.join(", ") || "(none: remote sources refused)"}`);
+    } else if (command === "purge") {
+      const project = await resolveProject(deps.db);
+      const store = options.resultStore ? await createResultStore(options.resultStore) : null;
+      try {
+        const purged = await purgeResults(
+          { db: deps.db, invalidate, store, logger: createLogger("warn"), now: () => new Date() },
+          { teamId: project.teamId, projectId: project.id },
+          { source: values.source, actorId: null },
+        );
+        console.log(`Purged ${purged.source ?? `every result of ${project.slug}`}${purged.widened ? " (widened to the whole project: too many single purges)" : ""}; ${purged.deletedObjects} stored result(s) deleted.`);
+        console.log(`# CDN: purge the cache tag ${purged.cdnTag}`);
+      } finally {
+        await store?.close();
+      }
     } else if (command === "reseal") {
       const { resealed, current, publicKeys } = await resealSecrets(deps);
       await invalidate.apiKeys(publicKeys);
       console.log(`Re-sealed ${resealed} API-key secret(s) under the current master; ${current} were already current.`);
     } else {
-      throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, reseal, reset-limits, sign.`);
+      throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, purge, reseal, reset-limits, sign.`);
     }
   } finally {
     await database.close();

@@ -178,6 +178,37 @@ it("serves images, flushes through the cron route, and shows the exact numbers o
   await go(page, `/t/${teamSlug}/p/website`);
 });
 
+it("shows which cache tier answered, and purges a source so its next request is made again with a new ETag", async () => {
+  const page = alice.page;
+  const before = await fetch(signedUrl);
+  const oldEtag = before.headers.get("etag")!;
+  expect(before.headers.get("cache-tag")).toMatch(/optstuff-p-[0-9a-f-]{36},optstuff-s-/);
+  await tab(page, "Usage");
+  const tiers = page.getByTestId("cache-tiers");
+  await expect.poll(() => tiers.textContent()).toContain("Transformed");
+  expect(await tiers.textContent()).toContain("In memory (L1)");
+  expect(await page.getByTestId("result-store-size").textContent()).toMatch(/Result store \(files, shared by all projects\): .+ in [1-9]\d* results/);
+
+  await tab(page, "Cache");
+  await page.getByTestId("cache-store").getByText("Never purged.").waitFor();
+  await page.getByLabel("Source URL").fill(`http://${origin.host}/photo.jpg`);
+  await page.getByRole("button", { name: "Purge source" }).click();
+  const done = page.getByTestId("purge-done");
+  await done.waitFor();
+  const cdnTag = await done.locator("code").textContent();
+  expect(before.headers.get("cache-tag")).toContain(cdnTag!);
+  await expect.poll(() => page.getByTestId("purged-sources").textContent()).toContain(`http://${origin.host}/photo.jpg`);
+  await screenshot(page, "09d-cache-purged");
+
+  const downloads = origin.requests.length;
+  const after = await fetch(signedUrl, { headers: { "If-None-Match": oldEtag } });
+  expect(after.status).toBe(200);
+  expect(after.headers.get("etag")).not.toBe(oldEtag);
+  expect((await sharp(Buffer.from(await after.arrayBuffer())).metadata()).width).toBe(320);
+  expect(origin.requests.length).toBe(downloads + 1);
+  await go(page, `/t/${teamSlug}/p/website`);
+});
+
 it("revokes the key and the same image request fails at once", async () => {
   const page = alice.page;
   await tab(page, "API keys");

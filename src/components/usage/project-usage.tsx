@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Card } from "@/components/ui/feedback";
 import { formatBytes, formatCount, formatMs, formatPercent } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
+import { CacheTiers } from "./cache-tiers";
 import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
 import { RequestLogTable } from "./request-log-table";
@@ -58,6 +59,11 @@ export function ProjectUsage({ teamSlug, projectSlug, statuses }: { teamSlug: st
             </p>
           </Card>
         </div>
+      ) : null}
+      {data ? (
+        <Card title="Cache">
+          <CacheTiers tiers={data.log.tiers} store={data.store} />
+        </Card>
       ) : null}
       {data ? (
         <Card title="Top source images">

@@ -21,7 +21,7 @@ function inRange(projectId: string, range: DateRange) {
  */
 export async function requestLogStats(db: Database, projectId: string, range: DateRange) {
   const where = inRange(projectId, range);
-  const [[summary], statuses, topSources] = await Promise.all([
+  const [[summary], statuses, topSources, tiers] = await Promise.all([
     db
       .select({
         logged: weighted(sql`true`),
@@ -50,6 +50,11 @@ export async function requestLogStats(db: Database, projectId: string, range: Da
       .groupBy(requestLog.sourceUrl)
       .orderBy(sql`2 desc`, requestLog.sourceUrl)
       .limit(10),
+    db
+      .select({ tier: requestLog.cache, requests: sql<number>`sum(${requestLog.weight})::float8` })
+      .from(requestLog)
+      .where(and(where, success))
+      .groupBy(requestLog.cache),
   ]);
   const s = summary!;
   return {
@@ -58,6 +63,8 @@ export async function requestLogStats(db: Database, projectId: string, range: Da
     processing: { averageMs: s.averageMs, p95Ms: s.p95Ms },
     statuses: statuses.sort((a, b) => b.requests - a.requests),
     topSources,
+    /** Which tier answered the logged successes (cache column: hit = in memory, store, shared, miss = transformed, revalidated = 304). */
+    tiers: tiers.filter((t): t is { tier: string; requests: number } => t.tier !== null).sort((a, b) => b.requests - a.requests),
     bandwidth: {
       originalBytes: s.originalBytes,
       outputBytes: s.outputBytes,

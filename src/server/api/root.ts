@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account";
 import { apiKeyRouter } from "./routers/api-key";
+import { cacheRouter } from "./routers/cache";
 import { developerRouter } from "./routers/developer";
 import { projectRouter } from "./routers/project";
 import { teamRouter } from "./routers/team";
@@ -11,6 +12,7 @@ export const appRouter = router({
   team: teamRouter,
   project: projectRouter,
   apiKey: apiKeyRouter,
+  cache: cacheRouter,
   developer: developerRouter,
   usage: usageRouter,
 });

@@ -25,6 +25,8 @@ export const permissions = {
   "project.create": "admin",
   "project.update": "admin",
   "project.delete": "admin",
+  // Every purged result is transformed again (cost, and load on the origins): an admin's act.
+  "cache.purge": "admin",
   "apiKey.read": "member",
   "apiKey.create": "admin",
   "apiKey.update": "admin",

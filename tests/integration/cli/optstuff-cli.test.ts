@@ -53,6 +53,18 @@ describe("optstuff CLI", () => {
     expect((missing as { stderr: string }).stderr).toContain('No team with slug "nobody"');
   });
 
+  it("purges a source or the whole project, and refuses what is not a source URL", async () => {
+    const one = await cli(["purge", "--team", "acme", "--project", "blog", "--source", "https://CDN.example.com/a/cat.jpg?v=2"]);
+    expect(one.stdout).toContain("Purged https://cdn.example.com/a/cat.jpg; 0 stored result(s) deleted.");
+    expect(one.stdout).toMatch(/# CDN: purge the cache tag optstuff-s-[A-Za-z0-9_-]{22}/);
+    const all = await cli(["purge", "--team", "acme", "--project", "blog"]);
+    expect(all.stdout).toContain("Purged every result of blog");
+    expect(all.stdout).toMatch(/# CDN: purge the cache tag optstuff-p-[0-9a-f-]{36}/);
+    const bad = await cli(["purge", "--team", "acme", "--project", "blog", "--source", "ftp://x/y"]).catch((e: { code: number; stderr: string }) => e);
+    expect(bad).toMatchObject({ code: 2 });
+    expect((bad as { stderr: string }).stderr).toContain("Not a source URL");
+  });
+
   it("stops with a message naming the missing secrets in production", async () => {
     const failure = await cli(["bootstrap"], { NODE_ENV: "production", DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" }).catch(
       (e: { code: number; stderr: string }) => e,

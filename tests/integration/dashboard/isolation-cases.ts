@@ -58,6 +58,9 @@ export const isolationCases: Record<string, IsolationCase> = {
     call: (c, t) => c.developer.signUrl({ ...project(t), keyId: t.keyId, operations: "w_10", source: "local/photo.jpg", expiresInSeconds: null }),
   },
 
+  "cache.status": { scope: "project", call: (c, t) => c.cache.status(project(t)) },
+  "cache.purge": { scope: "project", call: (c, t) => c.cache.purge({ ...project(t), source: "local/photo.jpg" }) },
+
   "usage.project": { scope: "project", call: (c, t) => c.usage.project({ ...project(t), range: { preset: "90d" } }) },
   "usage.requestLog": { scope: "project", call: (c, t) => c.usage.requestLog({ ...project(t), range: { preset: "90d" } }) },
   "usage.team": { scope: "team", call: (c, t) => c.usage.team({ ...team(t), range: { preset: "30d" } }) },

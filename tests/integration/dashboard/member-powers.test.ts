@@ -129,3 +129,29 @@ describe("invitations and their inviter", () => {
     expect(await memberInvitee.caller.account.acceptInvitation({ token: tokenOf(stillValid.link) })).toEqual({ teamSlug });
   });
 });
+
+describe("cache purge", () => {
+  it("is for admins and owners: a member reads the cache page but cannot purge; bad input is a BAD_REQUEST naming it", async () => {
+    const member = await join("member", "purge-member");
+    const admin = await join("admin", "purge-admin");
+    expect((await member.caller.team.get({ teamSlug })).can["cache.purge"]).toBe(false);
+    expect((await member.caller.cache.status({ teamSlug, projectSlug })).purgedSources).toEqual([]);
+    await expect(member.caller.cache.purge({ teamSlug, projectSlug, source: "local/photo.jpg" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+
+    const purged = await admin.caller.cache.purge({ teamSlug, projectSlug, source: "local/photo.jpg" });
+    expect(purged).toMatchObject({ source: "local/photo.jpg", widened: false });
+    const status = await member.caller.cache.status({ teamSlug, projectSlug });
+    expect(status.purgedSources.map((p) => p.source)).toEqual(["local/photo.jpg"]);
+    expect(status.lastPurgedAt).not.toBeNull();
+
+    await expect(admin.caller.cache.purge({ teamSlug, projectSlug, source: "javascript:alert(1)" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("Not a source URL"),
+    });
+    await expect(admin.caller.cache.purge({ teamSlug, projectSlug, source: "  " })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+
+    // A whole purge clears the list of single purges.
+    expect((await admin.caller.cache.purge({ teamSlug, projectSlug })).source).toBeNull();
+    expect((await member.caller.cache.status({ teamSlug, projectSlug })).purgedSources).toEqual([]);
+  });
+});

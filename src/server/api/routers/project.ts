@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError } from "@/server/errors";
+import { dropProjectResults } from "@/server/tenancy/cache-purge";
 import { createProject, deleteProject, listProjects, updateProject } from "@/server/tenancy/projects";
 import { projectProcedure, router, teamProcedure } from "../trpc";
 
@@ -35,5 +36,6 @@ export const projectRouter = router({
     .mutation(async ({ ctx, input }) => {
       if (input.confirmSlug !== ctx.project.slug) throw new AppError("INVALID_INPUT", { message: "Type the project's slug to confirm" });
       await deleteProject(ctx.services.tenancy, ctx.scope);
+      await dropProjectResults({ store: ctx.services.results?.store ?? null, logger: ctx.services.logger }, ctx.scope.projectId);
     }),
 });

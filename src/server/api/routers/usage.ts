@@ -13,7 +13,9 @@ export const usageRouter = router({
       const { db } = ctx.services.database;
       const range = resolveDateRange(input.range, ctx.services.tenancy.now());
       const [usage, log, metering] = await Promise.all([projectUsage(db, ctx.project.id, range), requestLogStats(db, ctx.project.id, range), ctx.services.cron.freshness()]);
-      return { range, ...usage, log, metering };
+      const store = ctx.services.results?.store;
+      // The store is shared by every project on the instance: its size, not this project's share.
+      return { range, ...usage, log, metering, store: store ? { kind: store.kind, ...store.size() } : null };
     }),
 
   requestLog: projectProcedure("usage.read")

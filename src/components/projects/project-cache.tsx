@@ -1,0 +1,117 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Field } from "@/components/ui/field";
+import { DataTable } from "@/components/usage/data-table";
+import { formatBytes, formatCount, utcStamp } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc/client";
+
+interface Purged {
+  source: string | null;
+  cdnTag: string;
+  deletedObjects: number;
+  widened: boolean;
+}
+
+/** Project → Cache: what the store holds, recent purges, and (admins) purging a source or everything. */
+export function ProjectCache({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
+  const trpc = useTRPC();
+  const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
+  const status = useQuery(trpc.cache.status.queryOptions({ teamSlug, projectSlug }));
+  if (status.isPending || team.isPending) return <Loading />;
+  if (status.error) return <ErrorMessage error={status.error} />;
+  const canPurge = team.data?.can["cache.purge"] ?? false;
+  const { store, lastPurgedAt, purgedSources } = status.data;
+  return (
+    <div className="space-y-6">
+      <Card title="Result cache">
+        <p className="text-sm text-neutral-600" data-testid="cache-store">
+          {store
+            ? `Results are kept in the ${store.kind === "s3" ? "S3-compatible bucket" : "data directory"} (shared by all projects): ${formatBytes(store.bytes)} in ${formatCount(store.objects)} results.`
+            : "Results are kept in memory only."}{" "}
+          {lastPurgedAt ? `Last purge: ${utcStamp(lastPurgedAt, "minute")} UTC.` : "Never purged."}
+        </p>
+      </Card>
+      {canPurge ? <PurgeForms teamSlug={teamSlug} projectSlug={projectSlug} /> : <p className="text-sm text-neutral-600">Only admins and owners can purge the cache.</p>}
+      <Card title="Purged sources">
+        {purgedSources.length === 0 ? (
+          <p className="text-sm text-neutral-600">No source purged since the last whole-project purge.</p>
+        ) : (
+          <DataTable
+            label="Purged sources"
+            testId="purged-sources"
+            rows={purgedSources}
+            rowKey={(p) => p.source}
+            columns={[
+              { header: "Source", cell: (p) => <span className="font-mono text-xs break-all">{p.source}</span> },
+              { header: "Purged (UTC)", cell: (p) => utcStamp(p.purgedAt, "minute") },
+            ]}
+          />
+        )}
+      </Card>
+    </div>
+  );
+}
+
+function PurgeForms({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [source, setSource] = useState("");
+  const purge = useMutation(trpc.cache.purge.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    await purge.mutateAsync({ teamSlug, projectSlug, source }).catch(() => null);
+  }
+  return (
+    <Card title="Purge">
+      <form onSubmit={submit} className="space-y-4" noValidate>
+        <Field
+          label="Source URL"
+          value={source}
+          onChange={(e) => setSource(e.target.value)}
+          placeholder="https://images.example.com/photos/cat.jpg"
+          hint="Every size and format made from this source is made again from the origin on its next request, on every instance within about a second. The query string is ignored."
+        />
+        <ErrorMessage error={purge.error} />
+        {purge.data ? <PurgeDone purged={purge.data} /> : null}
+        <div className="flex flex-wrap gap-3">
+          <Button type="submit" disabled={purge.isPending}>
+            Purge source
+          </Button>
+          <ConfirmDialog
+            trigger={
+              <Button type="button" variant="danger">
+                Purge everything
+              </Button>
+            }
+            title="Purge every result of this project?"
+            description="Every image of the project is transformed again on its next request, which costs transforms and loads your origins."
+            confirmLabel="Purge everything"
+            onConfirm={async () => {
+              await purge.mutateAsync({ teamSlug, projectSlug });
+            }}
+          />
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+function PurgeDone({ purged }: { purged: Purged }) {
+  return (
+    <div role="status" className="space-y-1 text-sm text-green-700" data-testid="purge-done">
+      <p>
+        {purged.source ? `Purged ${purged.source}` : "Purged every result of the project"}
+        {purged.widened ? " (too many single purges since the last whole purge, so the whole project was purged)" : ""}: {formatCount(purged.deletedObjects)} stored
+        results deleted.
+      </p>
+      <p className="text-neutral-700">
+        To drop the same images from your CDN, purge the tag <code className="font-mono">{purged.cdnTag}</code> (docs/caching.md).
+      </p>
+    </div>
+  );
+}
