@@ -2,7 +2,11 @@
  * npm run bench:cache — the signed route's cache paths next to its transform path, in one run:
  *   - transform: a distinct source URL per request (12 MP JPEG → 800 px WebP q80), as bench:image;
  *   - result-cache hit: one signed URL over and over, served from the in-process result cache;
- *   - 304: the same URL with its ETag in If-None-Match.
+ *   - 304: the same URL with its ETag in If-None-Match;
+ *   - result-store hit: the transform path's URLs again after a restart with the in-process cache off,
+ *     from the files under the data directory, then from an S3-compatible bucket (s3rver on loopback:
+ *     a JavaScript server on the same disk, so the figure is a floor for the store tier's overhead,
+ *     not a measure of AWS S3 or R2 latency).
  * Concurrency 8, `next start` with what `npm start` sets. Hits are checked on the app's own metrics
  * (every measured request must be counted as cache="hit"), 304s by status. Target: each cache path ≥ 5×
  * the transform path's requests/s. Results: a table on stdout and artifacts/bench-cache.json.
@@ -15,6 +19,8 @@ import { drive, fmt, percentile, summarise, type Summary } from "./lib/load";
 import { cpuMsOfTree, peakRssOfTree } from "./lib/process-memory";
 import { killAll, prepareOurApp, startOrigin, stop } from "./lib/servers";
 import { makeSources } from "./lib/sources";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { S3RVER_CREDENTIALS, startS3rver, type S3rverProcess } from "../tools/s3-local/s3rver-process";
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const TRANSFORMS = Math.max(8, Math.round(40 * SCALE));
@@ -36,12 +42,20 @@ async function hitsCounted(base: string): Promise<number> {
   return Number(/^optstuff_image_request_duration_seconds_count\{[^}]*cache="hit"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
+/** Insists that `count` requests were answered by `tier` (optstuff_results_total), so a figure is the tier it names. */
+async function expectTier(base: string, tier: string, count: number): Promise<void> {
+  const text = await (await fetch(`${base}/api/metrics`)).text();
+  const counted = Number(new RegExp(`optstuff_results_total\\{tier="${tier}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  if (counted !== count) throw new Error(`${counted} of ${count} requests were answered by the ${tier} tier`);
+}
+
 async function main(): Promise<void> {
+  let s3: S3rverProcess | undefined;
   const work = mkdtempSync(path.join(tmpdir(), "optstuff-bench-cache-"));
   const jpeg = (await makeSources()).find((s) => s.kind === "jpeg")!;
   const origin = await startOrigin([jpeg]);
   const app = await prepareOurApp(work, origin.host);
-  const child = await app.start();
+  let child = await app.start();
   const results: Record<string, PathResult> = {};
 
   async function measure(name: string, total: number, request: (i: number) => Promise<number>): Promise<void> {
@@ -79,8 +93,34 @@ async function main(): Promise<void> {
     const hits = (await hitsCounted(app.base)) - hitsBefore;
     if (hits !== CACHED) throw new Error(`${hits} of ${CACHED} requests were result-cache hits`);
     await measure("304 revalidation", CACHED, () => get(url, 304, { "If-None-Match": etag }));
+
+    // The result store: the transform path's results, with L1 off so every request reads the store.
+    const stored = (i: number) => app.signed(OPERATIONS, source(`t-${i % TRANSFORMS}`));
+    await stop(child);
+    child = await app.start({ OPTSTUFF_RESULT_CACHE_BYTES: "0" });
+    await measure("result-store hit (files)", CACHED, (i) => get(stored(i), 200));
+    await expectTier(app.base, "store", CACHED);
+
+    await stop(child);
+    s3 = await startS3rver();
+    const bucket = "bench-results";
+    const client = new S3Client({ endpoint: s3.endpoint, region: "us-east-1", forcePathStyle: true, credentials: S3RVER_CREDENTIALS });
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    client.destroy();
+    child = await app.start({
+      OPTSTUFF_RESULT_CACHE_BYTES: "0",
+      OPTSTUFF_RESULT_STORE_S3_BUCKET: bucket,
+      OPTSTUFF_RESULT_STORE_S3_ENDPOINT: s3.endpoint,
+      OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+    });
+    await drive(TRANSFORMS, CONCURRENCY, (i) => get(stored(i), 200).then(() => undefined)); // made once, written back
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await measure("result-store hit (S3: s3rver)", CACHED, (i) => get(stored(i), 200));
+    await expectTier(app.base, "store", CACHED);
   } finally {
     await stop(child);
+    await s3?.stop();
     origin.server.close();
     rmSync(work, { recursive: true, force: true });
   }

@@ -5,18 +5,23 @@ import type { NextConfig } from "next";
  * do what the signed route does in the benchmark (800 px, WebP, q80) from a loopback origin. This
  * config is for the benchmark only: loopback upstreams are an SSRF hole in a real deployment.
  */
+const remote = {
+  remotePatterns: [{ protocol: "http" as const, hostname: "127.0.0.1" }],
+  // Next 16 refuses upstreams that resolve to private or loopback addresses unless this is set.
+  dangerouslyAllowLocalIP: true,
+};
+
+/**
+ * `next start` reads this file again, so one build serves both: bench:image's fixed 800 px WebP, and
+ * with BENCH_NEXT_IMAGES=srcset bench:srcset's defaults as a next/image site has them (every default
+ * width, AVIF and WebP, q75, the disk cache on).
+ */
 const nextConfig: NextConfig = {
   poweredByHeader: false,
-  images: {
-    remotePatterns: [{ protocol: "http", hostname: "127.0.0.1" }],
-    // Next 16 refuses upstreams that resolve to private or loopback addresses unless this is set.
-    dangerouslyAllowLocalIP: true,
-    deviceSizes: [800],
-    imageSizes: [],
-    qualities: [80],
-    formats: ["image/webp"],
-    minimumCacheTTL: 0,
-  },
+  images:
+    process.env.BENCH_NEXT_IMAGES === "srcset"
+      ? { ...remote, formats: ["image/avif", "image/webp"] }
+      : { ...remote, deviceSizes: [800], imageSizes: [], qualities: [80], formats: ["image/webp"], minimumCacheTTL: 0 },
 };
 
 export default nextConfig;

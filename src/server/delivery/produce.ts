@@ -102,7 +102,8 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
     const stored = await deps.shared.read(input.key);
     claim = stored ? { kind: "stored", result: stored } : await deps.shared.claim(input.key);
   }
-  const storeMs = performance.now() - started;
+  // No store, no store phase (Server-Timing lists only what this request spent time on).
+  const storeMs = deps.shared ? performance.now() - started : 0;
   if (claim.kind === "stored") {
     deps.resultCache?.set(input.key, claim.result);
     deps.counters.increment("result_tier_store");

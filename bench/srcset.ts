@@ -1,0 +1,216 @@
+/**
+ * npm run bench:srcset — what a next/image page really asks of an image proxy: photographic sources
+ * (JPEG and PNG, 2–12 MP) × next/image's default device widths (640…3840, none wider than its source)
+ * × an AVIF-capable and a WebP-only browser, shuffled, at concurrency 8, every URL distinct. Contenders:
+ *   - OptStuff cold (fresh process, empty result store), then the same URLs after a restart,
+ *   - the Next.js optimizer `/_next/image` with its defaults (disk cache on, starting empty),
+ *   - ipx with its own server (no result cache).
+ * Each contender's outputs are compared with a direct sharp resize of the original at the same width
+ * (PSNR and SSIM on luma, on a sample), so "faster" never means "worse".
+ * BENCH_SOURCES (default 20) sets the number of sources; results in artifacts/bench-srcset.json.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import sharp from "sharp";
+import { drive, fmt } from "./lib/load";
+import { cpuMsOfTree, peakRssOfTree } from "./lib/process-memory";
+import { freePort, killAll, prepareOurApp, startProcess, stop } from "./lib/servers";
+import { similarity } from "./lib/similarity";
+
+const COUNT = Number(process.env.BENCH_SOURCES ?? 20);
+const WIDTHS = [640, 750, 828, 1080, 1200, 1920, 2048, 3840];
+const BROWSERS = { avif: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8", webp: "image/webp,image/apng,image/*,*/*;q=0.8" };
+const CONCURRENCY = 8;
+const QUALITY = 75;
+const SAMPLE = 24;
+const PEER_DIR = "bench/peers/next-optimizer";
+
+interface Photo {
+  name: string;
+  contentType: string;
+  width: number;
+  height: number;
+  body: Buffer;
+}
+
+interface Request {
+  photo: Photo;
+  width: number;
+  browser: keyof typeof BROWSERS;
+}
+
+/** Mixed sizes: JPEGs from 2 to 12 MP, PNGs from 2 to 4 MP (larger noise PNGs pass the 25 MB source cap). */
+async function makePhotos(): Promise<Photo[]> {
+  const photos: Photo[] = [];
+  for (let i = 0; i < COUNT; i++) {
+    const png = i % 4 === 3;
+    const megapixels = png ? 2 + (i % 3) : 2 + ((i * 7) % 11);
+    const width = Math.round(Math.sqrt(megapixels * 1e6 * (4 / 3)));
+    const height = Math.round((width * 3) / 4);
+    const base = sharp({ create: { width, height, channels: 3, background: { r: 40 + i * 9, g: 120, b: 200 - i * 7 }, noise: { type: "gaussian", mean: 128, sigma: 30 } } }).blur(1.5);
+    const body = png ? await base.png({ compressionLevel: 6 }).toBuffer() : await base.jpeg({ quality: 88 }).toBuffer();
+    photos.push({ name: `p${i}.${png ? "png" : "jpg"}`, contentType: png ? "image/png" : "image/jpeg", width, height, body });
+  }
+  return photos;
+}
+
+function startOrigin(photos: Photo[]): Promise<{ host: string; server: http.Server; gets: () => number }> {
+  const byName = new Map(photos.map((p) => [p.name, p]));
+  let gets = 0;
+  const server = http.createServer((req, res) => {
+    const photo = byName.get(path.basename(new URL(req.url ?? "/", "http://o").pathname));
+    if (!photo) return void res.writeHead(404).end();
+    if (req.method === "GET") gets++;
+    res.writeHead(200, { "Content-Type": photo.contentType, "Content-Length": photo.body.length, "Cache-Control": "public, max-age=3600" });
+    res.end(req.method === "HEAD" ? undefined : photo.body);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ host: `127.0.0.1:${(server.address() as AddressInfo).port}`, server, gets: () => gets })));
+}
+
+function shuffled<T>(items: T[], seed = 7): T[] {
+  const out = [...items];
+  let state = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    const j = state % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+interface Outcome {
+  contender: string;
+  requests: number;
+  rps: number;
+  cpuMsPerImage: number;
+  peakRssMb: number;
+  originGets: number;
+  transforms?: number;
+  psnr: number;
+  ssim: number;
+  formats: Record<string, number>;
+}
+
+async function measure(
+  contender: string,
+  pid: number,
+  requests: Request[],
+  urlOf: (r: Request) => string,
+  originGets: () => number,
+): Promise<Outcome & { sample: Array<{ request: Request; body: Buffer }> }> {
+  const cpuBefore = cpuMsOfTree(pid);
+  const getsBefore = originGets();
+  const formats: Record<string, number> = {};
+  const sample: Array<{ request: Request; body: Buffer }> = [];
+  const every = Math.max(1, Math.floor(requests.length / SAMPLE));
+  const run = await drive(requests.length, CONCURRENCY, async (i) => {
+    const request = requests[i]!;
+    const response = await fetch(urlOf(request), { headers: { Accept: BROWSERS[request.browser] } });
+    const body = Buffer.from(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`${contender}: ${response.status} ${body.toString().slice(0, 200)}`);
+    const type = response.headers.get("content-type") ?? "?";
+    formats[type] = (formats[type] ?? 0) + 1;
+    if (i % every === 0) sample.push({ request, body });
+  });
+  const cpuMs = cpuMsOfTree(pid) - cpuBefore;
+  const quality = await compare(sample);
+  return {
+    contender,
+    requests: requests.length,
+    rps: requests.length / (run.wallMs / 1000),
+    cpuMsPerImage: cpuMs / requests.length,
+    peakRssMb: peakRssOfTree(pid) / 2 ** 20,
+    originGets: originGets() - getsBefore,
+    ...quality,
+    formats,
+    sample,
+  };
+}
+
+/** Mean PSNR and SSIM of the sampled outputs against sharp resizing the original to the same width. */
+async function compare(sample: Array<{ request: Request; body: Buffer }>): Promise<{ psnr: number; ssim: number }> {
+  let psnr = 0;
+  let ssim = 0;
+  for (const { request, body } of sample) {
+    const { width, height } = await sharp(body).metadata();
+    const reference = await sharp(request.photo.body).resize(width, height, { fit: "fill" }).png().toBuffer();
+    const measured = await similarity(reference, body);
+    psnr += measured.psnr;
+    ssim += measured.ssim;
+  }
+  return { psnr: psnr / sample.length, ssim: ssim / sample.length };
+}
+
+async function transformsOf(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/api/metrics`)).text();
+  return Number(/optstuff_results_total\{tier="transform"\} (\d+)/.exec(text)?.[1] ?? 0);
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(path.join(tmpdir(), "optstuff-bench-srcset-"));
+  process.on("exit", killAll);
+  try {
+    const photos = await makePhotos();
+    const origin = await startOrigin(photos);
+    const requests = shuffled(
+      photos.flatMap((photo) => WIDTHS.filter((w) => w <= photo.width).flatMap((width) => (["avif", "webp"] as const).map((browser) => ({ photo, width, browser })))),
+    );
+    const src = (r: Request) => `http://${origin.host}/${r.photo.name}`;
+    console.log(`${photos.length} sources, ${requests.length} distinct URLs (widths × AVIF/WebP browsers), concurrency ${CONCURRENCY}`);
+    const results: Outcome[] = [];
+    const keep = ({ sample: _sample, ...outcome }: Outcome & { sample: unknown }) => {
+      results.push(outcome);
+      console.log(`${outcome.contender}: ${fmt(outcome.rps, 2)} img/s, ${fmt(outcome.cpuMsPerImage, 0)} CPU ms/img, peak RSS ${fmt(outcome.peakRssMb, 0)} MB, PSNR ${fmt(outcome.psnr, 1)} dB, SSIM ${fmt(outcome.ssim, 4)}`);
+    };
+
+    const app = await prepareOurApp(work, origin.host);
+    const ourUrl = (r: Request) => app.signed(`w_${r.width},q_${QUALITY},f_auto`, src(r));
+    let child = await app.start();
+    keep({ ...(await measure("OptStuff cold", child.pid!, requests, ourUrl, origin.gets)), transforms: await transformsOf(app.base) });
+    await stop(child);
+    child = await app.start();
+    keep({ ...(await measure("OptStuff after restart", child.pid!, requests, ourUrl, origin.gets)), transforms: await transformsOf(app.base) });
+    await stop(child);
+
+    const nextPort = await freePort();
+    rmSync(path.join(PEER_DIR, ".next/cache/images"), { recursive: true, force: true });
+    const next = await startProcess(
+      ["node_modules/next/dist/bin/next", "start", PEER_DIR, "-H", "127.0.0.1", "-p", String(nextPort)],
+      { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", BENCH_NEXT_IMAGES: "srcset" },
+      `http://127.0.0.1:${nextPort}/`,
+    );
+    keep(await measure("Next.js /_next/image", next.pid!, requests, (r) => `http://127.0.0.1:${nextPort}/_next/image?url=${encodeURIComponent(src(r))}&w=${r.width}&q=${QUALITY}`, origin.gets));
+    await stop(next);
+
+    const ipxPort = await freePort();
+    const ipx = await startProcess(["bench/peers/ipx-server.mjs", String(ipxPort), origin.host], { ...process.env, NODE_ENV: "production" }, `http://127.0.0.1:${ipxPort}/`);
+    keep(await measure("ipx", ipx.pid!, requests, (r) => `http://127.0.0.1:${ipxPort}/w_${r.width},q_${QUALITY},f_${r.browser}/${src(r)}`, origin.gets));
+    await stop(ipx);
+    origin.server.close();
+
+    report(results);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function report(results: Outcome[]): void {
+  const by = (name: string) => results.find((r) => r.contender === name)!;
+  const cold = by("OptStuff cold");
+  const warm = by("OptStuff after restart");
+  console.log("\n| contender | img/s | CPU ms/img | peak RSS MB | origin GETs | transforms | PSNR dB | SSIM | formats |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  for (const r of results) {
+    const formats = Object.entries(r.formats).map(([t, n]) => `${t.replace("image/", "")} ${n}`).join(", ");
+    console.log(`| ${r.contender} | ${fmt(r.rps, 2)} | ${fmt(r.cpuMsPerImage, 0)} | ${fmt(r.peakRssMb, 0)} | ${r.originGets} | ${r.transforms ?? "–"} | ${fmt(r.psnr, 1)} | ${fmt(r.ssim, 4)} | ${formats} |`);
+  }
+  console.log(`\nOptStuff cold ÷ Next: ${fmt(cold.rps / by("Next.js /_next/image").rps, 2)}×, ÷ ipx: ${fmt(cold.rps / by("ipx").rps, 2)}× (target ≥ 2×)`);
+  console.log(`After restart ÷ cold: ${fmt(warm.rps / cold.rps, 1)}× with ${warm.transforms} transforms (target ≥ 10×, 0)`);
+  mkdirSync("artifacts", { recursive: true });
+  writeFileSync("artifacts/bench-srcset.json", JSON.stringify({ at: new Date().toISOString(), sources: COUNT, results }, null, 2));
+}
+
+await main();
