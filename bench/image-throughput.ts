@@ -18,13 +18,13 @@
  * BENCH_OURS_NODE_FLAGS passes Node flags to the signed route's server (e.g. --cpu-prof).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { drive, fmt, percentile, summarise, type Summary } from "./lib/load";
 import { cpuMsOfTree, machineBusyMs, mappedFilesOfTree, peakRssOfTree } from "./lib/process-memory";
-import { freePort, killAll, prepareOurApp, startOrigin, startProcess, stop, type Origin, type OurApp } from "./lib/servers";
+import { buildPeerIfNeeded, freePort, killAll, PEER_DIR, prepareOurApp, startOrigin, startProcess, stop, type Origin, type OurApp } from "./lib/servers";
 import { makeSources, type Source, type SourceKind } from "./lib/sources";
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -39,7 +39,7 @@ const OPERATIONS = `w_${WIDTH},q_80,f_webp`;
 const ACCEPT = "image/avif,image/webp,image/*,*/*;q=0.8";
 /** An output size this far from raw sharp's means the contender did different work. */
 const SIZE_TOLERANCE = 0.25;
-const PEER_DIR = "bench/peers/next-optimizer";
+
 const SHARP_FILES = /sharp-[\w.-]+\.node$|libvips-cpp/;
 
 type ContenderId = "ours" | "next" | "ipx" | "raw";
@@ -105,16 +105,6 @@ const countPassThrough = (line: string) => {
 };
 
 /** The peer app is built once (webpack: Turbopack roots at the repository's lockfile and picks up src/instrumentation.ts). */
-function buildPeerIfNeeded(): void {
-  const buildId = path.join(PEER_DIR, ".next/BUILD_ID");
-  const newest = Math.max(...["next.config.ts", "app/layout.tsx", "app/page.tsx"].map((f) => statSync(path.join(PEER_DIR, f)).mtimeMs));
-  if (existsSync(buildId) && statSync(buildId).mtimeMs > newest) return;
-  execFileSync(process.execPath, ["node_modules/next/dist/bin/next", "build", "--webpack", PEER_DIR], {
-    stdio: "inherit",
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
-  });
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Checks
 

@@ -17,7 +17,7 @@ import type { AddressInfo } from "node:net";
 import sharp from "sharp";
 import { drive, fmt } from "./lib/load";
 import { cpuMsOfTree, peakRssOfTree } from "./lib/process-memory";
-import { freePort, killAll, prepareOurApp, startProcess, stop } from "./lib/servers";
+import { buildPeerIfNeeded, freePort, killAll, PEER_DIR, prepareOurApp, startProcess, stop } from "./lib/servers";
 import { similarity } from "./lib/similarity";
 
 const COUNT = Number(process.env.BENCH_SOURCES ?? 20);
@@ -26,7 +26,6 @@ const BROWSERS = { avif: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8", w
 const CONCURRENCY = 8;
 const QUALITY = 75;
 const SAMPLE = 24;
-const PEER_DIR = "bench/peers/next-optimizer";
 
 interface Photo {
   name: string;
@@ -175,6 +174,7 @@ async function main(): Promise<void> {
     keep({ ...(await measure("OptStuff after restart", child.pid!, requests, ourUrl, origin.gets)), transforms: await transformsOf(app.base) });
     await stop(child);
 
+    buildPeerIfNeeded();
     const nextPort = await freePort();
     rmSync(path.join(PEER_DIR, ".next/cache/images"), { recursive: true, force: true });
     const next = await startProcess(

@@ -2,7 +2,8 @@
  * Processes the benchmarks start: a loopback origin serving generated sources, the app as `npm start`
  * runs it (scripts/server.mjs) with what `npm start` sets, and the bookkeeping to stop them all (by PID) on failure.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -153,4 +154,17 @@ export async function prepareOurApp(work: string, originHost: string, env: Recor
       return startProcess([...nodeFlags, "scripts/server.mjs", "--hostname", "127.0.0.1", "--port", String(port)], env, `${base}/api/health`);
     },
   };
+}
+
+export const PEER_DIR = "bench/peers/next-optimizer";
+
+/** Builds the Next.js peer app (its optimizer is the contender) unless its build is newer than its sources. */
+export function buildPeerIfNeeded(): void {
+  const buildId = path.join(PEER_DIR, ".next/BUILD_ID");
+  const newest = Math.max(...["next.config.ts", "app/layout.tsx", "app/page.tsx"].map((f) => statSync(path.join(PEER_DIR, f)).mtimeMs));
+  if (existsSync(buildId) && statSync(buildId).mtimeMs > newest) return;
+  execFileSync(process.execPath, ["node_modules/next/dist/bin/next", "build", "--webpack", PEER_DIR], {
+    stdio: "inherit",
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+  });
 }
