@@ -320,6 +320,17 @@ describe("format negotiation", () => {
     await decoded(result);
   });
 
+  it("f_auto reads q_ on the WebP/JPEG scale: the AVIF it picks is the one of equal look, not a larger file", async () => {
+    const auto = await transform(photo, "w_600,q_80,f_auto", CHROME);
+    const webp = await transform(photo, "w_600,q_80,f_webp");
+    expect(auto.format).toBe("avif");
+    // q_80 on the WebP scale is AVIF's 50 (the two formats' defaults): the same bytes as asking for it.
+    expect(auto.body.equals((await transform(photo, "w_600,q_50,f_avif")).body)).toBe(true);
+    expect(auto.body.length).toBeLessThan(webp.body.length);
+    // An explicit f_avif keeps q_ as AVIF's own quality.
+    expect((await transform(photo, "w_600,q_80,f_avif")).body.length).toBeGreaterThan(auto.body.length);
+  });
+
   it("f_auto on a transparent PNG for an old browser stays PNG", async () => {
     const png = await solid(20, 20, [0, 0, 0, 0]).png().toBuffer();
     expect((await transform(png, "f_auto", "image/png,*/*")).format).toBe("png");

@@ -7,7 +7,8 @@ export const outputTokens = [
   {
     name: "q",
     syntax: "q_{1-100}",
-    description: "Quality for lossy formats (JPEG, WebP, AVIF); PNG and GIF ignore it. Defaults per format.",
+    description:
+      "Quality for lossy formats (JPEG, WebP, AVIF); PNG and GIF ignore it. Defaults per format. With f_auto it is on the JPEG/WebP scale (an AVIF answer gets the quality that looks the same, ×5/8).",
     parse: (v) => ({ quality: integer(v, 1, 100) }),
   },
   {
