@@ -87,6 +87,7 @@ interface Outcome {
   cpuMsPerImage: number;
   peakRssMb: number;
   originGets: number;
+  meanKb: number;
   transforms?: number;
   psnr: number;
   ssim: number;
@@ -103,6 +104,7 @@ async function measure(
   const cpuBefore = cpuMsOfTree(pid);
   const getsBefore = originGets();
   const formats: Record<string, number> = {};
+  let bytes = 0;
   const sample: Array<{ request: Request; body: Buffer }> = [];
   const every = Math.max(1, Math.floor(requests.length / SAMPLE));
   const run = await drive(requests.length, CONCURRENCY, async (i) => {
@@ -110,6 +112,7 @@ async function measure(
     const response = await fetch(urlOf(request), { headers: { Accept: BROWSERS[request.browser] } });
     const body = Buffer.from(await response.arrayBuffer());
     if (response.status !== 200) throw new Error(`${contender}: ${response.status} ${body.toString().slice(0, 200)}`);
+    bytes += body.length;
     const type = response.headers.get("content-type") ?? "?";
     formats[type] = (formats[type] ?? 0) + 1;
     if (i % every === 0) sample.push({ request, body });
@@ -123,6 +126,7 @@ async function measure(
     cpuMsPerImage: cpuMs / requests.length,
     peakRssMb: peakRssOfTree(pid) / 2 ** 20,
     originGets: originGets() - getsBefore,
+    meanKb: bytes / requests.length / 1024,
     ...quality,
     formats,
     sample,
@@ -201,11 +205,11 @@ function report(results: Outcome[]): void {
   const by = (name: string) => results.find((r) => r.contender === name)!;
   const cold = by("OptStuff cold");
   const warm = by("OptStuff after restart");
-  console.log("\n| contender | img/s | CPU ms/img | peak RSS MB | origin GETs | transforms | PSNR dB | SSIM | formats |");
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  console.log("\n| contender | img/s | CPU ms/img | peak RSS MB | origin GETs | transforms | mean KB | PSNR dB | SSIM | formats |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     const formats = Object.entries(r.formats).map(([t, n]) => `${t.replace("image/", "")} ${n}`).join(", ");
-    console.log(`| ${r.contender} | ${fmt(r.rps, 2)} | ${fmt(r.cpuMsPerImage, 0)} | ${fmt(r.peakRssMb, 0)} | ${r.originGets} | ${r.transforms ?? "–"} | ${fmt(r.psnr, 1)} | ${fmt(r.ssim, 4)} | ${formats} |`);
+    console.log(`| ${r.contender} | ${fmt(r.rps, 2)} | ${fmt(r.cpuMsPerImage, 0)} | ${fmt(r.peakRssMb, 0)} | ${r.originGets} | ${r.transforms ?? "–"} | ${fmt(r.meanKb, 1)} | ${fmt(r.psnr, 1)} | ${fmt(r.ssim, 4)} | ${formats} |`);
   }
   console.log(`\nOptStuff cold ÷ Next: ${fmt(cold.rps / by("Next.js /_next/image").rps, 2)}×, ÷ ipx: ${fmt(cold.rps / by("ipx").rps, 2)}× (target ≥ 2×)`);
   console.log(`After restart ÷ cold: ${fmt(warm.rps / cold.rps, 1)}× with ${warm.transforms} transforms (target ≥ 10×, 0)`);
