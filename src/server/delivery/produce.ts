@@ -97,11 +97,7 @@ export function createProducer(deps: ProducerDeps): Producer {
 
 async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
   const started = performance.now();
-  let claim: Claim = { kind: "make", release: () => undefined };
-  if (deps.shared) {
-    const stored = await deps.shared.read(input.key);
-    claim = stored ? { kind: "stored", result: stored } : await deps.shared.claim(input.key);
-  }
+  const claim: Claim = deps.shared ? await deps.shared.lookup(input.key) : { kind: "make", release: () => undefined };
   // No store, no store phase (Server-Timing lists only what this request spent time on).
   const storeMs = deps.shared ? performance.now() - started : 0;
   if (claim.kind === "stored") {

@@ -16,6 +16,11 @@ export interface SharedResults {
   /** The stored result within the read budget; null on a miss, a damaged object or a failing store. */
   read(key: string): Promise<TransformResult | null>;
   /**
+   * What a request that missed L1 does: the stored result, else a claim. A store that failed to answer
+   * gets no lease and no second read: others could only wait on that same store, so make it here.
+   */
+  lookup(key: string): Promise<Claim>;
+  /**
    * With a shared Redis, at most one instance makes a result at a time: the others wait for the store
    * while the lease is held, and make it themselves if its holder died or overran. Without Redis:
    * always "make" (in-process sharing already coalesces one instance's requests).
@@ -50,13 +55,19 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     deps.logSampled(kind, "warn", `result store ${kind} failed; the request went on`, describeError(error));
   }
 
-  async function read(key: string): Promise<TransformResult | null> {
+  /** "failed" when the store did not answer within budget (counted and logged), null on a miss. */
+  async function attempt(key: string): Promise<TransformResult | null | "failed"> {
     try {
       return await withBudget("resultStoreRead", deps.store.get(key));
     } catch (error) {
       failed("resultStoreRead", "result_store_failure_read", error);
-      return null;
+      return "failed";
     }
+  }
+
+  async function read(key: string): Promise<TransformResult | null> {
+    const outcome = await attempt(key);
+    return outcome === "failed" ? null : outcome;
   }
 
   /** SET NX within budget; null when Redis did not answer (make it here, counted). */
@@ -79,8 +90,8 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     // Taken: unless the result landed between this request's store read and now (its maker released
     // the lease just before), which one more read tells.
     const takeOver = async (): Promise<Claim> => {
-      const landed = await read(key);
-      if (!landed) return owned;
+      const landed = await attempt(key);
+      if (landed === null || landed === "failed") return owned;
       owned.release();
       return { kind: "stored", result: landed };
     };
@@ -91,7 +102,8 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     const deadline = performance.now() + leaseSeconds * 1000;
     while (performance.now() < deadline) {
       await sleep(pollMs);
-      const result = await read(key);
+      const result = await attempt(key);
+      if (result === "failed") return made;
       if (result) return { kind: "stored", result };
       // The holder released without storing (its transform failed) or its lease expired: take over.
       const again = await acquire(kv, lease, token);
@@ -104,6 +116,11 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     store: deps.store,
     read,
     claim,
+    async lookup(key) {
+      const stored = await attempt(key);
+      if (stored === "failed") return made;
+      return stored ? { kind: "stored", result: stored } : claim(key);
+    },
     writeBack(key, result, claimed) {
       const write = withBudget("resultStoreWrite", deps.store.put(key, result))
         .catch((error: unknown) => failed("resultStoreWrite", "result_store_failure_write", error))

@@ -80,4 +80,31 @@ describe("shared results: the transform lease", () => {
     expect(counters.get("result_store_failure_read")).toBe(1);
     expect(counters.get("result_store_failure_write")).toBe(1);
   });
+
+  it("with Redis up but the store failing, makes the result at once: one read, no lease, nobody waiting on it", async () => {
+    const kv = createMemoryKeyValue();
+    let reads = 0;
+    const broken: ResultStore = { ...store(), get: () => (reads++, Promise.reject(new Error("EIO"))) };
+    const [a, b] = [instance(kv, broken), instance(kv, broken)];
+    expect((await a.shared.lookup("p/s/v")).kind).toBe("make");
+    expect((await b.shared.lookup("p/s/v")).kind).toBe("make");
+    expect(reads).toBe(2);
+    expect(await kv.get(redisKeys.transformLease("p/s/v"))).toBeNull();
+    expect(a.counters.get("result_store_failure_read") + b.counters.get("result_store_failure_read")).toBe(2);
+    expect(b.counters.get("result_lease_wait")).toBe(0);
+  });
+
+  it("looks up a stored result without taking the lease, and claims on a miss", async () => {
+    const kv = createMemoryKeyValue();
+    const results = store();
+    const { shared } = instance(kv, results);
+    const miss = await shared.lookup("p/s/v");
+    expect(miss.kind).toBe("make");
+    expect(await kv.get(redisKeys.transformLease("p/s/v"))).not.toBeNull();
+    const made = result(bytes(500));
+    shared.writeBack("p/s/v", made, miss);
+    await shared.drain();
+    expect(await shared.lookup("p/s/v")).toEqual({ kind: "stored", result: made });
+    expect(await kv.get(redisKeys.transformLease("p/s/v"))).toBeNull();
+  });
 });
