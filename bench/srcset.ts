@@ -4,7 +4,9 @@
  * × an AVIF-capable and a WebP-only browser, shuffled, at concurrency 8, every URL distinct. Contenders:
  *   - OptStuff cold (fresh process, empty result store), then the same URLs after a restart,
  *   - the Next.js optimizer `/_next/image` with its defaults (disk cache on, starting empty),
- *   - ipx with its own server (no result cache).
+ *   - ipx with its own server (no result cache),
+ *   - raw sharp in this process, no HTTP: the same encodes (the ceiling for anyone on sharp), and decode
+ *     plus resize alone (what one shared decode per source could save at most).
  * Each contender's outputs are compared with a direct sharp resize of the original at the same width
  * (PSNR and SSIM on luma, on a sample), so "faster" never means "worse".
  * BENCH_SOURCES (default 20) sets the number of sources; results in artifacts/bench-srcset.json.
@@ -147,6 +149,42 @@ async function compare(sample: Array<{ request: Request; body: Buffer }>): Promi
   return { psnr: psnr / sample.length, ssim: ssim / sample.length };
 }
 
+/** AVIF up to 4K output at q_75's AVIF equivalent and effort 2, else WebP q75: what the route encodes. */
+async function rawSharp(requests: Request[], encode: boolean): Promise<Outcome> {
+  sharp.concurrency(1);
+  sharp.cache(false);
+  const formats: Record<string, number> = {};
+  const sample: Array<{ request: Request; body: Buffer }> = [];
+  const every = Math.max(1, Math.floor(requests.length / SAMPLE));
+  let bytes = 0;
+  const cpuBefore = process.cpuUsage();
+  const run = await drive(requests.length, CONCURRENCY, async (i) => {
+    const request = requests[i]!;
+    const resized = sharp(request.photo.body, { autoOrient: true }).resize({ width: request.width, withoutEnlargement: true });
+    const height = Math.round((request.photo.height * request.width) / request.photo.width);
+    const avif = request.browser === "avif" && request.width * height <= 3840 * 2160;
+    if (!encode) return void (await resized.raw().toBuffer());
+    const body = await (avif ? resized.avif({ quality: Math.round((QUALITY * 50) / 80), effort: 2 }) : resized.webp({ quality: QUALITY })).toBuffer();
+    bytes += body.length;
+    const type = avif ? "avif" : "webp";
+    formats[type] = (formats[type] ?? 0) + 1;
+    if (i % every === 0) sample.push({ request, body });
+  });
+  const cpu = process.cpuUsage(cpuBefore);
+  const quality = encode ? await compare(sample) : { psnr: NaN, ssim: NaN };
+  return {
+    contender: encode ? "raw sharp, same encodes (no HTTP)" : "raw sharp, decode + resize only",
+    requests: requests.length,
+    rps: requests.length / (run.wallMs / 1000),
+    cpuMsPerImage: (cpu.user + cpu.system) / 1000 / requests.length,
+    peakRssMb: NaN,
+    originGets: 0,
+    meanKb: bytes / requests.length / 1024,
+    ...quality,
+    formats,
+  };
+}
+
 async function transformsOf(base: string): Promise<number> {
   const text = await (await fetch(`${base}/api/metrics`)).text();
   return Number(/optstuff_results_total\{tier="transform"\} (\d+)/.exec(text)?.[1] ?? 0);
@@ -195,6 +233,12 @@ async function main(): Promise<void> {
     await stop(ipx);
     origin.server.close();
 
+    for (const encode of [true, false]) {
+      const outcome = await rawSharp(requests, encode);
+      results.push(outcome);
+      console.log(`${outcome.contender}: ${fmt(outcome.rps, 2)} img/s, ${fmt(outcome.cpuMsPerImage, 0)} CPU ms/img`);
+    }
+
     report(results);
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -212,6 +256,7 @@ function report(results: Outcome[]): void {
     console.log(`| ${r.contender} | ${fmt(r.rps, 2)} | ${fmt(r.cpuMsPerImage, 0)} | ${fmt(r.peakRssMb, 0)} | ${r.originGets} | ${r.transforms ?? "–"} | ${fmt(r.meanKb, 1)} | ${fmt(r.psnr, 1)} | ${fmt(r.ssim, 4)} | ${formats} |`);
   }
   console.log(`\nOptStuff cold ÷ Next: ${fmt(cold.rps / by("Next.js /_next/image").rps, 2)}×, ÷ ipx: ${fmt(cold.rps / by("ipx").rps, 2)}× (target ≥ 2×)`);
+  console.log(`Raw sharp (same encodes) ÷ Next: ${fmt(by("raw sharp, same encodes (no HTTP)").rps / by("Next.js /_next/image").rps, 2)}×; OptStuff cold ÷ raw sharp: ${fmt(cold.rps / by("raw sharp, same encodes (no HTTP)").rps, 2)}×`);
   console.log(`After restart ÷ cold: ${fmt(warm.rps / cold.rps, 1)}× with ${warm.transforms} transforms (target ≥ 10×, 0)`);
   mkdirSync("artifacts", { recursive: true });
   writeFileSync("artifacts/bench-srcset.json", JSON.stringify({ at: new Date().toISOString(), sources: COUNT, results }, null, 2));

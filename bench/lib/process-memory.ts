@@ -17,7 +17,10 @@ export function cpuMsOfTree(rootPid: number): number {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      return sum + ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+      // utime + stime, and cutime + cstime: the children it has reaped (recycled transform processes)
+      // would otherwise take their CPU with them.
+      const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number) as [number, number, number, number];
+      return sum + ((utime + stime + cutime + cstime) * 1000) / ticksPerSecond;
     } catch {
       return sum;
     }
