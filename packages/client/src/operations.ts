@@ -25,7 +25,7 @@ export interface Operations {
   crop?: { left: number; top: number; width: number; height: number };
   /** Allow upscaling. */
   enlarge?: boolean;
-  /** 1–100, for JPEG, WebP and AVIF. */
+  /** 1–100, for JPEG, WebP and AVIF; with format "auto", on the WebP scale (an AVIF answer gets × 5/8). */
   quality?: number;
   format?: Format;
   /** `RRGGBB` or `RRGGBBAA` hex, with or without `#`. */
