@@ -42,6 +42,12 @@ export interface Operations {
   /** true for the default sigma, or a sigma 0.5–10. */
   sharpen?: boolean | number;
   grayscale?: boolean;
+  /** Brightness multiplier 0–10 (1 unchanged). */
+  brightness?: number;
+  /** Saturation multiplier 0–10 (1 unchanged, 0 grey). */
+  saturation?: number;
+  /** Hue rotation, integer degrees 0–359. */
+  hue?: number;
 }
 
 const MAX_DIMENSION = 8192;
@@ -96,6 +102,9 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   blur: (v) => `blur_${decimal("blur", v, 0.3, 100)}`,
   sharpen: (v) => (v === false ? null : v === true ? "sharpen" : `sharpen_${decimal("sharpen", v, 0.5, 10)}`),
   grayscale: (v) => (v ? "grayscale" : null),
+  brightness: (v) => `brightness_${decimal("brightness", v, 0, 10)}`,
+  saturation: (v) => `saturation_${decimal("saturation", v, 0, 10)}`,
+  hue: (v) => `hue_${integer("hue", v, 0, 359)}`,
 };
 
 /**

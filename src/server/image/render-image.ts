@@ -43,11 +43,18 @@ export function renderImage(input: Buffer, job: RenderInput, limits: TransformLi
   // JPEG cannot carry alpha: without this, transparent pixels come out as whatever colour they hide
   // (often black). An opaque bg_ also fills transparency in formats that could keep it.
   if (!supportsAlpha(format) || ops.background?.alpha === 1) image = image.flatten({ background: ops.background ?? WHITE });
+  const modulate = definedOnly({ brightness: ops.brightness, saturation: ops.saturation, hue: ops.hue });
+  if (Object.keys(modulate).length > 0) image = image.modulate(modulate);
   if (ops.grayscale) image = image.grayscale();
   const blur = ops.placeholder ? Math.max(ops.blur ?? 0, PLACEHOLDER_BLUR) : ops.blur;
   if (blur !== undefined) image = image.blur(blur);
   if (ops.sharpen !== undefined) image = image.sharpen({ sigma: ops.sharpen });
   return applyEncoder(image, format, ops, limits.webpEffort);
+}
+
+/** sharp's modulate refuses a key that is present but undefined. */
+function definedOnly<T extends Record<string, number | undefined>>(values: T): { [K in keyof T]?: number } {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: number };
 }
 
 /** Letterbox colour: bg_ if given, else transparent where the format allows it, else white. */

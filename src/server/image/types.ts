@@ -23,6 +23,10 @@ export interface ImageOperations {
   flip?: boolean;
   flop?: boolean;
   grayscale?: boolean;
+  /** Multipliers (1 = unchanged) and a hue rotation in degrees: sharp's modulate. */
+  brightness?: number;
+  saturation?: number;
+  hue?: number;
   enlarge?: boolean;
   animated?: boolean;
   placeholder?: boolean;

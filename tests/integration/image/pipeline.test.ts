@@ -398,6 +398,25 @@ describe("placeholder and effects", () => {
     }
   });
 
+  it("brightness, saturation and hue change the decoded colours, and compose", async () => {
+    const grey = await solid(40, 40, [100, 100, 100]).png().toBuffer();
+    const [dim] = await pixel((await transform(grey, "brightness_0.5,f_png")).body, 20, 20);
+    const [bright] = await pixel((await transform(grey, "brightness_1.5,f_png")).body, 20, 20);
+    expect(dim).toBeLessThan(70);
+    expect(bright).toBeGreaterThan(130);
+    const red = await solid(40, 40, RED).png().toBuffer();
+    const [r, g, b] = await pixel((await transform(red, "saturation_0,f_png")).body, 20, 20);
+    expect(Math.max(r, g, b) - Math.min(r, g, b)).toBeLessThanOrEqual(2);
+    // Red turned by 120° is green-dominant, by 240° blue-dominant.
+    const green = await pixel((await transform(red, "hue_120,f_png")).body, 20, 20);
+    expect(green[1]).toBeGreaterThan(Math.max(green[0], green[2]) + 60);
+    const blue = await pixel((await transform(red, "hue_240,f_png")).body, 20, 20);
+    expect(blue[2]).toBeGreaterThan(Math.max(blue[0], blue[1]) + 60);
+    // Unchanged values are the same variant as no token at all: same bytes.
+    const plain = await transform(red, "w_20,f_png");
+    expect((await transform(red, "w_20,brightness_1,saturation_1,hue_0,f_png")).body.equals(plain.body)).toBe(true);
+  });
+
   it("r_90 rotates clockwise; w and h describe the image before rotation", async () => {
     const result = await transform(threeStripes, "r_90");
     expect([result.width, result.height]).toEqual([100, 300]);

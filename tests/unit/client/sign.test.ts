@@ -69,6 +69,7 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ crop: { left: 0, top: 10, width: 65535, height: 1 }, quality: 100, background: "#FFAA0080", animated: false }, "c_0_10_65535_1,q_100,bg_ffaa0080,anim_false"],
     [{ placeholder: true, rotate: 270, flip: true, flop: true, blur: 0.3, sharpen: 10, grayscale: true }, "placeholder,r_270,flip,flop,blur_0.3,sharpen_10,grayscale"],
     [{ sharpen: true, embed: false, format: "jpeg" }, "f_jpeg,sharpen"],
+    [{ brightness: 1.25, saturation: 0, hue: 359 }, "brightness_1.25,saturation_0,hue_359"],
   ];
 
   it.each(cases)("builds %j as %s, which the server accepts", (options, expected) => {
@@ -99,6 +100,10 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ gravity: "middle" as "center" }, "g_middle"],
     [{ rotate: 45 as 90 }, "r_45"],
     [{ format: "bmp" as "png" }, "f_bmp"],
+    [{ brightness: 10.5 }, "brightness_10.5"],
+    [{ saturation: -1 }, "saturation_-1"],
+    [{ hue: 360 }, "hue_360"],
+    [{ hue: 12.5 }, "hue_12.5"],
   ];
 
   it.each(refused)("refuses %j, as the server refuses %s", (options, token) => {

@@ -69,6 +69,9 @@ const cases: Record<string, TokenCases> = {
   blur: { ok: [["blur_0.3", { blur: 0.3 }], ["blur_100", { blur: 100 }], ["blur_5", { blur: 5 }]], bad: ["blur_0.2", "blur_100.1", "blur", "blur_-1"] },
   sharpen: { ok: [["sharpen", { sharpen: 1 }], ["sharpen_0.5", { sharpen: 0.5 }], ["sharpen_10", { sharpen: 10 }]], bad: ["sharpen_0.4", "sharpen_10.5", "sharpen_"] },
   grayscale: { ok: [["grayscale", { grayscale: true }]], bad: ["grayscale_1"] },
+  brightness: { ok: [["brightness_0", { brightness: 0 }], ["brightness_1", {}], ["brightness_1.5", { brightness: 1.5 }], ["brightness_10", { brightness: 10 }]], bad: ["brightness", "brightness_10.1", "brightness_-1", "brightness_1e1"] },
+  saturation: { ok: [["saturation_0", { saturation: 0 }], ["saturation_1", {}], ["saturation_2.25", { saturation: 2.25 }]], bad: ["saturation", "saturation_11", "saturation_x"] },
+  hue: { ok: [["hue_0", {}], ["hue_180", { hue: 180 }], ["hue_359", { hue: 359 }]], bad: ["hue", "hue_360", "hue_-30", "hue_90.5"] },
 };
 
 function refusal(segment: string): AppError {

@@ -1,4 +1,4 @@
-import { bare, decimal, oneOf, type OperationSpec } from "./value-parsers";
+import { bare, decimal, integer, oneOf, type OperationSpec } from "./value-parsers";
 
 /** Default sigma of a bare `sharpen`: a mild, generally safe amount after downscaling. */
 export const DEFAULT_SHARPEN_SIGMA = 1;
@@ -34,6 +34,24 @@ export const effectTokens = [
     syntax: "sharpen | sharpen_{0.5-10}",
     description: `Sharpen with this sigma; bare sharpen uses ${DEFAULT_SHARPEN_SIGMA}.`,
     parse: (v) => ({ sharpen: v === undefined ? DEFAULT_SHARPEN_SIGMA : decimal(v, 0.5, 10) }),
+  },
+  {
+    name: "brightness",
+    syntax: "brightness_{0-10}",
+    description: "Multiply brightness (1 unchanged, 0.5 half as bright, 2 twice).",
+    parse: (v) => ({ brightness: decimal(v, 0, 10) }),
+  },
+  {
+    name: "saturation",
+    syntax: "saturation_{0-10}",
+    description: "Multiply colour saturation (1 unchanged, 0 grey, 2 twice as vivid).",
+    parse: (v) => ({ saturation: decimal(v, 0, 10) }),
+  },
+  {
+    name: "hue",
+    syntax: "hue_{0-359}",
+    description: "Rotate hues by this many degrees around the colour wheel.",
+    parse: (v) => ({ hue: integer(v, 0, 359) }),
   },
   {
     name: "grayscale",

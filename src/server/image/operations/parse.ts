@@ -60,6 +60,9 @@ function dropDefaults(operations: ImageOperations): ImageOperations {
   if (result.rotate === 0) delete result.rotate;
   if (result.dpr === 1) delete result.dpr;
   if (result.animated === true) delete result.animated;
+  if (result.brightness === 1) delete result.brightness;
+  if (result.saturation === 1) delete result.saturation;
+  if (result.hue === 0) delete result.hue;
   return result;
 }
 
