@@ -25,6 +25,8 @@ export interface Operations {
   crop?: { left: number; top: number; width: number; height: number };
   /** Allow upscaling. */
   enlarge?: boolean;
+  /** Pixels (× dpr) added around the output, 0–256: one number for every side, or each side. */
+  padding?: number | { top: number; right: number; bottom: number; left: number };
   /** 1–100, for JPEG, WebP and AVIF; with format "auto", on the WebP scale (an AVIF answer gets × 5/8). */
   quality?: number;
   format?: Format;
@@ -52,6 +54,7 @@ export interface Operations {
 
 const MAX_DIMENSION = 8192;
 const MAX_CROP = 65535;
+const MAX_PADDING = 256;
 const FITS: readonly Fit[] = ["cover", "contain", "fill", "inside", "outside"];
 const GRAVITIES: readonly Gravity[] = ["center", "north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest", "attention", "entropy"];
 const FORMATS: readonly Format[] = ["webp", "avif", "png", "jpeg", "gif", "auto"];
@@ -91,6 +94,10 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   crop: (v) =>
     `c_${integer("crop.left", v.left, 0, MAX_CROP)}_${integer("crop.top", v.top, 0, MAX_CROP)}_${integer("crop.width", v.width, 1, MAX_CROP)}_${integer("crop.height", v.height, 1, MAX_CROP)}`,
   enlarge: (v) => (v ? "enlarge" : null),
+  padding: (v) =>
+    typeof v === "number"
+      ? `pad_${integer("padding", v, 0, MAX_PADDING)}`
+      : `pad_${(["top", "right", "bottom", "left"] as const).map((side) => integer(`padding.${side}`, v[side], 0, MAX_PADDING)).join("_")}`,
   quality: (v) => `q_${integer("quality", v, 1, 100)}`,
   format: (v) => `f_${oneOf("format", v, FORMATS)}`,
   background: (v) => `bg_${colour(v)}`,

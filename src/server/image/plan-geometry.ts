@@ -24,9 +24,13 @@ export interface GeometryPlan {
   crop?: Region;
   resize?: ResizePlan;
   orientation: Orientation;
-  /** Pixels of one output frame: what the encoder has to work through. */
+  /** Added around the result, in the output's orientation, dpr applied. */
+  padding?: Padding;
+  /** Pixels of one output frame, padding included: what the encoder has to work through. */
   outputPixels: number;
 }
+
+export type Padding = NonNullable<ImageOperations["padding"]>;
 
 export interface GeometryInput {
   /** One frame, after EXIF orientation. */
@@ -41,21 +45,29 @@ export interface GeometryInput {
 
 /**
  * Meaning: crop (c_) in source coordinates → resize (w/h × dpr, fit, gravity, no enlargement unless
- * `enlarge`) → flip/flop/rotate. The output never exceeds maxOutputDimension on either side.
+ * `enlarge`) → flip/flop/rotate → padding. The output, padding included, never exceeds
+ * maxOutputDimension on either side.
  */
 export function planGeometry({ source, ops, maxOutputDimension, maxOutputPixels, keepFrames }: GeometryInput): GeometryPlan {
+  const orientation: Orientation = { rotate: toQuarter(ops.rotate), flip: ops.flip === true, flop: ops.flop === true };
+  const padding = scaledPadding(ops);
+  // Padding in the image's axes before rotation, where the resize is planned.
+  const across = padding ? padding.left + padding.right : 0;
+  const down = padding ? padding.top + padding.bottom : 0;
+  const extra = swapsAxes(orientation) ? { x: down, y: across } : { x: across, y: down };
+  const room = maxOutputDimension - Math.max(extra.x, extra.y);
+  if (room < 1) throw paddingTooLarge(ops, `the ${maxOutputDimension} px output limit`);
+
   const crop = ops.crop && clampCrop(ops.crop, source);
   const base = crop ?? source;
-  let resize = requestedResize(ops, maxOutputDimension);
+  let resize = requestedResize(ops, room);
   const predicted = predictSize(base, resize);
-  if (Math.max(predicted.width, predicted.height) > maxOutputDimension) {
-    resize = { width: maxOutputDimension, height: maxOutputDimension, fit: "inside", withoutEnlargement: true };
+  if (Math.max(predicted.width, predicted.height) > room) {
+    resize = { width: room, height: room, fit: "inside", withoutEnlargement: true };
   }
-  if (maxOutputPixels !== undefined) resize = capArea(base, resize, maxOutputPixels);
+  if (maxOutputPixels !== undefined) resize = capArea(base, resize, maxOutputPixels, extra, ops);
   const output = predictSize(base, resize);
-  const outputPixels = output.width * output.height;
-
-  const orientation: Orientation = { rotate: toQuarter(ops.rotate), flip: ops.flip === true, flop: ops.flop === true };
+  const outputPixels = (output.width + extra.x) * (output.height + extra.y);
   const smart = ops.gravity === "attention" || ops.gravity === "entropy";
   const gravity = keepFrames && smart ? undefined : ops.gravity;
   if (resize && gravity) resize = { ...resize, position: orientGravity(gravity, orientation) };
@@ -67,10 +79,24 @@ export function planGeometry({ source, ops, maxOutputDimension, maxOutputPixels,
       crop: crop && orientRegion(crop, source, orientation),
       resize: resize && swapsAxes(orientation) ? { ...resize, width: resize.height, height: resize.width } : resize,
       orientation,
+      padding,
       outputPixels,
     };
   }
-  return { crop, resize, orientation, outputPixels };
+  return { crop, resize, orientation, padding, outputPixels };
+}
+
+/** pad_ × dpr; a placeholder has no room for it. */
+function scaledPadding(ops: ImageOperations): Padding | undefined {
+  if (!ops.padding || ops.placeholder) return undefined;
+  const dpr = ops.dpr ?? 1;
+  const { top, right, bottom, left } = ops.padding;
+  return { top: Math.round(top * dpr), right: Math.round(right * dpr), bottom: Math.round(bottom * dpr), left: Math.round(left * dpr) };
+}
+
+function paddingTooLarge(ops: ImageOperations, what: string): AppError {
+  const { top, right, bottom, left } = ops.padding!;
+  return new AppError("INVALID_OPERATION", { message: `Invalid operation "pad_${top}_${right}_${bottom}_${left}": it leaves no room for the image within ${what}` });
 }
 
 /**
@@ -79,11 +105,14 @@ export function planGeometry({ source, ops, maxOutputDimension, maxOutputPixels,
  * as a whole, so fit, crop position and aspect ratio stay what the URL asked for; the page still gets
  * an image (the browser scales it to its slot) instead of an error.
  */
-function capArea(base: Size, resize: ResizePlan | undefined, maxPixels: number): ResizePlan | undefined {
+function capArea(base: Size, resize: ResizePlan | undefined, maxPixels: number, extra: { x: number; y: number }, ops: ImageOperations): ResizePlan | undefined {
   const predicted = predictSize(base, resize);
-  const area = predicted.width * predicted.height;
-  if (area <= maxPixels) return resize;
-  const factor = Math.sqrt(maxPixels / area);
+  const { width: w, height: h } = predicted;
+  if ((w + extra.x) * (h + extra.y) <= maxPixels) return resize;
+  if (extra.x * extra.y >= maxPixels) throw paddingTooLarge(ops, `the ${maxPixels} pixel output area`);
+  // The largest factor with (w·f + x)(h·f + y) ≤ maxPixels: the padding keeps its size, the image shrinks.
+  const [a, b, c] = [w * h, w * extra.y + h * extra.x, extra.x * extra.y - maxPixels];
+  const factor = (-b + Math.sqrt(b * b - 4 * a * c)) / (2 * a);
   const shrink = (side: number) => Math.max(1, Math.floor(side * factor));
   if (!resize || (resize.fit === "outside" && resize.width !== undefined && resize.height !== undefined)) {
     return { width: shrink(predicted.width), height: shrink(predicted.height), fit: "inside", withoutEnlargement: resize?.withoutEnlargement ?? true };

@@ -39,6 +39,8 @@ export function renderImage(input: Buffer, job: RenderInput, limits: TransformLi
   if (plan.orientation.flop) image = image.flop();
   if (plan.crop) image = image.extract(plan.crop);
   if (plan.resize) image = image.resize({ ...plan.resize, background: letterboxBackground(ops, format) });
+  // sharp extends after resizing and rotating, so the sides are the output's.
+  if (plan.padding) image = image.extend({ ...plan.padding, background: letterboxBackground(ops, format) });
 
   // JPEG cannot carry alpha: without this, transparent pixels come out as whatever colour they hide
   // (often black). An opaque bg_ also fills transparency in formats that could keep it.

@@ -398,6 +398,37 @@ describe("placeholder and effects", () => {
     }
   });
 
+  it("pad_ grows the output by its sides, in bg_ or transparent, after resize and rotation", async () => {
+    const red = await solid(40, 20, RED).png().toBuffer();
+    const clear = await transform(red, "pad_10,f_png");
+    expect([clear.width, clear.height]).toEqual([60, 40]);
+    await decoded(clear);
+    expect((await pixel(clear.body, 0, 0))[3]).toBe(0);
+    expect(near(await pixel(clear.body, 30, 20), [...RED, 255])).toBe(true);
+
+    // CSS order (top right bottom left), × dpr; JPEG has no alpha, so bg_ (else white) fills it.
+    const boxed = await transform(red, "w_20,dpr_2,pad_1_2_3_4,bg_00ff00,f_jpg");
+    expect([boxed.width, boxed.height]).toEqual([40 + 4 + 8, 20 + 2 + 6]);
+    expect(near(await pixel(boxed.body, 3, 10), [...GREEN, 255], 30)).toBe(true);
+    expect(near(await pixel(boxed.body, 26, 14), [...RED, 255], 30)).toBe(true);
+    // 16 px: one whole JPEG block of padding, so chroma subsampling cannot bleed red into the sample.
+    const white = await transform(red, "pad_16,f_jpg");
+    expect(near(await pixel(white.body, 2, 2), [255, 255, 255, 255])).toBe(true);
+
+    // The sides are the output's: after r_90 the 40×20 image stands 20×40, padded on its left only.
+    const turned = await transform(red, "r_90,pad_0_0_0_10,f_png");
+    expect([turned.width, turned.height]).toEqual([30, 40]);
+    expect((await pixel(turned.body, 5, 20))[3]).toBe(0);
+    expect(near(await pixel(turned.body, 20, 20), [...RED, 255])).toBe(true);
+  });
+
+  it("pads every frame of an animation", async () => {
+    const gif = await animatedGif(30, 30, [RED, GREEN, BLUE]);
+    const result = await transform(gif, "pad_5,f_webp");
+    expect([result.width, result.height]).toEqual([40, 40]);
+    expect((await decoded(result)).pages).toBe(3);
+  });
+
   it("brightness, saturation and hue change the decoded colours, and compose", async () => {
     const grey = await solid(40, 40, [100, 100, 100]).png().toBuffer();
     const [dim] = await pixel((await transform(grey, "brightness_0.5,f_png")).body, 20, 20);

@@ -70,6 +70,8 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ placeholder: true, rotate: 270, flip: true, flop: true, blur: 0.3, sharpen: 10, grayscale: true }, "placeholder,r_270,flip,flop,blur_0.3,sharpen_10,grayscale"],
     [{ sharpen: true, embed: false, format: "jpeg" }, "f_jpeg,sharpen"],
     [{ brightness: 1.25, saturation: 0, hue: 359 }, "brightness_1.25,saturation_0,hue_359"],
+    [{ width: 100, padding: 12 }, "w_100,pad_12"],
+    [{ padding: { top: 0, right: 256, bottom: 3, left: 4 }, format: "png" }, "pad_0_256_3_4,f_png"],
   ];
 
   it.each(cases)("builds %j as %s, which the server accepts", (options, expected) => {
@@ -103,6 +105,8 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ brightness: 10.5 }, "brightness_10.5"],
     [{ saturation: -1 }, "saturation_-1"],
     [{ hue: 360 }, "hue_360"],
+    [{ padding: 257 }, "pad_257"],
+    [{ padding: { top: 1, right: 2, bottom: -3, left: 4 } }, "pad_1_2_-3_4"],
     [{ hue: 12.5 }, "hue_12.5"],
   ];
 

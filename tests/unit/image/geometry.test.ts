@@ -105,3 +105,40 @@ describe("planGeometry", () => {
     expect(plan("placeholder,w_2000,dpr_4,enlarge").resize).toMatchObject({ width: 32, height: 32, withoutEnlargement: true });
   });
 });
+
+describe("planGeometry with padding", () => {
+  it("scales padding by dpr, keeps it in the output's orientation and counts its pixels", () => {
+    const padded = plan("w_300,pad_1_2_3_4,dpr_2");
+    expect(padded.padding).toEqual({ top: 2, right: 4, bottom: 6, left: 8 });
+    expect(padded.resize).toMatchObject({ width: 600 });
+    expect(padded.outputPixels).toBe((600 + 12) * (400 + 8));
+    // Rotated a quarter: the 600-wide image stands 600 tall, and the sides stay the output's.
+    const turned = plan("w_300,pad_1_2_3_4,dpr_2,r_90");
+    expect(turned.padding).toEqual(padded.padding);
+    expect(turned.outputPixels).toBe((400 + 12) * (600 + 8));
+  });
+
+  it("leaves room for the padding within the output limit", () => {
+    const capped = plan("w_8192,enlarge,pad_100", { maxOutputDimension: 8192 });
+    expect(capped.resize).toMatchObject({ width: 8192 - 200 });
+    const whole = plan("pad_256", { maxOutputDimension: 2000 });
+    expect(whole.resize).toMatchObject({ width: 2000 - 512, height: 2000 - 512, fit: "inside" });
+  });
+
+  it("shrinks the image, not the padding, to fit the area cap", () => {
+    const capped = plan("s_4000x4000,fit_fill,enlarge,pad_256", { maxOutputPixels: 4_000_000 });
+    expect(capped.padding).toEqual({ top: 256, right: 256, bottom: 256, left: 256 });
+    expect(capped.outputPixels).toBeLessThanOrEqual(4_000_000);
+    expect(capped.outputPixels).toBeGreaterThan(3_980_000);
+  });
+
+  it("refuses padding that leaves no room for the image, naming it", () => {
+    expect(() => plan("pad_256,dpr_4", { maxOutputDimension: 2048 })).toThrow(/pad_256_256_256_256.*no room/);
+    expect(() => plan("pad_256,dpr_4", { maxOutputPixels: 1_000_000 })).toThrow(/no room for the image within the 1000000 pixel/);
+  });
+
+  it("has no padding on a placeholder", () => {
+    expect(plan("placeholder,pad_20").padding).toBeUndefined();
+  });
+});
+

@@ -53,6 +53,16 @@ const cases: Record<string, TokenCases> = {
     bad: ["c_0_0_0_10", "c_0_0_10_0", "c_65536_0_1_1", "c_0_0_10", "c_0_0_10_10_10", "c", "c_a_b_c_d", "c_0_0_10x10"],
   },
   enlarge: { ok: [["enlarge", { enlarge: true }]], bad: ["enlarge_1"] },
+  pad: {
+    ok: [
+      ["pad_10", { padding: { top: 10, right: 10, bottom: 10, left: 10 } }],
+      ["pad_1_2_3_4", { padding: { top: 1, right: 2, bottom: 3, left: 4 } }],
+      ["pad_0_256_0_0", { padding: { top: 0, right: 256, bottom: 0, left: 0 } }],
+      ["pad_0", {}],
+      ["pad_0_0_0_0", {}],
+    ],
+    bad: ["pad", "pad_", "pad_257", "pad_1_2", "pad_1_2_3", "pad_1_2_3_4_5", "pad_-1", "pad_1.5", "pad_1__3_4"],
+  },
   bg: {
     ok: [
       ["bg_ff0000", { background: { r: 255, g: 0, b: 0, alpha: 1 } }],

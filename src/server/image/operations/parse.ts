@@ -63,6 +63,7 @@ function dropDefaults(operations: ImageOperations): ImageOperations {
   if (result.brightness === 1) delete result.brightness;
   if (result.saturation === 1) delete result.saturation;
   if (result.hue === 0) delete result.hue;
+  if (result.padding && Object.values(result.padding).every((side) => side === 0)) delete result.padding;
   return result;
 }
 

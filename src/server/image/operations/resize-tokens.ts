@@ -1,4 +1,4 @@
-import { MAX_DIMENSION, bare, box, decimal, integer, InvalidValue, oneOf, type OperationSpec } from "./value-parsers";
+import { MAX_DIMENSION, MAX_PADDING, bare, box, decimal, integer, InvalidValue, oneOf, sides, type OperationSpec } from "./value-parsers";
 
 const FITS = ["cover", "contain", "fill", "inside", "outside"] as const;
 /** Compass gravities plus sharp's two smart-crop strategies; `centre` is accepted and stored as `center`. */
@@ -73,6 +73,13 @@ export const resizeTokens = [
     description:
       "Crop this region of the (EXIF-oriented) source before resizing; clipped to the image (0–65535 each).",
     parse: (v) => ({ crop: crop(v) }),
+  },
+  {
+    name: "pad",
+    syntax: `pad_{0-${MAX_PADDING}} | pad_{top}_{right}_{bottom}_{left}`,
+    description:
+      "Padding around the output in pixels (× dpr), in bg_ (else transparent, or white without alpha); the output grows by it. Placeholders ignore it.",
+    parse: (v) => ({ padding: sides(v) }),
   },
   {
     name: "enlarge",

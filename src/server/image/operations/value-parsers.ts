@@ -63,6 +63,17 @@ export function box(value: string | undefined): { width: number; height: number 
   return { width: integer(match[1], 1, MAX_DIMENSION), height: integer(match[2], 1, MAX_DIMENSION) };
 }
 
+/** Largest padding on one side before dpr: four sides at dpr 4 still leave room for the image. */
+export const MAX_PADDING = 256;
+
+/** `{N}` on every side, or `{T}_{R}_{B}_{L}` as CSS writes it; each 0–MAX_PADDING. */
+export function sides(value: string | undefined): { top: number; right: number; bottom: number; left: number } {
+  const parts = (value ?? "").split("_");
+  if (parts.length !== 1 && parts.length !== 4) throw new InvalidValue();
+  const [top, right, bottom, left] = (parts.length === 1 ? [parts[0], parts[0], parts[0], parts[0]] : parts).map((p) => integer(p, 0, MAX_PADDING)) as [number, number, number, number];
+  return { top, right, bottom, left };
+}
+
 /** `RRGGBB` (opaque) or `RRGGBBAA`, case-insensitive; alpha becomes 0–1 as sharp expects. */
 export function hexColour(value: string | undefined): { r: number; g: number; b: number; alpha: number } {
   if (value === undefined || !/^([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/.test(value)) throw new InvalidValue();
