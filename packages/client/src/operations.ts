@@ -25,6 +25,8 @@ export interface Operations {
   crop?: { left: number; top: number; width: number; height: number };
   /** Allow upscaling. */
   enlarge?: boolean;
+  /** Trim borders of the top-left pixel's colour: true for the default threshold, or 0–255. */
+  trim?: boolean | number;
   /** Pixels (× dpr) added around the output, 0–256: one number for every side, or each side. */
   padding?: number | { top: number; right: number; bottom: number; left: number };
   /** 1–100, for JPEG, WebP and AVIF; with format "auto", on the WebP scale (an AVIF answer gets × 5/8). */
@@ -94,6 +96,7 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   crop: (v) =>
     `c_${integer("crop.left", v.left, 0, MAX_CROP)}_${integer("crop.top", v.top, 0, MAX_CROP)}_${integer("crop.width", v.width, 1, MAX_CROP)}_${integer("crop.height", v.height, 1, MAX_CROP)}`,
   enlarge: (v) => (v ? "enlarge" : null),
+  trim: (v) => (v === false ? null : v === true ? "trim" : `trim_${integer("trim", v, 0, 255)}`),
   padding: (v) =>
     typeof v === "number"
       ? `pad_${integer("padding", v, 0, MAX_PADDING)}`

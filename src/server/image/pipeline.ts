@@ -62,7 +62,8 @@ export async function transformImage(
 }
 
 /**
- * Frames survive only into a format that animates, unless anim_false or a placeholder asks for a still.
+ * Frames survive only into a format that animates, unless anim_false or a placeholder asks for a still
+ * (libvips cannot trim an animation either: trim gives the first frame).
  * libvips flips and rotates a multi-frame image as one tall strip, which reverses the frame order
  * (and refuses 90°/270°), so flip and r_ also give the first frame rather than a wrong animation.
  */
@@ -73,6 +74,7 @@ function shouldKeepFrames(source: SourceInfo, format: OutputFormat, ops: ImageOp
     ops.animated !== false &&
     ops.placeholder !== true &&
     ops.flip !== true &&
+    ops.trim === undefined &&
     (ops.rotate ?? 0) === 0
   );
 }

@@ -59,6 +59,8 @@ export function planGeometry({ source, ops, maxOutputDimension, maxOutputPixels,
   if (room < 1) throw paddingTooLarge(ops, `the ${maxOutputDimension} px output limit`);
 
   const crop = ops.crop && clampCrop(ops.crop, source);
+  // With trim_ libvips resizes what is left after trimming, unknown until decoded: every size below is
+  // then an upper bound, so the limits still hold (a box stays a box, one side keeps the trimmed shape).
   const base = crop ?? source;
   let resize = requestedResize(ops, room);
   const predicted = predictSize(base, resize);

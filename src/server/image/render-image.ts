@@ -33,6 +33,8 @@ export function renderImage(input: Buffer, job: RenderInput, limits: TransformLi
     ...(job.keepFrames ? { animated: true } : { pages: 1 }),
   }).timeout({ seconds: timeoutSeconds(limits.timeoutMs) });
 
+  // libvips trims first, whatever the call order; sizes below then apply to the trimmed image.
+  if (ops.trim !== undefined) image = image.trim({ threshold: ops.trim });
   // Orientation is requested before extract/resize so that sharp rotates first (see orientation.ts).
   if (plan.orientation.rotate !== 0) image = image.rotate(plan.orientation.rotate);
   if (plan.orientation.flip) image = image.flip();

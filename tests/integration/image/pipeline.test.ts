@@ -422,6 +422,30 @@ describe("placeholder and effects", () => {
     expect(near(await pixel(turned.body, 20, 20), [...RED, 255])).toBe(true);
   });
 
+  it("trim cuts the border of the top-left colour, then w_ and pad_ apply to what is left", async () => {
+    const inner = await solid(40, 20, RED).png().toBuffer();
+    const framed = await sharp({ create: { width: 100, height: 80, channels: 3, background: { r: 255, g: 255, b: 255 } } })
+      .composite([{ input: inner, left: 30, top: 30 }])
+      .png()
+      .toBuffer();
+    const trimmed = await transform(framed, "trim,f_png");
+    expect([trimmed.width, trimmed.height]).toEqual([40, 20]);
+    expect(near(await pixel(trimmed.body, 0, 0), [...RED, 255])).toBe(true);
+    expect(near(await pixel(trimmed.body, 39, 19), [...RED, 255])).toBe(true);
+    // w_ keeps the trimmed shape (2:1), not the source's (5:4); pad_ goes around the result.
+    const sized = await transform(framed, "trim,w_20,pad_2,f_png");
+    expect([sized.width, sized.height]).toEqual([24, 14]);
+    // A threshold above the difference keeps nothing of the frame apart: a plain image is left as it is.
+    const plain = await transform(inner, "trim_50,f_png");
+    expect([plain.width, plain.height]).toEqual([40, 20]);
+  });
+
+  it("trim on an animation gives its first frame, trimmed", async () => {
+    const gif = await animatedGif(30, 30, [RED, GREEN, BLUE]);
+    const result = await transform(gif, "trim,f_webp");
+    expect((await decoded(result)).pages ?? 1).toBe(1);
+  });
+
   it("pads every frame of an animation", async () => {
     const gif = await animatedGif(30, 30, [RED, GREEN, BLUE]);
     const result = await transform(gif, "pad_5,f_webp");

@@ -71,6 +71,8 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ sharpen: true, embed: false, format: "jpeg" }, "f_jpeg,sharpen"],
     [{ brightness: 1.25, saturation: 0, hue: 359 }, "brightness_1.25,saturation_0,hue_359"],
     [{ width: 100, padding: 12 }, "w_100,pad_12"],
+    [{ trim: true, width: 50 }, "w_50,trim"],
+    [{ trim: 40 }, "trim_40"],
     [{ padding: { top: 0, right: 256, bottom: 3, left: 4 }, format: "png" }, "pad_0_256_3_4,f_png"],
   ];
 
@@ -106,6 +108,7 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ saturation: -1 }, "saturation_-1"],
     [{ hue: 360 }, "hue_360"],
     [{ padding: 257 }, "pad_257"],
+    [{ trim: 256 }, "trim_256"],
     [{ padding: { top: 1, right: 2, bottom: -3, left: 4 } }, "pad_1_2_-3_4"],
     [{ hue: 12.5 }, "hue_12.5"],
   ];

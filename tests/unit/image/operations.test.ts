@@ -53,6 +53,7 @@ const cases: Record<string, TokenCases> = {
     bad: ["c_0_0_0_10", "c_0_0_10_0", "c_65536_0_1_1", "c_0_0_10", "c_0_0_10_10_10", "c", "c_a_b_c_d", "c_0_0_10x10"],
   },
   enlarge: { ok: [["enlarge", { enlarge: true }]], bad: ["enlarge_1"] },
+  trim: { ok: [["trim", { trim: 10 }], ["trim_0", { trim: 0 }], ["trim_255", { trim: 255 }]], bad: ["trim_", "trim_256", "trim_-1", "trim_2.5", "trim_x"] },
   pad: {
     ok: [
       ["pad_10", { padding: { top: 10, right: 10, bottom: 10, left: 10 } }],
@@ -132,6 +133,14 @@ describe("parseOperations", () => {
     expect(parseOperations("w_800,h_400,fit_contain,f_webp,q_70")).toEqual({
       width: 800, height: 400, fit: "contain", format: "webp", quality: 70,
     });
+  });
+
+  it("refuses trim with c_ in either order, saying why", () => {
+    for (const segment of ["trim,c_0_0_10_10", "c_0_0_10_10,trim_5"]) {
+      const error = refusal(segment);
+      expect(error.code).toBe("INVALID_OPERATION");
+      expect(error.message).toMatch(/trim and c_ cannot be combined/);
+    }
   });
 
   it("names an unknown token in a 400", () => {

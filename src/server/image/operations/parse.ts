@@ -22,7 +22,18 @@ export function parseOperations(segment: string): ImageOperations {
 
   const operations: ImageOperations = {};
   for (const token of tokens) Object.assign(operations, parseToken(token));
+  refuseConflicts(operations);
   return dropDefaults(operations);
+}
+
+/**
+ * Pairs whose meaning would be ambiguous: libvips trims before it crops, so c_ would count from an
+ * edge nobody can see in the URL. Refused before the source is fetched.
+ */
+function refuseConflicts(operations: ImageOperations): void {
+  if (operations.trim !== undefined && operations.crop) {
+    throw new AppError("INVALID_OPERATION", { message: "trim and c_ cannot be combined: crop a region, or trim its borders" });
+  }
 }
 
 function parseToken(token: string): Partial<ImageOperations> {

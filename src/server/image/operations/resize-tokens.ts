@@ -1,5 +1,8 @@
 import { MAX_DIMENSION, MAX_PADDING, bare, box, decimal, integer, InvalidValue, oneOf, sides, type OperationSpec } from "./value-parsers";
 
+/** sharp's own default: JPEG noise at the edges is still trimmed, a faint shadow is kept. */
+export const DEFAULT_TRIM_THRESHOLD = 10;
+
 const FITS = ["cover", "contain", "fill", "inside", "outside"] as const;
 /** Compass gravities plus sharp's two smart-crop strategies; `centre` is accepted and stored as `center`. */
 export const GRAVITIES = [
@@ -73,6 +76,12 @@ export const resizeTokens = [
     description:
       "Crop this region of the (EXIF-oriented) source before resizing; clipped to the image (0–65535 each).",
     parse: (v) => ({ crop: crop(v) }),
+  },
+  {
+    name: "trim",
+    syntax: "trim | trim_{0-255}",
+    description: `Cut away borders of the top-left pixel's colour (within this threshold, default ${DEFAULT_TRIM_THRESHOLD}) before resizing; w and h then apply to what is left. A still image only; not with c_.`,
+    parse: (v) => ({ trim: v === undefined ? DEFAULT_TRIM_THRESHOLD : integer(v, 0, 255) }),
   },
   {
     name: "pad",
