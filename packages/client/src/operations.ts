@@ -31,6 +31,8 @@ export interface Operations {
   padding?: number | { top: number; right: number; bottom: number; left: number };
   /** 1–100, for JPEG, WebP and AVIF; with format "auto", on the WebP scale (an AVIF answer gets × 5/8). */
   quality?: number;
+  /** Lower the quality (up to three steps) until the output is at most this many bytes, 1024–10485760. */
+  maxBytes?: number;
   format?: Format;
   /** `RRGGBB` or `RRGGBBAA` hex, with or without `#`. */
   background?: string;
@@ -102,6 +104,7 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
       ? `pad_${integer("padding", v, 0, MAX_PADDING)}`
       : `pad_${(["top", "right", "bottom", "left"] as const).map((side) => integer(`padding.${side}`, v[side], 0, MAX_PADDING)).join("_")}`,
   quality: (v) => `q_${integer("quality", v, 1, 100)}`,
+  maxBytes: (v) => `maxbytes_${integer("maxBytes", v, 1024, 10 * 1024 * 1024)}`,
   format: (v) => `f_${oneOf("format", v, FORMATS)}`,
   background: (v) => `bg_${colour(v)}`,
   animated: (v) => `anim_${v ? "true" : "false"}`,

@@ -1,6 +1,7 @@
 import { AppError } from "@/server/errors";
 import { CONTENT_TYPES, supportsAnimation } from "./encode-options";
 import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-source";
+import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } from "./fit-bytes";
 import { negotiateFormat } from "./negotiate";
 import { DEFAULT_TRANSFORM_LIMITS } from "./limits";
 import { planGeometry } from "./plan-geometry";
@@ -50,9 +51,12 @@ export async function transformImage(
   }
 
   try {
-    const { data, info } = await renderImage(input, { ops, format, keepFrames, plan }, limits).toBuffer({
-      resolveWithObject: true,
-    });
+    const render = (quality: number | undefined, timeoutMs: number): Promise<Encoded> =>
+      renderImage(input, { ops: { ...ops, quality }, format, keepFrames, plan }, { ...limits, timeoutMs }).toBuffer({ resolveWithObject: true });
+    const { data, info } =
+      ops.maxBytes !== undefined && honoursMaxBytes(format)
+        ? await encodeWithinBytes(render, ops.maxBytes, startingQuality(ops, format), limits.timeoutMs)
+        : await render(ops.quality, limits.timeoutMs);
     // For an animation, info.height is all frames stacked; report one frame.
     const height = info.pageHeight ?? info.height;
     return { body: data, format, contentType: CONTENT_TYPES[format], width: info.width, height, negotiated };

@@ -331,6 +331,26 @@ describe("format negotiation", () => {
     expect((await transform(photo, "w_600,q_80,f_avif")).body.length).toBeGreaterThan(auto.body.length);
   });
 
+  it("maxbytes_ steps the quality down to the first encode that fits, or answers the smallest", async () => {
+    const at = async (q: number) => (await transform(photo, `w_600,q_${q},f_webp`)).body;
+    const [q80, q60, q24] = await Promise.all([at(80), at(60), at(24)]);
+    expect(q60.length).toBeLessThan(q80.length);
+    const between = Math.floor((q60.length + q80.length) / 2);
+    const fitted = await transform(photo, `w_600,q_80,f_webp,maxbytes_${between}`);
+    expect(fitted.body.equals(q60)).toBe(true);
+    expect(fitted.body.length).toBeLessThanOrEqual(between);
+    await decoded(fitted);
+    // Nothing fits 1 KB at 600 px: the smallest of the steps (80 → 60 → 40 → 24) comes back.
+    expect((await transform(photo, "w_600,f_webp,maxbytes_1024")).body.equals(q24)).toBe(true);
+    // f_auto's AVIF, by the same steps on q_'s scale.
+    const avif = await transform(photo, `w_600,f_auto,maxbytes_${Math.floor(q60.length / 2)}`, CHROME);
+    expect(avif.format).toBe("avif");
+    expect(avif.body.length).toBeLessThanOrEqual(Math.floor(q60.length / 2));
+    // PNG is lossless here: untouched.
+    const png = await transform(threeStripes, "f_png,maxbytes_1024");
+    expect(png.body.equals((await transform(threeStripes, "f_png")).body)).toBe(true);
+  });
+
   it("f_auto on a transparent PNG for an old browser stays PNG", async () => {
     const png = await solid(20, 20, [0, 0, 0, 0]).png().toBuffer();
     expect((await transform(png, "f_auto", "image/png,*/*")).format).toBe("png");

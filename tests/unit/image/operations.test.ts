@@ -53,6 +53,7 @@ const cases: Record<string, TokenCases> = {
     bad: ["c_0_0_0_10", "c_0_0_10_0", "c_65536_0_1_1", "c_0_0_10", "c_0_0_10_10_10", "c", "c_a_b_c_d", "c_0_0_10x10"],
   },
   enlarge: { ok: [["enlarge", { enlarge: true }]], bad: ["enlarge_1"] },
+  maxbytes: { ok: [["maxbytes_1024", { maxBytes: 1024 }], ["maxbytes_50000", { maxBytes: 50000 }], ["maxbytes_10485760", { maxBytes: 10485760 }]], bad: ["maxbytes", "maxbytes_1023", "maxbytes_10485761", "maxbytes_5e4", "maxbytes_1.5"] },
   trim: { ok: [["trim", { trim: 10 }], ["trim_0", { trim: 0 }], ["trim_255", { trim: 255 }]], bad: ["trim_", "trim_256", "trim_-1", "trim_2.5", "trim_x"] },
   pad: {
     ok: [

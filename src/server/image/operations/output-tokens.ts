@@ -1,5 +1,9 @@
 import { bare, hexColour, integer, oneOf, type OperationSpec } from "./value-parsers";
 
+/** No image worth showing fits in under 1 KB; 10 MB is above any useful target. */
+const MIN_MAX_BYTES = 1024;
+const MAX_MAX_BYTES = 10 * 1024 * 1024;
+
 const FORMATS = ["webp", "avif", "png", "jpg", "jpeg", "gif", "auto"] as const;
 
 /** Encoding and output-shape tokens. */
@@ -10,6 +14,13 @@ export const outputTokens = [
     description:
       "Quality for lossy formats (JPEG, WebP, AVIF); PNG and GIF ignore it. Defaults per format. With f_auto it is on the JPEG/WebP scale (an AVIF answer gets the quality that looks the same, ×5/8).",
     parse: (v) => ({ quality: integer(v, 1, 100) }),
+  },
+  {
+    name: "maxbytes",
+    syntax: `maxbytes_{${MIN_MAX_BYTES}-${MAX_MAX_BYTES}}`,
+    description:
+      "Lower the quality in up to three steps (to 75, 50 and 30 % of it, not under 10) until a JPEG, WebP or AVIF output is at most this many bytes; if none fits, the smallest. PNG and GIF ignore it.",
+    parse: (v) => ({ maxBytes: integer(v, MIN_MAX_BYTES, MAX_MAX_BYTES) }),
   },
   {
     name: "f",

@@ -26,7 +26,7 @@ export class InvalidValue extends Error {
 export const MAX_DIMENSION = 8192;
 
 // Strict shapes: no signs, exponents, spaces or hex, so "1e3" or " 80" cannot slip through Number().
-const INTEGER = /^[0-9]{1,6}$/;
+const INTEGER = /^[0-9]{1,8}$/;
 const DECIMAL = /^[0-9]{1,4}(\.[0-9]{1,3})?$/;
 
 export function integer(value: string | undefined, min: number, max: number): number {
