@@ -48,6 +48,8 @@ export interface Operations {
   /** true for the default sigma, or a sigma 0.5–10. */
   sharpen?: boolean | number;
   grayscale?: boolean;
+  /** Square blocks of this many output pixels (× dpr), 2–256. */
+  pixelate?: number;
   /** Brightness multiplier 0–10 (1 unchanged). */
   brightness?: number;
   /** Saturation multiplier 0–10 (1 unchanged, 0 grey). */
@@ -115,6 +117,7 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   blur: (v) => `blur_${decimal("blur", v, 0.3, 100)}`,
   sharpen: (v) => (v === false ? null : v === true ? "sharpen" : `sharpen_${decimal("sharpen", v, 0.5, 10)}`),
   grayscale: (v) => (v ? "grayscale" : null),
+  pixelate: (v) => `pixelate_${integer("pixelate", v, 2, 256)}`,
   brightness: (v) => `brightness_${decimal("brightness", v, 0, 10)}`,
   saturation: (v) => `saturation_${decimal("saturation", v, 0, 10)}`,
   hue: (v) => `hue_${integer("hue", v, 0, 359)}`,

@@ -4,6 +4,7 @@ import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-so
 import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } from "./fit-bytes";
 import { negotiateFormat } from "./negotiate";
 import { DEFAULT_TRANSFORM_LIMITS } from "./limits";
+import { pixelated } from "./pixelate";
 import { planGeometry } from "./plan-geometry";
 import { renderImage } from "./render-image";
 import { toImageError } from "./sharp-errors";
@@ -51,8 +52,10 @@ export async function transformImage(
   }
 
   try {
+    const job = { ops, format, keepFrames, plan };
+    const finish = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
     const render = (quality: number | undefined, timeoutMs: number): Promise<Encoded> =>
-      renderImage(input, { ops: { ...ops, quality }, format, keepFrames, plan }, { ...limits, timeoutMs }).toBuffer({ resolveWithObject: true });
+      (finish ? finish(quality) : renderImage(input, { ...job, ops: { ...ops, quality } }, { ...limits, timeoutMs })).toBuffer({ resolveWithObject: true });
     const { data, info } =
       ops.maxBytes !== undefined && honoursMaxBytes(format)
         ? await encodeWithinBytes(render, ops.maxBytes, startingQuality(ops, format), limits.timeoutMs)
@@ -67,7 +70,8 @@ export async function transformImage(
 
 /**
  * Frames survive only into a format that animates, unless anim_false or a placeholder asks for a still
- * (libvips cannot trim an animation either: trim gives the first frame).
+ * (libvips cannot trim an animation either, and pixelate works on one frame's pixels: both give the
+ * first frame).
  * libvips flips and rotates a multi-frame image as one tall strip, which reverses the frame order
  * (and refuses 90°/270°), so flip and r_ also give the first frame rather than a wrong animation.
  */
@@ -79,6 +83,7 @@ function shouldKeepFrames(source: SourceInfo, format: OutputFormat, ops: ImageOp
     ops.placeholder !== true &&
     ops.flip !== true &&
     ops.trim === undefined &&
+    ops.pixelate === undefined &&
     (ops.rotate ?? 0) === 0
   );
 }

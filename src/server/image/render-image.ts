@@ -24,6 +24,11 @@ export interface RenderInput {
  * Output is sRGB without metadata: that is sharp's default (no withMetadata/keepIccProfile call).
  */
 export function renderImage(input: Buffer, job: RenderInput, limits: TransformLimits): Sharp {
+  return applyEncoder(renderPixels(input, job, limits, { padded: true }), job.format, job.ops, limits.webpEffort);
+}
+
+/** Decode, geometry and effects, without the encoder; padding only when asked (pixelate pads after). */
+export function renderPixels(input: Buffer, job: RenderInput, limits: TransformLimits, { padded }: { padded: boolean }): Sharp {
   const { ops, format, plan } = job;
   let image = sharp(input, {
     failOn: FAIL_ON,
@@ -42,7 +47,7 @@ export function renderImage(input: Buffer, job: RenderInput, limits: TransformLi
   if (plan.crop) image = image.extract(plan.crop);
   if (plan.resize) image = image.resize({ ...plan.resize, background: letterboxBackground(ops, format) });
   // sharp extends after resizing and rotating, so the sides are the output's.
-  if (plan.padding) image = image.extend({ ...plan.padding, background: letterboxBackground(ops, format) });
+  if (plan.padding && padded) image = padWith(image, plan, ops, format);
 
   // JPEG cannot carry alpha: without this, transparent pixels come out as whatever colour they hide
   // (often black). An opaque bg_ also fills transparency in formats that could keep it.
@@ -53,7 +58,11 @@ export function renderImage(input: Buffer, job: RenderInput, limits: TransformLi
   const blur = ops.placeholder ? Math.max(ops.blur ?? 0, PLACEHOLDER_BLUR) : ops.blur;
   if (blur !== undefined) image = image.blur(blur);
   if (ops.sharpen !== undefined) image = image.sharpen({ sigma: ops.sharpen });
-  return applyEncoder(image, format, ops, limits.webpEffort);
+  return image;
+}
+
+export function padWith(image: Sharp, plan: GeometryPlan, ops: ImageOperations, format: OutputFormat): Sharp {
+  return plan.padding ? image.extend({ ...plan.padding, background: letterboxBackground(ops, format) }) : image;
 }
 
 /** sharp's modulate refuses a key that is present but undefined. */
@@ -67,6 +76,6 @@ function letterboxBackground(ops: ImageOperations, format: OutputFormat): Colour
 }
 
 /** libvips checks whole seconds; round up so a budget is never cut shorter than configured. */
-function timeoutSeconds(timeoutMs: number): number {
+export function timeoutSeconds(timeoutMs: number): number {
   return Math.min(3600, Math.max(1, Math.ceil(timeoutMs / 1000)));
 }

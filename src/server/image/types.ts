@@ -16,6 +16,8 @@ export interface ImageOperations {
   dpr?: number;
   gravity?: string;
   crop?: { left: number; top: number; width: number; height: number };
+  /** Blocks of this many output pixels (× dpr), one colour each. */
+  pixelate?: number;
   /** Lower the quality (bounded steps) until a lossy output is at most this many bytes. */
   maxBytes?: number;
   /** Trim edges within this distance (0–255) of the top-left pixel's colour, before anything else. */

@@ -466,6 +466,37 @@ describe("placeholder and effects", () => {
     expect((await decoded(result)).pages ?? 1).toBe(1);
   });
 
+  it("pixelate_ makes square blocks, each about the average of what it covers, then pads", async () => {
+    // 40×10 after w_40: red, green, blue, blue stripes 10 px wide; the first 20 px block is red and green.
+    const fourStripes = await stripes(400, 100, [RED, GREEN, BLUE, BLUE]).png().toBuffer();
+    const result = await transform(fourStripes, "w_40,pixelate_20,pad_4,f_png");
+    expect([result.width, result.height]).toEqual([48, 18]);
+    await decoded(result);
+    expect((await pixel(result.body, 1, 1))[3]).toBe(0);
+    const [first, same, last] = await Promise.all([pixel(result.body, 4, 4), pixel(result.body, 23, 13), pixel(result.body, 30, 8)]);
+    // libvips's resize averages with a kernel that reaches a little past the block: about the mean.
+    expect(near(first, [128, 128, 0, 255], 40)).toBe(true);
+    expect(same).toEqual(first);
+    expect(near(last, [...BLUE, 255], 40)).toBe(true);
+    // On a photo: every 8×8 block is one colour, and blocks differ.
+    const photoBlocks = await transform(photo, "w_64,pixelate_8,f_png");
+    const { data, info } = await sharp(photoBlocks.body).raw().toBuffer({ resolveWithObject: true });
+    const at = (x: number, y: number) => data.readUInt32BE((y * info.width + x) * info.channels) >>> 8;
+    for (const [bx, by] of [[0, 0], [3, 2], [7, 4]] as const) {
+      for (const [dx, dy] of [[0, 0], [7, 0], [0, 7], [7, 7], [3, 5]]) expect(at(bx * 8 + dx!, by * 8 + dy!)).toBe(at(bx * 8, by * 8));
+    }
+    expect(new Set([at(0, 0), at(8, 0), at(16, 0), at(0, 8)]).size).toBeGreaterThan(1);
+  });
+
+  it("pixelate_ with maxbytes_ and on an animation (its first frame)", async () => {
+    const unfitted = await transform(photo, "w_400,pixelate_2,f_webp");
+    const fitted = await transform(photo, "w_400,pixelate_2,f_webp,maxbytes_1024");
+    expect([fitted.width, fitted.height]).toEqual([400, 267]);
+    expect(fitted.body.length).toBeLessThan(unfitted.body.length);
+    const gif = await animatedGif(30, 30, [RED, GREEN, BLUE]);
+    expect((await decoded(await transform(gif, "pixelate_5,f_webp"))).pages ?? 1).toBe(1);
+  });
+
   it("pads every frame of an animation", async () => {
     const gif = await animatedGif(30, 30, [RED, GREEN, BLUE]);
     const result = await transform(gif, "pad_5,f_webp");

@@ -73,6 +73,7 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ width: 100, padding: 12 }, "w_100,pad_12"],
     [{ trim: true, width: 50 }, "w_50,trim"],
     [{ trim: 40 }, "trim_40"],
+    [{ width: 64, pixelate: 8 }, "w_64,pixelate_8"],
     [{ width: 800, quality: 70, maxBytes: 60000, format: "auto" }, "w_800,q_70,maxbytes_60000,f_auto"],
     [{ padding: { top: 0, right: 256, bottom: 3, left: 4 }, format: "png" }, "pad_0_256_3_4,f_png"],
   ];
@@ -110,6 +111,7 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ hue: 360 }, "hue_360"],
     [{ padding: 257 }, "pad_257"],
     [{ trim: 256 }, "trim_256"],
+    [{ pixelate: 1 }, "pixelate_1"],
     [{ maxBytes: 1000 }, "maxbytes_1000"],
     [{ padding: { top: 1, right: 2, bottom: -3, left: 4 } }, "pad_1_2_-3_4"],
     [{ hue: 12.5 }, "hue_12.5"],

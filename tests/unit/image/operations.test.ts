@@ -54,6 +54,7 @@ const cases: Record<string, TokenCases> = {
   },
   enlarge: { ok: [["enlarge", { enlarge: true }]], bad: ["enlarge_1"] },
   maxbytes: { ok: [["maxbytes_1024", { maxBytes: 1024 }], ["maxbytes_50000", { maxBytes: 50000 }], ["maxbytes_10485760", { maxBytes: 10485760 }]], bad: ["maxbytes", "maxbytes_1023", "maxbytes_10485761", "maxbytes_5e4", "maxbytes_1.5"] },
+  pixelate: { ok: [["pixelate_2", { pixelate: 2 }], ["pixelate_256", { pixelate: 256 }]], bad: ["pixelate", "pixelate_1", "pixelate_257", "pixelate_2.5"] },
   trim: { ok: [["trim", { trim: 10 }], ["trim_0", { trim: 0 }], ["trim_255", { trim: 255 }]], bad: ["trim_", "trim_256", "trim_-1", "trim_2.5", "trim_x"] },
   pad: {
     ok: [

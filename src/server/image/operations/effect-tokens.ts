@@ -54,6 +54,12 @@ export const effectTokens = [
     parse: (v) => ({ hue: integer(v, 0, 359) }),
   },
   {
+    name: "pixelate",
+    syntax: "pixelate_{2-256}",
+    description: "Pixelate in square blocks of this many output pixels (× dpr), each about the average of what it covers; a still image only.",
+    parse: (v) => ({ pixelate: integer(v, 2, 256) }),
+  },
+  {
     name: "grayscale",
     syntax: "grayscale",
     description: "Convert to shades of grey.",
