@@ -34,15 +34,18 @@ function wire(url: string, options: { method?: string; headers?: Record<string, 
   });
 }
 
-/** Framing every answer shares: an exact length (none on 304), never chunked, no framework Vary token. */
-function expectFraming(answer: Wire, method = "GET"): void {
+/**
+ * Framing every answer shares: an exact length (none on 304), never chunked, no framework Vary token
+ * (the client hints only where the URL opted into them).
+ */
+function expectFraming(answer: Wire, method = "GET", hints: string[] = []): void {
   expect(answer.headers["transfer-encoding"]).toBeUndefined();
   expect(answer.headers["content-encoding"]).toBeUndefined();
   if (answer.status === 304) expect(answer.headers["content-length"]).toBeUndefined();
   else expect(Number(answer.headers["content-length"])).toBe(method === "HEAD" ? Number(answer.headers["content-length"]) : answer.body.length);
   if (method === "HEAD" || answer.status === 304) expect(answer.body.length).toBe(0);
   const vary = (answer.headers.vary ?? "").split(",").map((token) => token.trim()).filter(Boolean);
-  for (const token of vary) expect(["Accept", "Referer"]).toContain(token);
+  for (const token of vary) expect(["Accept", "Referer", ...hints]).toContain(token);
 }
 
 function expectError(answer: Wire, status: number, code: string): void {
@@ -141,6 +144,23 @@ for (const server of ["npm start", "next start"] as const) {
       expectFraming(revalidated);
       expect(revalidated.headers.vary).toBe("Accept");
       expect(revalidated.headers.etag).toBe(get.headers.etag);
+    });
+
+    it("w_auto,dpr_auto: Vary and Accept-CH name the hints as sent, on the 200 and its 304, and the width follows Sec-CH-Width", async () => {
+      const hints = ["Sec-CH-DPR", "Sec-CH-Width", "Save-Data"];
+      const target = url("w_auto_40,dpr_auto,f_png", "local/photo.jpg");
+      const get = await wire(target, { headers: { "sec-ch-width": "100", "sec-ch-dpr": "1" } });
+      expect(get.status).toBe(200);
+      expectFraming(get, "GET", hints);
+      expect(get.headers.vary).toBe(hints.join(", "));
+      expect(get.headers["accept-ch"]).toBe(hints.join(", "));
+      expect((await sharp(get.body).metadata()).width).toBe(128);
+      const revalidated = await wire(target, { headers: { "sec-ch-width": "120", "sec-ch-dpr": "1", "if-none-match": get.headers.etag! } });
+      expect(revalidated.status).toBe(304);
+      expectFraming(revalidated, "GET", hints);
+      expect(revalidated.headers.vary).toBe(hints.join(", "));
+      const fallback = await wire(target);
+      expect((await sharp(fallback.body).metadata()).width).toBe(40);
     });
 
     it("SVG: served with its length, uncompressed even when gzip is accepted, under default-src 'none', active content removed", async () => {

@@ -11,15 +11,18 @@ export type Gravity =
 export type Format = "webp" | "avif" | "png" | "jpeg" | "gif" | "auto";
 
 export interface Operations {
-  /** Target width, 1–8192 px. */
-  width?: number;
+  /**
+   * Target width, 1–8192 px; "auto" for the browser's Sec-CH-Width (rounded up to a step), with an
+   * optional fallback for browsers that send no hint.
+   */
+  width?: number | "auto" | { auto: true; fallback: number };
   /** Target height, 1–8192 px. */
   height?: number;
   fit?: Fit;
   /** Letterbox into the width × height box on `background`. */
   embed?: boolean;
-  /** Device pixel ratio 1–4 (up to 3 decimals): multiplies width and height on the server. */
-  dpr?: number;
+  /** Device pixel ratio 1–4 (up to 3 decimals): multiplies width and height on the server; "auto" for Sec-CH-DPR. */
+  dpr?: number | "auto";
   gravity?: Gravity;
   /** Region of the source cropped before resizing, in source pixels (0–65535; width/height ≥ 1). */
   crop?: { left: number; top: number; width: number; height: number };
@@ -91,11 +94,12 @@ function colour(value: string): string {
 
 /** One row per option, in the order tokens are written: [token, value → token value or null to omit]. */
 const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) => string | null } = {
-  width: (v) => `w_${integer("width", v, 1, MAX_DIMENSION)}`,
+  width: (v) =>
+    v === "auto" ? "w_auto" : typeof v === "object" ? `w_auto_${integer("width.fallback", v.fallback, 1, MAX_DIMENSION)}` : `w_${integer("width", v, 1, MAX_DIMENSION)}`,
   height: (v) => `h_${integer("height", v, 1, MAX_DIMENSION)}`,
   fit: (v) => `fit_${oneOf("fit", v, FITS)}`,
   embed: (v) => (v ? "embed" : null),
-  dpr: (v) => `dpr_${decimal("dpr", v, 1, 4)}`,
+  dpr: (v) => (v === "auto" ? "dpr_auto" : `dpr_${decimal("dpr", v, 1, 4)}`),
   gravity: (v) => `g_${oneOf("gravity", v, GRAVITIES)}`,
   crop: (v) =>
     `c_${integer("crop.left", v.left, 0, MAX_CROP)}_${integer("crop.top", v.top, 0, MAX_CROP)}_${integer("crop.width", v.width, 1, MAX_CROP)}_${integer("crop.height", v.height, 1, MAX_CROP)}`,

@@ -11,6 +11,7 @@ import { clientAddress } from "@/server/ratelimit/client-address";
 import { requestLimits, withinLimits, type AddressLimits, type RequestLimits } from "@/server/ratelimit/enforce-key-limits";
 import { authorizeRequest, type AuthorizeDeps, type Authorized } from "./authorize";
 import { matchesIfNoneMatch, variantKey } from "./cache-key";
+import { applyClientHints } from "./client-hints";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
 import type { Produced, Producer, ResultTier } from "./produce";
 import { resultAddress, sourceName } from "./result-keys";
@@ -124,8 +125,10 @@ async function respond(
   progress: Progress,
 ): Promise<HttpAnswer> {
   const accept = request.headers.get("accept");
-  const address = resultAddress(project, variantKey(parts.operations, location, accept), location);
+  const { operations, hints } = applyClientHints(parts.operations, request.headers);
+  const address = resultAddress(project, variantKey(operations, location, accept), location);
   const common = {
+    hints,
     etag: address.etag,
     tags: address.tags,
     exp: parts.exp,
@@ -151,7 +154,7 @@ async function respond(
       tenant: project.teamId,
       location,
       mayFollow: (url) => isSourceAllowed({ kind: "remote", url }, project.allowedSourceHosts),
-      operations: parts.operations,
+      operations,
       accept,
       admit,
     }),

@@ -13,6 +13,8 @@ export interface SuccessHeaderInput {
   refererRestricted: boolean;
   requestId: string;
   serverTiming: string;
+  /** Client hints the URL opted into (w_auto, dpr_auto): the answer varies on them. */
+  hints?: readonly string[];
   /** Cache-Tag / Surrogate-Key values: what a purge tells a CDN to drop (docs/caching.md). */
   tags: readonly string[];
 }
@@ -33,8 +35,12 @@ export function successHeaders(input: SuccessHeaderInput): Headers {
     headers.set("Vercel-Cache-Tag", input.tags.join(","));
   }
   if (input.contentType) headers.set("Content-Type", input.contentType);
-  const vary = [input.negotiated ? "Accept" : null, input.refererRestricted ? "Referer" : null].filter(Boolean);
+  const hints = input.hints ?? [];
+  const vary = [input.negotiated ? "Accept" : null, input.refererRestricted ? "Referer" : null, ...hints].filter(Boolean);
   if (vary.length > 0) headers.set("Vary", vary.join(", "));
+  // Asks the browser for the hints on its next requests to this origin (a page on another origin
+  // delegates them itself: docs/url-format.md).
+  if (hints.length > 0) headers.set("Accept-CH", hints.join(", "));
   // An SVG opened directly as a document must not run anything it carries.
   if (input.svg) headers.set("Content-Security-Policy", "default-src 'none'");
   return headers;

@@ -14,6 +14,10 @@ export interface ImageOperations {
   format?: OutputFormat | "auto";
   embed?: boolean;
   dpr?: number;
+  /** w_auto: the width comes from Sec-CH-Width when the browser sends it (width, if set, is the fallback). */
+  autoWidth?: boolean;
+  /** dpr_auto: the ratio comes from Sec-CH-DPR when the browser sends it (else 1). */
+  autoDpr?: boolean;
   gravity?: string;
   crop?: { left: number; top: number; width: number; height: number };
   /** Blocks of this many output pixels (× dpr), one colour each. */

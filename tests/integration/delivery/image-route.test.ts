@@ -77,6 +77,37 @@ describe("image route: success", () => {
     expect((await sharp(Buffer.from(await fallback.arrayBuffer())).metadata()).format).toBe("png");
   });
 
+  it("w_auto and dpr_auto follow the browser's client hints in steps, and say Vary and Accept-CH for them", async () => {
+    const path = app.signedPath("w_auto_200,dpr_auto,f_webp", remote("/photo.jpg"));
+    const widthOf = async (response: Response) => (await sharp(Buffer.from(await response.arrayBuffer())).metadata()).width;
+    const hinted = await app.fetch(path, { headers: { "Sec-CH-Width": "500", "Sec-CH-DPR": "1" } });
+    expect(hinted.status).toBe(200);
+    expect(await widthOf(hinted)).toBe(640);
+    expect(hinted.headers.get("vary")).toBe("Sec-CH-DPR, Sec-CH-Width, Save-Data");
+    expect(hinted.headers.get("accept-ch")).toBe("Sec-CH-DPR, Sec-CH-Width, Save-Data");
+    // 600 device px at DPR 2 round up to the same 640 device px; 520 at DPR 1 is the 640 step again, so
+    // its ETag answers 304 before any work.
+    const retina = await app.fetch(path, { headers: { "Sec-CH-Width": "600", "Sec-CH-DPR": "2" } });
+    expect(await widthOf(retina)).toBe(640);
+    const again = await app.fetch(path, { headers: { "Sec-CH-Width": "520", "Sec-CH-DPR": "1", "If-None-Match": hinted.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("vary")).toBe("Sec-CH-DPR, Sec-CH-Width, Save-Data");
+    // No hints (Safari, Firefox): the fallback width; a hostile value counts as none.
+    const plain = await app.fetch(path, { headers: { "Sec-CH-Width": "1e9" } });
+    expect(await widthOf(plain)).toBe(200);
+    expect(plain.headers.get("etag")).not.toBe(hinted.headers.get("etag"));
+    const saving = await app.fetch(path, { headers: { "Sec-CH-Width": "500", "Save-Data": "on" } });
+    expect(await widthOf(saving)).toBe(640);
+    expect(saving.headers.get("etag")).not.toBe(hinted.headers.get("etag"));
+  });
+
+  it("ignores client hints without the opt-in, and varies on nothing for them", async () => {
+    const response = await app.fetch(app.signedPath("w_150,f_webp", remote("/photo.jpg")), { headers: { "Sec-CH-Width": "900", "Sec-CH-DPR": "3", "Save-Data": "on" } });
+    expect((await sharp(Buffer.from(await response.arrayBuffer())).metadata()).width).toBe(150);
+    expect(response.headers.get("vary")).toBeNull();
+    expect(response.headers.get("accept-ch")).toBeNull();
+  });
+
   it("answers a matching If-None-Match with 304 without fetching or transforming again", async () => {
     const path = app.signedPath("w_300,f_webp", remote("/photo.jpg"));
     const first = await app.fetch(path);

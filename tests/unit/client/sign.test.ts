@@ -74,6 +74,8 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ trim: true, width: 50 }, "w_50,trim"],
     [{ trim: 40 }, "trim_40"],
     [{ width: 64, pixelate: 8 }, "w_64,pixelate_8"],
+    [{ width: "auto", dpr: "auto" }, "w_auto,dpr_auto"],
+    [{ width: { auto: true, fallback: 640 }, height: 300 }, "w_auto_640,h_300"],
     [{ width: 800, quality: 70, maxBytes: 60000, format: "auto" }, "w_800,q_70,maxbytes_60000,f_auto"],
     [{ padding: { top: 0, right: 256, bottom: 3, left: 4 }, format: "png" }, "pad_0_256_3_4,f_png"],
   ];
@@ -112,6 +114,8 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ padding: 257 }, "pad_257"],
     [{ trim: 256 }, "trim_256"],
     [{ pixelate: 1 }, "pixelate_1"],
+    [{ width: { auto: true, fallback: 0 } }, "w_auto_0"],
+    [{ width: "full" as "auto" }, "w_full"],
     [{ maxBytes: 1000 }, "maxbytes_1000"],
     [{ padding: { top: 1, right: 2, bottom: -3, left: 4 } }, "pad_1_2_-3_4"],
     [{ hue: 12.5 }, "hue_12.5"],

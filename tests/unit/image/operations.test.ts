@@ -14,7 +14,10 @@ interface TokenCases {
  * added to the registry without cases here fails the suite.
  */
 const cases: Record<string, TokenCases> = {
-  w: { ok: [["w_1", { width: 1 }], ["w_8192", { width: 8192 }], ["w_0800", { width: 800 }]], bad: ["w_0", "w_8193", "w", "w_", "w_-5", "w_1e3", "w_80.5", "w_ 80", "w_abc"] },
+  w: {
+    ok: [["w_1", { width: 1 }], ["w_8192", { width: 8192 }], ["w_0800", { width: 800 }], ["w_auto", { autoWidth: true }], ["w_auto_300", { autoWidth: true, width: 300 }]],
+    bad: ["w_0", "w_8193", "w", "w_", "w_-5", "w_1e3", "w_80.5", "w_ 80", "w_abc", "w_auto_", "w_auto_0", "w_autox", "w_AUTO"],
+  },
   h: { ok: [["h_1", { height: 1 }], ["h_8192", { height: 8192 }]], bad: ["h_0", "h_8193", "h", "h_x"] },
   s: {
     ok: [["s_1x1", { width: 1, height: 1 }], ["s_8192x8192", { width: 8192, height: 8192 }], ["s_300x200", { width: 300, height: 200 }]],
@@ -34,7 +37,7 @@ const cases: Record<string, TokenCases> = {
     bad: ["fit_crop", "fit", "fit_"],
   },
   embed: { ok: [["embed", { embed: true }]], bad: ["embed_true", "embed_"] },
-  dpr: { ok: [["dpr_1", {}], ["dpr_1.5", { dpr: 1.5 }], ["dpr_4", { dpr: 4 }]], bad: ["dpr_0", "dpr_0.9", "dpr_4.01", "dpr_5", "dpr", "dpr_2x"] },
+  dpr: { ok: [["dpr_1", {}], ["dpr_1.5", { dpr: 1.5 }], ["dpr_4", { dpr: 4 }], ["dpr_auto", { autoDpr: true }]], bad: ["dpr_0", "dpr_0.9", "dpr_4.01", "dpr_5", "dpr", "dpr_2x", "dpr_auto_2"] },
   g: {
     ok: [
       ["g_north", { gravity: "north" }], ["g_northeast", { gravity: "northeast" }], ["g_east", { gravity: "east" }],

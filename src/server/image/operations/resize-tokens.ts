@@ -12,6 +12,13 @@ export const GRAVITIES = [
 /** Crop offsets and sizes: larger than any image libvips will load, small enough to stay integral. */
 const MAX_CROP = 65535;
 
+/** A later w_ replaces an earlier one whole, auto or not (the last token wins). */
+function autoWidth(value: string | undefined) {
+  if (value === "auto") return { autoWidth: true, width: undefined };
+  if (value?.startsWith("auto_")) return { autoWidth: true, width: integer(value.slice(5), 1, MAX_DIMENSION) };
+  return { width: integer(value, 1, MAX_DIMENSION), autoWidth: undefined };
+}
+
 function crop(value: string | undefined) {
   const parts = (value ?? "").split("_");
   if (parts.length !== 4) throw new InvalidValue();
@@ -28,9 +35,10 @@ function crop(value: string | undefined) {
 export const resizeTokens = [
   {
     name: "w",
-    syntax: `w_{1-${MAX_DIMENSION}}`,
-    description: "Target width in pixels. With h, the image is fitted into the w×h box (see fit).",
-    parse: (v) => ({ width: integer(v, 1, MAX_DIMENSION) }),
+    syntax: `w_{1-${MAX_DIMENSION}} | w_auto | w_auto_{fallback}`,
+    description:
+      "Target width in pixels. With h, the image is fitted into the w×h box (see fit). w_auto takes the browser's Sec-CH-Width (rounded up to a step), else the fallback, else no width.",
+    parse: (v) => autoWidth(v),
   },
   {
     name: "h",
@@ -42,7 +50,7 @@ export const resizeTokens = [
     name: "s",
     syntax: `s_{W}x{H}`,
     description: "Box size, the same as w_W,h_H (each 1–8192).",
-    parse: (v) => box(v),
+    parse: (v) => ({ ...box(v), autoWidth: undefined }),
   },
   {
     name: "fit",
@@ -59,9 +67,10 @@ export const resizeTokens = [
   },
   {
     name: "dpr",
-    syntax: "dpr_{1-4}",
-    description: "Device pixel ratio (decimals allowed): multiplies w and h, still capped by the maximum dimension.",
-    parse: (v) => ({ dpr: decimal(v, 1, 4) }),
+    syntax: "dpr_{1-4} | dpr_auto",
+    description:
+      "Device pixel ratio (decimals allowed): multiplies w and h, still capped by the maximum dimension. dpr_auto takes the browser's Sec-CH-DPR (rounded up to a step), else 1.",
+    parse: (v) => (v === "auto" ? { autoDpr: true, dpr: undefined } : { dpr: decimal(v, 1, 4), autoDpr: undefined }),
   },
   {
     name: "g",
