@@ -1,4 +1,4 @@
-import type { Format } from "./operations.js";
+import type { Fit, Format } from "./operations.js";
 import { signUrl, type SigningKeys } from "./sign.js";
 
 export interface SigningRouteOptions extends SigningKeys {
@@ -46,7 +46,7 @@ export function createSigningRoute(options: SigningRouteOptions): (request: Requ
     const source = resolveSource(url.searchParams.get("src") ?? "", site, url.pathname);
     if (source instanceof Refusal) return refuse(source);
     if (!allowed.has(source.host)) return refuse(new Refusal(`images from ${source.host} are not signed here`));
-    const size = widthAndQuality(url.searchParams, options);
+    const size = requestedSize(url.searchParams, options);
     if (size instanceof Refusal) return refuse(size);
 
     const now = Date.now();
@@ -95,13 +95,20 @@ function resolveSource(src: string, site: URL | undefined, routePath: string): U
   return source;
 }
 
-function widthAndQuality(params: URLSearchParams, options: SigningRouteOptions): { width: number; quality: number } | Refusal {
+const FITS: readonly Fit[] = ["cover", "contain", "fill", "inside", "outside"];
+
+/** w (required), q, and for adapters that send a box (Nuxt Image, unpic) h and fit. */
+function requestedSize(params: URLSearchParams, options: SigningRouteOptions): { width: number; height?: number; fit?: Fit; quality: number } | Refusal {
   const width = Number(params.get("w"));
   const maxWidth = options.maxWidth ?? 3840;
   if (!Number.isInteger(width) || width < 1 || width > maxWidth || (options.widths && !options.widths.includes(width))) return new Refusal("w is not an allowed width");
   const quality = params.has("q") ? Number(params.get("q")) : (options.defaultQuality ?? 75);
   if (!Number.isInteger(quality) || quality < 1 || quality > 100) return new Refusal("q must be an integer from 1 to 100");
-  return { width, quality };
+  const height = params.has("h") ? Number(params.get("h")) : undefined;
+  if (height !== undefined && (!Number.isInteger(height) || height < 1 || height > maxWidth)) return new Refusal(`h must be an integer from 1 to ${maxWidth}`);
+  const fit = params.get("fit") ?? undefined;
+  if (fit !== undefined && !FITS.includes(fit as Fit)) return new Refusal(`fit must be one of ${FITS.join(", ")}`);
+  return { width, quality, ...(height === undefined ? {} : { height }), ...(fit === undefined ? {} : { fit: fit as Fit }) };
 }
 
 function refuse(refusal: Refusal): Response {

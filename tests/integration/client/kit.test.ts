@@ -1,6 +1,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blurDataUrl, signUrl } from "../../../packages/client/src/index";
+import { createNuxtImageProvider, createUnpicTransformer } from "../../../packages/client/src/adapters";
 import { createSigningRoute } from "../../../packages/client/src/next";
 import { createTestApp, type TestApp } from "../../support/app";
 import { makePng } from "../../support/images";
@@ -53,6 +54,31 @@ describe("client kit against the image route", () => {
     expect(response.status).toBe(200);
     const metadata = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
     expect([metadata.format, metadata.width]).toEqual(["png", 64]);
+  });
+
+  it("serves what the Nuxt Image provider and the unpic transformer ask for, through the signing route", async () => {
+    const route = createSigningRoute({ ...keys, allowedHosts: [origin.host], format: "png" });
+    const src = `http://${origin.host}/wide.png`;
+    const through = async (path: string) => {
+      const redirect = await route(new Request(`http://app.test${path}`));
+      expect(redirect.status).toBe(302);
+      const response = await serve(redirect.headers.get("location")!);
+      expect(response.status).toBe(200);
+      return sharp(Buffer.from(await response.arrayBuffer())).metadata();
+    };
+    // <NuxtImg width="120" height="120" fit="inside" quality="60">: Nuxt passes strings.
+    const nuxt = createNuxtImageProvider().getImage(src, { modifiers: { width: "120", height: "120", fit: "inside", quality: "60" } });
+    expect(nuxt.url.startsWith("/api/image?")).toBe(true);
+    const inside = await through(nuxt.url);
+    expect([inside.width, inside.height]).toEqual([120, 60]);
+    // fit="contain" letterboxes to the whole box, as sharp (and so Nuxt's ipx) does.
+    const contained = await through(createNuxtImageProvider().getImage(src, { modifiers: { width: 120, height: 120, fit: "contain" } }).url);
+    expect([contained.width, contained.height]).toEqual([120, 120]);
+    // unpic lays out a 100×100 box: a cover crop of it.
+    const covered = await through(createUnpicTransformer()(new URL(src), { width: 100, height: 100 }));
+    expect([covered.width, covered.height]).toEqual([100, 100]);
+    const wide = await through(createUnpicTransformer()(src, { width: 80 }));
+    expect([wide.width, wide.height]).toEqual([80, 40]);
   });
 
   it("reports a failed placeholder instead of returning a broken data URL", async () => {

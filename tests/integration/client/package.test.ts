@@ -41,7 +41,7 @@ afterAll(() => {
 
 describe("@optstuff/client as a package", () => {
   it("ships the built modules, their types and the README, not the sources", () => {
-    for (const entry of ["index", "next", "operations", "sign", "placeholder"]) {
+    for (const entry of ["index", "next", "adapters", "operations", "sign", "placeholder"]) {
       expect(packedFiles).toContain(`dist/${entry}.js`);
       expect(packedFiles).toContain(`dist/${entry}.d.ts`);
     }
@@ -53,6 +53,8 @@ describe("@optstuff/client as a package", () => {
     const script = `
       import { signUrl, buildOperations } from "@optstuff/client";
       import { createImageLoader, createSigningRoute } from "@optstuff/client/next";
+      import { createNuxtImageProvider, createUnpicTransformer } from "@optstuff/client/adapters";
+      if (typeof createNuxtImageProvider().getImage !== "function" || !createUnpicTransformer()("https://a.example/b.jpg", { width: 8 }).includes("w=8")) process.exit(3);
       const keys = ${JSON.stringify(VECTOR_KEYS)};
       const vectors = ${JSON.stringify(SIGNING_VECTORS)};
       const urls = [];

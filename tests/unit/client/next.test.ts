@@ -30,6 +30,11 @@ describe("signing route", () => {
     expect(maxAge * 1000).toBeLessThanOrEqual((exp * 1000 - before) / 2 + 1000);
   });
 
+  it("signs a box with fit when an adapter sends h and fit", async () => {
+    const location = (await ask("src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640&h=480&fit=contain&q=60")).headers.get("location")!;
+    expect(location).toContain("/w_640%2Ch_480%2Cfit_contain%2Cq_60%2Cf_auto/");
+  });
+
   it("defaults the quality to 75 like next/image", async () => {
     const location = (await ask("src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640")).headers.get("location")!;
     expect(location).toContain("/w_640%2Cq_75%2Cf_auto/");
@@ -77,6 +82,10 @@ describe("signing route", () => {
     ["src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=641", /width/],
     ["src=https%3A%2F%2Fcdn.example.com%2Fa.jpg", /width/],
     ["src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640&q=0", /q must/],
+    ["src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640&h=0", /h must/],
+    ["src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640&h=3841", /h must/],
+    ["src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640&h=1.5", /h must/],
+    ["src=https%3A%2F%2Fcdn.example.com%2Fa.jpg&w=640&fit=crop", /fit must be one of cover/],
   ])("refuses %s with 400 and says why", async (query, message) => {
     const response = await ask(query);
     expect(response.status).toBe(400);
