@@ -42,11 +42,12 @@ it("renders every next/image through the signing route and OptStuff, decoded at 
   const shipped = readdirSync(`${EXAMPLE_DIR}/.next/static`, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".js"));
   expect(shipped.length).toBeGreaterThan(0);
   for (const file of shipped) expect(readFileSync(`${EXAMPLE_DIR}/.next/static/${file}`, "utf8"), file).not.toMatch(/OPTSTUFF_SECRET_KEY|secretKey/);
-  // The blur placeholder is OptStuff's tiny WebP, inlined by the server render.
-  const blur = /data:image\/webp;base64,([A-Za-z0-9+/=]+)/.exec(html);
+  // The blur placeholder is painted from OptStuff's info (its ThumbHash), inlined by the server render.
+  const blur = /data:image\/png;base64,([A-Za-z0-9+/=]+)/.exec(html);
   expect(blur).not.toBeNull();
   const placeholder = await sharp(Buffer.from(blur![1]!, "base64")).metadata();
   expect(Math.max(placeholder.width!, placeholder.height!)).toBeLessThanOrEqual(32);
+  expect(placeholder.width! / placeholder.height!).toBeCloseTo(1600 / 1067, 0);
 
   const browser = await openBrowser({ width: 1280, height: 900 });
   try {

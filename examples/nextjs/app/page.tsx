@@ -1,6 +1,6 @@
 import Image from "next/image";
 import { connection } from "next/server";
-import { blurDataUrl } from "@optstuff/client";
+import { info, placeholder } from "@optstuff/client";
 import { optstuffKeys, siteUrl } from "@/lib/optstuff";
 
 const PHOTO = "/photos/photo.jpg";
@@ -10,13 +10,14 @@ const placeholders = new Map<string, Promise<string>>();
 
 /** A placeholder is a nicety: without OptStuff the page still renders, and says why in the log. */
 async function placeholderFor(path: string): Promise<string | undefined> {
-  let placeholder = placeholders.get(path);
-  if (!placeholder) {
-    placeholder = blurDataUrl({ ...optstuffKeys(), source: new URL(path, siteUrl()).href });
-    placeholders.set(path, placeholder);
+  let pending = placeholders.get(path);
+  if (!pending) {
+    // OptStuff's info answers the source's ThumbHash; placeholder() paints it as a small PNG data URL.
+    pending = info({ ...optstuffKeys(), source: new URL(path, siteUrl()).href }).then((described) => placeholder(described.thumbhash));
+    placeholders.set(path, pending);
   }
   try {
-    return await placeholder;
+    return await pending;
   } catch (error) {
     placeholders.delete(path); // tried again on the next render
     console.error(`no blur placeholder for ${path}:`, error);

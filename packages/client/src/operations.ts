@@ -43,6 +43,8 @@ export interface Operations {
   animated?: boolean;
   /** A tiny blurred still for blur-up loading. */
   placeholder?: boolean;
+  /** JSON about the source instead of an image (alone: see info()). */
+  info?: boolean;
   rotate?: 0 | 90 | 180 | 270;
   flip?: boolean;
   flop?: boolean;
@@ -115,6 +117,7 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   background: (v) => `bg_${colour(v)}`,
   animated: (v) => `anim_${v ? "true" : "false"}`,
   placeholder: (v) => (v ? "placeholder" : null),
+  info: (v) => (v ? "info" : null),
   rotate: (v) => `r_${oneOf("rotate", String(v) as "0", ["0", "90", "180", "270"] as "0"[])}`,
   flip: (v) => (v ? "flip" : null),
   flop: (v) => (v ? "flop" : null),

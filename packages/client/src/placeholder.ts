@@ -1,4 +1,45 @@
+import { thumbHashToDataURL } from "thumbhash";
 import { base64, signUrl, type SigningKeys } from "./sign.js";
+
+/** What OptStuff's `info` answers about a source. */
+export interface ImageInfo {
+  /** After EXIF orientation, one frame. */
+  width: number;
+  height: number;
+  format: string;
+  frames: number;
+  animated: boolean;
+  alpha: boolean;
+  bytes: number;
+  /** `#rrggbb`. */
+  dominant: string;
+  /** Base64; placeholder() makes it a data URL. */
+  thumbhash: string;
+  blurhash: string;
+}
+
+export interface InfoInput extends SigningKeys {
+  source: string;
+  /** Injected for tests or runtimes with their own fetch. */
+  fetch?: typeof fetch;
+}
+
+/** Size, format, dominant colour and placeholders of a source. Server side: it signs with the secret. */
+export async function info(input: InfoInput): Promise<ImageInfo> {
+  const url = await signUrl({ ...input, operations: { info: true } });
+  const response = await (input.fetch ?? fetch)(url);
+  if (!response.ok) throw new Error(`info for ${input.source}: OptStuff answered ${response.status}`);
+  return (await response.json()) as ImageInfo;
+}
+
+/**
+ * A PNG `data:` URL painted from a ThumbHash (info().thumbhash): a few hundred bytes to inline as
+ * next/image's `blurDataURL`. Pure computation, so it runs in the browser as well.
+ */
+export function placeholder(thumbhash: string): string {
+  const binary = atob(thumbhash);
+  return thumbHashToDataURL(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
+}
 
 export interface BlurPlaceholderInput extends SigningKeys {
   source: string;

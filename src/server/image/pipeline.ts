@@ -1,6 +1,7 @@
 import { AppError } from "@/server/errors";
 import { CONTENT_TYPES, supportsAnimation } from "./encode-options";
 import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-source";
+import { describeImage } from "./describe-image";
 import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } from "./fit-bytes";
 import { negotiateFormat } from "./negotiate";
 import { DEFAULT_TRANSFORM_LIMITS } from "./limits";
@@ -30,6 +31,7 @@ export async function transformImage(
   request: TransformRequest,
   limits: TransformLimits,
 ): Promise<TransformResult> {
+  if (ops.info) return await describeImage(input, limits);
   const source = await inspectSource(input, limits);
   const chosen = negotiateFormat(ops, request.accept, source.format, source);
   if (chosen.format === "svg") return await passThroughSvg(input, source);

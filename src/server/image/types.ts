@@ -22,6 +22,8 @@ export interface ImageOperations {
   crop?: { left: number; top: number; width: number; height: number };
   /** Blocks of this many output pixels (× dpr), one colour each. */
   pixelate?: number;
+  /** Answer the source's facts and placeholders as JSON instead of an image. */
+  info?: boolean;
   /** Lower the quality (bounded steps) until a lossy output is at most this many bytes. */
   maxBytes?: number;
   /** Trim edges within this distance (0–255) of the top-left pixel's colour, before anything else. */
@@ -69,8 +71,8 @@ export interface TransformLimits {
 
 export interface TransformResult {
   body: Buffer;
-  /** "svg" only for an SVG source passed through untouched. */
-  format: OutputFormat | "svg";
+  /** "svg" only for an SVG source passed through untouched; "json" for `info`. */
+  format: OutputFormat | "svg" | "json";
   contentType: string;
   width: number;
   height: number;

@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blurDataUrl, signUrl } from "../../../packages/client/src/index";
+import { blurDataUrl, info, placeholder, signUrl } from "../../../packages/client/src/index";
 import { createNuxtImageProvider, createUnpicTransformer } from "../../../packages/client/src/adapters";
 import { createSigningRoute } from "../../../packages/client/src/next";
 import { createTestApp, type TestApp } from "../../support/app";
@@ -79,6 +79,17 @@ describe("client kit against the image route", () => {
     expect([covered.width, covered.height]).toEqual([100, 100]);
     const wide = await through(createUnpicTransformer()(src, { width: 80 }));
     expect([wide.width, wide.height]).toEqual([80, 40]);
+  });
+
+  it("reads a source's info, and paints its ThumbHash as a PNG data URL of the same shape", async () => {
+    const described = await info({ ...keys, source: `http://${origin.host}/wide.png`, fetch: (input) => serve(String(input)) });
+    expect(described).toMatchObject({ width: 400, height: 200, format: "png" });
+    const dataUrl = placeholder(described.thumbhash);
+    const match = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
+    expect(match).not.toBeNull();
+    const metadata = await sharp(Buffer.from(match![1]!, "base64")).metadata();
+    expect(metadata.format).toBe("png");
+    expect(metadata.width! / metadata.height!).toBeCloseTo(2, 0);
   });
 
   it("reports a failed placeholder instead of returning a broken data URL", async () => {

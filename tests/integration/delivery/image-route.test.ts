@@ -108,6 +108,25 @@ describe("image route: success", () => {
     expect(response.headers.get("accept-ch")).toBeNull();
   });
 
+  it("answers info as cacheable JSON about the source, signed like an image, 304 on its ETag", async () => {
+    const path = app.signedPath("info", remote("/photo.jpg"));
+    const response = await app.fetch(path);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.get("cache-control")).toContain("immutable");
+    expect(response.headers.get("vary")).toBeNull();
+    const info = (await response.json()) as { width: number; height: number; format: string; thumbhash: string; blurhash: string };
+    expect(info).toMatchObject({ width: 1200, height: 800, format: "jpeg" });
+    expect(Buffer.from(info.thumbhash, "base64").length).toBeGreaterThan(5);
+    const hits = photoHits;
+    const revalidated = await app.fetch(path, { headers: { "If-None-Match": response.headers.get("etag")! } });
+    expect(revalidated.status).toBe(304);
+    expect(photoHits).toBe(hits);
+    const mixed = await app.fetch(app.signedPath("info,w_100", remote("/photo.jpg")));
+    expect(mixed.status).toBe(400);
+    expect(((await mixed.json()) as { code: string }).code).toBe("INVALID_OPERATION");
+  });
+
   it("answers a matching If-None-Match with 304 without fetching or transforming again", async () => {
     const path = app.signedPath("w_300,f_webp", remote("/photo.jpg"));
     const first = await app.fetch(path);

@@ -1,4 +1,6 @@
+import { decode as decodeBlurHash } from "blurhash";
 import sharp from "sharp";
+import { thumbHashToApproximateAspectRatio, thumbHashToAverageRGBA } from "thumbhash";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   configureSharp,
@@ -8,6 +10,7 @@ import {
   type TransformLimits,
   type TransformResult,
 } from "@/server/image";
+import type { ImageInfo } from "@/server/image/describe-image";
 import { animatedGif, near, noisyJpeg, pixel, solid, stripes, type Rgb } from "./generate";
 
 const RED: Rgb = [255, 0, 0];
@@ -305,6 +308,42 @@ describe("animation", () => {
   it("falls back to a centred crop for smart gravity", async () => {
     const result = await transform(gif, "s_20x20,g_attention,f_webp");
     expect((await decoded(result)).pages).toBe(4);
+  });
+});
+
+describe("info", () => {
+  const infoOf = async (input: Buffer) => {
+    const result = await transform(input, "info");
+    expect(result).toMatchObject({ format: "json", contentType: "application/json" });
+    return JSON.parse(result.body.toString()) as ImageInfo;
+  };
+  const hex = (colour: string) => [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
+
+  it("describes a photo: size, format, bytes, and placeholders that decode to its shape and colour", async () => {
+    const info = await infoOf(photo);
+    expect(info).toMatchObject({ width: 3000, height: 2000, format: "jpeg", frames: 1, animated: false, alpha: false, bytes: photo.length });
+    const thumb = Buffer.from(info.thumbhash, "base64");
+    expect(thumbHashToApproximateAspectRatio(thumb)).toBeCloseTo(1.5, 0);
+    const average = thumbHashToAverageRGBA(thumb);
+    const { channels } = await sharp(photo).stats();
+    expect(Math.abs(average.r * 255 - channels[0]!.mean)).toBeLessThan(20);
+    expect(info.blurhash).toHaveLength(28);
+    const pixels = decodeBlurHash(info.blurhash, 4, 4);
+    expect(Math.abs(pixels[0]! - channels[0]!.mean)).toBeLessThan(60);
+  });
+
+  it("names the dominant colour, alpha, frames, and the size after EXIF orientation", async () => {
+    const mostlyRed = await stripes(300, 100, [RED, RED, BLUE]).png().toBuffer();
+    expect(near([...hex((await infoOf(mostlyRed)).dominant), 255], [...RED, 255], 12)).toBe(true);
+    expect((await infoOf(await solid(20, 20, [0, 0, 0, 0]).png().toBuffer())).alpha).toBe(true);
+    expect(await infoOf(await animatedGif(30, 20, [RED, GREEN, BLUE]))).toMatchObject({ frames: 3, animated: true, format: "gif" });
+    const turned = await solid(40, 10, RED).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    expect(await infoOf(turned)).toMatchObject({ width: 10, height: 40 });
+  });
+
+  it("refuses what is not an image, and a pixel bomb, as a transform would", async () => {
+    await expect(transform(Buffer.from("not an image"), "info")).rejects.toMatchObject({ code: expect.stringMatching(/UNSUPPORTED_IMAGE|UNDECODABLE_IMAGE/) });
+    await expect(transform(photo, "info", null, { maxInputPixels: 1_000_000 })).rejects.toMatchObject({ code: "IMAGE_TOO_LARGE" });
   });
 });
 

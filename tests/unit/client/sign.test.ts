@@ -74,6 +74,7 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ trim: true, width: 50 }, "w_50,trim"],
     [{ trim: 40 }, "trim_40"],
     [{ width: 64, pixelate: 8 }, "w_64,pixelate_8"],
+    [{ info: true }, "info"],
     [{ width: "auto", dpr: "auto" }, "w_auto,dpr_auto"],
     [{ width: { auto: true, fallback: 640 }, height: 300 }, "w_auto_640,h_300"],
     [{ width: 800, quality: 70, maxBytes: 60000, format: "auto" }, "w_800,q_70,maxbytes_60000,f_auto"],

@@ -78,6 +78,7 @@ const cases: Record<string, TokenCases> = {
     bad: ["bg_fff", "bg_gggggg", "bg_#ffffff", "bg", "bg_ff00000"],
   },
   anim: { ok: [["anim_false", { animated: false }], ["anim_true", {}]], bad: ["anim", "anim_0", "anim_no"] },
+  info: { ok: [["info", { info: true }]], bad: ["info_1", "info_"] },
   placeholder: { ok: [["placeholder", { placeholder: true }]], bad: ["placeholder_1"] },
   r: { ok: [["r_0", {}], ["r_90", { rotate: 90 }], ["r_180", { rotate: 180 }], ["r_270", { rotate: 270 }]], bad: ["r_45", "r_360", "r_-90", "r"] },
   flip: { ok: [["flip", { flip: true }]], bad: ["flip_true"] },
@@ -138,6 +139,14 @@ describe("parseOperations", () => {
     expect(parseOperations("w_800,h_400,fit_contain,f_webp,q_70")).toEqual({
       width: 800, height: 400, fit: "contain", format: "webp", quality: 70,
     });
+  });
+
+  it("refuses info with any other operation", () => {
+    for (const segment of ["info,w_100", "f_webp,info", "info,info,q_50"]) {
+      const error = refusal(segment);
+      expect(error.code).toBe("INVALID_OPERATION");
+      expect(error.message).toMatch(/info takes no other operation/);
+    }
   });
 
   it("refuses trim with c_ in either order, saying why", () => {

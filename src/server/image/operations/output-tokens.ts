@@ -46,6 +46,13 @@ export const outputTokens = [
     parse: (v) => ({ animated: oneOf(v, ["true", "false"] as const) === "true" }),
   },
   {
+    name: "info",
+    syntax: "info",
+    description:
+      "Answer JSON about the source instead of an image: width, height, format, frames, alpha, bytes, dominant colour, ThumbHash and BlurHash. Takes no other operation.",
+    parse: (v) => ({ info: bare(v) }),
+  },
+  {
     name: "placeholder",
     syntax: "placeholder",
     description: "A tiny (at most 32 px) blurred still image for blur-up loading.",

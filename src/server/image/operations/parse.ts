@@ -31,6 +31,9 @@ export function parseOperations(segment: string): ImageOperations {
  * edge nobody can see in the URL. Refused before the source is fetched.
  */
 function refuseConflicts(operations: ImageOperations): void {
+  if (operations.info && Object.values(operations).filter((value) => value !== undefined).length > 1) {
+    throw new AppError("INVALID_OPERATION", { message: "info takes no other operation: it describes the source itself" });
+  }
   if (operations.trim !== undefined && operations.crop) {
     throw new AppError("INVALID_OPERATION", { message: "trim and c_ cannot be combined: crop a region, or trim its borders" });
   }

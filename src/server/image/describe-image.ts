@@ -1,0 +1,66 @@
+import { encode as encodeBlurHash } from "blurhash";
+import sharp from "sharp";
+import { rgbaToThumbHash } from "thumbhash";
+import { assertWithinLimits, FAIL_ON, inspectSource } from "./inspect-source";
+import { timeoutSeconds } from "./render-image";
+import { toImageError } from "./sharp-errors";
+import { embeddedRasterPixels } from "./svg-rasters";
+import type { TransformLimits, TransformResult } from "./types";
+
+/** What `info` answers about a source: enough to lay out, choose a format and paint a placeholder. */
+export interface ImageInfo {
+  /** After EXIF orientation, one frame. */
+  width: number;
+  height: number;
+  format: string;
+  frames: number;
+  animated: boolean;
+  alpha: boolean;
+  /** The source's size in bytes. */
+  bytes: number;
+  /** `#rrggbb`, the most common colour (sharp's histogram bins). */
+  dominant: string;
+  /** Base64 ThumbHash (keeps aspect ratio and alpha); the kit's placeholder() turns it into a data URL. */
+  thumbhash: string;
+  /** BlurHash with 4×3 components. */
+  blurhash: string;
+}
+
+/** ThumbHash takes at most 100×100; BlurHash costs per pixel and component, so it works on the same. */
+const HASH_SIDE = 100;
+
+/**
+ * The `info` operation: the source's facts and placeholders as JSON, made like an image (in the
+ * transform process, cached and stored as a result) so it is signed, limited and metered the same.
+ * Only the first frame is decoded, at most 100 px on its longer side.
+ */
+export async function describeImage(input: Buffer, limits: TransformLimits): Promise<TransformResult> {
+  const source = await inspectSource(input, limits);
+  const canvas = source.width * source.height;
+  const embedded = source.format === "svg" && canvas <= limits.maxInputPixels ? await embeddedRasterPixels(input, limits.maxInputPixels - canvas) : 0;
+  assertWithinLimits(source, 1, limits, embedded);
+  try {
+    const { data, info } = await sharp(input, { failOn: FAIL_ON, limitInputPixels: Math.floor(limits.maxInputPixels), autoOrient: true, pages: 1 })
+      .timeout({ seconds: timeoutSeconds(limits.timeoutMs) })
+      .resize(HASH_SIDE, HASH_SIDE, { fit: "inside" })
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const { dominant } = await sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }).stats();
+    const described: ImageInfo = {
+      width: source.width,
+      height: source.height,
+      format: source.format,
+      frames: source.frames,
+      animated: source.animated,
+      alpha: source.hasAlpha,
+      bytes: input.length,
+      dominant: `#${[dominant.r, dominant.g, dominant.b].map((c) => c.toString(16).padStart(2, "0")).join("")}`,
+      thumbhash: Buffer.from(rgbaToThumbHash(info.width, info.height, data)).toString("base64"),
+      blurhash: encodeBlurHash(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height, 4, 3),
+    };
+    return { body: Buffer.from(JSON.stringify(described)), format: "json", contentType: "application/json", width: source.width, height: source.height, negotiated: false };
+  } catch (error) {
+    throw toImageError(error, "transform");
+  }
+}
