@@ -1,3 +1,4 @@
+import type { ImageInfo } from "@optstuff/client";
 import { encode as encodeBlurHash } from "blurhash";
 import sharp from "sharp";
 import { rgbaToThumbHash } from "thumbhash";
@@ -6,25 +7,6 @@ import { timeoutSeconds } from "./render-image";
 import { toImageError } from "./sharp-errors";
 import { embeddedRasterPixels } from "./svg-rasters";
 import type { TransformLimits, TransformResult } from "./types";
-
-/** What `info` answers about a source: enough to lay out, choose a format and paint a placeholder. */
-export interface ImageInfo {
-  /** After EXIF orientation, one frame. */
-  width: number;
-  height: number;
-  format: string;
-  frames: number;
-  animated: boolean;
-  alpha: boolean;
-  /** The source's size in bytes. */
-  bytes: number;
-  /** `#rrggbb`, the most common colour (sharp's histogram bins). */
-  dominant: string;
-  /** Base64 ThumbHash (keeps aspect ratio and alpha); the kit's placeholder() turns it into a data URL. */
-  thumbhash: string;
-  /** BlurHash with 4×3 components. */
-  blurhash: string;
-}
 
 /** ThumbHash takes at most 100×100; BlurHash costs per pixel and component, so it works on the same. */
 const HASH_SIDE = 100;

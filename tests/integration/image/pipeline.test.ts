@@ -10,7 +10,7 @@ import {
   type TransformLimits,
   type TransformResult,
 } from "@/server/image";
-import type { ImageInfo } from "@/server/image/describe-image";
+import type { ImageInfo } from "@optstuff/client";
 import { animatedGif, near, noisyJpeg, pixel, solid, stripes, type Rgb } from "./generate";
 
 const RED: Rgb = [255, 0, 0];
