@@ -43,6 +43,8 @@ export interface Operations {
   animated?: boolean;
   /** A tiny blurred still for blur-up loading. */
   placeholder?: boolean;
+  /** A preset of the project (dashboard → Presets): its operations, which the others here override. */
+  preset?: string;
   /** JSON about the source instead of an image (alone: see info()). */
   info?: boolean;
   rotate?: 0 | 90 | 180 | 270;
@@ -118,6 +120,10 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   animated: (v) => `anim_${v ? "true" : "false"}`,
   placeholder: (v) => (v ? "placeholder" : null),
   info: (v) => (v ? "info" : null),
+  preset: (v) => {
+    if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(v)) throw new RangeError(`preset must be 1–32 lower-case letters, digits and dashes, got ${v}`);
+    return `pr_${v}`;
+  },
   rotate: (v) => `r_${oneOf("rotate", String(v) as "0", ["0", "90", "180", "270"] as "0"[])}`,
   flip: (v) => (v ? "flip" : null),
   flop: (v) => (v ? "flop" : null),

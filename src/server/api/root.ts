@@ -2,6 +2,7 @@ import { accountRouter } from "./routers/account";
 import { apiKeyRouter } from "./routers/api-key";
 import { cacheRouter } from "./routers/cache";
 import { developerRouter } from "./routers/developer";
+import { presetRouter } from "./routers/preset";
 import { projectRouter } from "./routers/project";
 import { teamRouter } from "./routers/team";
 import { usageRouter } from "./routers/usage";
@@ -13,6 +14,7 @@ export const appRouter = router({
   project: projectRouter,
   apiKey: apiKeyRouter,
   cache: cacheRouter,
+  preset: presetRouter,
   developer: developerRouter,
   usage: usageRouter,
 });

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
-import { apiKeys, projects, sourcePurges } from "@/server/db/schema";
+import { apiKeys, presets, projects, sourcePurges } from "@/server/db/schema";
 import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE, type ConfigStore } from "./types";
 
 /** The source of truth: one indexed select per lookup. */
@@ -38,14 +38,22 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
           allowedSourceHosts: projects.allowedSourceHosts,
           allowedRefererHosts: projects.allowedRefererHosts,
           cacheBase: projects.cacheBase,
+          presetsOnly: projects.presetsOnly,
         })
         .from(projects)
         .where(eq(projects.id, projectId))
         .limit(1);
       if (!row) return null;
-      const purged = await db.select({ source: sourcePurges.source, generation: sourcePurges.generation }).from(sourcePurges).where(eq(sourcePurges.projectId, projectId));
+      const [purged, named] = await Promise.all([
+        db.select({ source: sourcePurges.source, generation: sourcePurges.generation }).from(sourcePurges).where(eq(sourcePurges.projectId, projectId)),
+        db.select({ name: presets.name, operations: presets.operations }).from(presets).where(eq(presets.projectId, projectId)),
+      ]);
       const { cacheBase, ...project } = row;
-      return { ...project, cache: { base: cacheBase, sources: Object.fromEntries(purged.map((p) => [p.source, p.generation])) } };
+      return {
+        ...project,
+        cache: { base: cacheBase, sources: Object.fromEntries(purged.map((p) => [p.source, p.generation])) },
+        presets: Object.fromEntries(named.map((p) => [p.name, p.operations])),
+      };
     },
   };
 }

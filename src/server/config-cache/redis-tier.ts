@@ -44,7 +44,8 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
       readThrough(deps, redisKeys.projectConfig(projectId), () => inner.getProject(projectId), {
         encode: (config: ProjectConfig) => JSON.stringify(config),
         // Entries written before purges existed carry no generations: none were taken yet.
-        decode: (text) => ({ cache: NO_PURGES, ...(JSON.parse(text) as Partial<ProjectConfig>) }) as ProjectConfig,
+        // Entries written before a field existed read as its default until they expire.
+        decode: (text) => ({ cache: NO_PURGES, presets: {}, presetsOnly: false, ...(JSON.parse(text) as Partial<ProjectConfig>) }) as ProjectConfig,
       }),
   };
 }

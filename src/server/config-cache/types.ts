@@ -18,6 +18,10 @@ export interface ProjectConfig {
   allowedSourceHosts: string[];
   allowedRefererHosts: string[];
   cache: CacheGenerations;
+  /** Preset name → its operations segment (`pr_{name}` in URLs). */
+  presets: Record<string, string>;
+  /** Only a single preset token is accepted in URLs. */
+  presetsOnly: boolean;
 }
 
 /**

@@ -12,6 +12,7 @@ import { requestLimits, withinLimits, type AddressLimits, type RequestLimits } f
 import { authorizeRequest, type AuthorizeDeps, type Authorized } from "./authorize";
 import { matchesIfNoneMatch, variantKey } from "./cache-key";
 import { applyClientHints } from "./client-hints";
+import { expandPreset } from "./presets";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
 import type { Produced, Producer, ResultTier } from "./produce";
 import { resultAddress, sourceName } from "./result-keys";
@@ -125,7 +126,7 @@ async function respond(
   progress: Progress,
 ): Promise<HttpAnswer> {
   const accept = request.headers.get("accept");
-  const { operations, hints } = applyClientHints(parts.operations, request.headers);
+  const { operations, hints } = applyClientHints(expandPreset(parts.operations, project), request.headers);
   const address = resultAddress(project, variantKey(operations, location, accept), location);
   const common = {
     hints,
@@ -143,7 +144,7 @@ async function respond(
     progress.outcome.sentBytes = 0;
     progress.outcome.phases = { auth: progress.authMs };
     const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
-    const headers = successHeaders({ ...common, negotiated: parts.operations.format === "auto", serverTiming: timing });
+    const headers = successHeaders({ ...common, negotiated: operations.format === "auto", serverTiming: timing });
     return { status: 304, headers, body: null };
   }
 

@@ -1,5 +1,5 @@
 export type { FitMode, ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
-export { parseOperations, canonicalOperations } from "./operations/parse";
+export { checkCombination, parseOperations, canonicalOperations } from "./operations/parse";
 export { operationRegistry, type OperationName } from "./operations/registry";
 export type { OperationSpec } from "./operations/value-parsers";
 export { acceptClass, negotiateFormat, type AcceptClass, type NegotiatedFormat, type SourceTraits } from "./negotiate";

@@ -22,6 +22,8 @@ export interface ImageOperations {
   crop?: { left: number; top: number; width: number; height: number };
   /** Blocks of this many output pixels (× dpr), one colour each. */
   pixelate?: number;
+  /** pr_{name}: the project's named operations, expanded by delivery before anything else reads them. */
+  preset?: string;
   /** Answer the source's facts and placeholders as JSON instead of an image. */
   info?: boolean;
   /** Lower the quality (bounded steps) until a lossy output is at most this many bytes. */

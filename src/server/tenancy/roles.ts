@@ -27,6 +27,8 @@ export const permissions = {
   "project.delete": "admin",
   // Every purged result is transformed again (cost, and load on the origins): an admin's act.
   "cache.purge": "admin",
+  // A preset's edit changes what every URL using it makes, for every page that uses it.
+  "preset.write": "admin",
   "apiKey.read": "member",
   "apiKey.create": "admin",
   "apiKey.update": "admin",

@@ -61,6 +61,11 @@ export const isolationCases: Record<string, IsolationCase> = {
   "cache.status": { scope: "project", call: (c, t) => c.cache.status(project(t)) },
   "cache.purge": { scope: "project", call: (c, t) => c.cache.purge({ ...project(t), source: "local/photo.jpg" }) },
 
+  "preset.list": { scope: "project", call: (c, t) => c.preset.list(project(t)) },
+  "preset.save": { scope: "project", call: (c, t) => c.preset.save({ ...project(t), name: "hero", operations: "w_10" }) },
+  "preset.delete": { scope: "project", call: (c, t) => c.preset.delete({ ...project(t), name: "hero" }) },
+  "preset.setPresetsOnly": { scope: "project", call: (c, t) => c.preset.setPresetsOnly({ ...project(t), presetsOnly: true }) },
+
   "usage.project": { scope: "project", call: (c, t) => c.usage.project({ ...project(t), range: { preset: "90d" } }) },
   "usage.requestLog": { scope: "project", call: (c, t) => c.usage.requestLog({ ...project(t), range: { preset: "90d" } }) },
   "usage.team": { scope: "team", call: (c, t) => c.usage.team({ ...team(t), range: { preset: "30d" } }) },

@@ -78,6 +78,7 @@ const cases: Record<string, TokenCases> = {
     bad: ["bg_fff", "bg_gggggg", "bg_#ffffff", "bg", "bg_ff00000"],
   },
   anim: { ok: [["anim_false", { animated: false }], ["anim_true", {}]], bad: ["anim", "anim_0", "anim_no"] },
+  pr: { ok: [["pr_hero", { preset: "hero" }], ["pr_og-1200", { preset: "og-1200" }], ["pr_9", { preset: "9" }]], bad: ["pr", "pr_", "pr_Hero", "pr_-x", "pr_a_b", `pr_${"a".repeat(33)}`, "pr_a.b"] },
   info: { ok: [["info", { info: true }]], bad: ["info_1", "info_"] },
   placeholder: { ok: [["placeholder", { placeholder: true }]], bad: ["placeholder_1"] },
   r: { ok: [["r_0", {}], ["r_90", { rotate: 90 }], ["r_180", { rotate: 180 }], ["r_270", { rotate: 270 }]], bad: ["r_45", "r_360", "r_-90", "r"] },

@@ -3,3 +3,4 @@ export * from "./tenancy";
 export * from "./api-keys";
 export * from "./usage";
 export * from "./cache";
+export * from "./presets";

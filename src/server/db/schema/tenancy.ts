@@ -62,6 +62,8 @@ export const projects = pgTable(
     /** The generation of the last whole-project purge: every result made before it is unreachable. */
     cacheBase: integer("cache_base").notNull().default(0),
     cachePurgedAt: timestamp("cache_purged_at", { withTimezone: true }),
+    /** Refuse every URL but a single preset token (presets.ts): caps what integrators' URLs can make. */
+    presetsOnly: boolean("presets_only").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

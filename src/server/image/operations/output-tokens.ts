@@ -1,4 +1,4 @@
-import { bare, hexColour, integer, oneOf, type OperationSpec } from "./value-parsers";
+import { bare, hexColour, integer, oneOf, presetName, type OperationSpec } from "./value-parsers";
 
 /** No image worth showing fits in under 1 KB; 10 MB is above any useful target. */
 const MIN_MAX_BYTES = 1024;
@@ -44,6 +44,13 @@ export const outputTokens = [
     syntax: "anim_{true|false}",
     description: "Keep the frames of an animated source (default true, for GIF and WebP output); false gives the first frame.",
     parse: (v) => ({ animated: oneOf(v, ["true", "false"] as const) === "true" }),
+  },
+  {
+    name: "pr",
+    syntax: "pr_{name}",
+    description:
+      "A preset: the project's named operations (dashboard → Presets). Other tokens in the URL override its values; one preset per URL.",
+    parse: (v) => ({ preset: presetName(v) }),
   },
   {
     name: "info",

@@ -22,7 +22,7 @@ export function parseOperations(segment: string): ImageOperations {
 
   const operations: ImageOperations = {};
   for (const token of tokens) Object.assign(operations, parseToken(token));
-  refuseConflicts(operations);
+  checkCombination(operations);
   return dropDefaults(operations);
 }
 
@@ -30,7 +30,7 @@ export function parseOperations(segment: string): ImageOperations {
  * Pairs whose meaning would be ambiguous: libvips trims before it crops, so c_ would count from an
  * edge nobody can see in the URL. Refused before the source is fetched.
  */
-function refuseConflicts(operations: ImageOperations): void {
+export function checkCombination(operations: ImageOperations): void {
   if (operations.info && Object.values(operations).filter((value) => value !== undefined).length > 1) {
     throw new AppError("INVALID_OPERATION", { message: "info takes no other operation: it describes the source itself" });
   }

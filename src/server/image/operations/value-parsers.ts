@@ -63,6 +63,14 @@ export function box(value: string | undefined): { width: number; height: number 
   return { width: integer(match[1], 1, MAX_DIMENSION), height: integer(match[2], 1, MAX_DIMENSION) };
 }
 
+/** Lower-case letters, digits and dashes, starting with a letter or digit: safe in a URL and a log. */
+export const PRESET_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+
+export function presetName(value: string | undefined): string {
+  if (value === undefined || !PRESET_NAME.test(value)) throw new InvalidValue();
+  return value;
+}
+
 /** Largest padding on one side before dpr: four sides at dpr 4 still leave room for the image. */
 export const MAX_PADDING = 256;
 

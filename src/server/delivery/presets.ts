@@ -1,0 +1,22 @@
+import type { ProjectConfig } from "@/server/config-cache/types";
+import { AppError } from "@/server/errors";
+import { checkCombination, parseOperations, type ImageOperations } from "@/server/image";
+
+/**
+ * Replaces `pr_{name}` with the project's operations for it; the URL's other tokens win over the
+ * preset's values. Runs before the variant key is made, so editing a preset changes the key of that
+ * preset's URLs only. A presets-only project takes nothing else: one preset token per URL.
+ */
+export function expandPreset(ops: ImageOperations, project: Pick<ProjectConfig, "presets" | "presetsOnly">): ImageOperations {
+  const { preset, ...rest } = ops;
+  const others = Object.values(rest).some((value) => value !== undefined);
+  if (project.presetsOnly && (preset === undefined || others)) {
+    throw new AppError("INVALID_OPERATION", { message: "This project accepts a preset only: the operations must be a single pr_{name}" });
+  }
+  if (preset === undefined) return ops;
+  const segment = Object.hasOwn(project.presets, preset) ? project.presets[preset] : undefined;
+  if (segment === undefined) throw new AppError("INVALID_OPERATION", { message: `Unknown preset "${preset}"` });
+  const expanded: ImageOperations = { ...parseOperations(segment), ...rest };
+  checkCombination(expanded);
+  return expanded;
+}

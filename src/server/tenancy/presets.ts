@@ -1,0 +1,74 @@
+import { and, asc, count, eq } from "drizzle-orm";
+import { presets, projects } from "@/server/db/schema";
+import { AppError, isAppError } from "@/server/errors";
+import { canonicalOperations, parseOperations } from "@/server/image";
+import type { TenancyDeps } from "./deps";
+import type { ProjectScope } from "./projects";
+
+/** Presets travel with the project's cached config: keep the set bounded. */
+export const MAX_PRESETS = 50;
+
+export interface PresetRow {
+  name: string;
+  operations: string;
+  updatedAt: Date;
+}
+
+type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now">;
+
+export async function listPresets(deps: Pick<TenancyDeps, "db">, scope: ProjectScope): Promise<{ presets: PresetRow[]; presetsOnly: boolean }> {
+  const [rows, [project]] = await Promise.all([
+    deps.db.select({ name: presets.name, operations: presets.operations, updatedAt: presets.updatedAt }).from(presets).where(eq(presets.projectId, scope.projectId)).orderBy(asc(presets.name)),
+    deps.db.select({ presetsOnly: projects.presetsOnly }).from(projects).where(eq(projects.id, scope.projectId)),
+  ]);
+  return { presets: rows, presetsOnly: project?.presetsOnly ?? false };
+}
+
+/**
+ * Creates or replaces a preset. Its operations must parse as a URL's would, without another preset
+ * (no nesting) and without `info`; stored as written, trimmed. The image route sees the change once
+ * the project's config is invalidated: the preset's URLs then make (and cache) new variants.
+ */
+export async function savePreset(deps: Deps, scope: ProjectScope, input: { name: string; operations: string; actorId: string }): Promise<PresetRow> {
+  const operations = input.operations.trim();
+  validateOperations(operations);
+  const row = await deps.db.transaction(async (tx) => {
+    const [existing] = await tx.select({ n: count() }).from(presets).where(eq(presets.projectId, scope.projectId));
+    const [same] = await tx.select({ name: presets.name }).from(presets).where(and(eq(presets.projectId, scope.projectId), eq(presets.name, input.name)));
+    if (!same && (existing?.n ?? 0) >= MAX_PRESETS) throw new AppError("INVALID_INPUT", { message: `A project has at most ${MAX_PRESETS} presets` });
+    const values = { projectId: scope.projectId, name: input.name, operations, updatedBy: input.actorId, updatedAt: deps.now() };
+    const [saved] = await tx
+      .insert(presets)
+      .values(values)
+      .onConflictDoUpdate({ target: [presets.projectId, presets.name], set: { operations, updatedBy: input.actorId, updatedAt: values.updatedAt } })
+      .returning({ name: presets.name, operations: presets.operations, updatedAt: presets.updatedAt });
+    return saved!;
+  });
+  await deps.invalidate.project(scope.projectId);
+  return row;
+}
+
+export async function deletePreset(deps: Deps, scope: ProjectScope, name: string): Promise<void> {
+  const deleted = await deps.db.delete(presets).where(and(eq(presets.projectId, scope.projectId), eq(presets.name, name))).returning({ name: presets.name });
+  if (deleted.length === 0) throw new AppError("NOT_FOUND", { message: `No preset named "${name}"` });
+  await deps.invalidate.project(scope.projectId);
+}
+
+/** Presets only: every URL of the project must be a single `pr_{name}`, which caps its variants. */
+export async function setPresetsOnly(deps: Deps, scope: ProjectScope, presetsOnly: boolean): Promise<void> {
+  await deps.db.update(projects).set({ presetsOnly, updatedAt: deps.now() }).where(eq(projects.id, scope.projectId));
+  await deps.invalidate.project(scope.projectId);
+}
+
+function validateOperations(segment: string): void {
+  let parsed;
+  try {
+    parsed = parseOperations(segment);
+  } catch (error) {
+    if (isAppError(error)) throw new AppError("INVALID_INPUT", { message: error.message, cause: error });
+    throw error;
+  }
+  if (parsed.preset !== undefined) throw new AppError("INVALID_INPUT", { message: "A preset cannot use another preset (pr_)" });
+  if (parsed.info) throw new AppError("INVALID_INPUT", { message: "A preset makes images: info is asked for in the URL" });
+  if (canonicalOperations(parsed) === "{}") throw new AppError("INVALID_INPUT", { message: "A preset needs at least one operation" });
+}

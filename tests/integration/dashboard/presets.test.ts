@@ -1,0 +1,100 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSignedUrl } from "@/server/signing";
+import { createTestApp, type TestApp } from "../../support/app";
+import { signUp, type TestUser } from "../../support/dashboard";
+import { tokenOf } from "../../support/tenant-world";
+
+/** Presets from the dashboard's procedures to the pixels the real image route makes of them. */
+let app: TestApp;
+let owner: TestUser;
+let teamSlug: string;
+let key: { publicKey: string; secretKey: string };
+const projectSlug = "site";
+
+beforeAll(async () => {
+  app = await createTestApp();
+  owner = await signUp(app.services, "presets");
+  teamSlug = (await owner.caller.account.completeOnboarding({ name: "Presets", slug: `presets-${owner.id.slice(0, 8).toLowerCase()}` })).slug;
+  await owner.caller.project.create({ teamSlug, name: "Site", slug: projectSlug, allowedSourceHosts: ["local"] });
+  key = await owner.caller.apiKey.create({ teamSlug, projectSlug, name: "presets", expiresAt: null });
+}, 30_000);
+afterAll(() => app.close());
+
+const scope = () => ({ teamSlug, projectSlug });
+const get = (operations: string, headers: Record<string, string> = {}) => {
+  const url = buildSignedUrl({ baseUrl: "http://x", projectSlug, ...key, operations, source: "local/photo.jpg" });
+  return app.fetch(url.slice(url.indexOf("/api/v1/")), { headers });
+};
+const sizeOf = async (response: Response) => {
+  const { width, height, format } = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+  return [format, width, height];
+};
+
+describe("presets", () => {
+  it("expand in URLs, other tokens override them, and an edit changes that preset's output and ETag only", async () => {
+    await owner.caller.preset.save({ ...scope(), name: "thumb", operations: "s_50x50,f_png" });
+    await owner.caller.preset.save({ ...scope(), name: "wide", operations: " w_80,f_webp " });
+    const thumb = await get("pr_thumb");
+    expect(await sizeOf(thumb)).toEqual(["png", 50, 50]);
+    const wide = await get("pr_wide");
+    expect(await sizeOf(wide)).toEqual(["webp", 80, 53]);
+    // The URL's own tokens win: a 30 px wide thumb in JPEG.
+    expect(await sizeOf(await get("pr_thumb,w_30,f_jpg"))).toEqual(["jpeg", 30, 50]);
+
+    await owner.caller.preset.save({ ...scope(), name: "thumb", operations: "s_60x40,f_png" });
+    const edited = await get("pr_thumb");
+    expect(await sizeOf(edited)).toEqual(["png", 60, 40]);
+    expect(edited.headers.get("etag")).not.toBe(thumb.headers.get("etag"));
+    expect((await get("pr_thumb", { "If-None-Match": thumb.headers.get("etag")! })).status).toBe(200);
+    expect((await get("pr_wide", { "If-None-Match": wide.headers.get("etag")! })).status).toBe(304);
+
+    expect((await owner.caller.preset.list(scope())).presets.map((p) => [p.name, p.operations])).toEqual([
+      ["thumb", "s_60x40,f_png"],
+      ["wide", "w_80,f_webp"],
+    ]);
+  });
+
+  it("answers an unknown or deleted preset with a 400 naming it", async () => {
+    await owner.caller.preset.save({ ...scope(), name: "gone", operations: "w_20" });
+    expect((await get("pr_gone")).status).toBe(200);
+    await owner.caller.preset.delete({ ...scope(), name: "gone" });
+    const response = await get("pr_gone");
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: "INVALID_OPERATION", error: 'Unknown preset "gone"' });
+    await expect(owner.caller.preset.delete({ ...scope(), name: "gone" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("presets only: a single preset token passes, anything else is a 400", async () => {
+    await owner.caller.preset.save({ ...scope(), name: "only", operations: "w_40,f_png" });
+    await owner.caller.preset.setPresetsOnly({ ...scope(), presetsOnly: true });
+    try {
+      expect((await owner.caller.preset.list(scope())).presetsOnly).toBe(true);
+      expect(await sizeOf(await get("pr_only"))).toEqual(["png", 40, 27]);
+      for (const operations of ["w_40,f_png", "pr_only,w_41", "_"]) {
+        const refused = await get(operations);
+        expect(refused.status, operations).toBe(400);
+        expect(((await refused.json()) as { error: string }).error).toMatch(/accepts a preset only/);
+      }
+    } finally {
+      await owner.caller.preset.setPresetsOnly({ ...scope(), presetsOnly: false });
+    }
+    expect((await get("w_41")).status).toBe(200);
+  });
+
+  it("refuses bad presets with a message naming the problem, and is for admins", async () => {
+    const bad = (name: string, operations: string) => owner.caller.preset.save({ ...scope(), name, operations });
+    await expect(bad("x", "w_0")).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("w_0") });
+    await expect(bad("x", "pr_thumb,w_10")).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("another preset") });
+    await expect(bad("x", "info")).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("info") });
+    await expect(bad("x", "_")).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("at least one") });
+    await expect(bad("Bad Name", "w_10")).rejects.toMatchObject({ code: "BAD_REQUEST" });
+
+    const member = await signUp(app.services, "preset-member");
+    const invitation = await owner.caller.team.invite({ teamSlug, email: member.email, role: "member" });
+    await member.caller.account.acceptInvitation({ token: tokenOf(invitation.link) });
+    expect((await member.caller.preset.list(scope())).presets.length).toBeGreaterThan(0);
+    await expect(member.caller.preset.save({ ...scope(), name: "mine", operations: "w_10" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(member.caller.preset.setPresetsOnly({ ...scope(), presetsOnly: true })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { expandPreset } from "@/server/delivery/presets";
+import { AppError } from "@/server/errors";
+import { parseOperations } from "@/server/image";
+
+const project = { presets: { hero: "s_1200x630,g_attention,f_auto,q_75", frame: "trim,pad_10" }, presetsOnly: false };
+const expand = (segment: string, over: Partial<typeof project> = {}) => expandPreset(parseOperations(segment), { ...project, ...over });
+
+describe("expandPreset", () => {
+  it("replaces pr_ with the preset's operations; the URL's own tokens win", () => {
+    expect(expand("pr_hero")).toEqual({ width: 1200, height: 630, gravity: "attention", format: "auto", quality: 75 });
+    expect(expand("pr_hero,q_50,w_600")).toMatchObject({ width: 600, height: 630, quality: 50, format: "auto" });
+    expect(expand("w_10")).toEqual({ width: 10 });
+  });
+
+  it("names an unknown preset, and never reads inherited properties as presets", () => {
+    for (const name of ["nope", "constructor", "tostring"]) {
+      expect(() => expand(`pr_${name}`)).toThrow(new AppError("INVALID_OPERATION", { message: `Unknown preset "${name}"` }));
+    }
+  });
+
+  it("checks the combination after merging: a preset's trim with the URL's c_ is refused", () => {
+    expect(() => expand("pr_frame,c_0_0_10_10")).toThrow(/trim and c_ cannot be combined/);
+  });
+
+  it("presets only: one preset token and nothing else", () => {
+    const only = { presetsOnly: true };
+    expect(expand("pr_hero", only)).toMatchObject({ width: 1200 });
+    for (const segment of ["_", "w_10", "pr_hero,f_webp"]) expect(() => expand(segment, only), segment).toThrow(/accepts a preset only/);
+  });
+});
