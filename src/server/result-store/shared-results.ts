@@ -16,8 +16,9 @@ export interface SharedResults {
   /** The stored result within the read budget; null on a miss, a damaged object or a failing store. */
   read(key: string): Promise<TransformResult | null>;
   /**
-   * What a request that missed L1 does: the stored result, else a claim. A store that failed to answer
-   * gets no lease and no second read: others could only wait on that same store, so make it here.
+   * What a request that missed L1 does: the stored result, else a claim. After a read that failed
+   * (slow or down) the claim reads no second time; the lease still coalesces the instances, whose
+   * waiters keep polling until the holder stores the result or lets go.
    */
   lookup(key: string): Promise<Claim>;
   /**
@@ -81,7 +82,7 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     }
   }
 
-  async function claim(key: string): Promise<Claim> {
+  async function claim(key: string, { reread = true }: { reread?: boolean } = {}): Promise<Claim> {
     const kv = deps.shared;
     if (!kv) return made;
     const lease = redisKeys.transformLease(key);
@@ -90,6 +91,7 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     // Taken: unless the result landed between this request's store read and now (its maker released
     // the lease just before), which one more read tells.
     const takeOver = async (): Promise<Claim> => {
+      if (!reread) return owned;
       const landed = await attempt(key);
       if (landed === null || landed === "failed") return owned;
       owned.release();
@@ -102,9 +104,9 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     const deadline = performance.now() + leaseSeconds * 1000;
     while (performance.now() < deadline) {
       await sleep(pollMs);
+      // A failed poll (the store slow under load) is no reason to give up: the holder lets go in time.
       const result = await attempt(key);
-      if (result === "failed") return made;
-      if (result) return { kind: "stored", result };
+      if (result && result !== "failed") return { kind: "stored", result };
       // The holder released without storing (its transform failed) or its lease expired: take over.
       const again = await acquire(kv, lease, token);
       if (again !== false) return again ? takeOver() : made;
@@ -118,7 +120,7 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     claim,
     async lookup(key) {
       const stored = await attempt(key);
-      if (stored === "failed") return made;
+      if (stored === "failed") return claim(key, { reread: false });
       return stored ? { kind: "stored", result: stored } : claim(key);
     },
     writeBack(key, result, claimed) {
