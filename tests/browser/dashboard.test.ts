@@ -209,6 +209,30 @@ it("shows which cache tier answered, and purges a source so its next request is 
   await go(page, `/t/${teamSlug}/p/website`);
 });
 
+it("adds a preset (a bad one is refused next to the form), and presets only refuses the key's plain URL until turned off", async () => {
+  const page = alice.page;
+  await tab(page, "Presets");
+  await page.getByText("No presets yet.").waitFor();
+  await page.getByLabel("Name").fill("hero");
+  await page.getByLabel("Operations").fill("w_0");
+  await page.getByRole("button", { name: "Save preset" }).click();
+  await page.getByText(/Invalid operation "w_0"/).waitFor();
+  await page.getByLabel("Operations").fill("s_1200x630,g_attention,f_auto,q_75");
+  await page.getByRole("button", { name: "Save preset" }).click();
+  await page.getByTestId("preset-saved").waitFor();
+  await expect.poll(() => page.getByTestId("presets").textContent()).toContain("pr_hero");
+
+  await page.getByRole("button", { name: "Accept presets only" }).click();
+  await expect.poll(() => page.getByTestId("presets-only").textContent()).toContain("On:");
+  await screenshot(page, "09e-presets");
+  // The project's config is cached: the refusal shows within the cache's bound.
+  await expect.poll(async () => (await fetch(signedUrl)).status, { timeout: 5000 }).toBe(400);
+  expect(((await (await fetch(signedUrl)).json()) as { error: string }).error).toMatch(/accepts a preset only/);
+  await page.getByRole("button", { name: "Accept any operations" }).click();
+  await expect.poll(() => page.getByTestId("presets-only").textContent()).toContain("Off:");
+  await expect.poll(async () => (await fetch(signedUrl)).status, { timeout: 5000 }).toBe(200);
+});
+
 it("revokes the key and the same image request fails at once", async () => {
   const page = alice.page;
   await tab(page, "API keys");

@@ -8,6 +8,7 @@ const tabs = [
   { href: "/usage", label: "Usage" },
   { href: "/keys", label: "API keys" },
   { href: "/developer", label: "Developer" },
+  { href: "/presets", label: "Presets" },
   { href: "/cache", label: "Cache" },
   { href: "/settings", label: "Settings" },
 ] as const;

@@ -1,0 +1,135 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Field } from "@/components/ui/field";
+import { DataTable } from "@/components/usage/data-table";
+import { utcStamp } from "@/lib/format";
+import { useTRPC } from "@/lib/trpc/client";
+
+type Scope = { teamSlug: string; projectSlug: string };
+
+/** Project → Presets: named operations used in URLs as pr_{name}; admins edit them and "presets only". */
+export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
+  const trpc = useTRPC();
+  const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
+  const list = useQuery(trpc.preset.list.queryOptions({ teamSlug, projectSlug }));
+  if (list.isPending || team.isPending) return <Loading />;
+  if (list.error) return <ErrorMessage error={list.error} />;
+  const canWrite = team.data?.can["preset.write"] ?? false;
+  const { presets, presetsOnly } = list.data;
+  return (
+    <div className="space-y-6">
+      <Card title="Presets">
+        <p className="mb-4 text-sm text-neutral-600">
+          Use a preset in a URL as <code className="font-mono">pr_name</code>; other operations in the URL override its values. Editing a preset changes what
+          its URLs make (new ETags); nothing else is affected.
+        </p>
+        {presets.length === 0 ? (
+          <p className="text-sm text-neutral-600">No presets yet.</p>
+        ) : (
+          <DataTable
+            label="Presets"
+            testId="presets"
+            rows={presets}
+            rowKey={(p) => p.name}
+            columns={[
+              { header: "In URLs", cell: (p) => <code className="font-mono text-xs">pr_{p.name}</code> },
+              { header: "Operations", cell: (p) => <code className="font-mono text-xs break-all">{p.operations}</code> },
+              { header: "Changed (UTC)", cell: (p) => utcStamp(p.updatedAt, "minute") },
+              ...(canWrite ? [{ header: "", cell: (p: (typeof presets)[number]) => <DeletePreset scope={{ teamSlug, projectSlug }} name={p.name} /> }] : []),
+            ]}
+          />
+        )}
+      </Card>
+      {canWrite ? (
+        <>
+          <SavePreset scope={{ teamSlug, projectSlug }} />
+          <PresetsOnly scope={{ teamSlug, projectSlug }} presetsOnly={presetsOnly} />
+        </>
+      ) : (
+        <p className="text-sm text-neutral-600">
+          {presetsOnly ? "This project accepts presets only. " : ""}Only admins and owners can change presets.
+        </p>
+      )}
+    </div>
+  );
+}
+
+function SavePreset({ scope }: { scope: Scope }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState("");
+  const [operations, setOperations] = useState("");
+  const save = useMutation(trpc.preset.save.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    await save.mutateAsync({ ...scope, name, operations }).catch(() => null);
+  }
+  return (
+    <Card title="Add or change a preset">
+      <form onSubmit={submit} className="space-y-4" noValidate>
+        <Field label="Name" value={name} onChange={(e) => setName(e.target.value)} placeholder="hero" hint="Lower-case letters, digits and dashes; saving an existing name replaces it." />
+        <Field
+          label="Operations"
+          value={operations}
+          onChange={(e) => setOperations(e.target.value)}
+          placeholder="s_1200x630,g_attention,f_auto,q_75"
+          hint="Written as in a URL (docs/url-format.md)."
+        />
+        <ErrorMessage error={save.error} />
+        {save.data ? (
+          <p role="status" className="text-sm text-green-700" data-testid="preset-saved">
+            Saved pr_{save.data.name}.
+          </p>
+        ) : null}
+        <Button type="submit" disabled={save.isPending}>
+          Save preset
+        </Button>
+      </form>
+    </Card>
+  );
+}
+
+function DeletePreset({ scope, name }: { scope: Scope; name: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const remove = useMutation(trpc.preset.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
+  return (
+    <ConfirmDialog
+      trigger={
+        <Button type="button" variant="danger">
+          Delete
+        </Button>
+      }
+      title={`Delete pr_${name}?`}
+      description="URLs that use it answer 400 from then on."
+      confirmLabel="Delete preset"
+      onConfirm={async () => {
+        await remove.mutateAsync({ ...scope, name });
+      }}
+    />
+  );
+}
+
+function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const set = useMutation(trpc.preset.setPresetsOnly.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
+  return (
+    <Card title="Presets only">
+      <p className="mb-4 text-sm text-neutral-600" data-testid="presets-only">
+        {presetsOnly
+          ? "On: URLs of this project must be a single preset; anything else is refused with 400."
+          : "Off: URLs may use any operations. Turn it on to cap what your integrators' URLs can make."}
+      </p>
+      <ErrorMessage error={set.error} />
+      <Button type="button" variant={presetsOnly ? "secondary" : "primary"} disabled={set.isPending} onClick={() => set.mutate({ ...scope, presetsOnly: !presetsOnly })}>
+        {presetsOnly ? "Accept any operations" : "Accept presets only"}
+      </Button>
+    </Card>
+  );
+}
