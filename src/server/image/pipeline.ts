@@ -1,5 +1,5 @@
 import { AppError } from "@/server/errors";
-import { CONTENT_TYPES, supportsAnimation } from "./encode-options";
+import { applyEncoder, CONTENT_TYPES, supportsAnimation } from "./encode-options";
 import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-source";
 import { describeImage } from "./describe-image";
 import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } from "./fit-bytes";
@@ -7,14 +7,18 @@ import { negotiateFormat } from "./negotiate";
 import { DEFAULT_TRANSFORM_LIMITS } from "./limits";
 import { pixelated } from "./pixelate";
 import { planGeometry } from "./plan-geometry";
-import { renderImage } from "./render-image";
+import { renderImage, renderPixels, type RenderInput } from "./render-image";
 import { toImageError } from "./sharp-errors";
 import { sanitiseSvg } from "./svg-safety";
 import { embeddedRasterPixels } from "./svg-rasters";
 import type { ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
+import { resolvedPlacement, watermarked } from "./watermark";
+import type { Sharp } from "sharp";
 
 export interface TransformRequest {
   accept: string | null;
+  /** The project's watermark image, when the operations place it (delivery resolves both). */
+  watermark?: Buffer;
 }
 
 /**
@@ -55,9 +59,12 @@ export async function transformImage(
 
   try {
     const job = { ops, format, keepFrames, plan };
-    const finish = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
+    const finish = await passesOverPixels(input, job, limits, request.watermark);
     const render = (quality: number | undefined, timeoutMs: number): Promise<Encoded> =>
-      (finish ? finish(quality) : renderImage(input, { ...job, ops: { ...ops, quality } }, { ...limits, timeoutMs })).toBuffer({ resolveWithObject: true });
+      (finish
+        ? applyEncoder(finish(), format, { ...ops, quality }, limits.webpEffort)
+        : renderImage(input, { ...job, ops: { ...ops, quality } }, { ...limits, timeoutMs })
+      ).toBuffer({ resolveWithObject: true });
     const { data, info } =
       ops.maxBytes !== undefined && honoursMaxBytes(format)
         ? await encodeWithinBytes(render, ops.maxBytes, startingQuality(ops, format), limits.timeoutMs)
@@ -71,9 +78,22 @@ export async function transformImage(
 }
 
 /**
+ * Passes that need the rendered pixels first: pixelate, then the watermark over the result (it is not
+ * pixelated). Null when one sharp pipeline does the whole job.
+ */
+async function passesOverPixels(input: Buffer, job: RenderInput, limits: TransformLimits, mark: Buffer | undefined): Promise<(() => Sharp) | null> {
+  const { ops } = job;
+  const pixels = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
+  if (!ops.watermark) return pixels;
+  if (!mark) throw new AppError("INTERNAL", { message: "a watermark was placed without its image" });
+  const under = pixels ? pixels() : renderPixels(input, job, limits, { padded: true });
+  return await watermarked(under, mark, resolvedPlacement(ops.watermark), ops.dpr ?? 1, limits);
+}
+
+/**
  * Frames survive only into a format that animates, unless anim_false or a placeholder asks for a still
- * (libvips cannot trim an animation either, and pixelate works on one frame's pixels: both give the
- * first frame).
+ * (libvips cannot trim an animation either, and pixelate and the watermark work on one frame's pixels:
+ * they give the first frame).
  * libvips flips and rotates a multi-frame image as one tall strip, which reverses the frame order
  * (and refuses 90°/270°), so flip and r_ also give the first frame rather than a wrong animation.
  */
@@ -86,6 +106,7 @@ function shouldKeepFrames(source: SourceInfo, format: OutputFormat, ops: ImageOp
     ops.flip !== true &&
     ops.trim === undefined &&
     ops.pixelate === undefined &&
+    ops.watermark === undefined &&
     (ops.rotate ?? 0) === 0
   );
 }

@@ -1,5 +1,4 @@
 import sharp, { type OutputInfo, type Sharp } from "sharp";
-import { applyEncoder } from "./encode-options";
 import { padWith, renderPixels, timeoutSeconds, type RenderInput } from "./render-image";
 import type { TransformLimits } from "./types";
 
@@ -9,11 +8,11 @@ type Pixels = { data: Buffer; info: OutputInfo };
  * pixelate_ takes four passes, as libvips has no pixelate and sharp one resize per pipeline (and it
  * extends before it extracts): the job's pixels (raw, before padding), averaged down to one pixel per
  * block, blown back up by exactly the block size with nearest neighbour (square blocks from the top-left
- * corner) and cut to the size they had, then padded and encoded. Returns the last pass as a function of
- * the quality, so maxbytes_ re-encodes without decoding or averaging again. Every pass is at most the
- * output's size.
+ * corner) and cut to the size they had, then padded. Returns the last pass as a function, to encode (or
+ * draw over) as often as needed, so maxbytes_ re-encodes without decoding or averaging again. Every
+ * pass is at most the output's size.
  */
-export async function pixelated(input: Buffer, job: RenderInput, limits: TransformLimits): Promise<(quality: number | undefined) => Sharp> {
+export async function pixelated(input: Buffer, job: RenderInput, limits: TransformLimits): Promise<() => Sharp> {
   const block = Math.max(2, Math.round(job.ops.pixelate! * (job.ops.dpr ?? 1)));
   const full = await renderPixels(input, job, limits, { padded: false }).raw().toBuffer({ resolveWithObject: true });
   const { width, height } = full.info;
@@ -26,7 +25,7 @@ export async function pixelated(input: Buffer, job: RenderInput, limits: Transfo
     .extract({ left: 0, top: 0, width, height })
     .raw()
     .toBuffer({ resolveWithObject: true });
-  return (quality) => applyEncoder(padWith(fromRaw(blocks, limits), job.plan, job.ops, job.format), job.format, { ...job.ops, quality }, limits.webpEffort);
+  return () => padWith(fromRaw(blocks, limits), job.plan, job.ops, job.format);
 }
 
 function fromRaw({ data, info }: Pixels, limits: TransformLimits): Sharp {

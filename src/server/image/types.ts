@@ -1,5 +1,20 @@
 export type OutputFormat = "webp" | "avif" | "png" | "jpeg" | "gif";
 export type FitMode = "cover" | "contain" | "fill" | "inside" | "outside";
+export type CompassGravity = "center" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest";
+
+/** Where and how the project's watermark goes; what the URL left out comes from the project's settings. */
+export interface WatermarkPlacement {
+  /** 0.05–1. */
+  opacity?: number;
+  gravity?: CompassGravity;
+  /** Output pixels (× dpr) inward from the edges gravity names; along a centred axis, a shift right or down. */
+  x?: number;
+  y?: number;
+  /** The watermark's width as a share of the output's (0.05–1); 0 keeps its own size. */
+  scale?: number;
+  /** The stored watermark's SHA-256, set by delivery (never by the URL), so a new upload makes new variants. */
+  sha256?: string;
+}
 
 /**
  * The normalised result of parsing the operations segment. Only fields a token set are present,
@@ -44,6 +59,8 @@ export interface ImageOperations {
   saturation?: number;
   hue?: number;
   enlarge?: boolean;
+  /** wm: the project's watermark over the output, after every other operation. */
+  watermark?: WatermarkPlacement;
   animated?: boolean;
   placeholder?: boolean;
 }

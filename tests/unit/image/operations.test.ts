@@ -59,6 +59,17 @@ const cases: Record<string, TokenCases> = {
   maxbytes: { ok: [["maxbytes_1024", { maxBytes: 1024 }], ["maxbytes_50000", { maxBytes: 50000 }], ["maxbytes_10485760", { maxBytes: 10485760 }]], bad: ["maxbytes", "maxbytes_1023", "maxbytes_10485761", "maxbytes_5e4", "maxbytes_1.5"] },
   pixelate: { ok: [["pixelate_2", { pixelate: 2 }], ["pixelate_256", { pixelate: 256 }]], bad: ["pixelate", "pixelate_1", "pixelate_257", "pixelate_2.5"] },
   trim: { ok: [["trim", { trim: 10 }], ["trim_0", { trim: 0 }], ["trim_255", { trim: 255 }]], bad: ["trim_", "trim_256", "trim_-1", "trim_2.5", "trim_x"] },
+  wm: {
+    ok: [
+      ["wm", { watermark: {} }],
+      ["wm_0.5", { watermark: { opacity: 0.5 } }],
+      ["wm_1_centre", { watermark: { opacity: 1, gravity: "center" } }],
+      ["wm_0.05_southeast_10_1000", { watermark: { opacity: 0.05, gravity: "southeast", x: 10, y: 1000 } }],
+      ["wm_1_north_0_0_0", { watermark: { opacity: 1, gravity: "north", x: 0, y: 0, scale: 0 } }],
+      ["wm_1_north_0_0_0.25", { watermark: { opacity: 1, gravity: "north", x: 0, y: 0, scale: 0.25 } }],
+    ],
+    bad: ["wm_", "wm_0", "wm_0.04", "wm_1.5", "wm_1_attention", "wm_1_north_5", "wm_1_north_1001_0", "wm_1_north_0_0_0.01", "wm_1_north_0_0_2", "wm_1_north_0_0_1_1", "wm_x"],
+  },
   pad: {
     ok: [
       ["pad_10", { padding: { top: 10, right: 10, bottom: 10, left: 10 } }],

@@ -24,7 +24,8 @@ process.send?.({ ready: true });
 async function run(job: JobMessage): Promise<JobReply> {
   try {
     const input = await readFile(job.inputPath);
-    const { body, ...result } = await transformImage(input, job.ops, { accept: job.accept }, job.limits);
+    const watermark = job.watermarkPath ? await readFile(job.watermarkPath) : undefined;
+    const { body, ...result } = await transformImage(input, job.ops, { accept: job.accept, watermark }, job.limits);
     // Every output crosses as a file, an SVG passed through too: it is the sanitised copy, not the input.
     await writeFile(job.outputPath, body);
     return { id: job.id, ok: true, result };

@@ -144,18 +144,21 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       id,
       inputPath: path.join(directory, `${id}.in`),
       outputPath: path.join(directory, `${id}.out`),
+      ...(request.watermark ? { watermarkPath: path.join(directory, `${id}.wm`) } : {}),
       ops,
       accept: request.accept,
       limits,
     };
     try {
       await writeFile(job.inputPath, input);
+      if (job.watermarkPath && request.watermark) await writeFile(job.watermarkPath, request.watermark);
       const worker = acquire(priority);
       await worker.ready;
       return await runJob(worker, job);
     } finally {
       void unlink(job.inputPath).catch(() => {});
       void unlink(job.outputPath).catch(() => {});
+      if (job.watermarkPath) void unlink(job.watermarkPath).catch(() => {});
     }
   };
 

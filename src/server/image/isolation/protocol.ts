@@ -12,6 +12,8 @@ export interface JobMessage {
   id: number;
   inputPath: string;
   outputPath: string;
+  /** The project's watermark image, when the operations place one. */
+  watermarkPath?: string;
   ops: ImageOperations;
   accept: string | null;
   limits: TransformLimits;

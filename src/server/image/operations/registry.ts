@@ -1,5 +1,6 @@
 import { effectTokens } from "./effect-tokens";
 import { outputTokens } from "./output-tokens";
+import { overlayTokens } from "./overlay-tokens";
 import { resizeTokens } from "./resize-tokens";
 import type { OperationSpec } from "./value-parsers";
 
@@ -8,7 +9,7 @@ import type { OperationSpec } from "./value-parsers";
  * of the docs; it has no effect on processing, which runs in the pipeline's fixed order whatever the
  * order of tokens in the URL.
  */
-export const operationRegistry = [...resizeTokens, ...outputTokens, ...effectTokens] satisfies readonly OperationSpec[];
+export const operationRegistry = [...resizeTokens, ...outputTokens, ...effectTokens, ...overlayTokens] satisfies readonly OperationSpec[];
 
 export type OperationName = (typeof operationRegistry)[number]["name"];
 
