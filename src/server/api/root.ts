@@ -3,6 +3,7 @@ import { apiKeyRouter } from "./routers/api-key";
 import { cacheRouter } from "./routers/cache";
 import { developerRouter } from "./routers/developer";
 import { presetRouter } from "./routers/preset";
+import { projectImageRouter } from "./routers/project-image";
 import { projectRouter } from "./routers/project";
 import { teamRouter } from "./routers/team";
 import { usageRouter } from "./routers/usage";
@@ -15,6 +16,7 @@ export const appRouter = router({
   apiKey: apiKeyRouter,
   cache: cacheRouter,
   preset: presetRouter,
+  projectImage: projectImageRouter,
   developer: developerRouter,
   usage: usageRouter,
 });

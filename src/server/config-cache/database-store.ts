@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
-import { apiKeys, presets, projects, sourcePurges } from "@/server/db/schema";
+import { apiKeys, presets, projectImages, projects, sourcePurges } from "@/server/db/schema";
+import { readWatermarkSettings } from "./project-images";
 import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE, type ConfigStore } from "./types";
 
 /** The source of truth: one indexed select per lookup. */
@@ -44,15 +45,21 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
         .where(eq(projects.id, projectId))
         .limit(1);
       if (!row) return null;
-      const [purged, named] = await Promise.all([
+      const [purged, named, images] = await Promise.all([
         db.select({ source: sourcePurges.source, generation: sourcePurges.generation }).from(sourcePurges).where(eq(sourcePurges.projectId, projectId)),
         db.select({ name: presets.name, operations: presets.operations }).from(presets).where(eq(presets.projectId, projectId)),
+        // Hashes and settings only: the bytes are read when a transform needs them.
+        db.select({ kind: projectImages.kind, sha256: projectImages.sha256, settings: projectImages.settings }).from(projectImages).where(eq(projectImages.projectId, projectId)),
       ]);
+      const watermark = images.find((image) => image.kind === "watermark");
+      const fallback = images.find((image) => image.kind === "fallback");
       const { cacheBase, ...project } = row;
       return {
         ...project,
         cache: { base: cacheBase, sources: Object.fromEntries(purged.map((p) => [p.source, p.generation])) },
         presets: Object.fromEntries(named.map((p) => [p.name, p.operations])),
+        watermark: watermark ? { ...readWatermarkSettings(watermark.settings), sha256: watermark.sha256 } : null,
+        fallback: fallback ? { sha256: fallback.sha256 } : null,
       };
     },
   };

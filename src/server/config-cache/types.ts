@@ -1,3 +1,5 @@
+import type { WatermarkConfig } from "./project-images";
+
 /** What the image route needs to know about an API key. The secret stays sealed until verification. */
 export interface ApiKeyConfig {
   id: string;
@@ -22,6 +24,10 @@ export interface ProjectConfig {
   presets: Record<string, string>;
   /** Only a single preset token is accepted in URLs. */
   presetsOnly: boolean;
+  /** The uploaded watermark's settings and hash (its bytes are read by hash, not carried here). */
+  watermark: WatermarkConfig | null;
+  /** The image served, transformed, when the source fails; null answers the JSON error. */
+  fallback: { sha256: string } | null;
 }
 
 /**

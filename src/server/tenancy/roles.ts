@@ -29,6 +29,8 @@ export const permissions = {
   "cache.purge": "admin",
   // A preset's edit changes what every URL using it makes, for every page that uses it.
   "preset.write": "admin",
+  // The watermark and the fallback change what every URL of the project makes.
+  "image.write": "admin",
   "apiKey.read": "member",
   "apiKey.create": "admin",
   "apiKey.update": "admin",

@@ -17,6 +17,9 @@ export interface IsolationCase {
   call(caller: Caller, target: Target): Promise<unknown>;
 }
 
+/** A valid 1×1 PNG: the upload would succeed for a member with the right. */
+const ONE_PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
 const team = (t: Target) => ({ teamSlug: t.teamSlug });
 const project = (t: Target) => ({ teamSlug: t.teamSlug, projectSlug: t.projectSlug });
 
@@ -65,6 +68,14 @@ export const isolationCases: Record<string, IsolationCase> = {
   "preset.save": { scope: "project", call: (c, t) => c.preset.save({ ...project(t), name: "hero", operations: "w_10" }) },
   "preset.delete": { scope: "project", call: (c, t) => c.preset.delete({ ...project(t), name: "hero" }) },
   "preset.setPresetsOnly": { scope: "project", call: (c, t) => c.preset.setPresetsOnly({ ...project(t), presetsOnly: true }) },
+
+  "projectImage.get": { scope: "project", call: (c, t) => c.projectImage.get(project(t)) },
+  "projectImage.upload": { scope: "project", call: (c, t) => c.projectImage.upload({ ...project(t), kind: "watermark", base64: ONE_PIXEL_PNG }) },
+  "projectImage.setWatermark": {
+    scope: "project",
+    call: (c, t) => c.projectImage.setWatermark({ ...project(t), opacity: 1, gravity: "center", x: 0, y: 0, scale: 0, always: true }),
+  },
+  "projectImage.delete": { scope: "project", call: (c, t) => c.projectImage.delete({ ...project(t), kind: "fallback" }) },
 
   "usage.project": { scope: "project", call: (c, t) => c.usage.project({ ...project(t), range: { preset: "90d" } }) },
   "usage.requestLog": { scope: "project", call: (c, t) => c.usage.requestLog({ ...project(t), range: { preset: "90d" } }) },

@@ -4,3 +4,4 @@ export * from "./api-keys";
 export * from "./usage";
 export * from "./cache";
 export * from "./presets";
+export * from "./project-images";
