@@ -26,6 +26,7 @@ import { startScheduler } from "@/server/cron/scheduler";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
+import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
 import { configureSharp, createResultCache, createTransformScheduler, transformImage } from "@/server/image";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
@@ -127,6 +128,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     config,
     secretBox,
     produce,
+    projectImages: createProjectImageLoader(database.db),
     logger,
     now,
     limits: {

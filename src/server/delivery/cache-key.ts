@@ -10,8 +10,9 @@ const PIPELINE_VERSION = "2";
  * is answered before any work and identical requests share one transform. The URL is immutable by
  * contract: a changed source is published under a new URL, so the source bytes need not be part of it.
  */
-export function variantKey(operations: ImageOperations, location: SourceLocation, accept: string | null): string {
-  const where = location.kind === "remote" ? location.url.href : `local:${location.relativePath}`;
+export function variantKey(operations: ImageOperations, location: SourceLocation | "fallback", accept: string | null): string {
+  // "fallback" (the project's fallback image) cannot collide: the others are a URL or start local:.
+  const where = location === "fallback" ? location : location.kind === "remote" ? location.url.href : `local:${location.relativePath}`;
   const negotiation = operations.format === "auto" ? acceptClass(accept) : "";
   return createHash("sha256")
     .update(`${PIPELINE_VERSION}\n${canonicalOperations(operations)}\n${where}\n${negotiation}`)

@@ -53,6 +53,10 @@ export interface ProduceInput {
   mayFollow?: (url: URL) => boolean;
   operations: ImageOperations;
   accept: string | null;
+  /** The project's watermark image, read only when a transform places it. */
+  watermark?: () => Promise<Buffer>;
+  /** Bytes that are not fetched (the project's fallback image): no fetcher, no source cache. */
+  stored?: () => Promise<Buffer>;
   /**
    * Called by the request about to do the work, at a miss and before the fetch; never on a cache hit
    * nor by a request that shares another's job. Rate limits charge transforms here; throwing refuses
@@ -120,18 +124,21 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
 async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
   await input.admit?.();
   const fetchStart = performance.now();
-  const options = { mayFollow: input.mayFollow };
-  const source: FetchedSource = deps.sources
-    ? await deps.sources.fetch(input.sourceKey, input.location, options, deps.fetcher)
-    : await deps.fetcher.fetch(input.location, options);
+  const bytes = input.stored ? await input.stored() : (await fetchSource(input, deps)).bytes;
+  const watermark = input.watermark ? await input.watermark() : undefined;
   const fetchMs = performance.now() - fetchStart;
 
   const queued = performance.now();
   let started = queued;
   const result = await deps.scheduler.run(input.tenant, (priority) => {
     started = performance.now();
-    return deps.transform(source.bytes, input.operations, { accept: input.accept }, deps.limits, priority);
+    return deps.transform(bytes, input.operations, { accept: input.accept, watermark }, deps.limits, priority);
   });
   const transformMs = performance.now() - started;
-  return { ...none, result, sourceBytes: source.bytes.length, fetchMs, queueMs: started - queued, transformMs, cache: "miss" };
+  return { ...none, result, sourceBytes: bytes.length, fetchMs, queueMs: started - queued, transformMs, cache: "miss" };
+}
+
+function fetchSource(input: ProduceInput, deps: ProducerDeps): Promise<FetchedSource> {
+  const options = { mayFollow: input.mayFollow };
+  return deps.sources ? deps.sources.fetch(input.sourceKey, input.location, options, deps.fetcher) : deps.fetcher.fetch(input.location, options);
 }

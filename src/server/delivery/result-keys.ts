@@ -55,6 +55,14 @@ export function resultAddress(project: ProjectScope, variant: string, location: 
   };
 }
 
+/**
+ * Where the fallback image's output for one variant lives: under the project (a whole purge drops it)
+ * at the project's generation, shared by every source that failed with the same operations.
+ */
+export function fallbackStoreKey(project: Pick<ProjectScope, "id" | "cache">, variant: string): string {
+  return `${project.id}/fallback/${digest(`${variant}\n${project.cache.base}`, 32)}`;
+}
+
 /** The store prefix of a source's results in a project, or of the whole project without a source. */
 export function storePrefixOf(projectId: string, source?: string): string {
   return source === undefined ? projectId : `${projectId}/${digest(source, 22)}`;

@@ -12,11 +12,14 @@ import { requestLimits, withinLimits, type AddressLimits, type RequestLimits } f
 import { authorizeRequest, type AuthorizeDeps, type Authorized } from "./authorize";
 import { matchesIfNoneMatch, variantKey } from "./cache-key";
 import { applyClientHints } from "./client-hints";
+import { asFallback, fallbackFor } from "./fallback";
 import { expandPreset } from "./presets";
+import type { ProjectImageLoader } from "./project-image-bytes";
+import { placeWatermark } from "./watermark";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
 import type { Produced, Producer, ResultTier } from "./produce";
-import { resultAddress, sourceName } from "./result-keys";
-import { serverTiming, successHeaders } from "./success-headers";
+import { fallbackStoreKey, resultAddress, sourceName } from "./result-keys";
+import { serverTiming, successHeaders, type SuccessHeaderInput } from "./success-headers";
 
 export interface ImageHttpRequest {
   method: string;
@@ -48,6 +51,8 @@ export interface RequestOutcome {
 
 export interface DeliveryDeps extends AuthorizeDeps {
   produce: Producer;
+  /** The project's watermark and fallback bytes, by hash. */
+  projectImages: ProjectImageLoader;
   logger: Logger;
   limits: {
     limiter: MemoRateLimiter;
@@ -126,10 +131,11 @@ async function respond(
   progress: Progress,
 ): Promise<HttpAnswer> {
   const accept = request.headers.get("accept");
-  const { operations, hints } = applyClientHints(expandPreset(parts.operations, project), request.headers);
+  const hinted = applyClientHints(expandPreset(parts.operations, project), request.headers);
+  const operations = placeWatermark(hinted.operations, project);
   const address = resultAddress(project, variantKey(operations, location, accept), location);
   const common = {
-    hints,
+    hints: hinted.hints,
     etag: address.etag,
     tags: address.tags,
     exp: parts.exp,
@@ -148,18 +154,53 @@ async function respond(
     return { status: 304, headers, body: null };
   }
 
-  const produced = await withinLimits(progress.limits, (admit) =>
-    deps.produce({
-      key: address.storeKey,
-      sourceKey: address.sourceKey,
-      tenant: project.teamId,
-      location,
-      mayFollow: (url) => isSourceAllowed({ kind: "remote", url }, project.allowedSourceHosts),
-      operations,
-      accept,
-      admit,
-    }),
-  );
+  const sha256 = operations.watermark?.sha256;
+  const job = {
+    tenant: project.teamId,
+    location,
+    operations,
+    accept,
+    watermark: sha256 === undefined ? undefined : () => deps.projectImages(project.id, "watermark", sha256),
+  };
+  let produced: Produced;
+  try {
+    produced = await withinLimits(progress.limits, (admit) =>
+      deps.produce({
+        ...job,
+        key: address.storeKey,
+        sourceKey: address.sourceKey,
+        mayFollow: (url) => isSourceAllowed({ kind: "remote", url }, project.allowedSourceHosts),
+        admit,
+      }),
+    );
+  } catch (error) {
+    const fallback = fallbackFor(error, project);
+    if (!fallback) throw error;
+    // Its transform was charged by the attempt that failed; the fallback's output is cached per variant.
+    produced = await deps
+      .produce({
+        ...job,
+        key: fallbackStoreKey(project, variantKey(operations, "fallback", accept)),
+        sourceKey: "",
+        stored: () => deps.projectImages(project.id, "fallback", fallback.sha256),
+      })
+      .catch((failed: unknown) => {
+        deps.logger.log("warn", "fallback image failed", { requestId: progress.requestId, ...describeError(failed) });
+        throw error;
+      });
+    progress.outcome.status = fallback.error.logStatus;
+    const answer = answerProduced(request, produced, common, progress);
+    return { ...answer, headers: asFallback(answer.headers, fallback.error) };
+  }
+  return answerProduced(request, produced, common, progress);
+}
+
+function answerProduced(
+  request: ImageHttpRequest,
+  produced: Produced,
+  common: Omit<SuccessHeaderInput, "negotiated" | "serverTiming">,
+  progress: Progress,
+): HttpAnswer & { headers: Headers } {
   const { result } = produced;
   Object.assign(progress.outcome, {
     cache: produced.cache,

@@ -1,0 +1,23 @@
+import type { ProjectConfig } from "@/server/config-cache/types";
+import { AppError } from "@/server/errors";
+import type { ImageOperations } from "@/server/image";
+
+/**
+ * Fills in the watermark the output will carry, before the variant key is made: the URL's wm_ values
+ * over the project's settings, and the uploaded image's hash, so a new upload or new settings make new
+ * variants and nothing stale is served. A project that puts its watermark on every output does so with
+ * its own placement (a URL may not move or fade it); info answers and placeholders carry none.
+ */
+export function placeWatermark(ops: ImageOperations, project: Pick<ProjectConfig, "watermark">): ImageOperations {
+  const mark = project.watermark;
+  const always = mark?.always === true && !ops.info && !ops.placeholder;
+  if (!ops.watermark && !always) return ops;
+  if (!mark) {
+    throw new AppError("INVALID_OPERATION", { message: "This project has no watermark: an admin uploads one under Project → Images" });
+  }
+  if (mark.always && ops.watermark && Object.keys(ops.watermark).length > 0) {
+    throw new AppError("INVALID_OPERATION", { message: "This project puts its watermark on every output with its own placement: drop the wm_ values" });
+  }
+  const { opacity, gravity, x, y, scale, sha256 } = mark;
+  return { ...ops, watermark: { opacity, gravity, x, y, scale, ...ops.watermark, sha256 } };
+}
