@@ -1,3 +1,3 @@
-export { buildOperations, type Fit, type Format, type Gravity, type Operations } from "./operations.js";
+export { buildOperations, type CompassGravity, type Fit, type Format, type Gravity, type Operations, type Watermark } from "./operations.js";
 export { bucketedExpiry, signature, signUrl, type SignUrlInput, type SigningKeys } from "./sign.js";
 export { blurDataUrl, info, placeholder, type BlurPlaceholderInput, type ImageInfo, type InfoInput } from "./placeholder.js";

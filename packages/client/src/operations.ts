@@ -8,6 +8,20 @@ export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
 export type Gravity =
   | "center" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest"
   | "attention" | "entropy";
+export type CompassGravity = Exclude<Gravity, "attention" | "entropy">;
+/**
+ * The project's watermark (dashboard → Images). The URL's values are positional: a gravity needs an
+ * opacity, an offset a gravity, a scale an offset; what is left out comes from the project's settings.
+ */
+export interface Watermark {
+  /** 0.05–1. */
+  opacity: number;
+  gravity?: CompassGravity;
+  /** Output pixels (× dpr) in from the edges gravity names, 0–1000 each. */
+  offset?: { x: number; y: number };
+  /** The watermark's width as a share of the output's, 0.05–1; 0 keeps its own size. */
+  scale?: number;
+}
 export type Format = "webp" | "avif" | "png" | "jpeg" | "gif" | "auto";
 
 export interface Operations {
@@ -63,6 +77,8 @@ export interface Operations {
   saturation?: number;
   /** Hue rotation, integer degrees 0–359. */
   hue?: number;
+  /** true: the project's watermark as its settings place it; or the placement for this URL. */
+  watermark?: boolean | Watermark;
 }
 
 const MAX_DIMENSION = 8192;
@@ -134,7 +150,25 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   brightness: (v) => `brightness_${decimal("brightness", v, 0, 10)}`,
   saturation: (v) => `saturation_${decimal("saturation", v, 0, 10)}`,
   hue: (v) => `hue_${integer("hue", v, 0, 359)}`,
+  watermark: (v) => (v === false ? null : v === true ? "wm" : `wm_${watermarkValues(v).join("_")}`),
 };
+
+function watermarkValues(v: Watermark): string[] {
+  const values = [decimal("watermark.opacity", v.opacity, 0.05, 1)];
+  if (v.gravity === undefined) {
+    if (v.offset !== undefined || v.scale !== undefined) throw new RangeError("watermark.offset and watermark.scale need watermark.gravity");
+    return values;
+  }
+  values.push(oneOf("watermark.gravity", v.gravity, GRAVITIES.slice(0, 9) as CompassGravity[]));
+  if (v.offset === undefined) {
+    if (v.scale !== undefined) throw new RangeError("watermark.scale needs watermark.offset");
+    return values;
+  }
+  values.push(integer("watermark.offset.x", v.offset.x, 0, 1000), integer("watermark.offset.y", v.offset.y, 0, 1000));
+  if (v.scale === undefined) return values;
+  if (v.scale !== 0 && v.scale < 0.05) throw new RangeError(`watermark.scale must be 0 or from 0.05 to 1, got ${v.scale}`);
+  return [...values, decimal("watermark.scale", v.scale, 0, 1)];
+}
 
 /**
  * `{ width: 800, format: "webp" }` → `w_800,f_webp`; no operations → `_`. Tokens come in a fixed

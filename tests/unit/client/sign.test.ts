@@ -80,6 +80,10 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ width: { auto: true, fallback: 640 }, height: 300 }, "w_auto_640,h_300"],
     [{ width: 800, quality: 70, maxBytes: 60000, format: "auto" }, "w_800,q_70,maxbytes_60000,f_auto"],
     [{ padding: { top: 0, right: 256, bottom: 3, left: 4 }, format: "png" }, "pad_0_256_3_4,f_png"],
+    [{ width: 300, watermark: true }, "w_300,wm"],
+    [{ watermark: { opacity: 0.5 } }, "wm_0.5"],
+    [{ watermark: { opacity: 1, gravity: "northwest", offset: { x: 8, y: 1000 }, scale: 0.25 } }, "wm_1_northwest_8_1000_0.25"],
+    [{ watermark: { opacity: 0.05, gravity: "center", offset: { x: 0, y: 0 }, scale: 0 } }, "wm_0.05_center_0_0_0"],
   ];
 
   it.each(cases)("builds %j as %s, which the server accepts", (options, expected) => {
@@ -122,11 +126,21 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ maxBytes: 1000 }, "maxbytes_1000"],
     [{ padding: { top: 1, right: 2, bottom: -3, left: 4 } }, "pad_1_2_-3_4"],
     [{ hue: 12.5 }, "hue_12.5"],
+    [{ watermark: { opacity: 0 } }, "wm_0"],
+    [{ watermark: { opacity: 1, gravity: "attention" as "center" } }, "wm_1_attention"],
+    [{ watermark: { opacity: 1, gravity: "east", offset: { x: 1001, y: 0 } } }, "wm_1_east_1001_0"],
+    [{ watermark: { opacity: 1, gravity: "east", offset: { x: 0, y: 0 }, scale: 0.01 } }, "wm_1_east_0_0_0.01"],
   ];
 
   it.each(refused)("refuses %j, as the server refuses %s", (options, token) => {
     expect(() => buildOperations(options)).toThrow(RangeError);
     expect(() => parseOperations(token)).toThrow();
+  });
+
+  it("refuses watermark values that skip a position (the server reads them in order)", () => {
+    expect(() => buildOperations({ watermark: { opacity: 1, scale: 0.5 } })).toThrow(/need watermark.gravity/);
+    expect(() => buildOperations({ watermark: { opacity: 1, gravity: "east", scale: 0.5 } })).toThrow(/needs watermark.offset/);
+    expect(buildOperations({ watermark: false })).toBe("_");
   });
 
   it("refuses an unknown option rather than dropping it", () => {
