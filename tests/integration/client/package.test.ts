@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,7 +31,16 @@ beforeAll(() => {
   consumer = path.join(work, "app");
   mkdirSync(consumer);
   writeFileSync(path.join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  const install = run("npm", ["install", "--offline", "--ignore-scripts", path.join(work, packed!.filename)], consumer);
+  // The kit's dependencies come packed from this repository's node_modules: offline, npm has their
+  // tarballs but not the registry's metadata a name would need (npm ci reads the lockfile only).
+  const dependencies = Object.keys((JSON.parse(readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies);
+  const tarballs = dependencies.map((name) => {
+    const packedDependency = run("npm", ["pack", "--json", "--pack-destination", work], path.resolve("node_modules", name));
+    expect(packedDependency.status, packedDependency.output).toBe(0);
+    const [{ filename }] = JSON.parse(packedDependency.output.slice(packedDependency.output.indexOf("["), packedDependency.output.lastIndexOf("]") + 1)) as [{ filename: string }];
+    return path.join(work, filename);
+  });
+  const install = run("npm", ["install", "--offline", "--ignore-scripts", ...tarballs, path.join(work, packed!.filename)], consumer);
   expect(install.status, install.output).toBe(0);
 }, 120_000);
 
