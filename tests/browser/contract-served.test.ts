@@ -227,6 +227,35 @@ for (const server of ["npm start", "next start"] as const) {
       expectError(await wire(url("w_30", `http://${origin.host}/slow`)), 504, "SOURCE_TIMEOUT");
     });
 
+    it("fallback image for a failed source: 200, exact length, 60 s, no ETag, X-OptStuff-Fallback; the watermark on every output", async () => {
+      for (const [source, code] of [
+        ["local/missing.jpg", "SOURCE_NOT_FOUND"],
+        [`http://${origin.host}/broken`, "SOURCE_FAILED"],
+        [`http://${origin.host}/text`, "UNSUPPORTED_IMAGE"],
+      ] as const) {
+        const answer = await wire(url("w_100,f_png", source, fixture.imagesKey, fixture.imagesSlug));
+        expect(answer.status, source).toBe(200);
+        expectFraming(answer);
+        expect(answer.headers["x-optstuff-fallback"]).toBe(code);
+        expect(answer.headers["cache-control"]).toBe("public, max-age=60, s-maxage=60");
+        expect(answer.headers.etag).toBeUndefined();
+        expect(answer.headers["content-type"]).toBe("image/png");
+        const { data, info } = await sharp(answer.body).raw().toBuffer({ resolveWithObject: true });
+        expect([info.width, info.height]).toEqual([100, 50]);
+        expect([...data.subarray(0, 3)]).toEqual([0, 255, 0]);
+        // Watermarked too (the project puts it on every output): red in the bottom-right corner.
+        const last = (info.width * info.height - 1) * info.channels;
+        expect([...data.subarray(last, last + 3)]).toEqual([255, 0, 0]);
+      }
+      const image = await wire(url("w_100,f_png", "local/photo.jpg", fixture.imagesKey, fixture.imagesSlug));
+      expect(image.status).toBe(200);
+      expect(image.headers.etag).toMatch(/^"/);
+      const { data, info } = await sharp(image.body).raw().toBuffer({ resolveWithObject: true });
+      const corner = (info.width * info.height - 1) * info.channels;
+      expect([...data.subarray(corner, corner + 3)]).toEqual([255, 0, 0]);
+      expectError(await wire(url("w_100,wm_0.5", "local/photo.jpg", fixture.imagesKey, fixture.imagesSlug)), 400, "INVALID_OPERATION");
+    });
+
     it("502 when an allowed origin redirects to a host the project did not allow, which is never connected to", async () => {
       expectError(await wire(url("w_30", `http://${origin.host}/away`)), 502, "SOURCE_REDIRECT_FORBIDDEN");
       expect(elsewhere.connections()).toBe(0);

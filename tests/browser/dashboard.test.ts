@@ -233,6 +233,36 @@ it("adds a preset (a bad one is refused next to the form), and presets only refu
   await expect.poll(async () => (await fetch(signedUrl)).status, { timeout: 5000 }).toBe(200);
 });
 
+it("uploads a watermark (a non-image is refused next to the form), puts it on every output, and adds a fallback image", async () => {
+  const page = alice.page;
+  await tab(page, "Images");
+  await page.getByTestId("watermark-none").waitFor();
+  await page.getByTestId("watermark-file").setInputFiles({ name: "notes.png", mimeType: "image/png", buffer: Buffer.from("not an image") });
+  await page.getByText("That file is not an image").waitFor();
+  const red = await sharp({ create: { width: 120, height: 40, channels: 3, background: "#f00" } }).png().toBuffer();
+  await page.getByTestId("watermark-file").setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: red });
+  await expect.poll(() => page.getByTestId("watermark-facts").textContent()).toContain("120×40 px");
+  await page.getByTestId("watermark-always").check();
+  await page.getByRole("button", { name: "Save placement" }).click();
+  await page.getByTestId("watermark-placement-saved").waitFor();
+  const green = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } }).png().toBuffer();
+  await page.getByTestId("fallback-file").setInputFiles({ name: "missing.png", mimeType: "image/png", buffer: green });
+  await expect.poll(() => page.getByTestId("fallback-facts").textContent()).toContain("64×64 px");
+  await screenshot(page, "09f-images");
+
+  // The key's URL (w_320) now carries the mark in its bottom-right corner (16 px in, a fifth of the width), within the config cache's bound.
+  const cornerOf = async () => {
+    const { data, info } = await sharp(Buffer.from(await (await fetch(signedUrl)).arrayBuffer())).raw().toBuffer({ resolveWithObject: true });
+    const at = ((info.height - 20) * info.width + (info.width - 20)) * info.channels;
+    return [...data.subarray(at, at + 3)];
+  };
+  await expect.poll(async () => (await cornerOf())[0]! > 200 && (await cornerOf())[1]! < 60, { timeout: 5000 }).toBe(true);
+  await page.getByTestId("watermark-always").uncheck();
+  await page.getByRole("button", { name: "Save placement" }).click();
+  await page.getByTestId("watermark-placement-saved").waitFor();
+  await expect.poll(async () => (await cornerOf())[0]! < 200, { timeout: 5000 }).toBe(true);
+});
+
 it("revokes the key and the same image request fails at once", async () => {
   const page = alice.page;
   await tab(page, "API keys");

@@ -4,11 +4,13 @@
  * to one transform a minute, and a project with a referer allowlist.
  * Usage (OPTSTUFF_DATA_DIR set): tsx tests/support/contract-fixture.ts <out.json> <origin host>
  */
+import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import sharp from "sharp";
 import { eq } from "drizzle-orm";
 import { env } from "@/env";
 import { openDatabase } from "@/server/db/client";
-import { apiKeys, projects } from "@/server/db/schema";
+import { apiKeys, projectImages, projects } from "@/server/db/schema";
 import { serviceOptionsFromEnv } from "@/server/service-options";
 import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
@@ -20,6 +22,9 @@ export interface ContractFixture {
   limitedKey: { publicKey: string; secretKey: string };
   refererSlug: string;
   refererKey: { publicKey: string; secretKey: string };
+  /** A project with a red watermark on every output and a green fallback image. */
+  imagesSlug: string;
+  imagesKey: { publicKey: string; secretKey: string };
 }
 
 const [out, originHost] = process.argv.slice(2) as [string, string];
@@ -33,7 +38,24 @@ try {
   await database.db.update(apiKeys).set({ rateLimitPerMinute: 1 }).where(eq(apiKeys.publicKey, limited.publicKey));
   const referer = await bootstrap(deps, { teamSlug: "wire", projectSlug: "refs", keyName: "refs", sourceHosts: ["local"] });
   await database.db.update(projects).set({ allowedRefererHosts: ["site.example"] }).where(eq(projects.id, referer.project.id));
-  const fixture: ContractFixture = { slug: main.project.slug, key: keyOf(main.key), limitedKey: keyOf(limited), refererSlug: referer.project.slug, refererKey: keyOf(referer.key) };
+  const images = await bootstrap(deps, { teamSlug: "wire", projectSlug: "marks", keyName: "marks", sourceHosts: ["local", originHost], allowLoopback: true });
+  const solid = (width: number, height: number, background: string) => sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
+  for (const [kind, bytes, settings] of [
+    ["watermark", await solid(40, 20, "#f00"), { opacity: 1, gravity: "southeast", x: 0, y: 0, scale: 0.25, always: true }],
+    ["fallback", await solid(200, 100, "#0f0"), {}],
+  ] as const) {
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    await database.db.insert(projectImages).values({ projectId: images.project.id, kind, bytes, sha256, format: "png", width: 1, height: 1, settings });
+  }
+  const fixture: ContractFixture = {
+    slug: main.project.slug,
+    key: keyOf(main.key),
+    limitedKey: keyOf(limited),
+    refererSlug: referer.project.slug,
+    refererKey: keyOf(referer.key),
+    imagesSlug: images.project.slug,
+    imagesKey: keyOf(images.key),
+  };
   writeFileSync(out, JSON.stringify(fixture));
 } finally {
   await database.close();

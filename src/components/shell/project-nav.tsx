@@ -9,6 +9,7 @@ const tabs = [
   { href: "/keys", label: "API keys" },
   { href: "/developer", label: "Developer" },
   { href: "/presets", label: "Presets" },
+  { href: "/images", label: "Images" },
   { href: "/cache", label: "Cache" },
   { href: "/settings", label: "Settings" },
 ] as const;

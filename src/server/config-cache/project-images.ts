@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { COMPASS_GRAVITIES, MAX_WATERMARK_OFFSET } from "@/server/image/operations/overlay-tokens";
+import { COMPASS_GRAVITIES } from "@/lib/compass";
+import { MAX_WATERMARK_OFFSET } from "@/server/image/operations/overlay-tokens";
 
 /**
  * The watermark's placement as an admin saves it (the URL's wm_ values override it per request), and

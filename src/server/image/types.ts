@@ -1,6 +1,8 @@
+import type { CompassGravity } from "@/lib/compass";
+
+export type { CompassGravity };
 export type OutputFormat = "webp" | "avif" | "png" | "jpeg" | "gif";
 export type FitMode = "cover" | "contain" | "fill" | "inside" | "outside";
-export type CompassGravity = "center" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest";
 
 /** Where and how the project's watermark goes; what the URL left out comes from the project's settings. */
 export interface WatermarkPlacement {

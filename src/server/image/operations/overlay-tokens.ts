@@ -1,9 +1,6 @@
-import type { CompassGravity, WatermarkPlacement } from "../types";
+import { COMPASS_GRAVITIES } from "@/lib/compass";
+import type { WatermarkPlacement } from "../types";
 import { decimal, integer, InvalidValue, oneOf, type OperationSpec } from "./value-parsers";
-
-export const COMPASS_GRAVITIES = [
-  "center", "north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest",
-] as const satisfies readonly CompassGravity[];
 
 /** Offsets beyond this would push any sensible watermark off a large output. */
 export const MAX_WATERMARK_OFFSET = 1000;
