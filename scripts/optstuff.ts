@@ -106,9 +106,10 @@ async function main(): Promise<void> {
         await store?.close();
       }
     } else if (command === "reseal") {
-      const { resealed, current, publicKeys } = await resealSecrets(deps);
+      const { resealed, current, publicKeys, projectIds } = await resealSecrets(deps);
       await invalidate.apiKeys(publicKeys);
-      console.log(`Re-sealed ${resealed} API-key secret(s) under the current master; ${current} were already current.`);
+      for (const projectId of projectIds) await invalidate.project(projectId);
+      console.log(`Re-sealed ${resealed} secret(s) (API keys and private buckets) under the current master; ${current} were already current.`);
     } else {
       throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, purge, reseal, reset-limits, sign.`);
     }

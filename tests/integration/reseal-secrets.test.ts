@@ -1,12 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
-import { apiKeys } from "@/server/db/schema";
+import { eq } from "drizzle-orm";
+import { apiKeys, sourceBuckets } from "@/server/db/schema";
+import { bucketSealContext } from "@/server/delivery/buckets";
+import { saveBucket } from "@/server/tenancy/source-buckets";
 import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { resealSecrets } from "@/server/tenancy/reseal-secrets";
 import { createTestDatabase } from "../support/database";
 
+const BUCKET = {
+  alias: "media",
+  endpoint: "https://s3.example.com",
+  region: "us-east-1",
+  bucket: "media",
+  prefix: "",
+  forcePathStyle: true,
+  accessKeyId: "AKIAEXAMPLE",
+  secretAccessKey: "bucket-secret-value",
+};
 let database: DatabaseHandle;
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -23,11 +36,27 @@ describe("master-secret rotation", () => {
     const outcome = await resealSecrets({ db: database.db, secretBox: rotating });
     expect(outcome).toMatchObject({ resealed: 2, current: 0 });
     expect(outcome.publicKeys.sort()).toEqual([first.key.publicKey, second.publicKey].sort());
-    expect(await resealSecrets({ db: database.db, secretBox: rotating })).toEqual({ resealed: 0, current: 2, publicKeys: [] });
+    expect(await resealSecrets({ db: database.db, secretBox: rotating })).toEqual({ resealed: 0, current: 2, publicKeys: [], projectIds: [] });
 
     const rotated = createSecretBox("master-2026");
     const rows = await database.db.select({ publicKey: apiKeys.publicKey, sealed: apiKeys.encryptedSecret }).from(apiKeys);
     const opened = Object.fromEntries(rows.map((r) => [r.publicKey, rotated.open(r.sealed, r.publicKey)]));
     expect(opened).toEqual({ [first.key.publicKey]: first.key.secretKey, [second.publicKey]: second.secretKey });
+  });
+
+  it("re-seals private buckets' secrets too, still bound to their rows", async () => {
+    // A database of its own: the first case's keys are sealed under a master this one does not know.
+    await database.close();
+    database = await createTestDatabase();
+    const old = createSecretBox("bucket-master-1");
+    const { project } = await bootstrap({ db: database.db, secretBox: old }, { teamSlug: "media", projectSlug: "site", keyName: "a" });
+    const deps = { db: database.db, secretBox: old, invalidate: { project: async () => undefined } as never, now: () => new Date(), hostPolicy: {} };
+    await saveBucket(deps, { teamId: project.teamId, projectId: project.id }, { ...BUCKET, actorId: null as never });
+    const rotating = createSecretBox("bucket-master-2", "bucket-master-1");
+    const outcome = await resealSecrets({ db: database.db, secretBox: rotating });
+    expect(outcome.projectIds).toEqual([project.id]);
+    const [row] = await database.db.select().from(sourceBuckets).where(eq(sourceBuckets.projectId, project.id));
+    expect(createSecretBox("bucket-master-2").open(row!.sealedSecret, bucketSealContext(row!.id))).toBe(BUCKET.secretAccessKey);
+    expect(() => createSecretBox("bucket-master-2").open(row!.sealedSecret, bucketSealContext(project.id))).toThrow();
   });
 });

@@ -4,6 +4,7 @@ import { cacheRouter } from "./routers/cache";
 import { developerRouter } from "./routers/developer";
 import { presetRouter } from "./routers/preset";
 import { projectImageRouter } from "./routers/project-image";
+import { sourceBucketRouter } from "./routers/source-bucket";
 import { projectRouter } from "./routers/project";
 import { teamRouter } from "./routers/team";
 import { usageRouter } from "./routers/usage";
@@ -17,6 +18,7 @@ export const appRouter = router({
   cache: cacheRouter,
   preset: presetRouter,
   projectImage: projectImageRouter,
+  sourceBucket: sourceBucketRouter,
   developer: developerRouter,
   usage: usageRouter,
 });

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
-import { apiKeys, presets, projectImages, projects, sourcePurges } from "@/server/db/schema";
+import { apiKeys, presets, projectImages, projects, sourceBuckets, sourcePurges } from "@/server/db/schema";
+import { bucketRevision } from "./bucket-revision";
 import { readWatermarkSettings } from "./project-images";
 import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE, type ConfigStore } from "./types";
 
@@ -45,11 +46,12 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
         .where(eq(projects.id, projectId))
         .limit(1);
       if (!row) return null;
-      const [purged, named, images] = await Promise.all([
+      const [purged, named, images, buckets] = await Promise.all([
         db.select({ source: sourcePurges.source, generation: sourcePurges.generation }).from(sourcePurges).where(eq(sourcePurges.projectId, projectId)),
         db.select({ name: presets.name, operations: presets.operations }).from(presets).where(eq(presets.projectId, projectId)),
         // Hashes and settings only: the bytes are read when a transform needs them.
         db.select({ kind: projectImages.kind, sha256: projectImages.sha256, settings: projectImages.settings }).from(projectImages).where(eq(projectImages.projectId, projectId)),
+        db.select().from(sourceBuckets).where(eq(sourceBuckets.projectId, projectId)),
       ]);
       const watermark = images.find((image) => image.kind === "watermark");
       const fallback = images.find((image) => image.kind === "fallback");
@@ -60,6 +62,12 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
         presets: Object.fromEntries(named.map((p) => [p.name, p.operations])),
         watermark: watermark ? { ...readWatermarkSettings(watermark.settings), sha256: watermark.sha256 } : null,
         fallback: fallback ? { sha256: fallback.sha256 } : null,
+        buckets: Object.fromEntries(
+          buckets.map(({ alias, id, endpoint, region, bucket, prefix, forcePathStyle, accessKeyId, sealedSecret }) => {
+            const settings = { id, endpoint, region, bucket, prefix, forcePathStyle, accessKeyId, sealedSecret };
+            return [alias, { ...settings, revision: bucketRevision(settings) }];
+          }),
+        ),
       };
     },
   };

@@ -45,7 +45,7 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
         encode: (config: ProjectConfig) => JSON.stringify(config),
         // Entries written before purges existed carry no generations: none were taken yet.
         // Entries written before a field existed read as its default until they expire.
-        decode: (text) => ({ cache: NO_PURGES, presets: {}, presetsOnly: false, watermark: null, fallback: null, ...(JSON.parse(text) as Partial<ProjectConfig>) }) as ProjectConfig,
+        decode: (text) => ({ cache: NO_PURGES, presets: {}, presetsOnly: false, watermark: null, fallback: null, buckets: {}, ...(JSON.parse(text) as Partial<ProjectConfig>) }) as ProjectConfig,
       }),
   };
 }

@@ -28,6 +28,25 @@ export interface ProjectConfig {
   watermark: WatermarkConfig | null;
   /** The image served, transformed, when the source fails; null answers the JSON error. */
   fallback: { sha256: string } | null;
+  /** Alias → the private bucket `s3/{alias}/{key}` reads, its secret still sealed. */
+  buckets: Record<string, BucketConfig>;
+}
+
+/** A project's private bucket as the image route needs it; the secret opens with the row's id. */
+export interface BucketConfig {
+  id: string;
+  endpoint: string;
+  region: string;
+  bucket: string;
+  prefix: string;
+  forcePathStyle: boolean;
+  accessKeyId: string;
+  sealedSecret: string;
+  /**
+   * Changes when the alias points elsewhere (endpoint, region, bucket, prefix or credentials):
+   * part of the variant and source-cache keys, so nothing read from the old bucket answers for it.
+   */
+  revision: string;
 }
 
 /**

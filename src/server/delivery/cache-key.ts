@@ -12,12 +12,18 @@ const PIPELINE_VERSION = "2";
  */
 export function variantKey(operations: ImageOperations, location: SourceLocation | "fallback", accept: string | null): string {
   // "fallback" (the project's fallback image) cannot collide: the others are a URL or start local:.
-  const where = location === "fallback" ? location : location.kind === "remote" ? location.url.href : `local:${location.relativePath}`;
+  const where = location === "fallback" ? location : sourceIdentity(location);
   const negotiation = operations.format === "auto" ? acceptClass(accept) : "";
   return createHash("sha256")
     .update(`${PIPELINE_VERSION}\n${canonicalOperations(operations)}\n${where}\n${negotiation}`)
     .digest("base64url")
     .slice(0, 32);
+}
+
+function sourceIdentity(location: SourceLocation): string {
+  if (location.kind === "remote") return location.url.href;
+  if (location.kind === "local") return `local:${location.relativePath}`;
+  return `s3:${location.alias}@${location.revision ?? ""}/${location.key}`;
 }
 
 /** RFC 9110 weak comparison over a list, as If-None-Match requires. */

@@ -2,6 +2,7 @@ import type { Counters } from "@/server/coordination/counters";
 import type { ImageOperations, ResultCache, TransformLimits, TransformResult, Transformer, TransformScheduler } from "@/server/image";
 import type { Claim, SharedResults } from "@/server/result-store/shared-results";
 import type { FetchedSource, SourceFetcher, SourceLocation } from "@/server/source";
+import type { BucketSettings } from "@/server/source/s3-source";
 import type { SourceCache } from "@/server/source/source-cache";
 
 /** Which tier answered: in-process (hit), the result store (store), another request's job (shared), or a transform here (miss). */
@@ -51,6 +52,8 @@ export interface ProduceInput {
   location: SourceLocation;
   /** The project's source policy, asked again at every redirect hop. */
   mayFollow?: (url: URL) => boolean;
+  /** A bucket location's settings, its secret opened only when the object is read. */
+  bucket?: () => BucketSettings;
   operations: ImageOperations;
   accept: string | null;
   /** The project's watermark image, read only when a transform places it. */
@@ -139,6 +142,6 @@ async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promi
 }
 
 function fetchSource(input: ProduceInput, deps: ProducerDeps): Promise<FetchedSource> {
-  const options = { mayFollow: input.mayFollow };
+  const options = { mayFollow: input.mayFollow, bucket: input.bucket?.() };
   return deps.sources ? deps.sources.fetch(input.sourceKey, input.location, options, deps.fetcher) : deps.fetcher.fetch(input.location, options);
 }

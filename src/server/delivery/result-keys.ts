@@ -8,6 +8,7 @@ import type { SourceLocation } from "@/server/source";
  */
 export function sourceName(location: SourceLocation): string {
   if (location.kind === "local") return `local/${location.relativePath}`;
+  if (location.kind === "bucket") return `s3/${location.alias}/${location.key}`;
   return `${location.url.origin}${location.url.pathname}`;
 }
 
@@ -44,7 +45,8 @@ interface ProjectScope {
 export function resultAddress(project: ProjectScope, variant: string, location: SourceLocation): ResultAddress {
   const source = sourceName(location);
   const generation = generationOf(project.cache, source);
-  const policy = location.kind === "remote" ? [...project.allowedSourceHosts].sort().join(",") : "";
+  // What decides which bytes the source names: the host list (redirects), or the alias's target.
+  const policy = location.kind === "remote" ? [...project.allowedSourceHosts].sort().join(",") : location.kind === "bucket" ? `bucket:${location.revision ?? ""}` : "";
   const sourcePrefix = storePrefixOf(project.id, source);
   return {
     etag: generation === 0 ? `"${variant}"` : `"${variant}.${generation}"`,

@@ -15,6 +15,7 @@ import { applyClientHints } from "./client-hints";
 import { asFallback, fallbackFor } from "./fallback";
 import { expandPreset } from "./presets";
 import type { ProjectImageLoader } from "./project-image-bytes";
+import { bucketLocation, bucketSettings } from "./buckets";
 import { placeWatermark } from "./watermark";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
 import type { Produced, Producer, ResultTier } from "./produce";
@@ -110,6 +111,7 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
 function checkPolicy(parts: ImageRequestParts, { project }: Authorized, headers: Headers): SourceLocation {
   if (!isRefererAllowed(headers.get("referer"), project.allowedRefererHosts)) throw new AppError("REFERER_NOT_ALLOWED");
   const location = parseSource(parts.source);
+  if (location.kind === "bucket") return bucketLocation(location, project);
   assertSourceAllowed(location, project.allowedSourceHosts);
   return location;
 }
@@ -170,6 +172,7 @@ async function respond(
         key: address.storeKey,
         sourceKey: address.sourceKey,
         mayFollow: (url) => isSourceAllowed({ kind: "remote", url }, project.allowedSourceHosts),
+        bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
         admit,
       }),
     );

@@ -52,6 +52,8 @@ export function normaliseHostEntry(entry: string): HostEntry | null {
 export function isSourceAllowed(location: SourceLocation, allowedHosts: readonly string[]): boolean {
   const entries = normalisedEntries(allowedHosts);
   if (location.kind === "local") return entries.some((e) => e?.kind === "local");
+  // A bucket is allowed by being configured (delivery checks the alias), never by a host list.
+  if (location.kind === "bucket") return false;
   return entries.some((e) => e !== null && remoteMatches(location.url, e));
 }
 
@@ -70,7 +72,7 @@ function normalisedEntries(allowedHosts: readonly string[]): readonly (HostEntry
 
 export function assertSourceAllowed(location: SourceLocation, allowedHosts: readonly string[]): void {
   if (isSourceAllowed(location, allowedHosts)) return;
-  const where = location.kind === "local" ? `local/${location.relativePath}` : location.url.host;
+  const where = location.kind === "local" ? `local/${location.relativePath}` : location.kind === "bucket" ? `s3/${location.alias}` : location.url.host;
   throw new AppError("SOURCE_NOT_ALLOWED", { detail: `source ${where} is not in the project's allowed sources` });
 }
 

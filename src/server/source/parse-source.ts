@@ -2,6 +2,9 @@ import { AppError } from "@/server/errors";
 import type { SourceLocation } from "./types";
 
 const LOCAL_PREFIX = "local/";
+const BUCKET_PREFIX = "s3/";
+/** As the dashboard accepts aliases: lower-case letters, digits and dashes. */
+const BUCKET_ALIAS = /^[a-z0-9][a-z0-9-]{0,31}$/;
 // `https:/host` (one slash, as some proxies and path joins collapse `//`) or `https://host`.
 const HTTP_SCHEME = /^(https?):\/\/?(?!\/)/i;
 // Any other `scheme:` (`ftp:`, `file:`, `data:`, a third slash…) that is not really `host:port`.
@@ -17,6 +20,7 @@ const OTHER_SCHEME = /^[a-z][a-z0-9+.-]*:(?!\d+(?:[/?#]|$))/i;
  */
 export function parseSource(raw: string): SourceLocation {
   if (raw === "local" || raw.startsWith(LOCAL_PREFIX)) return parseLocal(raw.slice(LOCAL_PREFIX.length));
+  if (raw === "s3" || raw.startsWith(BUCKET_PREFIX)) return parseBucket(raw.slice(BUCKET_PREFIX.length));
   return { kind: "remote", url: parseRemote(raw) };
 }
 
@@ -61,6 +65,22 @@ function parseLocal(relativePath: string): SourceLocation {
   const badSegment = relativePath.split("/").find((s) => s === "" || s === "." || s === "..");
   if (badSegment !== undefined) throw invalid(`"${badSegment}" segment in local path`, relativePath);
   return { kind: "local", relativePath };
+}
+
+/**
+ * `s3/{alias}/{key}`: an object in one of the project's private buckets. The key is checked like a
+ * local path (one spelling per object); the bucket reader checks it again against S3's own rules.
+ */
+function parseBucket(rest: string): SourceLocation {
+  const slash = rest.indexOf("/");
+  const alias = slash === -1 ? rest : rest.slice(0, slash);
+  if (!BUCKET_ALIAS.test(alias)) throw invalid("bucket alias must be lower-case letters, digits and dashes", rest);
+  const key = slash === -1 ? "" : rest.slice(slash + 1);
+  if (key === "") throw invalid("empty object key", rest);
+  if (/\p{Cc}/u.test(key)) throw invalid("control character in object key", rest);
+  const badSegment = key.split("/").find((s) => s === "" || s === "." || s === "..");
+  if (badSegment !== undefined) throw invalid(`"${badSegment}" segment in object key`, rest);
+  return { kind: "bucket", alias, key };
 }
 
 function invalid(reason: string, raw: string): AppError {

@@ -52,8 +52,8 @@ export function createSourceCache(options: { maxBytes: number }): SourceCache {
     bytes -= existing.source.bytes.length;
   }
 
-  async function load(key: string, location: SourceLocation & { kind: "remote" }, fetchOptions: FetchOptions, fetcher: SourceFetcher) {
-    const request = requestOf(location.url);
+  async function load(key: string, location: Exclude<SourceLocation, { kind: "local" }>, fetchOptions: FetchOptions, fetcher: SourceFetcher) {
+    const request = requestOf(location);
     const held = entries.get(key);
     if (held && held.policy.satisfiesWithoutRevalidation(request)) {
       remember(key, held); // most recently used
@@ -86,7 +86,10 @@ export function createSourceCache(options: { maxBytes: number }): SourceCache {
   };
 }
 
-function requestOf(url: URL): CachePolicy.Request {
+/** The request the cache policy reasons about: the URL's, or for a bucket object its alias and key. */
+function requestOf(location: Exclude<SourceLocation, { kind: "local" }>): CachePolicy.Request {
+  if (location.kind === "bucket") return { url: `/${location.key}`, method: "GET", headers: { host: `${location.alias}.s3` } };
+  const { url } = location;
   return { url: `${url.pathname}${url.search}`, method: "GET", headers: { host: url.host, accept: SOURCE_REQUEST_HEADERS.Accept } };
 }
 

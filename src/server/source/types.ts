@@ -1,10 +1,16 @@
+import type { BucketSettings } from "./s3-source";
 import type { Socket } from "node:net";
 
 /** Where an image comes from, after the URL's source part was parsed (contract §1). */
 export type SourceLocation =
   | { kind: "remote"; url: URL }
   /** A file under the configured local source root, addressed as `local/<path>` in image URLs. */
-  | { kind: "local"; relativePath: string };
+  | { kind: "local"; relativePath: string }
+  /**
+   * An object in one of the project's private buckets, `s3/{alias}/{key}`. `revision` is the alias's
+   * current target (delivery fills it from the project's config), so keys change when it is re-pointed.
+   */
+  | { kind: "bucket"; alias: string; key: string; revision?: string };
 
 export interface FetchLimits {
   /** Largest source accepted, checked while streaming. Default 25 MB. */
@@ -52,6 +58,8 @@ export interface FetchOptions {
    * answer resolves as `notModified` instead of failing.
    */
   conditional?: { ifNoneMatch?: string; ifModifiedSince?: string };
+  /** Where a bucket location reads, credentials opened (delivery resolves them from the project's config). */
+  bucket?: BucketSettings;
 }
 
 export interface SourceFetcher {

@@ -31,6 +31,8 @@ export const permissions = {
   "preset.write": "admin",
   // The watermark and the fallback change what every URL of the project makes.
   "image.write": "admin",
+  // A bucket's credentials read the tenant's private objects.
+  "bucket.write": "admin",
   "apiKey.read": "member",
   "apiKey.create": "admin",
   "apiKey.update": "admin",

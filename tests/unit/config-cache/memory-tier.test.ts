@@ -11,7 +11,7 @@ function countingStore(keys: Record<string, ApiKeyConfig>, delayMs = 0) {
     },
     async getProject(projectId): Promise<ProjectConfig | null> {
       reads.push(projectId);
-      return { id: projectId, teamId: "t", slug: "s", allowedSourceHosts: [], allowedRefererHosts: [], cache: NO_PURGES, presets: {}, presetsOnly: false, watermark: null, fallback: null };
+      return { id: projectId, teamId: "t", slug: "s", allowedSourceHosts: [], allowedRefererHosts: [], cache: NO_PURGES, presets: {}, presetsOnly: false, watermark: null, fallback: null, buckets: {} };
     },
   };
   return { store, reads };

@@ -136,3 +136,20 @@ describe("parseSource: local sources", () => {
     "local/a\0.png",
   ])("refuses %j", (raw) => expectInvalid(raw));
 });
+
+describe("parseSource: private buckets", () => {
+  it("reads s3/{alias}/{key}, the key taken literally", () => {
+    expect(parseSource("s3/media/photos/a b.jpg")).toEqual({ kind: "bucket", alias: "media", key: "photos/a b.jpg" });
+    expect(parseSource("s3/m-2/x%20y.png")).toEqual({ kind: "bucket", alias: "m-2", key: "x%20y.png" });
+  });
+
+  it("only treats an exact first segment `s3` as a bucket", () => {
+    expect(parseSource("s3.amazonaws.com/bucket/a.png").kind).toBe("remote");
+    expect(parseSource("s3-eu.example.com/a.png").kind).toBe("remote");
+  });
+
+  it.each(["s3", "s3/", "s3/media", "s3/media/", "s3/Media/a.jpg", "s3/-x/a.jpg", "s3/media/a//b.jpg", "s3/media/../b.jpg", "s3/media/./b.jpg", "s3/media/a\u0001.jpg"])(
+    "refuses %j",
+    (raw) => expectInvalid(raw),
+  );
+});

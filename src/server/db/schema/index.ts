@@ -5,3 +5,4 @@ export * from "./usage";
 export * from "./cache";
 export * from "./presets";
 export * from "./project-images";
+export * from "./source-buckets";

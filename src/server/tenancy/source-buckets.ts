@@ -1,0 +1,107 @@
+import { and, asc, count, eq } from "drizzle-orm";
+import { sourceBuckets } from "@/server/db/schema";
+import { bucketSealContext } from "@/server/delivery/buckets";
+import { AppError, isAppError } from "@/server/errors";
+import { assertBucketEndpoint } from "@/server/source/s3-agent";
+import type { TenancyDeps } from "./deps";
+import type { ProjectScope } from "./projects";
+
+/** Buckets travel (sealed) with the project's cached config: keep the set small. */
+export const MAX_BUCKETS = 10;
+
+export interface BucketInput {
+  alias: string;
+  endpoint: string;
+  region: string;
+  bucket: string;
+  prefix: string;
+  forcePathStyle: boolean;
+  accessKeyId: string;
+  /** Required for a new alias; left out, an existing alias keeps its secret. */
+  secretAccessKey?: string;
+}
+
+/** What the dashboard shows: never the secret, and the access key id only by its last four characters. */
+export interface BucketView {
+  alias: string;
+  endpoint: string;
+  region: string;
+  bucket: string;
+  prefix: string;
+  forcePathStyle: boolean;
+  accessKeyIdHint: string;
+  updatedAt: Date;
+}
+
+type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now" | "secretBox" | "hostPolicy">;
+
+export async function listBuckets(deps: Pick<TenancyDeps, "db">, scope: ProjectScope): Promise<BucketView[]> {
+  const rows = await deps.db.select().from(sourceBuckets).where(eq(sourceBuckets.projectId, scope.projectId)).orderBy(asc(sourceBuckets.alias));
+  return rows.map(({ alias, endpoint, region, bucket, prefix, forcePathStyle, accessKeyId, updatedAt }) => ({
+    alias,
+    endpoint,
+    region,
+    bucket,
+    prefix,
+    forcePathStyle,
+    accessKeyIdHint: `…${accessKeyId.slice(-4)}`,
+    updatedAt,
+  }));
+}
+
+/**
+ * Creates or replaces the bucket an alias reads. The endpoint passes the same address policy as
+ * source hosts (no private, loopback or metadata address), and the secret is sealed bound to the row.
+ * URLs of the alias see the change within the config cache's bound, with new variant keys.
+ */
+export async function saveBucket(deps: Deps, scope: ProjectScope, input: BucketInput & { actorId: string }): Promise<BucketView> {
+  const endpoint = checkedEndpoint(input.endpoint, deps.hostPolicy.allowLoopback ?? false);
+  const row = await deps.db.transaction(async (tx) => {
+    const where = and(eq(sourceBuckets.projectId, scope.projectId), eq(sourceBuckets.alias, input.alias));
+    const [existing] = await tx.select({ id: sourceBuckets.id }).from(sourceBuckets).where(where);
+    const settings = {
+      endpoint,
+      region: input.region,
+      bucket: input.bucket,
+      prefix: input.prefix,
+      forcePathStyle: input.forcePathStyle,
+      accessKeyId: input.accessKeyId,
+      updatedBy: input.actorId,
+      updatedAt: deps.now(),
+    };
+    if (existing) {
+      const secret = input.secretAccessKey ? { sealedSecret: deps.secretBox.seal(input.secretAccessKey, bucketSealContext(existing.id)) } : {};
+      const [saved] = await tx.update(sourceBuckets).set({ ...settings, ...secret }).where(eq(sourceBuckets.id, existing.id)).returning();
+      return saved!;
+    }
+    if (!input.secretAccessKey) throw new AppError("INVALID_INPUT", { message: "A new bucket needs its secret access key" });
+    const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(sourceBuckets).where(eq(sourceBuckets.projectId, scope.projectId));
+    if (n >= MAX_BUCKETS) throw new AppError("INVALID_INPUT", { message: `A project has at most ${MAX_BUCKETS} buckets` });
+    // The id is chosen here so the secret can be sealed bound to it in the same insert.
+    const id = crypto.randomUUID();
+    const sealedSecret = deps.secretBox.seal(input.secretAccessKey, bucketSealContext(id));
+    const [saved] = await tx.insert(sourceBuckets).values({ id, projectId: scope.projectId, alias: input.alias, ...settings, sealedSecret }).returning();
+    return saved!;
+  });
+  await deps.invalidate.project(scope.projectId);
+  return (await listBuckets(deps, scope)).find((b) => b.alias === row.alias)!;
+}
+
+export async function deleteBucket(deps: Pick<TenancyDeps, "db" | "invalidate">, scope: ProjectScope, alias: string): Promise<void> {
+  const deleted = await deps.db
+    .delete(sourceBuckets)
+    .where(and(eq(sourceBuckets.projectId, scope.projectId), eq(sourceBuckets.alias, alias)))
+    .returning({ alias: sourceBuckets.alias });
+  if (deleted.length === 0) throw new AppError("NOT_FOUND", { message: `No bucket named "${alias}"` });
+  await deps.invalidate.project(scope.projectId);
+}
+
+/** The endpoint as the reader will dial it, without a trailing slash; refusals say why, in the form's words. */
+function checkedEndpoint(endpoint: string, allowLoopback: boolean): string {
+  try {
+    return assertBucketEndpoint(endpoint.trim(), allowLoopback).href.replace(/\/$/, "");
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    throw new AppError("INVALID_INPUT", { message: `Endpoint: ${error.detail ?? "not allowed"}`, cause: error });
+  }
+}
