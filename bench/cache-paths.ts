@@ -6,7 +6,8 @@
  *   - result-store hit: the transform path's URLs again after a restart with the in-process cache off,
  *     from the files under the data directory, then from an S3-compatible bucket (s3rver on loopback:
  *     a JavaScript server on the same disk, so the figure is a floor for the store tier's overhead,
- *     not a measure of AWS S3 or R2 latency).
+ *     not a measure of AWS S3 or R2 latency);
+ *   - info (JSON facts and placeholders' hashes) and a placeholder image, cold and cached.
  * Concurrency 8, `next start` with what `npm start` sets. Hits are checked on the app's own metrics
  * (every measured request must be counted as cache="hit"), 304s by status. Target: each cache path ≥ 5×
  * the transform path's requests/s. Results: a table on stdout and artifacts/bench-cache.json.
@@ -94,6 +95,13 @@ async function main(): Promise<void> {
     if (hits !== CACHED) throw new Error(`${hits} of ${CACHED} requests were result-cache hits`);
     await measure("304 revalidation", CACHED, () => get(url, 304, { "If-None-Match": etag }));
 
+    // Info and placeholders: made from the same 12 MP source (cold: a distinct source each), then cached.
+    for (const [name, operations] of [["info", "info"], ["placeholder", "placeholder,f_webp"]] as const) {
+      await measure(`${name} (cold, distinct URLs)`, TRANSFORMS, (i) => get(app.signed(operations, source(`${name}-${i}`)), 200));
+      const again = app.signed(operations, source(`${name}-0`));
+      await measure(`${name} (cached)`, CACHED, () => get(again, 200));
+    }
+
     // The result store: the transform path's results, with L1 off so every request reads the store.
     const stored = (i: number) => app.signed(OPERATIONS, source(`t-${i % TRANSFORMS}`));
     await stop(child);
@@ -131,7 +139,8 @@ async function main(): Promise<void> {
   console.log("|---|---|---|---|---|---|---|---|");
   for (const [name, r] of Object.entries(results)) {
     r.vsTransform = r.rps / transformRps;
-    const ratio = name.startsWith("transform") ? "1" : `${fmt(r.vsTransform, 0)}× ${r.vsTransform >= 5 ? "✓" : "✗"}`;
+    const cold = name.includes("cold");
+    const ratio = name.startsWith("transform") ? "1" : cold ? `${fmt(r.vsTransform, 1)}×` : `${fmt(r.vsTransform, 0)}× ${r.vsTransform >= 5 ? "✓" : "✗"}`;
     console.log(`| ${name} | ${r.requests} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.serverMs.p50, 2)} / ${fmt(r.serverMs.p95, 2)} | ${fmt(r.cpuMsPerRequest)} | ${ratio} |`);
   }
   mkdirSync("artifacts", { recursive: true });
