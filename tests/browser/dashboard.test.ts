@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
+import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openBrowser, screenshot, startServedApp, type ServedApp } from "../support/browser";
 import { serveBytes, startOrigin, type Origin } from "../support/origin";
+import { startS3, type LocalS3 } from "../support/s3";
 
 /**
  * The dashboard end to end in Chromium against `next start` on the embedded default: sign up (the
@@ -16,6 +18,7 @@ let app: ServedApp;
 let origin: Origin;
 let alice: Awaited<ReturnType<typeof openBrowser>>;
 let bob: Awaited<ReturnType<typeof openBrowser>>;
+let s3: LocalS3 | undefined;
 const password = "a long enough password";
 const stamp = Date.now().toString(36);
 const teamSlug = `acme-images-${stamp}`;
@@ -32,6 +35,7 @@ afterAll(async () => {
   await bob?.close();
   await app?.stop();
   await origin?.close();
+  await s3?.stop();
 });
 
 const go = (page: Page, path: string) => page.goto(`${app.baseUrl}${path}`);
@@ -261,6 +265,40 @@ it("uploads a watermark (a non-image is refused next to the form), puts it on ev
   await page.getByRole("button", { name: "Save placement" }).click();
   await page.getByTestId("watermark-placement-saved").waitFor();
   await expect.poll(async () => (await cornerOf())[0]! < 200, { timeout: 5000 }).toBe(true);
+});
+
+it("adds a private bucket (an unsafe endpoint is refused next to the form), and the tester previews an image read from it", async () => {
+  const page = alice.page;
+  s3 = await startS3({ own: true });
+  const bucket = await s3.bucket();
+  const client = new S3Client({ endpoint: s3.endpoint, region: "us-east-1", forcePathStyle: true, credentials: s3, requestChecksumCalculation: "WHEN_REQUIRED" });
+  await client.send(new PutObjectCommand({ Bucket: bucket, Key: "shop/photo.jpg", Body: readFileSync("demo/photo.jpg") }));
+  client.destroy();
+  const secret = "browser-bucket-secret-31d8";
+
+  await tab(page, "Buckets");
+  await page.getByText("No buckets yet.").waitFor();
+  await page.getByLabel("Alias").fill("media");
+  await page.getByLabel("Endpoint").fill("http://169.254.169.254");
+  await page.getByLabel("Bucket", { exact: true }).fill(bucket);
+  await page.getByLabel("Key prefix").fill("shop/");
+  await page.getByLabel("Access key id").fill(s3.accessKeyId);
+  await page.getByLabel("Secret access key").fill(secret);
+  await page.getByRole("button", { name: "Save bucket" }).click();
+  await page.getByText(/Endpoint: address 169\.254\.169\.254/).waitFor();
+  await page.getByLabel("Endpoint").fill(s3.endpoint);
+  await page.getByRole("button", { name: "Save bucket" }).click();
+  await page.getByTestId("bucket-saved").waitFor();
+  await expect.poll(() => page.getByTestId("buckets").textContent()).toContain("s3/media/");
+  expect(await page.content()).not.toContain(secret);
+  await screenshot(page, "09g-buckets");
+
+  await tab(page, "Developer");
+  await page.getByLabel("Operations").fill("w_200,f_webp");
+  await page.getByLabel("Source").fill("s3/media/photo.jpg");
+  await page.getByRole("button", { name: "Sign and preview" }).click();
+  await page.getByText("Preview loaded.").waitFor();
+  expect(await page.getByTestId("preview-image").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(200);
 });
 
 it("revokes the key and the same image request fails at once", async () => {

@@ -10,6 +10,7 @@ const tabs = [
   { href: "/developer", label: "Developer" },
   { href: "/presets", label: "Presets" },
   { href: "/images", label: "Images" },
+  { href: "/buckets", label: "Buckets" },
   { href: "/cache", label: "Cache" },
   { href: "/settings", label: "Settings" },
 ] as const;

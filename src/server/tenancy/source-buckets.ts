@@ -102,6 +102,6 @@ function checkedEndpoint(endpoint: string, allowLoopback: boolean): string {
     return assertBucketEndpoint(endpoint.trim(), allowLoopback).href.replace(/\/$/, "");
   } catch (error) {
     if (!isAppError(error)) throw error;
-    throw new AppError("INVALID_INPUT", { message: `Endpoint: ${error.detail ?? "not allowed"}`, cause: error });
+    throw new AppError("INVALID_INPUT", { message: `Endpoint: ${(error.detail ?? "not allowed").replace(/^bucket endpoint /, "")}`, cause: error });
   }
 }
