@@ -32,14 +32,19 @@ export interface ProjectConfig {
   buckets: Record<string, BucketConfig>;
 }
 
-/** A project's private bucket as the image route needs it; the secret opens with the row's id. */
-export interface BucketConfig {
-  id: string;
+/** Where a private bucket is: what the dashboard shows and the reader dials. */
+export interface BucketTarget {
   endpoint: string;
   region: string;
   bucket: string;
+  /** Put before every key read. */
   prefix: string;
   forcePathStyle: boolean;
+}
+
+/** A project's private bucket as the image route needs it; the secret opens with the row's id. */
+export interface BucketConfig extends BucketTarget {
+  id: string;
   accessKeyId: string;
   sealedSecret: string;
   /**

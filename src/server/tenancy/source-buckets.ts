@@ -1,4 +1,5 @@
 import { and, asc, count, eq } from "drizzle-orm";
+import type { BucketTarget } from "@/server/config-cache";
 import { sourceBuckets } from "@/server/db/schema";
 import { bucketSealContext } from "@/server/delivery/buckets";
 import { AppError, isAppError } from "@/server/errors";
@@ -9,26 +10,16 @@ import type { ProjectScope } from "./projects";
 /** Buckets travel (sealed) with the project's cached config: keep the set small. */
 export const MAX_BUCKETS = 10;
 
-export interface BucketInput {
+export interface BucketInput extends BucketTarget {
   alias: string;
-  endpoint: string;
-  region: string;
-  bucket: string;
-  prefix: string;
-  forcePathStyle: boolean;
   accessKeyId: string;
   /** Required for a new alias; left out, an existing alias keeps its secret. */
   secretAccessKey?: string;
 }
 
 /** What the dashboard shows: never the secret, and the access key id only by its last four characters. */
-export interface BucketView {
+export interface BucketView extends BucketTarget {
   alias: string;
-  endpoint: string;
-  region: string;
-  bucket: string;
-  prefix: string;
-  forcePathStyle: boolean;
   accessKeyIdHint: string;
   updatedAt: Date;
 }
