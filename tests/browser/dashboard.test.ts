@@ -356,6 +356,20 @@ it("the invited user signs up with the keyboard at 375 px, accepts, and sees the
   await page.getByTestId("api-key-row").waitFor();
   expect(await page.getByRole("button", { name: "New key" }).count()).toBe(0);
   await screenshot(page, "15-member-keys-375px");
+  // A member reads the presets, images and buckets, and is offered nothing to change.
+  await tab(page, "Presets");
+  await page.getByText("Only admins and owners can change presets.").waitFor();
+  expect(await page.getByRole("button", { name: "Save preset" }).count()).toBe(0);
+  await tab(page, "Images");
+  await page.getByTestId("watermark-placement").waitFor();
+  expect(await page.getByTestId("watermark-file").count()).toBe(0);
+  expect(await page.getByRole("button", { name: /Remove/ }).count()).toBe(0);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await screenshot(page, "15b-member-images-375px");
+  await tab(page, "Buckets");
+  await expect.poll(() => page.getByTestId("buckets").textContent()).toContain("s3/media/");
+  expect(await page.getByRole("button", { name: "Save bucket" }).count()).toBe(0);
+  expect(await page.getByRole("button", { name: "Remove" }).count()).toBe(0);
 });
 
 it("refuses an unsafe source host in project settings with a message, then signs out", async () => {
