@@ -47,6 +47,11 @@ describe("the watermark over the output", () => {
     const result = await transform(blue, "w_200,f_png", CORNER, split);
     expect(near(await pixel(result.body, 145, 80), [...RED, 255], 2)).toBe(true);
     expect(near(await pixel(result.body, 185, 80), [...BLUE, 255], 2)).toBe(true);
+    // A one-channel grey mark (no alpha, no colour) is drawn as grey.
+    const grey = await solid(100, 50, [200, 200, 200]).toColourspace("b-w").png().toBuffer();
+    expect((await sharp(grey).metadata()).channels).toBe(1);
+    const greyed = await transform(blue, "w_200,f_png", CORNER, grey);
+    expect(near(await pixel(greyed.body, 160, 80), [200, 200, 200, 255], 3)).toBe(true);
   });
 
   it("works into formats without alpha, at dpr, and never grows past the output", async () => {
