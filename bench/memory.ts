@@ -1,7 +1,8 @@
 /**
  * npm run bench:memory — resident memory of the signed route's server over 10,000 mixed requests
  * (fragmentation shows as RSS that keeps growing or does not come back when idle), with the allocator
- * setting `npm start` applies (MALLOC_ARENA_MAX=2) and with glibc's default (8 arenas per core).
+ * setting `npm start` applies (MALLOC_ARENA_MAX=2), with glibc's default (8 arenas per core), and with the
+ * embedded database's buffer pool at PGlite's default 128 MB instead of OptStuff's 16 MB.
  *
  * The mix, fixed by the request's index: 35 % transforms of a new URL (2 MP JPEG, 1 MP PNG with alpha,
  * 10-frame GIF; WebP, JPEG, PNG or AVIF output at several sizes), 25 % repeats of a recent URL (result
@@ -29,6 +30,8 @@ const MB = 1024 * 1024;
 const VARIANTS: { name: string; env: Record<string, string | undefined> }[] = [
   { name: "MALLOC_ARENA_MAX=2 (npm start)", env: {} },
   { name: "glibc default arenas", env: { MALLOC_ARENA_MAX: undefined } },
+  // The embedded database's buffer pool at PGlite's own default, against the 16 MB OptStuff sets.
+  { name: "PGlite pool 128 MB (its default)", env: { OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB: "128" } },
 ];
 
 /** Smaller sources than bench:image, so 3,500 transforms take about a minute. */

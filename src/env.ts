@@ -26,6 +26,11 @@ const envSchema = z.object({
   DATABASE_URL: optionalText,
   /** Where the embedded database and generated secrets live. Default `.data`. */
   OPTSTUFF_DATA_DIR: z.string().default(".data"),
+  /**
+   * The embedded database's buffer pool in MB (PostgreSQL's shared_buffers), resident for the process's
+   * life. Default 16, which holds a small deployment's working set; PGlite's own default is 128.
+   */
+  OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(1024).default(16),
   /** Master secret for API-key secrets (AES-256-GCM via HKDF). Generated on the embedded default. */
   OPTSTUFF_KEY_ENCRYPTION_SECRET: optionalText,
   /** The previous master, still accepted for opening secrets while rows are re-sealed. */

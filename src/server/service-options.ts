@@ -70,7 +70,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
   const embedded = e.DATABASE_URL === undefined;
   return {
     database: embedded
-      ? { kind: "pglite", dataDir: path.resolve(e.OPTSTUFF_DATA_DIR) }
+      ? { kind: "pglite", dataDir: path.resolve(e.OPTSTUFF_DATA_DIR), sharedBuffersMb: e.OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB }
       : { kind: "postgres", url: e.DATABASE_URL! },
     secrets: loadSecrets(e),
     fetchLimits: {
