@@ -2,7 +2,8 @@
  * npm run bench:memory — resident memory of the signed route's server over 10,000 mixed requests
  * (fragmentation shows as RSS that keeps growing or does not come back when idle), with the allocator
  * setting `npm start` applies (MALLOC_ARENA_MAX=2), with glibc's default (8 arenas per core), and with the
- * embedded database's buffer pool at PGlite's default 128 MB instead of OptStuff's 16 MB.
+ * embedded database's buffer pool at PGlite's default 128 MB instead of OptStuff's 16 MB, and with
+ * jemalloc preloaded when Debian's libjemalloc2 is installed.
  *
  * The mix, fixed by the request's index: 35 % transforms of a new URL (2 MP JPEG, 1 MP PNG with alpha,
  * 10-frame GIF; WebP, JPEG, PNG or AVIF output at several sizes), 25 % repeats of a recent URL (result
@@ -11,7 +12,7 @@
  * requests and after 10 s idle; peak is VmHWM. Every answer's status is checked against the mix.
  * Results: a table on stdout and artifacts/bench-memory.json. BENCH_REQUESTS changes the 10,000.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
@@ -27,11 +28,16 @@ const IDLE_MS = 10_000;
 const OPERATIONS = ["w_400,f_webp", "w_640,q_70,f_jpeg", "s_200x200,f_png", "w_320,f_avif", "w_800,f_webp", "placeholder"];
 const MB = 1024 * 1024;
 
+/** Debian's libjemalloc2: measured as an alternative allocator when installed (apt-get install libjemalloc2). */
+const JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+
 const VARIANTS: { name: string; env: Record<string, string | undefined> }[] = [
   { name: "MALLOC_ARENA_MAX=2 (npm start)", env: {} },
   { name: "glibc default arenas", env: { MALLOC_ARENA_MAX: undefined } },
   // The embedded database's buffer pool at PGlite's own default, against the 16 MB OptStuff sets.
   { name: "PGlite pool 128 MB (its default)", env: { OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB: "128" } },
+  // jemalloc for the server and its transform processes (they inherit the environment).
+  ...(existsSync(JEMALLOC) ? [{ name: "jemalloc (LD_PRELOAD)", env: { LD_PRELOAD: JEMALLOC, MALLOC_ARENA_MAX: undefined } }] : []),
 ];
 
 /** Smaller sources than bench:image, so 3,500 transforms take about a minute. */
