@@ -60,6 +60,8 @@ export interface TransformIsolation {
   memoryLimitBytes: number;
   /** What the processes may see of the environment (transformProcessEnv); default none. */
   env?: Record<string, string>;
+  /** CPU niceness of the processes running normal jobs (OPTSTUFF_TRANSFORM_NICE). */
+  nice?: number;
 }
 
 /** Written by scripts/build-transform-worker.mjs (`npm run build`, and the test setup). */
@@ -99,7 +101,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     transformIsolation:
       e.OPTSTUFF_TRANSFORM_ISOLATION === "none" || (e.OPTSTUFF_TRANSFORM_ISOLATION === "auto" && e.VERCEL !== undefined)
         ? null
-        : { entry: path.resolve(TRANSFORM_WORKER_ENTRY), memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20, env: transformProcessEnv() },
+        : { entry: path.resolve(TRANSFORM_WORKER_ENTRY), memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20, env: transformProcessEnv(), nice: e.OPTSTUFF_TRANSFORM_NICE },
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
     resultStore: resultStoreFromEnv(e),

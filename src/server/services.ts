@@ -108,7 +108,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     fairShare: options.transformFairShare ?? true,
   });
   const isolation = options.transformIsolation;
-  const pool = isolation ? createProcessPool({ entry: isolation.entry, memoryLimitBytes: isolation.memoryLimitBytes, env: isolation.env }) : null;
+  const pool = isolation ? createProcessPool({ entry: isolation.entry, memoryLimitBytes: isolation.memoryLimitBytes, env: isolation.env, normalNice: isolation.nice }) : null;
   const store = options.resultStore ? await createResultStore(options.resultStore) : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
   const results = store ? createSharedResults({ store, shared: kv.kind === "upstash" ? kv : null, counters, logSampled }) : null;

@@ -147,6 +147,18 @@ process.send({ ready: true });
     expect(niceOf()).toContain(0);
   });
 
+  it("run normal jobs at the configured niceness, below the server's thread and above a tenant's extra jobs", async () => {
+    const niced = createProcessPool({ ...testTransformIsolation(400 * 2 ** 20), normalNice: 10 });
+    try {
+      const { execSync } = await import("node:child_process");
+      await niced.transform(await solid(10, 10, [1, 1, 1]).png().toBuffer(), parseOperations("f_webp"), { accept: null }, limits);
+      const nices = execSync(`ps -o ni= --ppid ${process.pid}`).toString().trim().split(/\s+/).map(Number);
+      expect(nices).toContain(10);
+    } finally {
+      await niced.close();
+    }
+  });
+
   it("give the memory of a heavy job back: a process left large is replaced", async () => {
     const photo = await solid(5000, 5000, [90, 90, 90]).png({ compressionLevel: 1 }).toBuffer();
     await pool.transform(photo, parseOperations("r_90,f_png"), { accept: null }, { ...limits, timeoutMs: 20_000 });

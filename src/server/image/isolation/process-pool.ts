@@ -23,6 +23,8 @@ export interface ProcessPoolOptions {
   recycleBytes?: number;
   /** CPU niceness of the processes that run a tenant's extra jobs (see JobPriority). Default 19: they only use what nobody else wants. */
   backgroundNice?: number;
+  /** CPU niceness of the processes that run normal jobs. Default 0 (the server's own). */
+  normalNice?: number;
   /** The transform processes' environment. Default empty: they need no secret, URL or token. */
   env?: Record<string, string>;
   /** How often a running job's process size is read. Default 25 ms. */
@@ -77,7 +79,8 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     }
     // Only what a libvips process needs: no secret or database URL reaches code that parses hostile bytes.
     const child = fork(options.entry, [JSON.stringify(settings)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: [], env: { NODE_ENV: "production", ...options.env } });
-    if (priority === "background" && child.pid !== undefined) lowerPriority(child.pid, options.backgroundNice ?? 19);
+    const nice = priority === "background" ? (options.backgroundNice ?? 19) : (options.normalNice ?? 0);
+    if (nice > 0 && child.pid !== undefined) lowerPriority(child.pid, nice);
     let started!: () => void;
     let failed!: (error: AppError) => void;
     const ready = new Promise<void>((resolve, reject) => ((started = resolve), (failed = reject)));
