@@ -1,0 +1,58 @@
+import type { Counters } from "@/server/coordination/counters";
+import type { MemoRateLimiter } from "@/server/coordination/types";
+import type { RequestLogStatus } from "@/server/errors";
+import type { HttpAnswer } from "@/server/http/answer";
+import type { SampledLog, Logger } from "@/server/log";
+import type { AuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
+import type { AddressLimits } from "@/server/ratelimit/enforce-key-limits";
+import type { AuthorizeDeps } from "./authorize";
+import type { Producer, ResultTier } from "./produce";
+import type { ProjectImageLoader } from "./project-image-bytes";
+
+export interface ImageHttpRequest {
+  method: string;
+  /** As the client sent it: the path is decoded here, not by the framework. */
+  url: URL;
+  headers: Headers;
+}
+
+/** What happened, for the request log and metering after the response is sent. */
+export interface RequestOutcome {
+  requestId: string;
+  status: RequestLogStatus;
+  httpStatus: number;
+  projectId?: string;
+  apiKeyId?: string;
+  /** Without query string and fragment. */
+  sourceUrl?: string;
+  operations?: string;
+  outputFormat?: string;
+  sourceBytes?: number;
+  outputBytes?: number;
+  /** Body bytes actually sent (0 for HEAD and 304): what usage metering counts. */
+  sentBytes?: number;
+  durationMs: number;
+  cache?: ResultTier | "revalidated";
+  /** Milliseconds per phase, for the metrics' histograms. */
+  phases?: Partial<Record<"auth" | "store" | "queue" | "fetch" | "transform", number>>;
+}
+
+export interface DeliveryDeps extends AuthorizeDeps {
+  produce: Producer;
+  /** The project's watermark and fallback bytes, by hash. */
+  projectImages: ProjectImageLoader;
+  logger: Logger;
+  limits: {
+    limiter: MemoRateLimiter;
+    guard: AuthFailureGuard;
+    trustedProxyHops: number;
+    counters: Counters;
+    logSampled: SampledLog;
+    addressLimits: AddressLimits;
+  };
+}
+
+export interface Served {
+  answer: HttpAnswer;
+  outcome: RequestOutcome;
+}

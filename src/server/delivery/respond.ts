@@ -1,0 +1,140 @@
+import { isSourceAllowed, type SourceLocation } from "@/server/source";
+import { describeError } from "@/server/log";
+import { withinLimits, type RequestLimits } from "@/server/ratelimit/enforce-key-limits";
+import type { HttpAnswer } from "@/server/http/answer";
+import type { Authorized } from "./authorize";
+import { bucketSettings } from "./buckets";
+import { matchesIfNoneMatch, variantKey } from "./cache-key";
+import { applyClientHints } from "./client-hints";
+import type { DeliveryDeps, ImageHttpRequest, RequestOutcome } from "./delivery-types";
+import { asFallback, fallbackFor } from "./fallback";
+import type { ImageRequestParts } from "./parse-request";
+import { expandPreset } from "./presets";
+import type { Produced } from "./produce";
+import { fallbackStoreKey, resultAddress } from "./result-keys";
+import { serverTiming, successHeaders, type SuccessHeaderInput } from "./success-headers";
+import { placeWatermark } from "./watermark";
+
+/** Where the request has got to, from serveImage. */
+export interface Progress {
+  requestId: string;
+  started: number;
+  authMs: number;
+  outcome: RequestOutcome;
+  limits: RequestLimits;
+}
+
+/**
+ * After the request is authorized and its source allowed: the operations as the project and the
+ * browser make them, a 304 before any work, else the produced result (or the project's fallback image
+ * when the source fails), with the success headers and the outcome's figures.
+ */
+export async function respond(
+  request: ImageHttpRequest,
+  parts: ImageRequestParts,
+  { project }: Authorized,
+  location: SourceLocation,
+  deps: DeliveryDeps,
+  progress: Progress,
+): Promise<HttpAnswer> {
+  const accept = request.headers.get("accept");
+  const hinted = applyClientHints(expandPreset(parts.operations, project), request.headers);
+  const operations = placeWatermark(hinted.operations, project);
+  const address = resultAddress(project, variantKey(operations, location, accept), location);
+  const common = {
+    hints: hinted.hints,
+    etag: address.etag,
+    tags: address.tags,
+    exp: parts.exp,
+    nowMs: deps.now().getTime(),
+    refererRestricted: project.allowedRefererHosts.length > 0,
+    requestId: progress.requestId,
+  };
+
+  if (matchesIfNoneMatch(request.headers.get("if-none-match"), common.etag)) {
+    await progress.limits.admitRequest();
+    progress.outcome.cache = "revalidated";
+    progress.outcome.sentBytes = 0;
+    progress.outcome.phases = { auth: progress.authMs };
+    const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
+    const headers = successHeaders({ ...common, negotiated: operations.format === "auto", serverTiming: timing });
+    return { status: 304, headers, body: null };
+  }
+
+  const sha256 = operations.watermark?.sha256;
+  const job = {
+    tenant: project.teamId,
+    location,
+    operations,
+    accept,
+    watermark: sha256 === undefined ? undefined : () => deps.projectImages(project.id, "watermark", sha256),
+  };
+  let produced: Produced;
+  try {
+    produced = await withinLimits(progress.limits, (admit) =>
+      deps.produce({
+        ...job,
+        key: address.storeKey,
+        sourceKey: address.sourceKey,
+        mayFollow: (url) => isSourceAllowed({ kind: "remote", url }, project.allowedSourceHosts),
+        bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
+        admit,
+      }),
+    );
+  } catch (error) {
+    const fallback = fallbackFor(error, project);
+    if (!fallback) throw error;
+    // Its transform was charged by the attempt that failed; the fallback's output is cached per variant.
+    produced = await deps
+      .produce({
+        ...job,
+        key: fallbackStoreKey(project, variantKey(operations, "fallback", accept)),
+        sourceKey: "",
+        stored: () => deps.projectImages(project.id, "fallback", fallback.sha256),
+      })
+      .catch((failed: unknown) => {
+        deps.logger.log("warn", "fallback image failed", { requestId: progress.requestId, ...describeError(failed) });
+        throw error;
+      });
+    progress.outcome.status = fallback.error.logStatus;
+    const answer = answerProduced(request, produced, common, progress);
+    return { ...answer, headers: asFallback(answer.headers, fallback.error) };
+  }
+  return answerProduced(request, produced, common, progress);
+}
+
+function answerProduced(
+  request: ImageHttpRequest,
+  produced: Produced,
+  common: Omit<SuccessHeaderInput, "negotiated" | "serverTiming">,
+  progress: Progress,
+): HttpAnswer & { headers: Headers } {
+  const { result } = produced;
+  Object.assign(progress.outcome, {
+    cache: produced.cache,
+    outputFormat: result.format,
+    sourceBytes: produced.sourceBytes,
+    outputBytes: result.body.length,
+    sentBytes: request.method === "HEAD" ? 0 : result.body.length,
+    phases: { auth: progress.authMs, ...work(produced) },
+  });
+  // A request that joined another's job reports its wait, not that job's fetch and transform.
+  const timingWork: Record<string, number> = produced.cache === "shared" ? { wait: produced.waitMs } : work(produced);
+  const timing = serverTiming({ auth: progress.authMs, ...timingWork, total: performance.now() - progress.started });
+  const headers = successHeaders({
+    ...common,
+    contentType: result.contentType,
+    svg: result.format === "svg",
+    negotiated: result.negotiated,
+    serverTiming: timing,
+  });
+  return { status: 200, headers, body: result.body };
+}
+
+/** The phases this request spent time in: the store's read (and wait), and the fetch and transform at a miss. */
+function work(produced: Produced): Record<string, number> {
+  if (produced.cache === "hit" || produced.cache === "shared") return {};
+  const store: Record<string, number> = produced.storeMs > 0 ? { store: produced.storeMs } : {};
+  if (produced.cache === "store") return store;
+  return { ...store, fetch: produced.fetchMs, queue: produced.queueMs, transform: produced.transformMs };
+}
