@@ -256,6 +256,13 @@ for (const server of ["npm start", "next start"] as const) {
       expectError(await wire(url("w_100,wm_0.5", "local/photo.jpg", fixture.imagesKey, fixture.imagesSlug)), 400, "INVALID_OPERATION");
     });
 
+    it("private bucket sources: an alias the project lacks is the generic 403, a malformed address a 400, before any fetch", async () => {
+      expectError(await wire(url("w_100", "s3/media/photo.jpg")), 403, "FORBIDDEN");
+      for (const source of ["s3/Media/photo.jpg", "s3/media", "s3/media/a\u0001b.jpg", "s3/media/a//b.jpg"]) {
+        expectError(await wire(url("w_100", source)), 400, "INVALID_SOURCE");
+      }
+    });
+
     it("502 when an allowed origin redirects to a host the project did not allow, which is never connected to", async () => {
       expectError(await wire(url("w_30", `http://${origin.host}/away`)), 502, "SOURCE_REDIRECT_FORBIDDEN");
       expect(elsewhere.connections()).toBe(0);

@@ -4,6 +4,7 @@ import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openBrowser, screenshot, startServedApp, type ServedApp } from "../support/browser";
+import { pixelBombPng } from "../support/hostile";
 import { serveBytes, startOrigin, type Origin } from "../support/origin";
 import { startS3, type LocalS3 } from "../support/s3";
 
@@ -243,6 +244,9 @@ it("uploads a watermark (a non-image is refused next to the form), puts it on ev
   await page.getByTestId("watermark-none").waitFor();
   await page.getByTestId("watermark-file").setInputFiles({ name: "notes.png", mimeType: "image/png", buffer: Buffer.from("not an image") });
   await page.getByText("That file is not an image").waitFor();
+  // A 20000×20000 PNG of a few KB is refused from its header, before a pixel is decoded.
+  await page.getByTestId("watermark-file").setInputFiles({ name: "bomb.png", mimeType: "image/png", buffer: pixelBombPng(20_000, 20_000) });
+  await page.getByText("The image is 20000×20000: at most 2048 px a side").waitFor();
   const red = await sharp({ create: { width: 120, height: 40, channels: 3, background: "#f00" } }).png().toBuffer();
   await page.getByTestId("watermark-file").setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: red });
   await expect.poll(() => page.getByTestId("watermark-facts").textContent()).toContain("120×40 px");

@@ -91,7 +91,9 @@ async function checkedImage(bytes: Buffer): Promise<{ format: string; width: num
   const limitInputPixels = MAX_PROJECT_IMAGE_SIDE * MAX_PROJECT_IMAGE_SIDE;
   let metadata;
   try {
-    metadata = await sharp(bytes, { limitInputPixels, failOn: "error" }).metadata();
+    // The header only, so no pixel limit here: an oversized image is refused below for its size,
+    // not reported as "not an image" (sharp's limit would throw before the size could be named).
+    metadata = await sharp(bytes, { limitInputPixels: false, failOn: "error" }).metadata();
   } catch (error) {
     throw new AppError("INVALID_INPUT", { message: "That file is not an image", cause: error });
   }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSignedUrl } from "@/server/signing";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
+import { pixelBombPng } from "../../support/hostile";
 import { startOrigin, type Origin } from "../../support/origin";
 import { tokenOf } from "../../support/tenant-world";
 import { near, pixel, solid } from "../image/generate";
@@ -136,6 +137,7 @@ describe("uploads", () => {
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>').toString("base64");
     await expect(upload(svg)).rejects.toMatchObject({ message: expect.stringContaining("PNG, JPEG, WebP, GIF, AVIF") });
     await expect(upload(await png(3000, 10, [0, 0, 0]))).rejects.toMatchObject({ message: expect.stringContaining("at most 2048 px") });
+    await expect(upload(pixelBombPng(20_000, 20_000).toString("base64"))).rejects.toMatchObject({ message: "The image is 20000×20000: at most 2048 px a side" });
     await expect(upload("A".repeat(800_000))).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("512 KiB") });
     await expect(upload("")).rejects.toMatchObject({ message: "The file is empty" });
     // A PNG cut short: the header parses, the pixels do not.
