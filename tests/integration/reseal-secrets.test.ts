@@ -8,18 +8,10 @@ import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { resealSecrets } from "@/server/tenancy/reseal-secrets";
+import { EXAMPLE_BUCKET } from "../support/buckets";
 import { createTestDatabase } from "../support/database";
 
-const BUCKET = {
-  alias: "media",
-  endpoint: "https://s3.example.com",
-  region: "us-east-1",
-  bucket: "media",
-  prefix: "",
-  forcePathStyle: true,
-  accessKeyId: "AKIAEXAMPLE",
-  secretAccessKey: "bucket-secret-value",
-};
+const BUCKET = EXAMPLE_BUCKET;
 let database: DatabaseHandle;
 beforeAll(async () => {
   database = await createTestDatabase();

@@ -8,6 +8,7 @@ import {
   S3ServiceException,
   type _Object,
 } from "@aws-sdk/client-s3";
+import { S3_COMPATIBLE } from "@/server/s3-compat";
 import { metaOf, verified } from "./envelope";
 import type { S3Settings } from "./create-store";
 import { KEY_PATTERN, type ResultStore, type StoredMeta } from "./types";
@@ -32,11 +33,8 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle,
     credentials: options.accessKeyId && options.secretAccessKey ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
-    // The SDK's default CRC checksums on every request and response break most non-AWS servers.
-    requestChecksumCalculation: "WHEN_REQUIRED",
-    responseChecksumValidation: "WHEN_REQUIRED",
-    // No retries: the request is waiting, and a failed read is answered by transforming.
-    maxAttempts: 1,
+    // A failed read is answered by transforming, so one attempt is enough.
+    ...S3_COMPATIBLE,
   });
   const prefix = options.prefix;
   let known = { bytes: 0, objects: 0 };

@@ -3,6 +3,7 @@ import { IncomingMessage } from "node:http";
 import { GetObjectCommand, S3Client, S3ServiceException, type GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { AppError, isAppError } from "@/server/errors";
+import { S3_COMPATIBLE } from "@/server/s3-compat";
 import { defaultNet } from "./default-net";
 import { startBudget } from "./fetch-budget";
 import { readCappedBody } from "./read-response";
@@ -83,11 +84,8 @@ export function createBucketReader(deps: S3SourceDeps): BucketReader {
       // (environment, instance metadata), which a tenant's bucket must never be read with.
       credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
       requestHandler: new NodeHttpHandler({ httpAgent: agents.httpAgent, httpsAgent: agents.httpsAgent }),
-      // The SDK's default CRC checksums on every request and response break most non-AWS servers.
-      requestChecksumCalculation: "WHEN_REQUIRED",
-      responseChecksumValidation: "WHEN_REQUIRED",
-      // No retries: a request is waiting, and the budget covers one attempt.
-      maxAttempts: 1,
+      // The budget covers one attempt.
+      ...S3_COMPATIBLE,
     });
     clients.set(id, client);
     // Evicted clients are only dropped, not destroyed: the agents are shared and a read may be in flight.

@@ -1,3 +1,4 @@
+import { EXAMPLE_BUCKET } from "../../support/buckets";
 import type { TestUser } from "../../support/dashboard";
 import type { TenantWorld } from "../../support/tenant-world";
 
@@ -78,21 +79,7 @@ export const isolationCases: Record<string, IsolationCase> = {
   "projectImage.delete": { scope: "project", call: (c, t) => c.projectImage.delete({ ...project(t), kind: "fallback" }) },
 
   "sourceBucket.list": { scope: "project", call: (c, t) => c.sourceBucket.list(project(t)) },
-  "sourceBucket.save": {
-    scope: "project",
-    call: (c, t) =>
-      c.sourceBucket.save({
-        ...project(t),
-        alias: "media",
-        endpoint: "https://s3.example.com",
-        region: "us-east-1",
-        bucket: "media",
-        prefix: "",
-        forcePathStyle: true,
-        accessKeyId: "AKIAEXAMPLE",
-        secretAccessKey: "not-a-real-secret",
-      }),
-  },
+  "sourceBucket.save": { scope: "project", call: (c, t) => c.sourceBucket.save({ ...project(t), ...EXAMPLE_BUCKET }) },
   "sourceBucket.delete": { scope: "project", call: (c, t) => c.sourceBucket.delete({ ...project(t), alias: "media" }) },
 
   "usage.project": { scope: "project", call: (c, t) => c.usage.project({ ...project(t), range: { preset: "90d" } }) },
