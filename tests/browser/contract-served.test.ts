@@ -258,7 +258,8 @@ for (const server of ["npm start", "next start"] as const) {
 
     it("private bucket sources: an alias the project lacks is the generic 403, a malformed address a 400, before any fetch", async () => {
       expectError(await wire(url("w_100", "s3/media/photo.jpg")), 403, "FORBIDDEN");
-      for (const source of ["s3/Media/photo.jpg", "s3/media", "s3/media/a\u0001b.jpg", "s3/media/a//b.jpg"]) {
+      // (An empty segment, `a//b`, never reaches the route on the wire: Next redirects the path first.)
+      for (const source of ["s3/Media/photo.jpg", "s3/media", "s3/media/a\u0001b.jpg"]) {
         expectError(await wire(url("w_100", source)), 400, "INVALID_SOURCE");
       }
     });
