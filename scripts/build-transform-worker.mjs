@@ -1,19 +1,27 @@
 // Bundles the transform process's entry (src/server/image/isolation/child-main.ts) into one ESM file
 // that Node runs directly: the server forks it for every transform process. sharp (a native module),
 // jsdom and DOMPurify (the SVG sanitiser: jsdom reads files of its own at run time) stay external,
-// resolved from node_modules next to the bundle's folder. `npm run build` and the test
-// setup run this; it takes well under a second.
+// resolved from node_modules next to the bundle's folder. The source download thread's entry
+// (src/server/source/download-thread/thread-main.ts) is bundled the same way. `npm run build` and the
+// test setup run this; it takes well under a second.
 import { build } from "esbuild";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const TRANSFORM_WORKER = "dist/transform-worker.mjs";
+export const DOWNLOAD_THREAD = "dist/source-download-thread.mjs";
 
 export async function buildTransformWorker(root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")) {
+  await bundle(root, "src/server/image/isolation/child-main.ts", TRANSFORM_WORKER);
+  await bundle(root, "src/server/source/download-thread/thread-main.ts", DOWNLOAD_THREAD);
+  return path.join(root, TRANSFORM_WORKER);
+}
+
+async function bundle(root, entry, outfile) {
   await build({
     absWorkingDir: root,
-    entryPoints: ["src/server/image/isolation/child-main.ts"],
-    outfile: TRANSFORM_WORKER,
+    entryPoints: [entry],
+    outfile,
     bundle: true,
     platform: "node",
     target: "node20",
@@ -24,7 +32,6 @@ export async function buildTransformWorker(root = path.resolve(path.dirname(file
     // A bundled CommonJS dependency may call require(): give the ESM bundle one.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });
-  return path.join(root, TRANSFORM_WORKER);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -27,8 +27,13 @@ export interface ServiceOptions {
   resultCacheBytes: number;
   /** Durable results (files or an S3-compatible bucket); null keeps results in memory only. */
   resultStore?: ResultStoreSettings | null;
-  /** Recently downloaded sources kept in memory, in bytes; 0 or absent downloads every time. */
+  /** Recently downloaded sources kept (in files on tmpfs), in bytes; 0 or absent downloads every time. */
   sourceCacheBytes?: number;
+  /**
+   * The built download thread script: remote sources are downloaded in a worker thread straight into
+   * the source cache's files. Null (or absent, or with `net` injected) downloads on the server's thread.
+   */
+  sourceDownloadThread?: string | null;
   /** L1 config cache lifetime; 0 reads the next tier on every request. */
   configCacheTtlMs: number;
   /** Upstash REST endpoint; null keeps coordination in process (single instance). */
@@ -66,10 +71,12 @@ export interface TransformIsolation {
 
 /** Written by scripts/build-transform-worker.mjs (`npm run build`, and the test setup). */
 export const TRANSFORM_WORKER_ENTRY = "dist/transform-worker.mjs";
+export const DOWNLOAD_THREAD_ENTRY = "dist/source-download-thread.mjs";
 
 /** Maps the validated environment onto service options: the only place that knows both. */
 export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: DatabaseTarget } {
   const embedded = e.DATABASE_URL === undefined;
+  const inProcess = e.OPTSTUFF_TRANSFORM_ISOLATION === "none" || (e.OPTSTUFF_TRANSFORM_ISOLATION === "auto" && e.VERCEL !== undefined);
   return {
     database: embedded
       ? { kind: "pglite", dataDir: path.resolve(e.OPTSTUFF_DATA_DIR), sharedBuffersMb: e.OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB }
@@ -98,10 +105,11 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
         : null,
     transformConcurrency: e.OPTSTUFF_TRANSFORM_CONCURRENCY,
     transformFairShare: e.OPTSTUFF_TRANSFORM_FAIR_SHARE === "on",
-    transformIsolation:
-      e.OPTSTUFF_TRANSFORM_ISOLATION === "none" || (e.OPTSTUFF_TRANSFORM_ISOLATION === "auto" && e.VERCEL !== undefined)
-        ? null
-        : { entry: path.resolve(TRANSFORM_WORKER_ENTRY), memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20, env: transformProcessEnv(), nice: e.OPTSTUFF_TRANSFORM_NICE },
+    transformIsolation: inProcess
+      ? null
+      : { entry: path.resolve(TRANSFORM_WORKER_ENTRY), memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20, env: transformProcessEnv(), nice: e.OPTSTUFF_TRANSFORM_NICE },
+    // A script next to the build, which Vercel's functions do not carry (as for the transform processes).
+    sourceDownloadThread: e.VERCEL === undefined ? path.resolve(DOWNLOAD_THREAD_ENTRY) : null,
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
     resultStore: resultStoreFromEnv(e),

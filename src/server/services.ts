@@ -28,13 +28,14 @@ import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
 import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
-import { configureSharp, createResultCache, createTransformScheduler, transformImage } from "@/server/image";
+import { configureSharp, createResultCache, createTransformScheduler, inProcessTransform } from "@/server/image";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
 import { serviceOptionsFromEnv, type ServiceOptions } from "@/server/service-options";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import { createSourceFetcher } from "@/server/source";
 import { createSourceCache } from "@/server/source/source-cache";
+import { createDownloadThread } from "@/server/source/download-thread/download-thread";
 import { createResultStore } from "@/server/result-store/create-store";
 import { createSharedResults, type SharedResults } from "@/server/result-store/shared-results";
 
@@ -113,11 +114,14 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
   const results = store ? createSharedResults({ store, shared: kv.kind === "upstash" ? kv : null, counters, logSampled }) : null;
   const metrics = createMetrics({ counters, scheduler: transforms, store });
+  // Injected network seams (tests) reach only this thread's fetcher.
+  const downloads = options.sourceDownloadThread && !options.net ? createDownloadThread({ entry: options.sourceDownloadThread, limits: options.fetchLimits }) : null;
+  const sources = options.sourceCacheBytes ? createSourceCache({ maxBytes: options.sourceCacheBytes, downloader: downloads?.download }) : null;
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
-    sources: options.sourceCacheBytes ? createSourceCache({ maxBytes: options.sourceCacheBytes }) : null,
+    sources,
     scheduler: transforms,
-    transform: pool?.transform ?? transformImage,
+    transform: pool?.transform ?? inProcessTransform,
     resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
     shared: results,
     counters,
@@ -215,6 +219,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       await results?.drain();
       await store?.close();
       await pool?.close();
+      await downloads?.close();
+      sources?.close();
       await database.close();
     },
   };

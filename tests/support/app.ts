@@ -4,7 +4,7 @@ import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { DatabaseHandle } from "@/server/db/client";
 import { createImageRouteHandler } from "@/server/delivery/route-handler";
 import { createLogger } from "@/server/log";
-import { TRANSFORM_WORKER_ENTRY, type ServiceOptions } from "@/server/service-options";
+import { DOWNLOAD_THREAD_ENTRY, TRANSFORM_WORKER_ENTRY, type ServiceOptions } from "@/server/service-options";
 import { createServices, type Services } from "@/server/services";
 import { buildSignedUrl } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
@@ -21,6 +21,9 @@ export function testRedisSettings(): { url: string; token: string } | null {
 export function testTransformIsolation(memoryLimitBytes = 512 * 2 ** 20) {
   return { entry: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", TRANSFORM_WORKER_ENTRY), memoryLimitBytes };
 }
+
+/** The built download thread (tests/support/global-setup.ts builds it with the transform worker). */
+export const TEST_DOWNLOAD_THREAD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", DOWNLOAD_THREAD_ENTRY);
 
 export const DEMO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../demo");
 
@@ -59,6 +62,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     transformConcurrency: 2,
     // The real thing: transforms in killable child processes (tests/support/global-setup.ts builds the script).
     transformIsolation: testTransformIsolation(),
+    sourceDownloadThread: TEST_DOWNLOAD_THREAD,
     transformQueue: 16,
     resultCacheBytes: 16 * 1024 * 1024,
     // Off by default in tests: they change keys in the database and expect the next request to see it.

@@ -1,9 +1,9 @@
 import type { Counters } from "@/server/coordination/counters";
 import type { ImageOperations, ResultCache, TransformLimits, TransformResult, Transformer, TransformScheduler } from "@/server/image";
 import type { Claim, SharedResults } from "@/server/result-store/shared-results";
-import type { FetchedSource, SourceFetcher, SourceLocation } from "@/server/source";
+import { isSourceAllowed, type SourceFetcher, type SourceLocation } from "@/server/source";
 import type { BucketSettings } from "@/server/source/s3-source";
-import type { SourceCache } from "@/server/source/source-cache";
+import type { SourceCache, SourceFile } from "@/server/source/source-cache";
 
 /** Which tier answered: in-process (hit), the result store (store), another request's job (shared), or a transform here (miss). */
 export type ResultTier = "hit" | "store" | "shared" | "miss";
@@ -50,8 +50,8 @@ export interface ProduceInput {
    */
   tenant: string;
   location: SourceLocation;
-  /** The project's source policy, asked again at every redirect hop. */
-  mayFollow?: (url: URL) => boolean;
+  /** The project's allowed source hosts, asked again at every redirect hop (contract §5). */
+  sourceHosts?: readonly string[];
   /** A bucket location's settings, its secret opened only when the object is read. */
   bucket?: () => BucketSettings;
   operations: ImageOperations;
@@ -127,21 +127,34 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
 async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
   await input.admit?.();
   const fetchStart = performance.now();
-  const bytes = input.stored ? await input.stored() : (await fetchSource(input, deps)).bytes;
-  const watermark = input.watermark ? await input.watermark() : undefined;
-  const fetchMs = performance.now() - fetchStart;
+  const source = input.stored ? await input.stored() : await fetchSource(input, deps);
+  try {
+    const watermark = input.watermark ? await input.watermark() : undefined;
+    const fetchMs = performance.now() - fetchStart;
 
-  const queued = performance.now();
-  let started = queued;
-  const result = await deps.scheduler.run(input.tenant, (priority) => {
-    started = performance.now();
-    return deps.transform(bytes, input.operations, { accept: input.accept, watermark }, deps.limits, priority);
-  });
-  const transformMs = performance.now() - started;
-  return { ...none, result, sourceBytes: bytes.length, fetchMs, queueMs: started - queued, transformMs, cache: "miss" };
+    const queued = performance.now();
+    let started = queued;
+    const result = await deps.scheduler.run(input.tenant, (priority) => {
+      started = performance.now();
+      return deps.transform(source, input.operations, { accept: input.accept, watermark }, deps.limits, priority);
+    });
+    const transformMs = performance.now() - started;
+    const sourceBytes = Buffer.isBuffer(source) ? source.length : source.size;
+    return { ...none, result, sourceBytes, fetchMs, queueMs: started - queued, transformMs, cache: "miss" };
+  } finally {
+    if (!Buffer.isBuffer(source)) source.release();
+  }
 }
 
-function fetchSource(input: ProduceInput, deps: ProducerDeps): Promise<FetchedSource> {
-  const options = { mayFollow: input.mayFollow, bucket: input.bucket?.() };
-  return deps.sources ? deps.sources.fetch(input.sourceKey, input.location, options, deps.fetcher) : deps.fetcher.fetch(input.location, options);
+/** The source cache's file, or without a cache the downloaded bytes. */
+async function fetchSource(input: ProduceInput, deps: ProducerDeps): Promise<Buffer | SourceFile> {
+  const hosts = input.sourceHosts;
+  const options = {
+    mayFollow: hosts ? (url: URL) => isSourceAllowed({ kind: "remote", url }, hosts) : undefined,
+    // The same policy as data, for a download in another thread.
+    sourceHosts: hosts,
+    bucket: input.bucket?.(),
+  };
+  if (!deps.sources) return (await deps.fetcher.fetch(input.location, options)).bytes;
+  return (await deps.sources.fetch(input.sourceKey, input.location, options, deps.fetcher)).file;
 }

@@ -1,4 +1,4 @@
-import { isSourceAllowed, type SourceLocation } from "@/server/source";
+import type { SourceLocation } from "@/server/source";
 import { describeError } from "@/server/log";
 import { withinLimits, type RequestLimits } from "@/server/ratelimit/enforce-key-limits";
 import type { HttpAnswer } from "@/server/http/answer";
@@ -76,7 +76,7 @@ export async function respond(
         ...job,
         key: address.storeKey,
         sourceKey: address.sourceKey,
-        mayFollow: (url) => isSourceAllowed({ kind: "remote", url }, project.allowedSourceHosts),
+        sourceHosts: project.allowedSourceHosts,
         bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
         admit,
       }),

@@ -5,7 +5,7 @@ export type { OperationSpec } from "./operations/value-parsers";
 export { acceptClass, negotiateFormat, type AcceptClass, type NegotiatedFormat, type SourceTraits } from "./negotiate";
 export { transformImage, type TransformRequest } from "./pipeline";
 export { createTransformScheduler, type JobPriority, type SchedulerOptions, type TransformScheduler } from "./scheduler";
-export type { Transformer } from "./transformer";
+export { inProcessTransform, type TransformInput, type Transformer } from "./transformer";
 export { createResultCache, type ResultCache, type ResultCacheOptions } from "./result-cache";
 export { configureSharp, type SharpSettings } from "./configure-sharp";
 export { DEFAULT_TRANSFORM_LIMITS } from "./limits";

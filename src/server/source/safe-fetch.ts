@@ -50,6 +50,11 @@ export function createSourceFetcher(options: SourceFetcherOptions): SourceFetche
   };
 }
 
+/** A remote source on the real network, without the fetcher's bucket client and local root (the download thread). */
+export function fetchRemoteSource(url: URL, limits: FetchLimits, options: FetchOptions): Promise<FetchedSource> {
+  return fetchRemote(url, { limits, net: defaultNet }, options);
+}
+
 async function fetchRemote(initial: URL, deps: RemoteDeps, { signal, mayFollow, conditional }: FetchOptions): Promise<FetchedSource> {
   const budget = startBudget(deps.limits.timeoutMs, signal);
   const sockets = createSocketSet();

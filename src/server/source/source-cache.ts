@@ -1,89 +1,180 @@
+import { linkSync, writeFileSync } from "node:fs";
+import { unlink } from "node:fs/promises";
+import path from "node:path";
 import CachePolicy from "http-cache-semantics";
+import { createScratchDirectory, type ScratchDirectory } from "@/server/scratch-directory";
+import type { SourceDownloader } from "./download-thread/download-thread";
 import { SOURCE_REQUEST_HEADERS } from "./http-exchange";
 import type { FetchedSource, FetchOptions, SourceFetcher, SourceLocation } from "./types";
 
 export type SourceReuse = "fresh" | "revalidated" | "downloaded";
 
+/** A source's bytes in a file of the cache's directory, the caller's own until it calls `release`. */
+export interface SourceFile {
+  path: string;
+  size: number;
+  release(): void;
+}
+
+/** The fetch options, and the project's source hosts as data for a download in another thread. */
+export type SourceFetchOptions = FetchOptions & { sourceHosts?: readonly string[] };
+
+export interface CachedSource {
+  file: SourceFile;
+  finalUrl: string;
+  reuse: SourceReuse;
+}
+
 export interface SourceCache {
   /**
-   * The source's bytes: from memory while the origin's Cache-Control says they are fresh, after a
-   * conditional request once they are stale (304 keeps them), else downloaded. Concurrent calls with
-   * one key share one download. `key` is the caller's (it carries the project's purge generation and
-   * source policy): this module never interprets it.
+   * The source, as a file: from the cache while the origin's Cache-Control says it is fresh, after a
+   * conditional request once it is stale (304 keeps it), else downloaded. Concurrent calls with one
+   * key share one download. `key` is the caller's (it carries the project's purge generation and source
+   * policy): this module never interprets it.
    */
-  fetch(key: string, location: SourceLocation, options: FetchOptions, fetcher: SourceFetcher): Promise<FetchedSource & { reuse: SourceReuse }>;
+  fetch(key: string, location: SourceLocation, options: SourceFetchOptions, fetcher: SourceFetcher): Promise<CachedSource>;
   stats(): { entries: number; bytes: number; fresh: number; revalidated: number; downloaded: number };
+  /** Removes the files (the callers' included). */
+  close(): void;
 }
 
 interface Entry {
-  source: FetchedSource;
-  policy: CachePolicy;
+  path: string;
+  size: number;
+  finalUrl: string;
+  policy: CachePolicy | null;
+}
+
+interface Loaded {
+  entry: Entry;
+  reuse: SourceReuse;
+  /** Not kept (not storable, too large, or a local file): removed once every caller has its link. */
+  kept: boolean;
 }
 
 /**
  * Recently downloaded originals, so the widths of one photo (a srcset) share one download. The
  * freshness rules are RFC 9111's as a shared cache applies them (http-cache-semantics: s-maxage,
- * max-age, Expires, the Last-Modified heuristic, no-store, private), not ours. Local sources are read
- * from disk each time: that is as cheap as a copy. Bounded by bytes, least recently used out.
+ * max-age, Expires, the Last-Modified heuristic, no-store, private), not ours. Bounded by bytes, least
+ * recently used out. Originals live in files on tmpfs, not on the heap: held buffers of several MB
+ * kept V8's external memory at its limit and the server's thread in full collections (bench:image,
+ * docs/benchmarks.md), and a transform process reads the file directly. Each caller gets its own hard
+ * link, so an original evicted while a transform reads it stays readable until that caller releases it.
  */
-export function createSourceCache(options: { maxBytes: number }): SourceCache {
-  const entries = new Map<string, Entry>();
-  const inflight = new Map<string, Promise<FetchedSource & { reuse: SourceReuse }>>();
-  let bytes = 0;
-  const counts = { fresh: 0, revalidated: 0, downloaded: 0 };
+export interface SourceCacheOptions {
+  maxBytes: number;
+  directory?: ScratchDirectory;
+  /** Where remote sources are downloaded straight into their file (download-thread/); default: the fetcher, here. */
+  downloader?: SourceDownloader;
+}
 
-  function remember(key: string, entry: Entry): void {
-    forget(key);
+export function createSourceCache(options: SourceCacheOptions): SourceCache {
+  const directory = options.directory ?? createScratchDirectory("optstuff-sources-");
+  const entries = new Map<string, Entry>();
+  const inflight = new Map<string, Promise<Loaded>>();
+  let bytes = 0;
+  let sequence = 0;
+  const counts = { fresh: 0, revalidated: 0, downloaded: 0 };
+  const nextPath = (suffix: string) => path.join(directory.path(), `${++sequence}.${suffix}`);
+  const remove = (file: string) => void unlink(file).catch(() => {});
+
+  function remember(key: string, entry: Entry): boolean {
+    const existing = entries.get(key);
+    if (existing) {
+      entries.delete(key);
+      bytes -= existing.size;
+      if (existing.path !== entry.path) remove(existing.path);
+    }
     // One original larger than a quarter of the cache would flush everything else.
-    if (!entry.policy.storable() || entry.source.bytes.length > options.maxBytes / 4) return;
+    if (!entry.policy?.storable() || entry.size > options.maxBytes / 4) return false;
     entries.set(key, entry);
-    bytes += entry.source.bytes.length;
-    for (const [oldest, { source }] of entries) {
+    bytes += entry.size;
+    for (const [oldest, old] of entries) {
       if (bytes <= options.maxBytes) break;
       entries.delete(oldest);
-      bytes -= source.bytes.length;
+      bytes -= old.size;
+      remove(old.path);
     }
+    return true;
   }
 
-  function forget(key: string): void {
-    const existing = entries.get(key);
-    if (!existing) return;
-    entries.delete(key);
-    bytes -= existing.source.bytes.length;
-  }
-
-  async function load(key: string, location: Exclude<SourceLocation, { kind: "local" }>, fetchOptions: FetchOptions, fetcher: SourceFetcher) {
+  async function load(key: string, location: SourceLocation, fetchOptions: SourceFetchOptions, fetcher: SourceFetcher): Promise<Loaded> {
+    if (location.kind === "local") {
+      // Read from disk each time: that is as cheap as a copy.
+      const fetched = await fetcher.fetch(location, fetchOptions);
+      return { entry: write(fetched.bytes, fetched.finalUrl, null), reuse: "downloaded", kept: false };
+    }
     const request = requestOf(location);
     const held = entries.get(key);
-    if (held && held.policy.satisfiesWithoutRevalidation(request)) {
+    if (held?.policy?.satisfiesWithoutRevalidation(request)) {
       remember(key, held); // most recently used
       counts.fresh++;
-      return { ...held.source, reuse: "fresh" as const };
+      return { entry: held, reuse: "fresh", kept: true };
     }
-    const validators = held ? conditionalOf(held.policy.revalidationHeaders(request)) : undefined;
-    const fetched = await fetcher.fetch(location, { ...fetchOptions, conditional: validators });
-    if (held && fetched.notModified && fetched.response) {
+    const validators = held?.policy ? conditionalOf(held.policy.revalidationHeaders(request)) : undefined;
+    const file = nextPath("src");
+    const fetched = await download(location, { ...fetchOptions, conditional: validators }, fetcher, file);
+    if (held?.policy && fetched.notModified && fetched.response) {
       const { policy } = held.policy.revalidatedPolicy(request, fetched.response);
-      remember(key, { source: held.source, policy });
+      const entry = { ...held, policy };
       counts.revalidated++;
-      return { ...held.source, reuse: "revalidated" as const };
+      return { entry, reuse: "revalidated", kept: remember(key, entry) };
     }
-    if (fetched.response) remember(key, { source: fetched, policy: new CachePolicy(request, fetched.response, { shared: true }) });
+    const policy = fetched.response ? new CachePolicy(request, fetched.response, { shared: true }) : null;
+    const entry = { path: file, size: fetched.size, finalUrl: fetched.finalUrl, policy };
     counts.downloaded++;
-    return { ...fetched, reuse: "downloaded" as const };
+    return { entry, reuse: "downloaded", kept: remember(key, entry) };
+  }
+
+  /** The source into `file`: in the download thread for remote sources when there is one, else here. */
+  async function download(location: Exclude<SourceLocation, { kind: "local" }>, fetchOptions: SourceFetchOptions, fetcher: SourceFetcher, file: string) {
+    if (location.kind === "remote" && options.downloader) {
+      return options.downloader({ url: location.url.href, sourceHosts: fetchOptions.sourceHosts, conditional: fetchOptions.conditional }, file);
+    }
+    const fetched = await fetcher.fetch(location, fetchOptions);
+    if (!fetched.notModified) writeSource(file, fetched);
+    return { ...fetched, size: fetched.bytes.length };
+  }
+
+  function write(content: Buffer, finalUrl: string, policy: CachePolicy | null): Entry {
+    const file = nextPath("src");
+    writeSource(file, { bytes: content });
+    return { path: file, size: content.length, finalUrl, policy };
+  }
+
+  /** The caller's own name for the original: linked at once, before anything can evict it. */
+  function handOut({ entry, reuse }: Loaded): CachedSource {
+    const own = nextPath("in");
+    linkSync(entry.path, own);
+    return { file: { path: own, size: entry.size, release: () => remove(own) }, finalUrl: entry.finalUrl, reuse };
   }
 
   return {
     async fetch(key, location, fetchOptions, fetcher) {
-      if (location.kind === "local") return { ...(await fetcher.fetch(location, fetchOptions)), reuse: "downloaded" };
-      const running = inflight.get(key);
-      if (running) return running;
-      const job = load(key, location, fetchOptions, fetcher).finally(() => inflight.delete(key));
-      inflight.set(key, job);
-      return job;
+      let job = inflight.get(key);
+      if (!job) {
+        job = load(key, location, fetchOptions, fetcher);
+        const started = job;
+        inflight.set(key, started);
+        // Every caller waiting on this job links its copy in the microtasks that follow it: the file
+        // of an original that is not kept goes after them.
+        void started.then(
+          (loaded) => setImmediate(() => (loaded.kept ? undefined : remove(loaded.entry.path))),
+          () => undefined,
+        ).finally(() => {
+          if (inflight.get(key) === started) inflight.delete(key);
+        });
+      }
+      return handOut(await job);
     },
     stats: () => ({ entries: entries.size, bytes, ...counts }),
+    close: () => directory.remove(),
   };
+}
+
+/** Synchronous: a few MB into tmpfs is a copy in memory, and the buffer is garbage right after. */
+function writeSource(file: string, source: Pick<FetchedSource, "bytes">): void {
+  writeFileSync(file, source.bytes);
 }
 
 /** The request the cache policy reasons about: the URL's, or for a bucket object its alias and key. */

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { transformProcessEnv } from "@/env";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
-import { configureSharp, DEFAULT_TRANSFORM_LIMITS, parseOperations, transformImage, type TransformLimits } from "@/server/image";
+import { configureSharp, DEFAULT_TRANSFORM_LIMITS, inProcessTransform, parseOperations, transformImage, type TransformLimits } from "@/server/image";
 import { createProcessPool, type ProcessPool } from "@/server/image/isolation/process-pool";
 import { residentBytes } from "@/server/image/isolation/process-memory";
 import { testTransformIsolation } from "../../support/app";
@@ -45,6 +45,24 @@ describe("transform processes", () => {
       const there = await pool.transform(photo, ops, { accept: null }, limits);
       expect(Buffer.compare(there.body, here.body), segment).toBe(0);
       expect({ ...there, body: null }).toEqual({ ...here, body: null });
+    }
+  });
+
+  it("read a source given as a file where it is, and leave that file to its owner", async () => {
+    const photo = await solid(900, 600, [20, 140, 220]).png().toBuffer();
+    const dir = mkdtempSync(path.join(os.tmpdir(), "optstuff-source-file-"));
+    const file = path.join(dir, "photo.png");
+    writeFileSync(file, photo);
+    try {
+      const ops = parseOperations("w_300,f_webp");
+      const fromBytes = await pool.transform(photo, ops, { accept: null }, limits);
+      const fromFile = await pool.transform({ path: file }, ops, { accept: null }, limits);
+      const inProcess = await inProcessTransform({ path: file }, ops, { accept: null }, limits);
+      expect(Buffer.compare(fromFile.body, fromBytes.body)).toBe(0);
+      expect(Buffer.compare(inProcess.body, fromBytes.body)).toBe(0);
+      expect(existsSync(file) && readFileSync(file).equals(photo)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

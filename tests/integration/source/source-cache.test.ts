@@ -1,7 +1,12 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type http from "node:http";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSourceFetcher, parseSource } from "@/server/source";
-import { createSourceCache } from "@/server/source/source-cache";
+import { createScratchDirectory } from "@/server/scratch-directory";
+import { createDownloadThread } from "@/server/source/download-thread/download-thread";
+import { createSourceCache as createCache, type CachedSource, type SourceCacheOptions } from "@/server/source/source-cache";
+import { TEST_DOWNLOAD_THREAD } from "../../support/app";
 import { startOrigin, type Origin } from "../../support/origin";
 
 const fetcher = createSourceFetcher({ limits: { maxBytes: 1_000_000, timeoutMs: 5_000, maxRedirects: 3, allowLoopback: true }, localRoot: null });
@@ -23,20 +28,32 @@ function photo(request: http.IncomingMessage, response: http.ServerResponse): vo
 beforeAll(async () => {
   origin = await startOrigin({ "/photo.jpg": photo, "/missing.jpg": (_q, r) => void r.writeHead(404).end() });
 });
-afterAll(() => origin.close());
+const thread = createDownloadThread({ entry: TEST_DOWNLOAD_THREAD, limits: { maxBytes: 1_000_000, timeoutMs: 5_000, maxRedirects: 3, allowLoopback: true } });
+afterAll(async () => {
+  await origin.close();
+  await thread.close();
+});
 afterEach(() => vi.useRealTimers());
 
+/** What the caller was handed: the file's bytes. */
+const bytesOf = (source: CachedSource) => readFileSync(source.file.path);
 const location = () => parseSource(`http://${origin.host}/photo.jpg`);
 const requestsSince = (before: number) => origin.requests.slice(before);
 
-describe("source cache", () => {
+// The same behaviour whether remote sources are downloaded on this thread or in the download thread.
+describe.each([
+  ["downloaded here", undefined],
+  ["downloaded in the download thread", thread.download],
+] as const)("source cache, %s", (_name, downloader) => {
+  const createSourceCache = (options: SourceCacheOptions) => createCache({ ...options, downloader });
+
   it("shares one download between concurrent fetches of one source", async () => {
     headers = { "Cache-Control": "max-age=60" };
     const cache = createSourceCache({ maxBytes: 1_000_000 });
     const before = origin.requests.length;
     const results = await Promise.all(Array.from({ length: 8 }, () => cache.fetch("k", location(), {}, fetcher)));
     expect(requestsSince(before)).toHaveLength(1);
-    expect(results.every((r) => r.bytes.equals(body))).toBe(true);
+    expect(results.every((r) => bytesOf(r).equals(body))).toBe(true);
     // Fresh for a minute: no request at all.
     expect((await cache.fetch("k", location(), {}, fetcher)).reuse).toBe("fresh");
     expect(requestsSince(before)).toHaveLength(1);
@@ -51,7 +68,7 @@ describe("source cache", () => {
     vi.setSystemTime(Date.now() + 11_000);
     const revalidated = await cache.fetch("k", location(), {}, fetcher);
     expect(revalidated.reuse).toBe("revalidated");
-    expect(revalidated.bytes.equals(body)).toBe(true);
+    expect(bytesOf(revalidated).equals(body)).toBe(true);
     const [, conditional] = requestsSince(before);
     expect(conditional!.headers["if-none-match"]).toBe('"v1"');
     // Fresh again after the 304.
@@ -62,7 +79,7 @@ describe("source cache", () => {
     headers = { "Cache-Control": "max-age=10", ETag: '"v2"' };
     const changed = await cache.fetch("k", location(), {}, fetcher);
     expect(changed.reuse).toBe("downloaded");
-    expect(changed.bytes.equals(body)).toBe(true);
+    expect(bytesOf(changed).equals(body)).toBe(true);
   });
 
   it("revalidates with If-Modified-Since when the origin gives only Last-Modified", async () => {
@@ -107,5 +124,42 @@ describe("source cache", () => {
     expect((await cache.fetch("a", location(), {}, fetcher)).reuse).toBe("fresh");
     expect((await cache.fetch("b", location(), {}, fetcher)).reuse).toBe("downloaded");
     expect(requestsSince(before)).toHaveLength(1);
+  });
+
+  it("hands each caller its own file, readable after eviction until released; nothing stays behind", async () => {
+    headers = { "Cache-Control": "max-age=60" };
+    body = Buffer.alloc(10_000, 4);
+    const directory = createScratchDirectory("optstuff-test-sources-");
+    const cache = createSourceCache({ maxBytes: 40_000, directory });
+    const [first, second] = await Promise.all([cache.fetch("a", location(), {}, fetcher), cache.fetch("a", location(), {}, fetcher)]);
+    expect(first!.file.path).not.toBe(second!.file.path);
+    // Four newer originals push "a" out of the cache while its callers still hold it.
+    for (const key of ["b", "c", "d", "e"]) await cache.fetch(key, location(), {}, fetcher).then((s) => s.file.release());
+    expect(cache.stats()).toMatchObject({ entries: 4, bytes: 40_000 });
+    expect(bytesOf(first!).equals(body)).toBe(true);
+    expect(first!.file.size).toBe(body.length);
+    first!.file.release();
+    second!.file.release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Only the four kept originals remain.
+    expect(readdirSync(directory.path())).toHaveLength(4);
+    cache.close();
+    expect(existsSync(path.dirname(first!.file.path))).toBe(false);
+  });
+
+  it("removes an original it does not keep once every caller has its own copy", async () => {
+    headers = { "Cache-Control": "no-store" };
+    body = Buffer.alloc(5_000, 5);
+    const directory = createScratchDirectory("optstuff-test-sources-");
+    const cache = createSourceCache({ maxBytes: 1_000_000, directory });
+    const handed = await Promise.all(Array.from({ length: 3 }, () => cache.fetch("n", location(), {}, fetcher)));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readdirSync(directory.path()).sort()).toEqual(handed.map((s) => path.basename(s.file.path)).sort());
+    expect(handed.every((s) => bytesOf(s).equals(body))).toBe(true);
+    for (const s of handed) s.file.release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readdirSync(directory.path())).toEqual([]);
+    cache.close();
   });
 });

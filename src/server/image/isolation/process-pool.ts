@@ -1,10 +1,11 @@
 import { fork, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { readFile, unlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import type { JobPriority } from "../scheduler";
 import path from "node:path";
 import { AppError } from "@/server/errors";
+import { createScratchDirectory } from "@/server/scratch-directory";
 import type { SharpSettings } from "../configure-sharp";
 import type { Transformer } from "../transformer";
 import type { ChildSettings, JobMessage, JobReply } from "./protocol";
@@ -64,8 +65,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const recycleBytes = options.recycleBytes ?? Math.min(160 * 2 ** 20, options.memoryLimitBytes / 2);
   const watchIntervalMs = options.watchIntervalMs ?? 25;
   const settings: ChildSettings = { sharp: options.sharp ?? {} };
-  // Made on first use: a process that never transforms (the CLI) leaves nothing behind.
-  let directory: string | null = null;
+  const scratch = createScratchDirectory("optstuff-transform-");
   // Niceness can only be raised without privileges, so each process keeps the priority it started with.
   const idle: Record<JobPriority, Worker[]> = { normal: [], background: [] };
   const all = new Set<Worker>();
@@ -142,10 +142,12 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const transform: Transformer = async (input, ops, request, limits, priority = "normal") => {
     if (closed) throw new AppError("NOT_READY", { detail: "transform pool closed" });
     const id = ++sequence;
-    directory ??= makeJobDirectory();
+    const directory = scratch.path();
+    // A source already in a file (the source cache's) is read from there: its bytes are never copied.
+    const given = Buffer.isBuffer(input) ? null : input.path;
     const job: JobMessage = {
       id,
-      inputPath: path.join(directory, `${id}.in`),
+      inputPath: given ?? path.join(directory, `${id}.in`),
       outputPath: path.join(directory, `${id}.out`),
       ...(request.watermark ? { watermarkPath: path.join(directory, `${id}.wm`) } : {}),
       ops,
@@ -153,13 +155,13 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       limits,
     };
     try {
-      await writeFile(job.inputPath, input);
+      if (Buffer.isBuffer(input)) await writeFile(job.inputPath, input);
       if (job.watermarkPath && request.watermark) await writeFile(job.watermarkPath, request.watermark);
       const worker = acquire(priority);
       await worker.ready;
       return await runJob(worker, job);
     } finally {
-      void unlink(job.inputPath).catch(() => {});
+      if (!given) void unlink(job.inputPath).catch(() => {});
       void unlink(job.outputPath).catch(() => {});
       if (job.watermarkPath) void unlink(job.watermarkPath).catch(() => {});
     }
@@ -240,33 +242,9 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
         worker.child.kill("SIGKILL");
       }));
       await Promise.all(exits);
-      if (directory) rmSync(directory, { recursive: true, force: true });
+      scratch.remove();
     },
   };
-}
-
-const DIRECTORY_PREFIX = "optstuff-transform-";
-
-/**
- * tmpfs when there is one (the bytes never touch a disk), named for this process; folders left by
- * servers that died without closing (kill -9) are removed first.
- */
-function makeJobDirectory(): string {
-  const parent = existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
-  for (const name of readdirSync(parent)) {
-    const owner = Number(new RegExp(`^${DIRECTORY_PREFIX}(\\d+)-`).exec(name)?.[1]);
-    if (owner && owner !== process.pid && !isAlive(owner)) rmSync(path.join(parent, name), { recursive: true, force: true });
-  }
-  return mkdtempSync(path.join(parent, `${DIRECTORY_PREFIX}${process.pid}-`));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function lowerPriority(pid: number, nice: number): void {

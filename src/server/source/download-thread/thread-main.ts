@@ -1,0 +1,33 @@
+import { writeFileSync } from "node:fs";
+import { parentPort, workerData } from "node:worker_threads";
+import { toAppError } from "@/server/errors";
+import { isSourceAllowed } from "../allowlist";
+import { fetchRemoteSource } from "../safe-fetch";
+import type { DownloadMessage, DownloadReply, DownloadThreadSettings } from "./protocol";
+
+/**
+ * The download thread: the same guarded fetcher as the server's (address policy, redirect policy,
+ * byte and time limits), in its own V8 isolate. A source's buffers are allocated, collected and written
+ * to their file here, so several MB per image never reach the server thread's heap, whose full
+ * collections they used to start (bench:image, docs/benchmarks.md).
+ */
+const settings = workerData as DownloadThreadSettings;
+
+parentPort?.on("message", (message: DownloadMessage) => {
+  void download(message).then((reply) => parentPort?.postMessage(reply));
+});
+
+async function download(message: DownloadMessage): Promise<DownloadReply> {
+  try {
+    const hosts = message.sourceHosts;
+    const fetched = await fetchRemoteSource(new URL(message.url), settings.limits, {
+      mayFollow: hosts ? (url) => isSourceAllowed({ kind: "remote", url }, hosts) : undefined, conditional: message.conditional,
+    });
+    if (!fetched.notModified) writeFileSync(message.file, fetched.bytes);
+    const { finalUrl, response, notModified } = fetched;
+    return { id: message.id, ok: true, downloaded: { size: fetched.bytes.length, finalUrl, response, notModified } };
+  } catch (thrown) {
+    const error = toAppError(thrown);
+    return { id: message.id, ok: false, error: { code: error.code, message: error.publicMessage, detail: error.detail, headers: error.headers } };
+  }
+}
