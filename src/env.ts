@@ -167,7 +167,10 @@ const envSchema = z.object({
   OPTSTUFF_RESULT_STORE_S3_PREFIX: z.string().default("results/"),
   /** Path-style URLs (MinIO and most self-hosted servers). Default on when an endpoint is set. */
   OPTSTUFF_RESULT_STORE_S3_PATH_STYLE: z.enum(["auto", "on", "off"]).default("auto"),
-  /** Recently downloaded sources kept in memory so one photo's widths share a download. Default 64 MB; 0 disables it. */
+  /**
+   * Recently downloaded sources kept so one photo's widths share a download, as files in a folder of
+   * the server's on /dev/shm (tmpfs: memory, but off the server's heap). Default 64 MB; 0 disables it.
+   */
   OPTSTUFF_SOURCE_CACHE_BYTES: int(64 * 1024 * 1024),
   /** Share of successful image requests written to the request log, 0 to 1. Default 1 (all). */
   OPTSTUFF_REQUEST_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
