@@ -77,3 +77,25 @@ async function startThrowawayCluster(bin: string): Promise<PostgresServer> {
     throw new Error(`could not start a throwaway PostgreSQL cluster with ${bin} (set TEST_DATABASE_URL to use an existing server)\n${tail}`, { cause: error });
   }
 }
+
+/**
+ * The environment that runs the app on a fresh database of `server` as production does (DATABASE_URL,
+ * given secrets), and how to drop it afterwards.
+ */
+export async function productionDatabaseEnv(server: PostgresServer): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const { default: postgres } = await import("postgres");
+  const { randomBytes } = await import("node:crypto");
+  const admin = postgres(server.url, { max: 1, onnotice: () => {} });
+  const name = `optstuff_bench_${randomBytes(6).toString("hex")}`;
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(server.url);
+  url.pathname = `/${name}`;
+  const secret = () => randomBytes(32).toString("base64url");
+  return {
+    env: { DATABASE_URL: url.toString(), OPTSTUFF_KEY_ENCRYPTION_SECRET: secret(), BETTER_AUTH_SECRET: secret(), CRON_SECRET: secret() },
+    async drop() {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end({ timeout: 5 });
+    },
+  };
+}
