@@ -26,7 +26,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { drive, fmt, percentile, summarise, type Summary } from "./lib/load";
-import { cpuMsOfTree, machineBusyMs, mappedFilesOfTree, peakRssOfTree } from "./lib/process-memory";
+import { cpuMsOfProcess, cpuMsOfTree, machineBusyMs, mappedFilesOfTree, peakRssOfTree } from "./lib/process-memory";
 import { buildPeerIfNeeded, freePort, killAll, PEER_DIR, prepareOurApp, startOrigin, startProcess, stop, type Origin, type OurApp } from "./lib/servers";
 import { productionDatabaseEnv, startPostgres } from "./lib/postgres";
 import { makeSources, type Source, type SourceKind } from "./lib/sources";
@@ -82,6 +82,8 @@ interface RunResult extends Summary {
   warnings: string[];
   /** Origin requests per image (ipx sends a HEAD before each GET). */
   originRequestsPerImage?: number;
+  /** CPU of the server's own process (its threads, not its transform processes) per request: the signed route only. */
+  serverCpuMsPerRequest?: number;
   /** CPU of the benchmark process itself (load generator + origin) per request. */
   clientCpuMsPerRequest?: number;
   /**
@@ -204,10 +206,12 @@ async function runHttp(ctx: Context, id: Exclude<ContenderId, "raw">, source: So
   const originBefore = ctx.origin.counts.GET + ctx.origin.counts.HEAD;
   const clientBefore = process.cpuUsage();
   const cpuBefore = cpuMsOfTree(child.pid!);
+  const serverBefore = cpuMsOfProcess(child.pid!);
   const machineBefore = machineBusyMs();
   const measured = await drive(REQUESTS[source.kind], concurrency, request("measure"));
   const machineMs = machineBusyMs() - machineBefore;
   const cpuMs = cpuMsOfTree(child.pid!) - cpuBefore;
+  const serverMs = cpuMsOfProcess(child.pid!) - serverBefore;
   const client = process.cpuUsage(clientBefore);
   const clientMs = (client.user + client.system) / 1000;
   const peak = peakRssOfTree(child.pid!);
@@ -222,6 +226,7 @@ async function runHttp(ctx: Context, id: Exclude<ContenderId, "raw">, source: So
     first: await inspectOutput(first!, source),
     warnings: [],
     originRequestsPerImage: originRequests / measured.latencies.length,
+    ...(id === "ours" ? { serverCpuMsPerRequest: serverMs / measured.latencies.length } : {}),
     clientCpuMsPerRequest: clientMs / measured.latencies.length,
     otherLoad: otherLoad(machineMs, cpuMs + clientMs, measured.wallMs),
     sharpFiles,
@@ -444,7 +449,8 @@ async function main(): Promise<void> {
       for (const id of CONTENDERS) {
         const r = id === "raw" ? await runRaw(ctx, source, concurrency) : await runHttp(ctx, id, source, concurrency);
         results.push(r);
-        console.log(`  ${r.label} ${source.kind} c${concurrency}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50)} ms, ${fmt(r.cpuMsPerRequest, 0)} CPU ms/img, ${fmt(r.peakRssMb, 0)} MB${r.first.comparable ? "" : ` — not comparable: ${r.first.note}`}`);
+        const server = r.serverCpuMsPerRequest === undefined ? "" : ` (server process ${fmt(r.serverCpuMsPerRequest, 0)})`;
+        console.log(`  ${r.label} ${source.kind} c${concurrency}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50)} ms, ${fmt(r.cpuMsPerRequest, 0)} CPU ms/img${server}, ${fmt(r.peakRssMb, 0)} MB${r.first.comparable ? "" : ` — not comparable: ${r.first.note}`}`);
       }
     }
   }

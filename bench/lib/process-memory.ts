@@ -27,6 +27,17 @@ export function cpuMsOfTree(rootPid: number): number {
   }, 0);
 }
 
+/** CPU time of one process (all its threads), without its children, in milliseconds. */
+export function cpuMsOfProcess(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [utime, stime] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(11, 13).map(Number) as [number, number];
+    return ((utime + stime) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 function treeOf(rootPid: number): number[] {
   const parents = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
