@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -105,5 +105,28 @@ describe("download thread", () => {
     const target = file();
     await thread.download({ url: url("/photo.jpg"), sourceHosts: [origin.host] }, target);
     expect(readFileSync(target).equals(photo)).toBe(true);
+  });
+
+  it("fails only the downloads in flight when its thread dies, and starts a new thread for the next", async () => {
+    // A thread that dies on a URL naming "crash" and answers every other at once.
+    const entry = path.join(dir, "dies-on-crash.mjs");
+    writeFileSync(
+      entry,
+      `import { parentPort } from "node:worker_threads";
+parentPort.on("message", (m) => {
+  if (m.url.includes("crash")) process.exit(3);
+  parentPort.postMessage({ id: m.id, ok: true, downloaded: { size: 1, finalUrl: m.url } });
+});`,
+    );
+    const flaky = createDownloadThread({ entry, limits });
+    try {
+      const crashed = await flaky.download({ url: "http://example.test/crash", sourceHosts: undefined }, file()).catch((e: unknown) => e);
+      expect(crashed).toBeInstanceOf(AppError);
+      expect((crashed as AppError).code).toBe("INTERNAL");
+      expect((crashed as AppError).detail).toMatch(/exited \(code 3\)/);
+      await expect(flaky.download({ url: "http://example.test/fine", sourceHosts: undefined }, file())).resolves.toMatchObject({ finalUrl: "http://example.test/fine" });
+    } finally {
+      await flaky.close();
+    }
   });
 });
