@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildSignedUrl } from "@/server/signing";
 import { startServedApp, type ServedApp } from "../support/browser";
 import type { ContractFixture } from "../support/contract-fixture";
@@ -62,6 +62,8 @@ function expectError(answer: Wire, status: number, code: string): void {
 
 const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64">${'<rect x="8" y="8" width="48" height="48" fill="#2a6"/>'.repeat(40)}</svg>`;
 const IMMUTABLE = "public, max-age=31536000, s-maxage=31536000, immutable";
+/** The served app's source byte cap: remote sources are downloaded under it in the download thread. */
+const SOURCE_CAP = 2 * 1024 * 1024;
 
 for (const server of ["npm start", "next start"] as const) {
   describe(`contract §4 on the wire (${server})`, () => {
@@ -69,6 +71,7 @@ for (const server of ["npm start", "next start"] as const) {
     let origin: Origin;
     let elsewhere: Origin;
     let fixture: ContractFixture;
+    let endlessClosed = false;
     const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-wire-sources-"));
 
     beforeAll(async () => {
@@ -85,9 +88,20 @@ for (const server of ["npm start", "next start"] as const) {
         "/broken": (_request, response) => void response.writeHead(500).end("upstream broke"),
         "/gone": (_request, response) => void response.writeHead(404).end("no such image"),
         "/slow": () => {}, // never answers: the download times out
+        // Past the byte cap: declared up front, or a chunked body that never ends (written until the socket closes).
+        "/declared-huge": (_request, response) => void response.writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": String(SOURCE_CAP * 4) }).end(),
+        "/endless": (_request, response) => {
+          response.writeHead(200, { "Content-Type": "image/jpeg" });
+          const chunk = Buffer.alloc(64 * 1024, 0xff);
+          const timer = setInterval(() => response.write(chunk), 2);
+          response.on("close", () => {
+            clearInterval(timer);
+            endlessClosed = true;
+          });
+        },
       });
       app = await startServedApp(
-        { OPTSTUFF_LOCAL_SOURCE_ROOT: root, OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "true", OPTSTUFF_FETCH_TIMEOUT_MS: "1500", OPTSTUFF_TRANSFORM_CONCURRENCY: "1", OPTSTUFF_TRANSFORM_QUEUE: "2" },
+        { OPTSTUFF_LOCAL_SOURCE_ROOT: root, OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "true", OPTSTUFF_FETCH_TIMEOUT_MS: "1500", OPTSTUFF_MAX_SOURCE_BYTES: String(SOURCE_CAP), OPTSTUFF_TRANSFORM_CONCURRENCY: "1", OPTSTUFF_TRANSFORM_QUEUE: "2" },
         (dataDir) => {
           const out = path.join(dataDir, "fixture.json");
           const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/support/contract-fixture.ts", out, origin.host], {
@@ -262,6 +276,13 @@ for (const server of ["npm start", "next start"] as const) {
       for (const source of ["s3/Media/photo.jpg", "s3/media", "s3/media/a\u0001b.jpg"]) {
         expectError(await wire(url("w_100", source)), 400, "INVALID_SOURCE");
       }
+    });
+
+    it("413 for a source over the byte cap, declared or endless, cut at the cap (not the timeout) with the origin's connection closed", async () => {
+      expectError(await wire(url("w_30", `http://${origin.host}/declared-huge`)), 413, "SOURCE_TOO_LARGE");
+      // Cut at the cap: a download left to the 1500 ms budget would answer 504 SOURCE_TIMEOUT instead.
+      expectError(await wire(url("w_30", `http://${origin.host}/endless`)), 413, "SOURCE_TOO_LARGE");
+      await vi.waitFor(() => expect(endlessClosed).toBe(true), { timeout: 2_000 });
     });
 
     it("502 when an allowed origin redirects to a host the project did not allow, which is never connected to", async () => {
