@@ -4,10 +4,12 @@
  * product runs against, so when neither is available this fails and says why.
  */
 import { execFile, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import postgres from "postgres";
 import { freePort } from "../../tools/redis-rest/free-port";
 
 const run = promisify(execFile);
@@ -83,8 +85,6 @@ async function startThrowawayCluster(bin: string): Promise<PostgresServer> {
  * given secrets), and how to drop it afterwards.
  */
 export async function productionDatabaseEnv(server: PostgresServer): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  const { default: postgres } = await import("postgres");
-  const { randomBytes } = await import("node:crypto");
   const admin = postgres(server.url, { max: 1, onnotice: () => {} });
   const name = `optstuff_bench_${randomBytes(6).toString("hex")}`;
   await admin.unsafe(`create database ${name}`);

@@ -142,6 +142,23 @@ export function toAppError(value: unknown): AppError {
   return isAppError(value) ? value : new AppError("INTERNAL", { cause: value, detail: describeCause(value) });
 }
 
+/** An error as it crosses to or from a transform process or the download thread (structured clone). */
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  detail: string | undefined;
+  headers: Record<string, string>;
+}
+
+export function toWireError(thrown: unknown): WireError {
+  const error = toAppError(thrown);
+  return { code: error.code, message: error.publicMessage, detail: error.detail, headers: error.headers };
+}
+
+export function fromWireError(wire: WireError): AppError {
+  return new AppError(wire.code, { message: wire.message, detail: wire.detail, headers: wire.headers });
+}
+
 function describeCause(value: unknown): string {
   return value instanceof Error ? `${value.name}: ${value.message}` : String(value);
 }

@@ -1,7 +1,7 @@
 import type { Counters } from "@/server/coordination/counters";
 import type { ImageOperations, ResultCache, TransformLimits, TransformResult, Transformer, TransformScheduler } from "@/server/image";
 import type { Claim, SharedResults } from "@/server/result-store/shared-results";
-import { isSourceAllowed, type SourceFetcher, type SourceLocation } from "@/server/source";
+import { redirectsWithin, type SourceFetcher, type SourceLocation } from "@/server/source";
 import type { BucketSettings } from "@/server/source/s3-source";
 import type { SourceCache, SourceFile } from "@/server/source/source-cache";
 
@@ -148,11 +148,10 @@ async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promi
 
 /** The source cache's file, or without a cache the downloaded bytes. */
 async function fetchSource(input: ProduceInput, deps: ProducerDeps): Promise<Buffer | SourceFile> {
-  const hosts = input.sourceHosts;
   const options = {
-    mayFollow: hosts ? (url: URL) => isSourceAllowed({ kind: "remote", url }, hosts) : undefined,
+    mayFollow: redirectsWithin(input.sourceHosts),
     // The same policy as data, for a download in another thread.
-    sourceHosts: hosts,
+    sourceHosts: input.sourceHosts,
     bucket: input.bucket?.(),
   };
   if (!deps.sources) return (await deps.fetcher.fetch(input.location, options)).bytes;

@@ -48,6 +48,11 @@ export function normaliseHostEntry(entry: string): HostEntry | null {
   return { kind: "host", host: bareHost(url.hostname), subdomainsOnly, scheme, port };
 }
 
+/** The fetcher's redirect check for a project's list (contract §5); undefined asks nothing at redirects. */
+export function redirectsWithin(allowedHosts: readonly string[] | undefined): ((url: URL) => boolean) | undefined {
+  return allowedHosts ? (url) => isSourceAllowed({ kind: "remote", url }, allowedHosts) : undefined;
+}
+
 /** Whether a project's allowed-source list admits this location. An empty list refuses everything. */
 export function isSourceAllowed(location: SourceLocation, allowedHosts: readonly string[]): boolean {
   const entries = normalisedEntries(allowedHosts);

@@ -5,7 +5,7 @@ import CachePolicy from "http-cache-semantics";
 import { createScratchDirectory, type ScratchDirectory } from "@/server/scratch-directory";
 import type { SourceDownloader } from "./download-thread/download-thread";
 import { SOURCE_REQUEST_HEADERS } from "./http-exchange";
-import type { FetchedSource, FetchOptions, SourceFetcher, SourceLocation } from "./types";
+import type { FetchOptions, SourceFetcher, SourceLocation } from "./types";
 
 export type SourceReuse = "fresh" | "revalidated" | "downloaded";
 
@@ -101,8 +101,9 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
   async function load(key: string, location: SourceLocation, fetchOptions: SourceFetchOptions, fetcher: SourceFetcher): Promise<Loaded> {
     if (location.kind === "local") {
       // Read from disk each time: that is as cheap as a copy.
-      const fetched = await fetcher.fetch(location, fetchOptions);
-      return { entry: write(fetched.bytes, fetched.finalUrl, null), reuse: "downloaded", kept: false };
+      const file = nextPath("src");
+      const { size, finalUrl } = await download(location, fetchOptions, fetcher, file);
+      return { entry: { path: file, size, finalUrl, policy: null }, reuse: "downloaded", kept: false };
     }
     const request = requestOf(location);
     const held = entries.get(key);
@@ -127,19 +128,14 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
   }
 
   /** The source into `file`: in the download thread for remote sources when there is one, else here. */
-  async function download(location: Exclude<SourceLocation, { kind: "local" }>, fetchOptions: SourceFetchOptions, fetcher: SourceFetcher, file: string) {
+  async function download(location: SourceLocation, fetchOptions: SourceFetchOptions, fetcher: SourceFetcher, file: string) {
     if (location.kind === "remote" && options.downloader) {
       return options.downloader({ url: location.url.href, sourceHosts: fetchOptions.sourceHosts, conditional: fetchOptions.conditional }, file);
     }
     const fetched = await fetcher.fetch(location, fetchOptions);
-    if (!fetched.notModified) writeSource(file, fetched);
+    // Synchronous: a few MB into tmpfs is a copy in memory, and the buffer is garbage right after.
+    if (!fetched.notModified) writeFileSync(file, fetched.bytes);
     return { ...fetched, size: fetched.bytes.length };
-  }
-
-  function write(content: Buffer, finalUrl: string, policy: CachePolicy | null): Entry {
-    const file = nextPath("src");
-    writeSource(file, { bytes: content });
-    return { path: file, size: content.length, finalUrl, policy };
   }
 
   /** The caller's own name for the original: linked at once, before anything can evict it. */
@@ -170,11 +166,6 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
     stats: () => ({ entries: entries.size, bytes, ...counts }),
     close: () => directory.remove(),
   };
-}
-
-/** Synchronous: a few MB into tmpfs is a copy in memory, and the buffer is garbage right after. */
-function writeSource(file: string, source: Pick<FetchedSource, "bytes">): void {
-  writeFileSync(file, source.bytes);
 }
 
 /** The request the cache policy reasons about: the URL's, or for a bucket object its alias and key. */

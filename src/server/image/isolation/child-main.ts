@@ -1,5 +1,5 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { toAppError } from "@/server/errors";
+import { toWireError } from "@/server/errors";
 import { configureSharp } from "../configure-sharp";
 import { transformImage } from "../pipeline";
 import type { ChildSettings, JobMessage, JobReply } from "./protocol";
@@ -30,7 +30,6 @@ async function run(job: JobMessage): Promise<JobReply> {
     await writeFile(job.outputPath, body);
     return { id: job.id, ok: true, result };
   } catch (thrown) {
-    const error = toAppError(thrown);
-    return { id: job.id, ok: false, error: { code: error.code, message: error.publicMessage, detail: error.detail } };
+    return { id: job.id, ok: false, error: toWireError(thrown) };
   }
 }

@@ -4,7 +4,7 @@ import { readFile, unlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import type { JobPriority } from "../scheduler";
 import path from "node:path";
-import { AppError } from "@/server/errors";
+import { AppError, fromWireError } from "@/server/errors";
 import { createScratchDirectory } from "@/server/scratch-directory";
 import type { SharpSettings } from "../configure-sharp";
 import type { Transformer } from "../transformer";
@@ -211,7 +211,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
         // A reply racing a kill, or one for another job, is not this job's answer.
         if (reason || reply.id !== job.id) return;
         if (!reply.ok) {
-          finish(() => reject(new AppError(reply.error.code, { message: reply.error.message, detail: reply.error.detail })), true);
+          finish(() => reject(fromWireError(reply.error)), true);
           return;
         }
         readFile(job.outputPath).then(

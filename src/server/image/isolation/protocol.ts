@@ -1,4 +1,4 @@
-import type { ErrorCode } from "@/server/errors";
+import type { WireError } from "@/server/errors";
 import type { TransformResult } from "../types";
 import type { ImageOperations, TransformLimits } from "../types";
 import type { SharpSettings } from "../configure-sharp";
@@ -21,7 +21,7 @@ export interface JobMessage {
 
 export type JobReply =
   | { id: number; ok: true; result: Omit<TransformResult, "body"> }
-  | { id: number; ok: false; error: { code: ErrorCode; message: string; detail: string | undefined } };
+  | { id: number; ok: false; error: WireError };
 
 /** Passed as the child's first argument. */
 export interface ChildSettings {

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import { AppError } from "@/server/errors";
+import { AppError, fromWireError } from "@/server/errors";
 import type { FetchLimits } from "../types";
 import type { DownloadMessage, DownloadReply, DownloadRequest, Downloaded, DownloadThreadSettings } from "./protocol";
 
@@ -42,7 +42,7 @@ export function createDownloadThread(options: { entry: string; limits: FetchLimi
       if (!waiting) return;
       pending.delete(reply.id);
       if (reply.ok) waiting.resolve(reply.downloaded);
-      else waiting.reject(new AppError(reply.error.code, { message: reply.error.message, detail: reply.error.detail, headers: reply.error.headers }));
+      else waiting.reject(fromWireError(reply.error));
     });
     const fail = (detail: string) => {
       if (worker === thread) worker = null;

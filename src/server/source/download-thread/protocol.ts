@@ -1,4 +1,4 @@
-import type { ErrorCode } from "@/server/errors";
+import type { WireError } from "@/server/errors";
 import type { FetchLimits } from "../types";
 
 /** A remote source to download into `file`, with the project's source policy asked at every redirect. */
@@ -24,7 +24,7 @@ export interface DownloadMessage extends DownloadRequest {
 
 export type DownloadReply =
   | { id: number; ok: true; downloaded: Downloaded }
-  | { id: number; ok: false; error: { code: ErrorCode; message: string; detail: string | undefined; headers: Record<string, string> } };
+  | { id: number; ok: false; error: WireError };
 
 /** The thread's workerData. */
 export interface DownloadThreadSettings {

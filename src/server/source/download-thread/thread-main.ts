@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
-import { toAppError } from "@/server/errors";
-import { isSourceAllowed } from "../allowlist";
+import { toWireError } from "@/server/errors";
+import { redirectsWithin } from "../allowlist";
 import { fetchRemoteSource } from "../safe-fetch";
 import type { DownloadMessage, DownloadReply, DownloadThreadSettings } from "./protocol";
 
@@ -19,15 +19,13 @@ parentPort?.on("message", (message: DownloadMessage) => {
 
 async function download(message: DownloadMessage): Promise<DownloadReply> {
   try {
-    const hosts = message.sourceHosts;
     const fetched = await fetchRemoteSource(new URL(message.url), settings.limits, {
-      mayFollow: hosts ? (url) => isSourceAllowed({ kind: "remote", url }, hosts) : undefined, conditional: message.conditional,
+      mayFollow: redirectsWithin(message.sourceHosts), conditional: message.conditional,
     });
     if (!fetched.notModified) writeFileSync(message.file, fetched.bytes);
     const { finalUrl, response, notModified } = fetched;
     return { id: message.id, ok: true, downloaded: { size: fetched.bytes.length, finalUrl, response, notModified } };
   } catch (thrown) {
-    const error = toAppError(thrown);
-    return { id: message.id, ok: false, error: { code: error.code, message: error.publicMessage, detail: error.detail, headers: error.headers } };
+    return { id: message.id, ok: false, error: toWireError(thrown) };
   }
 }
