@@ -3,7 +3,8 @@ import type { TransformResult } from "@/server/image";
 /**
  * Durable, shared results (the L2 behind the in-process cache): files under the data directory on the
  * embedded default, an S3-compatible bucket when scaled out. A lost object costs one transform; a
- * damaged one is detected on read (length and SHA-256), deleted and reported as a miss, never served.
+ * damaged one is detected on read (length and SHA-256) and reported as a miss, never served; the
+ * write-back of that miss's transform replaces it.
  *
  * Keys are `/`-separated segments of [A-Za-z0-9_-] built by result-keys.ts (project / source / variant),
  * so a purge deletes by prefix on either backend.
