@@ -35,13 +35,25 @@ function startInstance(store: ResultStoreSettings): Promise<string> {
   });
 }
 
-/** Transforms the instance made itself (`optstuff_results_total{tier="transform"}`), and its lease failures. */
-async function transformsOf(base: string): Promise<number> {
+interface Made {
+  /** Transforms the instance made itself (`optstuff_results_total{tier="transform"}`). */
+  transforms: number;
+  /** Store reads and writes and lease calls that failed or missed their budget: each may cost one more transform, by design. */
+  misses: number;
+}
+
+async function madeBy(base: string): Promise<Made> {
   const text = await (await fetch(`${base}/admin/metrics`)).text();
-  const leaseFailures = Number(/optstuff_redis_failures_total\{use="transformLease"\} (\d+)/.exec(text)?.[1] ?? 0);
-  const storeFailures = [...text.matchAll(/optstuff_result_store_failures_total\{operation="(\w+)"\} (\d+)/g)].map((m) => `${m[1]} ${m[2]}`);
-  if (leaseFailures > 0 || storeFailures.length > 0) console.log(`${base}: ${leaseFailures} lease calls and store calls ${storeFailures.join(", ")} failed or missed their budget`);
-  return Number(/optstuff_results_total\{tier="transform"\} (\d+)/.exec(text)?.[1] ?? 0);
+  const count = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
+  return {
+    transforms: count(/optstuff_results_total\{tier="transform"\} (\d+)/g),
+    misses: count(/optstuff_redis_failures_total\{use="transformLease"\} (\d+)/g) + count(/optstuff_result_store_failures_total\{operation="\w+"\} (\d+)/g),
+  };
+}
+
+async function madeByAll(instances: string[]): Promise<Made> {
+  const each = await Promise.all(instances.map(madeBy));
+  return { transforms: each.reduce((sum, m) => sum + m.transforms, 0), misses: each.reduce((sum, m) => sum + m.misses, 0) };
 }
 
 beforeAll(async () => {
@@ -93,7 +105,7 @@ describe.skipIf(!shared)("three instances sharing PostgreSQL, Redis and an S3-co
     // Instances that have served a request (connections to Redis, the store and the database open),
     // as in production before a burst.
     for (const base of instances) expect((await fetch(image(base, 50))).status).toBe(200);
-    const warm = (await Promise.all(instances.map(transformsOf))).reduce((a, b) => a + b, 0);
+    const warm = await madeByAll(instances);
 
     const requests = Array.from({ length: 100 }, (_, i) => image(instances[i % 3]!, 100 + 10 * (i % 10)));
     const responses = await Promise.all(requests.map((url) => fetch(url)));
@@ -102,10 +114,15 @@ describe.skipIf(!shared)("three instances sharing PostgreSQL, Redis and an S3-co
     // Every answer for one variant is the same bytes, wherever it was made or read.
     for (let i = 10; i < 100; i++) expect(bodies[i]!.equals(bodies[i % 10]!)).toBe(true);
 
-    const transforms = (await Promise.all(instances.map(transformsOf))).reduce((a, b) => a + b, 0) - warm;
-    console.log(`10 cold variants × 100 requests on 3 instances: ${transforms} transforms, ${origin.requests.length} source downloads`);
+    const after = await madeByAll(instances);
+    const transforms = after.transforms - warm.transforms;
+    const misses = after.misses - warm.misses;
+    console.log(`10 cold variants × 100 requests on 3 instances: ${transforms} transforms, ${misses} budget misses, ${origin.requests.length} source downloads`);
     expect(transforms).toBeGreaterThanOrEqual(10);
-    expect(transforms).toBeLessThanOrEqual(11);
+    // About once per variant (≤ 11 for 10) while every store and lease call answers within its budget.
+    // A call over its budget makes that request transform rather than wait (the failure policy); on a
+    // loaded machine that happens, and each such miss is counted, so each may explain one transform.
+    expect(transforms).toBeLessThanOrEqual(11 + misses);
 
     // A changed source, purged on instance A: instance B fetches it again within 2 s.
     const [a, b] = [instances[0]!, instances[1]!];
