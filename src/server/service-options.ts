@@ -10,7 +10,7 @@ import type { AddressLimits } from "@/server/ratelimit/enforce-key-limits";
 import type { RegistrationPolicy } from "@/server/tenancy/registration";
 import type { FetchLimits, NetDeps } from "@/server/source";
 import type { RequestLogOptions } from "@/server/usage/request-log";
-import type { ResultStoreSettings } from "@/server/result-store/create-store";
+import type { ResultStoreSettings } from "@/server/result-store/types";
 
 export interface ServiceOptions {
   database: DatabaseTarget | DatabaseHandle;

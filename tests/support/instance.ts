@@ -9,7 +9,7 @@ import { eq } from "drizzle-orm";
 import { apiKeys } from "@/server/db/schema";
 import { createImageRouteHandler } from "@/server/delivery/route-handler";
 import { createLogger } from "@/server/log";
-import type { ResultStoreSettings } from "@/server/result-store/create-store";
+import type { ResultStoreSettings } from "@/server/result-store/types";
 import { createServices } from "@/server/services";
 import { purgeResults } from "@/server/tenancy/cache-purge";
 import { testTransformIsolation } from "./app";

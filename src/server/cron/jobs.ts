@@ -9,7 +9,7 @@ import { pruneLedger, pruneRequestLog } from "@/server/usage/retention";
 import { runRecorded } from "./cron-runs";
 import { runMaintenance, type MaintenanceReport } from "./daily-maintenance";
 import { meteringFreshness, type MeteringFreshness } from "./metering-freshness";
-import type { SchedulerOptions } from "./scheduler";
+import type { SchedulerOptions } from "./schedule";
 
 export interface CronDeps {
   db: Database;

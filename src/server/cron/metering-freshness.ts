@@ -1,7 +1,7 @@
 import type { Database } from "@/server/db/client";
 import { BUCKET_MS, type FlushOptions } from "@/server/usage/flush-usage-buffer";
 import { cronRunState } from "./cron-runs";
-import type { SchedulerOptions } from "./scheduler";
+import type { SchedulerOptions } from "./schedule";
 
 /** How current the metered numbers are, for the dashboard's usage pages. */
 export interface MeteringFreshness {

@@ -1,8 +1,7 @@
 import type { ProjectConfig } from "@/server/config-cache/types";
 import { AppError } from "@/server/errors";
 import type { SecretBox } from "@/server/signing";
-import type { SourceLocation } from "@/server/source";
-import type { BucketSettings } from "@/server/source/s3-source";
+import type { BucketSettings, SourceLocation } from "@/server/source";
 
 type BucketLocation = Extract<SourceLocation, { kind: "bucket" }>;
 

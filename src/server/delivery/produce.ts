@@ -1,8 +1,7 @@
 import type { Counters } from "@/server/coordination/counters";
 import type { ImageOperations, ResultCache, TransformLimits, TransformResult, Transformer, TransformScheduler } from "@/server/image";
 import type { Claim, SharedResults } from "@/server/result-store/shared-results";
-import { redirectsWithin, type SourceFetcher, type SourceLocation } from "@/server/source";
-import type { BucketSettings } from "@/server/source/s3-source";
+import { redirectsWithin, type BucketSettings, type SourceFetcher, type SourceLocation } from "@/server/source";
 import type { SourceCache, SourceFile } from "@/server/source/source-cache";
 
 /** Which tier answered: in-process (hit), the result store (store), another request's job (shared), or a transform here (miss). */

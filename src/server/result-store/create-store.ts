@@ -1,20 +1,6 @@
 import path from "node:path";
 import { createFileStore } from "./file-store";
-import type { ResultStore } from "./types";
-
-export interface S3Settings {
-  bucket: string;
-  prefix: string;
-  endpoint?: string;
-  region: string;
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  forcePathStyle: boolean;
-}
-
-export type ResultStoreSettings =
-  | { kind: "files"; root: string; maxBytes: number }
-  | ({ kind: "s3"; maxBytes: number } & S3Settings);
+import type { ResultStore, ResultStoreSettings } from "./types";
 
 /** A store call that takes longer is abandoned (failure-policy.ts: the request transforms instead). */
 const S3_CALL_TIMEOUT_MS = 10_000;

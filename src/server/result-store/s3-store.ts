@@ -10,8 +10,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { S3_COMPATIBLE } from "@/server/s3-compat";
 import { metaOf, verified } from "./envelope";
-import type { S3Settings } from "./create-store";
-import { KEY_PATTERN, type ResultStore, type StoredMeta } from "./types";
+import { KEY_PATTERN, type ResultStore, type S3Settings, type StoredMeta } from "./types";
 
 export interface S3StoreOptions extends S3Settings {
   maxBytes: number;

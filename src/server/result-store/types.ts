@@ -35,3 +35,19 @@ export interface StoredMeta {
 }
 
 export const KEY_PATTERN = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+
+/** The bucket results are kept in when scaled out. */
+export interface S3Settings {
+  bucket: string;
+  prefix: string;
+  endpoint?: string;
+  region: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+}
+
+/** Where results are kept: files under the data directory, or an S3-compatible bucket. */
+export type ResultStoreSettings =
+  | { kind: "files"; root: string; maxBytes: number }
+  | ({ kind: "s3"; maxBytes: number } & S3Settings);

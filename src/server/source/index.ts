@@ -1,4 +1,4 @@
-export type { FetchedSource, FetchLimits, NetDeps, ResolvedAddress, SourceFetcher, SourceLocation } from "./types";
+export type { BucketSettings, FetchedSource, FetchLimits, NetDeps, ResolvedAddress, SourceFetcher, SourceLocation } from "./types";
 export { parseSource } from "./parse-source";
 export { assertSourceAllowed, isRefererAllowed, isSourceAllowed, redirectsWithin, normaliseHostEntry, type HostEntry } from "./allowlist";
 export { classifyAddress, forbiddenRanges, isForbiddenHostname, type AddressVerdict, type ForbiddenRange } from "./ip-policy";

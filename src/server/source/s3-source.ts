@@ -8,22 +8,7 @@ import { defaultNet } from "./default-net";
 import { startBudget } from "./fetch-budget";
 import { readCappedBody } from "./read-response";
 import { assertBucketEndpoint, createGuardedAgents } from "./s3-agent";
-import type { FetchLimits, FetchedSource, FetchOptions, NetDeps } from "./types";
-
-/** A tenant's S3-compatible bucket (AWS S3, R2, GCS interoperability, MinIO) used as an image source. */
-export interface BucketSettings {
-  /** Base URL, `https://…` or `http://…`: no credentials, query or fragment. */
-  endpoint: string;
-  region: string;
-  bucket: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  forcePathStyle: boolean;
-  /** Prepended to every key read from this bucket. Default: none. */
-  prefix?: string;
-  /** Shown instead of the bucket name in `finalUrl` (logs). Default: the bucket name. */
-  alias?: string;
-}
+import type { BucketSettings, FetchLimits, FetchedSource, FetchOptions, NetDeps } from "./types";
 
 export interface S3SourceDeps {
   limits: FetchLimits;

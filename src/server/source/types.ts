@@ -1,4 +1,3 @@
-import type { BucketSettings } from "./s3-source";
 import type { Socket } from "node:net";
 
 /** Where an image comes from, after the URL's source part was parsed (contract §1). */
@@ -64,4 +63,19 @@ export interface FetchOptions {
 
 export interface SourceFetcher {
   fetch(location: SourceLocation, options?: FetchOptions): Promise<FetchedSource>;
+}
+
+/** A tenant's S3-compatible bucket (AWS S3, R2, GCS interoperability, MinIO) used as an image source. */
+export interface BucketSettings {
+  /** Base URL, `https://…` or `http://…`: no credentials, query or fragment. */
+  endpoint: string;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+  /** Prepended to every key read from this bucket. Default: none. */
+  prefix?: string;
+  /** Shown instead of the bucket name in `finalUrl` (logs). Default: the bucket name. */
+  alias?: string;
 }

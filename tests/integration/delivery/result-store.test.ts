@@ -4,7 +4,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
-import type { ResultStoreSettings } from "@/server/result-store/create-store";
+import type { ResultStoreSettings } from "@/server/result-store/types";
 import { purgeResults } from "@/server/tenancy/cache-purge";
 import { createTestApp, type TestApp, type TestAppOptions } from "../../support/app";
 import { createTestDatabase } from "../../support/database";

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
-import type { ResultStoreSettings } from "@/server/result-store/create-store";
+import type { ResultStoreSettings } from "@/server/result-store/types";
 import { buildSignedUrl, createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "../../support/database";

@@ -7,7 +7,8 @@
 import type http from "node:http";
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBucketReader, type BucketReader, type BucketSettings } from "@/server/source/s3-source";
+import { createBucketReader, type BucketReader } from "@/server/source/s3-source";
+import type { BucketSettings } from "@/server/source/types";
 import type { FetchLimits, NetDeps } from "@/server/source/types";
 import { makeJpeg } from "../../support/images";
 import { startS3, type LocalS3 } from "../../support/s3";

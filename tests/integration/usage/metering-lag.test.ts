@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { meteringDelayMs } from "@/server/cron/metering-freshness";
 import { createCronJobs } from "@/server/cron/jobs";
-import { defaultSchedule, msUntilFlush } from "@/server/cron/scheduler";
+import { defaultSchedule, msUntilFlush } from "@/server/cron/schedule";
 import { createLogger } from "@/server/log";
 import { defaultFlushOptions } from "@/server/usage/flush-usage-buffer";
 import { createTestApp, testRedisSettings, type TestApp } from "../../support/app";

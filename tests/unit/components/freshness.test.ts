@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { Freshness, type MeteringView } from "@/components/usage/freshness";
 import { meteringDelayMs } from "@/server/cron/metering-freshness";
-import { defaultSchedule } from "@/server/cron/scheduler";
+import { defaultSchedule } from "@/server/cron/schedule";
 import { defaultFlushOptions } from "@/server/usage/flush-usage-buffer";
 
 /**

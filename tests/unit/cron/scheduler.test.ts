@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { authorizeCron } from "@/server/cron/authorize-cron";
 import type { CronJobs } from "@/server/cron/jobs";
 import { meteringDelayMs } from "@/server/cron/metering-freshness";
-import { defaultSchedule, msUntilDaily, msUntilFlush, startScheduler } from "@/server/cron/scheduler";
+import { defaultSchedule, msUntilDaily, msUntilFlush } from "@/server/cron/schedule";
+import { startScheduler } from "@/server/cron/scheduler";
 import { defaultFlushOptions } from "@/server/usage/flush-usage-buffer";
 import { createLogger } from "@/server/log";
 
