@@ -12,7 +12,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { apiKeys } from "@/server/db/schema";
-import { createImageRouteHandler } from "@/server/delivery/route-handler";
+import { createImageRouteHandler } from "@/server/http/image-route";
 import { parseOperations } from "@/server/image";
 import { createLogger } from "@/server/log";
 import { createServices } from "@/server/services";

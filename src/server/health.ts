@@ -1,6 +1,5 @@
 import type { KeyValue } from "@/server/coordination/types";
 import { bootLogger, describeError, type Logger } from "@/server/log";
-import type { Services } from "./services";
 
 type Check = { ok: true; latencyMs: number } | { ok: false; error: "timeout" | "unreachable" };
 /** Redis is optional: not configured is a normal single-instance setup, not a failure. */
@@ -15,6 +14,13 @@ export interface HealthReport {
   checks?: { database: Check; redis?: RedisCheck };
 }
 
+/** What readiness looks at: the services satisfy it as they are. */
+export interface HealthDeps {
+  database: { ping(): Promise<void> };
+  coordination: { kv: KeyValue };
+  logger: Logger;
+}
+
 const CHECK_TIMEOUT_MS = 2000;
 
 /**
@@ -22,8 +28,8 @@ const CHECK_TIMEOUT_MS = 2000;
  * a failure (timeout or unreachable) but never details it, nor where a dependency lives; the log gets
  * the cause with its stack.
  */
-export async function checkHealth(getServices: () => Promise<Services>, fallbackLogger: Logger = bootLogger): Promise<HealthReport> {
-  let services: Services;
+export async function checkHealth(getServices: () => Promise<HealthDeps>, fallbackLogger: Logger = bootLogger): Promise<HealthReport> {
+  let services: HealthDeps;
   try {
     services = await withTimeout(getServices());
   } catch (error) {
@@ -75,23 +81,4 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
     timer = setTimeout(() => reject(new TimeoutError()), CHECK_TIMEOUT_MS);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/**
- * `?probe=live` answers without touching dependencies; the default also checks readiness: 200 when
- * the database answers (`degraded` included), 503 when it does not.
- */
-export function createHealthRouteHandler(getServices: () => Promise<Services>) {
-  return async function handle(request: Request): Promise<Response> {
-    const headers = { "Cache-Control": "no-store" };
-    try {
-      const liveOnly = new URL(request.url).searchParams.get("probe") === "live";
-      const report: HealthReport = liveOnly ? { status: "ok" } : await checkHealth(getServices);
-      return Response.json(report, { status: report.status === "unavailable" ? 503 : 200, headers });
-    } catch (error) {
-      // checkHealth answers every dependency's failure itself: this is a bug in the check.
-      bootLogger.log("error", "health check failed", describeError(error));
-      return Response.json({ status: "unavailable" } satisfies HealthReport, { status: 500, headers });
-    }
-  };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCoordination } from "@/server/coordination/create-coordination";
-import { checkHealth, createHealthRouteHandler } from "@/server/health";
+import { checkHealth } from "@/server/health";
+import { createHealthRouteHandler } from "@/server/http/health-route";
 import { createLogger } from "@/server/log";
 import type { Services } from "@/server/services";
 import { createTestApp, type TestApp } from "../support/app";

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTrpcRouteHandler } from "@/server/api/route-handler";
-import { createAuthRouteHandler } from "@/server/auth/route-handler";
-import { createCronRouteHandler } from "@/server/cron/route-handler";
-import { createImageRouteHandler } from "@/server/delivery/route-handler";
-import { createHealthRouteHandler } from "@/server/health";
+import { createTrpcRouteHandler } from "@/server/http/trpc-route";
+import { createAuthRouteHandler } from "@/server/http/auth-route";
+import { createCronRouteHandler } from "@/server/http/cron-route";
+import { createImageRouteHandler } from "@/server/http/image-route";
+import { createHealthRouteHandler } from "@/server/http/health-route";
 import { createLogger } from "@/server/log";
-import { createMetricsRouteHandler } from "@/server/metrics/route-handler";
+import { createMetricsRouteHandler } from "@/server/http/metrics-route";
 import type { Services } from "@/server/services";
 import { createTestApp, type TestApp } from "../support/app";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMetricsRouteHandler } from "@/server/metrics/route-handler";
+import { createMetricsRouteHandler } from "@/server/http/metrics-route";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createTestApp, type TestApp } from "../support/app";
 import { makePng } from "../support/images";

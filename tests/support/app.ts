@@ -2,7 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { DatabaseHandle } from "@/server/db/client";
-import { createImageRouteHandler } from "@/server/delivery/route-handler";
+import { createImageRouteHandler } from "@/server/http/image-route";
 import { createLogger } from "@/server/log";
 import { DOWNLOAD_THREAD_ENTRY, TRANSFORM_WORKER_ENTRY, type ServiceOptions } from "@/server/service-options";
 import { createServices, type Services } from "@/server/services";

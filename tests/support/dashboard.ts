@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createContext } from "@/server/api/context";
+import { sessionUser } from "@/server/auth/session-user";
+import { dashboardServices } from "@/server/http/trpc-route";
 import { createCaller } from "@/server/api/root";
-import { createAuthRouteHandler } from "@/server/auth/route-handler";
+import { createAuthRouteHandler } from "@/server/http/auth-route";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import type { Services } from "@/server/services";
 
@@ -64,5 +66,5 @@ export async function signUp(services: Services, label = "user"): Promise<TestUs
 
 export async function callerFor(services: Services, cookie: string | null) {
   const headers = new Headers(cookie ? { cookie } : {});
-  return createCaller(await createContext(services, headers));
+  return createCaller(createContext(dashboardServices(services), await sessionUser(services.auth, headers)));
 }

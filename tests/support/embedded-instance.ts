@@ -7,8 +7,8 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createCronRouteHandler } from "@/server/cron/route-handler";
-import { createImageRouteHandler } from "@/server/delivery/route-handler";
+import { createCronRouteHandler } from "@/server/http/cron-route";
+import { createImageRouteHandler } from "@/server/http/image-route";
 import { getServices } from "@/server/services";
 import { startServer } from "@/server/startup";
 

@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import { apiKeys } from "@/server/db/schema";
-import { createImageRouteHandler } from "@/server/delivery/route-handler";
+import { createImageRouteHandler } from "@/server/http/image-route";
 import { createLogger } from "@/server/log";
 import type { ResultStoreSettings } from "@/server/result-store/types";
 import { createServices } from "@/server/services";

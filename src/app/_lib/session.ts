@@ -7,12 +7,11 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { env, publicBaseUrl } from "@/env";
 import { safeNext as sameSiteNext } from "@/lib/safe-next";
-import { sessionUser } from "@/server/api/context";
-import type { SessionUser } from "@/server/api/trpc";
+import { sessionUser, type SessionUser } from "@/server/auth/session-user";
 import { getServices } from "@/server/services";
 
 export async function currentUser(): Promise<SessionUser | null> {
-  return sessionUser(await getServices(), await headers());
+  return sessionUser((await getServices()).auth, await headers());
 }
 
 /** Pages behind sign-in send a signed-out visitor to it and back here afterwards. */

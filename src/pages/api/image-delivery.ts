@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createImageRouteHandler } from "@/server/delivery/route-handler";
+import { createImageRouteHandler } from "@/server/http/image-route";
 import { getServices } from "@/server/services";
 
 /**

@@ -1,14 +1,40 @@
 import { randomUUID } from "node:crypto";
-import type { Services } from "@/server/services";
-import type { Context, SessionUser } from "./trpc";
+import type { ConfigInvalidator } from "@/server/config-cache";
+import type { MeteringFreshness } from "@/server/cron/metering-freshness";
+import type { SessionUser } from "@/server/auth/session-user";
+import type { Database } from "@/server/db/client";
+import type { Logger } from "@/server/log";
+import type { Mailer } from "@/server/mail/mailer";
+import type { ResultStore } from "@/server/result-store/types";
+import type { TenancyDeps } from "@/server/tenancy/deps";
 
-/** The session user from the auth cookie (better-auth checks it against the session table). */
-export async function sessionUser(services: Services, headers: Headers): Promise<SessionUser | null> {
-  const session = await services.auth.api.getSession({ headers });
-  if (!session) return null;
-  return { id: session.user.id, name: session.user.name, email: session.user.email };
+/**
+ * What the dashboard's procedures use, and nothing more: no secrets, no auth instance, no image route.
+ * Built from the services by the tRPC adapter (src/server/http/trpc-route.ts).
+ */
+export interface DashboardServices {
+  db: Database;
+  tenancy: TenancyDeps;
+  /** Called after writes that change what the image route reads. */
+  invalidate: ConfigInvalidator;
+  /** The durable result store (sizes, purges); null without one. */
+  store: ResultStore | null;
+  logger: Logger;
+  /** Sends invitations; null without SMTP (the link is shown to copy). */
+  mailer: Mailer | null;
+  /** Origin of this server in snippets and printed URLs. */
+  publicBaseUrl: string;
+  /** How current metering is, for the usage pages. */
+  freshness(): Promise<MeteringFreshness>;
 }
 
-export async function createContext(services: Services, headers: Headers): Promise<Context> {
-  return { services, user: await sessionUser(services, headers), requestId: randomUUID() };
+export interface Context {
+  services: DashboardServices;
+  /** From the session cookie only; never from input. */
+  user: SessionUser | null;
+  requestId: string;
+}
+
+export function createContext(services: DashboardServices, user: SessionUser | null): Context {
+  return { services, user, requestId: randomUUID() };
 }

@@ -1,25 +1,12 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z } from "zod";
-import type { Services } from "@/server/services";
 import { AppError, errorCatalogue } from "@/server/errors";
 import { findProject, type ProjectRow } from "@/server/tenancy/projects";
 import { assertCan, type Permission } from "@/server/tenancy/roles";
 import { resolveMembership } from "@/server/tenancy/teams";
+import type { Context } from "./context";
 import { appCodeOf, toTrpcError } from "./errors";
-
-export interface SessionUser {
-  id: string;
-  name: string;
-  email: string;
-}
-
-export interface Context {
-  services: Services;
-  /** From the session cookie only; never from input. */
-  user: SessionUser | null;
-  requestId: string;
-}
 
 export interface Meta {
   /** Set by teamProcedure/projectProcedure: the table entry the role is checked against. */
@@ -33,7 +20,7 @@ const t = initTRPC
     transformer: superjson,
     errorFormatter({ shape, error, ctx }) {
       // A 500 that never reached mapErrors (createContext failing, say) still carries the thrown
-      // message: the browser gets the catalogue's, the log gets the cause (route-handler.ts).
+      // message: the browser gets the catalogue's, the log gets the cause (src/server/http/trpc-route.ts).
       const message = error.code === "INTERNAL_SERVER_ERROR" ? errorCatalogue.INTERNAL.message : shape.message;
       return { ...shape, message, data: { ...shape.data, stack: undefined, appCode: appCodeOf(error), requestId: ctx?.requestId ?? null } };
     },
@@ -67,7 +54,7 @@ export function teamProcedure(permission: Permission) {
     .meta({ permission })
     .input(z.object({ teamSlug: pathSlug }))
     .use(async ({ ctx, input, next }) => {
-      const membership = await resolveMembership(ctx.services.database.db, ctx.user.id, input.teamSlug);
+      const membership = await resolveMembership(ctx.services.db, ctx.user.id, input.teamSlug);
       if (!membership) throw new AppError("NOT_FOUND", { message: "Team not found" });
       assertCan(membership.role, permission);
       return next({ ctx: { team: membership.team, role: membership.role } });
@@ -78,7 +65,7 @@ export function projectProcedure(permission: Permission) {
   return teamProcedure(permission)
     .input(z.object({ projectSlug: pathSlug }))
     .use(async ({ ctx, input, next }) => {
-      const project: ProjectRow | null = await findProject(ctx.services.database.db, ctx.team.id, input.projectSlug);
+      const project: ProjectRow | null = await findProject(ctx.services.db, ctx.team.id, input.projectSlug);
       if (!project) throw new AppError("NOT_FOUND", { message: "Project not found" });
       return next({ ctx: { project, scope: { teamId: ctx.team.id, projectId: project.id } } });
     });

@@ -55,7 +55,7 @@ describe("sign-in, sign-out and the auth endpoints' guards", () => {
 
   it("refuses a sign-in posted from a foreign origin", async () => {
     const bob = await signUp(app.services, "origin");
-    const handler = (await import("@/server/auth/route-handler")).createAuthRouteHandler(async () => app.services);
+    const handler = (await import("@/server/http/auth-route")).createAuthRouteHandler(async () => app.services);
     const response = await handler(
       new Request("http://127.0.0.1:3000/api/auth/sign-in/email", {
         method: "POST",
@@ -113,7 +113,7 @@ describe("configuration-dependent sign-in", () => {
   it("marks the session cookie Secure when the dashboard is served over https", async () => {
     const secure = await createTestApp({ publicBaseUrl: "https://dash.example" });
     try {
-      const handler = (await import("@/server/auth/route-handler")).createAuthRouteHandler(async () => secure.services);
+      const handler = (await import("@/server/http/auth-route")).createAuthRouteHandler(async () => secure.services);
       const response = await handler(
         new Request("https://dash.example/api/auth/sign-up/email", {
           method: "POST",

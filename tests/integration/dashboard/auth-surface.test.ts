@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTrpcRouteHandler } from "@/server/api/route-handler";
-import { createAuthRouteHandler } from "@/server/auth/route-handler";
+import { createTrpcRouteHandler } from "@/server/http/trpc-route";
+import { createAuthRouteHandler } from "@/server/http/auth-route";
 import { SIGN_IN_FAILURES } from "@/server/auth/sign-in-failures";
 import { WINDOW_MS } from "@/server/coordination/windows";
-import { createCronRouteHandler } from "@/server/cron/route-handler";
+import { createCronRouteHandler } from "@/server/http/cron-route";
 import { BODY_LIMITS } from "@/server/http/body-limit";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createTestApp, type TestApp } from "../../support/app";

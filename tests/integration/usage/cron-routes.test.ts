@@ -6,7 +6,7 @@ import { redisKeys } from "@/server/coordination/keys";
 import { createMemoryKeyValue } from "@/server/coordination/memory-key-value";
 import { cronRunState } from "@/server/cron/cron-runs";
 import { createCronJobs } from "@/server/cron/jobs";
-import { createCronRouteHandler } from "@/server/cron/route-handler";
+import { createCronRouteHandler } from "@/server/http/cron-route";
 import { apiKeys, invalidationRetry, requestLog, usageFlushLedger } from "@/server/db/schema";
 import { createLogger } from "@/server/log";
 import type { Services } from "@/server/services";

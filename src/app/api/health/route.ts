@@ -1,4 +1,4 @@
-import { createHealthRouteHandler } from "@/server/health";
+import { createHealthRouteHandler } from "@/server/http/health-route";
 import { getServices } from "@/server/services";
 
 export const runtime = "nodejs";

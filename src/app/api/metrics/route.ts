@@ -1,4 +1,4 @@
-import { createMetricsRouteHandler } from "@/server/metrics/route-handler";
+import { createMetricsRouteHandler } from "@/server/http/metrics-route";
 import { getServices } from "@/server/services";
 
 export const runtime = "nodejs";

@@ -11,31 +11,31 @@ const token = z.object({ token: z.string().min(1).max(200) });
 /** What concerns the signed-in person rather than one team. */
 export const accountRouter = router({
   me: protectedProcedure.query(async ({ ctx }) => {
-    const db = ctx.services.database.db;
+    const db = ctx.services.db;
     const [teams, pending] = await Promise.all([listTeamsForUser(db, ctx.user.id), findPendingTeam(db, ctx.user.id)]);
     return { user: ctx.user, teams, pendingTeamSlug: pending?.slug ?? null };
   }),
 
   slugAvailable: protectedProcedure
     .input(z.object({ slug: z.string().max(200) }))
-    .query(({ ctx, input }) => checkSlugAvailable(ctx.services.database.db, input.slug)),
+    .query(({ ctx, input }) => checkSlugAvailable(ctx.services.db, input.slug)),
 
   completeOnboarding: protectedProcedure
     .input(teamInput)
-    .mutation(({ ctx, input }) => completeOnboarding(ctx.services.database.db, ctx.user.id, input)),
+    .mutation(({ ctx, input }) => completeOnboarding(ctx.services.db, ctx.user.id, input)),
 
   createTeam: protectedProcedure
     .input(teamInput)
-    .mutation(({ ctx, input }) => createTeam(ctx.services.database.db, { ...input, ownerId: ctx.user.id })),
+    .mutation(({ ctx, input }) => createTeam(ctx.services.db, { ...input, ownerId: ctx.user.id })),
 
   /** Public: the invitation page tells a signed-out visitor which team invited them. */
   invitation: publicProcedure.input(token).query(async ({ ctx, input }) => {
-    const preview = await previewInvitation(ctx.services.database.db, input.token, ctx.services.tenancy.now());
+    const preview = await previewInvitation(ctx.services.db, input.token, ctx.services.tenancy.now());
     if (!preview) throw new AppError("NOT_FOUND", { message: "This invitation link is not valid" });
     return preview;
   }),
 
   acceptInvitation: protectedProcedure
     .input(token)
-    .mutation(({ ctx, input }) => acceptInvitation(ctx.services.database.db, input.token, ctx.user, ctx.services.tenancy.now())),
+    .mutation(({ ctx, input }) => acceptInvitation(ctx.services.db, input.token, ctx.user, ctx.services.tenancy.now())),
 });

@@ -4,8 +4,8 @@ import { projectProcedure, router } from "../trpc";
 
 export const cacheRouter = router({
   status: projectProcedure("project.read").query(async ({ ctx }) => {
-    const store = ctx.services.results?.store;
-    return { ...(await cacheStatus(ctx.services.database.db, ctx.scope)), store: store ? { kind: store.kind, ...store.size() } : null };
+    const store = ctx.services.store;
+    return { ...(await cacheStatus(ctx.services.db, ctx.scope)), store: store ? { kind: store.kind, ...store.size() } : null };
   }),
 
   /** One source (every variant of it), or the whole project without `source`. */
@@ -13,7 +13,7 @@ export const cacheRouter = router({
     .input(z.object({ source: z.string().trim().min(1, { error: "Enter the source URL to purge" }).max(2000).optional() }))
     .mutation(({ ctx, input }) =>
       purgeResults(
-        { db: ctx.services.database.db, invalidate: ctx.services.invalidate, store: ctx.services.results?.store ?? null, logger: ctx.services.logger, now: ctx.services.tenancy.now },
+        { db: ctx.services.db, invalidate: ctx.services.invalidate, store: ctx.services.store, logger: ctx.services.logger, now: ctx.services.tenancy.now },
         ctx.scope,
         { source: input.source, actorId: ctx.user.id },
       ),

@@ -9,12 +9,12 @@ const hosts = z.array(z.string().max(300)).max(100);
 export const projectRouter = router({
   list: teamProcedure("project.read")
     .input(z.object({ search: z.string().max(100).optional() }))
-    .query(({ ctx, input }) => listProjects(ctx.services.database.db, ctx.team.id, input.search)),
+    .query(({ ctx, input }) => listProjects(ctx.services.db, ctx.team.id, input.search)),
 
   create: teamProcedure("project.create")
     .input(z.object({ name: z.string().max(200), slug: z.string().max(200), allowedSourceHosts: hosts.optional(), allowedRefererHosts: hosts.optional() }))
     .mutation(({ ctx, input }) =>
-      createProject(ctx.services.database.db, { teamId: ctx.team.id, ...input }, ctx.services.tenancy.hostPolicy),
+      createProject(ctx.services.db, { teamId: ctx.team.id, ...input }, ctx.services.tenancy.hostPolicy),
     ),
 
   /** With the public base URL, for the endpoint shown on the overview and in the snippets. */
@@ -36,6 +36,6 @@ export const projectRouter = router({
     .mutation(async ({ ctx, input }) => {
       if (input.confirmSlug !== ctx.project.slug) throw new AppError("INVALID_INPUT", { message: "Type the project's slug to confirm" });
       await deleteProject(ctx.services.tenancy, ctx.scope);
-      await dropProjectResults({ store: ctx.services.results?.store ?? null, logger: ctx.services.logger }, ctx.scope.projectId);
+      await dropProjectResults({ store: ctx.services.store, logger: ctx.services.logger }, ctx.scope.projectId);
     }),
 });

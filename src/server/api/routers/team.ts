@@ -20,7 +20,7 @@ export const teamRouter = router({
 
   update: teamProcedure("team.update")
     .input(z.object({ name: z.string().max(200).optional(), slug: z.string().max(200).optional() }))
-    .mutation(({ ctx, input }) => updateTeam(ctx.services.database.db, ctx.team.id, { name: input.name, slug: input.slug })),
+    .mutation(({ ctx, input }) => updateTeam(ctx.services.db, ctx.team.id, { name: input.name, slug: input.slug })),
 
   delete: teamProcedure("team.delete")
     .input(z.object({ confirmSlug: z.string().max(200) }))
@@ -29,27 +29,27 @@ export const teamRouter = router({
       await deleteTeam(ctx.services.tenancy, ctx.team.id);
     }),
 
-  members: teamProcedure("member.read").query(({ ctx }) => listMembers(ctx.services.database.db, ctx.team.id)),
+  members: teamProcedure("member.read").query(({ ctx }) => listMembers(ctx.services.db, ctx.team.id)),
 
   changeRole: teamProcedure("member.changeRole")
     .input(userId.extend({ role }))
-    .mutation(({ ctx, input }) => changeRole(ctx.services.database.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId, input.role)),
+    .mutation(({ ctx, input }) => changeRole(ctx.services.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId, input.role)),
 
   removeMember: teamProcedure("member.remove")
     .input(userId)
-    .mutation(({ ctx, input }) => removeMember(ctx.services.database.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId)),
+    .mutation(({ ctx, input }) => removeMember(ctx.services.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId)),
 
-  leave: teamProcedure("member.leave").mutation(({ ctx }) => leaveTeam(ctx.services.database.db, ctx.user.id, ctx.team.id)),
+  leave: teamProcedure("member.leave").mutation(({ ctx }) => leaveTeam(ctx.services.db, ctx.user.id, ctx.team.id)),
 
   invitations: teamProcedure("invitation.read").query(({ ctx }) =>
-    listInvitations(ctx.services.database.db, ctx.team.id, ctx.services.tenancy.now()),
+    listInvitations(ctx.services.db, ctx.team.id, ctx.services.tenancy.now()),
   ),
 
   invite: teamProcedure("invitation.create")
     .input(z.object({ email: z.string().max(300), role }))
     .mutation(async ({ ctx, input }) => {
       const actor = { userId: ctx.user.id, role: ctx.role };
-      const created = await createInvitation(ctx.services.database.db, actor, ctx.team.id, input, ctx.services.tenancy.now());
+      const created = await createInvitation(ctx.services.db, actor, ctx.team.id, input, ctx.services.tenancy.now());
       const link = `${ctx.services.publicBaseUrl}/invite/${created.token}`;
       const emailed = await sendInvitationEmail(ctx.services, { to: created.email, link, teamName: ctx.team.name, inviter: ctx.user.name });
       return { id: created.id, link, emailed, expiresAt: created.expiresAt };
@@ -57,5 +57,5 @@ export const teamRouter = router({
 
   revokeInvitation: teamProcedure("invitation.revoke")
     .input(z.object({ invitationId: z.uuid() }))
-    .mutation(({ ctx, input }) => revokeInvitation(ctx.services.database.db, ctx.team.id, input.invitationId, ctx.services.tenancy.now())),
+    .mutation(({ ctx, input }) => revokeInvitation(ctx.services.db, ctx.team.id, input.invitationId, ctx.services.tenancy.now())),
 });

@@ -10,10 +10,10 @@ export const usageRouter = router({
   project: projectProcedure("usage.read")
     .input(z.object({ range: dateRangeInput }))
     .query(async ({ ctx, input }) => {
-      const { db } = ctx.services.database;
+      const { db } = ctx.services;
       const range = resolveDateRange(input.range, ctx.services.tenancy.now());
-      const [usage, log, metering] = await Promise.all([projectUsage(db, ctx.project.id, range), requestLogStats(db, ctx.project.id, range), ctx.services.cron.freshness()]);
-      const store = ctx.services.results?.store;
+      const [usage, log, metering] = await Promise.all([projectUsage(db, ctx.project.id, range), requestLogStats(db, ctx.project.id, range), ctx.services.freshness()]);
+      const store = ctx.services.store;
       // The store is shared by every project on the instance: its size, not this project's share.
       return { range, ...usage, log, metering, store: store ? { kind: store.kind, ...store.size() } : null };
     }),
@@ -29,15 +29,15 @@ export const usageRouter = router({
       }),
     )
     .query(({ ctx, input }) =>
-      requestLogPage(ctx.services.database.db, ctx.project.id, resolveDateRange(input.range, ctx.services.tenancy.now()), input),
+      requestLogPage(ctx.services.db, ctx.project.id, resolveDateRange(input.range, ctx.services.tenancy.now()), input),
     ),
 
   team: teamProcedure("usage.read")
     .input(z.object({ range: dateRangeInput }))
     .query(async ({ ctx, input }) => {
-      const { db } = ctx.services.database;
+      const { db } = ctx.services;
       const range = resolveDateRange(input.range, ctx.services.tenancy.now());
-      const [usage, metering] = await Promise.all([teamUsage(db, ctx.team.id, range), ctx.services.cron.freshness()]);
+      const [usage, metering] = await Promise.all([teamUsage(db, ctx.team.id, range), ctx.services.freshness()]);
       return { range, ...usage, metering };
     }),
 });

@@ -1,4 +1,4 @@
-import { createAuthRouteHandler } from "@/server/auth/route-handler";
+import { createAuthRouteHandler } from "@/server/http/auth-route";
 import { getServices } from "@/server/services";
 
 export const runtime = "nodejs";

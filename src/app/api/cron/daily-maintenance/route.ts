@@ -1,4 +1,4 @@
-import { createCronRouteHandler } from "@/server/cron/route-handler";
+import { createCronRouteHandler } from "@/server/http/cron-route";
 import { getServices } from "@/server/services";
 
 export const runtime = "nodejs";

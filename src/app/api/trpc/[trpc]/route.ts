@@ -1,4 +1,4 @@
-import { createTrpcRouteHandler } from "@/server/api/route-handler";
+import { createTrpcRouteHandler } from "@/server/http/trpc-route";
 import { getServices } from "@/server/services";
 
 export const runtime = "nodejs";

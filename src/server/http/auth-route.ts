@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { serveAuthRequest } from "@/server/auth/serve-auth-request";
 import { toAppError } from "@/server/errors";
-import { errorResponse } from "@/server/http/error-response";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
-import { serveAuthRequest } from "./serve-auth-request";
+import { errorResponse } from "./error-response";
 
 /**
  * better-auth's endpoints behind the body cap, the client address and the account failure window. What

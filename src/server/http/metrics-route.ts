@@ -1,7 +1,7 @@
 import { AppError } from "@/server/errors";
-import { bearerMatches } from "@/server/http/bearer";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
+import { bearerMatches } from "./bearer";
 
 /** Prometheus text exposition; a bearer token when one is configured. */
 export function createMetricsRouteHandler(getServices: () => Promise<Services>) {

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import type { Services } from "@/server/services";
+import { createContext, type DashboardServices } from "@/server/api/context";
+import { appRouter } from "@/server/api/root";
+import { sessionUser } from "@/server/auth/session-user";
 import { AppError, isAppError, toAppError } from "@/server/errors";
-import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "@/server/http/body-limit";
-import { errorResponse } from "@/server/http/error-response";
 import { bootLogger, describeError } from "@/server/log";
-import { createContext } from "./context";
-import { appRouter } from "./root";
+import type { Services } from "@/server/services";
+import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "./body-limit";
+import { errorResponse } from "./error-response";
 
 /** The dashboard's tRPC endpoint; unexpected errors are logged with the request id the client sees. */
 export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
@@ -30,7 +31,7 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       endpoint: "/api/trpc",
       req,
       router: appRouter,
-      createContext: () => createContext(services, req.headers),
+      createContext: async () => createContext(dashboardServices(services), await sessionUser(services.auth, req.headers)),
       onError({ error, path, ctx }) {
         if (error.code !== "INTERNAL_SERVER_ERROR") return;
         services.logger.log("error", "procedure failed", { path, requestId: ctx?.requestId, ...describeError(error.cause ?? error) });
@@ -48,4 +49,18 @@ async function withCappedJsonBody(request: Request): Promise<Request> {
   if (!isJsonContentType(request.headers.get("content-type"))) throw new AppError("UNSUPPORTED_MEDIA_TYPE");
   const body = await readBodyWithin(request, BODY_LIMITS.trpc);
   return new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
+}
+
+/** The part of the services the procedures see (src/server/api/context.ts). */
+export function dashboardServices(services: Services): DashboardServices {
+  return {
+    db: services.database.db,
+    tenancy: services.tenancy,
+    invalidate: services.invalidate,
+    store: services.results?.store ?? null,
+    logger: services.logger,
+    mailer: services.mailer,
+    publicBaseUrl: services.publicBaseUrl,
+    freshness: () => services.cron.freshness(),
+  };
 }

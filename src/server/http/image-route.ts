@@ -1,11 +1,11 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import type { Services } from "@/server/services";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { serveImage, type ImageHttpRequest, type Served } from "@/server/delivery/serve-image";
 import { toAppError } from "@/server/errors";
-import { toWebResponse, writeNodeAnswer } from "@/server/http/answer";
-import { errorAnswer } from "@/server/http/error-response";
 import { bootLogger, describeError } from "@/server/log";
-import { serveImage, type ImageHttpRequest, type Served } from "./serve-image";
+import type { Services } from "@/server/services";
+import { toWebResponse, writeNodeAnswer } from "./answer";
+import { errorAnswer } from "./error-response";
 
 /** The URL's origin is never read (only path and query): requests are parsed against a fixed one. */
 const ORIGIN = "http://image-route.invalid";

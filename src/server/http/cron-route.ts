@@ -1,9 +1,9 @@
+import { authorizeCron } from "@/server/cron/authorize-cron";
+import type { CronJob } from "@/server/cron/cron-runs";
 import { AppError, toAppError } from "@/server/errors";
-import { BODY_LIMITS, readBodyWithin } from "@/server/http/body-limit";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
-import { authorizeCron } from "./authorize-cron";
-import type { CronJob } from "./cron-runs";
+import { BODY_LIMITS, readBodyWithin } from "./body-limit";
 
 /**
  * A cron route: the bearer secret first, then the job; its JSON report with 200, or 500 when the job

@@ -1,0 +1,30 @@
+/**
+ * The shape of src/ that `npm run check` holds: no import cycle (type-only imports count: a cycle of
+ * types is still two modules that cannot be read apart), and the domain folders under src/server never
+ * import the composition root; only adapters (src/server/http, startup) and src/app do.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: "no-cycle",
+      severity: "error",
+      comment: "Modules in a cycle cannot be understood, tested or loaded apart.",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "domain-not-composition-root",
+      severity: "error",
+      comment: "Domain modules get their dependencies passed in; only adapters and the app read the composition root.",
+      from: { path: "^src/server/", pathNot: ["^src/server/services\\.ts$", "^src/server/http/", "^src/server/startup\\.ts$"] },
+      to: { path: "^src/server/services\\.ts$" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};
