@@ -17,7 +17,7 @@ export interface HealthReport {
 /** What readiness looks at: the services satisfy it as they are. */
 export interface HealthDeps {
   database: { ping(): Promise<void> };
-  coordination: { kv: KeyValue };
+  coordination: { shared: KeyValue | null };
   logger: Logger;
 }
 
@@ -37,10 +37,9 @@ export async function checkHealth(getServices: () => Promise<HealthDeps>, fallba
     return { status: "unavailable", checks: { database: failed(error) } };
   }
   const { logger } = services;
-  const shared = services.coordination.kv.kind === "upstash" ? services.coordination.kv : null;
   const [database, redis] = await Promise.all([
     timed(() => services.database.ping(), (error) => logger.log("error", "health check failed", { check: "database", ...describeError(error) })),
-    checkRedis(shared, logger),
+    checkRedis(services.coordination.shared, logger),
   ]);
   const status = !database.ok ? "unavailable" : redis.configured && !redis.ok ? "degraded" : "ok";
   return { status, checks: { database, redis } };

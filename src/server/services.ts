@@ -86,18 +86,18 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const logSampled = createSampledLogger(logger);
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
   const coordination = createCoordination(options.redis, { counters });
-  const { kv } = coordination;
+  const { kv, shared } = coordination;
   const truth = createDatabaseConfigStore(database.db);
   // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
-  const shared = kv.kind === "upstash" ? createRedisTier(truth, { kv, logSampled, counters }) : truth;
-  const config = createMemoryTier(shared, {
+  const behindL1 = shared ? createRedisTier(truth, { kv: shared, logSampled, counters }) : truth;
+  const config = createMemoryTier(behindL1, {
     ttlMs: options.configCacheTtlMs,
     maxEntries: 10_000,
     onLookup: (result) => counters.increment(`config_l1_${result}`),
   });
   const invalidate = createConfigInvalidator({
     l1: config,
-    kv: kv.kind === "upstash" ? kv : null,
+    kv: shared,
     logger,
     counters,
     queue: createInvalidationQueue(database.db),
@@ -112,7 +112,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const pool = isolation ? createProcessPool({ entry: isolation.entry, memoryLimitBytes: isolation.memoryLimitBytes, env: isolation.env, normalNice: isolation.nice }) : null;
   const store = options.resultStore ? await createResultStore(options.resultStore) : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
-  const results = store ? createSharedResults({ store, shared: kv.kind === "upstash" ? kv : null, counters, logSampled }) : null;
+  const results = store ? createSharedResults({ store, shared, counters, logSampled }) : null;
   const metrics = createMetrics({ counters, scheduler: transforms, store });
   // Injected network seams (tests) reach only this thread's fetcher.
   const downloads = options.sourceDownloadThread && !options.net ? createDownloadThread({ entry: options.sourceDownloadThread, limits: options.fetchLimits }) : null;
@@ -145,7 +145,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     },
   };
   // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.
-  const requestLog = createRequestLog({ db: database.db, kv, counters, logSampled, metersUsage: kv.kind === "memory" }, { ...defaultRequestLogOptions, ...options.requestLog });
+  const requestLog = createRequestLog({ db: database.db, kv, counters, logSampled, metersUsage: shared === null }, { ...defaultRequestLogOptions, ...options.requestLog });
   const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   const oauth = options.oauth ?? { github: null, google: null };
   const registration = options.registration ?? defaultRegistrationPolicy;
@@ -166,7 +166,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       lockAccountCreation,
     },
   });
-  const cron = createCronJobs({ db: database.db, kv, invalidate, logger, now, store, schedule: () => scheduler?.options ?? null });
+  const cron = createCronJobs({ db: database.db, kv, shared, invalidate, logger, now, store, schedule: () => scheduler?.options ?? null });
   let scheduler: ReturnType<typeof startScheduler> | null = null;
   const tenancy: TenancyDeps = {
     db: database.db,
@@ -211,7 +211,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       await scheduler?.stop();
       await requestLog.drain();
       // Usage is buffered in the database here (it survives); flushing it all keeps the dashboard current.
-      if (kv.kind === "memory") {
+      if (!shared) {
         await cron.flushUsage({ safetyLagMs: -60_000, budgetMs: Number.POSITIVE_INFINITY }).catch((error: unknown) => {
           logger.log("error", "usage flush on shutdown failed", describeError(error));
         });

@@ -39,7 +39,7 @@ export async function startServer(): Promise<void> {
 export function describeServices(services: Pick<Services, "database" | "coordination" | "transformIsolation" | "registration">, dataDir: string) {
   return {
     database: services.database.kind === "pglite" ? `embedded PGlite in ${dataDir}` : "PostgreSQL (DATABASE_URL)",
-    coordination: services.coordination.kv.kind === "upstash" ? "Upstash Redis (shared by every instance)" : "in-process (single instance only)",
+    coordination: services.coordination.shared ? "Upstash Redis (shared by every instance)" : "in-process (single instance only)",
     transformIsolation: services.transformIsolation === "process" ? "child processes" : "in the server process",
     registration: services.registration.mode,
   };

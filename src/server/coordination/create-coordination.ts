@@ -1,4 +1,3 @@
-import type { Redis } from "@upstash/redis";
 import { countCalls } from "./count-calls";
 import type { Counters } from "./counters";
 import { createMemoryKeyValue } from "./memory-key-value";
@@ -10,15 +9,19 @@ import { createUpstashKeyValue } from "./upstash-key-value";
 import { createUpstashRateLimiter } from "./upstash-rate-limiter";
 
 export interface Coordination {
+  /** Usage buckets, throttles and locks: Upstash when configured, else in this process. */
   kv: KeyValue;
+  /**
+   * The same store when every instance shares it (Upstash); null in process. What only makes sense
+   * across instances (the config tier in Redis, invalidation, the transform lease) asks for this.
+   */
+  shared: KeyValue | null;
   limiter: MemoRateLimiter;
-  /** The raw client for what the narrow interfaces do not cover (the flush); null in process. */
-  redis: Redis | null;
 }
 
 /** Upstash when configured, else in-process implementations of the same interfaces (one instance only). */
 export function createCoordination(upstash: UpstashSettings | null, options: { rateLimitTimeoutMs?: number; counters?: Counters } = {}): Coordination {
-  if (!upstash) return { kv: createMemoryKeyValue(), limiter: withRefusalMemo(createMemoryRateLimiter()), redis: null };
+  if (!upstash) return { kv: createMemoryKeyValue(), shared: null, limiter: withRefusalMemo(createMemoryRateLimiter()) };
   const redis = createUpstashClient(upstash);
   let kv = createUpstashKeyValue(redis);
   let limiter = createUpstashRateLimiter(redis, { timeoutMs: options.rateLimitTimeoutMs });
@@ -26,5 +29,5 @@ export function createCoordination(upstash: UpstashSettings | null, options: { r
     kv = countCalls(kv, options.counters);
     limiter = countCalls(limiter, options.counters, (name) => `ratelimit_${name}`);
   }
-  return { kv, limiter: withRefusalMemo(limiter), redis };
+  return { kv, shared: kv, limiter: withRefusalMemo(limiter) };
 }

@@ -57,7 +57,6 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
   }
 
   return {
-    kind: "memory",
     get: async (key) => stringAt(key),
     async set(key, value, { ttlSeconds, onlyIfAbsent }) {
       if (onlyIfAbsent && live(key)) return false;

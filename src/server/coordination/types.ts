@@ -4,7 +4,6 @@
  * against both.
  */
 export interface KeyValue {
-  readonly kind: "upstash" | "memory";
   get(key: string): Promise<string | null>;
   /** SET with EX (and NX when onlyIfAbsent): true when the value was written. */
   set(key: string, value: string, options: { ttlSeconds: number; onlyIfAbsent?: boolean }): Promise<boolean>;

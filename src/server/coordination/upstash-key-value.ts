@@ -23,7 +23,6 @@ export function createUpstashKeyValue(redis: Redis): KeyValue {
     increment: redis.createScript<number>(INCREMENT_SCRIPT),
   };
   return {
-    kind: "upstash",
     async get(key) {
       const value = await redis.get<string>(key);
       return value ?? null;

@@ -14,6 +14,8 @@ import type { SchedulerOptions } from "./schedule";
 export interface CronDeps {
   db: Database;
   kv: KeyValue;
+  /** Redis when every instance shares it: failed invalidations are retried there. Null in process. */
+  shared?: KeyValue | null;
   invalidate: ConfigInvalidator;
   logger: Logger;
   now: () => Date;
@@ -53,7 +55,7 @@ export function createCronJobs(deps: CronDeps): CronJobs {
             { name: "flushUsage", run: async () => ({ ...(await recordedFlush()) }) },
             { name: "requestLogRetention", run: async () => ({ deleted: await pruneRequestLog(deps.db, deps.now()) }) },
             { name: "expiredKeys", run: async () => ({ marked: await sweepExpiredKeys(deps, deps.now()) }) },
-            { name: "invalidationRetries", run: async () => ({ ...(await retryInvalidations({ db: deps.db, kv: deps.kv.kind === "upstash" ? deps.kv : null })) }) },
+            { name: "invalidationRetries", run: async () => ({ ...(await retryInvalidations({ db: deps.db, kv: deps.shared ?? null })) }) },
             { name: "ledgerPrune", run: async () => ({ deleted: await pruneLedger(deps.db, deps.now()) }) },
             ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),
           ],
