@@ -1,3 +1,4 @@
+import { createSingleFlight } from "@/server/single-flight";
 import type { ApiKeyConfig, ConfigStore, ProjectConfig } from "./types";
 
 export interface MemoryTierOptions {
@@ -39,7 +40,7 @@ interface Entry<T> {
 function createTier<T>(options: MemoryTierOptions, load: (id: string) => Promise<T | null>) {
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry<T>>();
-  const inflight = new Map<string, Promise<T | null>>();
+  const inflight = createSingleFlight<T | null>();
   // Bumped on invalidation so a read that started before it cannot store its stale result after it.
   const generations = new Map<string, number>();
 
@@ -57,22 +58,17 @@ function createTier<T>(options: MemoryTierOptions, load: (id: string) => Promise
         options.onLookup?.("hit");
         return entry.value;
       }
-      const pending = inflight.get(id);
-      options.onLookup?.(pending ? "shared" : "miss");
-      if (pending) return pending;
-      const generation = generations.get(id) ?? 0;
-      const read = load(id)
-        .then((value) => {
-          if ((generations.get(id) ?? 0) === generation) store(id, value);
-          return value;
-        })
-        .finally(() => inflight.delete(id));
-      inflight.set(id, read);
-      return read;
+      options.onLookup?.(inflight.running(id) ? "shared" : "miss");
+      return inflight.run(id, async () => {
+        const generation = generations.get(id) ?? 0;
+        const value = await load(id);
+        if ((generations.get(id) ?? 0) === generation) store(id, value);
+        return value;
+      });
     },
     invalidate(id: string): void {
       entries.delete(id);
-      inflight.delete(id);
+      inflight.forget(id);
       generations.set(id, (generations.get(id) ?? 0) + 1);
     },
   };

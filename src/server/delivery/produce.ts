@@ -1,6 +1,7 @@
 import type { Counters } from "@/server/coordination/counters";
 import type { ImageOperations, ResultCache, TransformLimits, TransformResult, Transformer, TransformScheduler } from "@/server/image";
 import type { Claim, SharedResults } from "@/server/result-store/shared-results";
+import { createSingleFlight } from "@/server/single-flight";
 import { redirectsWithin, type BucketSettings, type SourceFetcher, type SourceLocation } from "@/server/source";
 import type { SourceCache, SourceFile } from "@/server/source/source-cache";
 
@@ -78,7 +79,7 @@ const none = { sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, s
  * a slow origin must not hold a CPU slot while it trickles bytes.
  */
 export function createProducer(deps: ProducerDeps): Producer {
-  const inflight = new Map<string, Promise<Produced>>();
+  const inflight = createSingleFlight<Produced>();
 
   return async function produce(input) {
     const cached = deps.resultCache?.get(input.key);
@@ -87,7 +88,7 @@ export function createProducer(deps: ProducerDeps): Producer {
       return { ...none, result: cached, cache: "hit" };
     }
 
-    const running = inflight.get(input.key);
+    const running = inflight.running(input.key);
     if (running) {
       const joined = performance.now();
       const { result } = await running;
@@ -95,9 +96,7 @@ export function createProducer(deps: ProducerDeps): Producer {
       return { ...none, result, waitMs: performance.now() - joined, cache: "shared" };
     }
 
-    const job = fromStoreOrMake(input, deps).finally(() => inflight.delete(input.key));
-    inflight.set(input.key, job);
-    return job;
+    return inflight.run(input.key, () => fromStoreOrMake(input, deps));
   };
 }
 

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { projectImages } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
+import { createSingleFlight } from "@/server/single-flight";
 
 export type ProjectImageLoader = (projectId: string, kind: "watermark" | "fallback", sha256: string) => Promise<Buffer>;
 
@@ -16,7 +17,7 @@ const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
  */
 export function createProjectImageLoader(db: Database, maxBytes = DEFAULT_MAX_BYTES): ProjectImageLoader {
   const kept = new Map<string, Buffer>();
-  const reading = new Map<string, Promise<Buffer>>();
+  const reading = createSingleFlight<Buffer>();
   let total = 0;
 
   function keep(key: string, bytes: Buffer): void {
@@ -48,9 +49,7 @@ export function createProjectImageLoader(db: Database, maxBytes = DEFAULT_MAX_BY
       kept.set(key, hit);
       return hit;
     }
-    const pending = reading.get(key) ?? read(projectId, kind).finally(() => reading.delete(key));
-    reading.set(key, pending);
-    const bytes = await pending;
+    const bytes = await reading.run(key, () => read(projectId, kind));
     if (!kept.has(key)) keep(key, bytes);
     return bytes;
   };

@@ -3,6 +3,7 @@ import { unlink } from "node:fs/promises";
 import path from "node:path";
 import CachePolicy from "http-cache-semantics";
 import { createScratchDirectory, type ScratchDirectory } from "@/server/scratch-directory";
+import { createSingleFlight } from "@/server/single-flight";
 import type { SourceDownloader } from "./download-thread/download-thread";
 import { SOURCE_REQUEST_HEADERS } from "./http-exchange";
 import type { FetchOptions, SourceFetcher, SourceLocation } from "./types";
@@ -71,7 +72,7 @@ export interface SourceCacheOptions {
 export function createSourceCache(options: SourceCacheOptions): SourceCache {
   const directory = options.directory ?? createScratchDirectory("optstuff-sources-");
   const entries = new Map<string, Entry>();
-  const inflight = new Map<string, Promise<Loaded>>();
+  const inflight = createSingleFlight<Loaded>();
   let bytes = 0;
   let sequence = 0;
   const counts = { fresh: 0, revalidated: 0, downloaded: 0 };
@@ -147,20 +148,16 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
 
   return {
     async fetch(key, location, fetchOptions, fetcher) {
-      let job = inflight.get(key);
-      if (!job) {
-        job = load(key, location, fetchOptions, fetcher);
-        const started = job;
-        inflight.set(key, started);
+      const job = inflight.run(key, () => {
+        const started = load(key, location, fetchOptions, fetcher);
         // Every caller waiting on this job links its copy in the microtasks that follow it: the file
         // of an original that is not kept goes after them.
         void started.then(
           (loaded) => setImmediate(() => (loaded.kept ? undefined : remove(loaded.entry.path))),
           () => undefined,
-        ).finally(() => {
-          if (inflight.get(key) === started) inflight.delete(key);
-        });
-      }
+        );
+        return started;
+      });
       return handOut(await job);
     },
     stats: () => ({ entries: entries.size, bytes, ...counts }),
