@@ -17,7 +17,10 @@ export default {
       name: "domain-not-composition-root",
       severity: "error",
       comment: "Domain modules get their dependencies passed in; only adapters and the app read the composition root.",
-      from: { path: "^src/server/", pathNot: ["^src/server/services\\.ts$", "^src/server/http/", "^src/server/startup\\.ts$"] },
+      from: {
+        path: "^src/server/",
+        pathNot: ["^src/server/services\\.ts$", "^src/server/http/", "^src/server/startup\\.ts$"],
+      },
       to: { path: "^src/server/services\\.ts$" },
     },
   ],

@@ -6,7 +6,23 @@ import tseslint from "typescript-eslint";
 import optstuff from "./tools/eslint/client-imports.mjs";
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "artifacts/**", "coverage/**", "bench/peers/next-optimizer/.next/**", "bench/peers/next-optimizer/next-env.d.ts", "packages/*/dist/**", "dist/**", ".scratch/**", "examples/*/.next/**", "examples/*/next-env.d.ts"] },
+  {
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      ".data/**",
+      "next-env.d.ts",
+      "artifacts/**",
+      "coverage/**",
+      "bench/peers/next-optimizer/.next/**",
+      "bench/peers/next-optimizer/next-env.d.ts",
+      "packages/*/dist/**",
+      "dist/**",
+      ".scratch/**",
+      "examples/*/.next/**",
+      "examples/*/next-env.d.ts",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -58,7 +74,16 @@ export default tseslint.config(
   {
     // Only the environment module, the tooling around the app, the tests and the examples (apps of
     // their own) may read process.env.
-    files: ["src/env.ts", "scripts/**", "tests/**", "bench/**", "tools/**", "examples/**", "*.config.ts", "*.config.mjs"],
+    files: [
+      "src/env.ts",
+      "scripts/**",
+      "tests/**",
+      "bench/**",
+      "tools/**",
+      "examples/**",
+      "*.config.ts",
+      "*.config.mjs",
+    ],
     rules: { "no-restricted-syntax": "off" },
   },
   {

@@ -12,7 +12,11 @@ const nextConfig: NextConfig = {
   async rewrites() {
     // Before Next matches routes: its param decoding fails on a malformed escape before any handler
     // runs. The handler reads the raw path from the request (src/pages/api/image-delivery.ts).
-    return { beforeFiles: [{ source: "/api/v1/:path*", destination: "/api/image-delivery" }], afterFiles: [], fallback: [] };
+    return {
+      beforeFiles: [{ source: "/api/v1/:path*", destination: "/api/image-delivery" }],
+      afterFiles: [],
+      fallback: [],
+    };
   },
   reactStrictMode: true,
   async headers() {

@@ -77,7 +77,8 @@ async function main(): Promise<void> {
   async function get(url: string, status: number, headers: Record<string, string> = {}): Promise<number> {
     const response = await fetch(url, { headers: { Accept: ACCEPT, ...headers } });
     const body = Buffer.from(await response.arrayBuffer());
-    if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${body.toString().slice(0, 200)}`);
+    if (response.status !== status)
+      throw new Error(`expected ${status}, got ${response.status}: ${body.toString().slice(0, 200)}`);
     if (status === 200 && body.length === 0) throw new Error("empty body");
     return Number(/total;dur=([\d.]+)/.exec(response.headers.get("server-timing") ?? "")?.[1]);
   }
@@ -97,13 +98,20 @@ async function main(): Promise<void> {
     const busy = await drive(CACHED / 2, 4, async () => void (await get(url, 200)));
     loading = false;
     await load;
-    underLoad[label] = { p50: percentile(busy.latencies, 50), p99: percentile(busy.latencies, 99), requests: busy.latencies.length, transforms: made };
+    underLoad[label] = {
+      p50: percentile(busy.latencies, 50),
+      p99: percentile(busy.latencies, 99),
+      requests: busy.latencies.length,
+      transforms: made,
+    };
   }
 
   try {
     const source = (name: string) => `http://${origin.host}/src/jpeg/${name}.jpg`;
     // Warm-up: sharp loaded, key cache warm, connections open.
-    await drive(CONCURRENCY, CONCURRENCY, (i) => get(app.signed(OPERATIONS, source(`warm-${i}`)), 200).then(() => undefined));
+    await drive(CONCURRENCY, CONCURRENCY, (i) =>
+      get(app.signed(OPERATIONS, source(`warm-${i}`)), 200).then(() => undefined),
+    );
     await measure("transform (distinct URLs)", TRANSFORMS, (i) => get(app.signed(OPERATIONS, source(`t-${i}`)), 200));
 
     const url = app.signed(OPERATIONS, source("cached"));
@@ -116,10 +124,14 @@ async function main(): Promise<void> {
     if (hits !== CACHED) throw new Error(`${hits} of ${CACHED} requests were result-cache hits`);
     await measure("304 revalidation", CACHED, () => get(url, 304, { "If-None-Match": etag }));
 
-
     // Info and placeholders: made from the same 12 MP source (cold: a distinct source each), then cached.
-    for (const [name, operations] of [["info", "info"], ["placeholder", "placeholder,f_webp"]] as const) {
-      await measure(`${name} (cold, distinct URLs)`, TRANSFORMS, (i) => get(app.signed(operations, source(`${name}-${i}`)), 200));
+    for (const [name, operations] of [
+      ["info", "info"],
+      ["placeholder", "placeholder,f_webp"],
+    ] as const) {
+      await measure(`${name} (cold, distinct URLs)`, TRANSFORMS, (i) =>
+        get(app.signed(operations, source(`${name}-${i}`)), 200),
+      );
       const again = app.signed(operations, source(`${name}-0`));
       await measure(`${name} (cached)`, CACHED, () => get(again, 200));
     }
@@ -134,7 +146,12 @@ async function main(): Promise<void> {
     await stop(child);
     s3 = await startS3rver();
     const bucket = "bench-results";
-    const client = new S3Client({ endpoint: s3.endpoint, region: "us-east-1", forcePathStyle: true, credentials: S3RVER_CREDENTIALS });
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: "us-east-1",
+      forcePathStyle: true,
+      credentials: S3RVER_CREDENTIALS,
+    });
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
     client.destroy();
     child = await app.start({
@@ -153,7 +170,11 @@ async function main(): Promise<void> {
     for (const nice of ["0", "10"]) {
       await stop(child);
       child = await app.start({ OPTSTUFF_TRANSFORM_NICE: nice });
-      await hitsDuringTransforms(`transform processes at nice ${nice}`, app.signed(OPERATIONS, source("cached")), source);
+      await hitsDuringTransforms(
+        `transform processes at nice ${nice}`,
+        app.signed(OPERATIONS, source("cached")),
+        source,
+      );
     }
   } finally {
     await stop(child);
@@ -164,22 +185,46 @@ async function main(): Promise<void> {
 
   const transformRps = results["transform (distinct URLs)"]!.rps;
   console.log(`\nSigned route, concurrency ${CONCURRENCY}, ${OPERATIONS} of a 12 MP JPEG:\n`);
-  console.log("| path | requests | req/s | p50 ms | p95 ms | server work p50 / p95 ms | CPU ms/req | × transform (target ≥ 5) |");
+  console.log(
+    "| path | requests | req/s | p50 ms | p95 ms | server work p50 / p95 ms | CPU ms/req | × transform (target ≥ 5) |",
+  );
   console.log("|---|---|---|---|---|---|---|---|");
   for (const [name, r] of Object.entries(results)) {
     r.vsTransform = r.rps / transformRps;
     const cold = name.includes("cold");
-    const ratio = name.startsWith("transform") ? "1" : cold ? `${fmt(r.vsTransform, 1)}×` : `${fmt(r.vsTransform, 0)}× ${r.vsTransform >= 5 ? "✓" : "✗"}`;
-    console.log(`| ${name} | ${r.requests} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.serverMs.p50, 2)} / ${fmt(r.serverMs.p95, 2)} | ${fmt(r.cpuMsPerRequest)} | ${ratio} |`);
+    const ratio = name.startsWith("transform")
+      ? "1"
+      : cold
+        ? `${fmt(r.vsTransform, 1)}×`
+        : `${fmt(r.vsTransform, 0)}× ${r.vsTransform >= 5 ? "✓" : "✗"}`;
+    console.log(
+      `| ${name} | ${r.requests} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.serverMs.p50, 2)} / ${fmt(r.serverMs.p95, 2)} | ${fmt(r.cpuMsPerRequest)} | ${ratio} |`,
+    );
   }
   console.log("\nResult-cache hits while 4 transforms are in flight (4 clients):\n");
   console.log("| transform processes | hits | transforms meanwhile | p50 ms | p99 ms (target ≤ 20) |");
   console.log("|---|---|---|---|---|");
   for (const [label, r] of Object.entries(underLoad)) {
-    console.log(`| ${label} | ${r.requests} | ${r.transforms} | ${fmt(r.p50)} | ${fmt(r.p99)} ${r.p99 <= 20 ? "✓" : "✗"} |`);
+    console.log(
+      `| ${label} | ${r.requests} | ${r.transforms} | ${fmt(r.p50)} | ${fmt(r.p99)} ${r.p99 <= 20 ? "✓" : "✗"} |`,
+    );
   }
   mkdirSync("artifacts", { recursive: true });
-  writeFileSync("artifacts/bench-cache.json", JSON.stringify({ date: new Date().toISOString(), node: process.version, operations: OPERATIONS, concurrency: CONCURRENCY, results, hitsDuringTransforms: underLoad }, null, 2));
+  writeFileSync(
+    "artifacts/bench-cache.json",
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        operations: OPERATIONS,
+        concurrency: CONCURRENCY,
+        results,
+        hitsDuringTransforms: underLoad,
+      },
+      null,
+      2,
+    ),
+  );
   console.log("\nartifacts/bench-cache.json");
 }
 

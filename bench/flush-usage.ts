@@ -24,7 +24,12 @@ import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { usageFields } from "@/server/usage/buffer-usage";
-import { defaultFlushOptions, flushUsageBuffer, type FlushOptions, type FlushReport } from "@/server/usage/flush-usage-buffer";
+import {
+  defaultFlushOptions,
+  flushUsageBuffer,
+  type FlushOptions,
+  type FlushReport,
+} from "@/server/usage/flush-usage-buffer";
 import { startRedisServer } from "../tools/redis-rest/redis-process";
 import { createRedisRestServer, type RedisRestServer, type RedisRestStats } from "../tools/redis-rest/server";
 import { startPostgres } from "./lib/postgres";
@@ -45,7 +50,12 @@ interface Scenario {
 const SCENARIOS: Scenario[] = [
   { label: "full", increments: 1_000_000, keys: 1_000, options: defaultFlushOptions },
   { label: "tenth, 100 keys", increments: 100_000, keys: 100, options: defaultFlushOptions },
-  { label: "tenth, 100 keys, 50 buckets/batch", increments: 100_000, keys: 100, options: { ...defaultFlushOptions, bucketsPerBatch: 50 } },
+  {
+    label: "tenth, 100 keys, 50 buckets/batch",
+    increments: 100_000,
+    keys: 100,
+    options: { ...defaultFlushOptions, bucketsPerBatch: 50 },
+  },
 ];
 
 interface BenchKey {
@@ -81,7 +91,13 @@ interface Result {
   incrementsPerSecond: number;
   transactions: number;
   statements: { total: number; perTransaction: number; logged: number; wire: number; byKind: Record<string, number> };
-  redis: { roundTrips: number; commands: number; byKind: RedisRestStats["byKind"]; byCommand: Record<string, number>; serverCpuMs: number };
+  redis: {
+    roundTrips: number;
+    commands: number;
+    byKind: RedisRestStats["byKind"];
+    byCommand: Record<string, number>;
+    serverCpuMs: number;
+  };
   /** Bodies between the flush and the endpoint: Upstash refuses requests over 10 MB, and every reply is held in memory whole. */
   http: { requestBytes: number; responseBytes: number; largestResponseBytes: number };
   /** Time inside the KeyValue calls; the rest is transactions and aggregation. */
@@ -107,9 +123,14 @@ async function seedKeys(db: Database): Promise<BenchKey[]> {
   const secretBox = createSecretBox("bench");
   const byProject: BenchKey[][] = [];
   for (let p = 0; p < PROJECTS; p++) {
-    const { project, key } = await bootstrap({ db, secretBox }, { teamSlug: "bench", projectSlug: `project-${p}`, keyName: "key-0" });
+    const { project, key } = await bootstrap(
+      { db, secretBox },
+      { teamSlug: "bench", projectSlug: `project-${p}`, keyName: "key-0" },
+    );
     const more = await Promise.all(
-      Array.from({ length: KEYS_PER_PROJECT - 1 }, (_, k) => createApiKey({ db, secretBox }, { projectId: project.id, name: `key-${k + 1}` })),
+      Array.from({ length: KEYS_PER_PROJECT - 1 }, (_, k) =>
+        createApiKey({ db, secretBox }, { projectId: project.id, name: `key-${k + 1}` }),
+      ),
     );
     byProject.push([key, ...more].map(({ id }) => ({ projectId: project.id, apiKeyId: id })));
   }
@@ -128,7 +149,9 @@ async function execAll(pipeline: ChainableCommander): Promise<void> {
  */
 async function bufferIncrements(bench: Bench, keys: readonly BenchKey[], increments: number): Promise<Tally> {
   const random = seeded(SEED);
-  const buckets = Array.from({ length: MINUTES }, (_, m) => redisKeys.usageBucket(new Date(bench.dayStart + m * 60_000)));
+  const buckets = Array.from({ length: MINUTES }, (_, m) =>
+    redisKeys.usageBucket(new Date(bench.dayStart + m * 60_000)),
+  );
   const tally: Tally = new Map(keys.map((key) => [key.apiKeyId, { requests: 0, bytes: 0 }]));
   let pipeline = bench.redis.pipeline();
   for (let i = 1; i <= increments; i++) {
@@ -200,7 +223,12 @@ function timed(kv: KeyValue, spent: Result["splitMs"]): KeyValue {
         spent[phase] += performance.now() - started;
       }
     };
-  return { ...kv, scan: time("scan", kv.scan), claimHashes: time("claim", kv.claimHashes), releaseClaims: time("release", kv.releaseClaims) };
+  return {
+    ...kv,
+    scan: time("scan", kv.scan),
+    claimHashes: time("claim", kv.claimHashes),
+    releaseClaims: time("release", kv.releaseClaims),
+  };
 }
 
 /** redis-server's own CPU so far (INFO cpu), to tell its Lua work from the endpoint's and the client's. */
@@ -238,11 +266,34 @@ async function scanAll(redis: IORedis, pattern: string): Promise<string[]> {
 }
 
 /** Everything that must hold after the flush, as a list of what does not. */
-async function verify(bench: Bench, keys: readonly BenchKey[], tally: Tally, report: FlushReport): Promise<{ problems: string[]; rowsInTable: number }> {
+async function verify(
+  bench: Bench,
+  keys: readonly BenchKey[],
+  tally: Tally,
+  report: FlushReport,
+): Promise<{ problems: string[]; rowsInTable: number }> {
   const problems: string[] = [];
-  const total = [...tally.values()].reduce((a, t) => ({ requests: a.requests + t.requests, bytes: a.bytes + t.bytes }), { requests: 0, bytes: 0 });
-  const expectedReport = { outcome: "flushed", scanned: MINUTES, applied: MINUTES, alreadyApplied: 0, empty: 0, skippedRecent: 0, ...total, droppedRequests: 0 };
-  const actualReport = { outcome: report.outcome, ...report.buckets, requests: report.requests, bytes: report.bytes, droppedRequests: report.droppedRequests };
+  const total = [...tally.values()].reduce(
+    (a, t) => ({ requests: a.requests + t.requests, bytes: a.bytes + t.bytes }),
+    { requests: 0, bytes: 0 },
+  );
+  const expectedReport = {
+    outcome: "flushed",
+    scanned: MINUTES,
+    applied: MINUTES,
+    alreadyApplied: 0,
+    empty: 0,
+    skippedRecent: 0,
+    ...total,
+    droppedRequests: 0,
+  };
+  const actualReport = {
+    outcome: report.outcome,
+    ...report.buckets,
+    requests: report.requests,
+    bytes: report.bytes,
+    droppedRequests: report.droppedRequests,
+  };
   for (const [field, expected] of Object.entries(expectedReport)) {
     const actual = actualReport[field as keyof typeof actualReport];
     if (actual !== expected) problems.push(`report ${field}: ${actual}, expected ${expected}`);
@@ -253,30 +304,46 @@ async function verify(bench: Bench, keys: readonly BenchKey[], tally: Tally, rep
   const recorded: Tally = new Map();
   const record = schema.usageRecord;
   const rows = await bench.db
-    .select({ projectId: record.projectId, apiKeyId: record.apiKeyId, date: record.date, requests: record.requests, bytes: record.bytes })
+    .select({
+      projectId: record.projectId,
+      apiKeyId: record.apiKeyId,
+      date: record.date,
+      requests: record.requests,
+      bytes: record.bytes,
+    })
     .from(record);
   for (const row of rows) {
-    if (projectOf.get(row.apiKeyId) !== row.projectId || row.date !== day) problems.push(`unexpected usage_record row ${row.apiKeyId} ${row.projectId} ${row.date}`);
+    if (projectOf.get(row.apiKeyId) !== row.projectId || row.date !== day)
+      problems.push(`unexpected usage_record row ${row.apiKeyId} ${row.projectId} ${row.date}`);
     const before = recorded.get(row.apiKeyId) ?? { requests: 0, bytes: 0 };
     recorded.set(row.apiKeyId, { requests: before.requests + row.requests, bytes: before.bytes + row.bytes });
   }
   for (const [apiKeyId, expected] of tally) {
     const actual = recorded.get(apiKeyId) ?? { requests: 0, bytes: 0 };
     if (actual.requests !== expected.requests || actual.bytes !== expected.bytes) {
-      problems.push(`key ${apiKeyId}: ${actual.requests} requests / ${actual.bytes} bytes recorded, ${expected.requests} / ${expected.bytes} buffered`);
+      problems.push(
+        `key ${apiKeyId}: ${actual.requests} requests / ${actual.bytes} bytes recorded, ${expected.requests} / ${expected.bytes} buffered`,
+      );
     }
   }
   const keysUsed = [...tally.values()].filter((t) => t.requests > 0).length;
-  if (rows.length !== keysUsed) problems.push(`usage_record has ${rows.length} rows, expected one per key used (${keysUsed})`);
+  if (rows.length !== keysUsed)
+    problems.push(`usage_record has ${rows.length} rows, expected one per key used (${keysUsed})`);
 
-  const [ledger] = await bench.db.select({ rows: count(), requests: sum(schema.usageFlushLedger.requests) }).from(schema.usageFlushLedger);
+  const [ledger] = await bench.db
+    .select({ rows: count(), requests: sum(schema.usageFlushLedger.requests) })
+    .from(schema.usageFlushLedger);
   if (ledger?.rows !== MINUTES) problems.push(`ledger has ${ledger?.rows} rows, expected ${MINUTES}`);
-  if (Number(ledger?.requests) !== total.requests) problems.push(`ledger counts ${ledger?.requests} requests, expected ${total.requests}`);
+  if (Number(ledger?.requests) !== total.requests)
+    problems.push(`ledger counts ${ledger?.requests} requests, expected ${total.requests}`);
 
   const left = await scanAll(bench.redis, `${keySpecs.usageBucket.prefix}*`);
   if (left.length > 0) problems.push(`${left.length} bucket keys left in Redis, e.g. ${left[0]}`);
   if (await bench.redis.exists(redisKeys.usageFlushLock())) problems.push("the flush lock is still held");
-  return { problems: problems.length > 10 ? [...problems.slice(0, 10), `… and ${problems.length - 10} more`] : problems, rowsInTable: rows.length };
+  return {
+    problems: problems.length > 10 ? [...problems.slice(0, 10), `… and ${problems.length - 10} more`] : problems,
+    rowsInTable: rows.length,
+  };
 }
 
 async function runScenario(bench: Bench, scenario: Scenario): Promise<Result> {
@@ -287,13 +354,18 @@ async function runScenario(bench: Bench, scenario: Scenario): Promise<Result> {
   try {
     await database.warm();
     const splitMs = { scan: 0, claim: 0, release: 0, rest: 0 };
-    const kv = timed(createUpstashKeyValue(createUpstashClient({ url: bench.endpoint.url, token: bench.token })), splitMs);
+    const kv = timed(
+      createUpstashKeyValue(createUpstashClient({ url: bench.endpoint.url, token: bench.token })),
+      splitMs,
+    );
     bench.endpoint.resetStats();
     const redisCpu = await redisCpuMs(bench.redis);
     const http = measureHttp();
     const cpu = process.cpuUsage();
     const started = performance.now();
-    const report = await flushUsageBuffer({ kv, db: database.db, now: () => new Date() }, scenario.options).finally(http.restore);
+    const report = await flushUsageBuffer({ kv, db: database.db, now: () => new Date() }, scenario.options).finally(
+      http.restore,
+    );
     const wallMs = performance.now() - started;
     const { user, system } = process.cpuUsage(cpu);
     const stats = bench.endpoint.stats();
@@ -303,7 +375,10 @@ async function runScenario(bench: Bench, scenario: Scenario): Promise<Result> {
 
     const { problems, rowsInTable } = await verify(bench, keys, tally, report);
     const total = counts.logged + 2 * report.batches;
-    if (counts.wire !== total) problems.push(`postgres.js sent ${counts.wire} statements, drizzle logged ${counts.logged} + BEGIN/COMMIT ${2 * report.batches}`);
+    if (counts.wire !== total)
+      problems.push(
+        `postgres.js sent ${counts.wire} statements, drizzle logged ${counts.logged} + BEGIN/COMMIT ${2 * report.batches}`,
+      );
     return {
       label: scenario.label,
       increments: scenario.increments,
@@ -316,8 +391,20 @@ async function runScenario(bench: Bench, scenario: Scenario): Promise<Result> {
       rowsPerSecond: report.rows / (wallMs / 1000),
       incrementsPerSecond: scenario.increments / (wallMs / 1000),
       transactions: report.batches,
-      statements: { total, perTransaction: total / report.batches, logged: counts.logged, wire: counts.wire, byKind: counts.byKind },
-      redis: { roundTrips: stats.requests, commands: stats.commands, byKind: stats.byKind, byCommand: stats.byCommand, serverCpuMs },
+      statements: {
+        total,
+        perTransaction: total / report.batches,
+        logged: counts.logged,
+        wire: counts.wire,
+        byKind: counts.byKind,
+      },
+      redis: {
+        roundTrips: stats.requests,
+        commands: stats.commands,
+        byKind: stats.byKind,
+        byCommand: stats.byCommand,
+        serverCpuMs,
+      },
       http: http.totals,
       splitMs,
       cpuMs: (user + system) / 1000,
@@ -330,31 +417,61 @@ async function runScenario(bench: Bench, scenario: Scenario): Promise<Result> {
 }
 
 function print(results: Result[]): void {
-  const n = (value: number, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
-  console.log("\n| run | increments | keys | buckets | buckets/batch | wall s | rows upserted (in table) | rows/s | increments/s | SQL statements | transactions | Redis round trips |");
+  const n = (value: number, digits = 0) =>
+    value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  console.log(
+    "\n| run | increments | keys | buckets | buckets/batch | wall s | rows upserted (in table) | rows/s | increments/s | SQL statements | transactions | Redis round trips |",
+  );
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
-    const cells = [n(r.increments), n(r.keys), n(r.buckets), n(r.bucketsPerBatch), n(r.wallMs / 1000, 2), `${n(r.rowsUpserted)} (${n(r.rowsInTable)})`];
-    cells.push(n(r.rowsPerSecond), n(r.incrementsPerSecond), n(r.statements.total), n(r.transactions), n(r.redis.roundTrips));
+    const cells = [
+      n(r.increments),
+      n(r.keys),
+      n(r.buckets),
+      n(r.bucketsPerBatch),
+      n(r.wallMs / 1000, 2),
+      `${n(r.rowsUpserted)} (${n(r.rowsInTable)})`,
+    ];
+    cells.push(
+      n(r.rowsPerSecond),
+      n(r.incrementsPerSecond),
+      n(r.statements.total),
+      n(r.transactions),
+      n(r.redis.roundTrips),
+    );
     console.log(`| ${r.label} | ${cells.join(" | ")} |`);
   }
   for (const r of results) {
-    const kinds = Object.entries(r.statements.byKind).map(([kind, times]) => `${kind} ${times}`).join(", ");
-    const commands = Object.entries(r.redis.byCommand).map(([name, times]) => `${name} ${times}`).join(", ");
-    const split = Object.entries(r.splitMs).map(([phase, ms]) => `${phase} ${n(ms)}`).join(", ");
+    const kinds = Object.entries(r.statements.byKind)
+      .map(([kind, times]) => `${kind} ${times}`)
+      .join(", ");
+    const commands = Object.entries(r.redis.byCommand)
+      .map(([name, times]) => `${name} ${times}`)
+      .join(", ");
+    const split = Object.entries(r.splitMs)
+      .map(([phase, ms]) => `${phase} ${n(ms)}`)
+      .join(", ");
     console.log(`\n${r.label}:`);
     console.log(`  SQL ${n(r.statements.perTransaction, 1)} per transaction: ${kinds}`);
     const mb = (bytes: number) => `${n(bytes / 1e6, 1)} MB`;
     console.log(`  Redis ${n(r.redis.commands)} commands in ${n(r.redis.roundTrips)} round trips: ${commands}`);
-    console.log(`  HTTP ${mb(r.http.requestBytes)} sent, ${mb(r.http.responseBytes)} received, largest reply ${mb(r.http.largestResponseBytes)}`);
-    console.log(`  ms in ${split}; CPU ms: this process (flush + endpoint) ${n(r.cpuMs)}, redis-server ${n(r.redis.serverCpuMs)}`);
+    console.log(
+      `  HTTP ${mb(r.http.requestBytes)} sent, ${mb(r.http.responseBytes)} received, largest reply ${mb(r.http.largestResponseBytes)}`,
+    );
+    console.log(
+      `  ms in ${split}; CPU ms: this process (flush + endpoint) ${n(r.cpuMs)}, redis-server ${n(r.redis.serverCpuMs)}`,
+    );
     for (const problem of r.problems) console.log(`  WRONG: ${problem}`);
   }
   const full = results[0]!;
-  console.log(`\ntarget < ${TARGET_MS / 1000} s for ${n(full.increments)} increments: ${full.wallMs < TARGET_MS ? "met" : "NOT met"} (${n(full.wallMs / 1000, 2)} s)`);
+  console.log(
+    `\ntarget < ${TARGET_MS / 1000} s for ${n(full.increments)} increments: ${full.wallMs < TARGET_MS ? "met" : "NOT met"} (${n(full.wallMs / 1000, 2)} s)`,
+  );
   const [a, b, c] = results;
   if (a && b && c) {
-    console.log(`statements: ${n(a.statements.total)} for ${n(a.rowsUpserted)} rows and ${n(b.statements.total)} for ${n(b.rowsUpserted)} rows (${a.transactions} batches each); ${n(c.statements.total)} with ${c.transactions} batches`);
+    console.log(
+      `statements: ${n(a.statements.total)} for ${n(a.rowsUpserted)} rows and ${n(b.statements.total)} for ${n(b.rowsUpserted)} rows (${a.transactions} batches each); ${n(c.statements.total)} with ${c.transactions} batches`,
+    );
   }
 }
 
@@ -365,7 +482,9 @@ async function main(): Promise<void> {
     cleanup.push(() => server.stop());
     const admin = postgres(server.url, { max: 1, onnotice: () => {} });
     cleanup.push(() => admin.end({ timeout: 5 }));
-    const [{ server_version: version } = { server_version: "?" }] = await admin<Array<{ server_version: string }>>`show server_version`;
+    const [{ server_version: version } = { server_version: "?" }] = await admin<
+      Array<{ server_version: string }>
+    >`show server_version`;
     const name = `optstuff_bench_${randomBytes(6).toString("hex")}`;
     await admin.unsafe(`create database ${name}`);
     cleanup.push(() => admin.unsafe(`drop database if exists ${name} with (force)`));
@@ -384,9 +503,21 @@ async function main(): Promise<void> {
 
     const today = new Date();
     const dayStart = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) - 2 * 86_400_000;
-    const bench: Bench = { db: handle.db, databaseUrl: url.toString(), redis, endpoint, token, keys: await seedKeys(handle.db), dayStart };
-    console.log(`PostgreSQL ${version} (${server.origin}), redis-server behind the Upstash-compatible endpoint, Node ${process.versions.node}`);
-    console.log(`${bench.keys.length} keys in ${PROJECTS} projects; increments on ${new Date(dayStart).toISOString().slice(0, 10)}, ${MINUTES} minute buckets`);
+    const bench: Bench = {
+      db: handle.db,
+      databaseUrl: url.toString(),
+      redis,
+      endpoint,
+      token,
+      keys: await seedKeys(handle.db),
+      dayStart,
+    };
+    console.log(
+      `PostgreSQL ${version} (${server.origin}), redis-server behind the Upstash-compatible endpoint, Node ${process.versions.node}`,
+    );
+    console.log(
+      `${bench.keys.length} keys in ${PROJECTS} projects; increments on ${new Date(dayStart).toISOString().slice(0, 10)}, ${MINUTES} minute buckets`,
+    );
 
     const results: Result[] = [];
     for (const scenario of SCENARIOS) {
@@ -395,7 +526,19 @@ async function main(): Promise<void> {
     }
     print(results);
     mkdirSync("artifacts", { recursive: true });
-    writeFileSync("artifacts/bench-flush.json", JSON.stringify({ measuredAt: new Date().toISOString(), postgres: { version, origin: server.origin }, node: process.versions.node, results }, null, 2));
+    writeFileSync(
+      "artifacts/bench-flush.json",
+      JSON.stringify(
+        {
+          measuredAt: new Date().toISOString(),
+          postgres: { version, origin: server.origin },
+          node: process.versions.node,
+          results,
+        },
+        null,
+        2,
+      ),
+    );
     if (results.some((r) => r.problems.length > 0)) {
       console.error("\nThe flushed totals differ from what was buffered (WRONG lines above).");
       process.exitCode = 1;

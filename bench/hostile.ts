@@ -38,10 +38,30 @@ async function hostileFiles(): Promise<Record<string, { body: Buffer; type: stri
   const png = (body: Buffer) => ({ body, type: "image/png" });
   const svg = (body: Buffer) => ({ body, type: "image/svg+xml" });
   // A real 10000×10000 PNG (one colour, so it compresses to a small file), as in the report.
-  const bigPng = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: "#2a6" } }).png({ compressionLevel: 9 }).toBuffer();
-  const photo = await sharp({ create: { width: 640, height: 480, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 40 } } }).jpeg().toBuffer();
+  const bigPng = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: "#2a6" } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
+  const photo = await sharp({
+    create: {
+      width: 640,
+      height: 480,
+      channels: 3,
+      background: "#000",
+      noise: { type: "gaussian", mean: 128, sigma: 40 },
+    },
+  })
+    .jpeg()
+    .toBuffer();
   // Photographic weight, not noise: a blurred noise field compresses like a photo (≈ 1.5 MB).
-  const twelveMp = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: "#000", noise: { type: "gaussian", mean: 120, sigma: 60 } } })
+  const twelveMp = await sharp({
+    create: {
+      width: 4000,
+      height: 3000,
+      channels: 3,
+      background: "#000",
+      noise: { type: "gaussian", mean: 120, sigma: 60 },
+    },
+  })
     .blur(3)
     .jpeg({ quality: 85 })
     .toBuffer();
@@ -53,7 +73,7 @@ async function hostileFiles(): Promise<Record<string, { body: Buffer; type: stri
     "script-svg": svg(scriptedSvg),
     "small-jpeg": { body: photo, type: "image/jpeg" },
     "photo-12mp": { body: twelveMp, type: "image/jpeg" },
-    "truncated": { body: twelveMp.subarray(0, twelveMp.length >> 1), type: "image/jpeg" },
+    truncated: { body: twelveMp.subarray(0, twelveMp.length >> 1), type: "image/jpeg" },
   };
 }
 
@@ -61,22 +81,41 @@ const CASES: Case[] = [
   { name: "SVG 100 px embedding a 10000² data: PNG, f_png", file: "svg-data-png", operations: "f_png" },
   { name: "SVG feTurbulence + feGaussianBlur(500) 7000², f_png", file: "svg-filter", operations: "f_png" },
   { name: "the same, 10 octaves, f_png", file: "svg-filter-octaves", operations: "f_png" },
-  { name: "small JPEG → 8192² fill enlarge AVIF q99", file: "small-jpeg", operations: "w_8192,h_8192,fit_fill,enlarge,f_avif,q_99" },
-  { name: "small JPEG → 8192² fill enlarge WebP q99", file: "small-jpeg", operations: "w_8192,h_8192,fit_fill,enlarge,f_webp,q_99" },
-  { name: "small JPEG → 8192² f_auto (AVIF accepted)", file: "small-jpeg", operations: "w_8192,h_8192,fit_fill,enlarge,f_auto", accept: "image/avif,image/webp" },
+  {
+    name: "small JPEG → 8192² fill enlarge AVIF q99",
+    file: "small-jpeg",
+    operations: "w_8192,h_8192,fit_fill,enlarge,f_avif,q_99",
+  },
+  {
+    name: "small JPEG → 8192² fill enlarge WebP q99",
+    file: "small-jpeg",
+    operations: "w_8192,h_8192,fit_fill,enlarge,f_webp,q_99",
+  },
+  {
+    name: "small JPEG → 8192² f_auto (AVIF accepted)",
+    file: "small-jpeg",
+    operations: "w_8192,h_8192,fit_fill,enlarge,f_auto",
+    accept: "image/avif,image/webp",
+  },
   { name: "PNG declaring 100000² (pixel bomb)", file: "pixel-bomb", operations: "w_100" },
   { name: "SVG with script, no f_", file: "script-svg", operations: "_" },
   { name: "12 MP JPEG cut in half", file: "truncated", operations: "w_800,f_webp" },
   { name: "12 MP JPEG, blur 100 to PNG at full size", file: "photo-12mp", operations: "blur_100,f_png" },
 ];
 
-function startHostileOrigin(files: Record<string, { body: Buffer; type: string }>): Promise<{ server: http.Server; host: string }> {
+function startHostileOrigin(
+  files: Record<string, { body: Buffer; type: string }>,
+): Promise<{ server: http.Server; host: string }> {
   const server = http.createServer((req, res) => {
     const file = files[/^\/h\/([\w-]+)\//.exec(req.url ?? "")?.[1] ?? ""];
     if (!file) return void res.writeHead(404).end();
     res.writeHead(200, { "Content-Type": file.type, "Content-Length": file.body.length }).end(file.body);
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, host: `127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, host: `127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 /** Calls `work` while sampling the tree's RSS; returns its peak. */
@@ -103,7 +142,11 @@ async function request(url: string, accept = "image/png"): Promise<{ status: num
   return { status: response.status, code, ms: performance.now() - started };
 }
 
-async function tenantLatencies(signA: (ops: string, src: string) => string, signB: (ops: string, src: string) => string, loaded: boolean): Promise<number[]> {
+async function tenantLatencies(
+  signA: (ops: string, src: string) => string,
+  signB: (ops: string, src: string) => string,
+  loaded: boolean,
+): Promise<number[]> {
   let heavyRunning = loaded;
   const heavy = async () => {
     // Four heavy transforms in flight all the time: a 12 MP photo to a 2400 px AVIF, seconds of CPU each.
@@ -132,25 +175,41 @@ async function main(): Promise<void> {
     const app = await prepareOurApp(work, origin.host);
     const signB = app.addProject("heavy");
 
-    console.log(`\nHostile cases (budget ${BUDGET_MS / 1000} s; targets: ≤ budget + 5 s, peak growth ≤ 512 MB, after ≤ start + 100 MB)\n`);
+    console.log(
+      `\nHostile cases (budget ${BUDGET_MS / 1000} s; targets: ≤ budget + 5 s, peak growth ≤ 512 MB, after ≤ start + 100 MB)\n`,
+    );
     console.log("| case | status | seconds | start MB | peak MB | after MB | within targets |");
     console.log("|---|---|---|---|---|---|---|");
     const server = await app.start();
     const rows = [];
     for (const c of CASES) {
       const start = rssOfTree(server.pid!);
-      const { value, peak } = await withPeak(server.pid!, () => request(app.signed(c.operations, fresh(c.file)), c.accept));
+      const { value, peak } = await withPeak(server.pid!, () =>
+        request(app.signed(c.operations, fresh(c.file)), c.accept),
+      );
       await new Promise((r) => setTimeout(r, 3000));
       const after = rssOfTree(server.pid!);
       const ok = value.ms <= BUDGET_MS + 5000 && peak - start <= 512 * MB && after - start <= 100 * MB;
-      const row = { case: c.name, status: `${value.status}${value.code ? ` ${value.code}` : ""}`, seconds: value.ms / 1000, startMb: start / MB, peakMb: peak / MB, afterMb: after / MB, ok };
+      const row = {
+        case: c.name,
+        status: `${value.status}${value.code ? ` ${value.code}` : ""}`,
+        seconds: value.ms / 1000,
+        startMb: start / MB,
+        peakMb: peak / MB,
+        afterMb: after / MB,
+        ok,
+      };
       rows.push(row);
-      console.log(`| ${row.case} | ${row.status} | ${fmt(row.seconds, 2)} | ${fmt(row.startMb, 0)} | ${fmt(row.peakMb, 0)} | ${fmt(row.afterMb, 0)} | ${ok ? "yes" : "NO"} |`);
+      console.log(
+        `| ${row.case} | ${row.status} | ${fmt(row.seconds, 2)} | ${fmt(row.startMb, 0)} | ${fmt(row.peakMb, 0)} | ${fmt(row.afterMb, 0)} | ${ok ? "yes" : "NO"} |`,
+      );
     }
     results.cases = rows;
     await stop(server);
 
-    console.log(`\nCross-tenant: tenant A's small transforms (${TENANT_REQUESTS}, one at a time) while tenant B keeps 4 heavy ones in flight\n`);
+    console.log(
+      `\nCross-tenant: tenant A's small transforms (${TENANT_REQUESTS}, one at a time) while tenant B keeps 4 heavy ones in flight\n`,
+    );
     console.log("| fair share | A alone p50 / p95 ms | A with B p50 / p95 ms | loaded p95 ÷ alone p95 |");
     console.log("|---|---|---|---|");
     const tenants = [];
@@ -160,9 +219,17 @@ async function main(): Promise<void> {
       const alone = await tenantLatencies(app.signed, signB, false);
       const loaded = await tenantLatencies(app.signed, signB, true);
       await stop(running);
-      const row = { fairShare, aloneP50: percentile(alone, 50), aloneP95: percentile(alone, 95), loadedP50: percentile(loaded, 50), loadedP95: percentile(loaded, 95) };
+      const row = {
+        fairShare,
+        aloneP50: percentile(alone, 50),
+        aloneP95: percentile(alone, 95),
+        loadedP50: percentile(loaded, 50),
+        loadedP95: percentile(loaded, 95),
+      };
       tenants.push(row);
-      console.log(`| ${fairShare} | ${fmt(row.aloneP50, 0)} / ${fmt(row.aloneP95, 0)} | ${fmt(row.loadedP50, 0)} / ${fmt(row.loadedP95, 0)} | ${fmt(row.loadedP95 / row.aloneP95, 2)}× |`);
+      console.log(
+        `| ${fairShare} | ${fmt(row.aloneP50, 0)} / ${fmt(row.aloneP95, 0)} | ${fmt(row.loadedP50, 0)} / ${fmt(row.loadedP95, 0)} | ${fmt(row.loadedP95 / row.aloneP95, 2)}× |`,
+      );
     }
     results.tenants = tenants;
     mkdirSync("artifacts", { recursive: true });

@@ -47,13 +47,21 @@ async function measure(root: string, withRedis: boolean) {
     trustedProxyHops: 0,
     logger: createLogger("error"),
   });
-  const { project, key } = await bootstrap({ db: services.database.db, secretBox: services.secretBox }, { teamSlug: "bench", projectSlug: "hot", keyName: "k", sourceHosts: ["local"] });
-  await services.database.db.update(apiKeys).set({ rateLimitPerMinute: 100_000, rateLimitPerDay: 100_000_000 }).where(eq(apiKeys.id, key.id));
+  const { project, key } = await bootstrap(
+    { db: services.database.db, secretBox: services.secretBox },
+    { teamSlug: "bench", projectSlug: "hot", keyName: "k", sourceHosts: ["local"] },
+  );
+  await services.database.db
+    .update(apiKeys)
+    .set({ rateLimitPerMinute: 100_000, rateLimitPerDay: 100_000_000 })
+    .where(eq(apiKeys.id, key.id));
   await services.coordination.limiter.warmUp();
   const handler = createImageRouteHandler(async () => services);
   const skip = () => {}; // after-response work is not the hot path
   const operations = "w_1,f_png";
-  const url = new URL(buildSignedUrl({ baseUrl: BASE, projectSlug: project.slug, ...key, operations, source: "local/dot.png" }));
+  const url = new URL(
+    buildSignedUrl({ baseUrl: BASE, projectSlug: project.slug, ...key, operations, source: "local/dot.png" }),
+  );
   const full = async () => {
     const response = await handler.web(new Request(url), skip);
     if (response.status !== 200) throw new Error(`status ${response.status}`);
@@ -62,7 +70,14 @@ async function measure(root: string, withRedis: boolean) {
   const parsedOperations = parseOperations(operations);
   const location = parseSource("local/dot.png");
   const direct = async () => {
-    await services.delivery.produce({ key: "bench", sourceKey: "bench", tenant: "bench", location, operations: parsedOperations, accept: null });
+    await services.delivery.produce({
+      key: "bench",
+      sourceKey: "bench",
+      tenant: "bench",
+      location,
+      operations: parsedOperations,
+      accept: null,
+    });
   };
 
   const time = async (task: () => Promise<void>): Promise<Latency> => {
@@ -83,7 +98,11 @@ async function measure(root: string, withRedis: boolean) {
     rounds.full.push(await time(full));
   }
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  const summary = (runs: Latency[]) => ({ p50: median(runs.map((r) => r.p50)), p95: median(runs.map((r) => r.p95)), p99: median(runs.map((r) => r.p99)) });
+  const summary = (runs: Latency[]) => ({
+    p50: median(runs.map((r) => r.p50)),
+    p95: median(runs.map((r) => r.p95)),
+    p99: median(runs.map((r) => r.p99)),
+  });
   const result = { full: summary(rounds.full), direct: summary(rounds.direct) };
 
   const tripsPer = async (label: string, before: () => Promise<void>) => {
@@ -106,23 +125,41 @@ async function measure(root: string, withRedis: boolean) {
     : [];
   await services.close();
   await redis?.stop();
-  return { coordination: withRedis ? "redis-server via the endpoint" : "in process", ...result, overhead: { p50: result.full.p50 - result.direct.p50, p95: result.full.p95 - result.direct.p95 }, roundTrips: trips };
+  return {
+    coordination: withRedis ? "redis-server via the endpoint" : "in process",
+    ...result,
+    overhead: { p50: result.full.p50 - result.direct.p50, p95: result.full.p95 - result.direct.p95 },
+    roundTrips: trips,
+  };
 }
 
 async function main(): Promise<void> {
   const root = mkdtempSync(path.join(tmpdir(), "optstuff-hot-"));
-  writeFileSync(path.join(root, "dot.png"), await sharp({ create: { width: 1, height: 1, channels: 4, background: "#f00" } }).png().toBuffer());
+  writeFileSync(
+    path.join(root, "dot.png"),
+    await sharp({ create: { width: 1, height: 1, channels: 4, background: "#f00" } })
+      .png()
+      .toBuffer(),
+  );
   const runs = [await measure(root, true), await measure(root, false)];
   rmSync(root, { recursive: true, force: true });
 
-  console.log(`${REQUESTS} sequential requests per round, 3 rounds interleaved, medians of the rounds; 1x1 PNG → w_1 PNG, result cache off\n`);
-  console.log("| coordination | full route p50 / p95 ms | transform only p50 / p95 ms | auth + limits overhead p50 / p95 ms |\n|---|---|---|---|");
+  console.log(
+    `${REQUESTS} sequential requests per round, 3 rounds interleaved, medians of the rounds; 1x1 PNG → w_1 PNG, result cache off\n`,
+  );
+  console.log(
+    "| coordination | full route p50 / p95 ms | transform only p50 / p95 ms | auth + limits overhead p50 / p95 ms |\n|---|---|---|---|",
+  );
   for (const r of runs) {
     const cells = [r.full, r.direct, r.overhead].map((l) => `${l.p50.toFixed(3)} / ${l.p95.toFixed(3)}`);
     console.log(`| ${r.coordination} | ${cells.join(" | ")} |`);
   }
-  for (const r of runs) console.log(`target ≤ 1 ms at p50 (${r.coordination}): ${r.overhead.p50 <= 1 ? "met" : "NOT met"} (${r.overhead.p50.toFixed(3)} ms)`);
-  for (const t of runs[0]!.roundTrips) console.log(`blocking Redis round trips per request, ${t.label}: ${t.roundTrips.toFixed(2)}`);
+  for (const r of runs)
+    console.log(
+      `target ≤ 1 ms at p50 (${r.coordination}): ${r.overhead.p50 <= 1 ? "met" : "NOT met"} (${r.overhead.p50.toFixed(3)} ms)`,
+    );
+  for (const t of runs[0]!.roundTrips)
+    console.log(`blocking Redis round trips per request, ${t.label}: ${t.roundTrips.toFixed(2)}`);
   mkdirSync("artifacts", { recursive: true });
   writeFileSync("artifacts/bench-hot-path.json", JSON.stringify({ requests: REQUESTS, runs }, null, 2));
 }

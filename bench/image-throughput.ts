@@ -27,7 +27,18 @@ import path from "node:path";
 import sharp from "sharp";
 import { drive, fmt, percentile, summarise, type Summary } from "./lib/load";
 import { cpuMsOfProcess, cpuMsOfTree, machineBusyMs, mappedFilesOfTree, peakRssOfTree } from "./lib/process-memory";
-import { buildPeerIfNeeded, freePort, killAll, PEER_DIR, prepareOurApp, startOrigin, startProcess, stop, type Origin, type OurApp } from "./lib/servers";
+import {
+  buildPeerIfNeeded,
+  freePort,
+  killAll,
+  PEER_DIR,
+  prepareOurApp,
+  startOrigin,
+  startProcess,
+  stop,
+  type Origin,
+  type OurApp,
+} from "./lib/servers";
 import { productionDatabaseEnv, startPostgres } from "./lib/postgres";
 import { makeSources, type Source, type SourceKind } from "./lib/sources";
 
@@ -50,7 +61,8 @@ type ContenderId = "ours" | "next" | "ipx" | "raw";
 const CONTENDERS: ContenderId[] = (["ours", "next", "ipx", "raw"] as const).filter((id) =>
   (process.env.BENCH_CONTENDERS ?? "ours,next,ipx,raw").split(",").includes(id),
 );
-const versionOf = (pkg: string) => (JSON.parse(readFileSync(`node_modules/${pkg}/package.json`, "utf8")) as { version: string }).version;
+const versionOf = (pkg: string) =>
+  (JSON.parse(readFileSync(`node_modules/${pkg}/package.json`, "utf8")) as { version: string }).version;
 const DATABASE = process.env.BENCH_DATABASE === "postgres" ? "postgres" : "embedded";
 const LABELS: Record<ContenderId, string> = {
   ours: DATABASE === "postgres" ? "OptStuff signed route (PostgreSQL)" : "OptStuff signed route",
@@ -157,7 +169,12 @@ function otherLoad(machineMs: number, ownMs: number, wallMs: number): number {
   return Math.max(0, machineMs - ownMs) / (wallMs * CORES);
 }
 
-async function runHttp(ctx: Context, id: Exclude<ContenderId, "raw">, source: Source, concurrency: number): Promise<RunResult> {
+async function runHttp(
+  ctx: Context,
+  id: Exclude<ContenderId, "raw">,
+  source: Source,
+  concurrency: number,
+): Promise<RunResult> {
   const port = id === "ours" ? ctx.app.port : await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child =
@@ -170,7 +187,11 @@ async function runHttp(ctx: Context, id: Exclude<ContenderId, "raw">, source: So
             `${base}/`,
             countPassThrough,
           )
-        : await startProcess(["bench/peers/ipx-server.mjs", String(port), ctx.origin.host], { ...process.env, NODE_ENV: "production" }, `${base}/`);
+        : await startProcess(
+            ["bench/peers/ipx-server.mjs", String(port), ctx.origin.host],
+            { ...process.env, NODE_ENV: "production" },
+            `${base}/`,
+          );
   const urlFor = (src: string) =>
     id === "ours"
       ? ctx.app.signed(OPERATIONS, src)
@@ -187,7 +208,8 @@ async function runHttp(ctx: Context, id: Exclude<ContenderId, "raw">, source: So
     const src = `http://${ctx.origin.host}/src/${source.kind}/${run}-${phase}-${i}.${source.ext}`;
     const response = await fetch(urlFor(src), { headers: { Accept: ACCEPT } });
     const body = Buffer.from(await response.arrayBuffer());
-    if (response.status !== 200) throw new Error(`${id} ${source.kind}: status ${response.status}: ${body.toString().slice(0, 200)}`);
+    if (response.status !== 200)
+      throw new Error(`${id} ${source.kind}: status ${response.status}: ${body.toString().slice(0, 200)}`);
     if (phase === "warm") {
       first ??= body;
       return;
@@ -233,8 +255,11 @@ async function runHttp(ctx: Context, id: Exclude<ContenderId, "raw">, source: So
   };
   if (id === "next") {
     result.cacheHeaders = cacheHeaders;
-    const hits = Object.entries(cacheHeaders).filter(([k]) => k !== "MISS").reduce((a, [, n]) => a + n, 0);
-    if (hits > 0) result.warnings.push(`Next served ${hits} responses from its cache (${JSON.stringify(cacheHeaders)})`);
+    const hits = Object.entries(cacheHeaders)
+      .filter(([k]) => k !== "MISS")
+      .reduce((a, [, n]) => a + n, 0);
+    if (hits > 0)
+      result.warnings.push(`Next served ${hits} responses from its cache (${JSON.stringify(cacheHeaders)})`);
     result.cacheEntries = existsSync(ctx.nextCacheDir) ? readdirSync(ctx.nextCacheDir).length : 0;
     result.passThroughWarnings = passThroughWarnings - warningsBefore;
     rmSync(ctx.nextCacheDir, { recursive: true, force: true });
@@ -246,7 +271,14 @@ async function runRaw(ctx: Context, source: Source, concurrency: number): Promis
   const file = path.join(ctx.work, `source.${source.ext}`);
   const worker = spawnSync(
     process.execPath,
-    ["node_modules/tsx/dist/cli.mjs", "bench/raw-sharp-worker.ts", file, source.kind, String(REQUESTS[source.kind]), String(concurrency)],
+    [
+      "node_modules/tsx/dist/cli.mjs",
+      "bench/raw-sharp-worker.ts",
+      file,
+      source.kind,
+      String(REQUESTS[source.kind]),
+      String(concurrency),
+    ],
     { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
   );
   if (worker.status !== 0) throw new Error(`raw sharp worker failed: ${worker.stderr}`);
@@ -284,8 +316,23 @@ function resultsTable(results: RunResult[]): string {
   ];
   for (const r of results) {
     const size = `${fmt(r.outputBytes / 1024)}${r.sizeVsRaw === undefined ? "" : ` (${r.sizeVsRaw >= 1 ? "+" : ""}${fmt((r.sizeVsRaw - 1) * 100, 0)} %)`}`;
-    const check = r.first.comparable ? `ok (${r.first.format} ${r.first.width}×${r.first.height}${r.first.frames > 1 ? ` ×${r.first.frames}` : ""})` : `**not comparable**: ${r.first.note}`;
-    const cells = [r.label, SOURCE_LABEL[r.source], r.concurrency, fmt(r.rps), fmt(r.p50), fmt(r.p95), fmt(r.p99), fmt(r.cpuMsPerRequest, 0), fmt(r.peakRssMb, 0), size, `${fmt(r.otherLoad * 100, 0)} %`, check];
+    const check = r.first.comparable
+      ? `ok (${r.first.format} ${r.first.width}×${r.first.height}${r.first.frames > 1 ? ` ×${r.first.frames}` : ""})`
+      : `**not comparable**: ${r.first.note}`;
+    const cells = [
+      r.label,
+      SOURCE_LABEL[r.source],
+      r.concurrency,
+      fmt(r.rps),
+      fmt(r.p50),
+      fmt(r.p95),
+      fmt(r.p99),
+      fmt(r.cpuMsPerRequest, 0),
+      fmt(r.peakRssMb, 0),
+      size,
+      `${fmt(r.otherLoad * 100, 0)} %`,
+      check,
+    ];
     lines.push(`| ${cells.join(" | ")} |`);
   }
   return lines.join("\n");
@@ -303,7 +350,8 @@ interface Ratio {
 
 function ratios(results: RunResult[]): Ratio[] {
   const out: Ratio[] = [];
-  const find = (id: ContenderId, source: SourceKind, c: number) => results.find((r) => r.contender === id && r.source === source && r.concurrency === c);
+  const find = (id: ContenderId, source: SourceKind, c: number) =>
+    results.find((r) => r.contender === id && r.source === source && r.concurrency === c);
   for (const source of ["jpeg", "png", "gif"] as SourceKind[]) {
     for (const concurrency of CONCURRENCY) {
       const ours = find("ours", source, concurrency);
@@ -312,7 +360,15 @@ function ratios(results: RunResult[]): Ratio[] {
         if (!ours || !other) continue;
         const target = peer === "raw" ? 0.9 : source === "gif" ? null : 1.15;
         if (!other.first.comparable) {
-          out.push({ source, concurrency, peer, ratio: null, target, met: null, note: `${LABELS[peer]} did less work (${other.first.note}): not compared` });
+          out.push({
+            source,
+            concurrency,
+            peer,
+            ratio: null,
+            target,
+            met: null,
+            note: `${LABELS[peer]} did less work (${other.first.note}): not compared`,
+          });
           continue;
         }
         const ratio = ours.rps / other.rps;
@@ -333,9 +389,12 @@ function ratioTable(list: Ratio[]): string {
   };
   for (const source of ["jpeg", "png", "gif"] as SourceKind[]) {
     for (const concurrency of CONCURRENCY) {
-      const pick = (peer: string) => list.find((r) => r.source === source && r.concurrency === concurrency && r.peer === peer);
+      const pick = (peer: string) =>
+        list.find((r) => r.source === source && r.concurrency === concurrency && r.peer === peer);
       if (!pick("next") && !pick("ipx") && !pick("raw")) continue;
-      lines.push(`| ${SOURCE_LABEL[source]} | ${concurrency} | ${cell(pick("next"))} | ${cell(pick("ipx"))} | ${cell(pick("raw"))} |`);
+      lines.push(
+        `| ${SOURCE_LABEL[source]} | ${concurrency} | ${cell(pick("next"))} | ${cell(pick("ipx"))} | ${cell(pick("raw"))} |`,
+      );
     }
   }
   return lines.join("\n");
@@ -370,10 +429,14 @@ function chartSvg(results: RunResult[], title: string): string {
     const rows = results.filter((r) => r.source === source);
     const axis = niceAxis(Math.max(1, ...rows.filter((r) => r.first.comparable).map((r) => r.rps)) * 1.08);
     const y = (v: number) => bottom - ((bottom - top) * v) / axis.top;
-    parts.push(`<text x="${x0 + inner / 2}" y="${top - 18}" font-size="14" text-anchor="middle" font-weight="bold">${SOURCE_LABEL[source]}</text>`);
+    parts.push(
+      `<text x="${x0 + inner / 2}" y="${top - 18}" font-size="14" text-anchor="middle" font-weight="bold">${SOURCE_LABEL[source]}</text>`,
+    );
     for (let v = 0; v <= axis.top + 1e-9; v += axis.step) {
       parts.push(`<line x1="${x0}" y1="${y(v)}" x2="${x0 + inner}" y2="${y(v)}" stroke="#e4e4e4"/>`);
-      parts.push(`<text x="${x0 - 5}" y="${y(v) + 4}" font-size="10" text-anchor="end" fill="#555">${Number(v.toFixed(2))}</text>`);
+      parts.push(
+        `<text x="${x0 - 5}" y="${y(v) + 4}" font-size="10" text-anchor="end" fill="#555">${Number(v.toFixed(2))}</text>`,
+      );
     }
     parts.push(`<line x1="${x0}" y1="${bottom}" x2="${x0 + inner}" y2="${bottom}" stroke="#333"/>`);
     parts.push(`<line x1="${x0}" y1="${top}" x2="${x0}" y2="${bottom}" stroke="#333"/>`);
@@ -381,26 +444,40 @@ function chartSvg(results: RunResult[], title: string): string {
     CONCURRENCY.forEach((c, g) => {
       const gx = x0 + g * groupW;
       const barW = (groupW - 20) / CONTENDERS.length;
-      parts.push(`<text x="${gx + groupW / 2}" y="${bottom + 18}" font-size="12" text-anchor="middle">concurrency ${c}</text>`);
+      parts.push(
+        `<text x="${gx + groupW / 2}" y="${bottom + 18}" font-size="12" text-anchor="middle">concurrency ${c}</text>`,
+      );
       CONTENDERS.forEach((id, b) => {
         const r = rows.find((x) => x.contender === id && x.concurrency === c);
         const bx = gx + 10 + b * barW;
         if (!r) return;
         if (!r.first.comparable) {
-          parts.push(`<rect x="${bx + 2}" y="${bottom - 40}" width="${barW - 4}" height="40" fill="none" stroke="${COLOURS[id]}" stroke-dasharray="3,2"/>`);
-          parts.push(`<text x="${bx + barW / 2}" y="${bottom - 46}" font-size="10" text-anchor="middle" fill="${COLOURS[id]}">n/c</text>`);
+          parts.push(
+            `<rect x="${bx + 2}" y="${bottom - 40}" width="${barW - 4}" height="40" fill="none" stroke="${COLOURS[id]}" stroke-dasharray="3,2"/>`,
+          );
+          parts.push(
+            `<text x="${bx + barW / 2}" y="${bottom - 46}" font-size="10" text-anchor="middle" fill="${COLOURS[id]}">n/c</text>`,
+          );
           return;
         }
-        parts.push(`<rect x="${bx + 2}" y="${y(r.rps)}" width="${barW - 4}" height="${bottom - y(r.rps)}" fill="${COLOURS[id]}"/>`);
-        parts.push(`<text x="${bx + barW / 2}" y="${y(r.rps) - 4}" font-size="10" text-anchor="middle">${fmt(r.rps)}</text>`);
+        parts.push(
+          `<rect x="${bx + 2}" y="${y(r.rps)}" width="${barW - 4}" height="${bottom - y(r.rps)}" fill="${COLOURS[id]}"/>`,
+        );
+        parts.push(
+          `<text x="${bx + barW / 2}" y="${y(r.rps) - 4}" font-size="10" text-anchor="middle">${fmt(r.rps)}</text>`,
+        );
       });
     });
   });
   CONTENDERS.forEach((id, i) => {
     const x = 45 + i * 240;
-    parts.push(`<rect x="${x}" y="${H - 62}" width="14" height="14" fill="${COLOURS[id]}"/><text x="${x + 20}" y="${H - 50}" font-size="12">${LABELS[id]}</text>`);
+    parts.push(
+      `<rect x="${x}" y="${H - 62}" width="14" height="14" fill="${COLOURS[id]}"/><text x="${x + 20}" y="${H - 50}" font-size="12">${LABELS[id]}</text>`,
+    );
   });
-  parts.push(`<text x="45" y="${H - 20}" font-size="11" fill="#555">Bars left to right in legend order. n/c: not comparable, the contender did less work (Next.js passes animated GIFs through untouched).</text>`);
+  parts.push(
+    `<text x="45" y="${H - 20}" font-size="11" fill="#555">Bars left to right in legend order. n/c: not comparable, the contender did less work (Next.js passes animated GIFs through untouched).</text>`,
+  );
   parts.push("</svg>");
   return parts.join("\n");
 }
@@ -410,36 +487,61 @@ function chartSvg(results: RunResult[], title: string): string {
 /** The chart: artifacts/bench-throughput.svg, rasterised to docs/bench-throughput.png when every contender ran. */
 async function writeChart(results: RunResult[], date: Date): Promise<void> {
   const cores = availableParallelism();
-  const svg = chartSvg(results, `Transform throughput, ${date.toISOString().slice(0, 10)} (${cores} cores, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips})`);
+  const svg = chartSvg(
+    results,
+    `Transform throughput, ${date.toISOString().slice(0, 10)} (${cores} cores, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips})`,
+  );
   writeFileSync("artifacts/bench-throughput.svg", svg);
-  if (new Set(results.map((r) => r.contender)).size === 4 && new Set(results.map((r) => r.source)).size === 3) await sharp(Buffer.from(svg), { density: 144 }).png().toFile("docs/bench-throughput.png");
+  if (new Set(results.map((r) => r.contender)).size === 4 && new Set(results.map((r) => r.source)).size === 3)
+    await sharp(Buffer.from(svg), { density: 144 }).png().toFile("docs/bench-throughput.png");
 }
 
 async function main(): Promise<void> {
   // `--chart`: only redraw the chart from the last artifacts/bench-image.json.
   if (process.argv[2] === "--chart") {
-    const last = JSON.parse(readFileSync("artifacts/bench-image.json", "utf8")) as { date: string; results: RunResult[] };
+    const last = JSON.parse(readFileSync("artifacts/bench-image.json", "utf8")) as {
+      date: string;
+      results: RunResult[];
+    };
     return writeChart(last.results, new Date(last.date));
   }
   const started = performance.now();
-  if (CONTENDERS.includes("ours") && !existsSync(".next/BUILD_ID")) execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" });
+  if (CONTENDERS.includes("ours") && !existsSync(".next/BUILD_ID"))
+    execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" });
   if (CONTENDERS.includes("next")) buildPeerIfNeeded();
   // The app under test is whatever .next holds: note which build and commit, and warn if it changes.
   const buildId = () => (existsSync(".next/BUILD_ID") ? readFileSync(".next/BUILD_ID", "utf8").trim() : "none");
-  const build = { buildId: buildId(), commit: spawnSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).stdout.trim() };
+  const build = {
+    buildId: buildId(),
+    commit: spawnSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).stdout.trim(),
+  };
   const work = mkdtempSync(path.join(tmpdir(), "optstuff-bench-"));
-  const sources = (await makeSources()).filter((s) => (process.env.BENCH_SOURCES ?? "jpeg,png,gif").split(",").includes(s.kind));
+  const sources = (await makeSources()).filter((s) =>
+    (process.env.BENCH_SOURCES ?? "jpeg,png,gif").split(",").includes(s.kind),
+  );
   for (const s of sources) writeFileSync(path.join(work, `source.${s.ext}`), s.body);
   const origin = await startOrigin(sources);
   const postgres = DATABASE === "postgres" && CONTENDERS.includes("ours") ? await startPostgres() : null;
   const database = postgres ? await productionDatabaseEnv(postgres) : null;
   // Result cache off: every request must transform.
   const app = await prepareOurApp(work, origin.host, { OPTSTUFF_RESULT_CACHE_BYTES: "0", ...database?.env });
-  const ctx: Context = { origin, work, sources, app, phases: {}, nextCacheDir: path.join(PEER_DIR, ".next/cache/images") };
+  const ctx: Context = {
+    origin,
+    work,
+    sources,
+    app,
+    phases: {},
+    nextCacheDir: path.join(PEER_DIR, ".next/cache/images"),
+  };
   rmSync(ctx.nextCacheDir, { recursive: true, force: true });
 
-  console.log(`app build ${build.buildId} (HEAD ${build.commit}); sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; ${OPERATIONS}; contenders: ${CONTENDERS.map((id) => LABELS[id]).join(", ")}`);
-  for (const s of sources) console.log(`source ${s.kind}: ${s.description}, ${fmt(s.body.length / 1024 / 1024, 2)} MB, ${REQUESTS[s.kind]} requests per run`);
+  console.log(
+    `app build ${build.buildId} (HEAD ${build.commit}); sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; ${OPERATIONS}; contenders: ${CONTENDERS.map((id) => LABELS[id]).join(", ")}`,
+  );
+  for (const s of sources)
+    console.log(
+      `source ${s.kind}: ${s.description}, ${fmt(s.body.length / 1024 / 1024, 2)} MB, ${REQUESTS[s.kind]} requests per run`,
+    );
 
   // Interleaved (concurrency → source → contender), a fresh process per run, so drift on this shared
   // machine spreads over every contender and each peak RSS belongs to one run.
@@ -449,8 +551,11 @@ async function main(): Promise<void> {
       for (const id of CONTENDERS) {
         const r = id === "raw" ? await runRaw(ctx, source, concurrency) : await runHttp(ctx, id, source, concurrency);
         results.push(r);
-        const server = r.serverCpuMsPerRequest === undefined ? "" : ` (server process ${fmt(r.serverCpuMsPerRequest, 0)})`;
-        console.log(`  ${r.label} ${source.kind} c${concurrency}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50)} ms, ${fmt(r.cpuMsPerRequest, 0)} CPU ms/img${server}, ${fmt(r.peakRssMb, 0)} MB${r.first.comparable ? "" : ` — not comparable: ${r.first.note}`}`);
+        const server =
+          r.serverCpuMsPerRequest === undefined ? "" : ` (server process ${fmt(r.serverCpuMsPerRequest, 0)})`;
+        console.log(
+          `  ${r.label} ${source.kind} c${concurrency}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50)} ms, ${fmt(r.cpuMsPerRequest, 0)} CPU ms/img${server}, ${fmt(r.peakRssMb, 0)} MB${r.first.comparable ? "" : ` — not comparable: ${r.first.note}`}`,
+        );
       }
     }
   }
@@ -461,11 +566,13 @@ async function main(): Promise<void> {
     const raw = results.find((x) => x.contender === "raw" && x.source === r.source && x.concurrency === r.concurrency);
     if (raw && r.contender !== "raw") {
       r.sizeVsRaw = r.outputBytes / raw.outputBytes;
-      if (r.first.comparable && Math.abs(r.sizeVsRaw - 1) > SIZE_TOLERANCE) r.warnings.push(`output ${fmt((r.sizeVsRaw - 1) * 100, 0)} % vs raw sharp`);
+      if (r.first.comparable && Math.abs(r.sizeVsRaw - 1) > SIZE_TOLERANCE)
+        r.warnings.push(`output ${fmt((r.sizeVsRaw - 1) * 100, 0)} % vs raw sharp`);
     }
     // One sharp binding and one libvips, the same files as raw sharp's (a pass-through never loads sharp).
     const files = r.sharpFiles.join(", ");
-    if (r.first.comparable && (r.sharpFiles.length !== 2 || (rawFiles !== undefined && files !== rawFiles))) r.warnings.push(`sharp files mapped: ${files || "none"}`);
+    if (r.first.comparable && (r.sharpFiles.length !== 2 || (rawFiles !== undefined && files !== rawFiles)))
+      r.warnings.push(`sharp files mapped: ${files || "none"}`);
     if (!r.first.comparable) r.warnings.push(`did less work: ${r.first.note}`);
   }
 
@@ -485,29 +592,47 @@ async function main(): Promise<void> {
     const next = results.find((r) => r.contender === "next" && r.source === source && r.concurrency === 8);
     if (!ours || !next) continue;
     memory.push({ source, oursMb: ours.peakRssMb, nextMb: next.peakRssMb, met: ours.peakRssMb <= next.peakRssMb });
-    const all = results.filter((r) => r.source === source && r.concurrency === 8).map((r) => `${r.contender} ${fmt(r.peakRssMb, 0)}`);
-    console.log(`  ${SOURCE_LABEL[source]}: ours ${fmt(ours.peakRssMb, 0)} MB vs Next ${fmt(next.peakRssMb, 0)} MB ${ours.peakRssMb <= next.peakRssMb ? "✓" : "✗"} (all: ${all.join(", ")} MB)`);
+    const all = results
+      .filter((r) => r.source === source && r.concurrency === 8)
+      .map((r) => `${r.contender} ${fmt(r.peakRssMb, 0)}`);
+    console.log(
+      `  ${SOURCE_LABEL[source]}: ours ${fmt(ours.peakRssMb, 0)} MB vs Next ${fmt(next.peakRssMb, 0)} MB ${ours.peakRssMb <= next.peakRssMb ? "✓" : "✗"} (all: ${all.join(", ")} MB)`,
+    );
   }
   const phaseSummary: Record<string, { p50: number; p95: number }> = {};
-  for (const [name, values] of Object.entries(ctx.phases)) phaseSummary[name] = { p50: percentile(values, 50), p95: percentile(values, 95) };
+  for (const [name, values] of Object.entries(ctx.phases))
+    phaseSummary[name] = { p50: percentile(values, 50), p95: percentile(values, 95) };
   console.log("\nSigned route Server-Timing, p50 (p95) ms:");
   for (const source of ["jpeg", "png", "gif"] as SourceKind[]) {
     for (const c of CONCURRENCY) {
-      const cells = ["auth", "fetch", "queue", "transform", "total"].map((n) => phaseSummary[`${source} c${c} ${n}`]).map((s) => (s ? `${fmt(s.p50)} (${fmt(s.p95)})` : "–"));
-      if (cells.some((x) => x !== "–")) console.log(`  ${SOURCE_LABEL[source]} c${c}: auth ${cells[0]}, fetch ${cells[1]}, queue ${cells[2]}, transform ${cells[3]}, total ${cells[4]}`);
+      const cells = ["auth", "fetch", "queue", "transform", "total"]
+        .map((n) => phaseSummary[`${source} c${c} ${n}`])
+        .map((s) => (s ? `${fmt(s.p50)} (${fmt(s.p95)})` : "–"));
+      if (cells.some((x) => x !== "–"))
+        console.log(
+          `  ${SOURCE_LABEL[source]} c${c}: auth ${cells[0]}, fetch ${cells[1]}, queue ${cells[2]}, transform ${cells[3]}, total ${cells[4]}`,
+        );
     }
   }
-  const originPerImage = results.filter((r) => r.originRequestsPerImage !== undefined).map((r) => `${r.contender} ${r.source} c${r.concurrency} ${fmt(r.originRequestsPerImage!, 2)}`);
+  const originPerImage = results
+    .filter((r) => r.originRequestsPerImage !== undefined)
+    .map((r) => `${r.contender} ${r.source} c${r.concurrency} ${fmt(r.originRequestsPerImage!, 2)}`);
   console.log(`\nOrigin requests per image: ${originPerImage.join("; ")}`);
   console.log(
     `Next, measured responses by X-Nextjs-Cache (disk cache entries after the run; pass-through warnings): ${results
       .filter((r) => r.cacheHeaders)
-      .map((r) => `${r.source} c${r.concurrency} ${JSON.stringify(r.cacheHeaders)} (${r.cacheEntries}; ${r.passThroughWarnings})`)
+      .map(
+        (r) =>
+          `${r.source} c${r.concurrency} ${JSON.stringify(r.cacheHeaders)} (${r.cacheEntries}; ${r.passThroughWarnings})`,
+      )
       .join("; ")}`,
   );
   console.log(`sharp binaries mapped: ${[...new Set(results.flatMap((r) => r.sharpFiles))].join(", ")}`);
   const warnings = results.flatMap((r) => r.warnings.map((w) => `${r.label} ${r.source} c${r.concurrency}: ${w}`));
-  if (buildId() !== build.buildId) warnings.push(`.next was rebuilt during the run (${build.buildId} → ${buildId()}): figures of the signed route mix two builds`);
+  if (buildId() !== build.buildId)
+    warnings.push(
+      `.next was rebuilt during the run (${build.buildId} → ${buildId()}): figures of the signed route mix two builds`,
+    );
   console.log(warnings.length ? `\nWARNINGS:\n${warnings.map((w) => `  - ${w}`).join("\n")}` : "\nNo warnings.");
 
   mkdirSync("artifacts", { recursive: true });
@@ -536,7 +661,9 @@ async function main(): Promise<void> {
       2,
     ),
   );
-  console.log(`\nwall time ${fmt((performance.now() - started) / 1000, 0)} s; artifacts/bench-image${DATABASE === "postgres" ? "-postgres" : ""}.json${CONTENDERS.length === 4 ? ", docs/bench-throughput.png" : ""}`);
+  console.log(
+    `\nwall time ${fmt((performance.now() - started) / 1000, 0)} s; artifacts/bench-image${DATABASE === "postgres" ? "-postgres" : ""}.json${CONTENDERS.length === 4 ? ", docs/bench-throughput.png" : ""}`,
+  );
 }
 
 main().catch((error: unknown) => {

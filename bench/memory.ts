@@ -25,7 +25,14 @@ const TOTAL = Number(process.env.BENCH_REQUESTS ?? 10_000);
 const CONCURRENCY = 8;
 const SAMPLE_EVERY = Math.max(1, Math.round(TOTAL / 10));
 const IDLE_MS = 10_000;
-const OPERATIONS = ["w_400,f_webp", "w_640,q_70,f_jpeg", "s_200x200,f_png", "w_320,f_avif", "w_800,f_webp", "placeholder"];
+const OPERATIONS = [
+  "w_400,f_webp",
+  "w_640,q_70,f_jpeg",
+  "s_200x200,f_png",
+  "w_320,f_avif",
+  "w_800,f_webp",
+  "placeholder",
+];
 const MB = 1024 * 1024;
 
 /** Debian's libjemalloc2: measured as an alternative allocator when installed (apt-get install libjemalloc2). */
@@ -37,16 +44,37 @@ const VARIANTS: { name: string; env: Record<string, string | undefined> }[] = [
   // The embedded database's buffer pool at PGlite's own default, against the 16 MB OptStuff sets.
   { name: "PGlite pool 128 MB (its default)", env: { OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB: "128" } },
   // jemalloc for the server and its transform processes (they inherit the environment).
-  ...(existsSync(JEMALLOC) ? [{ name: "jemalloc (LD_PRELOAD)", env: { LD_PRELOAD: JEMALLOC, MALLOC_ARENA_MAX: undefined } }] : []),
+  ...(existsSync(JEMALLOC)
+    ? [{ name: "jemalloc (LD_PRELOAD)", env: { LD_PRELOAD: JEMALLOC, MALLOC_ARENA_MAX: undefined } }]
+    : []),
 ];
 
 /** Smaller sources than bench:image, so 3,500 transforms take about a minute. */
 async function mixSources(): Promise<Source[]> {
   const [jpeg, png, gif] = await makeSources();
   return [
-    { ...jpeg!, width: 1600, height: 1200, body: await sharp(jpeg!.body).resize(1600).jpeg({ quality: 88 }).toBuffer(), description: "1600×1200 JPEG" },
-    { ...png!, width: 1200, height: 938, body: await sharp(png!.body).resize(1200).png().toBuffer(), description: "1200×938 RGBA PNG" },
-    { ...gif!, width: 320, height: 240, frames: 10, body: await sharp(gif!.body, { animated: true, pages: 10 }).resize(320).gif().toBuffer(), description: "320×240 GIF, 10 frames" },
+    {
+      ...jpeg!,
+      width: 1600,
+      height: 1200,
+      body: await sharp(jpeg!.body).resize(1600).jpeg({ quality: 88 }).toBuffer(),
+      description: "1600×1200 JPEG",
+    },
+    {
+      ...png!,
+      width: 1200,
+      height: 938,
+      body: await sharp(png!.body).resize(1200).png().toBuffer(),
+      description: "1200×938 RGBA PNG",
+    },
+    {
+      ...gif!,
+      width: 320,
+      height: 240,
+      frames: 10,
+      body: await sharp(gif!.body, { animated: true, pages: 10 }).resize(320).gif().toBuffer(),
+      description: "320×240 GIF, 10 frames",
+    },
   ];
 }
 
@@ -67,7 +95,12 @@ interface VariantResult {
   statuses: Record<string, number>;
 }
 
-async function runVariant(app: OurApp, sources: Source[], originHost: string, variant: (typeof VARIANTS)[number]): Promise<VariantResult> {
+async function runVariant(
+  app: OurApp,
+  sources: Source[],
+  originHost: string,
+  variant: (typeof VARIANTS)[number],
+): Promise<VariantResult> {
   const child = await app.start(variant.env);
   const recent: { url: string; etag: string }[] = [];
   const statuses: Record<string, number> = {};
@@ -132,21 +165,36 @@ async function main(): Promise<void> {
     for (const variant of VARIANTS) {
       results.push(await runVariant(app, sources, origin.host, variant));
       const r = results.at(-1)!;
-      console.log(`${r.name}: RSS ${r.samples.map((s) => fmt(s.rssMb, 0)).join(" → ")} MB; idle ${fmt(r.idleRssMb, 0)} MB; peak ${fmt(r.peakRssMb, 0)} MB; ${fmt(r.rps, 1)} req/s; statuses ${JSON.stringify(r.statuses)}`);
+      console.log(
+        `${r.name}: RSS ${r.samples.map((s) => fmt(s.rssMb, 0)).join(" → ")} MB; idle ${fmt(r.idleRssMb, 0)} MB; peak ${fmt(r.peakRssMb, 0)} MB; ${fmt(r.rps, 1)} req/s; statuses ${JSON.stringify(r.statuses)}`,
+      );
     }
   } finally {
     origin.server.close();
     rmSync(work, { recursive: true, force: true });
   }
-  console.log(`\n${TOTAL} mixed requests at concurrency ${CONCURRENCY} (${sources.map((s) => s.description).join(", ")}):\n`);
-  console.log(`| allocator | RSS at start | after ${TOTAL / 2} | after ${TOTAL} | after ${IDLE_MS / 1000} s idle | peak | req/s | p95 ms | CPU ms/req |`);
+  console.log(
+    `\n${TOTAL} mixed requests at concurrency ${CONCURRENCY} (${sources.map((s) => s.description).join(", ")}):\n`,
+  );
+  console.log(
+    `| allocator | RSS at start | after ${TOTAL / 2} | after ${TOTAL} | after ${IDLE_MS / 1000} s idle | peak | req/s | p95 ms | CPU ms/req |`,
+  );
   console.log("|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     const at = (n: number) => fmt(r.samples.find((s) => s.requests >= n)?.rssMb ?? NaN, 0);
-    console.log(`| ${r.name} | ${at(0)} MB | ${at(TOTAL / 2)} MB | ${at(TOTAL)} MB | ${fmt(r.idleRssMb, 0)} MB | ${fmt(r.peakRssMb, 0)} MB | ${fmt(r.rps, 1)} | ${fmt(r.p95, 0)} | ${fmt(r.cpuMsPerRequest, 1)} |`);
+    console.log(
+      `| ${r.name} | ${at(0)} MB | ${at(TOTAL / 2)} MB | ${at(TOTAL)} MB | ${fmt(r.idleRssMb, 0)} MB | ${fmt(r.peakRssMb, 0)} MB | ${fmt(r.rps, 1)} | ${fmt(r.p95, 0)} | ${fmt(r.cpuMsPerRequest, 1)} |`,
+    );
   }
   mkdirSync("artifacts", { recursive: true });
-  writeFileSync("artifacts/bench-memory.json", JSON.stringify({ date: new Date().toISOString(), total: TOTAL, concurrency: CONCURRENCY, operations: OPERATIONS, results }, null, 2));
+  writeFileSync(
+    "artifacts/bench-memory.json",
+    JSON.stringify(
+      { date: new Date().toISOString(), total: TOTAL, concurrency: CONCURRENCY, operations: OPERATIONS, results },
+      null,
+      2,
+    ),
+  );
   console.log("\nartifacts/bench-memory.json");
 }
 

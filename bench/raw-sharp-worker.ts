@@ -28,7 +28,9 @@ async function main(): Promise<void> {
   const machineMs = machineBusyMs() - machineBefore;
   const peakKb = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0);
   const sharpFiles = mappedFilesOfTree(process.pid, /sharp-[\w.-]+\.node$|libvips-cpp/);
-  process.stdout.write(`${JSON.stringify({ ...run, peakRss: peakKb * 1024, cpuMs: (cpu.user + cpu.system) / 1000, machineMs, sample: sample!.toString("base64"), sharpFiles })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ...run, peakRss: peakKb * 1024, cpuMs: (cpu.user + cpu.system) / 1000, machineMs, sample: sample!.toString("base64"), sharpFiles })}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

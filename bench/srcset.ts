@@ -24,7 +24,10 @@ import { similarity } from "./lib/similarity";
 
 const COUNT = Number(process.env.BENCH_SOURCES ?? 20);
 const WIDTHS = [640, 750, 828, 1080, 1200, 1920, 2048, 3840];
-const BROWSERS = { avif: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8", webp: "image/webp,image/apng,image/*,*/*;q=0.8" };
+const BROWSERS = {
+  avif: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8",
+  webp: "image/webp,image/apng,image/*,*/*;q=0.8",
+};
 const CONCURRENCY = 8;
 const QUALITY = 75;
 const SAMPLE = 24;
@@ -51,9 +54,23 @@ async function makePhotos(): Promise<Photo[]> {
     const megapixels = png ? 2 + (i % 3) : 2 + ((i * 7) % 11);
     const width = Math.round(Math.sqrt(megapixels * 1e6 * (4 / 3)));
     const height = Math.round((width * 3) / 4);
-    const base = sharp({ create: { width, height, channels: 3, background: { r: 40 + i * 9, g: 120, b: 200 - i * 7 }, noise: { type: "gaussian", mean: 128, sigma: 30 } } }).blur(1.5);
+    const base = sharp({
+      create: {
+        width,
+        height,
+        channels: 3,
+        background: { r: 40 + i * 9, g: 120, b: 200 - i * 7 },
+        noise: { type: "gaussian", mean: 128, sigma: 30 },
+      },
+    }).blur(1.5);
     const body = png ? await base.png({ compressionLevel: 6 }).toBuffer() : await base.jpeg({ quality: 88 }).toBuffer();
-    photos.push({ name: `p${i}.${png ? "png" : "jpg"}`, contentType: png ? "image/png" : "image/jpeg", width, height, body });
+    photos.push({
+      name: `p${i}.${png ? "png" : "jpg"}`,
+      contentType: png ? "image/png" : "image/jpeg",
+      width,
+      height,
+      body,
+    });
   }
   return photos;
 }
@@ -65,10 +82,18 @@ function startOrigin(photos: Photo[]): Promise<{ host: string; server: http.Serv
     const photo = byName.get(path.basename(new URL(req.url ?? "/", "http://o").pathname));
     if (!photo) return void res.writeHead(404).end();
     if (req.method === "GET") gets++;
-    res.writeHead(200, { "Content-Type": photo.contentType, "Content-Length": photo.body.length, "Cache-Control": "public, max-age=3600" });
+    res.writeHead(200, {
+      "Content-Type": photo.contentType,
+      "Content-Length": photo.body.length,
+      "Cache-Control": "public, max-age=3600",
+    });
     res.end(req.method === "HEAD" ? undefined : photo.body);
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ host: `127.0.0.1:${(server.address() as AddressInfo).port}`, server, gets: () => gets })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ host: `127.0.0.1:${(server.address() as AddressInfo).port}`, server, gets: () => gets }),
+    ),
+  );
 }
 
 function shuffled<T>(items: T[], seed = 7): T[] {
@@ -160,11 +185,16 @@ async function rawSharp(requests: Request[], encode: boolean): Promise<Outcome> 
   const cpuBefore = process.cpuUsage();
   const run = await drive(requests.length, CONCURRENCY, async (i) => {
     const request = requests[i]!;
-    const resized = sharp(request.photo.body, { autoOrient: true }).resize({ width: request.width, withoutEnlargement: true });
+    const resized = sharp(request.photo.body, { autoOrient: true }).resize({
+      width: request.width,
+      withoutEnlargement: true,
+    });
     const height = Math.round((request.photo.height * request.width) / request.photo.width);
     const avif = request.browser === "avif" && request.width * height <= 3840 * 2160;
     if (!encode) return void (await resized.raw().toBuffer());
-    const body = await (avif ? resized.avif({ quality: Math.round((QUALITY * 50) / 80), effort: 2 }) : resized.webp({ quality: QUALITY })).toBuffer();
+    const body = await (
+      avif ? resized.avif({ quality: Math.round((QUALITY * 50) / 80), effort: 2 }) : resized.webp({ quality: QUALITY })
+    ).toBuffer();
     bytes += body.length;
     const type = avif ? "avif" : "webp";
     formats[type] = (formats[type] ?? 0) + 1;
@@ -197,23 +227,37 @@ async function main(): Promise<void> {
     const photos = await makePhotos();
     const origin = await startOrigin(photos);
     const requests = shuffled(
-      photos.flatMap((photo) => WIDTHS.filter((w) => w <= photo.width).flatMap((width) => (["avif", "webp"] as const).map((browser) => ({ photo, width, browser })))),
+      photos.flatMap((photo) =>
+        WIDTHS.filter((w) => w <= photo.width).flatMap((width) =>
+          (["avif", "webp"] as const).map((browser) => ({ photo, width, browser })),
+        ),
+      ),
     );
     const src = (r: Request) => `http://${origin.host}/${r.photo.name}`;
-    console.log(`${photos.length} sources, ${requests.length} distinct URLs (widths × AVIF/WebP browsers), concurrency ${CONCURRENCY}`);
+    console.log(
+      `${photos.length} sources, ${requests.length} distinct URLs (widths × AVIF/WebP browsers), concurrency ${CONCURRENCY}`,
+    );
     const results: Outcome[] = [];
     const keep = ({ sample: _sample, ...outcome }: Outcome & { sample: unknown }) => {
       results.push(outcome);
-      console.log(`${outcome.contender}: ${fmt(outcome.rps, 2)} img/s, ${fmt(outcome.cpuMsPerImage, 0)} CPU ms/img, peak RSS ${fmt(outcome.peakRssMb, 0)} MB, PSNR ${fmt(outcome.psnr, 1)} dB, SSIM ${fmt(outcome.ssim, 4)}`);
+      console.log(
+        `${outcome.contender}: ${fmt(outcome.rps, 2)} img/s, ${fmt(outcome.cpuMsPerImage, 0)} CPU ms/img, peak RSS ${fmt(outcome.peakRssMb, 0)} MB, PSNR ${fmt(outcome.psnr, 1)} dB, SSIM ${fmt(outcome.ssim, 4)}`,
+      );
     };
 
     const app = await prepareOurApp(work, origin.host);
     const ourUrl = (r: Request) => app.signed(`w_${r.width},q_${QUALITY},f_auto`, src(r));
     let child = await app.start();
-    keep({ ...(await measure("OptStuff cold", child.pid!, requests, ourUrl, origin.gets)), transforms: await transformsOf(app.base) });
+    keep({
+      ...(await measure("OptStuff cold", child.pid!, requests, ourUrl, origin.gets)),
+      transforms: await transformsOf(app.base),
+    });
     await stop(child);
     child = await app.start();
-    keep({ ...(await measure("OptStuff after restart", child.pid!, requests, ourUrl, origin.gets)), transforms: await transformsOf(app.base) });
+    keep({
+      ...(await measure("OptStuff after restart", child.pid!, requests, ourUrl, origin.gets)),
+      transforms: await transformsOf(app.base),
+    });
     await stop(child);
 
     buildPeerIfNeeded();
@@ -224,12 +268,32 @@ async function main(): Promise<void> {
       { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", BENCH_NEXT_IMAGES: "srcset" },
       `http://127.0.0.1:${nextPort}/`,
     );
-    keep(await measure("Next.js /_next/image", next.pid!, requests, (r) => `http://127.0.0.1:${nextPort}/_next/image?url=${encodeURIComponent(src(r))}&w=${r.width}&q=${QUALITY}`, origin.gets));
+    keep(
+      await measure(
+        "Next.js /_next/image",
+        next.pid!,
+        requests,
+        (r) => `http://127.0.0.1:${nextPort}/_next/image?url=${encodeURIComponent(src(r))}&w=${r.width}&q=${QUALITY}`,
+        origin.gets,
+      ),
+    );
     await stop(next);
 
     const ipxPort = await freePort();
-    const ipx = await startProcess(["bench/peers/ipx-server.mjs", String(ipxPort), origin.host], { ...process.env, NODE_ENV: "production" }, `http://127.0.0.1:${ipxPort}/`);
-    keep(await measure("ipx", ipx.pid!, requests, (r) => `http://127.0.0.1:${ipxPort}/w_${r.width},q_${QUALITY},f_${r.browser}/${src(r)}`, origin.gets));
+    const ipx = await startProcess(
+      ["bench/peers/ipx-server.mjs", String(ipxPort), origin.host],
+      { ...process.env, NODE_ENV: "production" },
+      `http://127.0.0.1:${ipxPort}/`,
+    );
+    keep(
+      await measure(
+        "ipx",
+        ipx.pid!,
+        requests,
+        (r) => `http://127.0.0.1:${ipxPort}/w_${r.width},q_${QUALITY},f_${r.browser}/${src(r)}`,
+        origin.gets,
+      ),
+    );
     await stop(ipx);
     origin.server.close();
 
@@ -249,17 +313,32 @@ function report(results: Outcome[]): void {
   const by = (name: string) => results.find((r) => r.contender === name)!;
   const cold = by("OptStuff cold");
   const warm = by("OptStuff after restart");
-  console.log("\n| contender | img/s | CPU ms/img | peak RSS MB | origin GETs | transforms | mean KB | PSNR dB | SSIM | formats |");
+  console.log(
+    "\n| contender | img/s | CPU ms/img | peak RSS MB | origin GETs | transforms | mean KB | PSNR dB | SSIM | formats |",
+  );
   console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
-    const formats = Object.entries(r.formats).map(([t, n]) => `${t.replace("image/", "")} ${n}`).join(", ");
-    console.log(`| ${r.contender} | ${fmt(r.rps, 2)} | ${fmt(r.cpuMsPerImage, 0)} | ${fmt(r.peakRssMb, 0)} | ${r.originGets} | ${r.transforms ?? "–"} | ${fmt(r.meanKb, 1)} | ${fmt(r.psnr, 1)} | ${fmt(r.ssim, 4)} | ${formats} |`);
+    const formats = Object.entries(r.formats)
+      .map(([t, n]) => `${t.replace("image/", "")} ${n}`)
+      .join(", ");
+    console.log(
+      `| ${r.contender} | ${fmt(r.rps, 2)} | ${fmt(r.cpuMsPerImage, 0)} | ${fmt(r.peakRssMb, 0)} | ${r.originGets} | ${r.transforms ?? "–"} | ${fmt(r.meanKb, 1)} | ${fmt(r.psnr, 1)} | ${fmt(r.ssim, 4)} | ${formats} |`,
+    );
   }
-  console.log(`\nOptStuff cold ÷ Next: ${fmt(cold.rps / by("Next.js /_next/image").rps, 2)}×, ÷ ipx: ${fmt(cold.rps / by("ipx").rps, 2)}× (target ≥ 2×)`);
-  console.log(`Raw sharp (same encodes) ÷ Next: ${fmt(by("raw sharp, same encodes (no HTTP)").rps / by("Next.js /_next/image").rps, 2)}×; OptStuff cold ÷ raw sharp: ${fmt(cold.rps / by("raw sharp, same encodes (no HTTP)").rps, 2)}×`);
-  console.log(`After restart ÷ cold: ${fmt(warm.rps / cold.rps, 1)}× with ${warm.transforms} transforms (target ≥ 10×, 0)`);
+  console.log(
+    `\nOptStuff cold ÷ Next: ${fmt(cold.rps / by("Next.js /_next/image").rps, 2)}×, ÷ ipx: ${fmt(cold.rps / by("ipx").rps, 2)}× (target ≥ 2×)`,
+  );
+  console.log(
+    `Raw sharp (same encodes) ÷ Next: ${fmt(by("raw sharp, same encodes (no HTTP)").rps / by("Next.js /_next/image").rps, 2)}×; OptStuff cold ÷ raw sharp: ${fmt(cold.rps / by("raw sharp, same encodes (no HTTP)").rps, 2)}×`,
+  );
+  console.log(
+    `After restart ÷ cold: ${fmt(warm.rps / cold.rps, 1)}× with ${warm.transforms} transforms (target ≥ 10×, 0)`,
+  );
   mkdirSync("artifacts", { recursive: true });
-  writeFileSync("artifacts/bench-srcset.json", JSON.stringify({ at: new Date().toISOString(), sources: COUNT, results }, null, 2));
+  writeFileSync(
+    "artifacts/bench-srcset.json",
+    JSON.stringify({ at: new Date().toISOString(), sources: COUNT, results }, null, 2),
+  );
 }
 
 await main();

@@ -8,13 +8,22 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import sharp from "sharp";
-import { configureSharp, DEFAULT_TRANSFORM_LIMITS, parseOperations, transformImage, type ImageOperations } from "@/server/image";
+import {
+  configureSharp,
+  DEFAULT_TRANSFORM_LIMITS,
+  parseOperations,
+  transformImage,
+  type ImageOperations,
+} from "@/server/image";
 import { drive, fmt, percentile } from "./lib/load";
 import { makeSources } from "./lib/sources";
 
 const RUNS = Math.max(6, Math.round(30 * Number(process.env.BENCH_SCALE ?? 1)));
 const BASE = parseOperations("w_800,q_80,f_webp");
-const MARKED: ImageOperations = { ...BASE, watermark: { opacity: 0.6, gravity: "southeast", x: 16, y: 16, scale: 0.2, sha256: "bench" } };
+const MARKED: ImageOperations = {
+  ...BASE,
+  watermark: { opacity: 0.6, gravity: "southeast", x: 16, y: 16, scale: 0.2, sha256: "bench" },
+};
 
 interface Row {
   path: string;
@@ -28,11 +37,25 @@ interface Row {
 async function main(): Promise<void> {
   configureSharp();
   const jpeg = (await makeSources()).find((s) => s.kind === "jpeg")!;
-  const logo = await sharp({ create: { width: 400, height: 120, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 0.9 } } })
-    .composite([{ input: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="120"><text x="20" y="90" font-size="80">OptStuff</text></svg>') }])
+  const logo = await sharp({
+    create: { width: 400, height: 120, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 0.9 } },
+  })
+    .composite([
+      {
+        input: Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="120"><text x="20" y="90" font-size="80">OptStuff</text></svg>',
+        ),
+      },
+    ])
     .png()
     .toBuffer();
-  const run = (ops: ImageOperations) => transformImage(jpeg.body, ops, { accept: null, watermark: ops.watermark ? logo : undefined }, DEFAULT_TRANSFORM_LIMITS);
+  const run = (ops: ImageOperations) =>
+    transformImage(
+      jpeg.body,
+      ops,
+      { accept: null, watermark: ops.watermark ? logo : undefined },
+      DEFAULT_TRANSFORM_LIMITS,
+    );
   for (const ops of [BASE, MARKED, BASE, MARKED]) await run(ops); // warm-up: sharp loaded, caches primed
 
   const rows: Row[] = [];
@@ -53,7 +76,14 @@ async function main(): Promise<void> {
       bytes[path] = result.body.length;
     });
     for (const path of ["plain", "wm"] as const) {
-      rows.push({ path: path === "plain" ? "w_800,q_80,f_webp" : "… + wm", concurrency, p50: percentile(samples[path], 50), p95: percentile(samples[path], 95), cpuMs: cpu[path] / RUNS, bytes: bytes[path] });
+      rows.push({
+        path: path === "plain" ? "w_800,q_80,f_webp" : "… + wm",
+        concurrency,
+        p50: percentile(samples[path], 50),
+        p95: percentile(samples[path], 95),
+        cpuMs: cpu[path] / RUNS,
+        bytes: bytes[path],
+      });
     }
   }
 
@@ -62,11 +92,19 @@ async function main(): Promise<void> {
   console.log("|---|---|---|---|---|---|---|");
   for (const row of rows) {
     const plain = rows.find((r) => r.concurrency === row.concurrency && r.path !== "… + wm")!;
-    const extra = row === plain ? "" : `+${fmt(row.cpuMs - plain.cpuMs)} ms (${fmt(((row.cpuMs - plain.cpuMs) / plain.cpuMs) * 100)} %)`;
-    console.log(`| ${row.path} | ${row.concurrency} | ${fmt(row.p50)} | ${fmt(row.p95)} | ${fmt(row.cpuMs)} | ${row.bytes} | ${extra} |`);
+    const extra =
+      row === plain
+        ? ""
+        : `+${fmt(row.cpuMs - plain.cpuMs)} ms (${fmt(((row.cpuMs - plain.cpuMs) / plain.cpuMs) * 100)} %)`;
+    console.log(
+      `| ${row.path} | ${row.concurrency} | ${fmt(row.p50)} | ${fmt(row.p95)} | ${fmt(row.cpuMs)} | ${row.bytes} | ${extra} |`,
+    );
   }
   mkdirSync("artifacts", { recursive: true });
-  writeFileSync("artifacts/bench-watermark.json", JSON.stringify({ date: new Date().toISOString(), node: process.version, runs: RUNS, rows }, null, 2));
+  writeFileSync(
+    "artifacts/bench-watermark.json",
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, runs: RUNS, rows }, null, 2),
+  );
   console.log("\nartifacts/bench-watermark.json");
 }
 

@@ -24,7 +24,8 @@ async function measure(name: string, input: Buffer): Promise<void> {
   const reference = await sharp(input, { pages: 1 }).resize({ width }).ensureAlpha().raw().toBuffer();
   const baseline: { cpuMs: number; bytes: number }[] = [];
   for (const effort of EFFORTS) {
-    const encode = () => sharp(input, { pages: 1, autoOrient: true }).resize({ width }).webp({ quality: 80, effort }).toBuffer();
+    const encode = () =>
+      sharp(input, { pages: 1, autoOrient: true }).resize({ width }).webp({ quality: 80, effort }).toBuffer();
     let output = await encode();
     const before = process.cpuUsage();
     for (let i = 0; i < ROUNDS; i++) output = await encode();
@@ -32,8 +33,11 @@ async function measure(name: string, input: Buffer): Promise<void> {
     const cpuMs = (used.user + used.system) / 1000 / ROUNDS;
     const quality = psnr(reference, await sharp(output).ensureAlpha().raw().toBuffer());
     baseline[0] ??= { cpuMs, bytes: output.length };
-    const vs = (value: number, base: number) => `${value >= base ? "+" : ""}${(((value - base) / base) * 100).toFixed(0)} %`;
-    console.log(`| ${name} | ${effort} | ${cpuMs.toFixed(1)} (${vs(cpuMs, baseline[0].cpuMs)}) | ${(output.length / 1024).toFixed(1)} (${vs(output.length, baseline[0].bytes)}) | ${quality.toFixed(2)} |`);
+    const vs = (value: number, base: number) =>
+      `${value >= base ? "+" : ""}${(((value - base) / base) * 100).toFixed(0)} %`;
+    console.log(
+      `| ${name} | ${effort} | ${cpuMs.toFixed(1)} (${vs(cpuMs, baseline[0].cpuMs)}) | ${(output.length / 1024).toFixed(1)} (${vs(output.length, baseline[0].bytes)}) | ${quality.toFixed(2)} |`,
+    );
   }
 }
 
@@ -41,7 +45,8 @@ async function main(): Promise<void> {
   configureSharp();
   console.log("| source | effort | CPU ms/img (vs 4) | KB (vs 4) | PSNR dB |");
   console.log("|---|---|---|---|---|");
-  for (const source of (await makeSources()).filter((s) => s.kind !== "gif")) await measure(source.description, source.body);
+  for (const source of (await makeSources()).filter((s) => s.kind !== "gif"))
+    await measure(source.description, source.body);
   for (const file of process.argv.slice(2)) await measure(path.basename(file), readFileSync(file));
 }
 

@@ -30,7 +30,9 @@ async function bundle(root, entry, outfile) {
     tsconfig: "tsconfig.json",
     logLevel: "warning",
     // A bundled CommonJS dependency may call require(): give the ESM bundle one.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
   });
 }
 

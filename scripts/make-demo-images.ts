@@ -22,10 +22,20 @@ const logo = `<svg xmlns="http://www.w3.org/2000/svg" width="512" height="512">
 async function main(): Promise<void> {
   mkdirSync("demo", { recursive: true });
   // Grain makes the JPEG behave like a photograph for the encoder (flat gradients compress unrealistically).
-  const noise = await sharp({ create: { width: 1600, height: 1067, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 18 } } })
+  const noise = await sharp({
+    create: {
+      width: 1600,
+      height: 1067,
+      channels: 3,
+      background: "#808080",
+      noise: { type: "gaussian", mean: 128, sigma: 18 },
+    },
+  })
     .raw()
     .toBuffer();
-  const grain = await sharp(noise, { raw: { width: 1600, height: 1067, channels: 3 } }).png().toBuffer();
+  const grain = await sharp(noise, { raw: { width: 1600, height: 1067, channels: 3 } })
+    .png()
+    .toBuffer();
   await sharp(Buffer.from(landscape))
     .composite([{ input: grain, blend: "soft-light" }])
     .jpeg({ quality: 82, mozjpeg: true })

@@ -60,7 +60,10 @@ async function main(): Promise<void> {
   const e = env();
   const options = serviceOptionsFromEnv(e);
   const database = await openDatabase(options.database);
-  const deps = { db: database.db, secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious) };
+  const deps = {
+    db: database.db,
+    secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious),
+  };
   // Write paths invalidate what the image route caches; other instances' L1 expires within 1 s.
   const invalidate = createConfigInvalidator({
     l1: null,
@@ -74,9 +77,21 @@ async function main(): Promise<void> {
     if (command === "bootstrap") {
       if (values["if-empty"] && (await hasAnyProject(deps.db))) return;
       const sources = values.sources?.split(",") ?? (options.localSourceRoot ? ["local"] : undefined);
-      const result = await bootstrap(deps, { teamSlug: values.team!, projectSlug: values.project!, keyName: values.name ?? "default", sourceHosts: sources, allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES });
+      const result = await bootstrap(deps, {
+        teamSlug: values.team!,
+        projectSlug: values.project!,
+        keyName: values.name ?? "default",
+        sourceHosts: sources,
+        allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
+      });
       if (!result.created.project) await invalidate.project(result.project.id);
-      printCredentials(baseUrl, result.project.slug, result.key, result.project.allowedSourceHosts, values["credentials-file"]);
+      printCredentials(
+        baseUrl,
+        result.project.slug,
+        result.key,
+        result.project.allowedSourceHosts,
+        values["credentials-file"],
+      );
     } else if (command === "key") {
       const project = await resolveProject(deps.db);
       const days = values["expires-in-days"] ? Number(values["expires-in-days"]) : undefined;
@@ -90,7 +105,9 @@ async function main(): Promise<void> {
         { teamId: project.teamId, projectId: project.id },
         { allowedSourceHosts: (values.set ?? "").split(",").filter(Boolean) },
       );
-      console.log(`Allowed source hosts of ${updated.slug}: ${updated.allowedSourceHosts.join(", ") || "(none: remote sources refused)"}`);
+      console.log(
+        `Allowed source hosts of ${updated.slug}: ${updated.allowedSourceHosts.join(", ") || "(none: remote sources refused)"}`,
+      );
     } else if (command === "purge") {
       const project = await resolveProject(deps.db);
       const store = options.resultStore ? await createResultStore(options.resultStore) : null;
@@ -100,7 +117,9 @@ async function main(): Promise<void> {
           { teamId: project.teamId, projectId: project.id },
           { source: values.source, actorId: null },
         );
-        console.log(`Purged ${purged.source ?? `every result of ${project.slug}`}${purged.widened ? " (widened to the whole project: too many single purges)" : ""}; ${purged.deletedObjects} stored result(s) deleted.`);
+        console.log(
+          `Purged ${purged.source ?? `every result of ${project.slug}`}${purged.widened ? " (widened to the whole project: too many single purges)" : ""}; ${purged.deletedObjects} stored result(s) deleted.`,
+        );
         console.log(`# CDN: purge the cache tag ${purged.cdnTag}`);
       } finally {
         await store?.close();
@@ -109,9 +128,13 @@ async function main(): Promise<void> {
       const { resealed, current, publicKeys, projectIds } = await resealSecrets(deps);
       await invalidate.apiKeys(publicKeys);
       for (const projectId of projectIds) await invalidate.project(projectId);
-      console.log(`Re-sealed ${resealed} secret(s) (API keys and private buckets) under the current master; ${current} were already current.`);
+      console.log(
+        `Re-sealed ${resealed} secret(s) (API keys and private buckets) under the current master; ${current} were already current.`,
+      );
     } else {
-      throw new UsageError(`Unknown command "${command}". Commands: bootstrap, key, sources, purge, reseal, reset-limits, sign.`);
+      throw new UsageError(
+        `Unknown command "${command}". Commands: bootstrap, key, sources, purge, reseal, reset-limits, sign.`,
+      );
     }
   } finally {
     await database.close();
@@ -160,7 +183,9 @@ async function resetLimits(): Promise<void> {
   if (!publicKey || !isPublicKeyShape(publicKey)) throw new UsageError("Usage: optstuff reset-limits --key pk_…");
   const { redis } = serviceOptionsFromEnv(env());
   if (!redis) {
-    console.log("Coordination is in process (no UPSTASH_REDIS_REST_URL): limits live in the server process and restart with it.");
+    console.log(
+      "Coordination is in process (no UPSTASH_REDIS_REST_URL): limits live in the server process and restart with it.",
+    );
     return;
   }
   await createCoordination(redis).limiter.reset(publicKey);

@@ -7,7 +7,9 @@ import { parseArgs } from "node:util";
 import compression from "compression";
 import { createPeerAddressServer } from "./peer-address.mjs";
 
-const { values } = parseArgs({ options: { hostname: { type: "string", short: "H" }, port: { type: "string", short: "p" } } });
+const { values } = parseArgs({
+  options: { hostname: { type: "string", short: "H" }, port: { type: "string", short: "p" } },
+});
 const hostname = values.hostname ?? process.env.HOST ?? "127.0.0.1";
 const port = Number(values.port ?? process.env.PORT ?? 3000);
 
@@ -22,7 +24,9 @@ await app.prepare();
 const handle = app.getRequestHandler();
 // What Next's own `compress` did (turned off in next.config.ts), for everything but the image API,
 // whose answers are framed exactly as the contract says: fixed length, no Accept-Encoding variant.
-const compress = compression({ filter: (req, res) => !req.url?.startsWith("/api/v1/") && compression.filter(req, res) });
+const compress = compression({
+  filter: (req, res) => !req.url?.startsWith("/api/v1/") && compression.filter(req, res),
+});
 const server = createPeerAddressServer((req, res) => compress(req, res, () => handle(req, res)));
 server.on("error", (error) => {
   console.error("Failed to start server", error);

@@ -31,9 +31,13 @@ const server = spawn(process.execPath, ["scripts/server.mjs", "--hostname", host
   stdio: ["ignore", "inherit", "inherit"],
   env: { ...serverEnv(), NEXT_MANUAL_SIG_HANDLE: "true" },
 });
-console.log(`OptStuff is starting on http://${host}:${port} (dashboard at /, image API at /api/v1/…, health at /api/health)`);
+console.log(
+  `OptStuff is starting on http://${host}:${port} (dashboard at /, image API at /api/v1/…, health at /api/health)`,
+);
 if (!process.env.DATABASE_URL) {
-  console.log(`Embedded mode: data and generated secrets in ${dataDir}/; demo credentials in ${dataDir}/quickstart.env`);
+  console.log(
+    `Embedded mode: data and generated secrets in ${dataDir}/; demo credentials in ${dataDir}/quickstart.env`,
+  );
   console.log("Sign a URL for a demo image: npm run optstuff -- sign local/photo.jpg");
 }
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));

@@ -15,7 +15,15 @@ for (const suite of suites) {
   rmSync(report, { force: true });
   const run = spawnSync(
     process.execPath,
-    ["node_modules/vitest/vitest.mjs", "run", "--config", `vitest.${suite}.config.ts`, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+    [
+      "node_modules/vitest/vitest.mjs",
+      "run",
+      "--config",
+      `vitest.${suite}.config.ts`,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${report}`,
+    ],
     { stdio: "inherit" },
   );
   try {

@@ -64,7 +64,10 @@ const envSchema = z.object({
    * invitation, when GitHub or Google has verified the address. With it, `open` admits only these.
    * Default none.
    */
-  OPTSTUFF_REGISTRATION_EMAIL_DOMAINS: z.string().optional().transform((v, ctx) => emailDomainList(v ?? "", ctx)),
+  OPTSTUFF_REGISTRATION_EMAIL_DOMAINS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => emailDomainList(v ?? "", ctx)),
   /** SMTP server for invitation emails (`smtp://user:pass@host:587`); without it links are shown to copy. */
   SMTP_URL: optionalText,
   /** Sender of invitation emails. Default `OptStuff <no-reply@localhost>`. */
@@ -191,8 +194,12 @@ const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9
 
 /** `Corp.Example, @team.example.` → `["corp.example", "team.example"]`; anything else is refused by name. */
 function emailDomainList(text: string, ctx: z.RefinementCtx): string[] {
-  const domains = text.split(",").map((d) => d.trim().toLowerCase().replace(/^@/, "").replace(/\.$/, "")).filter(Boolean);
-  for (const domain of domains) if (!DOMAIN.test(domain)) ctx.addIssue({ code: "custom", message: `"${domain}" is not an e-mail domain` });
+  const domains = text
+    .split(",")
+    .map((d) => d.trim().toLowerCase().replace(/^@/, "").replace(/\.$/, ""))
+    .filter(Boolean);
+  for (const domain of domains)
+    if (!DOMAIN.test(domain)) ctx.addIssue({ code: "custom", message: `"${domain}" is not an e-mail domain` });
   return [...new Set(domains)];
 }
 
@@ -225,7 +232,11 @@ export class EnvironmentError extends Error {
   }
 
   static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === "object" && value !== null && (value as { [ENVIRONMENT_ERROR]?: unknown })[ENVIRONMENT_ERROR] === true;
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as { [ENVIRONMENT_ERROR]?: unknown })[ENVIRONMENT_ERROR] === true
+    );
   }
 }
 
@@ -241,15 +252,19 @@ const PAIRS: Array<[keyof Env, keyof Env]> = [
 function unpaired(given: Record<string, string>): EnvironmentProblem[] {
   const set = (name: string) => given[name] !== undefined && given[name].trim() !== "";
   return PAIRS.flatMap(([a, b]) => {
-    if (set(a) && !set(b)) return [{ variable: b, problem: `missing: ${a} is set, and the two work only together (set both or neither)` }];
-    if (set(b) && !set(a)) return [{ variable: a, problem: `missing: ${b} is set, and the two work only together (set both or neither)` }];
+    if (set(a) && !set(b))
+      return [{ variable: b, problem: `missing: ${a} is set, and the two work only together (set both or neither)` }];
+    if (set(b) && !set(a))
+      return [{ variable: a, problem: `missing: ${b} is set, and the two work only together (set both or neither)` }];
     return [];
   });
 }
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // An empty assignment (as copied from .env.example) means "use the default".
-  const given = Object.fromEntries(Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""));
+  const given = Object.fromEntries(
+    Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""),
+  );
   const parsed = envSchema.safeParse(given);
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((i) => ({ variable: i.path.join("."), problem: i.message }))),

@@ -1,5 +1,9 @@
 /** Runs `total` calls of `task` with `concurrency` in flight; returns per-call latencies and wall time. */
-export async function drive(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<{ latencies: number[]; wallMs: number }> {
+export async function drive(
+  total: number,
+  concurrency: number,
+  task: (i: number) => Promise<void>,
+): Promise<{ latencies: number[]; wallMs: number }> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();

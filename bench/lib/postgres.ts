@@ -30,7 +30,9 @@ export async function startPostgres(): Promise<PostgresServer> {
 
 async function startThrowawayCluster(bin: string): Promise<PostgresServer> {
   if (!existsSync(path.join(bin, "initdb")) || !existsSync(path.join(bin, "pg_ctl"))) {
-    throw new Error(`PostgreSQL binaries not found in ${bin}: set TEST_DATABASE_URL to a server, or PG_BIN to the directory holding initdb and pg_ctl`);
+    throw new Error(
+      `PostgreSQL binaries not found in ${bin}: set TEST_DATABASE_URL to a server, or PG_BIN to the directory holding initdb and pg_ctl`,
+    );
   }
   // initdb refuses to run as root: as root, the cluster belongs to the postgres user (as in .ci/run).
   const asRoot = process.getuid?.() === 0;
@@ -48,7 +50,11 @@ async function startThrowawayCluster(bin: string): Promise<PostgresServer> {
     stopped = true;
     if (started) {
       const args = ["-D", data, "-m", "immediate", "stop"];
-      spawnSync(asRoot ? "runuser" : path.join(bin, "pg_ctl"), asRoot ? ["-u", "postgres", "--", path.join(bin, "pg_ctl"), ...args] : args, { stdio: "ignore" });
+      spawnSync(
+        asRoot ? "runuser" : path.join(bin, "pg_ctl"),
+        asRoot ? ["-u", "postgres", "--", path.join(bin, "pg_ctl"), ...args] : args,
+        { stdio: "ignore" },
+      );
     }
     rmSync(dir, { recursive: true, force: true });
   };
@@ -60,14 +66,31 @@ async function startThrowawayCluster(bin: string): Promise<PostgresServer> {
     const port = await freePort();
     started = true; // from here on a postmaster may be running, even if pg_ctl reports a failure
     // The socket goes in our own directory: the default one may not exist or not be writable.
-    await pg("pg_ctl", ["-D", data, "-l", log, "-o", `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`, "-w", "-t", "30", "start"]);
+    await pg("pg_ctl", [
+      "-D",
+      data,
+      "-l",
+      log,
+      "-o",
+      `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`,
+      "-w",
+      "-t",
+      "30",
+      "start",
+    ]);
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       origin: "throwaway cluster",
       async stop() {
         if (stopped) return;
         // A clean shutdown; if it fails, stopNow tries an immediate one.
-        if (await pg("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]).then(() => true, () => false)) started = false;
+        if (
+          await pg("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]).then(
+            () => true,
+            () => false,
+          )
+        )
+          started = false;
         stopNow();
         process.off("exit", stopNow);
       },
@@ -76,7 +99,10 @@ async function startThrowawayCluster(bin: string): Promise<PostgresServer> {
     const tail = existsSync(log) ? readFileSync(log, "utf8").split("\n").slice(-15).join("\n") : "";
     stopNow();
     process.off("exit", stopNow);
-    throw new Error(`could not start a throwaway PostgreSQL cluster with ${bin} (set TEST_DATABASE_URL to use an existing server)\n${tail}`, { cause: error });
+    throw new Error(
+      `could not start a throwaway PostgreSQL cluster with ${bin} (set TEST_DATABASE_URL to use an existing server)\n${tail}`,
+      { cause: error },
+    );
   }
 }
 
@@ -84,7 +110,9 @@ async function startThrowawayCluster(bin: string): Promise<PostgresServer> {
  * The environment that runs the app on a fresh database of `server` as production does (DATABASE_URL,
  * given secrets), and how to drop it afterwards.
  */
-export async function productionDatabaseEnv(server: PostgresServer): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+export async function productionDatabaseEnv(
+  server: PostgresServer,
+): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   const admin = postgres(server.url, { max: 1, onnotice: () => {} });
   const name = `optstuff_bench_${randomBytes(6).toString("hex")}`;
   await admin.unsafe(`create database ${name}`);
@@ -92,7 +120,12 @@ export async function productionDatabaseEnv(server: PostgresServer): Promise<{ e
   url.pathname = `/${name}`;
   const secret = () => randomBytes(32).toString("base64url");
   return {
-    env: { DATABASE_URL: url.toString(), OPTSTUFF_KEY_ENCRYPTION_SECRET: secret(), BETTER_AUTH_SECRET: secret(), CRON_SECRET: secret() },
+    env: {
+      DATABASE_URL: url.toString(),
+      OPTSTUFF_KEY_ENCRYPTION_SECRET: secret(),
+      BETTER_AUTH_SECRET: secret(),
+      CRON_SECRET: secret(),
+    },
     async drop() {
       await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end({ timeout: 5 });

@@ -31,7 +31,11 @@ export function cpuMsOfTree(rootPid: number): number {
 export function cpuMsOfProcess(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const [utime, stime] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(11, 13).map(Number) as [number, number];
+    const [utime, stime] = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .slice(11, 13)
+      .map(Number) as [number, number];
     return ((utime + stime) * 1000) / 100;
   } catch {
     return 0;

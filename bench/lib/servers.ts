@@ -32,7 +32,9 @@ export function startOrigin(sources: Source[]): Promise<Origin> {
     res.end(req.method === "HEAD" ? undefined : source.body);
   });
   return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ server, host: `127.0.0.1:${(server.address() as AddressInfo).port}`, counts })),
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, host: `127.0.0.1:${(server.address() as AddressInfo).port}`, counts }),
+    ),
   );
 }
 
@@ -63,7 +65,10 @@ export async function startProcess(
   readyUrl: string,
   onStderrLine: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { env, stdio: ["ignore", process.env.BENCH_STDOUT ? "inherit" : "ignore", "pipe"] });
+  const child = spawn(process.execPath, args, {
+    env,
+    stdio: ["ignore", process.env.BENCH_STDOUT ? "inherit" : "ignore", "pipe"],
+  });
   live.add(child);
   child.once("exit", () => live.delete(child));
   let pending = "";
@@ -113,7 +118,11 @@ export interface OurApp {
  * Bootstraps an embedded database in `work` with a project whose sources are `originHost`, lifts the
  * key's rate limits (the limiter still runs, it never refuses) and says how to start the app.
  */
-export async function prepareOurApp(work: string, originHost: string, env: Record<string, string> = {}): Promise<OurApp> {
+export async function prepareOurApp(
+  work: string,
+  originHost: string,
+  env: Record<string, string> = {},
+): Promise<OurApp> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const ourEnv: NodeJS.ProcessEnv = {
@@ -132,12 +141,21 @@ export async function prepareOurApp(work: string, originHost: string, env: Recor
     spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", script, ...args], { env: ourEnv, encoding: "utf8" });
   const project = (...args: string[]) => {
     const boot = tsx("scripts/optstuff.ts", "bootstrap", "--sources", originHost, ...args);
-    const vars = Object.fromEntries([...boot.stdout.matchAll(/^(OPTSTUFF_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const vars = Object.fromEntries(
+      [...boot.stdout.matchAll(/^(OPTSTUFF_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
     if (!vars.OPTSTUFF_SECRET_KEY) throw new Error(`bootstrap failed: ${boot.stderr}`);
     const raised = tsx("bench/raise-key-limits.ts", vars.OPTSTUFF_PUBLIC_KEY!);
     if (raised.status !== 0) throw new Error(`raising the key's limits failed: ${raised.stderr}`);
     return (operations: string, source: string) =>
-      buildSignedUrl({ baseUrl: base, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations, source });
+      buildSignedUrl({
+        baseUrl: base,
+        projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
+        publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
+        secretKey: vars.OPTSTUFF_SECRET_KEY!,
+        operations,
+        source,
+      });
   };
   const signed = project();
   const nodeFlags = (process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
@@ -151,7 +169,11 @@ export async function prepareOurApp(work: string, originHost: string, env: Recor
       const env = { ...ourEnv, ...extraEnv };
       for (const [name, value] of Object.entries(extraEnv)) if (value === undefined) delete env[name];
       // What `npm start` runs: Next's handler behind the server that stamps each socket's address.
-      return startProcess([...nodeFlags, "scripts/server.mjs", "--hostname", "127.0.0.1", "--port", String(port)], env, `${base}/api/health`);
+      return startProcess(
+        [...nodeFlags, "scripts/server.mjs", "--hostname", "127.0.0.1", "--port", String(port)],
+        env,
+        `${base}/api/health`,
+      );
     },
   };
 }
@@ -161,7 +183,9 @@ export const PEER_DIR = "bench/peers/next-optimizer";
 /** Builds the Next.js peer app (its optimizer is the contender) unless its build is newer than its sources. */
 export function buildPeerIfNeeded(): void {
   const buildId = path.join(PEER_DIR, ".next/BUILD_ID");
-  const newest = Math.max(...["next.config.ts", "app/layout.tsx", "app/page.tsx"].map((f) => statSync(path.join(PEER_DIR, f)).mtimeMs));
+  const newest = Math.max(
+    ...["next.config.ts", "app/layout.tsx", "app/page.tsx"].map((f) => statSync(path.join(PEER_DIR, f)).mtimeMs),
+  );
   if (existsSync(buildId) && statSync(buildId).mtimeMs > newest) return;
   execFileSync(process.execPath, ["node_modules/next/dist/bin/next", "build", "--webpack", PEER_DIR], {
     stdio: "inherit",

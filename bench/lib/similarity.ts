@@ -8,7 +8,8 @@ import sharp from "sharp";
 export async function similarity(reference: Buffer, candidate: Buffer): Promise<{ psnr: number; ssim: number }> {
   const a = await luma(reference);
   const b = await luma(candidate);
-  if (a.width !== b.width || a.height !== b.height) throw new Error(`sizes differ: ${a.width}×${a.height} vs ${b.width}×${b.height}`);
+  if (a.width !== b.width || a.height !== b.height)
+    throw new Error(`sizes differ: ${a.width}×${a.height} vs ${b.width}×${b.height}`);
   let squared = 0;
   for (let i = 0; i < a.data.length; i++) squared += (a.data[i]! - b.data[i]!) ** 2;
   const mse = squared / a.data.length;
@@ -23,7 +24,11 @@ interface Plane {
 }
 
 async function luma(image: Buffer): Promise<Plane> {
-  const { data, info } = await sharp(image).flatten({ background: "#ffffff" }).greyscale().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(image)
+    .flatten({ background: "#ffffff" })
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 }
 
@@ -34,7 +39,11 @@ function windowedSsim(a: Plane, b: Plane): number {
   let windows = 0;
   for (let y = 0; y + 8 <= a.height; y += 8) {
     for (let x = 0; x + 8 <= a.width; x += 8) {
-      let sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+      let sa = 0,
+        sb = 0,
+        saa = 0,
+        sbb = 0,
+        sab = 0;
       for (let dy = 0; dy < 8; dy++) {
         for (let dx = 0; dx < 8; dx++) {
           const i = (y + dy) * a.width + x + dx;
@@ -48,8 +57,11 @@ function windowedSsim(a: Plane, b: Plane): number {
         }
       }
       const n = 64;
-      const ma = sa / n, mb = sb / n;
-      const va = saa / n - ma * ma, vb = sbb / n - mb * mb, cov = sab / n - ma * mb;
+      const ma = sa / n,
+        mb = sb / n;
+      const va = saa / n - ma * ma,
+        vb = sbb / n - mb * mb,
+        cov = sab / n - ma * mb;
       total += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
       windows++;
     }

@@ -19,13 +19,24 @@ export const SOURCE_KINDS: SourceKind[] = ["jpeg", "png", "gif"];
 
 /** Photographic texture: gaussian noise softened by a blur, so encoders see detail but not pure noise. */
 function texture(width: number, height: number, sigma = 40, blur = 1.2) {
-  return sharp({ create: { width, height, channels: 3, background: "#777", noise: { type: "gaussian", mean: 128, sigma } } }).blur(blur);
+  return sharp({
+    create: { width, height, channels: 3, background: "#777", noise: { type: "gaussian", mean: 128, sigma } },
+  }).blur(blur);
 }
 
 /** 4000×3000 (12 MP) photographic JPEG q88, as the benchmark has always used. */
 async function makeJpeg(): Promise<Source> {
   const body = await texture(4000, 3000).jpeg({ quality: 88 }).toBuffer();
-  return { kind: "jpeg", ext: "jpg", contentType: "image/jpeg", width: 4000, height: 3000, frames: 1, body, description: "4000×3000 photographic JPEG q88" };
+  return {
+    kind: "jpeg",
+    ext: "jpg",
+    contentType: "image/jpeg",
+    width: 4000,
+    height: 3000,
+    frames: 1,
+    body,
+    description: "4000×3000 photographic JPEG q88",
+  };
 }
 
 /**
@@ -49,7 +60,16 @@ async function makePng(): Promise<Source> {
     .joinChannel(alpha, { raw: { width, height, channels: 1 } })
     .png()
     .toBuffer();
-  return { kind: "png", ext: "png", contentType: "image/png", width, height, frames: 1, body, description: "1600×1250 RGBA PNG, gradient alpha with noise" };
+  return {
+    kind: "png",
+    ext: "png",
+    contentType: "image/png",
+    width,
+    height,
+    frames: 1,
+    body,
+    description: "1600×1250 RGBA PNG, gradient alpha with noise",
+  };
 }
 
 /**
@@ -62,7 +82,10 @@ async function makeGif(): Promise<Source> {
   const frames = 20;
   const background = await texture(width, height, 50, 3).png().toBuffer();
   const mask = Buffer.from('<svg width="240" height="240"><circle cx="120" cy="120" r="118"/></svg>');
-  const disc = await texture(240, 240, 60, 1).composite([{ input: mask, blend: "dest-in" }]).png().toBuffer();
+  const disc = await texture(240, 240, 60, 1)
+    .composite([{ input: mask, blend: "dest-in" }])
+    .png()
+    .toBuffer();
   const frameBuffers = await Promise.all(
     Array.from({ length: frames }, (_, i) =>
       sharp(background)
@@ -74,7 +97,16 @@ async function makeGif(): Promise<Source> {
   const body = await sharp(frameBuffers, { join: { animated: true } })
     .gif({ delay: Array.from({ length: frames }, () => 80), loop: 0 })
     .toBuffer();
-  return { kind: "gif", ext: "gif", contentType: "image/gif", width, height, frames, body, description: `${width}×${height} animated GIF, ${frames} frames` };
+  return {
+    kind: "gif",
+    ext: "gif",
+    contentType: "image/gif",
+    width,
+    height,
+    frames,
+    body,
+    description: `${width}×${height} animated GIF, ${frames} frames`,
+  };
 }
 
 export async function makeSources(): Promise<Source[]> {

@@ -8,7 +8,8 @@ import type { deliveryErrors } from "@/server/errors";
 type DeliveryCode = keyof typeof deliveryErrors;
 
 export const errorWhen = {
-  BAD_REQUEST: "The path is not `/{project}/{operations}/{source}`, a path segment has malformed percent-encoding (`%zz`, a truncated or overlong UTF-8 sequence), the operations segment is empty, or `exp` is not 1–12 digits.",
+  BAD_REQUEST:
+    "The path is not `/{project}/{operations}/{source}`, a path segment has malformed percent-encoding (`%zz`, a truncated or overlong UTF-8 sequence), the operations segment is empty, or `exp` is not 1–12 digits.",
   UNKNOWN_OPERATION: "A token name is not in the operations table; the message names the token.",
   INVALID_OPERATION:
     "A token's value is malformed or out of range, a token is empty, there are more than 64 tokens, or `c_` starts outside the image; the message names the token and its syntax.",
@@ -29,52 +30,67 @@ export const errorWhen = {
   SOURCE_TOO_LARGE: "The declared, streamed or on-disk size is over `OPTSTUFF_MAX_SOURCE_BYTES`.",
   IMAGE_TOO_LARGE:
     "Width × height × decoded frames (plus the rasters an SVG embeds) is over `OPTSTUFF_MAX_INPUT_PIXELS`, the frames are over `OPTSTUFF_MAX_FRAMES`, or the output is too large for its format.",
-  TRANSFORM_MEMORY_EXCEEDED: "The transform process grew past `OPTSTUFF_TRANSFORM_MEMORY_MB` (an SVG's filters, an enormous output) and was ended.",
+  TRANSFORM_MEMORY_EXCEEDED:
+    "The transform process grew past `OPTSTUFF_TRANSFORM_MEMORY_MB` (an SVG's filters, an enormous output) and was ended.",
   UNSUPPORTED_IMAGE:
     "Empty, not an image, or a format other than JPEG, PNG, WebP, GIF, AVIF, TIFF, SVG (e.g. HEIC); or an SVG that would be passed through but carries active content or is gzipped.",
   IMAGE_DECODE_FAILED: "The bytes claim a supported format but do not decode (truncated, corrupt).",
-  RATE_LIMITED: "A new transform (a result-cache miss) would exceed the key's minute or day window or the client address's transform window; any request would exceed the address's request window; or the address failed authentication too often this minute. Cache hits and 304s never spend the key's windows. With Retry-After and X-RateLimit-Limit, -Remaining, -Reset of the refusing window.",
+  RATE_LIMITED:
+    "A new transform (a result-cache miss) would exceed the key's minute or day window or the client address's transform window; any request would exceed the address's request window; or the address failed authentication too often this minute. Cache hits and 304s never spend the key's windows. With Retry-After and X-RateLimit-Limit, -Remaining, -Reset of the refusing window.",
   SOURCE_FAILED:
     "DNS failed, no address connected, TLS failed, the origin answered another status than 200/404/410 or a compressed body, or the connection broke.",
   SOURCE_REDIRECT_FORBIDDEN:
     "A redirect leads to a forbidden scheme, name or address, carries credentials, goes from https to http, or exceeds `OPTSTUFF_MAX_REDIRECTS`.",
-  OVERLOADED: "Every transform slot is busy and the queue (`OPTSTUFF_TRANSFORM_QUEUE`) is full; sent with `Retry-After`.",
+  OVERLOADED:
+    "Every transform slot is busy and the queue (`OPTSTUFF_TRANSFORM_QUEUE`) is full; sent with `Retry-After`.",
   NOT_READY: "Reserved; not raised by the image route in this version.",
   SOURCE_TIMEOUT: "The whole fetch (DNS, connect, headers, body, every redirect) exceeded `OPTSTUFF_FETCH_TIMEOUT_MS`.",
-  TRANSFORM_TIMEOUT: "Processing exceeded `OPTSTUFF_TRANSFORM_TIMEOUT_MS`; a native call that libvips cannot interrupt is stopped by ending its transform process.",
+  TRANSFORM_TIMEOUT:
+    "Processing exceeded `OPTSTUFF_TRANSFORM_TIMEOUT_MS`; a native call that libvips cannot interrupt is stopped by ending its transform process.",
   INTERNAL: "A bug, or an API-key secret that no configured master secret opens. The body never carries the cause.",
 } as const satisfies Record<DeliveryCode, string>;
 
 /** The fix from the integrator's side; the operator's setting where only the server can change the outcome. */
 export const errorFix = {
-  BAD_REQUEST: "Build the path as `/api/v1/{project}/{operations}/{source}`, `_` for no operations, `exp` in Unix seconds ([Request](url-format.md#request)).",
+  BAD_REQUEST:
+    "Build the path as `/api/v1/{project}/{operations}/{source}`, `_` for no operations, `exp` in Unix seconds ([Request](url-format.md#request)).",
   UNKNOWN_OPERATION: "Use a token from the [operations table](url-format.md#operations); names are case-sensitive.",
   INVALID_OPERATION: "Give the named token a value its syntax allows ([operations table](url-format.md#operations)).",
-  INVALID_SOURCE: "Write the source as `host/path`, `https://host/path` or `local/path`, without credentials ([Source](url-format.md#source)).",
+  INVALID_SOURCE:
+    "Write the source as `host/path`, `https://host/path` or `local/path`, without credentials ([Source](url-format.md#source)).",
   MISSING_CREDENTIALS: "Send both `key` and `sig`; check that no proxy or CDN strips the query string.",
   INVALID_KEY: "Check `OPTSTUFF_PUBLIC_KEY`; copy it from the dashboard's API keys page.",
   KEY_REVOKED: "Create a key on the API keys page and sign with the new pair; revocation is final.",
-  KEY_EXPIRED: "Create a key on the API keys page; an expired key cannot be changed (extend an active key's expiry before it passes).",
+  KEY_EXPIRED:
+    "Create a key on the API keys page; an expired key cannot be changed (extend an active key's expiry before it passes).",
   KEY_PROJECT_MISMATCH: "Use the slug of the key's project (`OPTSTUFF_PROJECT_SLUG`), or a key of the URL's project.",
-  SIGNATURE_INVALID: "Sign exactly `{operations}/{source}[?exp=…]` with the whole `sk_…` string as the HMAC key ([signing.md](signing.md#pitfalls)).",
+  SIGNATURE_INVALID:
+    "Sign exactly `{operations}/{source}[?exp=…]` with the whole `sk_…` string as the HMAC key ([signing.md](signing.md#pitfalls)).",
   REFERER_NOT_ALLOWED:
     "Add the embedding site's host to the project's referer hosts (dashboard → project settings); a page with `Referrer-Policy: no-referrer` sends none.",
-  SOURCE_NOT_ALLOWED: "Add the host to the project's allowed sources (dashboard → project settings); private and internal addresses are never allowed.",
-  SIGNATURE_EXPIRED: "Sign with a later `exp`, beyond how long the embedding page is cached; bucket expiries ([signing.md](signing.md#expiry)).",
+  SOURCE_NOT_ALLOWED:
+    "Add the host to the project's allowed sources (dashboard → project settings); private and internal addresses are never allowed.",
+  SIGNATURE_EXPIRED:
+    "Sign with a later `exp`, beyond how long the embedding page is cached; bucket expiries ([signing.md](signing.md#expiry)).",
   SOURCE_NOT_FOUND: "Check the source URL on the origin, or the file under the local root.",
   SOURCE_GONE: "The origin removed the image: update or drop the URL.",
   SOURCE_TOO_LARGE: "Use a smaller original; operators can raise `OPTSTUFF_MAX_SOURCE_BYTES`.",
-  IMAGE_TOO_LARGE: "Use a smaller original or ask for a smaller output; operators can raise `OPTSTUFF_MAX_INPUT_PIXELS` or `OPTSTUFF_MAX_FRAMES`.",
+  IMAGE_TOO_LARGE:
+    "Use a smaller original or ask for a smaller output; operators can raise `OPTSTUFF_MAX_INPUT_PIXELS` or `OPTSTUFF_MAX_FRAMES`.",
   UNSUPPORTED_IMAGE: "Convert the source to a supported format; for a refused SVG, ask for `f_png`.",
   IMAGE_DECODE_FAILED: "Export the source again: it is truncated or corrupt.",
-  RATE_LIMITED: "Honour `Retry-After`; raise the key's transform limits in the dashboard (API keys → edit), or the per-address ones (`OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE`, `OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE`) when many visitors share one address. Refused after repeated 401/403s: fix the key or signature first.",
+  RATE_LIMITED:
+    "Honour `Retry-After`; raise the key's transform limits in the dashboard (API keys → edit), or the per-address ones (`OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE`, `OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE`) when many visitors share one address. Refused after repeated 401/403s: fix the key or signature first.",
   SOURCE_FAILED: "Check the origin as the server reaches it: DNS, TLS certificate, a `200` with an uncompressed body.",
   SOURCE_REDIRECT_FORBIDDEN: "Check the origin's redirects, or point the URL at the final location.",
-  OVERLOADED: "Retry after `Retry-After`; operators can raise `OPTSTUFF_TRANSFORM_QUEUE` or `OPTSTUFF_TRANSFORM_CONCURRENCY`, or add instances.",
+  OVERLOADED:
+    "Retry after `Retry-After`; operators can raise `OPTSTUFF_TRANSFORM_QUEUE` or `OPTSTUFF_TRANSFORM_CONCURRENCY`, or add instances.",
   NOT_READY: "Retry later.",
   SOURCE_TIMEOUT: "Check how fast the origin answers the server; operators can raise `OPTSTUFF_FETCH_TIMEOUT_MS`.",
-  TRANSFORM_TIMEOUT: "Ask for a smaller output or use a smaller original; operators can raise `OPTSTUFF_TRANSFORM_TIMEOUT_MS`.",
-  TRANSFORM_MEMORY_EXCEEDED: "Use a simpler or smaller original (an SVG's filters are the usual cause); operators can raise `OPTSTUFF_TRANSFORM_MEMORY_MB`.",
+  TRANSFORM_TIMEOUT:
+    "Ask for a smaller output or use a smaller original; operators can raise `OPTSTUFF_TRANSFORM_TIMEOUT_MS`.",
+  TRANSFORM_MEMORY_EXCEEDED:
+    "Use a simpler or smaller original (an SVG's filters are the usual cause); operators can raise `OPTSTUFF_TRANSFORM_MEMORY_MB`.",
   INTERNAL:
     "Report it with the `requestId`; the server log has the cause. Operators: a key secret no master secret opens needs its master back (`OPTSTUFF_KEY_ENCRYPTION_SECRET_PREVIOUS`).",
 } as const satisfies Record<DeliveryCode, string>;

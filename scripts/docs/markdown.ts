@@ -18,7 +18,9 @@ export function generatedNote(source: string): string {
 /** A GitHub table under its generated-from note; every cell goes through `cell`. */
 export function renderTable(source: string, header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.map(cell).join(" | ")} |`;
-  return [generatedNote(source), "", line(header), `|${header.map(() => "---").join("|")}|`, ...rows.map(line)].join("\n");
+  return [generatedNote(source), "", line(header), `|${header.map(() => "---").join("|")}|`, ...rows.map(line)].join(
+    "\n",
+  );
 }
 
 /** Replaces what lies between `<!-- name:start -->` and `<!-- name:end -->`, which must each occur once. */
@@ -27,7 +29,13 @@ export function replaceSection(markdown: string, name: string, body: string): st
   const end = `<!-- ${name}:end -->`;
   const from = markdown.indexOf(start);
   const to = markdown.indexOf(end);
-  if (from === -1 || to === -1 || to < from || markdown.indexOf(start, from + 1) !== -1 || markdown.indexOf(end, to + 1) !== -1) {
+  if (
+    from === -1 ||
+    to === -1 ||
+    to < from ||
+    markdown.indexOf(start, from + 1) !== -1 ||
+    markdown.indexOf(end, to + 1) !== -1
+  ) {
     throw new Error(`${GENERATOR}: expected exactly one ${start} … ${end} pair`);
   }
   // The blank line keeps the end marker from being read as part of the table.

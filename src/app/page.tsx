@@ -19,19 +19,32 @@ export default async function HomePage() {
     <main className="mx-auto max-w-2xl px-4 py-16">
       <h1 className="text-3xl font-bold">OptStuff</h1>
       <p className="mt-4 text-neutral-700">
-        A signed image proxy: put signed URLs in your pages and get images resized, converted and cached. Image URLs have
-        the form <code className="rounded bg-neutral-100 px-1 text-sm">/api/v1/{"{project}"}/{"{operations}"}/{"{source}"}?key=…&amp;sig=…</code>.
+        A signed image proxy: put signed URLs in your pages and get images resized, converted and cached. Image URLs
+        have the form{" "}
+        <code className="rounded bg-neutral-100 px-1 text-sm">
+          /api/v1/{"{project}"}/{"{operations}"}/{"{source}"}?key=…&amp;sig=…
+        </code>
+        .
       </p>
       <div className="mt-8 flex flex-wrap gap-3">
-        <Link href="/sign-up" className="rounded-md bg-neutral-900 px-4 py-2 text-sm font-medium text-white hover:bg-neutral-700">
+        <Link
+          href="/sign-up"
+          className="rounded-md bg-neutral-900 px-4 py-2 text-sm font-medium text-white hover:bg-neutral-700"
+        >
           Create an account
         </Link>
-        <Link href="/sign-in" className="rounded-md border border-neutral-300 bg-white px-4 py-2 text-sm font-medium hover:bg-neutral-100">
+        <Link
+          href="/sign-in"
+          className="rounded-md border border-neutral-300 bg-white px-4 py-2 text-sm font-medium hover:bg-neutral-100"
+        >
           Sign in
         </Link>
       </div>
       <p className="mt-8 text-sm text-neutral-500">
-        Health: <a className="underline" href="/api/health">/api/health</a>
+        Health:{" "}
+        <a className="underline" href="/api/health">
+          /api/health
+        </a>
       </p>
     </main>
   );

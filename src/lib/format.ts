@@ -25,16 +25,27 @@ export function formatMs(ms: number | null): string {
 }
 
 /** The change against the previous period, in words and an arrow, so it never relies on colour. */
-export function describeTrend(current: number, previous: number): { text: string; direction: "up" | "down" | "flat" | "new" } {
-  if (previous === 0) return current === 0 ? { text: "no change", direction: "flat" } : { text: "new in this period", direction: "new" };
+export function describeTrend(
+  current: number,
+  previous: number,
+): { text: string; direction: "up" | "down" | "flat" | "new" } {
+  if (previous === 0)
+    return current === 0 ? { text: "no change", direction: "flat" } : { text: "new in this period", direction: "new" };
   const change = (current - previous) / previous;
   if (Math.abs(change) < 0.0005) return { text: "no change", direction: "flat" };
-  return { text: `${change > 0 ? "▲" : "▼"} ${Math.abs(change * 100).toFixed(1)}%`, direction: change > 0 ? "up" : "down" };
+  return {
+    text: `${change > 0 ? "▲" : "▼"} ${Math.abs(change * 100).toFixed(1)}%`,
+    direction: change > 0 ? "up" : "down",
+  };
 }
 
 /** `YYYY-MM-DD HH:MM[:SS]` of an instant in UTC, without the zone (for columns headed "UTC"). */
 export function utcStamp(at: Date | string, precision: "minute" | "second" = "second"): string {
-  return new Date(at).toISOString().slice(0, precision === "minute" ? 16 : 19).replace("T", " ");
+  return new Date(at)
+    .toISOString()
+    .slice(0, precision === "minute" ? 16 : 19)
+    .replace("T", " ");
 }
 
-export const formatUtc = (at: Date | string, precision: "minute" | "second" = "second") => `${utcStamp(at, precision)} UTC`;
+export const formatUtc = (at: Date | string, precision: "minute" | "second" = "second") =>
+  `${utcStamp(at, precision)} UTC`;

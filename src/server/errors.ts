@@ -23,12 +23,20 @@ export const deliveryErrors = {
   SOURCE_GONE: { status: 410, message: "Source image is gone", log: "source_error" },
   SOURCE_TOO_LARGE: { status: 413, message: "Source image exceeds the byte limit", log: "too_large" },
   IMAGE_TOO_LARGE: { status: 413, message: "Source image exceeds the pixel limit", log: "too_large" },
-  TRANSFORM_MEMORY_EXCEEDED: { status: 413, message: "Image processing needs more memory than allowed", log: "too_large" },
+  TRANSFORM_MEMORY_EXCEEDED: {
+    status: 413,
+    message: "Image processing needs more memory than allowed",
+    log: "too_large",
+  },
   UNSUPPORTED_IMAGE: { status: 415, message: "Source is not a supported image", log: "unsupported_image" },
   IMAGE_DECODE_FAILED: { status: 422, message: "Source image could not be decoded", log: "unsupported_image" },
   RATE_LIMITED: { status: 429, message: "Rate limit exceeded", log: "rate_limited" },
   SOURCE_FAILED: { status: 502, message: "Source request failed", log: "source_error" },
-  SOURCE_REDIRECT_FORBIDDEN: { status: 502, message: "Source redirected to a forbidden location", log: "source_blocked" },
+  SOURCE_REDIRECT_FORBIDDEN: {
+    status: 502,
+    message: "Source redirected to a forbidden location",
+    log: "source_blocked",
+  },
   OVERLOADED: { status: 503, message: "Server is busy, retry shortly", log: "overloaded" },
   NOT_READY: { status: 503, message: "Service not ready", log: "error" },
   SOURCE_TIMEOUT: { status: 504, message: "Source request timed out", log: "timeout" },
@@ -53,7 +61,10 @@ export const dashboardErrors = {
   INVITATION_INVALID: { status: 410, message: "This invitation is no longer valid" },
   INVITATION_EMAIL_MISMATCH: { status: 403, message: "This invitation was sent to a different email address" },
   // Sign-up refused by the registration policy (OPTSTUFF_REGISTRATION); answered by the auth route.
-  REGISTRATION_CLOSED: { status: 403, message: "Registration on this server is by invitation: open the invitation link you were sent" },
+  REGISTRATION_CLOSED: {
+    status: 403,
+    message: "Registration on this server is by invitation: open the invitation link you were sent",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** What the operator routes (cron, metrics) answer besides their reports. */
@@ -78,7 +89,10 @@ export type ErrorCode = keyof typeof errorCatalogue;
 export type RequestLogStatus = (typeof deliveryErrors)[keyof typeof deliveryErrors]["log"] | "success";
 
 /** Every status the request log can hold, success first: the dashboard's filter offers these. */
-export const requestLogStatuses = ["success", ...new Set(Object.values(deliveryErrors).map((e) => e.log))] as [RequestLogStatus, ...RequestLogStatus[]];
+export const requestLogStatuses = ["success", ...new Set(Object.values(deliveryErrors).map((e) => e.log))] as [
+  RequestLogStatus,
+  ...RequestLogStatus[],
+];
 
 export interface AppErrorOptions {
   /** Replaces the catalogue's public message; only for messages that reveal nothing (e.g. which token was unknown). */

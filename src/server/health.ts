@@ -28,7 +28,10 @@ const CHECK_TIMEOUT_MS = 2000;
  * a failure (timeout or unreachable) but never details it, nor where a dependency lives; the log gets
  * the cause with its stack.
  */
-export async function checkHealth(getServices: () => Promise<HealthDeps>, fallbackLogger: Logger = bootLogger): Promise<HealthReport> {
+export async function checkHealth(
+  getServices: () => Promise<HealthDeps>,
+  fallbackLogger: Logger = bootLogger,
+): Promise<HealthReport> {
   let services: HealthDeps;
   try {
     services = await withTimeout(getServices());
@@ -38,7 +41,10 @@ export async function checkHealth(getServices: () => Promise<HealthDeps>, fallba
   }
   const { logger } = services;
   const [database, redis] = await Promise.all([
-    timed(() => services.database.ping(), (error) => logger.log("error", "health check failed", { check: "database", ...describeError(error) })),
+    timed(
+      () => services.database.ping(),
+      (error) => logger.log("error", "health check failed", { check: "database", ...describeError(error) }),
+    ),
     checkRedis(services.coordination.shared, logger),
   ]);
   const status = !database.ok ? "unavailable" : redis.configured && !redis.ok ? "degraded" : "ok";
@@ -48,7 +54,10 @@ export async function checkHealth(getServices: () => Promise<HealthDeps>, fallba
 async function checkRedis(kv: KeyValue | null, logger: Logger): Promise<RedisCheck> {
   if (!kv) return { configured: false };
   // warn: the failure policy serves without Redis; the image route's own lines say what it costs.
-  const check = await timed(() => kv.ping(), (error) => logger.log("warn", "health check failed", { check: "redis", ...describeError(error) }));
+  const check = await timed(
+    () => kv.ping(),
+    (error) => logger.log("warn", "health check failed", { check: "redis", ...describeError(error) }),
+  );
   return { configured: true, ...check };
 }
 

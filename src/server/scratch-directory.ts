@@ -46,7 +46,8 @@ function makeDirectory(prefix: string, tmpfs: string, minFreeBytes: number): str
   const owned = new RegExp(`^${prefix}(\\d+)-`);
   for (const name of readdirSync(parent)) {
     const owner = Number(owned.exec(name)?.[1]);
-    if (owner && owner !== process.pid && !isAlive(owner)) rmSync(path.join(parent, name), { recursive: true, force: true });
+    if (owner && owner !== process.pid && !isAlive(owner))
+      rmSync(path.join(parent, name), { recursive: true, force: true });
   }
   return mkdtempSync(path.join(parent, `${prefix}${process.pid}-`));
 }

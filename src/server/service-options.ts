@@ -76,10 +76,15 @@ export const DOWNLOAD_THREAD_ENTRY = "dist/source-download-thread.mjs";
 /** Maps the validated environment onto service options: the only place that knows both. */
 export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: DatabaseTarget } {
   const embedded = e.DATABASE_URL === undefined;
-  const inProcess = e.OPTSTUFF_TRANSFORM_ISOLATION === "none" || (e.OPTSTUFF_TRANSFORM_ISOLATION === "auto" && e.VERCEL !== undefined);
+  const inProcess =
+    e.OPTSTUFF_TRANSFORM_ISOLATION === "none" || (e.OPTSTUFF_TRANSFORM_ISOLATION === "auto" && e.VERCEL !== undefined);
   return {
     database: embedded
-      ? { kind: "pglite", dataDir: path.resolve(e.OPTSTUFF_DATA_DIR), sharedBuffersMb: e.OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB }
+      ? {
+          kind: "pglite",
+          dataDir: path.resolve(e.OPTSTUFF_DATA_DIR),
+          sharedBuffersMb: e.OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB,
+        }
       : { kind: "postgres", url: e.DATABASE_URL! },
     secrets: loadSecrets(e),
     fetchLimits: {
@@ -107,7 +112,12 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     transformFairShare: e.OPTSTUFF_TRANSFORM_FAIR_SHARE === "on",
     transformIsolation: inProcess
       ? null
-      : { entry: path.resolve(TRANSFORM_WORKER_ENTRY), memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20, env: transformProcessEnv(), nice: e.OPTSTUFF_TRANSFORM_NICE },
+      : {
+          entry: path.resolve(TRANSFORM_WORKER_ENTRY),
+          memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20,
+          env: transformProcessEnv(),
+          nice: e.OPTSTUFF_TRANSFORM_NICE,
+        },
     // A script next to the build, which Vercel's functions do not carry (as for the transform processes).
     sourceDownloadThread: e.VERCEL === undefined ? path.resolve(DOWNLOAD_THREAD_ENTRY) : null,
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
@@ -122,24 +132,44 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     authFailuresPerMinute: e.OPTSTUFF_AUTH_FAILURES_PER_MINUTE,
     // Vercel's edge is a proxy that writes the client's address into X-Forwarded-For; our server, which
     // stamps the socket's address, does not run there, so a peer-address header would be the client's.
-    trustedProxyHops: e.VERCEL !== undefined ? Math.max(1, e.OPTSTUFF_TRUSTED_PROXY_HOPS) : e.OPTSTUFF_TRUSTED_PROXY_HOPS,
-    addressLimits: { requestsPerMinute: e.OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE, transformsPerMinute: e.OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE },
+    trustedProxyHops:
+      e.VERCEL !== undefined ? Math.max(1, e.OPTSTUFF_TRUSTED_PROXY_HOPS) : e.OPTSTUFF_TRUSTED_PROXY_HOPS,
+    addressLimits: {
+      requestsPerMinute: e.OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE,
+      transformsPerMinute: e.OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE,
+    },
     publicBaseUrl: publicBaseUrl(e),
     trustedOrigins: [
-      ...(e.OPTSTUFF_TRUSTED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
+      ...(e.OPTSTUFF_TRUSTED_ORIGINS ?? "")
+        .split(",")
+        .map((o) => o.trim())
+        .filter(Boolean),
       // The embedded default answers on loopback under either name.
       ...(isProduction(e) ? [] : [`http://localhost:${e.PORT}`, `http://127.0.0.1:${e.PORT}`]),
     ],
-    oauth: { github: credentials(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET), google: credentials(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET) },
+    oauth: {
+      github: credentials(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET),
+      google: credentials(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET),
+    },
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
     registration: { mode: e.OPTSTUFF_REGISTRATION, emailDomains: e.OPTSTUFF_REGISTRATION_EMAIL_DOMAINS },
-    requestLog: { successSampleRate: e.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE, failuresPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE },
+    requestLog: {
+      successSampleRate: e.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE,
+      failuresPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE,
+    },
     metricsToken: e.OPTSTUFF_METRICS_TOKEN ?? null,
   };
 }
 
 function resultStoreFromEnv(e: Env): ResultStoreSettings | null {
-  const kind = e.OPTSTUFF_RESULT_STORE === "auto" ? (e.OPTSTUFF_RESULT_STORE_S3_BUCKET ? "s3" : e.VERCEL === undefined ? "files" : "none") : e.OPTSTUFF_RESULT_STORE;
+  const kind =
+    e.OPTSTUFF_RESULT_STORE === "auto"
+      ? e.OPTSTUFF_RESULT_STORE_S3_BUCKET
+        ? "s3"
+        : e.VERCEL === undefined
+          ? "files"
+          : "none"
+      : e.OPTSTUFF_RESULT_STORE;
   if (kind === "none") return null;
   const maxBytes = e.OPTSTUFF_RESULT_STORE_BYTES;
   if (kind === "files") return { kind, maxBytes, root: path.join(path.resolve(e.OPTSTUFF_DATA_DIR), "results") };
@@ -152,7 +182,10 @@ function resultStoreFromEnv(e: Env): ResultStoreSettings | null {
     region: e.OPTSTUFF_RESULT_STORE_S3_REGION,
     accessKeyId: e.OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID,
     secretAccessKey: e.OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY,
-    forcePathStyle: e.OPTSTUFF_RESULT_STORE_S3_PATH_STYLE === "auto" ? e.OPTSTUFF_RESULT_STORE_S3_ENDPOINT !== undefined : e.OPTSTUFF_RESULT_STORE_S3_PATH_STYLE === "on",
+    forcePathStyle:
+      e.OPTSTUFF_RESULT_STORE_S3_PATH_STYLE === "auto"
+        ? e.OPTSTUFF_RESULT_STORE_S3_ENDPOINT !== undefined
+        : e.OPTSTUFF_RESULT_STORE_S3_PATH_STYLE === "on",
   };
 }
 

@@ -16,7 +16,13 @@ import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth
 import { createMailer, type Mailer } from "@/server/mail/mailer";
 import type { TenancyDeps } from "@/server/tenancy/deps";
 import { createPersonalTeam } from "@/server/tenancy/onboarding";
-import { admitAccount, defaultRegistrationPolicy, isFirstAccount, lockAccountCreation, type RegistrationPolicy } from "@/server/tenancy/registration";
+import {
+  admitAccount,
+  defaultRegistrationPolicy,
+  isFirstAccount,
+  lockAccountCreation,
+  type RegistrationPolicy,
+} from "@/server/tenancy/registration";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/enforce-key-limits";
 import { recordOutcome } from "@/server/usage/record-outcome";
@@ -78,7 +84,6 @@ export interface Services {
   close(): Promise<void>;
 }
 
-
 export async function createServices(options: ServiceOptions): Promise<Services> {
   const database = "db" in options.database ? options.database : await openDatabase(options.database);
   const logger = options.logger ?? createLogger();
@@ -109,14 +114,26 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     fairShare: options.transformFairShare ?? true,
   });
   const isolation = options.transformIsolation;
-  const pool = isolation ? createProcessPool({ entry: isolation.entry, memoryLimitBytes: isolation.memoryLimitBytes, env: isolation.env, normalNice: isolation.nice }) : null;
+  const pool = isolation
+    ? createProcessPool({
+        entry: isolation.entry,
+        memoryLimitBytes: isolation.memoryLimitBytes,
+        env: isolation.env,
+        normalNice: isolation.nice,
+      })
+    : null;
   const store = options.resultStore ? await createResultStore(options.resultStore) : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
   const results = store ? createSharedResults({ store, shared, counters, logSampled }) : null;
   const metrics = createMetrics({ counters, scheduler: transforms, store });
   // Injected network seams (tests) reach only this thread's fetcher.
-  const downloads = options.sourceDownloadThread && !options.net ? createDownloadThread({ entry: options.sourceDownloadThread, limits: options.fetchLimits }) : null;
-  const sources = options.sourceCacheBytes ? createSourceCache({ maxBytes: options.sourceCacheBytes, downloader: downloads?.download }) : null;
+  const downloads =
+    options.sourceDownloadThread && !options.net
+      ? createDownloadThread({ entry: options.sourceDownloadThread, limits: options.fetchLimits })
+      : null;
+  const sources = options.sourceCacheBytes
+    ? createSourceCache({ maxBytes: options.sourceCacheBytes, downloader: downloads?.download })
+    : null;
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
     sources,
@@ -137,7 +154,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     now,
     limits: {
       limiter: coordination.limiter,
-      guard: createAuthFailureGuard({ maxFailuresPerMinute: options.authFailuresPerMinute, now: () => now().getTime() }),
+      guard: createAuthFailureGuard({
+        maxFailuresPerMinute: options.authFailuresPerMinute,
+        now: () => now().getTime(),
+      }),
       trustedProxyHops: options.trustedProxyHops,
       counters,
       logSampled,
@@ -145,7 +165,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     },
   };
   // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.
-  const requestLog = createRequestLog({ db: database.db, kv, counters, logSampled, metersUsage: shared === null }, { ...defaultRequestLogOptions, ...options.requestLog });
+  const requestLog = createRequestLog(
+    { db: database.db, kv, counters, logSampled, metersUsage: shared === null },
+    { ...defaultRequestLogOptions, ...options.requestLog },
+  );
   const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   const oauth = options.oauth ?? { github: null, google: null };
   const registration = options.registration ?? defaultRegistrationPolicy;
@@ -166,7 +189,16 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       lockAccountCreation,
     },
   });
-  const cron = createCronJobs({ db: database.db, kv, shared, invalidate, logger, now, store, schedule: () => scheduler?.options ?? null });
+  const cron = createCronJobs({
+    db: database.db,
+    kv,
+    shared,
+    invalidate,
+    logger,
+    now,
+    store,
+    schedule: () => scheduler?.options ?? null,
+  });
   let scheduler: ReturnType<typeof startScheduler> | null = null;
   const tenancy: TenancyDeps = {
     db: database.db,
@@ -184,7 +216,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     publicBaseUrl,
     authProviders: enabledProviders(oauth),
     signInFailures: createSignInFailureLimit(coordination.limiter, {
-      onLimiterError: (error) => logger.log("warn", "sign-in failure limit unavailable; the attempt went on", describeError(error)),
+      onLimiterError: (error) =>
+        logger.log("warn", "sign-in failure limit unavailable; the attempt went on", describeError(error)),
     }),
     registration,
     transformIsolation: pool ? "process" : "none",
@@ -225,7 +258,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     },
   };
 }
-
 
 // Kept on globalThis so Next's separate route bundles in one process share one set of services
 // (one PGlite may only be opened once per data directory).

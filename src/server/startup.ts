@@ -12,7 +12,11 @@ export async function startServer(): Promise<void> {
     const e = env();
     const services = await getServices();
     await services.coordination.limiter.warmUp().catch((error: unknown) => {
-      services.logger.log("warn", "rate limiter warm-up failed; the first requests may fail open", describeError(error));
+      services.logger.log(
+        "warn",
+        "rate limiter warm-up failed; the first requests may fail open",
+        describeError(error),
+      );
     });
     warnOnSmallThreadPool(e, services.logger);
     const scheduled = e.OPTSTUFF_SCHEDULER === "on" || (e.OPTSTUFF_SCHEDULER === "auto" && e.VERCEL === undefined);
@@ -20,13 +24,16 @@ export async function startServer(): Promise<void> {
     services.logger.log("info", "OptStuff ready", {
       ...describeServices(services, e.OPTSTUFF_DATA_DIR),
       production: isProduction(e),
-      scheduler: scheduled ? "in process (usage flush every minute, maintenance daily at 03:00 UTC)" : "external (cron routes)",
+      scheduler: scheduled
+        ? "in process (usage flush every minute, maintenance daily at 03:00 UTC)"
+        : "external (cron routes)",
     });
   } catch (error) {
     // Configuration problems are the operator's to fix and say so whole; anything else is a failure.
-    const message = error instanceof EnvironmentError || error instanceof MissingSecretError
-      ? error.message
-      : `Startup failed: ${error instanceof Error ? error.message : String(error)}`;
+    const message =
+      error instanceof EnvironmentError || error instanceof MissingSecretError
+        ? error.message
+        : `Startup failed: ${error instanceof Error ? error.message : String(error)}`;
     process.stderr.write(`\n[optstuff] ${message}\n\n`);
     process.exit(1);
   }
@@ -36,10 +43,15 @@ export async function startServer(): Promise<void> {
  * What was built, read from the services themselves: a variable that was set but not used (or a
  * default that changed) cannot make the summary claim what is not running.
  */
-export function describeServices(services: Pick<Services, "database" | "coordination" | "transformIsolation" | "registration">, dataDir: string) {
+export function describeServices(
+  services: Pick<Services, "database" | "coordination" | "transformIsolation" | "registration">,
+  dataDir: string,
+) {
   return {
     database: services.database.kind === "pglite" ? `embedded PGlite in ${dataDir}` : "PostgreSQL (DATABASE_URL)",
-    coordination: services.coordination.shared ? "Upstash Redis (shared by every instance)" : "in-process (single instance only)",
+    coordination: services.coordination.shared
+      ? "Upstash Redis (shared by every instance)"
+      : "in-process (single instance only)",
     transformIsolation: services.transformIsolation === "process" ? "child processes" : "in the server process",
     registration: services.registration.mode,
   };

@@ -36,13 +36,23 @@ interface RawAnswer {
  * needs the whole body never answers, and one that answers at its cap is not raced by writes landing
  * on the socket it closed (whose reset can discard the 413 before it is read).
  */
-function postRaw(path: string, headers: Record<string, string>, total: number, declared: boolean, holdAfter = Infinity): Promise<RawAnswer> {
+function postRaw(
+  path: string,
+  headers: Record<string, string>,
+  total: number,
+  declared: boolean,
+  holdAfter = Infinity,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     let written = 0;
     let answered = false;
     const request = http.request(`${app.baseUrl}${path}`, {
       method: "POST",
-      headers: { ...headers, origin: app.baseUrl, ...(declared ? { "content-length": String(total) } : { "transfer-encoding": "chunked" }) },
+      headers: {
+        ...headers,
+        origin: app.baseUrl,
+        ...(declared ? { "content-length": String(total) } : { "transfer-encoding": "chunked" }),
+      },
     });
     request.on("response", (response) => {
       answered = true;
@@ -104,7 +114,14 @@ describe("the served dashboard", () => {
       expect(response.headers.get("x-frame-options"), page).toBe("DENY");
     }
     const image = await fetch(
-      buildSignedUrl({ baseUrl: app.baseUrl, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations: "w_40,f_png", source: "local/photo.jpg" }),
+      buildSignedUrl({
+        baseUrl: app.baseUrl,
+        projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
+        publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
+        secretKey: vars.OPTSTUFF_SECRET_KEY!,
+        operations: "w_40,f_png",
+        source: "local/photo.jpg",
+      }),
     );
     expect(image.status).toBe(200);
     expect(image.headers.get("x-frame-options")).toBeNull();
@@ -117,8 +134,16 @@ describe("the served dashboard", () => {
     for (let i = 0; i < 15; i++) {
       const response = await fetch(`${app.baseUrl}/api/auth/sign-in/email`, {
         method: "POST",
-        headers: { "content-type": "application/json", origin: app.baseUrl, "x-forwarded-for": `198.51.100.${i + 1}`, "x-optstuff-peer-address": `198.51.100.${i + 1}` },
-        body: JSON.stringify({ email: `nobody-${randomBytes(4).toString("hex")}@example.com`, password: "whatever-password" }),
+        headers: {
+          "content-type": "application/json",
+          origin: app.baseUrl,
+          "x-forwarded-for": `198.51.100.${i + 1}`,
+          "x-optstuff-peer-address": `198.51.100.${i + 1}`,
+        },
+        body: JSON.stringify({
+          email: `nobody-${randomBytes(4).toString("hex")}@example.com`,
+          password: "whatever-password",
+        }),
       });
       statuses.push(response.status);
     }
@@ -128,7 +153,12 @@ describe("the served dashboard", () => {
 
   it("refuses a 64 MB sign-in post by its declared length, before reading it, and keeps its memory", async () => {
     const before = await residentBytes();
-    const answer = await postRaw("/api/auth/sign-in/email", { "content-type": "application/json" }, 64 * 1024 * 1024, true);
+    const answer = await postRaw(
+      "/api/auth/sign-in/email",
+      { "content-type": "application/json" },
+      64 * 1024 * 1024,
+      true,
+    );
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ code: "BODY_TOO_LARGE" });
     expect(answer.written).toBeLessThan(64 * 1024 * 1024);
@@ -141,7 +171,9 @@ describe("the served dashboard", () => {
     ["/api/cron/flush-usage-buffer", "cron"],
   ])("stops reading a chunked post to %s (%s) at its cap, with 413", async (path) => {
     // Held at 2 MB, past every cap (the largest is tRPC's 1 MB): the answer must come mid-body.
-    const answer = await postUntilAnswered(() => postRaw(path, { "content-type": "application/json" }, 8 * 1024 * 1024, false, 2 * 1024 * 1024));
+    const answer = await postUntilAnswered(() =>
+      postRaw(path, { "content-type": "application/json" }, 8 * 1024 * 1024, false, 2 * 1024 * 1024),
+    );
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ code: "BODY_TOO_LARGE" });
     expect(answer.ended).toBe(false);
@@ -150,7 +182,11 @@ describe("the served dashboard", () => {
   it("answers a multipart post to tRPC with 415, not a 500", async () => {
     const form = new FormData();
     form.set("name", "Team");
-    const response = await fetch(`${app.baseUrl}/api/trpc/account.completeOnboarding`, { method: "POST", headers: { origin: app.baseUrl }, body: form });
+    const response = await fetch(`${app.baseUrl}/api/trpc/account.completeOnboarding`, {
+      method: "POST",
+      headers: { origin: app.baseUrl },
+      body: form,
+    });
     expect(response.status).toBe(415);
     expect(((await response.json()) as { code: string }).code).toBe("UNSUPPORTED_MEDIA_TYPE");
   });

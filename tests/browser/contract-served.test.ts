@@ -24,11 +24,17 @@ interface Wire {
 
 function wire(url: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Wire> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: options.method ?? "GET", headers: options.headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
-    });
+    const request = http.request(
+      url,
+      { method: options.method ?? "GET", headers: options.headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
     request.on("error", reject);
     request.end();
   });
@@ -42,14 +48,23 @@ function expectFraming(answer: Wire, method = "GET", hints: string[] = []): void
   expect(answer.headers["transfer-encoding"]).toBeUndefined();
   expect(answer.headers["content-encoding"]).toBeUndefined();
   if (answer.status === 304) expect(answer.headers["content-length"]).toBeUndefined();
-  else expect(Number(answer.headers["content-length"])).toBe(method === "HEAD" ? Number(answer.headers["content-length"]) : answer.body.length);
+  else
+    expect(Number(answer.headers["content-length"])).toBe(
+      method === "HEAD" ? Number(answer.headers["content-length"]) : answer.body.length,
+    );
   if (method === "HEAD" || answer.status === 304) expect(answer.body.length).toBe(0);
-  const vary = (answer.headers.vary ?? "").split(",").map((token) => token.trim()).filter(Boolean);
+  const vary = (answer.headers.vary ?? "")
+    .split(",")
+    .map((token) => token.trim())
+    .filter(Boolean);
   for (const token of vary) expect(["Accept", "Referer", ...hints]).toContain(token);
 }
 
 function expectError(answer: Wire, status: number, code: string): void {
-  expect({ status: answer.status, body: answer.body.toString().slice(0, 300) }).toEqual({ status, body: expect.any(String) });
+  expect({ status: answer.status, body: answer.body.toString().slice(0, 300) }).toEqual({
+    status,
+    body: expect.any(String),
+  });
   expectFraming(answer);
   expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
   expect(answer.headers["cache-control"]).toBe("no-store");
@@ -75,21 +90,30 @@ for (const server of ["npm start", "next start"] as const) {
     const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-wire-sources-"));
 
     beforeAll(async () => {
-      const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: "#36c" } }).jpeg().toBuffer();
+      const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: "#36c" } })
+        .jpeg()
+        .toBuffer();
       writeFileSync(path.join(root, "photo.jpg"), jpeg);
       writeFileSync(path.join(root, "icon.svg"), SVG);
-      writeFileSync(path.join(root, "active.svg"), SVG.replace("<rect", '<script>alert(1)</script><rect onload="alert(2)"'));
+      writeFileSync(
+        path.join(root, "active.svg"),
+        SVG.replace("<rect", '<script>alert(1)</script><rect onload="alert(2)"'),
+      );
       writeFileSync(path.join(root, "bomb.png"), pixelBombPng(20_000, 20_000));
       elsewhere = await startOrigin({ "/a.jpg": serveBytes(jpeg, "image/jpeg") });
       origin = await startOrigin({
         "/a.jpg": serveBytes(jpeg, "image/jpeg"),
-        "/away": (_request, response) => void response.writeHead(302, { Location: `http://${elsewhere.host}/a.jpg` }).end(),
+        "/away": (_request, response) =>
+          void response.writeHead(302, { Location: `http://${elsewhere.host}/a.jpg` }).end(),
         "/text": serveBytes(Buffer.from("not an image"), "text/plain"),
         "/broken": (_request, response) => void response.writeHead(500).end("upstream broke"),
         "/gone": (_request, response) => void response.writeHead(404).end("no such image"),
         "/slow": () => {}, // never answers: the download times out
         // Past the byte cap: declared up front, or a chunked body that never ends (written until the socket closes).
-        "/declared-huge": (_request, response) => void response.writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": String(SOURCE_CAP * 4) }).end(),
+        "/declared-huge": (_request, response) =>
+          void response
+            .writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": String(SOURCE_CAP * 4) })
+            .end(),
         "/endless": (_request, response) => {
           response.writeHead(200, { "Content-Type": "image/jpeg" });
           const chunk = Buffer.alloc(64 * 1024, 0xff);
@@ -101,13 +125,31 @@ for (const server of ["npm start", "next start"] as const) {
         },
       });
       app = await startServedApp(
-        { OPTSTUFF_LOCAL_SOURCE_ROOT: root, OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "true", OPTSTUFF_FETCH_TIMEOUT_MS: "1500", OPTSTUFF_MAX_SOURCE_BYTES: String(SOURCE_CAP), OPTSTUFF_TRANSFORM_CONCURRENCY: "1", OPTSTUFF_TRANSFORM_QUEUE: "2" },
+        {
+          OPTSTUFF_LOCAL_SOURCE_ROOT: root,
+          OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "true",
+          OPTSTUFF_FETCH_TIMEOUT_MS: "1500",
+          OPTSTUFF_MAX_SOURCE_BYTES: String(SOURCE_CAP),
+          OPTSTUFF_TRANSFORM_CONCURRENCY: "1",
+          OPTSTUFF_TRANSFORM_QUEUE: "2",
+        },
         (dataDir) => {
           const out = path.join(dataDir, "fixture.json");
-          const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/support/contract-fixture.ts", out, origin.host], {
-            env: { ...process.env, OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "true" },
-            encoding: "utf8",
-          });
+          const result = spawnSync(
+            process.execPath,
+            ["node_modules/tsx/dist/cli.mjs", "tests/support/contract-fixture.ts", out, origin.host],
+            {
+              env: {
+                ...process.env,
+                OPTSTUFF_DATA_DIR: dataDir,
+                DATABASE_URL: "",
+                UPSTASH_REDIS_REST_URL: "",
+                UPSTASH_REDIS_REST_TOKEN: "",
+                OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "true",
+              },
+              encoding: "utf8",
+            },
+          );
           if (result.status !== 0) throw new Error(`fixture failed: ${result.stderr}`);
           fixture = JSON.parse(readFileSync(out, "utf8")) as ContractFixture;
         },
@@ -143,7 +185,8 @@ for (const server of ["npm start", "next start"] as const) {
       expect(head.status).toBe(200);
       expectFraming(head, "HEAD");
       expect(head.headers["content-length"]).toBe(String(get.body.length));
-      for (const name of ["content-type", "cache-control", "etag", "x-content-type-options"]) expect(head.headers[name]).toBe(get.headers[name]);
+      for (const name of ["content-type", "cache-control", "etag", "x-content-type-options"])
+        expect(head.headers[name]).toBe(get.headers[name]);
     });
 
     it("f_auto: Vary is exactly Accept, on the 200 and on its 304, which carries no length", async () => {
@@ -153,7 +196,9 @@ for (const server of ["npm start", "next start"] as const) {
       expectFraming(get);
       expect(get.headers["content-type"]).toBe("image/avif");
       expect(get.headers.vary).toBe("Accept");
-      const revalidated = await wire(target, { headers: { accept: "image/avif,image/webp,*/*", "if-none-match": get.headers.etag! } });
+      const revalidated = await wire(target, {
+        headers: { accept: "image/avif,image/webp,*/*", "if-none-match": get.headers.etag! },
+      });
       expect(revalidated.status).toBe(304);
       expectFraming(revalidated);
       expect(revalidated.headers.vary).toBe("Accept");
@@ -169,7 +214,9 @@ for (const server of ["npm start", "next start"] as const) {
       expect(get.headers.vary).toBe(hints.join(", "));
       expect(get.headers["accept-ch"]).toBe(hints.join(", "));
       expect((await sharp(get.body).metadata()).width).toBe(128);
-      const revalidated = await wire(target, { headers: { "sec-ch-width": "120", "sec-ch-dpr": "1", "if-none-match": get.headers.etag! } });
+      const revalidated = await wire(target, {
+        headers: { "sec-ch-width": "120", "sec-ch-dpr": "1", "if-none-match": get.headers.etag! },
+      });
       expect(revalidated.status).toBe(304);
       expectFraming(revalidated, "GET", hints);
       expect(revalidated.headers.vary).toBe(hints.join(", "));
@@ -223,7 +270,10 @@ for (const server of ["npm start", "next start"] as const) {
       const unsigned = new URL(signed);
       unsigned.searchParams.delete("sig");
       expectError(await wire(unsigned.href), 401, "MISSING_CREDENTIALS");
-      const unknown = url("w_30", "local/photo.jpg", { publicKey: `pk_${"A".repeat(22)}`, secretKey: fixture.key.secretKey });
+      const unknown = url("w_30", "local/photo.jpg", {
+        publicKey: `pk_${"A".repeat(22)}`,
+        secretKey: fixture.key.secretKey,
+      });
       expectError(await wire(unknown), 401, "INVALID_KEY");
       const forged = new URL(signed);
       forged.searchParams.set("sig", "A".repeat(32));
@@ -267,7 +317,11 @@ for (const server of ["npm start", "next start"] as const) {
       const { data, info } = await sharp(image.body).raw().toBuffer({ resolveWithObject: true });
       const corner = (info.width * info.height - 1) * info.channels;
       expect([...data.subarray(corner, corner + 3)]).toEqual([255, 0, 0]);
-      expectError(await wire(url("w_100,wm_0.5", "local/photo.jpg", fixture.imagesKey, fixture.imagesSlug)), 400, "INVALID_OPERATION");
+      expectError(
+        await wire(url("w_100,wm_0.5", "local/photo.jpg", fixture.imagesKey, fixture.imagesSlug)),
+        400,
+        "INVALID_OPERATION",
+      );
     });
 
     it("private bucket sources: an alias the project lacks is the generic 403, a malformed address a 400, before any fetch", async () => {
@@ -302,7 +356,11 @@ for (const server of ["npm start", "next start"] as const) {
     });
 
     it("503 with Retry-After when the transform queue is full; every other request is served", async () => {
-      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => wire(url(`w_${1200 + i},h_900,fit_fill,enlarge,f_avif,q_90`, "local/photo.jpg"))));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          wire(url(`w_${1200 + i},h_900,fit_fill,enlarge,f_avif,q_90`, "local/photo.jpg")),
+        ),
+      );
       const refused = answers.filter((answer) => answer.status === 503);
       expect(refused.length).toBeGreaterThan(0);
       for (const answer of refused) {

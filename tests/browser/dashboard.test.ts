@@ -40,7 +40,8 @@ afterAll(async () => {
 });
 
 const go = (page: Page, path: string) => page.goto(`${app.baseUrl}${path}`);
-const tab = (page: Page, name: string) => page.getByRole("navigation", { name: "Project" }).getByRole("link", { name }).click();
+const tab = (page: Page, name: string) =>
+  page.getByRole("navigation", { name: "Project" }).getByRole("link", { name }).click();
 
 let signedUrl = "";
 let invitationLink = "";
@@ -136,7 +137,12 @@ it("signs a URL in the tester and the preview loads the transformed image", asyn
 
 it("serves images, flushes through the cron route, and shows the exact numbers on the usage pages", async () => {
   const page = alice.page;
-  const flush = async () => (await (await app.cron("/api/cron/flush-usage-buffer?safetyLagSeconds=0")).json()) as { ok: boolean; requests: number; bytes: number };
+  const flush = async () =>
+    (await (await app.cron("/api/cron/flush-usage-buffer?safetyLagSeconds=0")).json()) as {
+      ok: boolean;
+      requests: number;
+      bytes: number;
+    };
   // Metering follows the response (the request log's batch, ≤ 50 ms, then its commit): let the
   // tester's last request land before counting it as before.
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -164,7 +170,12 @@ it("serves images, flushes through the cron route, and shows the exact numbers o
   await expect.poll(() => page.getByTestId("stat-requests").textContent()).toBe(String(total));
   await page.getByText("Show as a table").click();
   const today = new Date().toISOString().slice(0, 10);
-  expect(await page.getByTestId("daily-table").getByRole("row", { name: new RegExp(today) }).textContent()).toContain(String(total));
+  expect(
+    await page
+      .getByTestId("daily-table")
+      .getByRole("row", { name: new RegExp(today) })
+      .textContent(),
+  ).toContain(String(total));
   expect(await page.getByRole("table", { name: "Usage by key" }).textContent()).toContain("production web");
   await page.getByLabel("Status").selectOption("sig_invalid");
   await expect.poll(() => page.getByRole("table", { name: "Request log" }).getByRole("row").count()).toBe(5); // header + the four refusals
@@ -192,7 +203,9 @@ it("shows which cache tier answered, and purges a source so its next request is 
   const tiers = page.getByTestId("cache-tiers");
   await expect.poll(() => tiers.textContent()).toContain("Transformed");
   expect(await tiers.textContent()).toContain("In memory (L1)");
-  expect(await page.getByTestId("result-store-size").textContent()).toMatch(/Result store \(files, shared by all projects\): .+ in [1-9]\d* results/);
+  expect(await page.getByTestId("result-store-size").textContent()).toMatch(
+    /Result store \(files, shared by all projects\): .+ in [1-9]\d* results/,
+  );
 
   await tab(page, "Cache");
   await page.getByTestId("cache-store").getByText("Never purged.").waitFor();
@@ -202,7 +215,9 @@ it("shows which cache tier answered, and purges a source so its next request is 
   await done.waitFor();
   const cdnTag = await done.locator("code").textContent();
   expect(before.headers.get("cache-tag")).toContain(cdnTag!);
-  await expect.poll(() => page.getByTestId("purged-sources").textContent()).toContain(`http://${origin.host}/photo.jpg`);
+  await expect
+    .poll(() => page.getByTestId("purged-sources").textContent())
+    .toContain(`http://${origin.host}/photo.jpg`);
   await screenshot(page, "09d-cache-purged");
 
   const downloads = origin.requests.length;
@@ -242,29 +257,41 @@ it("uploads a watermark (a non-image is refused next to the form), puts it on ev
   const page = alice.page;
   await tab(page, "Images");
   await page.getByTestId("watermark-none").waitFor();
-  await page.getByTestId("watermark-file").setInputFiles({ name: "notes.png", mimeType: "image/png", buffer: Buffer.from("not an image") });
+  await page
+    .getByTestId("watermark-file")
+    .setInputFiles({ name: "notes.png", mimeType: "image/png", buffer: Buffer.from("not an image") });
   await page.getByText("That file is not an image").waitFor();
   // A 20000×20000 PNG of a few KB is refused from its header, before a pixel is decoded.
-  await page.getByTestId("watermark-file").setInputFiles({ name: "bomb.png", mimeType: "image/png", buffer: pixelBombPng(20_000, 20_000) });
+  await page
+    .getByTestId("watermark-file")
+    .setInputFiles({ name: "bomb.png", mimeType: "image/png", buffer: pixelBombPng(20_000, 20_000) });
   await page.getByText("The image is 20000×20000: at most 2048 px a side").waitFor();
-  const red = await sharp({ create: { width: 120, height: 40, channels: 3, background: "#f00" } }).png().toBuffer();
+  const red = await sharp({ create: { width: 120, height: 40, channels: 3, background: "#f00" } })
+    .png()
+    .toBuffer();
   await page.getByTestId("watermark-file").setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: red });
   await expect.poll(() => page.getByTestId("watermark-facts").textContent()).toContain("120×40 px");
   await page.getByTestId("watermark-always").check();
   await page.getByRole("button", { name: "Save placement" }).click();
   await page.getByTestId("watermark-placement-saved").waitFor();
-  const green = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } }).png().toBuffer();
+  const green = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#0a0" } })
+    .png()
+    .toBuffer();
   await page.getByTestId("fallback-file").setInputFiles({ name: "missing.png", mimeType: "image/png", buffer: green });
   await expect.poll(() => page.getByTestId("fallback-facts").textContent()).toContain("64×64 px");
   await screenshot(page, "09f-images");
 
   // The key's URL (w_320) now carries the mark in its bottom-right corner (16 px in, a fifth of the width), within the config cache's bound.
   const cornerOf = async () => {
-    const { data, info } = await sharp(Buffer.from(await (await fetch(signedUrl)).arrayBuffer())).raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(Buffer.from(await (await fetch(signedUrl)).arrayBuffer()))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const at = ((info.height - 20) * info.width + (info.width - 20)) * info.channels;
     return [...data.subarray(at, at + 3)];
   };
-  await expect.poll(async () => (await cornerOf())[0]! > 200 && (await cornerOf())[1]! < 60, { timeout: 5000 }).toBe(true);
+  await expect
+    .poll(async () => (await cornerOf())[0]! > 200 && (await cornerOf())[1]! < 60, { timeout: 5000 })
+    .toBe(true);
   await page.getByTestId("watermark-always").uncheck();
   await page.getByRole("button", { name: "Save placement" }).click();
   await page.getByTestId("watermark-placement-saved").waitFor();
@@ -275,8 +302,16 @@ it("adds a private bucket (an unsafe endpoint is refused next to the form), and 
   const page = alice.page;
   s3 = await startS3({ own: true });
   const bucket = await s3.bucket();
-  const client = new S3Client({ endpoint: s3.endpoint, region: "us-east-1", forcePathStyle: true, credentials: s3, requestChecksumCalculation: "WHEN_REQUIRED" });
-  await client.send(new PutObjectCommand({ Bucket: bucket, Key: "shop/photo.jpg", Body: readFileSync("demo/photo.jpg") }));
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: s3,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
+  await client.send(
+    new PutObjectCommand({ Bucket: bucket, Key: "shop/photo.jpg", Body: readFileSync("demo/photo.jpg") }),
+  );
   client.destroy();
   const secret = "browser-bucket-secret-31d8";
 

@@ -1,7 +1,16 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import sharp from "sharp";
-import { bootstrapProject, freePort, openBrowser, screenshot, startNext, startServedApp, type NextServer, type ServedApp } from "../support/browser";
+import {
+  bootstrapProject,
+  freePort,
+  openBrowser,
+  screenshot,
+  startNext,
+  startServedApp,
+  type NextServer,
+  type ServedApp,
+} from "../support/browser";
 
 /**
  * examples/nextjs as its users run it: the built example under `next start`, next to a built OptStuff
@@ -15,7 +24,8 @@ let exampleUrl: string;
 let secretKey: string;
 
 beforeAll(async () => {
-  if (!existsSync(`${EXAMPLE_DIR}/.next/BUILD_ID`)) throw new Error("Build the example first: npm run build --workspace examples/nextjs");
+  if (!existsSync(`${EXAMPLE_DIR}/.next/BUILD_ID`))
+    throw new Error("Build the example first: npm run build --workspace examples/nextjs");
   const examplePort = await freePort();
   exampleUrl = `http://127.0.0.1:${examplePort}`;
   let vars: Record<string, string> = {};
@@ -26,7 +36,12 @@ beforeAll(async () => {
     vars = bootstrapProject(dataDir, ["--sources", `127.0.0.1:${examplePort}`], loopback);
   });
   secretKey = vars.OPTSTUFF_SECRET_KEY!;
-  const keys = { OPTSTUFF_BASE_URL: optstuff.baseUrl, OPTSTUFF_PROJECT_SLUG: vars.OPTSTUFF_PROJECT_SLUG!, OPTSTUFF_PUBLIC_KEY: vars.OPTSTUFF_PUBLIC_KEY!, OPTSTUFF_SECRET_KEY: secretKey };
+  const keys = {
+    OPTSTUFF_BASE_URL: optstuff.baseUrl,
+    OPTSTUFF_PROJECT_SLUG: vars.OPTSTUFF_PROJECT_SLUG!,
+    OPTSTUFF_PUBLIC_KEY: vars.OPTSTUFF_PUBLIC_KEY!,
+    OPTSTUFF_SECRET_KEY: secretKey,
+  };
   example = await startNext(EXAMPLE_DIR, examplePort, { ...keys, SITE_URL: exampleUrl }, "/photos/logo.png");
 });
 
@@ -39,9 +54,14 @@ it("renders every next/image through the signing route and OptStuff, decoded at 
   const html = await (await fetch(exampleUrl)).text();
   expect(html).not.toContain(secretKey);
   // Nothing that reads the secret is shipped to browsers.
-  const shipped = readdirSync(`${EXAMPLE_DIR}/.next/static`, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".js"));
+  const shipped = readdirSync(`${EXAMPLE_DIR}/.next/static`, { recursive: true, encoding: "utf8" }).filter((file) =>
+    file.endsWith(".js"),
+  );
   expect(shipped.length).toBeGreaterThan(0);
-  for (const file of shipped) expect(readFileSync(`${EXAMPLE_DIR}/.next/static/${file}`, "utf8"), file).not.toMatch(/OPTSTUFF_SECRET_KEY|secretKey/);
+  for (const file of shipped)
+    expect(readFileSync(`${EXAMPLE_DIR}/.next/static/${file}`, "utf8"), file).not.toMatch(
+      /OPTSTUFF_SECRET_KEY|secretKey/,
+    );
   // The blur placeholder is painted from OptStuff's info (its ThumbHash), inlined by the server render.
   const blur = /data:image\/png;base64,([A-Za-z0-9+/=]+)/.exec(html);
   expect(blur).not.toBeNull();
@@ -56,19 +76,34 @@ it("renders every next/image through the signing route and OptStuff, decoded at 
     const served: Array<Promise<{ operations: string; type: string | undefined; width: number | undefined }>> = [];
     browser.page.on("response", (response) => {
       const url = response.url();
-      if (url.startsWith(`${exampleUrl}/api/image`)) redirects.push(`${response.status()} ${response.headers()["location"]}`);
+      if (url.startsWith(`${exampleUrl}/api/image`))
+        redirects.push(`${response.status()} ${response.headers()["location"]}`);
       if (url.startsWith(`${optstuff.baseUrl}/api/v1/`)) {
         statuses.push(response.status());
         const operations = decodeURIComponent(new URL(url).pathname.split("/")[4]!);
-        if (response.status() === 200) served.push(response.body().then(async (body) => ({ operations, type: response.headers()["content-type"], width: (await sharp(body).metadata()).width })));
+        if (response.status() === 200)
+          served.push(
+            response.body().then(async (body) => ({
+              operations,
+              type: response.headers()["content-type"],
+              width: (await sharp(body).metadata()).width,
+            })),
+          );
       }
     });
     await browser.page.goto(exampleUrl, { waitUntil: "load" });
     // next/image loads lazily by default, and a lazy image does not hold up the load event: wait for
     // every image to finish (a cold transform process can take a second to start on a loaded machine).
-    await browser.page.waitForFunction(() => [...document.images].every((img) => img.complete), undefined, { timeout: 20_000 });
+    await browser.page.waitForFunction(() => [...document.images].every((img) => img.complete), undefined, {
+      timeout: 20_000,
+    });
     const rendered = await browser.page.$$eval("img", (imgs) =>
-      imgs.map((img) => ({ alt: img.alt, complete: img.complete, naturalWidth: img.naturalWidth, currentSrc: img.currentSrc })),
+      imgs.map((img) => ({
+        alt: img.alt,
+        complete: img.complete,
+        naturalWidth: img.naturalWidth,
+        currentSrc: img.currentSrc,
+      })),
     );
     await screenshot(browser.page, "example-nextjs");
 

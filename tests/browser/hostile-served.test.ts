@@ -17,7 +17,12 @@ const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-hostile-sources-"));
 
 beforeAll(async () => {
   writeFileSync(path.join(root, "embed.svg"), svgEmbedding(pixelBombPng(10_000, 10_000)));
-  writeFileSync(path.join(root, "small.jpg"), await sharp({ create: { width: 64, height: 48, channels: 3, background: "#2a6" } }).jpeg().toBuffer());
+  writeFileSync(
+    path.join(root, "small.jpg"),
+    await sharp({ create: { width: 64, height: 48, channels: 3, background: "#2a6" } })
+      .jpeg()
+      .toBuffer(),
+  );
   app = await startServedApp({ OPTSTUFF_LOCAL_SOURCE_ROOT: root }, (dataDir) => {
     vars = bootstrapProject(dataDir);
   });
@@ -29,7 +34,15 @@ afterAll(async () => {
 });
 
 const signed = (operations: string, source: string, exp?: number) =>
-  buildSignedUrl({ baseUrl: app.baseUrl, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations, source, exp });
+  buildSignedUrl({
+    baseUrl: app.baseUrl,
+    projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
+    publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
+    secretKey: vars.OPTSTUFF_SECRET_KEY!,
+    operations,
+    source,
+    exp,
+  });
 
 describe("hostile inputs through the served app", () => {
   it("answers an SVG carrying a 10000² data: PNG with the contract's 413, quickly", async () => {

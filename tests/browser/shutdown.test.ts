@@ -34,7 +34,14 @@ it("writes the pending request log and flushes every buffered minute on SIGTERM"
   // A missing source is the client's 404 under `next start` too, where the error is thrown by another
   // bundle's copy of the error module than the route's (not a 500).
   const missing = await fetch(
-    buildSignedUrl({ baseUrl: app.baseUrl, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY!, operations: "w_50", source: "local/missing.jpg" }),
+    buildSignedUrl({
+      baseUrl: app.baseUrl,
+      projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
+      publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
+      secretKey: vars.OPTSTUFF_SECRET_KEY!,
+      operations: "w_50",
+      source: "local/missing.jpg",
+    }),
   );
   expect(missing.status).toBe(404);
   expect(((await missing.json()) as { code: string }).code).toBe("SOURCE_NOT_FOUND");
@@ -43,7 +50,12 @@ it("writes the pending request log and flushes every buffered minute on SIGTERM"
   expect(await app.terminate()).toBe(0);
   const database = await openDatabase({ kind: "pglite", dataDir: app.dataDir });
   try {
-    const [usage] = await database.db.select({ requests: sql<number>`sum(${usageRecord.requests})::float8`, bytes: sql<number>`sum(${usageRecord.bytes})::float8` }).from(usageRecord);
+    const [usage] = await database.db
+      .select({
+        requests: sql<number>`sum(${usageRecord.requests})::float8`,
+        bytes: sql<number>`sum(${usageRecord.bytes})::float8`,
+      })
+      .from(usageRecord);
     expect(usage).toEqual({ requests: 3, bytes });
     const logged = await database.db.select({ status: requestLog.status }).from(requestLog);
     expect(logged.map((row) => row.status).sort()).toEqual(["source_error", "success", "success", "success"]);

@@ -54,7 +54,9 @@ export function claimsContract(name: string, setup: () => CoordinationUnderTest,
 
       await kv.incrementHash(key, { "p|k|req": 1, "p|k|bytes": 7 }, 600); // lands during the flush
       // A retried flush gets the pending claim back, unchanged, whatever id it offers.
-      expect(await kv.claimHashes([key], "c2")).toEqual([{ claim: "c1", counters: { "p|k|req": 2, "p|k|bytes": 300 } }]);
+      expect(await kv.claimHashes([key], "c2")).toEqual([
+        { claim: "c1", counters: { "p|k|req": 2, "p|k|bytes": 300 } },
+      ]);
       await kv.releaseClaims([{ key, claim: "c2" }]); // not the pending claim: nothing happens
       expect((await kv.claimHashes([key], "c3"))[0]?.claim).toBe("c1");
 

@@ -37,7 +37,9 @@ export function coordinationContract(name: string, setup: () => CoordinationUnde
     it("SET NX admits exactly one writer among concurrent ones", async () => {
       const { kv } = setup();
       const key = id();
-      const results = await Promise.all(Array.from({ length: 20 }, () => kv.set(key, "1", { ttlSeconds: 30, onlyIfAbsent: true })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => kv.set(key, "1", { ttlSeconds: 30, onlyIfAbsent: true })),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await kv.ttl(key)).toBeGreaterThan(25);
     });
@@ -55,7 +57,9 @@ export function coordinationContract(name: string, setup: () => CoordinationUnde
     it("adds hash increments exactly under concurrency and keeps a TTL", async () => {
       const { kv } = setup();
       const key = id();
-      await Promise.all(Array.from({ length: 50 }, (_, i) => kv.incrementHash(key, { "p|k|req": 1, "p|k|bytes": i }, 3600)));
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) => kv.incrementHash(key, { "p|k|req": 1, "p|k|bytes": i }, 3600)),
+      );
       expect(await kv.getHash(key)).toEqual({ "p|k|req": 50, "p|k|bytes": (49 * 50) / 2 });
       expect(await kv.ttl(key)).toBeGreaterThan(3500);
       expect(await kv.getHash(id())).toEqual({});

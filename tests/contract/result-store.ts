@@ -39,7 +39,13 @@ export function resultStoreContract(name: string, setup: () => Promise<ResultSto
       const { store } = await setup();
       const k = key("src", "v1");
       expect(await store.get(k)).toBeNull();
-      const stored = result(bytes(10_000), { format: "avif", contentType: "image/avif", width: 1, height: 2, negotiated: false });
+      const stored = result(bytes(10_000), {
+        format: "avif",
+        contentType: "image/avif",
+        width: 1,
+        height: 2,
+        negotiated: false,
+      });
       await store.put(k, stored);
       const back = await store.get(k);
       expect(back).toEqual(stored);
@@ -99,7 +105,12 @@ export function resultStoreContract(name: string, setup: () => Promise<ResultSto
       const keys = [`${project}/src1/a`, `${project}/src1/b`, `${project}/src12/a`, `${project}/src2/a`];
       for (const k of keys) await store.put(k, result(bytes(64)));
       expect(await store.deletePrefix(`${project}/src1`)).toBe(2);
-      expect(await Promise.all(keys.map(async (k) => (await store.get(k)) !== null))).toEqual([false, false, true, true]);
+      expect(await Promise.all(keys.map(async (k) => (await store.get(k)) !== null))).toEqual([
+        false,
+        false,
+        true,
+        true,
+      ]);
       expect(await store.deletePrefix(project)).toBe(2);
       expect(await store.get(`${project}/src12/a`)).toBeNull();
     });

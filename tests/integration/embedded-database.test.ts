@@ -11,7 +11,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function sharedBuffers(sharedBuffersMb?: number): Promise<string> {
   const database = await openDatabase({ kind: "pglite", dataDir: dir, sharedBuffersMb });
   try {
-    const result = (await database.db.execute(sql`show shared_buffers`)) as unknown as { rows: Array<{ shared_buffers: string }> };
+    const result = (await database.db.execute(sql`show shared_buffers`)) as unknown as {
+      rows: Array<{ shared_buffers: string }>;
+    };
     return result.rows[0]!.shared_buffers;
   } finally {
     await database.close();

@@ -26,10 +26,14 @@ afterAll(async () => {
 
 /** The same services, with Redis settings that lead nowhere (a closed port). */
 function withUnreachableRedis(services: Services): Services {
-  return { ...services, coordination: createCoordination({ url: "http://127.0.0.1:1", token: "unreachable-redis-token" }) };
+  return {
+    ...services,
+    coordination: createCoordination({ url: "http://127.0.0.1:1", token: "unreachable-redis-token" }),
+  };
 }
 
-const probe = (services: Services) => createHealthRouteHandler(async () => services)(new Request("http://optstuff.test/api/health"));
+const probe = (services: Services) =>
+  createHealthRouteHandler(async () => services)(new Request("http://optstuff.test/api/health"));
 
 describe("health", () => {
   it("is ready when the database answers, and says Redis is not configured on the in-process default", async () => {
@@ -42,9 +46,15 @@ describe("health", () => {
   it("is unavailable, naming the failed check without detail, when the database is gone", async () => {
     const report = await checkHealth(async () => ({
       ...app.services,
-      database: { ...app.services.database, ping: () => Promise.reject(new Error("password authentication failed for postgres://u:secret@db")) },
+      database: {
+        ...app.services.database,
+        ping: () => Promise.reject(new Error("password authentication failed for postgres://u:secret@db")),
+      },
     }));
-    expect(report).toEqual({ status: "unavailable", checks: { database: { ok: false, error: "unreachable" }, redis: { configured: false } } });
+    expect(report).toEqual({
+      status: "unavailable",
+      checks: { database: { ok: false, error: "unreachable" }, redis: { configured: false } },
+    });
     expect(JSON.stringify(report)).not.toContain("secret");
   });
 
@@ -52,11 +62,15 @@ describe("health", () => {
     const response = await probe(onRedis.services);
     expect(response.status).toBe(200);
     const text = await response.text();
-    const report = JSON.parse(text) as { status: string; checks: { redis: { configured: boolean; ok: boolean; latencyMs: number } } };
+    const report = JSON.parse(text) as {
+      status: string;
+      checks: { redis: { configured: boolean; ok: boolean; latencyMs: number } };
+    };
     expect(report.status).toBe("ok");
     expect(report.checks.redis).toEqual({ configured: true, ok: true, latencyMs: expect.any(Number) as unknown });
     expect(report.checks.redis.latencyMs).toBeGreaterThanOrEqual(0);
-    for (const secret of [redis.settings.url, redis.settings.token, new URL(redis.settings.url).host]) expect(text).not.toContain(secret);
+    for (const secret of [redis.settings.url, redis.settings.token, new URL(redis.settings.url).host])
+      expect(text).not.toContain(secret);
   });
 
   it("stays 200 but degraded when Redis is unreachable: the image route serves without it", async () => {
@@ -65,7 +79,10 @@ describe("health", () => {
     const text = await response.text();
     expect(JSON.parse(text)).toEqual({
       status: "degraded",
-      checks: { database: { ok: true, latencyMs: expect.any(Number) as unknown }, redis: { configured: true, ok: false, error: "unreachable" } },
+      checks: {
+        database: { ok: true, latencyMs: expect.any(Number) as unknown },
+        redis: { configured: true, ok: false, error: "unreachable" },
+      },
     });
     expect(text).not.toContain("unreachable-redis-token");
     expect(text).not.toContain("127.0.0.1:1");
@@ -73,9 +90,15 @@ describe("health", () => {
 
   it("answers 503 when the database is gone, whatever Redis says", async () => {
     const services = withUnreachableRedis(app.services);
-    const response = await probe({ ...services, database: { ...services.database, ping: () => Promise.reject(new Error("gone")) } });
+    const response = await probe({
+      ...services,
+      database: { ...services.database, ping: () => Promise.reject(new Error("gone")) },
+    });
     expect(response.status).toBe(503);
-    expect(await response.json()).toMatchObject({ status: "unavailable", checks: { database: { ok: false }, redis: { ok: false } } });
+    expect(await response.json()).toMatchObject({
+      status: "unavailable",
+      checks: { database: { ok: false }, redis: { ok: false } },
+    });
   });
 
   it("logs a failed check with the cause's stack, redacted, though the answer names no detail", async () => {
@@ -83,7 +106,10 @@ describe("health", () => {
     lines.length = 0;
     const response = await probe({
       ...app.services,
-      database: { ...app.services.database, ping: () => Promise.reject(new Error(`connection refused with ${secret}`)) },
+      database: {
+        ...app.services.database,
+        ping: () => Promise.reject(new Error(`connection refused with ${secret}`)),
+      },
     });
     expect(response.status).toBe(503);
     const line = lines.find((l) => l.includes("health check failed"));

@@ -39,7 +39,10 @@ const routes: Array<[string, () => Promise<Response>]> = [
         ...app.services,
         delivery: { ...app.services.delivery, config: { ...app.services.delivery.config, getApiKey: rejecting } },
       };
-      return createImageRouteHandler(async () => services).web(new Request(`http://optstuff.test${app.signedPath("w_10", "local/logo.png")}`), () => {});
+      return createImageRouteHandler(async () => services).web(
+        new Request(`http://optstuff.test${app.signedPath("w_10", "local/logo.png")}`),
+        () => {},
+      );
     },
   ],
   [
@@ -47,7 +50,10 @@ const routes: Array<[string, () => Promise<Response>]> = [
     () => {
       // better-auth's endpoint type carries more than a function; only the call matters here.
       const getSession = rejecting as unknown as Services["auth"]["api"]["getSession"];
-      const services: Services = { ...app.services, auth: { ...app.services.auth, api: { ...app.services.auth.api, getSession } } };
+      const services: Services = {
+        ...app.services,
+        auth: { ...app.services.auth, api: { ...app.services.auth.api, getSession } },
+      };
       return createTrpcRouteHandler(async () => services)(new Request("http://optstuff.test/api/trpc/account.me"));
     },
   ],
@@ -62,15 +68,24 @@ const routes: Array<[string, () => Promise<Response>]> = [
     "cron",
     () => {
       const services: Services = { ...app.services, cron: { ...app.services.cron, flushUsage: rejecting } };
-      return createCronRouteHandler(async () => services, "flush-usage-buffer")(
-        new Request("http://optstuff.test/api/cron/flush-usage-buffer", { headers: { authorization: "Bearer test-cron" } }),
+      return createCronRouteHandler(
+        async () => services,
+        "flush-usage-buffer",
+      )(
+        new Request("http://optstuff.test/api/cron/flush-usage-buffer", {
+          headers: { authorization: "Bearer test-cron" },
+        }),
       );
     },
   ],
   [
     "metrics",
     () => {
-      const services: Services = { ...app.services, metricsToken: null, metrics: { ...app.services.metrics, render: rejecting } };
+      const services: Services = {
+        ...app.services,
+        metricsToken: null,
+        metrics: { ...app.services.metrics, render: rejecting },
+      };
       return createMetricsRouteHandler(async () => services)(new Request("http://optstuff.test/api/metrics"));
     },
   ],

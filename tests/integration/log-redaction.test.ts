@@ -37,11 +37,33 @@ beforeAll(async () => {
   secrets = { sealed: key!.sealed, token: row!.token, hash: credential!.hash! };
   failures = [
     // Unique violation: the parameters hold the sealed secret.
-    await failure(db.insert(apiKeys).values({ projectId: app.projectId, name: "copy", publicKey: app.key.publicKey, encryptedSecret: secrets.sealed })),
+    await failure(
+      db.insert(apiKeys).values({
+        projectId: app.projectId,
+        name: "copy",
+        publicKey: app.key.publicKey,
+        encryptedSecret: secrets.sealed,
+      }),
+    ),
     // Unique violation: the parameters hold the session token.
-    await failure(db.insert(session).values({ id: randomBytes(8).toString("hex"), token: secrets.token, userId: someone.id, expiresAt: new Date() })),
+    await failure(
+      db.insert(session).values({
+        id: randomBytes(8).toString("hex"),
+        token: secrets.token,
+        userId: someone.id,
+        expiresAt: new Date(),
+      }),
+    ),
     // Foreign-key violation: the parameters hold the password hash.
-    await failure(db.insert(account).values({ id: randomBytes(8).toString("hex"), accountId: "x", providerId: "credential", userId: "nobody", password: secrets.hash })),
+    await failure(
+      db.insert(account).values({
+        id: randomBytes(8).toString("hex"),
+        accountId: "x",
+        providerId: "credential",
+        userId: "nobody",
+        password: secrets.hash,
+      }),
+    ),
     // A value PostgreSQL cannot cast is quoted in its own message.
     await failure(db.select().from(apiKeys).where(eq(apiKeys.id, secrets.sealed))),
     await failure(db.execute(sql`select ${secrets.token}::integer`)),
@@ -51,7 +73,9 @@ afterAll(() => app.close());
 
 describe("log redaction", () => {
   it("the failing queries do carry the secrets (the premise)", () => {
-    const everything = failures.map((f) => `${String(f)} ${JSON.stringify(f)} ${String((f as Error).cause)}`).join("\n");
+    const everything = failures
+      .map((f) => `${String(f)} ${JSON.stringify(f)} ${String((f as Error).cause)}`)
+      .join("\n");
     expect(everything).toContain(secrets.sealed);
     expect(everything).toContain(secrets.token);
     expect(everything).toContain(secrets.hash);
@@ -74,7 +98,7 @@ describe("log redaction", () => {
     expect(written).toContain("better-auth: Failed to create user");
     for (const secret of Object.values(secrets)) expect(written).not.toContain(secret);
     // Still useful to whoever reads the log: what failed, and why.
-    expect(written).toContain("Failed query: insert into \\\"api_keys\\\"");
+    expect(written).toContain('Failed query: insert into \\"api_keys\\"');
     expect(written).toMatch(/duplicate key value violates unique constraint/);
     expect(written).toMatch(/invalid input syntax for type uuid/);
   });
@@ -83,7 +107,12 @@ describe("log redaction", () => {
     const seen: string[] = [];
     const logger = createLogger("debug", (line) => seen.push(line));
     const secretKey = `sk_${randomBytes(32).toString("base64url")}`;
-    logger.log("warn", `key ${secretKey} sealed ${secrets.sealed}`, { token: secrets.token, hash: secrets.hash, requestId: "0b9f8e2c-6d1a-4f7e-9c3b-2a5d8e7f1c40", publicKey: app.key.publicKey });
+    logger.log("warn", `key ${secretKey} sealed ${secrets.sealed}`, {
+      token: secrets.token,
+      hash: secrets.hash,
+      requestId: "0b9f8e2c-6d1a-4f7e-9c3b-2a5d8e7f1c40",
+      publicKey: app.key.publicKey,
+    });
     const line = seen.join("\n");
     for (const secret of [secretKey, secrets.sealed, secrets.token, secrets.hash]) expect(line).not.toContain(secret);
     // Identifiers that are not secrets stay readable.

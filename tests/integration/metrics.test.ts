@@ -14,7 +14,12 @@ const TOKEN = "metrics-token";
 beforeAll(async () => {
   redis = await startRealRedis();
   origin = await startOrigin({ "/a.png": serveBytes(await makePng(50, 40), "image/png") });
-  app = await createTestApp({ sourceHosts: [origin.host], redis: redis.settings, metricsToken: TOKEN, configCacheTtlMs: 60_000 });
+  app = await createTestApp({
+    sourceHosts: [origin.host],
+    redis: redis.settings,
+    metricsToken: TOKEN,
+    configCacheTtlMs: 60_000,
+  });
   const path = app.signedPath("w_20", `http://${origin.host}/a.png`);
   await app.services.coordination.kv.get("warm-up"); // the endpoint's first connection is not the config read's cost
   const visitor = { headers: { [PEER_ADDRESS_HEADER]: "203.0.113.5" } }; // a public address: its windows apply
@@ -29,7 +34,9 @@ afterAll(async () => {
 });
 
 const scrape = (authorization?: string, services = app.services) =>
-  createMetricsRouteHandler(async () => services)(new Request("http://optstuff.test/api/metrics", { headers: authorization ? { authorization } : {} }));
+  createMetricsRouteHandler(async () => services)(
+    new Request("http://optstuff.test/api/metrics", { headers: authorization ? { authorization } : {} }),
+  );
 
 /** The value of one sample line, e.g. `name{a="b"}`; `absent` if the series has no sample yet. */
 function sample(text: string, series: string, absent?: number): number {
@@ -59,7 +66,8 @@ describe("/api/metrics", () => {
     expect(sample(text, 'optstuff_image_request_duration_seconds_count{cache="miss"}')).toBe(1);
     expect(sample(text, 'optstuff_image_request_duration_seconds_count{cache="hit"}')).toBe(1);
     expect(sample(text, 'optstuff_image_phase_duration_seconds_count{phase="auth"}')).toBe(2);
-    for (const phase of ["fetch", "queue", "transform"]) expect(sample(text, `optstuff_image_phase_duration_seconds_count{phase="${phase}"}`)).toBe(1);
+    for (const phase of ["fetch", "queue", "transform"])
+      expect(sample(text, `optstuff_image_phase_duration_seconds_count{phase="${phase}"}`)).toBe(1);
     expect(sample(text, 'optstuff_transforms{state="running"}')).toBe(0);
     expect(sample(text, 'optstuff_transforms{state="queued"}')).toBe(0);
     // Three lookups per namespace: the first read each key and project from Redis (then Postgres), the rest hit L1.

@@ -21,17 +21,27 @@ afterAll(async () => database?.close());
 describe("master-secret rotation", () => {
   it("re-seals every secret under the new master so the old one can be dropped, idempotently", async () => {
     const old = createSecretBox("master-2025");
-    const first = await bootstrap({ db: database.db, secretBox: old }, { teamSlug: "acme", projectSlug: "blog", keyName: "a" });
+    const first = await bootstrap(
+      { db: database.db, secretBox: old },
+      { teamSlug: "acme", projectSlug: "blog", keyName: "a" },
+    );
     const second = await createApiKey({ db: database.db, secretBox: old }, { projectId: first.project.id, name: "b" });
 
     const rotating = createSecretBox("master-2026", "master-2025");
     const outcome = await resealSecrets({ db: database.db, secretBox: rotating });
     expect(outcome).toMatchObject({ resealed: 2, current: 0 });
     expect(outcome.publicKeys.sort()).toEqual([first.key.publicKey, second.publicKey].sort());
-    expect(await resealSecrets({ db: database.db, secretBox: rotating })).toEqual({ resealed: 0, current: 2, publicKeys: [], projectIds: [] });
+    expect(await resealSecrets({ db: database.db, secretBox: rotating })).toEqual({
+      resealed: 0,
+      current: 2,
+      publicKeys: [],
+      projectIds: [],
+    });
 
     const rotated = createSecretBox("master-2026");
-    const rows = await database.db.select({ publicKey: apiKeys.publicKey, sealed: apiKeys.encryptedSecret }).from(apiKeys);
+    const rows = await database.db
+      .select({ publicKey: apiKeys.publicKey, sealed: apiKeys.encryptedSecret })
+      .from(apiKeys);
     const opened = Object.fromEntries(rows.map((r) => [r.publicKey, rotated.open(r.sealed, r.publicKey)]));
     expect(opened).toEqual({ [first.key.publicKey]: first.key.secretKey, [second.publicKey]: second.secretKey });
   });
@@ -41,14 +51,25 @@ describe("master-secret rotation", () => {
     await database.close();
     database = await createTestDatabase();
     const old = createSecretBox("bucket-master-1");
-    const { project } = await bootstrap({ db: database.db, secretBox: old }, { teamSlug: "media", projectSlug: "site", keyName: "a" });
-    const deps = { db: database.db, secretBox: old, invalidate: { project: async () => undefined } as never, now: () => new Date(), hostPolicy: {} };
+    const { project } = await bootstrap(
+      { db: database.db, secretBox: old },
+      { teamSlug: "media", projectSlug: "site", keyName: "a" },
+    );
+    const deps = {
+      db: database.db,
+      secretBox: old,
+      invalidate: { project: async () => undefined } as never,
+      now: () => new Date(),
+      hostPolicy: {},
+    };
     await saveBucket(deps, { teamId: project.teamId, projectId: project.id }, { ...BUCKET, actorId: null as never });
     const rotating = createSecretBox("bucket-master-2", "bucket-master-1");
     const outcome = await resealSecrets({ db: database.db, secretBox: rotating });
     expect(outcome.projectIds).toEqual([project.id]);
     const [row] = await database.db.select().from(sourceBuckets).where(eq(sourceBuckets.projectId, project.id));
-    expect(createSecretBox("bucket-master-2").open(row!.sealedSecret, bucketSealContext(row!.id))).toBe(BUCKET.secretAccessKey);
+    expect(createSecretBox("bucket-master-2").open(row!.sealedSecret, bucketSealContext(row!.id))).toBe(
+      BUCKET.secretAccessKey,
+    );
     expect(() => createSecretBox("bucket-master-2").open(row!.sealedSecret, bucketSealContext(project.id))).toThrow();
   });
 });

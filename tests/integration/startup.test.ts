@@ -29,9 +29,15 @@ function startServer(env: Record<string, string>) {
 
 describe("server start", () => {
   it("stops with exit code 1 and names the missing production secrets", async () => {
-    const result = await startServer({ NODE_ENV: "production", DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", CRON_SECRET: "given" });
+    const result = await startServer({
+      NODE_ENV: "production",
+      DATABASE_URL: "postgres://nobody@127.0.0.1:1/none",
+      CRON_SECRET: "given",
+    });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("Missing required secret(s) in production: OPTSTUFF_KEY_ENCRYPTION_SECRET, BETTER_AUTH_SECRET");
+    expect(result.stderr).toContain(
+      "Missing required secret(s) in production: OPTSTUFF_KEY_ENCRYPTION_SECRET, BETTER_AUTH_SECRET",
+    );
     expect(result.stderr).not.toContain("nobody@");
   });
 
@@ -77,13 +83,19 @@ describe("server start", () => {
       registration: "open",
     });
     const inProcess = await startServer({ OPTSTUFF_TRANSFORM_ISOLATION: "none" });
-    expect(readyLine(inProcess.stdout)).toMatchObject({ transformIsolation: "in the server process", registration: "invite-only" });
+    expect(readyLine(inProcess.stdout)).toMatchObject({
+      transformIsolation: "in the server process",
+      registration: "invite-only",
+    });
   });
 
   it("says Upstash Redis only when it built the shared coordination, and never prints its URL or token", async () => {
     const redis = await startRealRedis();
     try {
-      const result = await startServer({ UPSTASH_REDIS_REST_URL: redis.settings.url, UPSTASH_REDIS_REST_TOKEN: redis.settings.token });
+      const result = await startServer({
+        UPSTASH_REDIS_REST_URL: redis.settings.url,
+        UPSTASH_REDIS_REST_TOKEN: redis.settings.token,
+      });
       expect(result.code).toBe(0);
       expect(readyLine(result.stdout)).toMatchObject({ coordination: "Upstash Redis (shared by every instance)" });
       expect(result.stdout).not.toContain(redis.settings.token);

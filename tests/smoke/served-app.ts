@@ -21,7 +21,13 @@ function check(condition: unknown, message: string): asserts condition {
 
 async function main(): Promise<void> {
   const key = { publicKey: vars.OPTSTUFF_PUBLIC_KEY!, secretKey: vars.OPTSTUFF_SECRET_KEY! };
-  const url = buildSignedUrl({ baseUrl, projectSlug: vars.OPTSTUFF_PROJECT_SLUG!, ...key, operations: "w_320,f_webp", source: "local/photo.jpg" });
+  const url = buildSignedUrl({
+    baseUrl,
+    projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
+    ...key,
+    operations: "w_320,f_webp",
+    source: "local/photo.jpg",
+  });
 
   const health = await fetch(`${baseUrl}/api/health`);
   check(health.status === 200, `health answered ${health.status}`);
@@ -45,7 +51,10 @@ async function main(): Promise<void> {
 
   const forged = await fetch(url.replace(/sig=[^&]+/, `sig=${"A".repeat(32)}`));
   const error = (await forged.json()) as { code?: string; requestId?: string };
-  check(forged.status === 403 && error.code === "FORBIDDEN" && error.requestId, `forged signature answered ${forged.status}`);
+  check(
+    forged.status === 403 && error.code === "FORBIDDEN" && error.requestId,
+    `forged signature answered ${forged.status}`,
+  );
   check(forged.headers.get("cache-control") === "no-store", "errors must not be cached");
   console.log(`smoke: ok (${body.length} bytes of webp at ${meta.width}x${meta.height})`);
 }

@@ -19,11 +19,18 @@ export function testRedisSettings(): { url: string; token: string } | null {
 
 /** Transform processes as `npm start` runs them, with the script the integration setup built. */
 export function testTransformIsolation(memoryLimitBytes = 512 * 2 ** 20) {
-  return { entry: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", TRANSFORM_WORKER_ENTRY), memoryLimitBytes };
+  return {
+    entry: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", TRANSFORM_WORKER_ENTRY),
+    memoryLimitBytes,
+  };
 }
 
 /** The built download thread (tests/support/global-setup.ts builds it with the transform worker). */
-export const TEST_DOWNLOAD_THREAD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", DOWNLOAD_THREAD_ENTRY);
+export const TEST_DOWNLOAD_THREAD = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../..",
+  DOWNLOAD_THREAD_ENTRY,
+);
 
 export const DEMO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../demo");
 
@@ -40,7 +47,11 @@ export interface TestApp {
   key: { id: string; publicKey: string; secretKey: string };
   outcomes: RequestOutcome[];
   /** Path and query of a URL signed with the app's key (or the given one). */
-  signedPath(operations: string, source: string, options?: { exp?: number; key?: { publicKey: string; secretKey: string }; slug?: string }): string;
+  signedPath(
+    operations: string,
+    source: string,
+    options?: { exp?: number; key?: { publicKey: string; secretKey: string }; slug?: string },
+  ): string;
   /** Waits for the after-response work (metering, activity) of every request so far. */
   settled(): Promise<void>;
   /** Sends a request through the real route handler, decoding path segments once as Next does. */
@@ -77,7 +88,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const { project, key } = await bootstrap(
     { db: database.db, secretBox: services.secretBox },
-    { teamSlug: "acme", projectSlug: "blog", keyName: "test", sourceHosts: options.sourceHosts ?? ["local"], allowLoopback: true },
+    {
+      teamSlug: "acme",
+      projectSlug: "blog",
+      keyName: "test",
+      sourceHosts: options.sourceHosts ?? ["local"],
+      allowLoopback: true,
+    },
   );
   const outcomes: RequestOutcome[] = [];
   const pending: Promise<void>[] = [];

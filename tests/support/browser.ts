@@ -38,27 +38,59 @@ export interface NextServer {
  * `next start` of the built app in `dir` on loopback, ready once `readyPath` answers 200. Run from
  * `dir` itself, as `npm start` there does: next resolves the config's imports from the cwd.
  */
-export async function startNext(dir: string, port: number, env: Record<string, string>, readyPath: string): Promise<NextServer> {
-  return spawnServer([path.resolve("node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], dir, port, env, readyPath);
+export async function startNext(
+  dir: string,
+  port: number,
+  env: Record<string, string>,
+  readyPath: string,
+): Promise<NextServer> {
+  return spawnServer(
+    [path.resolve("node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)],
+    dir,
+    port,
+    env,
+    readyPath,
+  );
 }
 
 /**
  * Our built app as `npm start` serves it (scripts/server.mjs: Next's handler behind a server that
  * stamps each socket's address), from the repository root.
  */
-export async function startAppServer(port: number, env: Record<string, string>, readyPath: string): Promise<NextServer> {
-  return spawnServer([path.resolve("scripts/server.mjs"), "--hostname", "127.0.0.1", "--port", String(port)], ".", port, env, readyPath);
+export async function startAppServer(
+  port: number,
+  env: Record<string, string>,
+  readyPath: string,
+): Promise<NextServer> {
+  return spawnServer(
+    [path.resolve("scripts/server.mjs"), "--hostname", "127.0.0.1", "--port", String(port)],
+    ".",
+    port,
+    env,
+    readyPath,
+  );
 }
 
-async function spawnServer(args: string[], dir: string, port: number, env: Record<string, string>, readyPath: string): Promise<NextServer> {
+async function spawnServer(
+  args: string[],
+  dir: string,
+  port: number,
+  env: Record<string, string>,
+  readyPath: string,
+): Promise<NextServer> {
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: dir,
     env: { ...process.env, NODE_ENV: "production", ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(`http://127.0.0.1:${port}${readyPath}`).then((r) => r.status === 200).catch(() => false))) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${path.basename(args[0]!)} in ${dir} did not become ready`);
+  while (
+    !(await fetch(`http://127.0.0.1:${port}${readyPath}`)
+      .then((r) => r.status === 200)
+      .catch(() => false))
+  ) {
+    if (Date.now() > deadline || child.exitCode !== null)
+      throw new Error(`${path.basename(args[0]!)} in ${dir} did not become ready`);
     await new Promise((r) => setTimeout(r, 250));
   }
   return {
@@ -88,8 +120,20 @@ export async function startServedApp(
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "optstuff-e2e-"));
   prepare?.(dataDir); // before the server opens the embedded database (one process at a time)
   const baseUrl = `http://127.0.0.1:${port}`;
-  const serverEnv = { NEXT_MANUAL_SIG_HANDLE: "true", OPTSTUFF_DATA_DIR: dataDir, OPTSTUFF_PUBLIC_BASE_URL: baseUrl, PORT: String(port), DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env };
-  const started = server === "npm start" ? await startAppServer(port, serverEnv, "/api/health") : await startNext(".", port, serverEnv, "/api/health");
+  const serverEnv = {
+    NEXT_MANUAL_SIG_HANDLE: "true",
+    OPTSTUFF_DATA_DIR: dataDir,
+    OPTSTUFF_PUBLIC_BASE_URL: baseUrl,
+    PORT: String(port),
+    DATABASE_URL: "",
+    UPSTASH_REDIS_REST_URL: "",
+    UPSTASH_REDIS_REST_TOKEN: "",
+    ...env,
+  };
+  const started =
+    server === "npm start"
+      ? await startAppServer(port, serverEnv, "/api/health")
+      : await startNext(".", port, serverEnv, "/api/health");
   const terminate = () => started.terminate();
   return {
     baseUrl,
@@ -110,24 +154,51 @@ export async function startServedApp(
  * Creates a team, a project and an API key on an embedded database that no server holds yet (call it
  * from startServedApp's `prepare`), and returns the credentials file's variables (OPTSTUFF_*).
  */
-export function bootstrapProject(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Record<string, string> {
+export function bootstrapProject(
+  dataDir: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Record<string, string> {
   const file = path.join(dataDir, "credentials.env");
-  const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "bootstrap", "--credentials-file", file, ...args], {
-    env: { ...process.env, OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "", ...env },
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    process.execPath,
+    ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "bootstrap", "--credentials-file", file, ...args],
+    {
+      env: {
+        ...process.env,
+        OPTSTUFF_DATA_DIR: dataDir,
+        DATABASE_URL: "",
+        UPSTASH_REDIS_REST_URL: "",
+        UPSTASH_REDIS_REST_TOKEN: "",
+        ...env,
+      },
+      encoding: "utf8",
+    },
+  );
   if (result.status !== 0) throw new Error(`bootstrap failed: ${result.stderr}`);
-  return Object.fromEntries([...readFileSync(file, "utf8").matchAll(/^(OPTSTUFF_[A-Z_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+  return Object.fromEntries(
+    [...readFileSync(file, "utf8").matchAll(/^(OPTSTUFF_[A-Z_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]),
+  );
 }
 
 /** Debian's Chromium through playwright-core, one fresh profile per user (own cookies). */
-export async function openBrowser(viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
+export async function openBrowser(
+  viewport = { width: 1280, height: 900 },
+): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
   const profile = mkdtempSync(path.join(os.tmpdir(), "optstuff-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     headless: true,
     viewport,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {

@@ -30,22 +30,57 @@ export interface ContractFixture {
 const [out, originHost] = process.argv.slice(2) as [string, string];
 const options = serviceOptionsFromEnv(env());
 const database = await openDatabase(options.database);
-const deps = { db: database.db, secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious) };
-const keyOf = (key: { publicKey: string; secretKey: string }) => ({ publicKey: key.publicKey, secretKey: key.secretKey });
+const deps = {
+  db: database.db,
+  secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious),
+};
+const keyOf = (key: { publicKey: string; secretKey: string }) => ({
+  publicKey: key.publicKey,
+  secretKey: key.secretKey,
+});
 try {
-  const main = await bootstrap(deps, { teamSlug: "wire", projectSlug: "wire", keyName: "main", sourceHosts: ["local", originHost], allowLoopback: true });
+  const main = await bootstrap(deps, {
+    teamSlug: "wire",
+    projectSlug: "wire",
+    keyName: "main",
+    sourceHosts: ["local", originHost],
+    allowLoopback: true,
+  });
   const limited = await createApiKey(deps, { projectId: main.project.id, name: "limited", expiresAt: null });
   await database.db.update(apiKeys).set({ rateLimitPerMinute: 1 }).where(eq(apiKeys.publicKey, limited.publicKey));
-  const referer = await bootstrap(deps, { teamSlug: "wire", projectSlug: "refs", keyName: "refs", sourceHosts: ["local"] });
-  await database.db.update(projects).set({ allowedRefererHosts: ["site.example"] }).where(eq(projects.id, referer.project.id));
-  const images = await bootstrap(deps, { teamSlug: "wire", projectSlug: "marks", keyName: "marks", sourceHosts: ["local", originHost], allowLoopback: true });
-  const solid = (width: number, height: number, background: string) => sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
+  const referer = await bootstrap(deps, {
+    teamSlug: "wire",
+    projectSlug: "refs",
+    keyName: "refs",
+    sourceHosts: ["local"],
+  });
+  await database.db
+    .update(projects)
+    .set({ allowedRefererHosts: ["site.example"] })
+    .where(eq(projects.id, referer.project.id));
+  const images = await bootstrap(deps, {
+    teamSlug: "wire",
+    projectSlug: "marks",
+    keyName: "marks",
+    sourceHosts: ["local", originHost],
+    allowLoopback: true,
+  });
+  const solid = (width: number, height: number, background: string) =>
+    sharp({ create: { width, height, channels: 3, background } })
+      .png()
+      .toBuffer();
   for (const [kind, bytes, settings] of [
-    ["watermark", await solid(40, 20, "#f00"), { opacity: 1, gravity: "southeast", x: 0, y: 0, scale: 0.25, always: true }],
+    [
+      "watermark",
+      await solid(40, 20, "#f00"),
+      { opacity: 1, gravity: "southeast", x: 0, y: 0, scale: 0.25, always: true },
+    ],
     ["fallback", await solid(200, 100, "#0f0"), {}],
   ] as const) {
     const sha256 = createHash("sha256").update(bytes).digest("hex");
-    await database.db.insert(projectImages).values({ projectId: images.project.id, kind, bytes, sha256, format: "png", width: 1, height: 1, settings });
+    await database.db
+      .insert(projectImages)
+      .values({ projectId: images.project.id, kind, bytes, sha256, format: "png", width: 1, height: 1, settings });
   }
   const fixture: ContractFixture = {
     slug: main.project.slug,

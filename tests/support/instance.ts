@@ -59,7 +59,10 @@ async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promi
     // What the dashboard's purge does, for the project the test names.
     const scope = { teamId: url.searchParams.get("team")!, projectId: url.searchParams.get("project")! };
     const store = services.results?.store ?? null;
-    const purged = await purgeResults({ ...services.tenancy, store, logger: services.logger }, scope, { source: url.searchParams.get("source") ?? undefined, actorId: null });
+    const purged = await purgeResults({ ...services.tenancy, store, logger: services.logger }, scope, {
+      source: url.searchParams.get("source") ?? undefined,
+      actorId: null,
+    });
     res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(purged));
     return;
   }

@@ -13,10 +13,21 @@ export async function startRealRedis(options: { cluster?: boolean } = {}): Promi
   const token = randomBytes(16).toString("hex");
   if (options.cluster) {
     const cluster = await startRedisCluster({ masters: 3 });
-    const endpoint = await createRedisRestServer({ redis: { cluster: cluster.nodes.map((n) => ({ host: n.host, port: n.port })) }, token });
-    return { endpoint, settings: { url: endpoint.url, token }, stop: async () => (await endpoint.close(), await cluster.stop()) };
+    const endpoint = await createRedisRestServer({
+      redis: { cluster: cluster.nodes.map((n) => ({ host: n.host, port: n.port })) },
+      token,
+    });
+    return {
+      endpoint,
+      settings: { url: endpoint.url, token },
+      stop: async () => (await endpoint.close(), await cluster.stop()),
+    };
   }
   const server = await startRedisServer();
   const endpoint = await createRedisRestServer({ redis: { host: server.host, port: server.port }, token });
-  return { endpoint, settings: { url: endpoint.url, token }, stop: async () => (await endpoint.close(), await server.stop()) };
+  return {
+    endpoint,
+    settings: { url: endpoint.url, token },
+    stop: async () => (await endpoint.close(), await server.stop()),
+  };
 }

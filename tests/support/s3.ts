@@ -21,7 +21,13 @@ export async function startS3(options: { own?: boolean } = {}): Promise<LocalS3>
   const shared = options.own ? undefined : process.env.TEST_S3_ENDPOINT;
   const own = shared ? null : await startS3rver();
   const endpoint = shared ?? own!.endpoint;
-  const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: S3RVER_CREDENTIALS, requestChecksumCalculation: "WHEN_REQUIRED" });
+  const client = new S3Client({
+    endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: S3RVER_CREDENTIALS,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
   return {
     endpoint,
     ...S3RVER_CREDENTIALS,

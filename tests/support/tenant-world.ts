@@ -17,10 +17,16 @@ export interface TenantWorld {
 
 export async function buildTenantWorld(services: Services, label: string): Promise<TenantWorld> {
   const owner = await signUp(services, `${label}-owner`);
-  const team = await owner.caller.account.completeOnboarding({ name: `Team ${label}`, slug: `${label}-${randomBytes(3).toString("hex")}` });
+  const team = await owner.caller.account.completeOnboarding({
+    name: `Team ${label}`,
+    slug: `${label}-${randomBytes(3).toString("hex")}`,
+  });
   const teamSlug = team.slug;
   const [admin, member] = [await signUp(services, `${label}-admin`), await signUp(services, `${label}-member`)];
-  for (const [user, role] of [[admin, "admin"], [member, "member"]] as const) {
+  for (const [user, role] of [
+    [admin, "admin"],
+    [member, "member"],
+  ] as const) {
     const invitation = await owner.caller.team.invite({ teamSlug, email: user.email, role });
     await user.caller.account.acceptInvitation({ token: tokenOf(invitation.link) });
   }

@@ -24,7 +24,10 @@ export async function createUsageWorld(kind: CoordinationKind) {
   const redis: RealRedis | null = kind === "redis-server" ? await startRealRedis() : null;
   const kv: KeyValue = redis ? createUpstashKeyValue(createUpstashClient(redis.settings)) : createMemoryKeyValue();
   const secretBox = createSecretBox("test-master");
-  const { project } = await bootstrap({ db: database.db, secretBox }, { teamSlug: "acme", projectSlug: "site", keyName: "first" });
+  const { project } = await bootstrap(
+    { db: database.db, secretBox },
+    { teamSlug: "acme", projectSlug: "site", keyName: "first" },
+  );
   const tally = new Map<string, { requests: number; bytes: number }>();
 
   return {
@@ -43,14 +46,20 @@ export async function createUsageWorld(kind: CoordinationKind) {
     },
     /** The same into usage_buffer, as the request log writes it when there is no shared Redis. */
     async serveInDatabase(apiKeyId: string, at: Date, count: number, bytes = 100, projectId = project.id) {
-      await addUsage(database.db, Array.from({ length: count }, () => ({ projectId, apiKeyId, bytes, at })));
+      await addUsage(
+        database.db,
+        Array.from({ length: count }, () => ({ projectId, apiKeyId, bytes, at })),
+      );
       const sum = tally.get(apiKeyId) ?? { requests: 0, bytes: 0 };
       tally.set(apiKeyId, { requests: sum.requests + count, bytes: sum.bytes + count * bytes });
     },
     expected: (apiKeyId: string) => tally.get(apiKeyId) ?? { requests: 0, bytes: 0 },
     async recorded(apiKeyId: string) {
       const [row] = await database.db
-        .select({ requests: sql<string>`coalesce(sum(${usageRecord.requests}), 0)`, bytes: sql<string>`coalesce(sum(${usageRecord.bytes}), 0)` })
+        .select({
+          requests: sql<string>`coalesce(sum(${usageRecord.requests}), 0)`,
+          bytes: sql<string>`coalesce(sum(${usageRecord.bytes}), 0)`,
+        })
         .from(usageRecord)
         .where(eq(usageRecord.apiKeyId, apiKeyId));
       return { requests: Number(row!.requests), bytes: Number(row!.bytes) };

@@ -14,13 +14,32 @@ export interface SigningVector {
 
 export const SIGNING_VECTORS: readonly SigningVector[] = [
   { operations: "w_800,f_webp", source: "images.example.com/photo.jpg", signature: "n3pTmRH44P9kE4JOowcbZdJRUCOYxXis" },
-  { operations: "w_800,f_webp", source: "images.example.com/photo.jpg", exp: 1706500000, signature: "h_lXxUEYefTOzUjHQOcmBfifgpOJgM9J" },
+  {
+    operations: "w_800,f_webp",
+    source: "images.example.com/photo.jpg",
+    exp: 1706500000,
+    signature: "h_lXxUEYefTOzUjHQOcmBfifgpOJgM9J",
+  },
   { operations: "_", source: "cdn.mysite.com/banner.png", signature: "ro_LPVvuQ8rdjA_pU7jw5DG1R8hvkDyv" },
-  { operations: "s_1200x630,f_avif,q_80", source: "cdn.example.com/og/hero.png", exp: 2000000000, signature: "jHcriJUlA6O2EZ2vQjd4b2uFIXdgI9oo" },
+  {
+    operations: "s_1200x630,f_avif,q_80",
+    source: "cdn.example.com/og/hero.png",
+    exp: 2000000000,
+    signature: "jHcriJUlA6O2EZ2vQjd4b2uFIXdgI9oo",
+  },
   { operations: "w_200", source: "cdn.example.com/café.jpg", signature: "tlr_IuDEXxtVm0cYKbFdZLvX0hxLIsVI" },
-  { operations: "embed,s_300x200", source: "https://cdn.example.com/a.png", signature: "3JN2zezUTVkOvcCmrYiMajmGlWd-UQIN" },
+  {
+    operations: "embed,s_300x200",
+    source: "https://cdn.example.com/a.png",
+    signature: "3JN2zezUTVkOvcCmrYiMajmGlWd-UQIN",
+  },
   { operations: "w_100", source: "cdn.example.com:8443/a%20b.png", signature: "8vSNlBeE18OpGYAoANewl2Ozrh77utZw" },
 ];
 
 /** The key pair the URL-building checks use around the vectors' secret. */
-export const VECTOR_KEYS = { baseUrl: "https://img.example.com/", projectSlug: "shop", publicKey: "pk_AAAAAAAAAAAAAAAAAAAAAA", secretKey: VECTOR_SECRET };
+export const VECTOR_KEYS = {
+  baseUrl: "https://img.example.com/",
+  projectSlug: "shop",
+  publicKey: "pk_AAAAAAAAAAAAAAAAAAAAAA",
+  secretKey: VECTOR_SECRET,
+};

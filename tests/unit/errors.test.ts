@@ -42,12 +42,20 @@ describe("sampled logging", () => {
     const { createLogger, createSampledLogger } = await import("@/server/log");
     const lines: string[] = [];
     let clock = 0;
-    const log = createSampledLogger(createLogger("debug", (l) => lines.push(l)), 10_000, () => clock);
+    const log = createSampledLogger(
+      createLogger("debug", (l) => lines.push(l)),
+      10_000,
+      () => clock,
+    );
     for (let i = 0; i < 5; i++) log("usage", "error", "usage increment lost");
     log("other", "warn", "redis unavailable");
     clock = 10_001;
     log("usage", "error", "usage increment lost");
-    expect(lines.map((l) => JSON.parse(l).message)).toEqual(["usage increment lost", "redis unavailable", "usage increment lost"]);
+    expect(lines.map((l) => JSON.parse(l).message)).toEqual([
+      "usage increment lost",
+      "redis unavailable",
+      "usage increment lost",
+    ]);
     expect(JSON.parse(lines[2]!).suppressedSinceLast).toBe(4);
   });
 });

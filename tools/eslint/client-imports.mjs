@@ -9,14 +9,19 @@ function isClientModule(program) {
 }
 
 function isTypeOnly(node) {
-  return node.importKind === "type" || (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === "type"));
+  return (
+    node.importKind === "type" || (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === "type"))
+  );
 }
 
 export const clientImports = {
   meta: {
     type: "problem",
     docs: { description: "Client components import only types from src/server and src/env" },
-    messages: { serverValue: "A client component imports values from {{source}}: import types only, or move the value to src/lib." },
+    messages: {
+      serverValue:
+        "A client component imports values from {{source}}: import types only, or move the value to src/lib.",
+    },
     schema: [],
   },
   create(context) {

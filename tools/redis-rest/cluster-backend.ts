@@ -15,7 +15,9 @@ export async function createClusterBackend(nodes: RedisAddress[]): Promise<Redis
 
   // A stable order keeps composite SCAN cursors meaningful from one request to the next.
   const masters = (): Redis[] =>
-    cluster.nodes("master").sort((a, b) => `${a.options.host}:${a.options.port}`.localeCompare(`${b.options.host}:${b.options.port}`));
+    cluster
+      .nodes("master")
+      .sort((a, b) => `${a.options.host}:${a.options.port}`.localeCompare(`${b.options.host}:${b.options.port}`));
 
   return {
     send: ([name, ...args]) => {

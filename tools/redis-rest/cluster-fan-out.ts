@@ -5,7 +5,8 @@ import { callRaw } from "./backend";
 
 type FanOut = (masters: Redis[], args: string[]) => Promise<unknown>;
 
-const everyMaster = (masters: Redis[], command: [string, ...string[]]) => Promise.all(masters.map((master) => callRaw(master, command)));
+const everyMaster = (masters: Redis[], command: [string, ...string[]]) =>
+  Promise.all(masters.map((master) => callRaw(master, command)));
 
 const broadcastOk =
   (name: string): FanOut =>
@@ -24,9 +25,13 @@ const scanEveryMaster: FanOut = async (masters, [cursor = "0", ...options]) => {
   const index = Number(BigInt(cursor) % count);
   const master = masters[index];
   if (!master) throw new ReplyError("ERR invalid cursor");
-  const [next, keys] = (await callRaw(master, ["SCAN", (BigInt(cursor) / count).toString(), ...options])) as [Buffer, unknown[]];
+  const [next, keys] = (await callRaw(master, ["SCAN", (BigInt(cursor) / count).toString(), ...options])) as [
+    Buffer,
+    unknown[],
+  ];
   const nodeCursor = BigInt(next.toString());
-  const composite = nodeCursor !== 0n ? nodeCursor * count + BigInt(index) : index + 1 < masters.length ? BigInt(index + 1) : 0n;
+  const composite =
+    nodeCursor !== 0n ? nodeCursor * count + BigInt(index) : index + 1 < masters.length ? BigInt(index + 1) : 0n;
   return [composite.toString(), keys];
 };
 
@@ -40,7 +45,8 @@ const FAN_OUTS = {
   },
   FLUSHALL: broadcastOk("FLUSHALL"),
   FLUSHDB: broadcastOk("FLUSHDB"),
-  DBSIZE: async (masters, args) => ((await everyMaster(masters, ["DBSIZE", ...args])) as number[]).reduce((a, b) => a + b, 0),
+  DBSIZE: async (masters, args) =>
+    ((await everyMaster(masters, ["DBSIZE", ...args])) as number[]).reduce((a, b) => a + b, 0),
   KEYS: async (masters, args) => ((await everyMaster(masters, ["KEYS", ...args])) as unknown[][]).flat(),
   SCAN: scanEveryMaster,
 } satisfies Record<string, FanOut>;

@@ -10,7 +10,11 @@ import type { EndpointKind, StatsRecorder } from "./stats";
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** `@upstash/redis` posts single commands to `/`; it uses path-form URLs only for SUBSCRIBE streams. */
-const KIND_BY_PATH: Record<string, EndpointKind> = { "/": "command", "/pipeline": "pipeline", "/multi-exec": "multiExec" };
+const KIND_BY_PATH: Record<string, EndpointKind> = {
+  "/": "command",
+  "/pipeline": "pipeline",
+  "/multi-exec": "multiExec",
+};
 
 export interface HandlerDeps {
   token: string;
@@ -79,7 +83,8 @@ export function createRequestHandler(deps: HandlerDeps) {
     const kind = KIND_BY_PATH[new URL(request.url ?? "/", "http://endpoint").pathname];
     try {
       if (request.method !== "POST") throw new HttpError(405, "ERR only POST is supported");
-      if (!kind) throw new HttpError(404, "ERR unknown path: send commands as JSON to POST /, /pipeline or /multi-exec");
+      if (!kind)
+        throw new HttpError(404, "ERR unknown path: send commands as JSON to POST /, /pipeline or /multi-exec");
       const base64 = String(request.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
       const [status, body] = await run(kind, await readJson(request), deps, base64);
       send(response, status, body);
@@ -89,7 +94,9 @@ export function createRequestHandler(deps: HandlerDeps) {
         return send(response, error instanceof HttpError ? error.status : 400, { error: error.message });
       }
       // Redis itself is unreachable or the connection broke: a gateway failure, not a command error.
-      send(response, 502, { error: `ERR Redis unavailable: ${error instanceof Error ? error.message : String(error)}` });
+      send(response, 502, {
+        error: `ERR Redis unavailable: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
   };
 }

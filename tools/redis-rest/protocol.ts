@@ -19,7 +19,8 @@ export class InvalidBodyError extends Error {}
  * argument is a malformed body rather than a value to guess at.
  */
 export function parseCommand(value: unknown): RedisCommand {
-  if (!Array.isArray(value) || value.length === 0) throw new InvalidBodyError("ERR a command must be a non-empty JSON array");
+  if (!Array.isArray(value) || value.length === 0)
+    throw new InvalidBodyError("ERR a command must be a non-empty JSON array");
   const parts = value.map((part: unknown) => {
     if (typeof part === "string") return part;
     if (typeof part === "number" || typeof part === "boolean" || part === null) return String(part);
@@ -30,7 +31,8 @@ export function parseCommand(value: unknown): RedisCommand {
 
 /** Accepts `[[…],[…]]` for /pipeline and /multi-exec. */
 export function parseCommandList(value: unknown): RedisCommand[] {
-  if (!Array.isArray(value) || value.length === 0) throw new InvalidBodyError("ERR a pipeline must be a non-empty JSON array of commands");
+  if (!Array.isArray(value) || value.length === 0)
+    throw new InvalidBodyError("ERR a pipeline must be a non-empty JSON array of commands");
   return value.map(parseCommand);
 }
 

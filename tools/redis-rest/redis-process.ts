@@ -32,7 +32,10 @@ process.once("exit", () => {
 function waitForReady(child: ChildProcess, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let log = "";
-    const timer = setTimeout(() => fail(new Error(`redis-server on port ${port} not ready after 10 s:\n${log}`)), 10_000);
+    const timer = setTimeout(
+      () => fail(new Error(`redis-server on port ${port} not ready after 10 s:\n${log}`)),
+      10_000,
+    );
     const onExit = (code: number | null) => fail(new Error(`redis-server on port ${port} exited (${code}):\n${log}`));
     function fail(error: Error) {
       clearTimeout(timer);
@@ -40,7 +43,9 @@ function waitForReady(child: ChildProcess, port: number): Promise<void> {
       reject(error);
     }
     child.once("exit", onExit);
-    child.once("error", (error) => fail(new Error(`cannot run redis-server (apt-get install redis-server): ${error.message}`)));
+    child.once("error", (error) =>
+      fail(new Error(`cannot run redis-server (apt-get install redis-server): ${error.message}`)),
+    );
     // Keep draining the log after startup: a full pipe would block the server on its next log line.
     child.stdout?.on("data", (chunk: Buffer) => {
       log = (log + chunk.toString()).slice(-4000);
@@ -68,7 +73,20 @@ async function stopChild(child: ChildProcess, dir: string) {
 
 async function launch(port: number, cluster: boolean): Promise<RedisProcess> {
   const dir = await mkdtemp(join(tmpdir(), "optstuff-redis-"));
-  const args = ["--port", String(port), "--bind", HOST, "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no"];
+  const args = [
+    "--port",
+    String(port),
+    "--bind",
+    HOST,
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
+    "--daemonize",
+    "no",
+  ];
   if (cluster) {
     // cluster-port (Redis 7) picks the bus port ourselves; the default port + 10000 may be taken or > 65535.
     const busPort = await freePort();
@@ -110,7 +128,9 @@ async function waitForClusterOk(nodes: RedisProcess[]) {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const infos = await Promise.all(nodes.map((node) => clusterInfo(node.port)));
-    const healthy = infos.every((info) => info.includes("cluster_state:ok") && info.includes(`cluster_known_nodes:${nodes.length}`));
+    const healthy = infos.every(
+      (info) => info.includes("cluster_state:ok") && info.includes(`cluster_known_nodes:${nodes.length}`),
+    );
     if (healthy) return;
     if (Date.now() > deadline) throw new Error(`Redis Cluster not ok after 20 s:\n${infos.join("\n")}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -120,14 +140,18 @@ async function waitForClusterOk(nodes: RedisProcess[]) {
 /** Starts `masters` cluster-enabled servers, joins them with `redis-cli --cluster create` and waits for `cluster_state:ok`. */
 export async function startRedisCluster(options: { masters: number } = { masters: 3 }): Promise<RedisCluster> {
   if (options.masters < 3) throw new Error("Redis Cluster needs at least 3 masters");
-  const started = await Promise.allSettled(Array.from({ length: options.masters }, () => startRedisServer({ cluster: true })));
+  const started = await Promise.allSettled(
+    Array.from({ length: options.masters }, () => startRedisServer({ cluster: true })),
+  );
   const nodes = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const stop = async () => void (await Promise.all(nodes.map((node) => node.stop())));
   try {
     const failed = started.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
     const addresses = nodes.map((node) => `${node.host}:${node.port}`);
-    await run("redis-cli", ["--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"], { timeout: 30_000 });
+    await run("redis-cli", ["--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"], {
+      timeout: 30_000,
+    });
     await waitForClusterOk(nodes);
   } catch (error) {
     await stop();

@@ -25,7 +25,10 @@ export function removeUpstashFlags(script: string): string {
   let flagsLeft = 0;
   const tokens = shebang.split(" ").flatMap((token) => {
     if (!token.startsWith("flags=")) return token === "" ? [] : [token];
-    const flags = token.slice("flags=".length).split(",").filter((flag) => flag !== "");
+    const flags = token
+      .slice("flags=".length)
+      .split(",")
+      .filter((flag) => flag !== "");
     const kept = flags.filter((flag) => !UPSTASH_ONLY_FLAGS.has(flag));
     removed ||= kept.length !== flags.length;
     flagsLeft += kept.length;
@@ -84,7 +87,8 @@ export function createScriptTranslator() {
     if (upper === "SCRIPT" && sub === "LOAD" && args[1] !== undefined) {
       const originalSha = sha1(args[1]);
       // The client compares the answer with its own SHA-1: hand back the original one.
-      const finish = (outcome: Outcome): Outcome => ("error" in outcome ? outcome : { result: Buffer.from(originalSha) });
+      const finish = (outcome: Outcome): Outcome =>
+        "error" in outcome ? outcome : { result: Buffer.from(originalSha) };
       return { command: [name, args[0] ?? "LOAD", rewrite(args[1])], finish };
     }
     if (upper === "SCRIPT" && sub === "EXISTS") {

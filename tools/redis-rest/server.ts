@@ -50,7 +50,12 @@ export async function createRedisRestServer(options: RedisRestServerOptions): Pr
   const backend = await connectBackend(options.redis);
   const stats = createStats();
   const outage = createOutageSwitch();
-  const handle = createRequestHandler({ token: options.token, runner: createCommandRunner(backend, createScriptTranslator()), stats, outage });
+  const handle = createRequestHandler({
+    token: options.token,
+    runner: createCommandRunner(backend, createScriptTranslator()),
+    stats,
+    outage,
+  });
 
   const server = http.createServer((request, response) => void handle(request, response));
   server.on("connection", (socket) => outage.onConnection(socket));

@@ -11,7 +11,10 @@ const port = Number(process.env.REDIS_REST_PORT ?? 0);
 
 const redis = cluster ? await startRedisCluster({ masters: 3 }) : await startRedisServer();
 const endpoint = await createRedisRestServer({
-  redis: "nodes" in redis ? { cluster: redis.nodes.map(({ host, port }) => ({ host, port })) } : { host: redis.host, port: redis.port },
+  redis:
+    "nodes" in redis
+      ? { cluster: redis.nodes.map(({ host, port }) => ({ host, port })) }
+      : { host: redis.host, port: redis.port },
   token,
   port,
 }).catch(async (error: unknown) => {

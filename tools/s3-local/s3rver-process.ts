@@ -23,12 +23,20 @@ export interface S3rverProcess {
  */
 export async function startS3rver(port = 0): Promise<S3rverProcess> {
   const directory = mkdtempSync(path.join(os.tmpdir(), "optstuff-s3-"));
-  const bin = path.join(path.dirname(createRequire(import.meta.url).resolve("s3rver/package.json")), "bin", "s3rver.js");
+  const bin = path.join(
+    path.dirname(createRequire(import.meta.url).resolve("s3rver/package.json")),
+    "bin",
+    "s3rver.js",
+  );
   let child: ChildProcess | null = null;
   let bound = port;
 
   async function start(): Promise<void> {
-    const running = spawn(process.execPath, [bin, "-d", directory, "-a", "127.0.0.1", "-p", String(bound), "--silent"], { stdio: ["ignore", "pipe", "inherit"] });
+    const running = spawn(
+      process.execPath,
+      [bin, "-d", directory, "-a", "127.0.0.1", "-p", String(bound), "--silent"],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     child = running;
     bound = await new Promise<number>((resolve, reject) => {
       running.stdout!.on("data", (chunk: Buffer) => {

@@ -13,7 +13,9 @@ async function placeholderFor(path: string): Promise<string | undefined> {
   let pending = placeholders.get(path);
   if (!pending) {
     // OptStuff's info answers the source's ThumbHash; placeholder() paints it as a small PNG data URL.
-    pending = info({ ...optstuffKeys(), source: new URL(path, siteUrl()).href }).then((described) => placeholder(described.thumbhash));
+    pending = info({ ...optstuffKeys(), source: new URL(path, siteUrl()).href }).then((described) =>
+      placeholder(described.thumbhash),
+    );
     placeholders.set(path, pending);
   }
   try {
@@ -31,7 +33,10 @@ export default async function Home() {
   return (
     <main style={{ maxWidth: 800, margin: "0 auto", padding: 24 }}>
       <h1 style={{ fontSize: 28 }}>next/image, resized by OptStuff</h1>
-      <p>Each image below is a plain <code>&lt;Image&gt;</code>: the loader asks this app&apos;s /api/image, which signs on the server and redirects to OptStuff.</p>
+      <p>
+        Each image below is a plain <code>&lt;Image&gt;</code>: the loader asks this app&apos;s /api/image, which signs
+        on the server and redirects to OptStuff.
+      </p>
       <Image
         src={PHOTO}
         alt="Hills at sunset"

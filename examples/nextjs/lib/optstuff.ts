@@ -25,7 +25,10 @@ export function siteUrl(): string {
 
 /** Other hosts whose images this site shows, comma separated (e.g. cdn.example.com). */
 export function imageHosts(): string[] {
-  return (process.env.IMAGE_HOSTS ?? "").split(",").map((host) => host.trim()).filter(Boolean);
+  return (process.env.IMAGE_HOSTS ?? "")
+    .split(",")
+    .map((host) => host.trim())
+    .filter(Boolean);
 }
 
 function required(name: string): string {

@@ -24,7 +24,12 @@ interface Box {
 /** `/api/image?src=…&w=…[&h=…][&q=…][&fit=…]`; the route checks every value before signing. */
 function routeUrl(route: string, src: string, box: Box): string {
   const query = new URLSearchParams({ src });
-  for (const [name, value] of [["w", box.width], ["h", box.height], ["q", box.quality], ["fit", box.fit]] as const) {
+  for (const [name, value] of [
+    ["w", box.width],
+    ["h", box.height],
+    ["q", box.quality],
+    ["fit", box.fit],
+  ] as const) {
     if (value !== undefined && value !== "") query.set(name, String(value));
   }
   return `${route}?${query.toString()}`;
@@ -38,9 +43,17 @@ export interface UnpicOperations {
 }
 
 /** A transformer for unpic's image components (`transformer` prop). */
-export function createUnpicTransformer(options: AdapterOptions = {}): (src: string | URL, operations: UnpicOperations) => string {
+export function createUnpicTransformer(
+  options: AdapterOptions = {},
+): (src: string | URL, operations: UnpicOperations) => string {
   const route = options.route ?? "/api/image";
-  return (src, { width, height, quality }) => routeUrl(route, String(src), { width, height, quality, ...(width !== undefined && height !== undefined ? { fit: "cover" } : {}) });
+  return (src, { width, height, quality }) =>
+    routeUrl(route, String(src), {
+      width,
+      height,
+      quality,
+      ...(width !== undefined && height !== undefined ? { fit: "cover" } : {}),
+    });
 }
 
 /** Nuxt Image's modifiers this provider reads (format is the route's, AVIF or WebP by Accept). */

@@ -1,3 +1,18 @@
-export { buildOperations, type CompassGravity, type Fit, type Format, type Gravity, type Operations, type Watermark } from "./operations.js";
+export {
+  buildOperations,
+  type CompassGravity,
+  type Fit,
+  type Format,
+  type Gravity,
+  type Operations,
+  type Watermark,
+} from "./operations.js";
 export { bucketedExpiry, signature, signUrl, type SignUrlInput, type SigningKeys } from "./sign.js";
-export { blurDataUrl, info, placeholder, type BlurPlaceholderInput, type ImageInfo, type InfoInput } from "./placeholder.js";
+export {
+  blurDataUrl,
+  info,
+  placeholder,
+  type BlurPlaceholderInput,
+  type ImageInfo,
+  type InfoInput,
+} from "./placeholder.js";

@@ -6,8 +6,17 @@
 
 export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
 export type Gravity =
-  | "center" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest"
-  | "attention" | "entropy";
+  | "center"
+  | "north"
+  | "northeast"
+  | "east"
+  | "southeast"
+  | "south"
+  | "southwest"
+  | "west"
+  | "northwest"
+  | "attention"
+  | "entropy";
 export type CompassGravity = Exclude<Gravity, "attention" | "entropy">;
 /**
  * The project's watermark (dashboard → Images). The URL's values are positional: a gravity needs an
@@ -85,11 +94,24 @@ const MAX_DIMENSION = 8192;
 const MAX_CROP = 65535;
 const MAX_PADDING = 256;
 const FITS: readonly Fit[] = ["cover", "contain", "fill", "inside", "outside"];
-const GRAVITIES: readonly Gravity[] = ["center", "north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest", "attention", "entropy"];
+const GRAVITIES: readonly Gravity[] = [
+  "center",
+  "north",
+  "northeast",
+  "east",
+  "southeast",
+  "south",
+  "southwest",
+  "west",
+  "northwest",
+  "attention",
+  "entropy",
+];
 const FORMATS: readonly Format[] = ["webp", "avif", "png", "jpeg", "gif", "auto"];
 
 function integer(name: string, value: number, min: number, max: number): string {
-  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
   return String(value);
 }
 
@@ -102,20 +124,26 @@ function decimal(name: string, value: number, min: number, max: number): string 
 }
 
 function oneOf<T extends string>(name: string, value: T, options: readonly T[]): T {
-  if (!options.includes(value)) throw new RangeError(`${name} must be one of ${options.join(", ")}, got ${String(value)}`);
+  if (!options.includes(value))
+    throw new RangeError(`${name} must be one of ${options.join(", ")}, got ${String(value)}`);
   return value;
 }
 
 function colour(value: string): string {
   const hex = value.replace(/^#/, "");
-  if (!/^([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/.test(hex)) throw new RangeError(`background must be RRGGBB or RRGGBBAA hex, got ${value}`);
+  if (!/^([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/.test(hex))
+    throw new RangeError(`background must be RRGGBB or RRGGBBAA hex, got ${value}`);
   return hex.toLowerCase();
 }
 
 /** One row per option, in the order tokens are written: [token, value → token value or null to omit]. */
 const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) => string | null } = {
   width: (v) =>
-    v === "auto" ? "w_auto" : typeof v === "object" ? `w_auto_${integer("width.fallback", v.fallback, 1, MAX_DIMENSION)}` : `w_${integer("width", v, 1, MAX_DIMENSION)}`,
+    v === "auto"
+      ? "w_auto"
+      : typeof v === "object"
+        ? `w_auto_${integer("width.fallback", v.fallback, 1, MAX_DIMENSION)}`
+        : `w_${integer("width", v, 1, MAX_DIMENSION)}`,
   height: (v) => `h_${integer("height", v, 1, MAX_DIMENSION)}`,
   fit: (v) => `fit_${oneOf("fit", v, FITS)}`,
   embed: (v) => (v ? "embed" : null),
@@ -137,7 +165,8 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   placeholder: (v) => (v ? "placeholder" : null),
   info: (v) => (v ? "info" : null),
   preset: (v) => {
-    if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(v)) throw new RangeError(`preset must be 1–32 lower-case letters, digits and dashes, got ${v}`);
+    if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(v))
+      throw new RangeError(`preset must be 1–32 lower-case letters, digits and dashes, got ${v}`);
     return `pr_${v}`;
   },
   rotate: (v) => `r_${oneOf("rotate", String(v) as "0", ["0", "90", "180", "270"] as "0"[])}`,
@@ -156,7 +185,8 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
 function watermarkValues(v: Watermark): string[] {
   const values = [decimal("watermark.opacity", v.opacity, 0.05, 1)];
   if (v.gravity === undefined) {
-    if (v.offset !== undefined || v.scale !== undefined) throw new RangeError("watermark.offset and watermark.scale need watermark.gravity");
+    if (v.offset !== undefined || v.scale !== undefined)
+      throw new RangeError("watermark.offset and watermark.scale need watermark.gravity");
     return values;
   }
   values.push(oneOf("watermark.gravity", v.gravity, GRAVITIES.slice(0, 9) as CompassGravity[]));
@@ -166,7 +196,8 @@ function watermarkValues(v: Watermark): string[] {
   }
   values.push(integer("watermark.offset.x", v.offset.x, 0, 1000), integer("watermark.offset.y", v.offset.y, 0, 1000));
   if (v.scale === undefined) return values;
-  if (v.scale !== 0 && v.scale < 0.05) throw new RangeError(`watermark.scale must be 0 or from 0.05 to 1, got ${v.scale}`);
+  if (v.scale !== 0 && v.scale < 0.05)
+    throw new RangeError(`watermark.scale must be 0 or from 0.05 to 1, got ${v.scale}`);
   return [...values, decimal("watermark.scale", v.scale, 0, 1)];
 }
 

@@ -39,15 +39,23 @@ const encoder = new TextEncoder();
  */
 export async function signature(secretKey: string, operations: string, source: string, exp?: number): Promise<string> {
   const payload = exp === undefined ? `${operations}/${source}` : `${operations}/${source}?exp=${exp}`;
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secretKey), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secretKey),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(payload)));
   return base64url(mac).slice(0, SIGNATURE_LENGTH);
 }
 
 /** The expiry (Unix seconds) of a URL asked to last `expiresIn` seconds from `nowMs`, bucketed. */
 export function bucketedExpiry(nowMs: number, expiresIn: number, bucket = Math.min(expiresIn, DAY)): number {
-  if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw new RangeError(`expiresIn must be a positive number of seconds, got ${expiresIn}`);
-  if (!Number.isInteger(bucket) || bucket < 1) throw new RangeError(`expiryBucket must be a whole number of seconds ≥ 1, got ${bucket}`);
+  if (!Number.isFinite(expiresIn) || expiresIn <= 0)
+    throw new RangeError(`expiresIn must be a positive number of seconds, got ${expiresIn}`);
+  if (!Number.isInteger(bucket) || bucket < 1)
+    throw new RangeError(`expiryBucket must be a whole number of seconds ≥ 1, got ${bucket}`);
   const earliest = Math.ceil(nowMs / 1000 + expiresIn);
   return Math.ceil(earliest / bucket) * bucket;
 }
@@ -55,16 +63,25 @@ export function bucketedExpiry(nowMs: number, expiresIn: number, bucket = Math.m
 /** A signed image URL: `{baseUrl}/api/v1/{project}/{operations}/{source}?key=…&sig=…[&exp=…]`. */
 export async function signUrl(input: SignUrlInput): Promise<string> {
   const operations = typeof input.operations === "string" ? input.operations : buildOperations(input.operations);
-  if (operations === "" || operations.includes("/")) throw new RangeError(`operations must be one path segment (use "_" for none), got "${operations}"`);
+  if (operations === "" || operations.includes("/"))
+    throw new RangeError(`operations must be one path segment (use "_" for none), got "${operations}"`);
   if (input.source === "") throw new RangeError("source must not be empty");
-  const exp = input.expiresIn === undefined ? undefined : bucketedExpiry(input.now ?? Date.now(), input.expiresIn, input.expiryBucket);
+  const exp =
+    input.expiresIn === undefined
+      ? undefined
+      : bucketedExpiry(input.now ?? Date.now(), input.expiresIn, input.expiryBucket);
   // Without exp, such a source signs the same string as an expiring URL: the server refuses it (contract §2).
-  if (exp === undefined && /\?exp=\d+$/.test(input.source)) throw new RangeError("a source ending in ?exp=N needs expiresIn: the server refuses it without one");
+  if (exp === undefined && /\?exp=\d+$/.test(input.source))
+    throw new RangeError("a source ending in ?exp=N needs expiresIn: the server refuses it without one");
   const sig = await signature(input.secretKey, operations, input.source, exp);
   // Each source segment is encoded on its own, so the server's single decode gives back exactly the
   // signed source (a `%20` in the source stays `%20`). The `//` after a scheme is written as one `/`:
   // Next.js answers `//` in a path with a 308, and the server restores `https:/host` (same payload).
-  const path = input.source.split("/").map(encodeURIComponent).join("/").replace(/^(https?%3A)\/\//i, "$1/");
+  const path = input.source
+    .split("/")
+    .map(encodeURIComponent)
+    .join("/")
+    .replace(/^(https?%3A)\/\//i, "$1/");
   const query = new URLSearchParams({ key: input.publicKey, sig });
   if (exp !== undefined) query.set("exp", String(exp));
   const base = input.baseUrl.replace(/\/+$/, "");

@@ -51,12 +51,21 @@ export function createSigningRoute(options: SigningRouteOptions): (request: Requ
 
     const now = Date.now();
     // The parsed form is signed, so OptStuff fetches exactly the URL whose host was checked here.
-    const location = await signUrl({ ...options, operations: { ...size, format: options.format ?? "auto" }, source: source.href, expiresIn: options.expiresIn ?? DEFAULT_EXPIRES_IN, now });
+    const location = await signUrl({
+      ...options,
+      operations: { ...size, format: options.format ?? "auto" },
+      source: source.href,
+      expiresIn: options.expiresIn ?? DEFAULT_EXPIRES_IN,
+      now,
+    });
     const exp = Number(new URL(location).searchParams.get("exp"));
     // Cache the redirect for at most half the signed URL's remaining life, so a cached redirect never
     // points at an expired URL.
     const maxAge = Math.max(0, Math.floor((exp - now / 1000) / 2));
-    return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": `public, max-age=${maxAge}` } });
+    return new Response(null, {
+      status: 302,
+      headers: { Location: location, "Cache-Control": `public, max-age=${maxAge}` },
+    });
   };
 }
 
@@ -80,7 +89,8 @@ function hostEntry(entry: string): string {
  */
 function resolveSource(src: string, site: URL | undefined, routePath: string): URL | Refusal {
   const relative = /^\/(?![/\\])/.test(src);
-  if (relative && !site) return new Refusal("src must be an absolute http(s) URL (set siteUrl to serve paths of this site)");
+  if (relative && !site)
+    return new Refusal("src must be an absolute http(s) URL (set siteUrl to serve paths of this site)");
   if (relative && /[?#]/.test(src)) return new Refusal("a path of this site must be a file, without a query");
   let source: URL;
   try {
@@ -88,7 +98,8 @@ function resolveSource(src: string, site: URL | undefined, routePath: string): U
   } catch {
     return new Refusal("src must be an absolute http(s) URL");
   }
-  if ((source.protocol !== "https:" && source.protocol !== "http:") || source.username || source.password) return new Refusal("src must be an absolute http(s) URL without credentials");
+  if ((source.protocol !== "https:" && source.protocol !== "http:") || source.username || source.password)
+    return new Refusal("src must be an absolute http(s) URL without credentials");
   if (relative && source.pathname === routePath) return new Refusal("src must not be this route");
   // Next.js collapses `//` in a request path before OptStuff's route sees it, so the signature would never match.
   if (source.pathname.includes("//")) return new Refusal("src must not contain an empty path segment (//)");
@@ -98,19 +109,33 @@ function resolveSource(src: string, site: URL | undefined, routePath: string): U
 const FITS: readonly Fit[] = ["cover", "contain", "fill", "inside", "outside"];
 
 /** w (required), q, and for adapters that send a box (Nuxt Image, unpic) h and fit. */
-function requestedSize(params: URLSearchParams, options: SigningRouteOptions): { width: number; height?: number; fit?: Fit; quality: number } | Refusal {
+function requestedSize(
+  params: URLSearchParams,
+  options: SigningRouteOptions,
+): { width: number; height?: number; fit?: Fit; quality: number } | Refusal {
   const width = Number(params.get("w"));
   const maxWidth = options.maxWidth ?? 3840;
-  if (!Number.isInteger(width) || width < 1 || width > maxWidth || (options.widths && !options.widths.includes(width))) return new Refusal("w is not an allowed width");
+  if (!Number.isInteger(width) || width < 1 || width > maxWidth || (options.widths && !options.widths.includes(width)))
+    return new Refusal("w is not an allowed width");
   const quality = params.has("q") ? Number(params.get("q")) : (options.defaultQuality ?? 75);
-  if (!Number.isInteger(quality) || quality < 1 || quality > 100) return new Refusal("q must be an integer from 1 to 100");
+  if (!Number.isInteger(quality) || quality < 1 || quality > 100)
+    return new Refusal("q must be an integer from 1 to 100");
   const height = params.has("h") ? Number(params.get("h")) : undefined;
-  if (height !== undefined && (!Number.isInteger(height) || height < 1 || height > maxWidth)) return new Refusal(`h must be an integer from 1 to ${maxWidth}`);
+  if (height !== undefined && (!Number.isInteger(height) || height < 1 || height > maxWidth))
+    return new Refusal(`h must be an integer from 1 to ${maxWidth}`);
   const fit = params.get("fit") ?? undefined;
   if (fit !== undefined && !FITS.includes(fit as Fit)) return new Refusal(`fit must be one of ${FITS.join(", ")}`);
-  return { width, quality, ...(height === undefined ? {} : { height }), ...(fit === undefined ? {} : { fit: fit as Fit }) };
+  return {
+    width,
+    quality,
+    ...(height === undefined ? {} : { height }),
+    ...(fit === undefined ? {} : { fit: fit as Fit }),
+  };
 }
 
 function refuse(refusal: Refusal): Response {
-  return new Response(JSON.stringify({ error: refusal.message }), { status: 400, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+  return new Response(JSON.stringify({ error: refusal.message }), {
+    status: 400,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+  });
 }

@@ -6,14 +6,20 @@ import { requireUser, safeNext } from "../_lib/session";
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Welcome · OptStuff" };
 
-export default async function OnboardingPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
+export default async function OnboardingPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ next?: string | string[] }>;
+}) {
   const user = await requireUser("/onboarding");
   const pending = await findPendingTeam((await getServices()).database.db, user.id);
   return (
     <main className="mx-auto flex min-h-screen max-w-md flex-col justify-center px-4 py-12">
       <div className="rounded-lg border border-neutral-200 bg-white p-6 shadow-sm">
         <h1 className="text-2xl font-semibold">Welcome, {user.name}</h1>
-        <p className="mt-2 mb-6 text-sm text-neutral-600">Name your team. Projects, API keys and members live in a team; you can invite people later.</p>
+        <p className="mt-2 mb-6 text-sm text-neutral-600">
+          Name your team. Projects, API keys and members live in a team; you can invite people later.
+        </p>
         <TeamForm mode="onboarding" next={safeNext((await searchParams).next)} initialName={pending?.name ?? ""} />
       </div>
     </main>

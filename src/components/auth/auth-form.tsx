@@ -42,11 +42,21 @@ export function AuthForm({
     setError(null);
     const result =
       mode === "sign-up"
-        ? await authClient.signUp.email({ email, password, name: String(form.get("name")), ...(invitation && { invitation: invitation.token }) })
+        ? await authClient.signUp.email({
+            email,
+            password,
+            name: String(form.get("name")),
+            ...(invitation && { invitation: invitation.token }),
+          })
         : await authClient.signIn.email({ email, password });
     setBusy(false);
     if (result.error) {
-      setError({ message: result.error.status === 429 ? "Too many attempts. Wait a few minutes and try again." : (result.error.message ?? "Something went wrong") });
+      setError({
+        message:
+          result.error.status === 429
+            ? "Too many attempts. Wait a few minutes and try again."
+            : (result.error.message ?? "Something went wrong"),
+      });
       return;
     }
     router.push(mode === "sign-up" ? `/onboarding?next=${encodeURIComponent(next)}` : next);
@@ -59,7 +69,16 @@ export function AuthForm({
         <form onSubmit={submit} className="space-y-4" noValidate>
           {mode === "sign-up" ? <Field label="Name" name="name" autoComplete="name" required maxLength={80} /> : null}
           {invitation ? (
-            <Field label="Email" name="email" type="email" autoComplete="email" required readOnly defaultValue={invitation.email} hint="The address the invitation was sent to." />
+            <Field
+              label="Email"
+              name="email"
+              type="email"
+              autoComplete="email"
+              required
+              readOnly
+              defaultValue={invitation.email}
+              hint="The address the invitation was sent to."
+            />
           ) : (
             <Field label="Email" name="email" type="email" autoComplete="email" required />
           )}
@@ -84,7 +103,12 @@ export function AuthForm({
         <div className="space-y-2">
           {passwordForm ? <p className="text-center text-xs text-neutral-500">or</p> : null}
           {providers.map((provider) => (
-            <Button key={provider} variant="secondary" className="w-full" onClick={() => authClient.signIn.social({ provider, callbackURL: next })}>
+            <Button
+              key={provider}
+              variant="secondary"
+              className="w-full"
+              onClick={() => authClient.signIn.social({ provider, callbackURL: next })}
+            >
               Continue with {provider === "github" ? "GitHub" : "Google"}
             </Button>
           ))}
@@ -93,11 +117,17 @@ export function AuthForm({
       <p className="text-center text-sm text-neutral-600">
         {mode === "sign-up" ? (
           <>
-            Already have an account? <Link className="underline" href={`/sign-in?next=${encodeURIComponent(next)}`}>Sign in</Link>
+            Already have an account?{" "}
+            <Link className="underline" href={`/sign-in?next=${encodeURIComponent(next)}`}>
+              Sign in
+            </Link>
           </>
         ) : (
           <>
-            New here? <Link className="underline" href={`/sign-up?next=${encodeURIComponent(next)}`}>Create an account</Link>
+            New here?{" "}
+            <Link className="underline" href={`/sign-up?next=${encodeURIComponent(next)}`}>
+              Create an account
+            </Link>
           </>
         )}
       </p>

@@ -13,7 +13,13 @@ const INVITATION_PATH = /^\/invite\/([A-Za-z0-9_-]{1,200})$/;
  * Sign-up shows what the registration policy allows this visitor: a form, a form for the address an
  * invitation names, or (invite-only, no invitation) why there is no form.
  */
-export async function AuthPage({ mode, searchParams }: { mode: "sign-in" | "sign-up"; searchParams: Promise<{ next?: string | string[] }> }) {
+export async function AuthPage({
+  mode,
+  searchParams,
+}: {
+  mode: "sign-in" | "sign-up";
+  searchParams: Promise<{ next?: string | string[] }>;
+}) {
   const next = safeNext((await searchParams).next);
   if (await currentUser()) redirect(next);
   const services = await getServices();
@@ -25,15 +31,25 @@ export async function AuthPage({ mode, searchParams }: { mode: "sign-in" | "sign
       </>
     );
   }
-  const offer = await signUpOffer(services.database.db, services.registration, INVITATION_PATH.exec(next)?.[1] ?? null, services.tenancy.now());
+  const offer = await signUpOffer(
+    services.database.db,
+    services.registration,
+    INVITATION_PATH.exec(next)?.[1] ?? null,
+    services.tenancy.now(),
+  );
   if (offer.kind === "closed") {
     const providers = offer.emailDomains.length > 0 ? services.authProviders : [];
     return (
       <>
         <h1 className="mb-4 text-2xl font-semibold">Registration is by invitation</h1>
         <div className="space-y-3 text-sm text-neutral-700">
-          <p>Accounts on this OptStuff server are created from an invitation link. Ask an admin of your team to invite you, then open the link they send you.</p>
-          {providers.length > 0 ? <p>Or continue with an account whose verified address is at {offer.emailDomains.join(", ")}.</p> : null}
+          <p>
+            Accounts on this OptStuff server are created from an invitation link. Ask an admin of your team to invite
+            you, then open the link they send you.
+          </p>
+          {providers.length > 0 ? (
+            <p>Or continue with an account whose verified address is at {offer.emailDomains.join(", ")}.</p>
+          ) : null}
         </div>
         {providers.length > 0 ? (
           <div className="mt-6">
@@ -54,9 +70,17 @@ export async function AuthPage({ mode, searchParams }: { mode: "sign-in" | "sign
     <>
       <h1 className="mb-6 text-2xl font-semibold">Create your account</h1>
       {offer.kind === "first-account" ? (
-        <p className="mb-4 text-sm text-neutral-700">This is the first account on this server: it becomes the owner of the instance. Accounts after it join by invitation.</p>
+        <p className="mb-4 text-sm text-neutral-700">
+          This is the first account on this server: it becomes the owner of the instance. Accounts after it join by
+          invitation.
+        </p>
       ) : null}
-      <AuthForm mode="sign-up" next={next} providers={services.authProviders} invitation={offer.kind === "invited" ? { email: offer.email, token: offer.token } : null} />
+      <AuthForm
+        mode="sign-up"
+        next={next}
+        providers={services.authProviders}
+        invitation={offer.kind === "invited" ? { email: offer.email, token: offer.token } : null}
+      />
     </>
   );
 }

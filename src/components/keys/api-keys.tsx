@@ -14,16 +14,29 @@ const statusStyle = {
   revoked: "bg-red-100 text-red-800",
 } as const;
 
-export function ApiKeys({ teamSlug, projectSlug, defaultLimits }: { teamSlug: string; projectSlug: string; defaultLimits: DefaultKeyLimits }) {
+export function ApiKeys({
+  teamSlug,
+  projectSlug,
+  defaultLimits,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  defaultLimits: DefaultKeyLimits;
+}) {
   const trpc = useTRPC();
   const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
   const keys = useQuery(trpc.apiKey.list.queryOptions({ teamSlug, projectSlug }));
   const can = team.data?.can;
   return (
-    <Card title="API keys" actions={can?.["apiKey.create"] ? <CreateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} /> : null}>
+    <Card
+      title="API keys"
+      actions={can?.["apiKey.create"] ? <CreateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} /> : null}
+    >
       {keys.isPending ? <Loading /> : null}
       <ErrorMessage error={keys.error} />
-      {keys.data?.length === 0 ? <EmptyState title="No keys yet">Create a key to sign image URLs for this project.</EmptyState> : null}
+      {keys.data?.length === 0 ? (
+        <EmptyState title="No keys yet">Create a key to sign image URLs for this project.</EmptyState>
+      ) : null}
       <ul className="divide-y divide-neutral-100">
         {keys.data?.map((key) => (
           <li key={key.id} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center" data-testid="api-key-row">
@@ -34,15 +47,27 @@ export function ApiKeys({ teamSlug, projectSlug, defaultLimits }: { teamSlug: st
               </p>
               <p className="truncate font-mono text-xs text-neutral-600">{key.publicKey}</p>
               <p className="text-xs text-neutral-500">
-                Last used {formatDate(key.lastUsedAt)} · Expires {key.expiresAt ? formatDate(key.expiresAt) : "never"} · {(key.rateLimitPerMinute ?? defaultLimits.perMinute).toLocaleString("en")}{" "}
-                transforms/min, {(key.rateLimitPerDay ?? defaultLimits.perDay).toLocaleString("en")}/day
+                Last used {formatDate(key.lastUsedAt)} · Expires {key.expiresAt ? formatDate(key.expiresAt) : "never"} ·{" "}
+                {(key.rateLimitPerMinute ?? defaultLimits.perMinute).toLocaleString("en")} transforms/min,{" "}
+                {(key.rateLimitPerDay ?? defaultLimits.perDay).toLocaleString("en")}/day
               </p>
             </div>
             {key.status !== "revoked" && key.status !== "expired" ? (
               <div className="flex flex-wrap gap-1">
-                {can?.["apiKey.update"] && key.status === "active" ? <EditKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} defaultLimits={defaultLimits} /> : null}
-                {can?.["apiKey.rotate"] && key.status === "active" ? <RotateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} /> : null}
-                {can?.["apiKey.revoke"] ? <RevokeKeyButton teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} /> : null}
+                {can?.["apiKey.update"] && key.status === "active" ? (
+                  <EditKeyDialog
+                    teamSlug={teamSlug}
+                    projectSlug={projectSlug}
+                    apiKey={key}
+                    defaultLimits={defaultLimits}
+                  />
+                ) : null}
+                {can?.["apiKey.rotate"] && key.status === "active" ? (
+                  <RotateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} />
+                ) : null}
+                {can?.["apiKey.revoke"] ? (
+                  <RevokeKeyButton teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} />
+                ) : null}
               </div>
             ) : null}
           </li>

@@ -22,7 +22,9 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const key = await create.mutateAsync({ teamSlug, projectSlug, name, expiresAt: expiryFrom(choice, date) }).catch(() => null);
+    const key = await create
+      .mutateAsync({ teamSlug, projectSlug, name, expiresAt: expiryFrom(choice, date) })
+      .catch(() => null);
     if (key) await queryClient.invalidateQueries({ queryKey: trpc.apiKey.list.queryKey() });
   }
 
@@ -36,7 +38,12 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
   }
 
   return (
-    <Dialog open={open} onOpenChange={onOpenChange} title={create.data ? "Key created" : "New API key"} trigger={<Button>New key</Button>}>
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title={create.data ? "Key created" : "New API key"}
+      trigger={<Button>New key</Button>}
+    >
       {create.data ? (
         <div className="space-y-4">
           <SecretOnce publicKey={create.data.publicKey} secretKey={create.data.secretKey} env={create.data.env} />
@@ -46,10 +53,21 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
         </div>
       ) : (
         <form onSubmit={submit} className="space-y-4" noValidate>
-          <Field label="Key name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} hint="Where the key is used, e.g. production web." />
+          <Field
+            label="Key name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            maxLength={80}
+            hint="Where the key is used, e.g. production web."
+          />
           <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
           <ErrorMessage error={create.error} />
-          <DialogActions onCancel={() => onOpenChange(false)} submitLabel="Create key" disabled={create.isPending || !name} />
+          <DialogActions
+            onCancel={() => onOpenChange(false)}
+            submitLabel="Create key"
+            disabled={create.isPending || !name}
+          />
         </form>
       )}
     </Dialog>

@@ -2,12 +2,26 @@
 
 import { expiryChoices, type ExpiryChoice } from "./expiry";
 
-export function ExpiryField({ choice, onChoice, date, onDate }: { choice: ExpiryChoice; onChoice(c: ExpiryChoice): void; date: string; onDate(d: string): void }) {
+export function ExpiryField({
+  choice,
+  onChoice,
+  date,
+  onDate,
+}: {
+  choice: ExpiryChoice;
+  onChoice(c: ExpiryChoice): void;
+  date: string;
+  onDate(d: string): void;
+}) {
   return (
     <div className="flex flex-wrap items-end gap-3">
       <label className="text-sm">
         <span className="block font-medium">Expires</span>
-        <select className="mt-1 rounded-md border border-neutral-300 bg-white px-2 py-2" value={choice} onChange={(e) => onChoice(e.target.value as ExpiryChoice)}>
+        <select
+          className="mt-1 rounded-md border border-neutral-300 bg-white px-2 py-2"
+          value={choice}
+          onChange={(e) => onChoice(e.target.value as ExpiryChoice)}
+        >
           {expiryChoices.map((c) => (
             <option key={c.value} value={c.value}>
               {c.label}
@@ -18,7 +32,12 @@ export function ExpiryField({ choice, onChoice, date, onDate }: { choice: Expiry
       {choice === "custom" ? (
         <label className="text-sm">
           <span className="block font-medium">Date (UTC)</span>
-          <input type="date" className="mt-1 rounded-md border border-neutral-300 px-2 py-1.5" value={date} onChange={(e) => onDate(e.target.value)} />
+          <input
+            type="date"
+            className="mt-1 rounded-md border border-neutral-300 px-2 py-1.5"
+            value={date}
+            onChange={(e) => onDate(e.target.value)}
+          />
         </label>
       ) : null}
     </div>

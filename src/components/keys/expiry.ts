@@ -28,7 +28,10 @@ export function initialExpiry(expiresAt: Date | null): { choice: ExpiryChoice; d
  * Sending the shown day back would make it 23:59:59 of that day, moving the expiry (and stretching a
  * grace period) without anyone asking.
  */
-export function editedExpiry(expiresAt: Date | null, edited: { choice: ExpiryChoice; date: string }): Date | null | undefined {
+export function editedExpiry(
+  expiresAt: Date | null,
+  edited: { choice: ExpiryChoice; date: string },
+): Date | null | undefined {
   const shown = initialExpiry(expiresAt);
   if (edited.choice === shown.choice && (edited.choice !== "custom" || edited.date === shown.date)) return undefined;
   return expiryFrom(edited.choice, edited.date);

@@ -39,7 +39,17 @@ export interface DefaultKeyLimits {
   perDay: number;
 }
 
-export function EditKeyDialog({ teamSlug, projectSlug, apiKey, defaultLimits }: { teamSlug: string; projectSlug: string; apiKey: KeyRef; defaultLimits: DefaultKeyLimits }) {
+export function EditKeyDialog({
+  teamSlug,
+  projectSlug,
+  apiKey,
+  defaultLimits,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  apiKey: KeyRef;
+  defaultLimits: DefaultKeyLimits;
+}) {
   const trpc = useTRPC();
   const refresh = useRefreshKeys();
   const [open, setOpen] = useState(false);
@@ -67,17 +77,43 @@ export function EditKeyDialog({ teamSlug, projectSlug, apiKey, defaultLimits }: 
     if (saved) setOpen(false);
   }
   return (
-    <Dialog open={open} onOpenChange={setOpen} title={`Edit ${apiKey.name}`} trigger={<Button variant="ghost" className="min-h-8 px-2">Edit</Button>}>
+    <Dialog
+      open={open}
+      onOpenChange={setOpen}
+      title={`Edit ${apiKey.name}`}
+      trigger={
+        <Button variant="ghost" className="min-h-8 px-2">
+          Edit
+        </Button>
+      }
+    >
       <form onSubmit={submit} className="space-y-4" noValidate>
         <Field label="Key name" value={name} onChange={(e) => setName(e.target.value)} required />
         <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field label="Transforms per minute" type="number" min={1} max={100000} value={perMinute} onChange={(e) => setPerMinute(e.target.value)} hint={`Empty: ${defaultLimits.perMinute.toLocaleString("en")}`} />
-          <Field label="Transforms per day" type="number" min={1} max={100000000} value={perDay} onChange={(e) => setPerDay(e.target.value)} hint={`Empty: ${defaultLimits.perDay.toLocaleString("en")}`} />
+          <Field
+            label="Transforms per minute"
+            type="number"
+            min={1}
+            max={100000}
+            value={perMinute}
+            onChange={(e) => setPerMinute(e.target.value)}
+            hint={`Empty: ${defaultLimits.perMinute.toLocaleString("en")}`}
+          />
+          <Field
+            label="Transforms per day"
+            type="number"
+            min={1}
+            max={100000000}
+            value={perDay}
+            onChange={(e) => setPerDay(e.target.value)}
+            hint={`Empty: ${defaultLimits.perDay.toLocaleString("en")}`}
+          />
         </div>
         <p className="text-xs text-neutral-500">
-          A transform is an image this key asks for that is not in the server&apos;s cache yet. Cache hits, 304s and repeated URLs cost
-          nothing, so visitors replaying your URLs cannot use up the key; each visitor&apos;s address also has a limit of its own.
+          A transform is an image this key asks for that is not in the server&apos;s cache yet. Cache hits, 304s and
+          repeated URLs cost nothing, so visitors replaying your URLs cannot use up the key; each visitor&apos;s address
+          also has a limit of its own.
         </p>
         <ErrorMessage error={update.error} />
         <DialogActions onCancel={() => setOpen(false)} submitLabel="Save" disabled={update.isPending} />
@@ -86,7 +122,15 @@ export function EditKeyDialog({ teamSlug, projectSlug, apiKey, defaultLimits }: 
   );
 }
 
-export function RotateKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: string; projectSlug: string; apiKey: KeyRef }) {
+export function RotateKeyDialog({
+  teamSlug,
+  projectSlug,
+  apiKey,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  apiKey: KeyRef;
+}) {
   const trpc = useTRPC();
   const refresh = useRefreshKeys();
   const [open, setOpen] = useState(false);
@@ -101,11 +145,17 @@ export function RotateKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: s
       }}
       title={`Rotate ${apiKey.name}`}
       description="A new key pair replaces this one. During the grace period URLs signed with the old pair keep working."
-      trigger={<Button variant="ghost" className="min-h-8 px-2">Rotate</Button>}
+      trigger={
+        <Button variant="ghost" className="min-h-8 px-2">
+          Rotate
+        </Button>
+      }
     >
       {rotate.data ? (
         <div className="space-y-4">
-          <p className="text-sm">The old pair works until {rotate.data.oldKeyExpiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.</p>
+          <p className="text-sm">
+            The old pair works until {rotate.data.oldKeyExpiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.
+          </p>
           <SecretOnce publicKey={rotate.data.publicKey} secretKey={rotate.data.secretKey} env={rotate.data.env} />
           <div className="flex justify-end">
             <Button onClick={() => setOpen(false)}>Done</Button>
@@ -115,7 +165,11 @@ export function RotateKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: s
         <div className="space-y-4">
           <label className="block text-sm">
             <span className="block font-medium">Grace period</span>
-            <select className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
+            <select
+              className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2"
+              value={grace}
+              onChange={(e) => setGrace(Number(e.target.value))}
+            >
               {graceChoices.map((c) => (
                 <option key={c.seconds} value={c.seconds}>
                   {c.label}
@@ -136,13 +190,25 @@ export function RotateKeyDialog({ teamSlug, projectSlug, apiKey }: { teamSlug: s
   );
 }
 
-export function RevokeKeyButton({ teamSlug, projectSlug, apiKey }: { teamSlug: string; projectSlug: string; apiKey: KeyRef }) {
+export function RevokeKeyButton({
+  teamSlug,
+  projectSlug,
+  apiKey,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  apiKey: KeyRef;
+}) {
   const trpc = useTRPC();
   const refresh = useRefreshKeys();
   const revoke = useMutation(trpc.apiKey.revoke.mutationOptions({ onSuccess: refresh }));
   return (
     <ConfirmDialog
-      trigger={<Button variant="ghost" className="min-h-8 px-2 text-red-700">Revoke</Button>}
+      trigger={
+        <Button variant="ghost" className="min-h-8 px-2 text-red-700">
+          Revoke
+        </Button>
+      }
       title={`Revoke ${apiKey.name}?`}
       description="Every URL signed with this key stops working immediately. A revoked key cannot be restored or rotated."
       confirmLabel="Revoke key"

@@ -23,7 +23,9 @@ export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const project = await create.mutateAsync({ teamSlug, name, slug, allowedSourceHosts: parseHostList(hosts) }).catch(() => null);
+    const project = await create
+      .mutateAsync({ teamSlug, name, slug, allowedSourceHosts: parseHostList(hosts) })
+      .catch(() => null);
     if (!project) return;
     await queryClient.invalidateQueries({ queryKey: trpc.project.list.queryKey() });
     setOpen(false);
@@ -31,11 +33,37 @@ export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
   }
 
   return (
-    <Dialog open={open} onOpenChange={setOpen} title="New project" description="A project has its own API keys and source rules." trigger={<Button>New project</Button>}>
+    <Dialog
+      open={open}
+      onOpenChange={setOpen}
+      title="New project"
+      description="A project has its own API keys and source rules."
+      trigger={<Button>New project</Button>}
+    >
       <form onSubmit={submit} className="space-y-4" noValidate>
-        <Field label="Project name" value={name} required onChange={(e) => { setName(e.target.value); setSlug(slugify(e.target.value)); }} />
-        <Field label="Project slug" value={slug} required onChange={(e) => setSlug(e.target.value.toLowerCase())} hint="Appears in image URLs: /api/v1/{slug}/…" />
-        <TextAreaField label="Allowed source hosts" rows={3} value={hosts} onChange={(e) => setHosts(e.target.value)} hint={sourceHostsHint} />
+        <Field
+          label="Project name"
+          value={name}
+          required
+          onChange={(e) => {
+            setName(e.target.value);
+            setSlug(slugify(e.target.value));
+          }}
+        />
+        <Field
+          label="Project slug"
+          value={slug}
+          required
+          onChange={(e) => setSlug(e.target.value.toLowerCase())}
+          hint="Appears in image URLs: /api/v1/{slug}/…"
+        />
+        <TextAreaField
+          label="Allowed source hosts"
+          rows={3}
+          value={hosts}
+          onChange={(e) => setHosts(e.target.value)}
+          hint={sourceHostsHint}
+        />
         <ErrorMessage error={create.error} />
         <DialogActions onCancel={() => setOpen(false)} submitLabel="Create project" disabled={create.isPending} />
       </form>

@@ -17,7 +17,8 @@ const lifetimes = [
   { seconds: null, label: "Never (admins only)" },
 ] as const;
 
-const validity = (seconds: number | null) => (seconds === null ? "never expires" : `valid ${lifetimes.find((l) => l.seconds === seconds)?.label ?? `${seconds} s`}`);
+const validity = (seconds: number | null) =>
+  seconds === null ? "never expires" : `valid ${lifetimes.find((l) => l.seconds === seconds)?.label ?? `${seconds} s`}`;
 
 export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
@@ -31,11 +32,24 @@ export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; proj
   return (
     <div className="space-y-6">
       <Card title="URL tester">
-        {usable.length === 0 ? <EmptyState title="No active key">Create a key in API keys first.</EmptyState> : <UrlTester teamSlug={teamSlug} projectSlug={projectSlug} keys={usable} mayBePermanent={team.data?.can["developer.signPermanent"] ?? false} />}
+        {usable.length === 0 ? (
+          <EmptyState title="No active key">Create a key in API keys first.</EmptyState>
+        ) : (
+          <UrlTester
+            teamSlug={teamSlug}
+            projectSlug={projectSlug}
+            keys={usable}
+            mayBePermanent={team.data?.can["developer.signPermanent"] ?? false}
+          />
+        )}
       </Card>
       <Card title="Snippets">
         <div className="space-y-4">
-          <CopyField label="Environment" value={envBlock({ baseUrl: project.data.baseUrl, projectSlug, publicKey: firstKey?.publicKey ?? "pk_…" })} multiline />
+          <CopyField
+            label="Environment"
+            value={envBlock({ baseUrl: project.data.baseUrl, projectSlug, publicKey: firstKey?.publicKey ?? "pk_…" })}
+            multiline
+          />
           <CopyField label="Next.js" value={nextjsSnippet()} multiline />
           <CopyField label="Node" value={nodeSnippet()} multiline />
         </div>
@@ -72,7 +86,11 @@ function UrlTester({
       <form onSubmit={submit} className="space-y-4" noValidate>
         <label className="block text-sm">
           <span className="block font-medium">Key</span>
-          <select className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2" value={keyId} onChange={(e) => setKeyId(e.target.value)}>
+          <select
+            className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2"
+            value={keyId}
+            onChange={(e) => setKeyId(e.target.value)}
+          >
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
                 {k.name} ({k.publicKey.slice(0, 10)}…)
@@ -96,11 +114,25 @@ function UrlTester({
               ))}
           </select>
           <span className="mt-1 block text-xs text-neutral-500">
-            {mayBePermanent ? "A URL that never expires keeps working after its signer leaves the team: choose it deliberately." : "Tester URLs expire within 7 days."}
+            {mayBePermanent
+              ? "A URL that never expires keeps working after its signer leaves the team: choose it deliberately."
+              : "Tester URLs expire within 7 days."}
           </span>
         </label>
-        <Field label="Operations" value={operations} onChange={(e) => setOperations(e.target.value)} hint="Comma-separated, e.g. w_640,h_480,f_webp,q_80; _ for none." />
-        <Field label="Source" value={source} onChange={(e) => setSource(e.target.value)} placeholder="images.example.com/photo.jpg" hint="Host and path of the original (https assumed), or local/<path>." required />
+        <Field
+          label="Operations"
+          value={operations}
+          onChange={(e) => setOperations(e.target.value)}
+          hint="Comma-separated, e.g. w_640,h_480,f_webp,q_80; _ for none."
+        />
+        <Field
+          label="Source"
+          value={source}
+          onChange={(e) => setSource(e.target.value)}
+          placeholder="images.example.com/photo.jpg"
+          hint="Host and path of the original (https assumed), or local/<path>."
+          required
+        />
         <ErrorMessage error={sign.error} />
         <Button type="submit" disabled={sign.isPending || !source}>
           Sign and preview
@@ -108,9 +140,16 @@ function UrlTester({
       </form>
       {sign.data ? (
         <div className="space-y-3">
-          <CopyField label={`Signed URL (${validity(sign.variables?.expiresInSeconds ?? null)})`} value={sign.data.url} />
+          <CopyField
+            label={`Signed URL (${validity(sign.variables?.expiresInSeconds ?? null)})`}
+            value={sign.data.url}
+          />
           <p className="text-sm" role="status" aria-live="polite" data-testid="preview-status">
-            {preview === "loading" ? "Loading preview…" : preview === "loaded" ? "Preview loaded." : "The image did not load: open the URL to see the error."}
+            {preview === "loading"
+              ? "Loading preview…"
+              : preview === "loaded"
+                ? "Preview loaded."
+                : "The image did not load: open the URL to see the error."}
           </p>
           {/* The signed URL itself, exactly as an integrator's page would load it: next/image would fetch
               it through Next's own optimizer instead, which is not what is being tested. */}

@@ -25,9 +25,9 @@ export function ProjectBuckets({ teamSlug, projectSlug }: Scope) {
     <div className="space-y-6">
       <Card title="Private buckets">
         <p className="mb-4 text-sm text-neutral-600">
-          Sign URLs with the source <code className="font-mono">s3/alias/path/to/image.jpg</code> to read an object from one of these buckets (AWS S3,
-          Cloudflare R2, Google Cloud Storage&apos;s interoperability API, MinIO…). Secrets are sealed at rest and never shown again. Give the key read
-          access to the objects only.
+          Sign URLs with the source <code className="font-mono">s3/alias/path/to/image.jpg</code> to read an object from
+          one of these buckets (AWS S3, Cloudflare R2, Google Cloud Storage&apos;s interoperability API, MinIO…).
+          Secrets are sealed at rest and never shown again. Give the key read access to the objects only.
         </p>
         {buckets.length === 0 ? (
           <p className="text-sm text-neutral-600">No buckets yet.</p>
@@ -39,16 +39,35 @@ export function ProjectBuckets({ teamSlug, projectSlug }: Scope) {
             rowKey={(b) => b.alias}
             columns={[
               { header: "In URLs", cell: (b) => <code className="font-mono text-xs">s3/{b.alias}/…</code> },
-              { header: "Bucket", cell: (b) => <span className="break-all">{`${b.bucket}${b.prefix ? `/${b.prefix}` : ""}`}</span> },
-              { header: "Endpoint", cell: (b) => <span className="break-all text-xs">{`${b.endpoint} (${b.region}${b.forcePathStyle ? ", path style" : ""})`}</span> },
+              {
+                header: "Bucket",
+                cell: (b) => <span className="break-all">{`${b.bucket}${b.prefix ? `/${b.prefix}` : ""}`}</span>,
+              },
+              {
+                header: "Endpoint",
+                cell: (b) => (
+                  <span className="break-all text-xs">{`${b.endpoint} (${b.region}${b.forcePathStyle ? ", path style" : ""})`}</span>
+                ),
+              },
               { header: "Access key", cell: (b) => <code className="font-mono text-xs">{b.accessKeyIdHint}</code> },
               { header: "Changed (UTC)", cell: (b) => utcStamp(b.updatedAt, "minute") },
-              ...(canWrite ? [{ header: "", cell: (b: (typeof buckets)[number]) => <DeleteBucket scope={scope} alias={b.alias} /> }] : []),
+              ...(canWrite
+                ? [
+                    {
+                      header: "",
+                      cell: (b: (typeof buckets)[number]) => <DeleteBucket scope={scope} alias={b.alias} />,
+                    },
+                  ]
+                : []),
             ]}
           />
         )}
       </Card>
-      {canWrite ? <SaveBucketForm scope={scope} /> : <p className="text-sm text-neutral-600">Only admins and owners can change buckets.</p>}
+      {canWrite ? (
+        <SaveBucketForm scope={scope} />
+      ) : (
+        <p className="text-sm text-neutral-600">Only admins and owners can change buckets.</p>
+      )}
     </div>
   );
 }
@@ -56,7 +75,9 @@ export function ProjectBuckets({ teamSlug, projectSlug }: Scope) {
 function DeleteBucket({ scope, alias }: { scope: Scope; alias: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const remove = useMutation(trpc.sourceBucket.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
+  const remove = useMutation(
+    trpc.sourceBucket.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }),
+  );
   return (
     <ConfirmDialog
       trigger={

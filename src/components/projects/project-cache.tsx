@@ -36,7 +36,11 @@ export function ProjectCache({ teamSlug, projectSlug }: { teamSlug: string; proj
           {lastPurgedAt ? `Last purge: ${utcStamp(lastPurgedAt, "minute")} UTC.` : "Never purged."}
         </p>
       </Card>
-      {canPurge ? <PurgeForms teamSlug={teamSlug} projectSlug={projectSlug} /> : <p className="text-sm text-neutral-600">Only admins and owners can purge the cache.</p>}
+      {canPurge ? (
+        <PurgeForms teamSlug={teamSlug} projectSlug={projectSlug} />
+      ) : (
+        <p className="text-sm text-neutral-600">Only admins and owners can purge the cache.</p>
+      )}
       <Card title="Purged sources">
         {purgedSources.length === 0 ? (
           <p className="text-sm text-neutral-600">No source purged since the last whole-project purge.</p>
@@ -106,11 +110,13 @@ function PurgeDone({ purged }: { purged: Purged }) {
     <div role="status" className="space-y-1 text-sm text-green-700" data-testid="purge-done">
       <p>
         {purged.source ? `Purged ${purged.source}` : "Purged every result of the project"}
-        {purged.widened ? " (too many single purges since the last whole purge, so the whole project was purged)" : ""}: {formatCount(purged.deletedObjects)} stored
-        results deleted.
+        {purged.widened
+          ? " (too many single purges since the last whole purge, so the whole project was purged)"
+          : ""}: {formatCount(purged.deletedObjects)} stored results deleted.
       </p>
       <p className="text-neutral-700">
-        To drop the same images from your CDN, purge the tag <code className="font-mono">{purged.cdnTag}</code> (docs/caching.md).
+        To drop the same images from your CDN, purge the tag <code className="font-mono">{purged.cdnTag}</code>{" "}
+        (docs/caching.md).
       </p>
     </div>
   );

@@ -30,8 +30,9 @@ export function ProjectImages({ teamSlug, projectSlug }: Scope) {
     <div className="space-y-6">
       <Card title="Watermark">
         <p className="mb-4 text-sm text-neutral-600">
-          Drawn over the output by <code className="font-mono">wm</code> in a URL (its values override the placement below), or over every output when
-          the project says so. A new image or placement makes new variants: nothing stale is served.
+          Drawn over the output by <code className="font-mono">wm</code> in a URL (its values override the placement
+          below), or over every output when the project says so. A new image or placement makes new variants: nothing
+          stale is served.
         </p>
         <ImageFacts image={watermark} kind="watermark" />
         {canWrite ? <ImageActions scope={scope} kind="watermark" present={watermark !== null} /> : null}
@@ -49,24 +50,36 @@ export function ProjectImages({ teamSlug, projectSlug }: Scope) {
       ) : null}
       <Card title="Fallback image">
         <p className="mb-4 text-sm text-neutral-600">
-          Served instead of the JSON error when a source is missing, fails, times out or is not an image, transformed with the URL&apos;s operations,
-          cached for 60 seconds and marked with <code className="font-mono">X-OptStuff-Fallback</code>. The error still reaches the request log.
+          Served instead of the JSON error when a source is missing, fails, times out or is not an image, transformed
+          with the URL&apos;s operations, cached for 60 seconds and marked with{" "}
+          <code className="font-mono">X-OptStuff-Fallback</code>. The error still reaches the request log.
         </p>
         <ImageFacts image={fallback} kind="fallback" />
         {canWrite ? <ImageActions scope={scope} kind="fallback" present={fallback !== null} /> : null}
       </Card>
-      {canWrite ? null : <p className="text-sm text-neutral-600">Only admins and owners can change the project&apos;s images.</p>}
+      {canWrite ? null : (
+        <p className="text-sm text-neutral-600">Only admins and owners can change the project&apos;s images.</p>
+      )}
     </div>
   );
 }
 
 function ImageFacts({ image, kind }: { image: Images["watermark"] | Images["fallback"]; kind: Kind }) {
-  if (!image) return <p className="text-sm text-neutral-600" data-testid={`${kind}-none`}>None uploaded.</p>;
+  if (!image)
+    return (
+      <p className="text-sm text-neutral-600" data-testid={`${kind}-none`}>
+        None uploaded.
+      </p>
+    );
   return (
     <div className="mb-4 flex items-start gap-4" data-testid={`${kind}-facts`}>
       {/* A data URL of the stored bytes: no request to the image route, no key needed to preview. */}
       {/* eslint-disable-next-line @next/next/no-img-element */}
-      <img src={image.preview} alt={`The project's ${kind}`} className="max-h-32 max-w-48 rounded border border-neutral-200 bg-[repeating-conic-gradient(#e5e5e5_0_25%,#fff_0_50%)] bg-[length:16px_16px]" />
+      <img
+        src={image.preview}
+        alt={`The project's ${kind}`}
+        className="max-h-32 max-w-48 rounded border border-neutral-200 bg-[repeating-conic-gradient(#e5e5e5_0_25%,#fff_0_50%)] bg-[length:16px_16px]"
+      />
       <dl className="grid grid-cols-[auto_1fr] gap-x-3 text-sm">
         <dt className="text-neutral-500">Format</dt>
         <dd>{image.format.toUpperCase()}</dd>
@@ -119,7 +132,11 @@ function ImageActions({ scope, kind, present }: { scope: Scope; kind: Kind; pres
             </Button>
           }
           title={kind === "watermark" ? "Remove the watermark?" : "Remove the fallback image?"}
-          description={kind === "watermark" ? "URLs with wm answer 400 from then on." : "Failed sources answer their JSON error again."}
+          description={
+            kind === "watermark"
+              ? "URLs with wm answer 400 from then on."
+              : "Failed sources answer their JSON error again."
+          }
           confirmLabel="Remove"
           onConfirm={async () => {
             await remove.mutateAsync({ ...scope, kind });

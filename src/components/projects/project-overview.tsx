@@ -37,13 +37,25 @@ export function ProjectOverview({ teamSlug, projectSlug }: { teamSlug: string; p
       <Card title="Quickstart">
         <ol className="list-decimal space-y-3 pl-5 text-sm">
           <li>
-            Allow the hosts your images come from in <Link className="underline" href={`${base}/settings`}>Settings</Link>.
+            Allow the hosts your images come from in{" "}
+            <Link className="underline" href={`${base}/settings`}>
+              Settings
+            </Link>
+            .
           </li>
           <li>
-            Create a key in <Link className="underline" href={`${base}/keys`}>API keys</Link> and put its <code>.env</code> block in your app’s server environment.
+            Create a key in{" "}
+            <Link className="underline" href={`${base}/keys`}>
+              API keys
+            </Link>{" "}
+            and put its <code>.env</code> block in your app’s server environment.
           </li>
           <li>
-            Sign URLs on your server (snippets and a URL tester in <Link className="underline" href={`${base}/developer`}>Developer</Link>) and use them as image sources.
+            Sign URLs on your server (snippets and a URL tester in{" "}
+            <Link className="underline" href={`${base}/developer`}>
+              Developer
+            </Link>
+            ) and use them as image sources.
           </li>
         </ol>
       </Card>

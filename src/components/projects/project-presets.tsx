@@ -25,8 +25,8 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
     <div className="space-y-6">
       <Card title="Presets">
         <p className="mb-4 text-sm text-neutral-600">
-          Use a preset in a URL as <code className="font-mono">pr_name</code>; other operations in the URL override its values. Editing a preset changes what
-          its URLs make (new ETags); nothing else is affected.
+          Use a preset in a URL as <code className="font-mono">pr_name</code>; other operations in the URL override its
+          values. Editing a preset changes what its URLs make (new ETags); nothing else is affected.
         </p>
         {presets.length === 0 ? (
           <p className="text-sm text-neutral-600">No presets yet.</p>
@@ -38,9 +38,21 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
             rowKey={(p) => p.name}
             columns={[
               { header: "In URLs", cell: (p) => <code className="font-mono text-xs">pr_{p.name}</code> },
-              { header: "Operations", cell: (p) => <code className="font-mono text-xs break-all">{p.operations}</code> },
+              {
+                header: "Operations",
+                cell: (p) => <code className="font-mono text-xs break-all">{p.operations}</code>,
+              },
               { header: "Changed (UTC)", cell: (p) => utcStamp(p.updatedAt, "minute") },
-              ...(canWrite ? [{ header: "", cell: (p: (typeof presets)[number]) => <DeletePreset scope={{ teamSlug, projectSlug }} name={p.name} /> }] : []),
+              ...(canWrite
+                ? [
+                    {
+                      header: "",
+                      cell: (p: (typeof presets)[number]) => (
+                        <DeletePreset scope={{ teamSlug, projectSlug }} name={p.name} />
+                      ),
+                    },
+                  ]
+                : []),
             ]}
           />
         )}
@@ -72,7 +84,13 @@ function SavePreset({ scope }: { scope: Scope }) {
   return (
     <Card title="Add or change a preset">
       <form onSubmit={submit} className="space-y-4" noValidate>
-        <Field label="Name" value={name} onChange={(e) => setName(e.target.value)} placeholder="hero" hint="Lower-case letters, digits and dashes; saving an existing name replaces it." />
+        <Field
+          label="Name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="hero"
+          hint="Lower-case letters, digits and dashes; saving an existing name replaces it."
+        />
         <Field
           label="Operations"
           value={operations}
@@ -118,7 +136,9 @@ function DeletePreset({ scope, name }: { scope: Scope; name: string }) {
 function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const set = useMutation(trpc.preset.setPresetsOnly.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
+  const set = useMutation(
+    trpc.preset.setPresetsOnly.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }),
+  );
   return (
     <Card title="Presets only">
       <p className="mb-4 text-sm text-neutral-600" data-testid="presets-only">
@@ -127,7 +147,12 @@ function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly: boolea
           : "Off: URLs may use any operations. Turn it on to cap what your integrators' URLs can make."}
       </p>
       <ErrorMessage error={set.error} />
-      <Button type="button" variant={presetsOnly ? "secondary" : "primary"} disabled={set.isPending} onClick={() => set.mutate({ ...scope, presetsOnly: !presetsOnly })}>
+      <Button
+        type="button"
+        variant={presetsOnly ? "secondary" : "primary"}
+        disabled={set.isPending}
+        onClick={() => set.mutate({ ...scope, presetsOnly: !presetsOnly })}
+      >
         {presetsOnly ? "Accept any operations" : "Accept presets only"}
       </Button>
     </Card>

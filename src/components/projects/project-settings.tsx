@@ -28,7 +28,15 @@ export function ProjectSettings({ teamSlug, projectSlug }: { teamSlug: string; p
   );
 }
 
-function SettingsForm({ teamSlug, projectSlug, project }: { teamSlug: string; projectSlug: string; project: { name: string; slug: string; allowedSourceHosts: string[]; allowedRefererHosts: string[] } }) {
+function SettingsForm({
+  teamSlug,
+  projectSlug,
+  project,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  project: { name: string; slug: string; allowedSourceHosts: string[]; allowedRefererHosts: string[] };
+}) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -40,7 +48,14 @@ function SettingsForm({ teamSlug, projectSlug, project }: { teamSlug: string; pr
   async function submit(event: FormEvent) {
     event.preventDefault();
     const saved = await update
-      .mutateAsync({ teamSlug, projectSlug, name, slug, allowedSourceHosts: parseHostList(sources), allowedRefererHosts: parseHostList(referers) })
+      .mutateAsync({
+        teamSlug,
+        projectSlug,
+        name,
+        slug,
+        allowedSourceHosts: parseHostList(sources),
+        allowedRefererHosts: parseHostList(referers),
+      })
       .catch(() => null);
     if (!saved) return;
     // Show the normalised form the server stored.
@@ -54,12 +69,34 @@ function SettingsForm({ teamSlug, projectSlug, project }: { teamSlug: string; pr
       <form onSubmit={submit} className="space-y-4" noValidate>
         <div className="grid gap-4 sm:grid-cols-2">
           <Field label="Project name" value={name} onChange={(e) => setName(e.target.value)} required />
-          <Field label="Project slug" value={slug} onChange={(e) => setSlug(e.target.value.toLowerCase())} required hint="Changing it changes every image URL of the project." />
+          <Field
+            label="Project slug"
+            value={slug}
+            onChange={(e) => setSlug(e.target.value.toLowerCase())}
+            required
+            hint="Changing it changes every image URL of the project."
+          />
         </div>
-        <TextAreaField label="Allowed source hosts" rows={4} value={sources} onChange={(e) => setSources(e.target.value)} hint={sourceHostsHint} />
-        <TextAreaField label="Allowed referer hosts" rows={3} value={referers} onChange={(e) => setReferers(e.target.value)} hint={refererHostsHint} />
+        <TextAreaField
+          label="Allowed source hosts"
+          rows={4}
+          value={sources}
+          onChange={(e) => setSources(e.target.value)}
+          hint={sourceHostsHint}
+        />
+        <TextAreaField
+          label="Allowed referer hosts"
+          rows={3}
+          value={referers}
+          onChange={(e) => setReferers(e.target.value)}
+          hint={refererHostsHint}
+        />
         <ErrorMessage error={update.error} />
-        {update.isSuccess ? <p role="status" className="text-sm text-green-700">Saved. Image requests use the new settings at once.</p> : null}
+        {update.isSuccess ? (
+          <p role="status" className="text-sm text-green-700">
+            Saved. Image requests use the new settings at once.
+          </p>
+        ) : null}
         <Button type="submit" disabled={update.isPending}>
           Save settings
         </Button>

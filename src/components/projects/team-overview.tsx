@@ -11,7 +11,10 @@ export function TeamOverview({ teamSlug }: { teamSlug: string }) {
   const trpc = useTRPC();
   const [search, setSearch] = useState("");
   const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
-  const projects = useQuery({ ...trpc.project.list.queryOptions({ teamSlug, search }), placeholderData: keepPreviousData });
+  const projects = useQuery({
+    ...trpc.project.list.queryOptions({ teamSlug, search }),
+    placeholderData: keepPreviousData,
+  });
   if (team.error) return <ErrorMessage error={team.error} />;
   return (
     <div className="space-y-6">
@@ -24,7 +27,13 @@ export function TeamOverview({ teamSlug }: { teamSlug: string }) {
       </div>
       <label className="block max-w-sm text-sm">
         <span className="sr-only">Search projects</span>
-        <input type="search" placeholder="Search projects" value={search} onChange={(e) => setSearch(e.target.value)} className="w-full rounded-md border border-neutral-300 px-3 py-2" />
+        <input
+          type="search"
+          placeholder="Search projects"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          className="w-full rounded-md border border-neutral-300 px-3 py-2"
+        />
       </label>
       {projects.isPending ? <Loading /> : null}
       <ErrorMessage error={projects.error} />
@@ -36,11 +45,16 @@ export function TeamOverview({ teamSlug }: { teamSlug: string }) {
       <ul className="grid gap-3 sm:grid-cols-2">
         {projects.data?.map((project) => (
           <li key={project.id}>
-            <Link href={`/t/${teamSlug}/p/${project.slug}`} className="block rounded-lg border border-neutral-200 bg-white p-4 shadow-sm hover:border-neutral-400">
+            <Link
+              href={`/t/${teamSlug}/p/${project.slug}`}
+              className="block rounded-lg border border-neutral-200 bg-white p-4 shadow-sm hover:border-neutral-400"
+            >
               <span className="font-medium">{project.name}</span>
               <span className="mt-1 block font-mono text-xs text-neutral-500">{project.slug}</span>
               <span className="mt-2 block text-xs text-neutral-600">
-                {project.allowedSourceHosts.length ? `Sources: ${project.allowedSourceHosts.join(", ")}` : "No sources allowed yet"}
+                {project.allowedSourceHosts.length
+                  ? `Sources: ${project.allowedSourceHosts.join(", ")}`
+                  : "No sources allowed yet"}
               </span>
             </Link>
           </li>

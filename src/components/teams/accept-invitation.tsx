@@ -16,18 +16,26 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
   if (preview.error) return <ErrorMessage error={preview.error} />;
   const invitation = preview.data;
   const here = `/invite/${token}`;
-  if (invitation.status !== "pending") return <p role="alert">This invitation is {invitation.status}. Ask a team admin for a new link.</p>;
+  if (invitation.status !== "pending")
+    return <p role="alert">This invitation is {invitation.status}. Ask a team admin for a new link.</p>;
   return (
     <div className="space-y-4">
       <p>
-        You are invited to join <strong>{invitation.teamName}</strong> as <strong>{invitation.role}</strong>. The invitation is for {invitation.email}.
+        You are invited to join <strong>{invitation.teamName}</strong> as <strong>{invitation.role}</strong>. The
+        invitation is for {invitation.email}.
       </p>
       {signedInAs === null ? (
         <div className="flex flex-wrap gap-3">
-          <Link className="rounded-md bg-neutral-900 px-4 py-2 text-sm text-white" href={`/sign-up?next=${encodeURIComponent(here)}`}>
+          <Link
+            className="rounded-md bg-neutral-900 px-4 py-2 text-sm text-white"
+            href={`/sign-up?next=${encodeURIComponent(here)}`}
+          >
             Create an account
           </Link>
-          <Link className="rounded-md border border-neutral-300 px-4 py-2 text-sm" href={`/sign-in?next=${encodeURIComponent(here)}`}>
+          <Link
+            className="rounded-md border border-neutral-300 px-4 py-2 text-sm"
+            href={`/sign-in?next=${encodeURIComponent(here)}`}
+          >
             Sign in
           </Link>
         </div>

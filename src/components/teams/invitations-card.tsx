@@ -31,7 +31,11 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
         </div>
         <label className="mb-5 text-sm">
           <span className="block font-medium">Role</span>
-          <select className="mt-1 rounded-md border border-neutral-300 bg-white px-2 py-2" value={role} onChange={(e) => setRole(e.target.value as typeof role)}>
+          <select
+            className="mt-1 rounded-md border border-neutral-300 bg-white px-2 py-2"
+            value={role}
+            onChange={(e) => setRole(e.target.value as typeof role)}
+          >
             <option value="member">member</option>
             <option value="admin">admin</option>
             {canInviteOwners ? <option value="owner">owner</option> : null}
@@ -44,7 +48,11 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
       <ErrorMessage error={invite.error ?? revoke.error} />
       {invite.data ? (
         <div className="mt-2 space-y-1 rounded-md bg-green-50 p-3 text-sm" role="status">
-          <p>{invite.data.emailed ? "Invitation emailed. You can also share the link:" : "Share this link with the person you invited (valid for 7 days):"}</p>
+          <p>
+            {invite.data.emailed
+              ? "Invitation emailed. You can also share the link:"
+              : "Share this link with the person you invited (valid for 7 days):"}
+          </p>
           <CopyField label="Invitation link" value={invite.data.link} />
         </div>
       ) : null}
@@ -56,7 +64,11 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
             <span className="min-w-0 flex-1 truncate">{invitation.email}</span>
             <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs">{invitation.role}</span>
             <span className="text-xs text-neutral-500">expires {invitation.expiresAt.toLocaleDateString()}</span>
-            <Button variant="ghost" className="min-h-8 px-2 text-red-700" onClick={() => revoke.mutate({ teamSlug, invitationId: invitation.id })}>
+            <Button
+              variant="ghost"
+              className="min-h-8 px-2 text-red-700"
+              onClick={() => revoke.mutate({ teamSlug, invitationId: invitation.id })}
+            >
               Revoke
             </Button>
           </li>

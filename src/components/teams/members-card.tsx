@@ -8,7 +8,17 @@ import { useTRPC } from "@/lib/trpc/client";
 
 type Role = "owner" | "admin" | "member";
 
-export function MembersCard({ teamSlug, myRole, canManage, myUserId }: { teamSlug: string; myRole: Role; canManage: boolean; myUserId: string | undefined }) {
+export function MembersCard({
+  teamSlug,
+  myRole,
+  canManage,
+  myUserId,
+}: {
+  teamSlug: string;
+  myRole: Role;
+  canManage: boolean;
+  myUserId: string | undefined;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const members = useQuery(trpc.team.members.queryOptions({ teamSlug }));
@@ -38,7 +48,9 @@ export function MembersCard({ teamSlug, myRole, canManage, myUserId }: { teamSlu
                     className="rounded-md border border-neutral-300 bg-white px-2 py-1.5"
                     value={member.role}
                     disabled={changeRole.isPending}
-                    onChange={(e) => changeRole.mutate({ teamSlug, userId: member.userId, role: e.target.value as Role })}
+                    onChange={(e) =>
+                      changeRole.mutate({ teamSlug, userId: member.userId, role: e.target.value as Role })
+                    }
                   >
                     {roleChoices.map((role) => (
                       <option key={role} value={role}>
@@ -52,7 +64,11 @@ export function MembersCard({ teamSlug, myRole, canManage, myUserId }: { teamSlu
               )}
               {editable ? (
                 <ConfirmDialog
-                  trigger={<Button variant="ghost" className="min-h-8 px-2 text-red-700">Remove</Button>}
+                  trigger={
+                    <Button variant="ghost" className="min-h-8 px-2 text-red-700">
+                      Remove
+                    </Button>
+                  }
                   title={`Remove ${member.name}?`}
                   description="They lose access to this team's projects and keys at once."
                   confirmLabel="Remove"

@@ -11,13 +11,25 @@ import { slugify } from "@/lib/slugify";
 import { TeamSlugField } from "./slug-input";
 
 /** Names the personal team (onboarding) or a new team; the slug follows the name until edited. */
-export function TeamForm({ mode, next, initialName = "" }: { mode: "onboarding" | "create"; next?: string; initialName?: string }) {
+export function TeamForm({
+  mode,
+  next,
+  initialName = "",
+}: {
+  mode: "onboarding" | "create";
+  next?: string;
+  initialName?: string;
+}) {
   const trpc = useTRPC();
   const router = useRouter();
   const [name, setName] = useState(initialName);
   const [slug, setSlug] = useState(slugify(initialName));
   const [slugEdited, setSlugEdited] = useState(false);
-  const mutation = useMutation(mode === "onboarding" ? trpc.account.completeOnboarding.mutationOptions() : trpc.account.createTeam.mutationOptions());
+  const mutation = useMutation(
+    mode === "onboarding"
+      ? trpc.account.completeOnboarding.mutationOptions()
+      : trpc.account.createTeam.mutationOptions(),
+  );
 
   async function submit(event: FormEvent) {
     event.preventDefault();

@@ -6,7 +6,15 @@ import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 
 /** A team slug field that says, while typing, whether the slug is free (debounced server check). */
-export function TeamSlugField({ value, onChange, current }: { value: string; onChange(value: string): void; current?: string }) {
+export function TeamSlugField({
+  value,
+  onChange,
+  current,
+}: {
+  value: string;
+  onChange(value: string): void;
+  current?: string;
+}) {
   const trpc = useTRPC();
   const [debounced, setDebounced] = useState(value);
   useEffect(() => {
@@ -14,8 +22,18 @@ export function TeamSlugField({ value, onChange, current }: { value: string; onC
     return () => clearTimeout(timer);
   }, [value]);
   const unchanged = debounced === current;
-  const check = useQuery({ ...trpc.account.slugAvailable.queryOptions({ slug: debounced }), enabled: debounced.length > 0 && !unchanged });
-  const status = unchanged || !debounced ? null : check.isFetching || debounced !== value ? "Checking…" : check.data?.available ? "Available" : null;
+  const check = useQuery({
+    ...trpc.account.slugAvailable.queryOptions({ slug: debounced }),
+    enabled: debounced.length > 0 && !unchanged,
+  });
+  const status =
+    unchanged || !debounced
+      ? null
+      : check.isFetching || debounced !== value
+        ? "Checking…"
+        : check.data?.available
+          ? "Available"
+          : null;
   return (
     <Field
       label="Team slug"
@@ -24,7 +42,11 @@ export function TeamSlugField({ value, onChange, current }: { value: string; onC
       onChange={(e) => onChange(e.target.value.toLowerCase())}
       autoComplete="off"
       required
-      hint={<span aria-live="polite">{status ?? "Used in dashboard addresses: lowercase letters, digits and hyphens."}</span>}
+      hint={
+        <span aria-live="polite">
+          {status ?? "Used in dashboard addresses: lowercase letters, digits and hyphens."}
+        </span>
+      }
       error={!unchanged && debounced === value && check.data && !check.data.available ? check.data.reason : null}
     />
   );

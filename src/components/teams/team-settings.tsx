@@ -50,7 +50,11 @@ function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: 
         <Field label="Team name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} />
         <TeamSlugField value={slug} onChange={setSlug} current={teamSlug} />
         <ErrorMessage error={update.error} />
-        {update.isSuccess ? <p role="status" className="text-sm text-green-700">Saved.</p> : null}
+        {update.isSuccess ? (
+          <p role="status" className="text-sm text-green-700">
+            Saved.
+          </p>
+        ) : null}
         <Button type="submit" disabled={update.isPending}>
           Save
         </Button>
@@ -70,29 +74,29 @@ function TeamDangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: 
   };
   return (
     <DangerZone>
+      <ConfirmDialog
+        trigger={<Button variant="secondary">Leave team</Button>}
+        title="Leave this team?"
+        description="You lose access to its projects. The last owner cannot leave: make someone else owner first."
+        confirmLabel="Leave"
+        onConfirm={async () => {
+          await leave.mutateAsync({ teamSlug });
+          gone();
+        }}
+      />
+      {canDelete ? (
         <ConfirmDialog
-          trigger={<Button variant="secondary">Leave team</Button>}
-          title="Leave this team?"
-          description="You lose access to its projects. The last owner cannot leave: make someone else owner first."
-          confirmLabel="Leave"
-          onConfirm={async () => {
-            await leave.mutateAsync({ teamSlug });
+          trigger={<Button variant="danger">Delete team</Button>}
+          title="Delete this team?"
+          description="Every project and API key of the team is deleted and its image URLs stop working at once. This cannot be undone."
+          confirmLabel="Delete team"
+          typeToConfirm={teamSlug}
+          onConfirm={async (typed) => {
+            await remove.mutateAsync({ teamSlug, confirmSlug: typed });
             gone();
           }}
         />
-        {canDelete ? (
-          <ConfirmDialog
-            trigger={<Button variant="danger">Delete team</Button>}
-            title="Delete this team?"
-            description="Every project and API key of the team is deleted and its image URLs stop working at once. This cannot be undone."
-            confirmLabel="Delete team"
-            typeToConfirm={teamSlug}
-            onConfirm={async (typed) => {
-              await remove.mutateAsync({ teamSlug, confirmSlug: typed });
-              gone();
-            }}
-          />
-        ) : null}
+      ) : null}
     </DangerZone>
   );
 }

@@ -41,7 +41,14 @@ export function ConfirmDialog({
     }
   }
   return (
-    <AlertDialog.Root open={open} onOpenChange={(next) => { setOpen(next); setTyped(""); setError(null); }}>
+    <AlertDialog.Root
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        setTyped("");
+        setError(null);
+      }}
+    >
       <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
@@ -51,7 +58,12 @@ export function ConfirmDialog({
           {typeToConfirm ? (
             <label className="mt-4 block text-sm">
               Type <code className="rounded bg-neutral-100 px-1">{typeToConfirm}</code> to confirm
-              <input className="mt-1 w-full rounded-md border border-neutral-300 px-3 py-2" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
+              <input
+                className="mt-1 w-full rounded-md border border-neutral-300 px-3 py-2"
+                value={typed}
+                onChange={(e) => setTyped(e.target.value)}
+                autoComplete="off"
+              />
             </label>
           ) : null}
           <div className="mt-4">
@@ -61,7 +73,11 @@ export function ConfirmDialog({
             <AlertDialog.Cancel asChild>
               <Button variant="secondary">Cancel</Button>
             </AlertDialog.Cancel>
-            <Button variant="danger" disabled={busy || (typeToConfirm !== undefined && typed !== typeToConfirm)} onClick={confirm}>
+            <Button
+              variant="danger"
+              disabled={busy || (typeToConfirm !== undefined && typed !== typeToConfirm)}
+              onClick={confirm}
+            >
               {confirmLabel}
             </Button>
           </div>

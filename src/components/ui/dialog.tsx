@@ -27,7 +27,11 @@ export function Dialog({
         <RadixDialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
         <RadixDialog.Content className="fixed top-1/2 left-1/2 z-50 max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl">
           <RadixDialog.Title className="text-lg font-semibold">{title}</RadixDialog.Title>
-          {description ? <RadixDialog.Description className="mt-1 text-sm text-neutral-600">{description}</RadixDialog.Description> : <RadixDialog.Description className="sr-only">{title}</RadixDialog.Description>}
+          {description ? (
+            <RadixDialog.Description className="mt-1 text-sm text-neutral-600">{description}</RadixDialog.Description>
+          ) : (
+            <RadixDialog.Description className="sr-only">{title}</RadixDialog.Description>
+          )}
           <div className="mt-4">{children}</div>
         </RadixDialog.Content>
       </RadixDialog.Portal>
@@ -36,7 +40,17 @@ export function Dialog({
 }
 
 /** Cancel and the dialog's action; the action submits the dialog's form unless onSubmit is given. */
-export function DialogActions({ onCancel, submitLabel, disabled, onSubmit }: { onCancel(): void; submitLabel: string; disabled?: boolean; onSubmit?: () => void }) {
+export function DialogActions({
+  onCancel,
+  submitLabel,
+  disabled,
+  onSubmit,
+}: {
+  onCancel(): void;
+  submitLabel: string;
+  disabled?: boolean;
+  onSubmit?: () => void;
+}) {
   return (
     <div className="flex justify-end gap-2">
       <Button variant="secondary" onClick={onCancel}>

@@ -1,6 +1,7 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type TextareaHTMLAttributes } from "react";
 
-const control = "w-full rounded-md border border-neutral-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-neutral-400 aria-[invalid=true]:border-red-500";
+const control =
+  "w-full rounded-md border border-neutral-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-neutral-400 aria-[invalid=true]:border-red-500";
 
 interface FieldProps {
   label: string;
@@ -10,11 +11,30 @@ interface FieldProps {
 
 /** A labelled input whose hint and error are announced with it (aria-describedby). */
 export function Field({ label, hint, error, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
-  return <FieldFrame label={label} hint={hint} error={error} render={(a11y) => <input className={control} {...a11y} {...input} />} />;
+  return (
+    <FieldFrame
+      label={label}
+      hint={hint}
+      error={error}
+      render={(a11y) => <input className={control} {...a11y} {...input} />}
+    />
+  );
 }
 
-export function TextAreaField({ label, hint, error, ...input }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  return <FieldFrame label={label} hint={hint} error={error} render={(a11y) => <textarea className={`${control} font-mono`} {...a11y} {...input} />} />;
+export function TextAreaField({
+  label,
+  hint,
+  error,
+  ...input
+}: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return (
+    <FieldFrame
+      label={label}
+      hint={hint}
+      error={error}
+      render={(a11y) => <textarea className={`${control} font-mono`} {...a11y} {...input} />}
+    />
+  );
 }
 
 interface ControlA11y {

@@ -18,20 +18,48 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
   const total = series.reduce((sum, p) => sum + p.requests, 0);
   return (
     <figure>
-      <div role="img" aria-label={`${title}: ${formatCount(total)} requests over ${series.length} days`} className="h-64 w-full">
+      <div
+        role="img"
+        aria-label={`${title}: ${formatCount(total)} requests over ${series.length} days`}
+        className="h-64 w-full"
+      >
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={series as DailyPoint[]} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="#e5e5e5" vertical={false} />
             <XAxis dataKey="date" tickFormatter={(d: string) => d.slice(5)} tick={{ fontSize: 11 }} minTickGap={16} />
-            <YAxis yAxisId="requests" tickFormatter={formatCompact} tick={{ fontSize: 11 }} width={44} allowDecimals={false} />
+            <YAxis
+              yAxisId="requests"
+              tickFormatter={formatCompact}
+              tick={{ fontSize: 11 }}
+              width={44}
+              allowDecimals={false}
+            />
             <YAxis yAxisId="bytes" orientation="right" tickFormatter={formatBytes} tick={{ fontSize: 11 }} width={64} />
             <Tooltip
-              formatter={(value, name) => (name === "Bytes sent" ? formatBytes(Number(value)) : formatCount(Number(value)))}
+              formatter={(value, name) =>
+                name === "Bytes sent" ? formatBytes(Number(value)) : formatCount(Number(value))
+              }
               labelFormatter={(label) => `${String(label)} (UTC)`}
             />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Bar yAxisId="requests" dataKey="requests" name="Requests" fill="#404040" maxBarSize={28} isAnimationActive={false} />
-            <Line yAxisId="bytes" dataKey="bytes" name="Bytes sent" stroke="#0369a1" strokeDasharray="6 3" strokeWidth={2} dot={{ r: 3 }} isAnimationActive={false} />
+            <Bar
+              yAxisId="requests"
+              dataKey="requests"
+              name="Requests"
+              fill="#404040"
+              maxBarSize={28}
+              isAnimationActive={false}
+            />
+            <Line
+              yAxisId="bytes"
+              dataKey="bytes"
+              name="Bytes sent"
+              stroke="#0369a1"
+              strokeDasharray="6 3"
+              strokeWidth={2}
+              dot={{ r: 3 }}
+              isAnimationActive={false}
+            />
           </ComposedChart>
         </ResponsiveContainer>
       </div>

@@ -14,13 +14,15 @@ export interface MeteringView {
  * log lists traffic the totals do not count yet. Says up to when they count and how long newer requests take.
  */
 export function Freshness({ metering }: { metering: MeteringView }) {
-  const wait = metering.appearsWithinSeconds === null ? "at the next usage flush" : `within ${metering.appearsWithinSeconds} s`;
+  const wait =
+    metering.appearsWithinSeconds === null ? "at the next usage flush" : `within ${metering.appearsWithinSeconds} s`;
   return (
     <p className="text-xs text-neutral-600" data-testid="freshness">
       All dates and times in UTC.{" "}
       {metering.meteredUpTo ? (
         <>
-          Metered up to <strong className="font-medium">{utcStamp(metering.meteredUpTo, "minute")}</strong>; newer requests appear {wait}.
+          Metered up to <strong className="font-medium">{utcStamp(metering.meteredUpTo, "minute")}</strong>; newer
+          requests appear {wait}.
         </>
       ) : (
         <>Nothing metered yet (no flush has run); requests appear {wait}.</>

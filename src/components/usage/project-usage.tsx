@@ -13,7 +13,15 @@ import type { RequestLogStatus } from "@/server/errors";
 import { Stat } from "./stat";
 import { UsageSummary } from "./usage-summary";
 
-export function ProjectUsage({ teamSlug, projectSlug, statuses }: { teamSlug: string; projectSlug: string; statuses: readonly RequestLogStatus[] }) {
+export function ProjectUsage({
+  teamSlug,
+  projectSlug,
+  statuses,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  statuses: readonly RequestLogStatus[];
+}) {
   const trpc = useTRPC();
   const [range, setRange] = useState<RangeInput>({ preset: "30d" });
   const usage = useQuery(trpc.usage.project.queryOptions({ teamSlug, projectSlug, range }));
@@ -29,8 +37,16 @@ export function ProjectUsage({ teamSlug, projectSlug, statuses }: { teamSlug: st
         moreStats={
           data ? (
             <>
-              <Stat label="Success rate" value={formatPercent(data.log.successRate)} detail="From the request log (failures capped per minute)" />
-              <Stat label="Processing" value={formatMs(data.log.processing.averageMs)} detail={`p95 ${formatMs(data.log.processing.p95Ms)}`} />
+              <Stat
+                label="Success rate"
+                value={formatPercent(data.log.successRate)}
+                detail="From the request log (failures capped per minute)"
+              />
+              <Stat
+                label="Processing"
+                value={formatMs(data.log.processing.averageMs)}
+                detail={`p95 ${formatMs(data.log.processing.p95Ms)}`}
+              />
             </>
           ) : null
         }
@@ -54,8 +70,9 @@ export function ProjectUsage({ teamSlug, projectSlug, statuses }: { teamSlug: st
               {formatBytes(data.log.bandwidth.savedBytes)}
             </p>
             <p className="mt-1 text-sm text-neutral-600">
-              Originals {formatBytes(data.log.bandwidth.originalBytes)} → served {formatBytes(data.log.bandwidth.outputBytes)}, measured on{" "}
-              {formatPercent(data.log.bandwidth.coverage, 0)} of logged successes (those that fetched their original; cache hits never see it).
+              Originals {formatBytes(data.log.bandwidth.originalBytes)} → served{" "}
+              {formatBytes(data.log.bandwidth.outputBytes)}, measured on {formatPercent(data.log.bandwidth.coverage, 0)}{" "}
+              of logged successes (those that fetched their original; cache hits never see it).
             </p>
           </Card>
         </div>

@@ -26,7 +26,13 @@ export function RangePicker({ value, onChange }: { value: RangeInput; onChange(r
         {presets.map((p) => {
           const current = "preset" in value && value.preset === p.preset;
           return (
-            <Button key={p.preset} variant={current ? "primary" : "secondary"} aria-pressed={current} className="min-h-9 px-3" onClick={() => onChange({ preset: p.preset })}>
+            <Button
+              key={p.preset}
+              variant={current ? "primary" : "secondary"}
+              aria-pressed={current}
+              className="min-h-9 px-3"
+              onClick={() => onChange({ preset: p.preset })}
+            >
               {p.label}
             </Button>
           );
@@ -35,11 +41,25 @@ export function RangePicker({ value, onChange }: { value: RangeInput; onChange(r
       <form onSubmit={applyCustom} className="flex flex-wrap items-end gap-2 text-sm">
         <label className="flex flex-col gap-1">
           <span className="text-xs text-neutral-600">From (UTC)</span>
-          <input type="date" required max={today} value={from} onChange={(e) => setFrom(e.target.value)} className="rounded-md border border-neutral-300 px-2 py-1.5" />
+          <input
+            type="date"
+            required
+            max={today}
+            value={from}
+            onChange={(e) => setFrom(e.target.value)}
+            className="rounded-md border border-neutral-300 px-2 py-1.5"
+          />
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs text-neutral-600">To (UTC)</span>
-          <input type="date" required max={today} value={to} onChange={(e) => setTo(e.target.value)} className="rounded-md border border-neutral-300 px-2 py-1.5" />
+          <input
+            type="date"
+            required
+            max={today}
+            value={to}
+            onChange={(e) => setTo(e.target.value)}
+            className="rounded-md border border-neutral-300 px-2 py-1.5"
+          />
         </label>
         <Button type="submit" variant={"from" in value ? "primary" : "secondary"} className="min-h-9 px-3">
           Apply

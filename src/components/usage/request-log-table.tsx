@@ -17,7 +17,17 @@ const PAGE = 25;
  * The request log, newest first, filtered by status; older pages by cursor, newer by going back. A
  * request id (from an error body or X-Request-Id) finds that one request whatever the filters.
  */
-export function RequestLogTable({ teamSlug, projectSlug, range, statuses }: { teamSlug: string; projectSlug: string; range: RangeInput; statuses: readonly RequestLogStatus[] }) {
+export function RequestLogTable({
+  teamSlug,
+  projectSlug,
+  range,
+  statuses,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  range: RangeInput;
+  statuses: readonly RequestLogStatus[];
+}) {
   const trpc = useTRPC();
   const [status, setStatus] = useState<RequestLogStatus | "">("");
   const [cursors, setCursors] = useState<number[]>([]);
@@ -25,7 +35,15 @@ export function RequestLogTable({ teamSlug, projectSlug, range, statuses }: { te
   const requestId = normaliseRequestId(idQuery);
   const before = requestId ? undefined : cursors.at(-1);
   const page = useQuery({
-    ...trpc.usage.requestLog.queryOptions({ teamSlug, projectSlug, range, status: status || undefined, requestId, before, limit: PAGE }),
+    ...trpc.usage.requestLog.queryOptions({
+      teamSlug,
+      projectSlug,
+      range,
+      status: status || undefined,
+      requestId,
+      before,
+      limit: PAGE,
+    }),
     placeholderData: keepPreviousData,
   });
   const rows = page.data?.rows ?? [];
@@ -66,10 +84,15 @@ export function RequestLogTable({ teamSlug, projectSlug, range, statuses }: { te
       <ErrorMessage error={page.error} />
       {page.data && rows.length === 0 && requestId ? (
         <EmptyState title="No request with this id in this project">
-          Requests refused before their key was known (malformed URL, unknown key) are not logged, and successes may be sampled.
+          Requests refused before their key was known (malformed URL, unknown key) are not logged, and successes may be
+          sampled.
         </EmptyState>
       ) : null}
-      {page.data && rows.length === 0 && !requestId ? <EmptyState title="No requests logged in this range">Requests appear here a moment after they are served.</EmptyState> : null}
+      {page.data && rows.length === 0 && !requestId ? (
+        <EmptyState title="No requests logged in this range">
+          Requests appear here a moment after they are served.
+        </EmptyState>
+      ) : null}
       {rows.length > 0 ? (
         <DataTable
           label="Request log"
@@ -78,22 +101,50 @@ export function RequestLogTable({ teamSlug, projectSlug, range, statuses }: { te
           columns={[
             { header: "Time (UTC)", cell: (r) => utcStamp(r.createdAt) },
             { header: "Status", cell: (r) => `${r.status} (${r.httpStatus})` },
-            { header: "Source", cell: (r) => <span className="block max-w-64 truncate font-mono text-xs" title={r.sourceUrl ?? ""}>{r.sourceUrl ?? "–"}</span> },
+            {
+              header: "Source",
+              cell: (r) => (
+                <span className="block max-w-64 truncate font-mono text-xs" title={r.sourceUrl ?? ""}>
+                  {r.sourceUrl ?? "–"}
+                </span>
+              ),
+            },
             { header: "Operations", cell: (r) => <span className="font-mono text-xs">{r.operations ?? "–"}</span> },
             { header: "Key", cell: (r) => r.keyName ?? "–" },
-            { header: "Output", numeric: true, cell: (r) => (r.outputBytes === null ? "–" : `${formatBytes(r.outputBytes)} ${r.outputFormat ?? ""}`) },
+            {
+              header: "Output",
+              numeric: true,
+              cell: (r) => (r.outputBytes === null ? "–" : `${formatBytes(r.outputBytes)} ${r.outputFormat ?? ""}`),
+            },
             { header: "Time", numeric: true, cell: (r) => formatMs(r.processingMs) },
             { header: "Cache", cell: (r) => r.cache ?? "–" },
             // Truncated on screen; selecting it copies the whole id.
-            { header: "Request id", cell: (r) => <span className="block max-w-24 truncate font-mono text-xs" title={r.requestId}>{r.requestId}</span> },
+            {
+              header: "Request id",
+              cell: (r) => (
+                <span className="block max-w-24 truncate font-mono text-xs" title={r.requestId}>
+                  {r.requestId}
+                </span>
+              ),
+            },
           ]}
         />
       ) : null}
       <div className="flex gap-2">
-        <Button variant="secondary" className="min-h-9 px-3" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+        <Button
+          variant="secondary"
+          className="min-h-9 px-3"
+          disabled={cursors.length === 0}
+          onClick={() => setCursors((c) => c.slice(0, -1))}
+        >
           Newer
         </Button>
-        <Button variant="secondary" className="min-h-9 px-3" disabled={!page.data?.nextBefore} onClick={() => setCursors((c) => [...c, page.data!.nextBefore!])}>
+        <Button
+          variant="secondary"
+          className="min-h-9 px-3"
+          disabled={!page.data?.nextBefore}
+          onClick={() => setCursors((c) => [...c, page.data!.nextBefore!])}
+        >
           Older
         </Button>
       </div>

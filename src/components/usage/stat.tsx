@@ -1,12 +1,25 @@
 import { describeTrend } from "@/lib/format";
 
 /** One figure with its label, and its change against the previous period when there is one. */
-export function Stat({ label, value, detail, trend }: { label: string; value: string; detail?: string; trend?: { current: number; previous: number; period: string } }) {
+export function Stat({
+  label,
+  value,
+  detail,
+  trend,
+}: {
+  label: string;
+  value: string;
+  detail?: string;
+  trend?: { current: number; previous: number; period: string };
+}) {
   const change = trend ? describeTrend(trend.current, trend.previous) : null;
   return (
     <div className="rounded-lg border border-neutral-200 bg-white p-4" data-testid="stat">
       <p className="text-xs font-medium tracking-wide text-neutral-600 uppercase">{label}</p>
-      <p className="mt-1 text-2xl font-semibold tabular-nums" data-testid={`stat-${label.toLowerCase().replace(/\W+/g, "-")}`}>
+      <p
+        className="mt-1 text-2xl font-semibold tabular-nums"
+        data-testid={`stat-${label.toLowerCase().replace(/\W+/g, "-")}`}
+      >
         {value}
       </p>
       {change ? (

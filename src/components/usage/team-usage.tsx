@@ -17,7 +17,13 @@ export function TeamUsage({ teamSlug }: { teamSlug: string }) {
   const data = usage.data;
   return (
     <div className="space-y-6">
-      <UsageSummary title="Team usage" chartTitle="Team requests and bytes per day" range={range} onRangeChange={setRange} usage={usage} />
+      <UsageSummary
+        title="Team usage"
+        chartTitle="Team requests and bytes per day"
+        range={range}
+        onRangeChange={setRange}
+        usage={usage}
+      />
       {data ? (
         <Card title="By project">
           <DataTable
@@ -25,9 +31,20 @@ export function TeamUsage({ teamSlug }: { teamSlug: string }) {
             rows={data.byProject}
             rowKey={(p) => p.projectId}
             columns={[
-              { header: "Project", cell: (p) => <Link className="underline" href={`/t/${teamSlug}/p/${p.slug}/usage`}>{p.name}</Link> },
+              {
+                header: "Project",
+                cell: (p) => (
+                  <Link className="underline" href={`/t/${teamSlug}/p/${p.slug}/usage`}>
+                    {p.name}
+                  </Link>
+                ),
+              },
               { header: "Requests", numeric: true, cell: (p) => formatCount(p.requests) },
-              { header: "Share", numeric: true, cell: (p) => formatPercent(data.totals.requests > 0 ? p.requests / data.totals.requests : null, 0) },
+              {
+                header: "Share",
+                numeric: true,
+                cell: (p) => formatPercent(data.totals.requests > 0 ? p.requests / data.totals.requests : null, 0),
+              },
               { header: "Bytes", numeric: true, cell: (p) => formatBytes(p.bytes) },
             ]}
           />

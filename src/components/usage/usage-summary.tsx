@@ -47,8 +47,16 @@ export function UsageSummary(props: {
             {data.range.from} to {data.range.to}
           </p>
           <div className={`grid grid-cols-2 gap-3 ${props.moreStats ? "lg:grid-cols-4" : ""}`}>
-            <Stat label="Requests" value={formatCount(data.totals.requests)} trend={{ current: data.totals.requests, previous: data.previous.requests, period }} />
-            <Stat label="Bytes sent" value={formatBytes(data.totals.bytes)} trend={{ current: data.totals.bytes, previous: data.previous.bytes, period }} />
+            <Stat
+              label="Requests"
+              value={formatCount(data.totals.requests)}
+              trend={{ current: data.totals.requests, previous: data.previous.requests, period }}
+            />
+            <Stat
+              label="Bytes sent"
+              value={formatBytes(data.totals.bytes)}
+              trend={{ current: data.totals.bytes, previous: data.previous.bytes, period }}
+            />
             {props.moreStats}
           </div>
           <DailyChart series={data.series} title={props.chartTitle} />

@@ -15,7 +15,8 @@ function makeQueryClient() {
       queries: {
         staleTime: 10_000,
         // A refusal (not found, forbidden, invalid) will not change by asking again.
-        retry: (count, error) => count < 2 && !/^(4\d\d)$/.test(String((error as { data?: { httpStatus?: number } }).data?.httpStatus)),
+        retry: (count, error) =>
+          count < 2 && !/^(4\d\d)$/.test(String((error as { data?: { httpStatus?: number } }).data?.httpStatus)),
       },
     },
   });

@@ -25,7 +25,8 @@ const toDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function parseDay(text: string, name: string): number {
   const ms = Date.parse(`${text}T00:00:00Z`);
-  if (Number.isNaN(ms) || toDate(ms) !== text) throw new AppError("INVALID_INPUT", { message: `${name} is not a valid date` });
+  if (Number.isNaN(ms) || toDate(ms) !== text)
+    throw new AppError("INVALID_INPUT", { message: `${name} is not a valid date` });
   return ms;
 }
 
@@ -43,7 +44,8 @@ export function resolveDateRange(input: DateRangeInput, now: Date): DateRange {
     if (to > today) throw new AppError("INVALID_INPUT", { message: "The end date must not be in the future" });
   }
   const days = Math.round((to - from) / DAY_MS) + 1;
-  if (days > MAX_RANGE_DAYS) throw new AppError("INVALID_INPUT", { message: `A range covers at most ${MAX_RANGE_DAYS} days` });
+  if (days > MAX_RANGE_DAYS)
+    throw new AppError("INVALID_INPUT", { message: `A range covers at most ${MAX_RANGE_DAYS} days` });
   return {
     from: toDate(from),
     to: toDate(to),
@@ -60,5 +62,8 @@ export function datesOf(range: Pick<DateRange, "from" | "days">): string[] {
 
 /** Timestamps bounding the range's days in UTC: [start, end). */
 export function rangeInstants(range: Pick<DateRange, "from" | "to">): { start: Date; end: Date } {
-  return { start: new Date(parseDay(range.from, "The start date")), end: new Date(parseDay(range.to, "The end date") + DAY_MS) };
+  return {
+    start: new Date(parseDay(range.from, "The start date")),
+    end: new Date(parseDay(range.to, "The end date") + DAY_MS),
+  };
 }

@@ -27,7 +27,9 @@ export async function requestLogStats(db: Database, projectId: string, range: Da
         logged: weighted(sql`true`),
         successes: weighted(success),
         averageMs: sql<number | null>`(avg(${requestLog.processingMs}) filter (where ${success}))::float8`,
-        p95Ms: sql<number | null>`(percentile_cont(0.95) within group (order by ${requestLog.processingMs}) filter (where ${success}))::float8`,
+        p95Ms: sql<
+          number | null
+        >`(percentile_cont(0.95) within group (order by ${requestLog.processingMs}) filter (where ${success}))::float8`,
         measuredRequests: weighted(measured),
         originalBytes: sql<number>`coalesce(sum(${requestLog.sourceBytes} * ${requestLog.weight}) filter (where ${measured}), 0)::float8`,
         outputBytes: sql<number>`coalesce(sum(${requestLog.outputBytes} * ${requestLog.weight}) filter (where ${measured}), 0)::float8`,
@@ -64,7 +66,9 @@ export async function requestLogStats(db: Database, projectId: string, range: Da
     statuses: statuses.sort((a, b) => b.requests - a.requests),
     topSources,
     /** Which tier answered the logged successes (cache column: hit = in memory, store, shared, miss = transformed, revalidated = 304). */
-    tiers: tiers.filter((t): t is { tier: string; requests: number } => t.tier !== null).sort((a, b) => b.requests - a.requests),
+    tiers: tiers
+      .filter((t): t is { tier: string; requests: number } => t.tier !== null)
+      .sort((a, b) => b.requests - a.requests),
     bandwidth: {
       originalBytes: s.originalBytes,
       outputBytes: s.outputBytes,
@@ -109,7 +113,11 @@ export async function requestLogPage(db: Database, projectId: string, range: Dat
     .where(
       input.requestId
         ? and(eq(requestLog.projectId, projectId), eq(requestLog.requestId, input.requestId))
-        : and(inRange(projectId, range), input.status ? eq(requestLog.status, input.status) : undefined, input.before ? lt(requestLog.id, input.before) : undefined),
+        : and(
+            inRange(projectId, range),
+            input.status ? eq(requestLog.status, input.status) : undefined,
+            input.before ? lt(requestLog.id, input.before) : undefined,
+          ),
     )
     .orderBy(desc(requestLog.id))
     .limit(input.limit + 1);

@@ -23,13 +23,21 @@ function inDates(from: string, to: string) {
 /** Per-day totals with every day of the range present (zero when nothing was served). */
 function fillSeries(range: DateRange, rows: readonly DailyPoint[]): DailyPoint[] {
   const byDate = new Map(rows.map((r) => [r.date, r]));
-  return datesOf(range).map((date) => ({ date, requests: byDate.get(date)?.requests ?? 0, bytes: byDate.get(date)?.bytes ?? 0 }));
+  return datesOf(range).map((date) => ({
+    date,
+    requests: byDate.get(date)?.requests ?? 0,
+    bytes: byDate.get(date)?.bytes ?? 0,
+  }));
 }
 
 export async function projectUsage(db: Database, projectId: string, range: DateRange) {
   const scope = (from: string, to: string) => and(eq(usageRecord.projectId, projectId), inDates(from, to));
   const [daily, [previous], byKey] = await Promise.all([
-    db.select({ date: usageRecord.date, requests, bytes }).from(usageRecord).where(scope(range.from, range.to)).groupBy(usageRecord.date),
+    db
+      .select({ date: usageRecord.date, requests, bytes })
+      .from(usageRecord)
+      .where(scope(range.from, range.to))
+      .groupBy(usageRecord.date),
     db.select({ requests, bytes }).from(usageRecord).where(scope(range.previous.from, range.previous.to)),
     db
       .select({ apiKeyId: apiKeys.id, name: apiKeys.name, publicKey: apiKeys.publicKey, requests, bytes })
@@ -39,12 +47,21 @@ export async function projectUsage(db: Database, projectId: string, range: DateR
       .groupBy(apiKeys.id, apiKeys.name, apiKeys.publicKey),
   ]);
   const series = fillSeries(range, daily);
-  return { series, totals: sum(series), previous: previous ?? { requests: 0, bytes: 0 }, byKey: byKey.sort((a, b) => b.requests - a.requests) };
+  return {
+    series,
+    totals: sum(series),
+    previous: previous ?? { requests: 0, bytes: 0 },
+    byKey: byKey.sort((a, b) => b.requests - a.requests),
+  };
 }
 
 export async function teamUsage(db: Database, teamId: string, range: DateRange) {
   const teamRows = (from: string, to: string) =>
-    db.select({ date: usageRecord.date, requests, bytes }).from(usageRecord).innerJoin(projects, eq(projects.id, usageRecord.projectId)).where(and(eq(projects.teamId, teamId), inDates(from, to)));
+    db
+      .select({ date: usageRecord.date, requests, bytes })
+      .from(usageRecord)
+      .innerJoin(projects, eq(projects.id, usageRecord.projectId))
+      .where(and(eq(projects.teamId, teamId), inDates(from, to)));
   const [daily, previous, byProject] = await Promise.all([
     teamRows(range.from, range.to).groupBy(usageRecord.date),
     teamRows(range.previous.from, range.previous.to).groupBy(usageRecord.date),
@@ -56,9 +73,17 @@ export async function teamUsage(db: Database, teamId: string, range: DateRange) 
       .groupBy(projects.id, projects.slug, projects.name),
   ]);
   const series = fillSeries(range, daily);
-  return { series, totals: sum(series), previous: sum(previous), byProject: byProject.sort((a, b) => b.requests - a.requests || a.name.localeCompare(b.name)) };
+  return {
+    series,
+    totals: sum(series),
+    previous: sum(previous),
+    byProject: byProject.sort((a, b) => b.requests - a.requests || a.name.localeCompare(b.name)),
+  };
 }
 
 function sum(rows: readonly Totals[]): Totals {
-  return rows.reduce((acc, r) => ({ requests: acc.requests + r.requests, bytes: acc.bytes + r.bytes }), { requests: 0, bytes: 0 });
+  return rows.reduce((acc, r) => ({ requests: acc.requests + r.requests, bytes: acc.bytes + r.bytes }), {
+    requests: 0,
+    bytes: 0,
+  });
 }

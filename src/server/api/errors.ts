@@ -30,7 +30,11 @@ export function toTrpcError(error: unknown): TRPCError {
   const original = error instanceof TRPCError && error.cause ? error.cause : error;
   if (original instanceof ZodError) {
     const message = original.issues[0]?.message ?? "Invalid input";
-    return new TRPCError({ code: "BAD_REQUEST", message, cause: new AppError("INVALID_INPUT", { message, cause: original }) });
+    return new TRPCError({
+      code: "BAD_REQUEST",
+      message,
+      cause: new AppError("INVALID_INPUT", { message, cause: original }),
+    });
   }
   if (original instanceof TRPCError) return original;
   const appError = toAppError(original);

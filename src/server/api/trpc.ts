@@ -22,7 +22,11 @@ const t = initTRPC
       // A 500 that never reached mapErrors (createContext failing, say) still carries the thrown
       // message: the browser gets the catalogue's, the log gets the cause (src/server/http/trpc-route.ts).
       const message = error.code === "INTERNAL_SERVER_ERROR" ? errorCatalogue.INTERNAL.message : shape.message;
-      return { ...shape, message, data: { ...shape.data, stack: undefined, appCode: appCodeOf(error), requestId: ctx?.requestId ?? null } };
+      return {
+        ...shape,
+        message,
+        data: { ...shape.data, stack: undefined, appCode: appCodeOf(error), requestId: ctx?.requestId ?? null },
+      };
     },
   });
 

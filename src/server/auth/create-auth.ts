@@ -53,7 +53,11 @@ export function createAuth(options: AuthOptions) {
   };
   const scope = createTransactionScope(options.db);
   return betterAuth({
-    database: drizzleAdapter(scope.db, { provider: "pg", schema: { user, session, account, verification }, transaction: true }),
+    database: drizzleAdapter(scope.db, {
+      provider: "pg",
+      schema: { user, session, account, verification },
+      transaction: true,
+    }),
     secret: options.secret,
     baseURL: options.baseUrl,
     trustedOrigins: options.trustedOrigins,
@@ -61,7 +65,8 @@ export function createAuth(options: AuthOptions) {
     // Its default writes errors with console.error, driver errors (and their query parameters) included.
     logger: {
       level: "warn",
-      log: (level, message, ...args) => options.logger.log(level, `better-auth: ${message}`, args.length > 0 ? { details: args } : undefined),
+      log: (level, message, ...args) =>
+        options.logger.log(level, `better-auth: ${message}`, args.length > 0 ? { details: args } : undefined),
     },
     user: {
       // Set by the create hook below, never by a client (input: false makes better-auth refuse it).
@@ -84,7 +89,12 @@ export function createAuth(options: AuthOptions) {
         }
       },
     },
-    emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: PASSWORD_MIN_LENGTH, maxPasswordLength: PASSWORD_MAX_LENGTH },
+    emailAndPassword: {
+      enabled: true,
+      autoSignIn: true,
+      minPasswordLength: PASSWORD_MIN_LENGTH,
+      maxPasswordLength: PASSWORD_MAX_LENGTH,
+    },
     socialProviders,
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
     rateLimit: {
@@ -116,7 +126,11 @@ export function createAuth(options: AuthOptions) {
             // Admitted before the lock, possibly as "the first account" while another sign-up was
             // becoming it: the policy is asked again now that the other one has committed.
             try {
-              const candidate = { email: String(created.email ?? ""), emailVerified: created.emailVerified === true, invitationToken: invitationTokenOf(ctx?.body) };
+              const candidate = {
+                email: String(created.email ?? ""),
+                emailVerified: created.emailVerified === true,
+                invitationToken: invitationTokenOf(ctx?.body),
+              };
               await options.registration.admit(candidate, db);
             } catch (error) {
               if (isAppError(error)) return false;

@@ -8,7 +8,10 @@ import type { RateLimiter } from "@/server/coordination/types";
  */
 export function createAuthRateLimitStorage(limiter: RateLimiter) {
   return {
-    async consume(key: string, rule: { window: number; max: number }): Promise<{ allowed: boolean; retryAfter: number | null }> {
+    async consume(
+      key: string,
+      rule: { window: number; max: number },
+    ): Promise<{ allowed: boolean; retryAfter: number | null }> {
       const daily = rule.window > 3600;
       const span = daily ? 86_400 : 60;
       const max = Math.max(1, Math.ceil((rule.max * span) / Math.max(1, rule.window)));

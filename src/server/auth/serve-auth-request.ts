@@ -26,8 +26,10 @@ export async function serveAuthRequest(request: Request, deps: AuthRequestDeps):
   let attempt: SignInAttempt | null = null;
   let forwarded: Request;
   try {
-    const body = request.method === "GET" || request.method === "HEAD" ? null : await readBodyWithin(request, BODY_LIMITS.auth);
-    if (request.method === "POST" && new URL(request.url).pathname === SIGN_IN_PATH) attempt = await beginSignIn(request, body, deps.signInFailures);
+    const body =
+      request.method === "GET" || request.method === "HEAD" ? null : await readBodyWithin(request, BODY_LIMITS.auth);
+    if (request.method === "POST" && new URL(request.url).pathname === SIGN_IN_PATH)
+      attempt = await beginSignIn(request, body, deps.signInFailures);
     const headers = new Headers(request.headers);
     headers.set(CLIENT_ADDRESS_HEADER, clientAddress(request.headers, deps.trustedProxyHops));
     forwarded = new Request(request.url, { method: request.method, headers, body, signal: request.signal });
@@ -45,7 +47,11 @@ export async function serveAuthRequest(request: Request, deps: AuthRequestDeps):
  * against must be the one it checks, so this endpoint takes JSON only (what its client sends) and
  * the e-mail is read from exactly those bytes.
  */
-async function beginSignIn(request: Request, body: ArrayBuffer | null, limit: SignInFailureLimit): Promise<SignInAttempt | null> {
+async function beginSignIn(
+  request: Request,
+  body: ArrayBuffer | null,
+  limit: SignInFailureLimit,
+): Promise<SignInAttempt | null> {
   if (!isJsonContentType(request.headers.get("content-type"))) throw new AppError("UNSUPPORTED_MEDIA_TYPE");
   const email = emailOf(body);
   // Without an e-mail better-auth refuses the request before checking any password.

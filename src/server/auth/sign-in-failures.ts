@@ -8,7 +8,10 @@ import { AppError } from "@/server/errors";
  * machines guessing one password. A window, not a lockout: an attack only keeps the account closed
  * while it goes on, and the owner gets in at most one window (15 minutes) after it stops.
  */
-export const SIGN_IN_FAILURES = { window: "quarterHour", max: 10 } as const satisfies { window: LimitWindow; max: number };
+export const SIGN_IN_FAILURES = { window: "quarterHour", max: 10 } as const satisfies {
+  window: LimitWindow;
+  max: number;
+};
 
 export interface SignInAttempt {
   /** With the status better-auth answered: only a wrong password (401) keeps the token taken. */

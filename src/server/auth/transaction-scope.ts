@@ -13,7 +13,8 @@ export function createTransactionScope(db: Database): { db: Database; current():
   const recording = new Proxy(db, {
     get(target, property, receiver) {
       if (property !== "transaction") return Reflect.get(target, property, receiver);
-      const transaction: Database["transaction"] = (body, config) => target.transaction((tx) => active.run(tx as unknown as Database, () => body(tx)), config);
+      const transaction: Database["transaction"] = (body, config) =>
+        target.transaction((tx) => active.run(tx as unknown as Database, () => body(tx)), config);
       return transaction;
     },
   });

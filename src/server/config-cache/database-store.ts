@@ -47,10 +47,19 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
         .limit(1);
       if (!row) return null;
       const [purged, named, images, buckets] = await Promise.all([
-        db.select({ source: sourcePurges.source, generation: sourcePurges.generation }).from(sourcePurges).where(eq(sourcePurges.projectId, projectId)),
-        db.select({ name: presets.name, operations: presets.operations }).from(presets).where(eq(presets.projectId, projectId)),
+        db
+          .select({ source: sourcePurges.source, generation: sourcePurges.generation })
+          .from(sourcePurges)
+          .where(eq(sourcePurges.projectId, projectId)),
+        db
+          .select({ name: presets.name, operations: presets.operations })
+          .from(presets)
+          .where(eq(presets.projectId, projectId)),
         // Hashes and settings only: the bytes are read when a transform needs them.
-        db.select({ kind: projectImages.kind, sha256: projectImages.sha256, settings: projectImages.settings }).from(projectImages).where(eq(projectImages.projectId, projectId)),
+        db
+          .select({ kind: projectImages.kind, sha256: projectImages.sha256, settings: projectImages.settings })
+          .from(projectImages)
+          .where(eq(projectImages.projectId, projectId)),
         db.select().from(sourceBuckets).where(eq(sourceBuckets.projectId, projectId)),
       ]);
       const watermark = images.find((image) => image.kind === "watermark");

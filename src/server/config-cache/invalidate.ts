@@ -34,10 +34,16 @@ export function createConfigInvalidator(deps: {
     if (!deps.kv || keys.length === 0) return;
     try {
       const kv = deps.kv;
-      await withBudget("invalidation", Promise.all(keys.map((key) => kv.set(key, INVALIDATED, { ttlSeconds: TTL_SECONDS.configInvalidated }))));
+      await withBudget(
+        "invalidation",
+        Promise.all(keys.map((key) => kv.set(key, INVALIDATED, { ttlSeconds: TTL_SECONDS.configInvalidated }))),
+      );
     } catch (error) {
       deps.counters.increment("redis_failure_invalidation");
-      deps.logger.log("error", "cache invalidation failed; queued for retry", { keys: keys.length, ...describeError(error) });
+      deps.logger.log("error", "cache invalidation failed; queued for retry", {
+        keys: keys.length,
+        ...describeError(error),
+      });
       await deps.queue?.enqueue(keys).catch((queueError: unknown) => {
         deps.logger.log("error", "cache invalidation could not be queued", describeError(queueError));
       });

@@ -19,7 +19,10 @@ export function createInvalidationQueue(db: Database): InvalidationQueue {
 }
 
 /** Retries queued invalidations; a row leaves the queue once Redis confirmed the delete. */
-export async function retryInvalidations(deps: { db: Database; kv: KeyValue | null }, batchSize = 500): Promise<{ retried: number; failed: number; abandoned: number }> {
+export async function retryInvalidations(
+  deps: { db: Database; kv: KeyValue | null },
+  batchSize = 500,
+): Promise<{ retried: number; failed: number; abandoned: number }> {
   const rows = await deps.db.select().from(invalidationRetry).orderBy(asc(invalidationRetry.id)).limit(batchSize);
   const report = { retried: 0, failed: 0, abandoned: 0 };
   for (const row of rows) {
@@ -33,7 +36,10 @@ export async function retryInvalidations(deps: { db: Database; kv: KeyValue | nu
         report.abandoned++;
       } else {
         const message = error instanceof Error ? error.message : String(error);
-        await deps.db.update(invalidationRetry).set({ attempts: sql`${invalidationRetry.attempts} + 1`, lastError: message }).where(eq(invalidationRetry.id, row.id));
+        await deps.db
+          .update(invalidationRetry)
+          .set({ attempts: sql`${invalidationRetry.attempts} + 1`, lastError: message })
+          .where(eq(invalidationRetry.id, row.id));
         report.failed++;
       }
     }

@@ -11,14 +11,25 @@ export const watermarkSettingsSchema = z.object({
   gravity: z.enum(COMPASS_GRAVITIES),
   x: z.number().int().min(0).max(MAX_WATERMARK_OFFSET),
   y: z.number().int().min(0).max(MAX_WATERMARK_OFFSET),
-  scale: z.number().min(0).max(1).refine((scale) => scale === 0 || scale >= 0.05, "0 (its own size) or 0.05–1"),
+  scale: z
+    .number()
+    .min(0)
+    .max(1)
+    .refine((scale) => scale === 0 || scale >= 0.05, "0 (its own size) or 0.05–1"),
   always: z.boolean(),
 });
 
 export type WatermarkSettings = z.infer<typeof watermarkSettingsSchema>;
 
 /** A bottom-right mark a fifth of the output's width, fully opaque, on the URLs that ask for it. */
-export const DEFAULT_WATERMARK_SETTINGS: WatermarkSettings = { opacity: 1, gravity: "southeast", x: 16, y: 16, scale: 0.2, always: false };
+export const DEFAULT_WATERMARK_SETTINGS: WatermarkSettings = {
+  opacity: 1,
+  gravity: "southeast",
+  x: 16,
+  y: 16,
+  scale: 0.2,
+  always: false,
+};
 
 /** What the image route knows of the watermark: its settings and the SHA-256 of its bytes (read separately). */
 export type WatermarkConfig = WatermarkSettings & { sha256: string };

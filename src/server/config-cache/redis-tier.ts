@@ -16,7 +16,10 @@ export const INVALIDATED = "__INVALIDATED__";
 const WRITE_BACK_WITHIN_MS = (TTL_SECONDS.configInvalidated * 1000) / 2;
 
 /** ApiKeyConfig as stored in Redis: the secret still sealed, dates as ISO strings. */
-type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt"> & { expiresAt: string | null; revokedAt: string | null };
+type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt"> & {
+  expiresAt: string | null;
+  revokedAt: string | null;
+};
 
 export interface RedisTierDeps {
   kv: KeyValue;
@@ -34,7 +37,8 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
   return {
     getApiKey: (publicKey) =>
       readThrough(deps, redisKeys.apiKeyConfig(publicKey), () => inner.getApiKey(publicKey), {
-        encode: (config) => JSON.stringify({ ...config, expiresAt: iso(config.expiresAt), revokedAt: iso(config.revokedAt) }),
+        encode: (config) =>
+          JSON.stringify({ ...config, expiresAt: iso(config.expiresAt), revokedAt: iso(config.revokedAt) }),
         decode: (text) => {
           const cached = JSON.parse(text) as CachedApiKeyConfig;
           return { ...cached, expiresAt: date(cached.expiresAt), revokedAt: date(cached.revokedAt) };
@@ -45,7 +49,16 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
         encode: (config: ProjectConfig) => JSON.stringify(config),
         // Entries written before purges existed carry no generations: none were taken yet.
         // Entries written before a field existed read as its default until they expire.
-        decode: (text) => ({ cache: NO_PURGES, presets: {}, presetsOnly: false, watermark: null, fallback: null, buckets: {}, ...(JSON.parse(text) as Partial<ProjectConfig>) }) as ProjectConfig,
+        decode: (text) =>
+          ({
+            cache: NO_PURGES,
+            presets: {},
+            presetsOnly: false,
+            watermark: null,
+            fallback: null,
+            buckets: {},
+            ...(JSON.parse(text) as Partial<ProjectConfig>),
+          }) as ProjectConfig,
       }),
   };
 }
@@ -55,7 +68,12 @@ interface Codec<T> {
   decode(text: string): T;
 }
 
-async function readThrough<T>(deps: RedisTierDeps, key: string, load: () => Promise<T | null>, codec: Codec<T>): Promise<T | null> {
+async function readThrough<T>(
+  deps: RedisTierDeps,
+  key: string,
+  load: () => Promise<T | null>,
+  codec: Codec<T>,
+): Promise<T | null> {
   let cached: string | null = null;
   const started = performance.now();
   try {
@@ -74,13 +92,19 @@ async function readThrough<T>(deps: RedisTierDeps, key: string, load: () => Prom
   if (performance.now() - started > WRITE_BACK_WITHIN_MS) return value;
   const text = value === null ? NOT_FOUND : codec.encode(value);
   const ttl = value === null ? TTL_SECONDS.configNotFound : jittered(TTL_SECONDS.config);
-  withBudget("configWrite", deps.kv.set(key, text, { ttlSeconds: ttl, onlyIfAbsent: true })).catch((error: unknown) => report(deps, "configWrite", error));
+  withBudget("configWrite", deps.kv.set(key, text, { ttlSeconds: ttl, onlyIfAbsent: true })).catch((error: unknown) =>
+    report(deps, "configWrite", error),
+  );
   return value;
 }
 
 function report(deps: RedisTierDeps, kind: FailureKind, error: unknown): void {
   deps.counters.increment(`redis_failure_${kind}`);
-  deps.logSampled(kind, "warn", "redis unavailable", { kind, policy: failurePolicy[kind].onFailure, ...describeError(error) });
+  deps.logSampled(kind, "warn", "redis unavailable", {
+    kind,
+    policy: failurePolicy[kind].onFailure,
+    ...describeError(error),
+  });
 }
 
 /** ±10 %: entries written together must not all expire in the same second. */

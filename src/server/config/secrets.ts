@@ -29,11 +29,18 @@ export class MissingSecretError extends Error {}
 export function loadSecrets(e: Env): Secrets {
   const given = Object.fromEntries(Object.entries(required).map(([k, name]) => [k, e[name]])) as Partial<Generated>;
   if (isProduction(e)) {
-    const missing = Object.entries(required).filter(([k]) => k !== "cron" && !given[k as keyof Generated]).map(([, n]) => n);
+    const missing = Object.entries(required)
+      .filter(([k]) => k !== "cron" && !given[k as keyof Generated])
+      .map(([, n]) => n);
     if (missing.length > 0) {
       throw new MissingSecretError(`Missing required secret(s) in production: ${missing.join(", ")}`);
     }
-    return { keyEncryption: given.keyEncryption!, keyEncryptionPrevious: e.OPTSTUFF_KEY_ENCRYPTION_SECRET_PREVIOUS, auth: given.auth!, cron: given.cron ?? null };
+    return {
+      keyEncryption: given.keyEncryption!,
+      keyEncryptionPrevious: e.OPTSTUFF_KEY_ENCRYPTION_SECRET_PREVIOUS,
+      auth: given.auth!,
+      cron: given.cron ?? null,
+    };
   }
   const stored = missing(given) ? readOrCreate(e.OPTSTUFF_DATA_DIR) : undefined;
   return {

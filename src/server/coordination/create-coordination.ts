@@ -20,8 +20,12 @@ export interface Coordination {
 }
 
 /** Upstash when configured, else in-process implementations of the same interfaces (one instance only). */
-export function createCoordination(upstash: UpstashSettings | null, options: { rateLimitTimeoutMs?: number; counters?: Counters } = {}): Coordination {
-  if (!upstash) return { kv: createMemoryKeyValue(), shared: null, limiter: withRefusalMemo(createMemoryRateLimiter()) };
+export function createCoordination(
+  upstash: UpstashSettings | null,
+  options: { rateLimitTimeoutMs?: number; counters?: Counters } = {},
+): Coordination {
+  if (!upstash)
+    return { kv: createMemoryKeyValue(), shared: null, limiter: withRefusalMemo(createMemoryRateLimiter()) };
   const redis = createUpstashClient(upstash);
   let kv = createUpstashKeyValue(redis);
   let limiter = createUpstashRateLimiter(redis, { timeoutMs: options.rateLimitTimeoutMs });

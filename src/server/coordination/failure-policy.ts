@@ -23,16 +23,29 @@ export const failurePolicy = {
   rateLimit: { timeoutMs: 50, blocking: true, onFailure: "let the request through (fail-open), log and count" },
   activityThrottle: { timeoutMs: 500, blocking: false, onFailure: "skip the lastUsedAt write this time" },
   usageIncrement: { timeoutMs: 2000, blocking: false, onFailure: "log and count the lost increment" },
-  requestLogCap: { timeoutMs: 500, blocking: false, onFailure: "leave the failure out of the request log (counted): an uncounted log could be flooded" },
+  requestLogCap: {
+    timeoutMs: 500,
+    blocking: false,
+    onFailure: "leave the failure out of the request log (counted): an uncounted log could be flooded",
+  },
   // Asked only at a miss, right before a transform of 50 ms to seconds: a wider budget than the hot
   // path's costs little and keeps a busy instance (a cold burst) from transforming what another is making.
   transformLease: {
     timeoutMs: 250,
     blocking: true,
-    onFailure: "transform in this instance without a lease (count and log): other instances may make the same result once",
+    onFailure:
+      "transform in this instance without a lease (count and log): other instances may make the same result once",
   },
-  resultStoreRead: { timeoutMs: 500, blocking: true, onFailure: "treat as a miss and transform (count and log); never fail the request" },
-  resultStoreWrite: { timeoutMs: 10_000, blocking: false, onFailure: "count and log; the response was already sent, the next miss transforms again" },
+  resultStoreRead: {
+    timeoutMs: 500,
+    blocking: true,
+    onFailure: "treat as a miss and transform (count and log); never fail the request",
+  },
+  resultStoreWrite: {
+    timeoutMs: 10_000,
+    blocking: false,
+    onFailure: "count and log; the response was already sent, the next miss transforms again",
+  },
 } as const satisfies Record<string, FailurePolicy>;
 
 export type FailureKind = keyof typeof failurePolicy;

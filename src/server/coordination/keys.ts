@@ -39,7 +39,8 @@ export const redisKeys = {
   usageBucket: (at: Date) => `${keySpecs.usageBucket.prefix}${minuteStamp(at)}`,
   usageFlushLock: () => keySpecs.usageFlushLock.prefix,
   /** Failed requests of a project written to the request log in one UTC minute (the cap's counter). */
-  requestLogFailures: (projectId: string, at: Date) => `${keySpecs.requestLogFailures.prefix}${projectId}:${minuteStamp(at)}`,
+  requestLogFailures: (projectId: string, at: Date) =>
+    `${keySpecs.requestLogFailures.prefix}${projectId}:${minuteStamp(at)}`,
   /** One per result being made somewhere (its result-store key): whoever holds it transforms, others wait for the store. */
   transformLease: (storeKey: string) => `${keySpecs.transformLease.prefix}${storeKey}`,
 } as const satisfies Record<keyof typeof keySpecs | "rateLimitIdentifier", (...args: never[]) => string>;

@@ -16,14 +16,17 @@ export async function acquireLock(kv: KeyValue, key: string, ttlSeconds: number)
   const token = randomBytes(16).toString("base64url");
   if (!(await kv.set(key, token, { ttlSeconds, onlyIfAbsent: true }))) return null;
   let held = true;
-  const timer = setInterval(() => {
-    kv.expireIfEquals(key, token, ttlSeconds).then(
-      (extended) => {
-        held &&= extended;
-      },
-      () => {}, // Redis unreachable for a moment: the next beat tries again before the TTL runs out
-    );
-  }, (ttlSeconds * 1000) / 3);
+  const timer = setInterval(
+    () => {
+      kv.expireIfEquals(key, token, ttlSeconds).then(
+        (extended) => {
+          held &&= extended;
+        },
+        () => {}, // Redis unreachable for a moment: the next beat tries again before the TTL runs out
+      );
+    },
+    (ttlSeconds * 1000) / 3,
+  );
   timer.unref();
   return {
     held: () => held,

@@ -45,7 +45,10 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
       hash.set(CLAIM_FIELD, claim);
       hash.set(CLAIMED_FIELD, JSON.stringify(flat.map(String)));
     }
-    return { claim: String(hash.get(CLAIM_FIELD)), counters: countersFrom(JSON.parse(String(hash.get(CLAIMED_FIELD))) as string[]) };
+    return {
+      claim: String(hash.get(CLAIM_FIELD)),
+      counters: countersFrom(JSON.parse(String(hash.get(CLAIMED_FIELD))) as string[]),
+    };
   }
 
   function releaseOne(key: string, claim: string): void {
@@ -81,7 +84,7 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
     },
     async ping() {},
     async increment(key, ttlSeconds) {
-      const next = Number((stringAt(key)) ?? 0) + 1;
+      const next = Number(stringAt(key) ?? 0) + 1;
       const expiresAt = next === 1 ? now() + ttlSeconds * 1000 : live(key)!.expiresAt;
       entries.set(key, { value: String(next), expiresAt });
       return next;
@@ -91,12 +94,12 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
       return { cursor: "0", keys: [...entries.keys()].filter((key) => key.startsWith(prefix) && live(key)) };
     },
     async deleteIfEquals(key, value) {
-      if ((stringAt(key)) !== value) return false;
+      if (stringAt(key) !== value) return false;
       entries.delete(key);
       return true;
     },
     async expireIfEquals(key, value, ttlSeconds) {
-      if ((stringAt(key)) !== value) return false;
+      if (stringAt(key) !== value) return false;
       live(key)!.expiresAt = now() + ttlSeconds * 1000;
       return true;
     },

@@ -28,7 +28,9 @@ export function createUpstashKeyValue(redis: Redis): KeyValue {
       return value ?? null;
     },
     async set(key, value, { ttlSeconds, onlyIfAbsent }) {
-      const reply = onlyIfAbsent ? await redis.set(key, value, { ex: ttlSeconds, nx: true }) : await redis.set(key, value, { ex: ttlSeconds });
+      const reply = onlyIfAbsent
+        ? await redis.set(key, value, { ex: ttlSeconds, nx: true })
+        : await redis.set(key, value, { ex: ttlSeconds });
       return reply === "OK";
     },
     async del(keys) {
@@ -55,10 +57,13 @@ export function createUpstashKeyValue(redis: Redis): KeyValue {
       return { cursor: String(next), keys };
     },
     deleteIfEquals: async (key, value) => Number(await scripts.deleteIfEquals.exec([key], [value])) === 1,
-    expireIfEquals: async (key, value, ttlSeconds) => Number(await scripts.expireIfEquals.exec([key], [value, String(ttlSeconds)])) === 1,
+    expireIfEquals: async (key, value, ttlSeconds) =>
+      Number(await scripts.expireIfEquals.exec([key], [value, String(ttlSeconds)])) === 1,
     async claimHashes(keys, claim) {
       const replies = await Promise.all(keys.map((key) => scripts.claim.exec([key], [claim])));
-      return replies.map((reply) => (reply ? { claim: String(reply[0]), counters: countersFrom(reply.slice(1)) } : null));
+      return replies.map((reply) =>
+        reply ? { claim: String(reply[0]), counters: countersFrom(reply.slice(1)) } : null,
+      );
     },
     async releaseClaims(claims) {
       await Promise.all(claims.map(({ key, claim }) => scripts.release.exec([key], [claim])));

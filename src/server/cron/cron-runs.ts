@@ -32,7 +32,13 @@ export interface CronReport {
  * `asOf(report)` when given, never backwards) and clears lastError; a failure sets lastError; a
  * skipped run moves neither. The dashboard reads the flush's last success as metering freshness.
  */
-export async function runRecorded<T extends CronReport>(db: Database, job: CronJob, now: () => Date, run: () => Promise<T>, asOf?: (report: T) => Date | null): Promise<T> {
+export async function runRecorded<T extends CronReport>(
+  db: Database,
+  job: CronJob,
+  now: () => Date,
+  run: () => Promise<T>,
+  asOf?: (report: T) => Date | null,
+): Promise<T> {
   const startedAt = now();
   await db
     .insert(cronRun)
@@ -49,7 +55,11 @@ export async function runRecorded<T extends CronReport>(db: Database, job: CronJ
     throw error;
   } finally {
     const finishedAt = now();
-    const ended = failure ? { lastError: failure } : report?.skipped ? {} : { lastError: null, lastSuccessAt: successAt(report && asOf?.(report), finishedAt) };
+    const ended = failure
+      ? { lastError: failure }
+      : report?.skipped
+        ? {}
+        : { lastError: null, lastSuccessAt: successAt(report && asOf?.(report), finishedAt) };
     await db
       .update(cronRun)
       .set({ lastFinishedAt: finishedAt, lastReport: report ?? null, ...ended })
@@ -64,7 +74,13 @@ function successAt(asOf: Date | null | undefined, finishedAt: Date) {
 export async function cronRunState(db: Database, job: CronJob): Promise<CronRunState> {
   const [row] = await db.select().from(cronRun).where(eq(cronRun.job, job));
   const skipped = (row?.lastReport as CronReport | null | undefined)?.skipped === true;
-  const lastOutcome = !row?.lastFinishedAt ? null : skipped ? "skipped" : row.lastError !== null ? "failure" : "success";
+  const lastOutcome = !row?.lastFinishedAt
+    ? null
+    : skipped
+      ? "skipped"
+      : row.lastError !== null
+        ? "failure"
+        : "success";
   return {
     job,
     lastStartedAt: row?.lastStartedAt ?? null,

@@ -4,7 +4,12 @@ import type { Database } from "@/server/db/client";
 import type { Logger } from "@/server/log";
 import type { ResultStore } from "@/server/result-store/types";
 import { sweepExpiredKeys } from "@/server/tenancy/sweep-expired-keys";
-import { defaultFlushOptions, flushUsageBuffer, type FlushOptions, type FlushReport } from "@/server/usage/flush-usage-buffer";
+import {
+  defaultFlushOptions,
+  flushUsageBuffer,
+  type FlushOptions,
+  type FlushReport,
+} from "@/server/usage/flush-usage-buffer";
 import { pruneLedger, pruneRequestLog } from "@/server/usage/retention";
 import { runRecorded } from "./cron-runs";
 import { runMaintenance, type MaintenanceReport } from "./daily-maintenance";
@@ -38,13 +43,22 @@ export interface CronJobs {
 /** The two scheduled jobs, each recorded in cron_run; routes and the in-process scheduler call these. */
 export function createCronJobs(deps: CronDeps): CronJobs {
   const flush = async (options: Partial<FlushOptions> = {}): Promise<FlushJobReport> => {
-    const report = await flushUsageBuffer({ kv: deps.kv, db: deps.db, now: deps.now }, { ...defaultFlushOptions, ...options });
+    const report = await flushUsageBuffer(
+      { kv: deps.kv, db: deps.db, now: deps.now },
+      { ...defaultFlushOptions, ...options },
+    );
     if (report.outcome === "locked") deps.logger.log("info", "usage flush skipped: another flush holds the lock");
     return { ok: true, skipped: report.outcome === "locked", ...report };
   };
   // A flush's success stands for its cutoff, not for when it ended: the dashboard's "metered up to".
   const recordedFlush = (options?: Partial<FlushOptions>) =>
-    runRecorded(deps.db, "flush-usage-buffer", deps.now, () => flush(options), (report) => (report.meteredUpTo ? new Date(report.meteredUpTo) : null));
+    runRecorded(
+      deps.db,
+      "flush-usage-buffer",
+      deps.now,
+      () => flush(options),
+      (report) => (report.meteredUpTo ? new Date(report.meteredUpTo) : null),
+    );
   const store = deps.store;
   return {
     flushUsage: recordedFlush,
@@ -55,7 +69,10 @@ export function createCronJobs(deps: CronDeps): CronJobs {
             { name: "flushUsage", run: async () => ({ ...(await recordedFlush()) }) },
             { name: "requestLogRetention", run: async () => ({ deleted: await pruneRequestLog(deps.db, deps.now()) }) },
             { name: "expiredKeys", run: async () => ({ marked: await sweepExpiredKeys(deps, deps.now()) }) },
-            { name: "invalidationRetries", run: async () => ({ ...(await retryInvalidations({ db: deps.db, kv: deps.shared ?? null })) }) },
+            {
+              name: "invalidationRetries",
+              run: async () => ({ ...(await retryInvalidations({ db: deps.db, kv: deps.shared ?? null })) }),
+            },
             { name: "ledgerPrune", run: async () => ({ deleted: await pruneLedger(deps.db, deps.now()) }) },
             ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),
           ],

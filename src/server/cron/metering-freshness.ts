@@ -22,7 +22,10 @@ export interface MeteringFreshness {
  * multiple of `flushEveryMs`); the flush's own duration (milliseconds) comes on top. Exact for any
  * period: it tries each minute of one cycle of the two.
  */
-export function meteringDelayMs(schedule: Pick<SchedulerOptions, "flushEveryMs" | "flushOffsetMs">, flush: Pick<FlushOptions, "safetyLagMs">): number {
+export function meteringDelayMs(
+  schedule: Pick<SchedulerOptions, "flushEveryMs" | "flushOffsetMs">,
+  flush: Pick<FlushOptions, "safetyLagMs">,
+): number {
   const every = schedule.flushEveryMs;
   const cycle = (every / gcd(every, BUCKET_MS)) * BUCKET_MS;
   let worst = 0;
@@ -38,7 +41,11 @@ function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
 
-export async function meteringFreshness(db: Database, schedule: SchedulerOptions | null, flush: FlushOptions): Promise<MeteringFreshness> {
+export async function meteringFreshness(
+  db: Database,
+  schedule: SchedulerOptions | null,
+  flush: FlushOptions,
+): Promise<MeteringFreshness> {
   const state = await cronRunState(db, "flush-usage-buffer");
   return {
     meteredUpTo: state.lastSuccessAt,

@@ -7,7 +7,12 @@ import { defaultSchedule, msUntilDaily, msUntilFlush, type SchedulerOptions } fr
  * default, self-hosted instances). Runs never overlap here, and across instances the flush lock elects
  * one. Timers are unref'd: they never keep a stopping process alive.
  */
-export function startScheduler(jobs: CronJobs, logger: Logger, options: SchedulerOptions = defaultSchedule, now: () => Date = () => new Date()) {
+export function startScheduler(
+  jobs: CronJobs,
+  logger: Logger,
+  options: SchedulerOptions = defaultSchedule,
+  now: () => Date = () => new Date(),
+) {
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   const run = (name: string, job: () => Promise<{ ok: boolean }>) => {
@@ -36,10 +41,13 @@ export function startScheduler(jobs: CronJobs, logger: Logger, options: Schedule
   scheduleFlush();
   let dailyTimer: NodeJS.Timeout;
   const scheduleDaily = () => {
-    dailyTimer = setTimeout(() => {
-      run("daily-maintenance", () => jobs.dailyMaintenance());
-      scheduleDaily();
-    }, msUntilDaily(now(), options.dailyAtUtc));
+    dailyTimer = setTimeout(
+      () => {
+        run("daily-maintenance", () => jobs.dailyMaintenance());
+        scheduleDaily();
+      },
+      msUntilDaily(now(), options.dailyAtUtc),
+    );
     dailyTimer.unref();
   };
   scheduleDaily();

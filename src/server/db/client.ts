@@ -30,7 +30,9 @@ function migrationsFolder(): string {
 
 /** Opens the database and applies pending migrations. */
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
-  return target.kind === "postgres" ? openPostgres(target.url, target.maxConnections ?? 10) : openPglite(target.dataDir, target.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB);
+  return target.kind === "postgres"
+    ? openPostgres(target.url, target.maxConnections ?? 10)
+    : openPglite(target.dataDir, target.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB);
 }
 
 /**

@@ -40,7 +40,9 @@ export async function authorizeRequest(
   const secret = openSecret(deps.secretBox, apiKey);
   const payload = signaturePayload(parts.operationsSegment, parts.source, parts.expText);
   if (parts.expText === undefined && endsLikeExpiry(payload)) {
-    throw new AppError("SIGNATURE_INVALID", { detail: "payload ends in ?exp=N without an exp parameter (expiry moved into the source)" });
+    throw new AppError("SIGNATURE_INVALID", {
+      detail: "payload ends in ?exp=N without an exp parameter (expiry moved into the source)",
+    });
   }
   if (!verifySignature(secret, payload, parts.signature)) throw new AppError("SIGNATURE_INVALID");
   if (parts.exp !== undefined && parts.exp * 1000 <= now.getTime()) throw new AppError("SIGNATURE_EXPIRED");

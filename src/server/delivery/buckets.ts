@@ -16,14 +16,22 @@ export function bucketSealContext(bucketId: string): string {
  */
 export function bucketLocation(location: BucketLocation, project: Pick<ProjectConfig, "buckets">): BucketLocation {
   const bucket = Object.hasOwn(project.buckets, location.alias) ? project.buckets[location.alias] : undefined;
-  if (!bucket) throw new AppError("SOURCE_NOT_ALLOWED", { detail: `bucket alias ${location.alias} is not one of the project's buckets` });
+  if (!bucket)
+    throw new AppError("SOURCE_NOT_ALLOWED", {
+      detail: `bucket alias ${location.alias} is not one of the project's buckets`,
+    });
   return { ...location, revision: bucket.revision };
 }
 
 /** The alias's settings with the secret opened: only when the object is read, never logged or cached. */
-export function bucketSettings(project: Pick<ProjectConfig, "buckets">, alias: string, secretBox: SecretBox): BucketSettings {
+export function bucketSettings(
+  project: Pick<ProjectConfig, "buckets">,
+  alias: string,
+  secretBox: SecretBox,
+): BucketSettings {
   const bucket = project.buckets[alias];
-  if (!bucket) throw new AppError("SOURCE_NOT_ALLOWED", { detail: `bucket alias ${alias} is not one of the project's buckets` });
+  if (!bucket)
+    throw new AppError("SOURCE_NOT_ALLOWED", { detail: `bucket alias ${alias} is not one of the project's buckets` });
   const { endpoint, region, prefix, forcePathStyle, accessKeyId } = bucket;
   const secretAccessKey = secretBox.open(bucket.sealedSecret, bucketSealContext(bucket.id));
   return { endpoint, region, bucket: bucket.bucket, prefix, forcePathStyle, accessKeyId, secretAccessKey };

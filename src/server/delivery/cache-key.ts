@@ -10,7 +10,11 @@ const PIPELINE_VERSION = "2";
  * is answered before any work and identical requests share one transform. The URL is immutable by
  * contract: a changed source is published under a new URL, so the source bytes need not be part of it.
  */
-export function variantKey(operations: ImageOperations, location: SourceLocation | "fallback", accept: string | null): string {
+export function variantKey(
+  operations: ImageOperations,
+  location: SourceLocation | "fallback",
+  accept: string | null,
+): string {
   // "fallback" (the project's fallback image) cannot collide: the others are a URL or start local:.
   const where = location === "fallback" ? location : sourceIdentity(location);
   const negotiation = operations.format === "auto" ? acceptClass(accept) : "";

@@ -22,7 +22,10 @@ export const FALLBACK_MAX_AGE = 60;
 /** The header naming the error a fallback answer stands in for (its public code). */
 export const FALLBACK_HEADER = "X-OptStuff-Fallback";
 
-export function fallbackFor(error: unknown, project: Pick<ProjectConfig, "fallback">): { error: AppError; sha256: string } | null {
+export function fallbackFor(
+  error: unknown,
+  project: Pick<ProjectConfig, "fallback">,
+): { error: AppError; sha256: string } | null {
   if (!project.fallback || !isAppError(error) || !SOURCE_FAILURES.has(error.code)) return null;
   return { error, sha256: project.fallback.sha256 };
 }

@@ -31,7 +31,8 @@ const ROUTE_PREFIX = "/api/v1/";
  * (`%zz`, a truncated or overlong UTF-8 sequence) with its own 500 page before any handler runs.
  */
 export function decodeImagePath(pathname: string): Pick<RawImageRequest, "projectSlug" | "segments"> {
-  if (!pathname.startsWith(ROUTE_PREFIX)) throw new AppError("BAD_REQUEST", { message: "Expected /api/v1/{project}/{operations}/{source}" });
+  if (!pathname.startsWith(ROUTE_PREFIX))
+    throw new AppError("BAD_REQUEST", { message: "Expected /api/v1/{project}/{operations}/{source}" });
   const [projectSlug = "", ...segments] = pathname.slice(ROUTE_PREFIX.length).split("/").map(decodeSegment);
   return { projectSlug, segments };
 }
@@ -40,7 +41,10 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new AppError("BAD_REQUEST", { message: "Malformed percent-encoding in the path", detail: `undecodable segment ${segment.slice(0, 100)}` });
+    throw new AppError("BAD_REQUEST", {
+      message: "Malformed percent-encoding in the path",
+      detail: `undecodable segment ${segment.slice(0, 100)}`,
+    });
   }
 }
 

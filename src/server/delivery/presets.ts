@@ -7,11 +7,16 @@ import { checkCombination, parseOperations, type ImageOperations } from "@/serve
  * preset's values. Runs before the variant key is made, so editing a preset changes the key of that
  * preset's URLs only. A presets-only project takes nothing else: one preset token per URL.
  */
-export function expandPreset(ops: ImageOperations, project: Pick<ProjectConfig, "presets" | "presetsOnly">): ImageOperations {
+export function expandPreset(
+  ops: ImageOperations,
+  project: Pick<ProjectConfig, "presets" | "presetsOnly">,
+): ImageOperations {
   const { preset, ...rest } = ops;
   const others = Object.values(rest).some((value) => value !== undefined);
   if (project.presetsOnly && (preset === undefined || others)) {
-    throw new AppError("INVALID_OPERATION", { message: "This project accepts a preset only: the operations must be a single pr_{name}" });
+    throw new AppError("INVALID_OPERATION", {
+      message: "This project accepts a preset only: the operations must be a single pr_{name}",
+    });
   }
   if (preset === undefined) return ops;
   const segment = Object.hasOwn(project.presets, preset) ? project.presets[preset] : undefined;

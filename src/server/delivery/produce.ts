@@ -1,5 +1,12 @@
 import type { Counters } from "@/server/coordination/counters";
-import type { ImageOperations, ResultCache, TransformLimits, TransformResult, Transformer, TransformScheduler } from "@/server/image";
+import type {
+  ImageOperations,
+  ResultCache,
+  TransformLimits,
+  TransformResult,
+  Transformer,
+  TransformScheduler,
+} from "@/server/image";
 import type { Claim, SharedResults } from "@/server/result-store/shared-results";
 import { createSingleFlight } from "@/server/single-flight";
 import { redirectsWithin, type BucketSettings, type SourceFetcher, type SourceLocation } from "@/server/source";

@@ -37,7 +37,11 @@ export function createProjectImageLoader(db: Database, maxBytes = DEFAULT_MAX_BY
       .where(and(eq(projectImages.projectId, projectId), eq(projectImages.kind, kind)))
       .limit(1);
     // Deleted since the config was read: the next request sees the config without it.
-    if (!row) throw new AppError("NOT_READY", { message: `The project's ${kind} just changed: retry`, headers: { "Retry-After": "2" } });
+    if (!row)
+      throw new AppError("NOT_READY", {
+        message: `The project's ${kind} just changed: retry`,
+        headers: { "Retry-After": "2" },
+      });
     return row.bytes;
   }
 

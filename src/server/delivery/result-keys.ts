@@ -46,7 +46,12 @@ export function resultAddress(project: ProjectScope, variant: string, location: 
   const source = sourceName(location);
   const generation = generationOf(project.cache, source);
   // What decides which bytes the source names: the host list (redirects), or the alias's target.
-  const policy = location.kind === "remote" ? [...project.allowedSourceHosts].sort().join(",") : location.kind === "bucket" ? `bucket:${location.revision ?? ""}` : "";
+  const policy =
+    location.kind === "remote"
+      ? [...project.allowedSourceHosts].sort().join(",")
+      : location.kind === "bucket"
+        ? `bucket:${location.revision ?? ""}`
+        : "";
   const sourcePrefix = storePrefixOf(project.id, source);
   return {
     etag: generation === 0 ? `"${variant}"` : `"${variant}.${generation}"`,

@@ -28,16 +28,24 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     const parts = parseImageRequest({ ...decodeImagePath(request.url.pathname), query: request.url.searchParams });
     outcome.operations = parts.operationsSegment;
     deps.limits.guard.assertAllowed(address);
-    const authorized = await authorizeRequest(parts, deps, (ids) => Object.assign(outcome, ids)).catch(async (error: unknown) => {
-      if (error instanceof AppError && isAuthFailure(error)) await deps.limits.guard.recordFailure(address);
-      throw error;
-    });
+    const authorized = await authorizeRequest(parts, deps, (ids) => Object.assign(outcome, ids)).catch(
+      async (error: unknown) => {
+        if (error instanceof AppError && isAuthFailure(error)) await deps.limits.guard.recordFailure(address);
+        throw error;
+      },
+    );
     const location = checkPolicy(parts, authorized, request.headers);
     outcome.sourceUrl = sourceName(location);
     // Charged in respond(), once the request knows what it costs: a transform, or only a request.
     const limits = requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() });
     const authMs = performance.now() - started;
-    const answer = await respond(request, parts, authorized, location, deps, { requestId, started, authMs, outcome, limits });
+    const answer = await respond(request, parts, authorized, location, deps, {
+      requestId,
+      started,
+      authMs,
+      outcome,
+      limits,
+    });
     outcome.httpStatus = answer.status;
     return { answer, outcome: finish(outcome, started) };
   } catch (thrown) {

@@ -36,7 +36,9 @@ export function successHeaders(input: SuccessHeaderInput): Headers {
   }
   if (input.contentType) headers.set("Content-Type", input.contentType);
   const hints = input.hints ?? [];
-  const vary = [input.negotiated ? "Accept" : null, input.refererRestricted ? "Referer" : null, ...hints].filter(Boolean);
+  const vary = [input.negotiated ? "Accept" : null, input.refererRestricted ? "Referer" : null, ...hints].filter(
+    Boolean,
+  );
   if (vary.length > 0) headers.set("Vary", vary.join(", "));
   // Asks the browser for the hints on its next requests to this origin (a page on another origin
   // delegates them itself: docs/url-format.md).

@@ -13,10 +13,14 @@ export function placeWatermark(ops: ImageOperations, project: Pick<ProjectConfig
   const always = mark?.always === true && !ops.info && !ops.placeholder;
   if (!ops.watermark && !always) return ops;
   if (!mark) {
-    throw new AppError("INVALID_OPERATION", { message: "This project has no watermark: an admin uploads one under Project → Images" });
+    throw new AppError("INVALID_OPERATION", {
+      message: "This project has no watermark: an admin uploads one under Project → Images",
+    });
   }
   if (mark.always && ops.watermark && Object.keys(ops.watermark).length > 0) {
-    throw new AppError("INVALID_OPERATION", { message: "This project puts its watermark on every output with its own placement: drop the wm_ values" });
+    throw new AppError("INVALID_OPERATION", {
+      message: "This project puts its watermark on every output with its own placement: drop the wm_ values",
+    });
   }
   const { opacity, gravity, x, y, scale, sha256 } = mark;
   return { ...ops, watermark: { opacity, gravity, x, y, scale, ...ops.watermark, sha256 } };

@@ -29,7 +29,10 @@ function framedHeaders(answer: HttpAnswer): Headers {
 export function toWebResponse(answer: HttpAnswer, method: string): Response {
   const body = method === "HEAD" || BODYLESS.has(answer.status) ? null : answer.body;
   // Buffers are ArrayBuffer-backed (never shared memory); the cast only narrows the type, no copy.
-  return new Response(body as Uint8Array<ArrayBuffer> | null, { status: answer.status, headers: framedHeaders(answer) });
+  return new Response(body as Uint8Array<ArrayBuffer> | null, {
+    status: answer.status,
+    headers: framedHeaders(answer),
+  });
 }
 
 /** Writes the answer to Node's response as is: one write, the exact length, nothing added. */

@@ -22,7 +22,12 @@ export function createAuthRouteHandler(getServices: () => Promise<Services>) {
     } catch (thrown) {
       const requestId = randomUUID();
       const error = toAppError(thrown);
-      if (error.status >= 500) (services?.logger ?? bootLogger).log("error", "auth request failed", { requestId, path: new URL(request.url).pathname, ...describeError(thrown) });
+      if (error.status >= 500)
+        (services?.logger ?? bootLogger).log("error", "auth request failed", {
+          requestId,
+          path: new URL(request.url).pathname,
+          ...describeError(thrown),
+        });
       return errorResponse(error, requestId, request.method);
     }
   };

@@ -9,7 +9,10 @@ import { AppError } from "@/server/errors";
  * - trpc: a batch of the dashboard's inputs, whose largest (a project's host lists) is a few KB.
  * - cron: the schedulers send nothing; a small body from another scheduler is read and ignored.
  */
-export const BODY_LIMITS = { auth: 64 * 1024, trpc: 1024 * 1024, cron: 16 * 1024 } as const satisfies Record<string, number>;
+export const BODY_LIMITS = { auth: 64 * 1024, trpc: 1024 * 1024, cron: 16 * 1024 } as const satisfies Record<
+  string,
+  number
+>;
 
 /**
  * The request's body, read up to `maxBytes`: a declared Content-Length over the cap is refused before

@@ -18,14 +18,22 @@ export function createCronRouteHandler(getServices: () => Promise<Services>, job
       await readBodyWithin(request, BODY_LIMITS.cron);
       services = await getServices();
       authorizeCron(request.headers.get("authorization"), services.secrets.cron);
-      const report = job === "flush-usage-buffer" ? await services.cron.flushUsage(flushOptions(new URL(request.url))) : await services.cron.dailyMaintenance();
+      const report =
+        job === "flush-usage-buffer"
+          ? await services.cron.flushUsage(flushOptions(new URL(request.url)))
+          : await services.cron.dailyMaintenance();
       return Response.json(report, { status: report.ok ? 200 : 500, headers });
     } catch (thrown) {
       const error = toAppError(thrown);
-      if (error.code === "CRON_NOT_CONFIGURED") services?.logger.log("warn", "cron route called, but CRON_SECRET is not set", { job });
-      else if (error.status >= 500) (services?.logger ?? bootLogger).log("error", "cron job failed", { job, ...describeError(thrown) });
+      if (error.code === "CRON_NOT_CONFIGURED")
+        services?.logger.log("warn", "cron route called, but CRON_SECRET is not set", { job });
+      else if (error.status >= 500)
+        (services?.logger ?? bootLogger).log("error", "cron job failed", { job, ...describeError(thrown) });
       // Internal detail stays in the log: the caller holds the cron secret, but a report is not a debugger.
-      return Response.json({ ok: false, code: error.publicCode, message: error.publicMessage }, { status: error.status, headers: { ...headers, ...error.headers } });
+      return Response.json(
+        { ok: false, code: error.publicCode, message: error.publicMessage },
+        { status: error.status, headers: { ...headers, ...error.headers } },
+      );
     }
   };
 }
@@ -38,7 +46,8 @@ function flushOptions(url: URL): { safetyLagMs?: number } {
   const given = url.searchParams.get("safetyLagSeconds");
   if (given === null) return {};
   const seconds = Number(given);
-  if (!/^\d+$/.test(given) || seconds > 3600) throw new AppError("INVALID_INPUT", { message: "safetyLagSeconds must be a whole number from 0 to 3600" });
+  if (!/^\d+$/.test(given) || seconds > 3600)
+    throw new AppError("INVALID_INPUT", { message: "safetyLagSeconds must be a whole number from 0 to 3600" });
   // The lag counts from the end of a bucket's minute; 0 here means "up to now", the current minute included.
   return { safetyLagMs: seconds * 1000 - 60_000 };
 }

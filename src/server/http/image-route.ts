@@ -25,7 +25,11 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
       const requestId = randomUUID();
       const error = toAppError(thrown);
       (services?.logger ?? bootLogger).log("error", "image route failed", { requestId, ...describeError(thrown) });
-      return { services, answer: errorAnswer(error, requestId), outcome: { requestId, status: error.logStatus, httpStatus: error.status, durationMs: 0 } };
+      return {
+        services,
+        answer: errorAnswer(error, requestId),
+        outcome: { requestId, status: error.logStatus, httpStatus: error.status, durationMs: 0 },
+      };
     }
   }
 
@@ -37,14 +41,22 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
      */
     async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const method = req.method ?? "GET";
-      const { services, answer, outcome } = await serve({ method, url: new URL(req.url ?? "/", ORIGIN), headers: toHeaders(req.headers) });
+      const { services, answer, outcome } = await serve({
+        method,
+        url: new URL(req.url ?? "/", ORIGIN),
+        headers: toHeaders(req.headers),
+      });
       writeNodeAnswer(res, answer, method);
       await services?.recordOutcome(outcome);
     },
     /** The same route for web Requests; `defer` runs the recording after the response is returned. */
     async web(request: Request, defer: (task: () => void) => void): Promise<Response> {
       const url = new URL(request.url);
-      const { services, answer, outcome } = await serve({ method: request.method, url: new URL(url.pathname + url.search, ORIGIN), headers: request.headers });
+      const { services, answer, outcome } = await serve({
+        method: request.method,
+        url: new URL(url.pathname + url.search, ORIGIN),
+        headers: request.headers,
+      });
       if (services) defer(() => void services.recordOutcome(outcome));
       return toWebResponse(answer, request.method);
     },

@@ -10,11 +10,19 @@ export function createMetricsRouteHandler(getServices: () => Promise<Services>) 
     let services: Services | undefined;
     try {
       services = await getServices();
-      if (services.metricsToken !== null && !bearerMatches(request.headers.get("authorization"), services.metricsToken)) {
+      if (
+        services.metricsToken !== null &&
+        !bearerMatches(request.headers.get("authorization"), services.metricsToken)
+      ) {
         const error = new AppError("METRICS_UNAUTHORIZED");
-        return Response.json({ code: error.publicCode, message: error.publicMessage }, { status: error.status, headers: { ...headers, "WWW-Authenticate": "Bearer" } });
+        return Response.json(
+          { code: error.publicCode, message: error.publicMessage },
+          { status: error.status, headers: { ...headers, "WWW-Authenticate": "Bearer" } },
+        );
       }
-      return new Response(await services.metrics.render(), { headers: { ...headers, "Content-Type": services.metrics.contentType } });
+      return new Response(await services.metrics.render(), {
+        headers: { ...headers, "Content-Type": services.metrics.contentType },
+      });
     } catch (thrown) {
       // A scraper gets the code; the stack stays in the log.
       (services?.logger ?? bootLogger).log("error", "metrics failed", describeError(thrown));

@@ -31,10 +31,15 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       endpoint: "/api/trpc",
       req,
       router: appRouter,
-      createContext: async () => createContext(dashboardServices(services), await sessionUser(services.auth, req.headers)),
+      createContext: async () =>
+        createContext(dashboardServices(services), await sessionUser(services.auth, req.headers)),
       onError({ error, path, ctx }) {
         if (error.code !== "INTERNAL_SERVER_ERROR") return;
-        services.logger.log("error", "procedure failed", { path, requestId: ctx?.requestId, ...describeError(error.cause ?? error) });
+        services.logger.log("error", "procedure failed", {
+          path,
+          requestId: ctx?.requestId,
+          ...describeError(error.cause ?? error),
+        });
       },
     });
   };

@@ -24,10 +24,18 @@ const BLURHASH_SIDE = 32;
 export async function describeImage(input: Buffer, limits: TransformLimits): Promise<TransformResult> {
   const source = await inspectSource(input, limits);
   const canvas = source.width * source.height;
-  const embedded = source.format === "svg" && canvas <= limits.maxInputPixels ? await embeddedRasterPixels(input, limits.maxInputPixels - canvas) : 0;
+  const embedded =
+    source.format === "svg" && canvas <= limits.maxInputPixels
+      ? await embeddedRasterPixels(input, limits.maxInputPixels - canvas)
+      : 0;
   assertWithinLimits(source, 1, limits, embedded);
   try {
-    const { data, info } = await sharp(input, { failOn: FAIL_ON, limitInputPixels: Math.floor(limits.maxInputPixels), autoOrient: true, pages: 1 })
+    const { data, info } = await sharp(input, {
+      failOn: FAIL_ON,
+      limitInputPixels: Math.floor(limits.maxInputPixels),
+      autoOrient: true,
+      pages: 1,
+    })
       .timeout({ seconds: timeoutSeconds(limits.timeoutMs) })
       .resize(HASH_SIDE, HASH_SIDE, { fit: "inside" })
       .ensureAlpha()
@@ -35,7 +43,10 @@ export async function describeImage(input: Buffer, limits: TransformLimits): Pro
       .toBuffer({ resolveWithObject: true });
     const raw = { raw: { width: info.width, height: info.height, channels: 4 as const } };
     const { dominant } = await sharp(data, raw).stats();
-    const small = await sharp(data, raw).resize(BLURHASH_SIDE, BLURHASH_SIDE, { fit: "inside" }).raw().toBuffer({ resolveWithObject: true });
+    const small = await sharp(data, raw)
+      .resize(BLURHASH_SIDE, BLURHASH_SIDE, { fit: "inside" })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const described: ImageInfo = {
       width: source.width,
       height: source.height,
@@ -46,9 +57,22 @@ export async function describeImage(input: Buffer, limits: TransformLimits): Pro
       bytes: input.length,
       dominant: `#${[dominant.r, dominant.g, dominant.b].map((c) => c.toString(16).padStart(2, "0")).join("")}`,
       thumbhash: Buffer.from(rgbaToThumbHash(info.width, info.height, data)).toString("base64"),
-      blurhash: encodeBlurHash(new Uint8ClampedArray(small.data.buffer, small.data.byteOffset, small.data.length), small.info.width, small.info.height, 4, 3),
+      blurhash: encodeBlurHash(
+        new Uint8ClampedArray(small.data.buffer, small.data.byteOffset, small.data.length),
+        small.info.width,
+        small.info.height,
+        4,
+        3,
+      ),
     };
-    return { body: Buffer.from(JSON.stringify(described)), format: "json", contentType: "application/json", width: source.width, height: source.height, negotiated: false };
+    return {
+      body: Buffer.from(JSON.stringify(described)),
+      format: "json",
+      contentType: "application/json",
+      width: source.width,
+      height: source.height,
+      negotiated: false,
+    };
   } catch (error) {
     throw toImageError(error, "transform");
   }

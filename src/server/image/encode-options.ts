@@ -56,7 +56,12 @@ export function supportsAnimation(format: OutputFormat): boolean {
  * Sets the encoder. Only what was measured or matters is set; the rest are sharp's defaults. PNG and
  * GIF ignore q_: PNG stays lossless (quantising it is a different operation), GIF is a palette anyway.
  */
-export function applyEncoder(image: Sharp, format: OutputFormat, ops: ImageOperations, webpEffort = DEFAULT_WEBP_EFFORT): Sharp {
+export function applyEncoder(
+  image: Sharp,
+  format: OutputFormat,
+  ops: ImageOperations,
+  webpEffort = DEFAULT_WEBP_EFFORT,
+): Sharp {
   const quality = (fallback: number) => ops.quality ?? (ops.placeholder ? PLACEHOLDER_QUALITY : fallback);
   switch (format) {
     case "jpeg":
@@ -65,7 +70,13 @@ export function applyEncoder(image: Sharp, format: OutputFormat, ops: ImageOpera
     case "webp":
       return image.webp({ quality: quality(DEFAULT_QUALITY.webp), effort: webpEffort });
     case "avif":
-      return image.avif({ quality: ops.format === "auto" && ops.quality !== undefined ? avifEquivalent(ops.quality) : quality(DEFAULT_QUALITY.avif), effort: AVIF_EFFORT });
+      return image.avif({
+        quality:
+          ops.format === "auto" && ops.quality !== undefined
+            ? avifEquivalent(ops.quality)
+            : quality(DEFAULT_QUALITY.avif),
+        effort: AVIF_EFFORT,
+      });
     case "png":
       return image.png();
     case "gif":

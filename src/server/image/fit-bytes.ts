@@ -26,7 +26,12 @@ export function honoursMaxBytes(format: OutputFormat): boolean {
  * one transform budget. Returns the first encode that fits, else the smallest made: an image a little
  * over a byte target is more use to a page than an error.
  */
-export async function encodeWithinBytes(encodeAt: EncodeAt, maxBytes: number, first: number, budgetMs: number): Promise<Encoded> {
+export async function encodeWithinBytes(
+  encodeAt: EncodeAt,
+  maxBytes: number,
+  first: number,
+  budgetMs: number,
+): Promise<Encoded> {
   const deadline = performance.now() + budgetMs;
   let best = await encodeAt(first, budgetMs);
   for (const step of STEPS) {

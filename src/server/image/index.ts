@@ -4,7 +4,12 @@ export { operationRegistry, type OperationName } from "./operations/registry";
 export type { OperationSpec } from "./operations/value-parsers";
 export { acceptClass, negotiateFormat, type AcceptClass, type NegotiatedFormat, type SourceTraits } from "./negotiate";
 export { transformImage, type TransformRequest } from "./pipeline";
-export { createTransformScheduler, type JobPriority, type SchedulerOptions, type TransformScheduler } from "./scheduler";
+export {
+  createTransformScheduler,
+  type JobPriority,
+  type SchedulerOptions,
+  type TransformScheduler,
+} from "./scheduler";
 export { inProcessTransform, type TransformInput, type Transformer } from "./transformer";
 export { createResultCache, type ResultCache, type ResultCacheOptions } from "./result-cache";
 export { configureSharp, type SharpSettings } from "./configure-sharp";

@@ -61,7 +61,12 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
  * count. Only decoded frames count, so the first frame of a long GIF (anim_false, JPEG output) is
  * still served; sharp's limitInputPixels repeats the pixel check inside libvips as a second guard.
  */
-export function assertWithinLimits(source: SourceInfo, framesDecoded: number, limits: TransformLimits, embeddedPixels = 0): void {
+export function assertWithinLimits(
+  source: SourceInfo,
+  framesDecoded: number,
+  limits: TransformLimits,
+  embeddedPixels = 0,
+): void {
   const pixels = source.width * source.height * framesDecoded + embeddedPixels;
   if (pixels > limits.maxInputPixels) {
     throw new AppError("IMAGE_TOO_LARGE", {

@@ -19,8 +19,15 @@ export interface Region {
 
 /** Compass gravities as (x, y) directions, y pointing down as in images. */
 const COMPASS = {
-  center: [0, 0], north: [0, -1], northeast: [1, -1], east: [1, 0], southeast: [1, 1],
-  south: [0, 1], southwest: [-1, 1], west: [-1, 0], northwest: [-1, -1],
+  center: [0, 0],
+  north: [0, -1],
+  northeast: [1, -1],
+  east: [1, 0],
+  southeast: [1, 1],
+  south: [0, 1],
+  southwest: [-1, 1],
+  west: [-1, 0],
+  northwest: [-1, -1],
 } as const satisfies Record<string, readonly [number, number]>;
 
 function quarterTurns(orientation: Orientation): number {
@@ -44,7 +51,11 @@ export function orientGravity(gravity: string, orientation: Orientation): string
 }
 
 /** A region of a width×height image, expressed in the transformed image's coordinates. */
-export function orientRegion(region: Region, size: { width: number; height: number }, orientation: Orientation): Region {
+export function orientRegion(
+  region: Region,
+  size: { width: number; height: number },
+  orientation: Orientation,
+): Region {
   let { left, top, width, height } = region;
   let [imageWidth, imageHeight] = [size.width, size.height];
   if (orientation.flip) top = imageHeight - top - height;

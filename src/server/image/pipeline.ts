@@ -45,10 +45,16 @@ export async function transformImage(
   const keepFrames = shouldKeepFrames(source, format, ops);
   // Only a rasterised SVG decodes what it embeds; a canvas already over the limit needs no counting.
   const canvas = source.width * source.height;
-  const embedded = source.format === "svg" && canvas <= limits.maxInputPixels ? await embeddedRasterPixels(input, limits.maxInputPixels - canvas) : 0;
+  const embedded =
+    source.format === "svg" && canvas <= limits.maxInputPixels
+      ? await embeddedRasterPixels(input, limits.maxInputPixels - canvas)
+      : 0;
   assertWithinLimits(source, keepFrames ? source.frames : 1, limits, embedded);
   const geometry = { source, ops, maxOutputDimension: limits.maxOutputDimension, keepFrames };
-  let plan = planGeometry({ ...geometry, maxOutputPixels: limits.maxOutputPixels ?? DEFAULT_TRANSFORM_LIMITS.maxOutputPixels });
+  let plan = planGeometry({
+    ...geometry,
+    maxOutputPixels: limits.maxOutputPixels ?? DEFAULT_TRANSFORM_LIMITS.maxOutputPixels,
+  });
   const maxAvifPixels = limits.maxAvifPixels ?? DEFAULT_TRANSFORM_LIMITS.maxAvifPixels!;
   if (format === "avif" && plan.outputPixels > maxAvifPixels) {
     // Negotiated: every browser that takes AVIF takes WebP, which encodes a large image in a fraction
@@ -81,7 +87,12 @@ export async function transformImage(
  * Passes that need the rendered pixels first: pixelate, then the watermark over the result (it is not
  * pixelated). Null when one sharp pipeline does the whole job.
  */
-async function passesOverPixels(input: Buffer, job: RenderInput, limits: TransformLimits, mark: Buffer | undefined): Promise<(() => Sharp) | null> {
+async function passesOverPixels(
+  input: Buffer,
+  job: RenderInput,
+  limits: TransformLimits,
+  mark: Buffer | undefined,
+): Promise<(() => Sharp) | null> {
   const { ops } = job;
   const pixels = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
   if (!ops.watermark) return pixels;

@@ -29,5 +29,7 @@ export async function pixelated(input: Buffer, job: RenderInput, limits: Transfo
 }
 
 function fromRaw({ data, info }: Pixels, limits: TransformLimits): Sharp {
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).timeout({ seconds: timeoutSeconds(limits.timeoutMs) });
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).timeout({
+    seconds: timeoutSeconds(limits.timeoutMs),
+  });
 }

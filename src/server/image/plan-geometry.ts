@@ -48,7 +48,13 @@ export interface GeometryInput {
  * `enlarge`) → flip/flop/rotate → padding. The output, padding included, never exceeds
  * maxOutputDimension on either side.
  */
-export function planGeometry({ source, ops, maxOutputDimension, maxOutputPixels, keepFrames }: GeometryInput): GeometryPlan {
+export function planGeometry({
+  source,
+  ops,
+  maxOutputDimension,
+  maxOutputPixels,
+  keepFrames,
+}: GeometryInput): GeometryPlan {
   const orientation: Orientation = { rotate: toQuarter(ops.rotate), flip: ops.flip === true, flop: ops.flop === true };
   const padding = scaledPadding(ops);
   // Padding in the image's axes before rotation, where the resize is planned.
@@ -93,12 +99,19 @@ function scaledPadding(ops: ImageOperations): Padding | undefined {
   if (!ops.padding || ops.placeholder) return undefined;
   const dpr = ops.dpr ?? 1;
   const { top, right, bottom, left } = ops.padding;
-  return { top: Math.round(top * dpr), right: Math.round(right * dpr), bottom: Math.round(bottom * dpr), left: Math.round(left * dpr) };
+  return {
+    top: Math.round(top * dpr),
+    right: Math.round(right * dpr),
+    bottom: Math.round(bottom * dpr),
+    left: Math.round(left * dpr),
+  };
 }
 
 function paddingTooLarge(ops: ImageOperations, what: string): AppError {
   const { top, right, bottom, left } = ops.padding!;
-  return new AppError("INVALID_OPERATION", { message: `Invalid operation "pad_${top}_${right}_${bottom}_${left}": it leaves no room for the image within ${what}` });
+  return new AppError("INVALID_OPERATION", {
+    message: `Invalid operation "pad_${top}_${right}_${bottom}_${left}": it leaves no room for the image within ${what}`,
+  });
 }
 
 /**
@@ -107,7 +120,13 @@ function paddingTooLarge(ops: ImageOperations, what: string): AppError {
  * as a whole, so fit, crop position and aspect ratio stay what the URL asked for; the page still gets
  * an image (the browser scales it to its slot) instead of an error.
  */
-function capArea(base: Size, resize: ResizePlan | undefined, maxPixels: number, extra: { x: number; y: number }, ops: ImageOperations): ResizePlan | undefined {
+function capArea(
+  base: Size,
+  resize: ResizePlan | undefined,
+  maxPixels: number,
+  extra: { x: number; y: number },
+  ops: ImageOperations,
+): ResizePlan | undefined {
   const predicted = predictSize(base, resize);
   const { width: w, height: h } = predicted;
   if ((w + extra.x) * (h + extra.y) <= maxPixels) return resize;
@@ -117,7 +136,12 @@ function capArea(base: Size, resize: ResizePlan | undefined, maxPixels: number, 
   const factor = (-b + Math.sqrt(b * b - 4 * a * c)) / (2 * a);
   const shrink = (side: number) => Math.max(1, Math.floor(side * factor));
   if (!resize || (resize.fit === "outside" && resize.width !== undefined && resize.height !== undefined)) {
-    return { width: shrink(predicted.width), height: shrink(predicted.height), fit: "inside", withoutEnlargement: resize?.withoutEnlargement ?? true };
+    return {
+      width: shrink(predicted.width),
+      height: shrink(predicted.height),
+      fit: "inside",
+      withoutEnlargement: resize?.withoutEnlargement ?? true,
+    };
   }
   // Sides given are the predicted ones (a box is the output; one side may be held back by no-enlargement).
   return {

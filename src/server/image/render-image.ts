@@ -28,7 +28,12 @@ export function renderImage(input: Buffer, job: RenderInput, limits: TransformLi
 }
 
 /** Decode, geometry and effects, without the encoder; padding only when asked (pixelate pads after). */
-export function renderPixels(input: Buffer, job: RenderInput, limits: TransformLimits, { padded }: { padded: boolean }): Sharp {
+export function renderPixels(
+  input: Buffer,
+  job: RenderInput,
+  limits: TransformLimits,
+  { padded }: { padded: boolean },
+): Sharp {
   const { ops, format, plan } = job;
   let image = sharp(input, {
     failOn: FAIL_ON,
@@ -51,7 +56,8 @@ export function renderPixels(input: Buffer, job: RenderInput, limits: TransformL
 
   // JPEG cannot carry alpha: without this, transparent pixels come out as whatever colour they hide
   // (often black). An opaque bg_ also fills transparency in formats that could keep it.
-  if (!supportsAlpha(format) || ops.background?.alpha === 1) image = image.flatten({ background: ops.background ?? WHITE });
+  if (!supportsAlpha(format) || ops.background?.alpha === 1)
+    image = image.flatten({ background: ops.background ?? WHITE });
   const modulate = definedOnly({ brightness: ops.brightness, saturation: ops.saturation, hue: ops.hue });
   if (Object.keys(modulate).length > 0) image = image.modulate(modulate);
   if (ops.grayscale) image = image.grayscale();

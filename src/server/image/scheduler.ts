@@ -60,7 +60,12 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
     return tenant.running === 0 || running < concurrency - reserved;
   }
 
-  function start(name: string, tenant: Tenant, job: (priority: JobPriority) => Promise<unknown>, settle: (outcome: Promise<unknown>) => void): void {
+  function start(
+    name: string,
+    tenant: Tenant,
+    job: (priority: JobPriority) => Promise<unknown>,
+    settle: (outcome: Promise<unknown>) => void,
+  ): void {
     const priority: JobPriority = !fair || tenant.running === 0 ? "normal" : "background";
     running++;
     tenant.running++;
@@ -113,16 +118,23 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
       const tenant = tenants.get(name) ?? { running: 0, waiting: [] };
       tenants.set(name, tenant);
       if (canStart(tenant) && tenant.waiting.length === 0) {
-        return new Promise<T>((resolve, reject) => start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject)));
+        return new Promise<T>((resolve, reject) =>
+          start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject)),
+        );
       }
       if (queued >= maxQueue || tenant.waiting.length >= tenantQueue) {
         forgetIfIdle(name, tenant);
-        const scope = queued >= maxQueue ? "transform queue full" : "this project's share of the transform queue is full";
-        return Promise.reject(overloaded(`${scope} (${running} running, ${queued} queued, ${tenant.waiting.length} of this project)`));
+        const scope =
+          queued >= maxQueue ? "transform queue full" : "this project's share of the transform queue is full";
+        return Promise.reject(
+          overloaded(`${scope} (${running} running, ${queued} queued, ${tenant.waiting.length} of this project)`),
+        );
       }
       return new Promise<T>((resolve, reject) => {
         if (tenant.waiting.length === 0) turns.push(name);
-        tenant.waiting.push(() => start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject)));
+        tenant.waiting.push(() =>
+          start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject)),
+        );
         queued++;
       });
     },

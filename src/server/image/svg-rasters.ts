@@ -107,7 +107,9 @@ async function countRaster(bytes: Buffer, budget: Budget, depth: number): Promis
   }
   budget.pixels += (meta.width ?? 0) * (meta.height ?? 0) * Math.max(1, meta.pages ?? 1);
   if (budget.pixels > budget.maxPixels) {
-    throw new AppError("IMAGE_TOO_LARGE", { detail: `SVG embeds ${budget.pixels} px of rasters > ${budget.maxPixels}` });
+    throw new AppError("IMAGE_TOO_LARGE", {
+      detail: `SVG embeds ${budget.pixels} px of rasters > ${budget.maxPixels}`,
+    });
   }
   if (meta.format === "svg") await countDocument(bytes, budget, depth + 1);
 }

@@ -63,7 +63,10 @@ function isInternalCss(css: string): boolean {
 /** The SVG made safe to serve as a document; 415 when nothing of an SVG is left. */
 export async function sanitiseSvg(svg: Buffer): Promise<Buffer> {
   const { purify, serialize } = await loadPurifier();
-  const fragment = purify.sanitize(svg.toString("utf8"), { USE_PROFILES: { svg: true, svgFilters: true }, RETURN_DOM_FRAGMENT: true });
+  const fragment = purify.sanitize(svg.toString("utf8"), {
+    USE_PROFILES: { svg: true, svgFilters: true },
+    RETURN_DOM_FRAGMENT: true,
+  });
   const root = fragment.firstElementChild;
   if (!root || root.localName !== "svg" || root.namespaceURI !== SVG_NAMESPACE || fragment.childElementCount !== 1) {
     throw new AppError("UNSUPPORTED_IMAGE", { detail: "svg sanitiser left no single <svg> root" });

@@ -27,7 +27,13 @@ interface Box {
  * re-encodes without rendering again. The watermark never grows past the output; offsets that would
  * push it out are cut to the edge.
  */
-export async function watermarked(pixels: Sharp, mark: Buffer, placement: ResolvedPlacement, dpr: number, limits: TransformLimits): Promise<() => Sharp> {
+export async function watermarked(
+  pixels: Sharp,
+  mark: Buffer,
+  placement: ResolvedPlacement,
+  dpr: number,
+  limits: TransformLimits,
+): Promise<() => Sharp> {
   const base = await pixels.raw().toBuffer({ resolveWithObject: true });
   const output = { width: base.info.width, height: base.info.height };
   const overlay = await fadedMark(mark, placement, output, limits);
@@ -35,7 +41,13 @@ export async function watermarked(pixels: Sharp, mark: Buffer, placement: Resolv
   const timeout = { seconds: timeoutSeconds(limits.timeoutMs) };
   return () =>
     sharp(base.data, { raw: { width: output.width, height: output.height, channels: base.info.channels } })
-      .composite([{ input: overlay.data, raw: { width: overlay.info.width, height: overlay.info.height, channels: 4 }, ...position }])
+      .composite([
+        {
+          input: overlay.data,
+          raw: { width: overlay.info.width, height: overlay.info.height, channels: 4 },
+          ...position,
+        },
+      ])
       .timeout(timeout);
 }
 
@@ -50,7 +62,9 @@ async function fadedMark(mark: Buffer, placement: ResolvedPlacement, output: Box
   const alpha = Math.round(255 * placement.opacity);
   const faded = await image
     .resize({ ...size, fit: "fill" })
-    .composite([{ input: Buffer.from([0, 0, 0, alpha]), raw: { width: 1, height: 1, channels: 4 }, tile: true, blend: "dest-in" }])
+    .composite([
+      { input: Buffer.from([0, 0, 0, alpha]), raw: { width: 1, height: 1, channels: 4 }, tile: true, blend: "dest-in" },
+    ])
     .raw()
     .toBuffer({ resolveWithObject: true });
   if (faded.info.channels !== 4) throw new AppError("INTERNAL", { message: "watermark pixels lost their alpha" });
@@ -58,18 +72,35 @@ async function fadedMark(mark: Buffer, placement: ResolvedPlacement, output: Box
 }
 
 const HORIZONTAL: Record<CompassGravity, "start" | "middle" | "end"> = {
-  center: "middle", north: "middle", south: "middle",
-  east: "end", northeast: "end", southeast: "end",
-  west: "start", northwest: "start", southwest: "start",
+  center: "middle",
+  north: "middle",
+  south: "middle",
+  east: "end",
+  northeast: "end",
+  southeast: "end",
+  west: "start",
+  northwest: "start",
+  southwest: "start",
 };
 const VERTICAL: Record<CompassGravity, "start" | "middle" | "end"> = {
-  center: "middle", east: "middle", west: "middle",
-  north: "start", northeast: "start", northwest: "start",
-  south: "end", southeast: "end", southwest: "end",
+  center: "middle",
+  east: "middle",
+  west: "middle",
+  north: "start",
+  northeast: "start",
+  northwest: "start",
+  south: "end",
+  southeast: "end",
+  southwest: "end",
 };
 
 /** Top-left corner of the watermark: offsets (× dpr) go inward from the named edges, or shift a centred axis. */
-export function place(placement: ResolvedPlacement, dpr: number, output: Box, mark: Box): { left: number; top: number } {
+export function place(
+  placement: ResolvedPlacement,
+  dpr: number,
+  output: Box,
+  mark: Box,
+): { left: number; top: number } {
   const along = (side: "start" | "middle" | "end", room: number, offset: number): number => {
     const at = side === "start" ? offset : side === "end" ? room - offset : room / 2 + offset;
     return Math.round(Math.min(Math.max(at, 0), room));

@@ -18,11 +18,26 @@ const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * process do not mix). Request metrics are observed per outcome; the rest is read at scrape time from
  * the scheduler and the process-wide event counters (Redis calls and failures, cache lookups, losses).
  */
-export function createMetrics(deps: { counters: Counters; scheduler: TransformScheduler; store?: ResultStore | null }): Metrics {
+export function createMetrics(deps: {
+  counters: Counters;
+  scheduler: TransformScheduler;
+  store?: ResultStore | null;
+}): Metrics {
   const registry = new Registry();
   let processMetrics = false;
-  const requests = new Counter({ name: "optstuff_image_requests_total", help: "Image requests by request-log status and HTTP status", labelNames: ["status", "code"], registers: [registry] });
-  const duration = new Histogram({ name: "optstuff_image_request_duration_seconds", help: "Image request time, response ready", labelNames: ["cache"], buckets: SECONDS, registers: [registry] });
+  const requests = new Counter({
+    name: "optstuff_image_requests_total",
+    help: "Image requests by request-log status and HTTP status",
+    labelNames: ["status", "code"],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "optstuff_image_request_duration_seconds",
+    help: "Image request time, response ready",
+    labelNames: ["cache"],
+    buckets: SECONDS,
+    registers: [registry],
+  });
   const phases = new Histogram({
     name: "optstuff_image_phase_duration_seconds",
     help: "Time per phase: auth (key, signature, limits), fetch, queue (waiting for a transform slot), transform (decode, resize and encode: one libvips pipeline)",
@@ -30,7 +45,11 @@ export function createMetrics(deps: { counters: Counters; scheduler: TransformSc
     buckets: SECONDS,
     registers: [registry],
   });
-  const bytes = new Counter({ name: "optstuff_image_sent_bytes_total", help: "Body bytes sent", registers: [registry] });
+  const bytes = new Counter({
+    name: "optstuff_image_sent_bytes_total",
+    help: "Body bytes sent",
+    registers: [registry],
+  });
   new Gauge({
     name: "optstuff_transforms",
     help: "Transforms running and queued",
@@ -82,16 +101,36 @@ export function createMetrics(deps: { counters: Counters; scheduler: TransformSc
 /** Event counters kept by the services, exposed as Prometheus counters under stable names. */
 function fromCounters(registry: Registry, counters: Counters): void {
   const families: Array<{ name: string; help: string; label: string; prefix: string }> = [
-    { name: "optstuff_config_cache_lookups_total", help: "Config lookups per tier (l1 in process, redis) and result", label: "lookup", prefix: "config_" },
-    { name: "optstuff_redis_calls_total", help: "Redis commands and scripts issued, per operation (calls in one tick share a round trip)", label: "operation", prefix: "redis_calls_" },
+    {
+      name: "optstuff_config_cache_lookups_total",
+      help: "Config lookups per tier (l1 in process, redis) and result",
+      label: "lookup",
+      prefix: "config_",
+    },
+    {
+      name: "optstuff_redis_calls_total",
+      help: "Redis commands and scripts issued, per operation (calls in one tick share a round trip)",
+      label: "operation",
+      prefix: "redis_calls_",
+    },
     {
       name: "optstuff_results_total",
       help: "Image results by the tier that answered: l1 (in process), shared (another request's job), store (result store), transform (made here)",
       label: "tier",
       prefix: "result_tier_",
     },
-    { name: "optstuff_result_store_failures_total", help: "Result store reads and writes that failed or missed their budget (the request went on)", label: "operation", prefix: "result_store_failure_" },
-    { name: "optstuff_redis_failures_total", help: "Redis calls that failed or missed their budget, per use", label: "use", prefix: "redis_failure_" },
+    {
+      name: "optstuff_result_store_failures_total",
+      help: "Result store reads and writes that failed or missed their budget (the request went on)",
+      label: "operation",
+      prefix: "result_store_failure_",
+    },
+    {
+      name: "optstuff_redis_failures_total",
+      help: "Redis calls that failed or missed their budget, per use",
+      label: "use",
+      prefix: "redis_failure_",
+    },
   ];
   for (const family of families) {
     new Counter({

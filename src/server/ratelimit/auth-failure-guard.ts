@@ -15,7 +15,10 @@ export interface AuthFailureGuard {
  * page of images through one address; it stops key enumeration and signature guessing. Per instance:
  * with N instances an attacker gets N times the budget, still far too little to guess anything.
  */
-export function createAuthFailureGuard(options: { maxFailuresPerMinute: number; now?: () => number }): AuthFailureGuard {
+export function createAuthFailureGuard(options: {
+  maxFailuresPerMinute: number;
+  now?: () => number;
+}): AuthFailureGuard {
   const now = options.now ?? Date.now;
   const failures = createMemoryRateLimiter(now, 50_000);
   const blockedUntil = new Map<string, { until: number; limit: number }>();

@@ -47,6 +47,7 @@ function ipv6Groups(address: string): string[] {
   const split = (part: string) => (part === "" ? [] : part.split(":"));
   const left = split(head);
   const right = tail === undefined ? [] : split(tail);
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
   return groups.map((group) => (group.includes(".") ? group : Number.parseInt(group, 16).toString(16)));
 }

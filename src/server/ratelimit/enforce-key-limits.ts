@@ -56,22 +56,30 @@ export const limitPolicies = {
   addressRequests: {
     window: "minute",
     costs: "request",
-    bound: ({ address, addressLimits }) => addressBound(rateLimitSubjects.addressRequests, addressLimits.requestsPerMinute, address),
+    bound: ({ address, addressLimits }) =>
+      addressBound(rateLimitSubjects.addressRequests, addressLimits.requestsPerMinute, address),
   },
   addressTransforms: {
     window: "minute",
     costs: "transform",
-    bound: ({ address, addressLimits }) => addressBound(rateLimitSubjects.addressTransforms, addressLimits.transformsPerMinute, address),
+    bound: ({ address, addressLimits }) =>
+      addressBound(rateLimitSubjects.addressTransforms, addressLimits.transformsPerMinute, address),
   },
   keyTransformsPerMinute: {
     window: "minute",
     costs: "transform",
-    bound: ({ apiKey }) => ({ identifier: rateLimitSubjects.keyTransforms(apiKey.publicKey), max: apiKey.rateLimitPerMinute }),
+    bound: ({ apiKey }) => ({
+      identifier: rateLimitSubjects.keyTransforms(apiKey.publicKey),
+      max: apiKey.rateLimitPerMinute,
+    }),
   },
   keyTransformsPerDay: {
     window: "day",
     costs: "transform",
-    bound: ({ apiKey }) => ({ identifier: rateLimitSubjects.keyTransforms(apiKey.publicKey), max: apiKey.rateLimitPerDay }),
+    bound: ({ apiKey }) => ({
+      identifier: rateLimitSubjects.keyTransforms(apiKey.publicKey),
+      max: apiKey.rateLimitPerDay,
+    }),
   },
 } as const satisfies Record<string, LimitPolicy>;
 
@@ -128,7 +136,10 @@ export function requestLimits(apiKey: ApiKeyConfig, clientAddress: string, deps:
  * by its own limits, the refusal is not this one's: it tries once more, under its own limits (the
  * refused job is gone by then, so it either finds the result or does the work itself).
  */
-export async function withinLimits<T>(limits: RequestLimits, work: (admit: () => Promise<void>) => Promise<T>): Promise<T> {
+export async function withinLimits<T>(
+  limits: RequestLimits,
+  work: (admit: () => Promise<void>) => Promise<T>,
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     let admittedHere = false;
     const admit = () => {
@@ -182,7 +193,10 @@ function refusalOf(refused: Array<{ check: Check; result: LimitResult }>, nowMs:
 function giveBack(check: Check, deps: LimitDeps): void {
   deps.limiter.refund(check.window, check.identifier, check.max).catch((error: unknown) => {
     deps.counters.increment("ratelimit_refund_failed");
-    deps.logSampled("ratelimit-refund", "warn", "rate limit refund failed", { policy: check.policy, ...describeError(error) });
+    deps.logSampled("ratelimit-refund", "warn", "rate limit refund failed", {
+      policy: check.policy,
+      ...describeError(error),
+    });
   });
 }
 
@@ -199,7 +213,11 @@ async function limitOrAdmit(check: Check, deps: LimitDeps): Promise<LimitResult>
 
 function failedOpen(deps: LimitDeps, check: Check, error: unknown): void {
   deps.counters.increment("ratelimit_fail_open");
-  deps.logSampled("ratelimit", "warn", "rate limit skipped", { policy: check.policy, onFailure: failurePolicy.rateLimit.onFailure, ...describeError(error) });
+  deps.logSampled("ratelimit", "warn", "rate limit skipped", {
+    policy: check.policy,
+    onFailure: failurePolicy.rateLimit.onFailure,
+    ...describeError(error),
+  });
 }
 
 /** A 429 with the refusing window's numbers (contract §4); `which` names the window in the request log only. */

@@ -7,7 +7,8 @@ const S3_CALL_TIMEOUT_MS = 10_000;
 
 /** Builds the configured store; the S3 client is only loaded when a bucket is configured. */
 export async function createResultStore(settings: ResultStoreSettings): Promise<ResultStore> {
-  if (settings.kind === "files") return createFileStore({ root: path.resolve(settings.root), maxBytes: settings.maxBytes });
+  if (settings.kind === "files")
+    return createFileStore({ root: path.resolve(settings.root), maxBytes: settings.maxBytes });
   const { createS3Store } = await import("./s3-store");
   const { kind: _kind, ...options } = settings;
   return createS3Store({ ...options, timeoutMs: S3_CALL_TIMEOUT_MS });

@@ -24,7 +24,14 @@ export function sha256(body: Buffer): string {
  */
 export function verified(meta: StoredMeta, body: Buffer): TransformResult | null {
   if (body.length !== meta.length || sha256(body) !== meta.sha256) return null;
-  return { body, contentType: meta.contentType, format: meta.format, width: meta.width, height: meta.height, negotiated: meta.negotiated };
+  return {
+    body,
+    contentType: meta.contentType,
+    format: meta.format,
+    width: meta.width,
+    height: meta.height,
+    negotiated: meta.negotiated,
+  };
 }
 
 const MAGIC = Buffer.from("OPTSTUFF-RESULT-1\n");

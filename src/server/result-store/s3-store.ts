@@ -31,7 +31,10 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
     region: options.region,
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle,
-    credentials: options.accessKeyId && options.secretAccessKey ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
+    credentials:
+      options.accessKeyId && options.secretAccessKey
+        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+        : undefined,
     // A failed read is answered by transforming, so one attempt is enough.
     ...S3_COMPATIBLE,
   });
@@ -49,7 +52,10 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
     const found: _Object[] = [];
     let token: string | undefined;
     do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: options.bucket, Prefix: under, ContinuationToken: token }), signal());
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: options.bucket, Prefix: under, ContinuationToken: token }),
+        signal(),
+      );
       found.push(...(page.Contents ?? []));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -60,7 +66,13 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);
       try {
-        await client.send(new DeleteObjectsCommand({ Bucket: options.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }), signal());
+        await client.send(
+          new DeleteObjectsCommand({
+            Bucket: options.bucket,
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
+          signal(),
+        );
       } catch {
         // Not every "S3-compatible" server has a working multi-object delete (GCS's interoperability
         // API has none; s3rver's fails on several keys in one folder): one by one then.
@@ -119,7 +131,9 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
     },
     size: () => known,
     async prune() {
-      const objects = (await list(prefix)).sort((a, b) => (a.LastModified?.getTime() ?? 0) - (b.LastModified?.getTime() ?? 0));
+      const objects = (await list(prefix)).sort(
+        (a, b) => (a.LastModified?.getTime() ?? 0) - (b.LastModified?.getTime() ?? 0),
+      );
       let bytes = objects.reduce((sum, o) => sum + (o.Size ?? 0), 0);
       const doomed: _Object[] = [];
       if (bytes > options.maxBytes) {

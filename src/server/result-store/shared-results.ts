@@ -77,7 +77,12 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
       return await withBudget("transformLease", kv.set(lease, token, { ttlSeconds: leaseSeconds, onlyIfAbsent: true }));
     } catch (error) {
       deps.counters.increment("redis_failure_transformLease");
-      deps.logSampled("transformLease", "warn", "transform lease unavailable; transforming without one", describeError(error));
+      deps.logSampled(
+        "transformLease",
+        "warn",
+        "transform lease unavailable; transforming without one",
+        describeError(error),
+      );
       return null;
     }
   }

@@ -49,5 +49,4 @@ export interface S3Settings {
 
 /** Where results are kept: files under the data directory, or an S3-compatible bucket. */
 export type ResultStoreSettings =
-  | { kind: "files"; root: string; maxBytes: number }
-  | ({ kind: "s3"; maxBytes: number } & S3Settings);
+  { kind: "files"; root: string; maxBytes: number } | ({ kind: "s3"; maxBytes: number } & S3Settings);

@@ -27,7 +27,9 @@ const SCHEME_SLASHES = /^(https?%3A)\/\//i;
 export function buildSignedUrl(input: SignedUrlInput): string {
   const payload = signaturePayload(input.operations, input.source, input.exp);
   if (input.exp === undefined && endsLikeExpiry(payload)) {
-    throw new RangeError("A source ending in ?exp=N needs an exp of its own: without one the server refuses it (contract §2)");
+    throw new RangeError(
+      "A source ending in ?exp=N needs an exp of its own: without one the server refuses it (contract §2)",
+    );
   }
   const signature = sign(input.secretKey, payload);
   const path = input.source.split("/").map(encodeURIComponent).join("/").replace(SCHEME_SLASHES, "$1/");

@@ -77,7 +77,12 @@ function normalisedEntries(allowedHosts: readonly string[]): readonly (HostEntry
 
 export function assertSourceAllowed(location: SourceLocation, allowedHosts: readonly string[]): void {
   if (isSourceAllowed(location, allowedHosts)) return;
-  const where = location.kind === "local" ? `local/${location.relativePath}` : location.kind === "bucket" ? `s3/${location.alias}` : location.url.host;
+  const where =
+    location.kind === "local"
+      ? `local/${location.relativePath}`
+      : location.kind === "bucket"
+        ? `s3/${location.alias}`
+        : location.url.host;
   throw new AppError("SOURCE_NOT_ALLOWED", { detail: `source ${where} is not in the project's allowed sources` });
 }
 

@@ -40,7 +40,10 @@ export function startBudget(timeoutMs: number, callerSignal?: AbortSignal): Fetc
 function fromCallerReason(reason: unknown): AppError {
   if (isAppError(reason)) return reason;
   if (reason instanceof Error && reason.name === "TimeoutError") {
-    return new AppError("SOURCE_TIMEOUT", { detail: "caller's deadline passed during the source fetch", cause: reason });
+    return new AppError("SOURCE_TIMEOUT", {
+      detail: "caller's deadline passed during the source fetch",
+      cause: reason,
+    });
   }
   return new AppError("SOURCE_FAILED", { detail: "source fetch aborted by the caller", cause: reason });
 }

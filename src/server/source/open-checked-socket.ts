@@ -52,7 +52,8 @@ async function resolveOnce(host: string, ctx: ConnectContext): Promise<ResolvedA
     if (ctx.budget.signal.aborted) throw cause;
     throw new AppError("SOURCE_FAILED", { detail: `DNS lookup of ${host} failed`, cause });
   }
-  if (answers.length === 0) throw new AppError("SOURCE_FAILED", { detail: `DNS lookup of ${host} returned no address` });
+  if (answers.length === 0)
+    throw new AppError("SOURCE_FAILED", { detail: `DNS lookup of ${host} returned no address` });
   return answers;
 }
 
@@ -63,7 +64,8 @@ async function connectTo(target: ResolvedAddress, port: number, host: string, ct
   // The address the socket really reached is what matters (a custom connect, a proxy, a bug):
   // check it with the same policy before a single byte of the request is written.
   const peer = socket.remoteAddress;
-  const verdict = peer === undefined ? { allowed: false, range: "no peer address" } : classifyAddress(peer, ctx.allowLoopback);
+  const verdict =
+    peer === undefined ? { allowed: false, range: "no peer address" } : classifyAddress(peer, ctx.allowLoopback);
   if (!verdict.allowed) {
     socket.destroy();
     throw blocked(ctx, `${host} connected to ${peer ?? "nothing"} in ${verdict.range}`);

@@ -27,9 +27,7 @@ export function parseSource(raw: string): SourceLocation {
 function parseRemote(raw: string): URL {
   const explicit = HTTP_SCHEME.exec(raw);
   if (!explicit && OTHER_SCHEME.test(raw)) throw invalid("unsupported scheme (only http and https)", raw);
-  const candidate = explicit
-    ? `${explicit[1]?.toLowerCase()}://${raw.slice(explicit[0].length)}`
-    : `https://${raw}`;
+  const candidate = explicit ? `${explicit[1]?.toLowerCase()}://${raw.slice(explicit[0].length)}` : `https://${raw}`;
   if (authorityOf(candidate).includes("@")) throw invalid("credentials in the source URL", raw);
 
   let url: URL;

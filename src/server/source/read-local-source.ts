@@ -9,7 +9,11 @@ import type { FetchedSource } from "./types";
  * nor a symlink pointing elsewhere can read outside it. The size is checked on the open handle
  * before reading, and the read is bounded by that size, so a file growing meanwhile cannot overrun.
  */
-export async function readLocalSource(root: string | null, relativePath: string, maxBytes: number): Promise<FetchedSource> {
+export async function readLocalSource(
+  root: string | null,
+  relativePath: string,
+  maxBytes: number,
+): Promise<FetchedSource> {
   const label = `local/${relativePath}`;
   if (root === null) throw new AppError("SOURCE_NOT_ALLOWED", { detail: `${label}: no local source root configured` });
   // parseSource already refuses these; checked again because a location can be built by other code.
@@ -18,13 +22,16 @@ export async function readLocalSource(root: string | null, relativePath: string,
   }
   const realRoot = await realpathOrNotFound(root, `local source root ${root}`);
   const realFile = await realpathOrNotFound(path.resolve(realRoot, relativePath), label);
-  if (!isInside(realRoot, realFile)) throw new AppError("SOURCE_NOT_ALLOWED", { detail: `${label} escapes the local root` });
+  if (!isInside(realRoot, realFile))
+    throw new AppError("SOURCE_NOT_ALLOWED", { detail: `${label} escapes the local root` });
 
   // O_NOFOLLOW: if the final component was swapped for a symlink since realpath, refuse to follow it.
   // turbopackIgnore: the root is chosen at run time; without it the build would trace the whole repository.
-  const handle = await fs.open(/* turbopackIgnore: true */ realFile, constants.O_RDONLY | constants.O_NOFOLLOW).catch((cause: unknown) => {
-    throw new AppError("SOURCE_NOT_FOUND", { detail: `${label} cannot be opened`, cause });
-  });
+  const handle = await fs
+    .open(/* turbopackIgnore: true */ realFile, constants.O_RDONLY | constants.O_NOFOLLOW)
+    .catch((cause: unknown) => {
+      throw new AppError("SOURCE_NOT_FOUND", { detail: `${label} cannot be opened`, cause });
+    });
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new AppError("SOURCE_NOT_FOUND", { detail: `${label} is not a regular file` });

@@ -7,7 +7,12 @@ import type { FetchedSource } from "./types";
  * the byte cap. Only 200 carries an image, and 304 answers a conditional request (the source cache's
  * revalidation); we never send range requests.
  */
-export async function readResponse(response: IncomingMessage, url: URL, maxBytes: number, conditional = false): Promise<FetchedSource> {
+export async function readResponse(
+  response: IncomingMessage,
+  url: URL,
+  maxBytes: number,
+  conditional = false,
+): Promise<FetchedSource> {
   const status = response.statusCode ?? 0;
   const where = `${url.origin}${url.pathname}`;
   const answered = { status, headers: { ...response.headers } };

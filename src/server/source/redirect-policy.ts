@@ -35,7 +35,10 @@ export function resolveRedirect(from: URL, location: string): URL {
   try {
     next = new URL(location, from);
   } catch (cause) {
-    throw new AppError("SOURCE_REDIRECT_FORBIDDEN", { detail: `unparseable Location ${location.slice(0, 200)}`, cause });
+    throw new AppError("SOURCE_REDIRECT_FORBIDDEN", {
+      detail: `unparseable Location ${location.slice(0, 200)}`,
+      cause,
+    });
   }
   assertFetchableUrl(next, "SOURCE_REDIRECT_FORBIDDEN");
   if (from.protocol === "https:" && next.protocol === "http:") {

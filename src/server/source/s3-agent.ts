@@ -74,10 +74,15 @@ function deliver(socket: Promise<Duplex>, callback: Callback | undefined): undef
   return undefined;
 }
 
-async function openGuarded(request: http.ClientRequestArgs, secure: boolean, options: GuardedAgentOptions): Promise<Socket> {
+async function openGuarded(
+  request: http.ClientRequestArgs,
+  secure: boolean,
+  options: GuardedAgentOptions,
+): Promise<Socket> {
   const host = bareHost(request.host ?? request.hostname ?? "");
   const port = Number(request.port) || (secure ? 443 : 80);
-  if (isForbiddenHostname(host)) throw new AppError("SOURCE_NOT_ALLOWED", { detail: `bucket host ${host} is forbidden` });
+  if (isForbiddenHostname(host))
+    throw new AppError("SOURCE_NOT_ALLOWED", { detail: `bucket host ${host} is forbidden` });
   const budget = startBudget(options.connectTimeoutMs);
   const opened: Socket[] = [];
   try {
@@ -96,7 +101,12 @@ async function openGuarded(request: http.ClientRequestArgs, secure: boolean, opt
     if (!secure) return raw;
     // Certificate and SNI are checked against the host name, never the resolved address.
     const name = host.replace(/\.$/, "");
-    return tls.connect({ socket: raw, host: name, servername: isIP(name) === 0 ? name : undefined, ALPNProtocols: ["http/1.1"] });
+    return tls.connect({
+      socket: raw,
+      host: name,
+      servername: isIP(name) === 0 ? name : undefined,
+      ALPNProtocols: ["http/1.1"],
+    });
   } catch (error) {
     for (const socket of opened) socket.destroy();
     throw error;

@@ -40,7 +40,8 @@ const refusals = {
   NoSuchBucket: "no such bucket: check the bucket name and the endpoint",
   InvalidAccessKeyId: "the bucket refused the credentials: unknown access key id",
   SignatureDoesNotMatch: "the bucket refused the credentials: the secret access key does not match",
-  AccessDenied: "the bucket refused access: check the key's read permission (without s3:ListBucket, a missing object also answers 403)",
+  AccessDenied:
+    "the bucket refused access: check the key's read permission (without s3:ListBucket, a missing object also answers 403)",
   AuthorizationHeaderMalformed: "the bucket refused the request: check the region",
   PermanentRedirect: "the bucket lives at another endpoint or region",
   InvalidObjectState: "the object is archived and must be restored before it can be read",
@@ -52,12 +53,24 @@ const refusals = {
  * per distinct configuration.
  */
 export function createBucketReader(deps: S3SourceDeps): BucketReader {
-  const agents = createGuardedAgents({ net: deps.net ?? defaultNet, allowLoopback: deps.limits.allowLoopback, connectTimeoutMs: deps.limits.timeoutMs });
+  const agents = createGuardedAgents({
+    net: deps.net ?? defaultNet,
+    allowLoopback: deps.limits.allowLoopback,
+    connectTimeoutMs: deps.limits.timeoutMs,
+  });
   const clients = new Map<string, S3Client>();
 
   function clientFor(settings: BucketSettings): S3Client {
     const id = createHash("sha256")
-      .update(JSON.stringify([settings.endpoint, settings.region, settings.forcePathStyle, settings.accessKeyId, settings.secretAccessKey]))
+      .update(
+        JSON.stringify([
+          settings.endpoint,
+          settings.region,
+          settings.forcePathStyle,
+          settings.accessKeyId,
+          settings.secretAccessKey,
+        ]),
+      )
       .digest("base64url");
     let client = clients.get(id);
     if (client) clients.delete(id);
@@ -93,7 +106,8 @@ export function createBucketReader(deps: S3SourceDeps): BucketReader {
           IfModifiedSince: validDate(conditional?.ifModifiedSince),
         });
         const output = await budget.race(clientFor(settings).send(command, { abortSignal: budget.signal }));
-        if (!(output.Body instanceof IncomingMessage)) throw new AppError("SOURCE_FAILED", { detail: `${where}: unexpected body type from the SDK` });
+        if (!(output.Body instanceof IncomingMessage))
+          throw new AppError("SOURCE_FAILED", { detail: `${where}: unexpected body type from the SDK` });
         body = output.Body;
         return await budget.race(readObject(output, body, deps.limits.maxBytes, where));
       } catch (error) {
@@ -129,33 +143,55 @@ function assertObjectKey(key: string, prefix: string): string {
   if (full.startsWith("/")) throw refuse("starts with /");
   // \p{Cc}: U+0000–U+001F and U+007F–U+009F.
   if (/\p{Cc}/u.test(full)) throw refuse("contains a control character");
-  if (full.split("/").some((segment) => segment === ".." || segment === ".")) throw refuse("contains a . or .. segment");
+  if (full.split("/").some((segment) => segment === ".." || segment === "."))
+    throw refuse("contains a . or .. segment");
   return full;
 }
 
 function assertBucketSettings(settings: BucketSettings, allowLoopback: boolean): void {
   assertBucketEndpoint(settings.endpoint, allowLoopback);
   const invalid = (why: string) => new AppError("SOURCE_FAILED", { detail: `bucket settings: ${why}` });
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{1,220}[A-Za-z0-9]$/.test(settings.bucket)) throw invalid("the bucket name is not valid");
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{1,220}[A-Za-z0-9]$/.test(settings.bucket))
+    throw invalid("the bucket name is not valid");
   if (!/^[A-Za-z0-9-]{1,64}$/.test(settings.region)) throw invalid("the region is not valid");
-  if (settings.accessKeyId === "" || settings.secretAccessKey === "") throw invalid("the access key id and secret are required");
+  if (settings.accessKeyId === "" || settings.secretAccessKey === "")
+    throw invalid("the access key id and secret are required");
 }
 
-async function readObject(output: GetObjectCommandOutput, body: IncomingMessage, maxBytes: number, where: string): Promise<FetchedSource> {
+async function readObject(
+  output: GetObjectCommandOutput,
+  body: IncomingMessage,
+  maxBytes: number,
+  where: string,
+): Promise<FetchedSource> {
   // Refused on the declared length before a byte is read; readCappedBody counts the stream as well.
   if (output.ContentLength !== undefined && output.ContentLength > maxBytes) {
-    throw new AppError("SOURCE_TOO_LARGE", { detail: `${where} declared ${output.ContentLength} bytes (limit ${maxBytes})` });
+    throw new AppError("SOURCE_TOO_LARGE", {
+      detail: `${where} declared ${output.ContentLength} bytes (limit ${maxBytes})`,
+    });
   }
   const encoding = output.ContentEncoding;
   // An object stored with Content-Encoding gzip is served as such; inflating it could not be bounded.
-  if (encoding && encoding.toLowerCase() !== "identity") throw new AppError("SOURCE_FAILED", { detail: `${where} is stored with Content-Encoding ${encoding}` });
+  if (encoding && encoding.toLowerCase() !== "identity")
+    throw new AppError("SOURCE_FAILED", { detail: `${where} is stored with Content-Encoding ${encoding}` });
   const bytes = await readCappedBody(body, maxBytes, where);
-  return { bytes, contentType: output.ContentType ?? null, finalUrl: where, response: { status: body.statusCode ?? 200, headers: { ...body.headers } } };
+  return {
+    bytes,
+    contentType: output.ContentType ?? null,
+    finalUrl: where,
+    response: { status: body.statusCode ?? 200, headers: { ...body.headers } },
+  };
 }
 
 function notModified(error: unknown, where: string): FetchedSource {
   const headers = (error as { $response?: { headers?: Record<string, string> } }).$response?.headers ?? {};
-  return { bytes: Buffer.alloc(0), contentType: null, finalUrl: where, response: { status: 304, headers: { ...headers } }, notModified: true };
+  return {
+    bytes: Buffer.alloc(0),
+    contentType: null,
+    finalUrl: where,
+    response: { status: 304, headers: { ...headers } },
+    notModified: true,
+  };
 }
 
 function asBucketError(error: unknown, where: string): AppError {
@@ -163,7 +199,10 @@ function asBucketError(error: unknown, where: string): AppError {
   const status = statusOf(error);
   if (!(error instanceof S3ServiceException) || status === undefined) {
     const code = (error as { code?: unknown } | null)?.code;
-    return new AppError("SOURCE_FAILED", { detail: `${where}: could not reach the bucket endpoint${typeof code === "string" ? ` (${code})` : ""}`, cause: error });
+    return new AppError("SOURCE_FAILED", {
+      detail: `${where}: could not reach the bucket endpoint${typeof code === "string" ? ` (${code})` : ""}`,
+      cause: error,
+    });
   }
   if (error.name === "NoSuchKey" || (status === 404 && error.name !== "NoSuchBucket")) {
     return new AppError("SOURCE_NOT_FOUND", { detail: `${where} does not exist`, cause: error });

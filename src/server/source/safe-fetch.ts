@@ -42,7 +42,8 @@ export function createSourceFetcher(options: SourceFetcherOptions): SourceFetche
         return readLocalSource(options.localRoot, location.relativePath, options.limits.maxBytes);
       }
       if (location.kind === "bucket") {
-        if (!fetchOptions.bucket) throw new AppError("INTERNAL", { detail: `bucket ${location.alias} fetched without its settings` });
+        if (!fetchOptions.bucket)
+          throw new AppError("INTERNAL", { detail: `bucket ${location.alias} fetched without its settings` });
         return buckets.read({ ...fetchOptions.bucket, alias: location.alias }, location.key, fetchOptions);
       }
       return fetchRemote(location.url, { limits: options.limits, net }, fetchOptions);
@@ -55,7 +56,11 @@ export function fetchRemoteSource(url: URL, limits: FetchLimits, options: FetchO
   return fetchRemote(url, { limits, net: defaultNet }, options);
 }
 
-async function fetchRemote(initial: URL, deps: RemoteDeps, { signal, mayFollow, conditional }: FetchOptions): Promise<FetchedSource> {
+async function fetchRemote(
+  initial: URL,
+  deps: RemoteDeps,
+  { signal, mayFollow, conditional }: FetchOptions,
+): Promise<FetchedSource> {
   const budget = startBudget(deps.limits.timeoutMs, signal);
   const sockets = createSocketSet();
   // On timeout or caller abort, tear the connection down at once: that is what unblocks a read of
@@ -68,14 +73,17 @@ async function fetchRemote(initial: URL, deps: RemoteDeps, { signal, mayFollow, 
     for (let redirects = 0; ; redirects += 1) {
       const response = await requestHop(url, blockedCode, deps, budget, sockets, conditionalHeaders(conditional));
       const location = redirectLocation(response);
-      if (location === null) return await budget.race(readResponse(response, url, deps.limits.maxBytes, conditional !== undefined));
+      if (location === null)
+        return await budget.race(readResponse(response, url, deps.limits.maxBytes, conditional !== undefined));
       sockets.destroyAll();
       if (redirects >= deps.limits.maxRedirects) {
         throw new AppError("SOURCE_REDIRECT_FORBIDDEN", { detail: `more than ${deps.limits.maxRedirects} redirects` });
       }
       url = resolveRedirect(url, location);
       if (mayFollow && !mayFollow(url)) {
-        throw new AppError("SOURCE_REDIRECT_FORBIDDEN", { detail: `redirect to ${url.host}, which is not in the project's allowed sources` });
+        throw new AppError("SOURCE_REDIRECT_FORBIDDEN", {
+          detail: `redirect to ${url.host}, which is not in the project's allowed sources`,
+        });
       }
       blockedCode = "SOURCE_REDIRECT_FORBIDDEN";
     }
@@ -118,7 +126,10 @@ function conditionalHeaders(conditional: FetchOptions["conditional"]): Record<st
 function asSourceError(error: unknown): AppError {
   if (isAppError(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  return new AppError("SOURCE_FAILED", { detail: `source connection failed${typeof code === "string" ? ` (${code})` : ""}`, cause: error });
+  return new AppError("SOURCE_FAILED", {
+    detail: `source connection failed${typeof code === "string" ? ` (${code})` : ""}`,
+    cause: error,
+  });
 }
 
 interface SocketSet {

@@ -33,7 +33,12 @@ export interface SourceCache {
    * key share one download. `key` is the caller's (it carries the project's purge generation and source
    * policy): this module never interprets it.
    */
-  fetch(key: string, location: SourceLocation, options: SourceFetchOptions, fetcher: SourceFetcher): Promise<CachedSource>;
+  fetch(
+    key: string,
+    location: SourceLocation,
+    options: SourceFetchOptions,
+    fetcher: SourceFetcher,
+  ): Promise<CachedSource>;
   stats(): { entries: number; bytes: number; fresh: number; revalidated: number; downloaded: number };
   /** Removes the files (the callers' included). */
   close(): void;
@@ -99,7 +104,12 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
     return true;
   }
 
-  async function load(key: string, location: SourceLocation, fetchOptions: SourceFetchOptions, fetcher: SourceFetcher): Promise<Loaded> {
+  async function load(
+    key: string,
+    location: SourceLocation,
+    fetchOptions: SourceFetchOptions,
+    fetcher: SourceFetcher,
+  ): Promise<Loaded> {
     if (location.kind === "local") {
       // Read from disk each time: that is as cheap as a copy.
       const file = nextPath("src");
@@ -129,9 +139,17 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
   }
 
   /** The source into `file`: in the download thread for remote sources when there is one, else here. */
-  async function download(location: SourceLocation, fetchOptions: SourceFetchOptions, fetcher: SourceFetcher, file: string) {
+  async function download(
+    location: SourceLocation,
+    fetchOptions: SourceFetchOptions,
+    fetcher: SourceFetcher,
+    file: string,
+  ) {
     if (location.kind === "remote" && options.downloader) {
-      return options.downloader({ url: location.url.href, sourceHosts: fetchOptions.sourceHosts, conditional: fetchOptions.conditional }, file);
+      return options.downloader(
+        { url: location.url.href, sourceHosts: fetchOptions.sourceHosts, conditional: fetchOptions.conditional },
+        file,
+      );
     }
     const fetched = await fetcher.fetch(location, fetchOptions);
     // Synchronous: a few MB into tmpfs is a copy in memory, and the buffer is garbage right after.
@@ -167,9 +185,14 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
 
 /** The request the cache policy reasons about: the URL's, or for a bucket object its alias and key. */
 function requestOf(location: Exclude<SourceLocation, { kind: "local" }>): CachePolicy.Request {
-  if (location.kind === "bucket") return { url: `/${location.key}`, method: "GET", headers: { host: `${location.alias}.s3` } };
+  if (location.kind === "bucket")
+    return { url: `/${location.key}`, method: "GET", headers: { host: `${location.alias}.s3` } };
   const { url } = location;
-  return { url: `${url.pathname}${url.search}`, method: "GET", headers: { host: url.host, accept: SOURCE_REQUEST_HEADERS.Accept } };
+  return {
+    url: `${url.pathname}${url.search}`,
+    method: "GET",
+    headers: { host: url.host, accept: SOURCE_REQUEST_HEADERS.Accept },
+  };
 }
 
 /** Only the validators: nothing else of the policy's revalidation headers is ours to send. */

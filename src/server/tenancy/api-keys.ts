@@ -1,7 +1,13 @@
 import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
 import { apiKeys } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
-import { createApiKey, assertFutureExpiry, keyLimitsSchema, type CreatedApiKey, type KeyLimits } from "./create-api-key";
+import {
+  createApiKey,
+  assertFutureExpiry,
+  keyLimitsSchema,
+  type CreatedApiKey,
+  type KeyLimits,
+} from "./create-api-key";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 import { nameSchema } from "./slugs";
@@ -45,7 +51,11 @@ export function keyStatus(key: Pick<ApiKeyRow, "revokedAt" | "expiresAt" | "repl
 }
 
 export async function listApiKeys(deps: Pick<TenancyDeps, "db" | "now">, scope: ProjectScope): Promise<ApiKeyRow[]> {
-  const rows = await deps.db.select(columns).from(apiKeys).where(eq(apiKeys.projectId, scope.projectId)).orderBy(desc(apiKeys.createdAt));
+  const rows = await deps.db
+    .select(columns)
+    .from(apiKeys)
+    .where(eq(apiKeys.projectId, scope.projectId))
+    .orderBy(desc(apiKeys.createdAt));
   const now = deps.now();
   return rows.map((row) => ({ ...row, status: keyStatus(row, now) }));
 }
@@ -73,12 +83,16 @@ export async function updateApiKey(
 ): Promise<ApiKeyRow> {
   const now = deps.now();
   if (input.expiresAt !== undefined) assertFutureExpiry(input.expiresAt, now);
-  const limits = keyLimitsSchema.parse({ rateLimitPerMinute: input.rateLimitPerMinute, rateLimitPerDay: input.rateLimitPerDay });
+  const limits = keyLimitsSchema.parse({
+    rateLimitPerMinute: input.rateLimitPerMinute,
+    rateLimitPerDay: input.rateLimitPerDay,
+  });
   const current = await findKey(deps, scope, keyId);
   assertActive(current, now);
   const perMinute = limits.rateLimitPerMinute !== undefined ? limits.rateLimitPerMinute : current.rateLimitPerMinute;
   const perDay = limits.rateLimitPerDay !== undefined ? limits.rateLimitPerDay : current.rateLimitPerDay;
-  if (perMinute !== null && perDay !== null && perMinute > perDay) throw new AppError("INVALID_INPUT", { message: "The per-minute limit cannot exceed the per-day limit" });
+  if (perMinute !== null && perDay !== null && perMinute > perDay)
+    throw new AppError("INVALID_INPUT", { message: "The per-minute limit cannot exceed the per-day limit" });
   const [row] = await deps.db
     .update(apiKeys)
     .set({
@@ -121,18 +135,26 @@ export async function rotateApiKey(
       .for("update");
     if (!old) throw new AppError("NOT_FOUND", { message: "No such key in this project" });
     const status = keyStatus(old, now);
-    if (status !== "active") throw new AppError("KEY_NOT_ACTIVE", { message: `This key is ${status} and cannot be rotated` });
-    const created = await createApiKey({ db: tx, secretBox: deps.secretBox }, {
-      projectId: scope.projectId,
-      name: old.name,
-      expiresAt: old.expiresAt,
-      createdBy: input.createdBy,
-      rateLimitPerMinute: old.rateLimitPerMinute,
-      rateLimitPerDay: old.rateLimitPerDay,
-    }, now);
+    if (status !== "active")
+      throw new AppError("KEY_NOT_ACTIVE", { message: `This key is ${status} and cannot be rotated` });
+    const created = await createApiKey(
+      { db: tx, secretBox: deps.secretBox },
+      {
+        projectId: scope.projectId,
+        name: old.name,
+        expiresAt: old.expiresAt,
+        createdBy: input.createdBy,
+        rateLimitPerMinute: old.rateLimitPerMinute,
+        rateLimitPerDay: old.rateLimitPerDay,
+      },
+      now,
+    );
     const graceEnd = new Date(now.getTime() + graceSeconds * 1000);
     const oldKeyExpiresAt = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
-    await tx.update(apiKeys).set({ replacedById: created.id, expiresAt: oldKeyExpiresAt, updatedAt: now }).where(eq(apiKeys.id, old.id));
+    await tx
+      .update(apiKeys)
+      .set({ replacedById: created.id, expiresAt: oldKeyExpiresAt, updatedAt: now })
+      .where(eq(apiKeys.id, old.id));
     return { created, oldPublicKey: old.publicKey, oldKeyExpiresAt };
   });
   await deps.invalidate.apiKeys([result.oldPublicKey]);
@@ -140,10 +162,17 @@ export async function rotateApiKey(
 }
 
 /** Immediate: the cached key is dropped before this returns, so the next image request is refused. */
-export async function revokeApiKey(deps: Pick<TenancyDeps, "db" | "invalidate" | "now">, scope: ProjectScope, keyId: string): Promise<void> {
+export async function revokeApiKey(
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "now">,
+  scope: ProjectScope,
+  keyId: string,
+): Promise<void> {
   const key = await findKey(deps, scope, keyId);
   if (!key.revokedAt) {
-    await deps.db.update(apiKeys).set({ revokedAt: deps.now(), updatedAt: deps.now() }).where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)));
+    await deps.db
+      .update(apiKeys)
+      .set({ revokedAt: deps.now(), updatedAt: deps.now() })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)));
   }
   await deps.invalidate.apiKeys([key.publicKey]);
 }
@@ -157,11 +186,18 @@ function assertActive(key: Pick<ApiKeyRow, "revokedAt" | "expiresAt" | "replaced
 
 /** keyStatus(…) === "active", as SQL. */
 function isActive(now: Date) {
-  return and(isNull(apiKeys.revokedAt), isNull(apiKeys.replacedById), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)));
+  return and(
+    isNull(apiKeys.revokedAt),
+    isNull(apiKeys.replacedById),
+    or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
+  );
 }
 
 async function findKey(deps: Pick<TenancyDeps, "db">, scope: ProjectScope, keyId: string) {
-  const [row] = await deps.db.select(columns).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)));
+  const [row] = await deps.db
+    .select(columns)
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)));
   if (!row) throw new AppError("NOT_FOUND", { message: "No such key in this project" });
   return row;
 }

@@ -25,21 +25,33 @@ export interface BootstrapResult {
  * Team and project are reused when they exist (re-running is safe); a new key is made every time.
  * Changing an existing project's hosts does not drop its cached copy: the caller does.
  */
-export async function bootstrap(deps: { db: Database; secretBox: SecretBox }, input: BootstrapInput): Promise<BootstrapResult> {
+export async function bootstrap(
+  deps: { db: Database; secretBox: SecretBox },
+  input: BootstrapInput,
+): Promise<BootstrapResult> {
   const policy = { allowLoopback: input.allowLoopback ?? false };
   const existingTeam = await findTeamBySlug(deps.db, input.teamSlug);
   const team = existingTeam ?? (await createTeam(deps.db, { name: input.teamSlug, slug: input.teamSlug }));
   const existingProject = await findProject(deps.db, team.id, input.projectSlug);
   let project =
     existingProject ??
-    (await createProject(deps.db, {
-      teamId: team.id,
-      name: input.projectSlug,
-      slug: input.projectSlug,
-      allowedSourceHosts: input.sourceHosts ?? [],
-    }, policy));
+    (await createProject(
+      deps.db,
+      {
+        teamId: team.id,
+        name: input.projectSlug,
+        slug: input.projectSlug,
+        allowedSourceHosts: input.sourceHosts ?? [],
+      },
+      policy,
+    ));
   if (existingProject && input.sourceHosts) {
-    project = await writeProject(deps.db, { teamId: team.id, projectId: project.id }, { allowedSourceHosts: input.sourceHosts }, policy);
+    project = await writeProject(
+      deps.db,
+      { teamId: team.id, projectId: project.id },
+      { allowedSourceHosts: input.sourceHosts },
+      policy,
+    );
   }
   const key = await createApiKey(deps, { projectId: project.id, name: input.keyName });
   return { team, project, key, created: { team: !existingTeam, project: !existingProject } };

@@ -43,7 +43,11 @@ export const MAX_SOURCE_PURGES = 500;
  * config is invalidated, so L1, the store, the source cache and clients' ETags all stop matching once
  * instances reread it (≤ the config cache's 1 s L1). Deleting the stored objects only frees space.
  */
-export async function purgeResults(deps: PurgeDeps, scope: ProjectScope, input: { source?: string; actorId: string | null }): Promise<PurgeResult> {
+export async function purgeResults(
+  deps: PurgeDeps,
+  scope: ProjectScope,
+  input: { source?: string; actorId: string | null },
+): Promise<PurgeResult> {
   const source = input.source === undefined ? null : purgeSourceName(input.source);
   const { generation, widened } = await deps.db.transaction(async (tx) => {
     const [row] = await tx
@@ -52,7 +56,10 @@ export async function purgeResults(deps: PurgeDeps, scope: ProjectScope, input: 
       .where(and(eq(projects.id, scope.projectId), eq(projects.teamId, scope.teamId)))
       .returning({ generation: projects.cacheGeneration });
     if (!row) throw new AppError("NOT_FOUND");
-    const [purged] = await tx.select({ n: count() }).from(sourcePurges).where(eq(sourcePurges.projectId, scope.projectId));
+    const [purged] = await tx
+      .select({ n: count() })
+      .from(sourcePurges)
+      .where(eq(sourcePurges.projectId, scope.projectId));
     if (source === null || (purged?.n ?? 0) >= MAX_SOURCE_PURGES) {
       await tx.update(projects).set({ cacheBase: row.generation }).where(eq(projects.id, scope.projectId));
       await tx.delete(sourcePurges).where(eq(sourcePurges.projectId, scope.projectId));
@@ -102,7 +109,10 @@ export function purgeSourceName(input: string): string {
     return sourceName(parseSource(input.trim()));
   } catch (error) {
     if (!isAppError(error)) throw error;
-    throw new AppError("INVALID_INPUT", { message: `Not a source URL: ${error.detail ?? error.message}`, cause: error });
+    throw new AppError("INVALID_INPUT", {
+      message: `Not a source URL: ${error.detail ?? error.message}`,
+      cause: error,
+    });
   }
 }
 

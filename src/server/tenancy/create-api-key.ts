@@ -23,7 +23,8 @@ export const keyLimitsSchema = z
 export type KeyLimits = z.infer<typeof keyLimitsSchema>;
 
 export function assertFutureExpiry(expiresAt: Date | null | undefined, now: Date): void {
-  if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new AppError("INVALID_INPUT", { message: "Expiry must be in the future" });
+  if (expiresAt && expiresAt.getTime() <= now.getTime())
+    throw new AppError("INVALID_INPUT", { message: "Expiry must be in the future" });
 }
 
 export async function createApiKey(
@@ -32,7 +33,10 @@ export async function createApiKey(
   now = new Date(),
 ): Promise<CreatedApiKey> {
   assertFutureExpiry(input.expiresAt, now);
-  const limits = keyLimitsSchema.parse({ rateLimitPerMinute: input.rateLimitPerMinute, rateLimitPerDay: input.rateLimitPerDay });
+  const limits = keyLimitsSchema.parse({
+    rateLimitPerMinute: input.rateLimitPerMinute,
+    rateLimitPerDay: input.rateLimitPerDay,
+  });
   const pair = generateKeyPair();
   const [row] = await deps.db
     .insert(apiKeys)

@@ -26,21 +26,33 @@ export async function signTestUrl(
   input: { keyId: string; operations: string; source: string; expiresInSeconds: number | null },
 ): Promise<{ url: string; expiresAt: Date | null }> {
   if (input.expiresInSeconds === null && !can(scope.role, "developer.signPermanent")) {
-    throw new AppError("NOT_PERMITTED", { message: "Choose an expiry (at most 7 days): only an admin can sign a URL that never expires" });
+    throw new AppError("NOT_PERMITTED", {
+      message: "Choose an expiry (at most 7 days): only an admin can sign a URL that never expires",
+    });
   }
   const operations = input.operations.trim() || "_";
   const source = input.source.trim().replace(/^\/+/, "");
   parseOperations(operations);
   parseSource(source);
   const [key] = await deps.db
-    .select({ publicKey: apiKeys.publicKey, encryptedSecret: apiKeys.encryptedSecret, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt, replacedById: apiKeys.replacedById })
+    .select({
+      publicKey: apiKeys.publicKey,
+      encryptedSecret: apiKeys.encryptedSecret,
+      revokedAt: apiKeys.revokedAt,
+      expiresAt: apiKeys.expiresAt,
+      replacedById: apiKeys.replacedById,
+    })
     .from(apiKeys)
     .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.projectId, scope.projectId)));
   if (!key) throw new AppError("NOT_FOUND", { message: "No such key in this project" });
   const now = deps.now();
   const status = keyStatus(key, now);
-  if (status === "revoked" || status === "expired") throw new AppError("KEY_NOT_ACTIVE", { message: `This key is ${status}: pick an active key` });
-  const seconds = input.expiresInSeconds === null ? null : Math.min(Math.max(1, Math.floor(input.expiresInSeconds)), MAX_TEST_URL_SECONDS);
+  if (status === "revoked" || status === "expired")
+    throw new AppError("KEY_NOT_ACTIVE", { message: `This key is ${status}: pick an active key` });
+  const seconds =
+    input.expiresInSeconds === null
+      ? null
+      : Math.min(Math.max(1, Math.floor(input.expiresInSeconds)), MAX_TEST_URL_SECONDS);
   const exp = seconds === null ? undefined : Math.floor(now.getTime() / 1000) + seconds;
   const url = buildSignedUrl({
     baseUrl: deps.baseUrl,

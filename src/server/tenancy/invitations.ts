@@ -18,7 +18,12 @@ import { can, teamRoles, type TeamRole } from "./roles";
  */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 
-export const emailSchema = z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address")).pipe(z.string().max(254));
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email("Enter a valid email address"))
+  .pipe(z.string().max(254));
 
 export interface PendingInvitation {
   id: string;
@@ -38,7 +43,8 @@ export async function createInvitation(
   input: { email: string; role: TeamRole },
   now: Date,
 ): Promise<{ id: string; token: string; expiresAt: Date; email: string }> {
-  if (input.role === "owner" && actor.role !== "owner") throw new AppError("NOT_PERMITTED", { message: "Only an owner can invite an owner" });
+  if (input.role === "owner" && actor.role !== "owner")
+    throw new AppError("NOT_PERMITTED", { message: "Only an owner can invite an owner" });
   const email = emailSchema.parse(input.email);
   const [member] = await db
     .select({ userId: teamMembers.userId })
@@ -64,7 +70,13 @@ export async function createInvitation(
 
 export async function listInvitations(db: Database, teamId: string, now: Date): Promise<PendingInvitation[]> {
   return db
-    .select({ id: teamInvitations.id, email: teamInvitations.email, role: teamInvitations.role, expiresAt: teamInvitations.expiresAt, createdAt: teamInvitations.createdAt })
+    .select({
+      id: teamInvitations.id,
+      email: teamInvitations.email,
+      role: teamInvitations.role,
+      expiresAt: teamInvitations.expiresAt,
+      createdAt: teamInvitations.createdAt,
+    })
     .from(teamInvitations)
     .where(and(eq(teamInvitations.teamId, teamId), pending(now)))
     .orderBy(desc(teamInvitations.createdAt));
@@ -105,7 +117,13 @@ export async function previewInvitation(db: Database, token: string, now: Date):
     .where(eq(teamInvitations.tokenHash, hashToken(token)));
   if (!row) return null;
   // An inviter who lost the right to invite took the invitation back with it: shown as revoked.
-  const status = row.acceptedAt ? "accepted" : row.revokedAt || !row.inviterMayInvite ? "revoked" : row.expiresAt <= now ? "expired" : "pending";
+  const status = row.acceptedAt
+    ? "accepted"
+    : row.revokedAt || !row.inviterMayInvite
+      ? "revoked"
+      : row.expiresAt <= now
+        ? "expired"
+        : "pending";
   return { teamName: row.teamName, teamSlug: row.teamSlug, email: row.email, role: row.role, status };
 }
 
@@ -113,10 +131,20 @@ export async function previewInvitation(db: Database, token: string, now: Date):
  * Joins the team. The invitation names an email address and only the account with that address may
  * use it: a forwarded or leaked link is useless to anyone else.
  */
-export async function acceptInvitation(db: Database, token: string, account: { id: string; email: string }, now: Date): Promise<{ teamSlug: string }> {
+export async function acceptInvitation(
+  db: Database,
+  token: string,
+  account: { id: string; email: string },
+  now: Date,
+): Promise<{ teamSlug: string }> {
   return db.transaction(async (tx) => {
     const [invitation] = await tx
-      .select({ id: teamInvitations.id, teamId: teamInvitations.teamId, email: teamInvitations.email, role: teamInvitations.role })
+      .select({
+        id: teamInvitations.id,
+        teamId: teamInvitations.teamId,
+        email: teamInvitations.email,
+        role: teamInvitations.role,
+      })
       .from(teamInvitations)
       .where(and(eq(teamInvitations.tokenHash, hashToken(token)), pending(now)))
       .for("update");
@@ -136,12 +164,19 @@ export async function acceptInvitation(db: Database, token: string, account: { i
 
 /** The pending invitation a link's token opens (registration checks the address against it). */
 export async function findPendingInvitation(db: Database, token: string, now: Date): Promise<{ email: string } | null> {
-  const [row] = await db.select({ email: teamInvitations.email }).from(teamInvitations).where(and(eq(teamInvitations.tokenHash, hashToken(token)), pending(now)));
+  const [row] = await db
+    .select({ email: teamInvitations.email })
+    .from(teamInvitations)
+    .where(and(eq(teamInvitations.tokenHash, hashToken(token)), pending(now)));
   return row ?? null;
 }
 
 export async function hasPendingInvitation(db: Database, email: string, now: Date): Promise<boolean> {
-  const [row] = await db.select({ id: teamInvitations.id }).from(teamInvitations).where(and(eq(teamInvitations.email, email), pending(now))).limit(1);
+  const [row] = await db
+    .select({ id: teamInvitations.id })
+    .from(teamInvitations)
+    .where(and(eq(teamInvitations.email, email), pending(now)))
+    .limit(1);
   return row !== undefined;
 }
 

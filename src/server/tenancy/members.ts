@@ -20,7 +20,13 @@ export interface Actor {
 
 export async function listMembers(db: Database, teamId: string): Promise<MemberRow[]> {
   return db
-    .select({ userId: teamMembers.userId, name: user.name, email: user.email, role: teamMembers.role, joinedAt: teamMembers.createdAt })
+    .select({
+      userId: teamMembers.userId,
+      name: user.name,
+      email: user.email,
+      role: teamMembers.role,
+      joinedAt: teamMembers.createdAt,
+    })
     .from(teamMembers)
     .innerJoin(user, eq(user.id, teamMembers.userId))
     .where(eq(teamMembers.teamId, teamId))
@@ -31,17 +37,28 @@ export async function listMembers(db: Database, teamId: string): Promise<MemberR
  * Owners are only made or unmade by owners; admins manage members and admins. Runs with the team's
  * owner rows locked so two owners demoting each other at once cannot leave the team without one.
  */
-export async function changeRole(db: Database, actor: Actor, teamId: string, targetUserId: string, role: TeamRole): Promise<void> {
+export async function changeRole(
+  db: Database,
+  actor: Actor,
+  teamId: string,
+  targetUserId: string,
+  role: TeamRole,
+): Promise<void> {
   await withOwnersLocked(db, teamId, targetUserId, async (tx, target, owners) => {
-    if ((target === "owner" || role === "owner") && actor.role !== "owner") throw new AppError("NOT_PERMITTED", { message: "Only an owner can grant or change the owner role" });
+    if ((target === "owner" || role === "owner") && actor.role !== "owner")
+      throw new AppError("NOT_PERMITTED", { message: "Only an owner can grant or change the owner role" });
     if (target === "owner" && role !== "owner" && owners === 1) throw new AppError("LAST_OWNER");
-    await tx.update(teamMembers).set({ role }).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, targetUserId)));
+    await tx
+      .update(teamMembers)
+      .set({ role })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, targetUserId)));
   });
 }
 
 export async function removeMember(db: Database, actor: Actor, teamId: string, targetUserId: string): Promise<void> {
   await withOwnersLocked(db, teamId, targetUserId, async (tx, target, owners) => {
-    if (target === "owner" && actor.role !== "owner") throw new AppError("NOT_PERMITTED", { message: "Only an owner can remove an owner" });
+    if (target === "owner" && actor.role !== "owner")
+      throw new AppError("NOT_PERMITTED", { message: "Only an owner can remove an owner" });
     if (target === "owner" && owners === 1) throw new AppError("LAST_OWNER");
     await tx.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, targetUserId)));
   });
@@ -49,7 +66,10 @@ export async function removeMember(db: Database, actor: Actor, teamId: string, t
 
 export async function leaveTeam(db: Database, userId: string, teamId: string): Promise<void> {
   await withOwnersLocked(db, teamId, userId, async (tx, role, owners) => {
-    if (role === "owner" && owners === 1) throw new AppError("LAST_OWNER", { message: "You are the last owner: make someone else owner or delete the team" });
+    if (role === "owner" && owners === 1)
+      throw new AppError("LAST_OWNER", {
+        message: "You are the last owner: make someone else owner or delete the team",
+      });
     await tx.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)));
   });
 }

@@ -9,7 +9,10 @@ import { createTeam, updateTeam, type TeamRow } from "./teams";
  * Every account starts with a team of its own, so the dashboard is never empty. Its slug is made up
  * (from the email and a random suffix) and flagged for onboarding, where the user picks the real one.
  */
-export async function createPersonalTeam(db: Database, user: { id: string; name: string; email: string }): Promise<TeamRow> {
+export async function createPersonalTeam(
+  db: Database,
+  user: { id: string; name: string; email: string },
+): Promise<TeamRow> {
   const base = slugify(user.email.split("@")[0]!).slice(0, 30).replace(/-+$/, "") || "team";
   const slug = `${base.length >= 2 ? base : `${base}-team`}-${randomBytes(3).toString("hex")}`;
   const name = `${user.name.trim() || base}'s team`.slice(0, 80);
@@ -21,14 +24,21 @@ export async function findPendingTeam(db: Database, userId: string): Promise<Tea
   const [row] = await db
     .select({ id: teams.id, name: teams.name, slug: teams.slug, pendingOnboarding: teams.pendingOnboarding })
     .from(teams)
-    .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId), eq(teamMembers.role, "owner")))
+    .innerJoin(
+      teamMembers,
+      and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId), eq(teamMembers.role, "owner")),
+    )
     .where(eq(teams.pendingOnboarding, true))
     .limit(1);
   return row ?? null;
 }
 
 /** Names the pending team; when there is none (deleted meanwhile), creates the team instead. */
-export async function completeOnboarding(db: Database, userId: string, input: { name: string; slug: string }): Promise<TeamRow> {
+export async function completeOnboarding(
+  db: Database,
+  userId: string,
+  input: { name: string; slug: string },
+): Promise<TeamRow> {
   const pending = await findPendingTeam(db, userId);
   if (!pending) return createTeam(db, { ...input, ownerId: userId });
   return updateTeam(db, pending.id, { ...input, pendingOnboarding: false });

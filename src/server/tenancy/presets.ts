@@ -16,9 +16,16 @@ export interface PresetRow {
 
 type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now">;
 
-export async function listPresets(deps: Pick<TenancyDeps, "db">, scope: ProjectScope): Promise<{ presets: PresetRow[]; presetsOnly: boolean }> {
+export async function listPresets(
+  deps: Pick<TenancyDeps, "db">,
+  scope: ProjectScope,
+): Promise<{ presets: PresetRow[]; presetsOnly: boolean }> {
   const [rows, [project]] = await Promise.all([
-    deps.db.select({ name: presets.name, operations: presets.operations, updatedAt: presets.updatedAt }).from(presets).where(eq(presets.projectId, scope.projectId)).orderBy(asc(presets.name)),
+    deps.db
+      .select({ name: presets.name, operations: presets.operations, updatedAt: presets.updatedAt })
+      .from(presets)
+      .where(eq(presets.projectId, scope.projectId))
+      .orderBy(asc(presets.name)),
     deps.db.select({ presetsOnly: projects.presetsOnly }).from(projects).where(eq(projects.id, scope.projectId)),
   ]);
   return { presets: rows, presetsOnly: project?.presetsOnly ?? false };
@@ -29,18 +36,35 @@ export async function listPresets(deps: Pick<TenancyDeps, "db">, scope: ProjectS
  * (no nesting) and without `info`; stored as written, trimmed. The image route sees the change once
  * the project's config is invalidated: the preset's URLs then make (and cache) new variants.
  */
-export async function savePreset(deps: Deps, scope: ProjectScope, input: { name: string; operations: string; actorId: string }): Promise<PresetRow> {
+export async function savePreset(
+  deps: Deps,
+  scope: ProjectScope,
+  input: { name: string; operations: string; actorId: string },
+): Promise<PresetRow> {
   const operations = input.operations.trim();
   validateOperations(operations);
   const row = await deps.db.transaction(async (tx) => {
     const [existing] = await tx.select({ n: count() }).from(presets).where(eq(presets.projectId, scope.projectId));
-    const [same] = await tx.select({ name: presets.name }).from(presets).where(and(eq(presets.projectId, scope.projectId), eq(presets.name, input.name)));
-    if (!same && (existing?.n ?? 0) >= MAX_PRESETS) throw new AppError("INVALID_INPUT", { message: `A project has at most ${MAX_PRESETS} presets` });
-    const values = { projectId: scope.projectId, name: input.name, operations, updatedBy: input.actorId, updatedAt: deps.now() };
+    const [same] = await tx
+      .select({ name: presets.name })
+      .from(presets)
+      .where(and(eq(presets.projectId, scope.projectId), eq(presets.name, input.name)));
+    if (!same && (existing?.n ?? 0) >= MAX_PRESETS)
+      throw new AppError("INVALID_INPUT", { message: `A project has at most ${MAX_PRESETS} presets` });
+    const values = {
+      projectId: scope.projectId,
+      name: input.name,
+      operations,
+      updatedBy: input.actorId,
+      updatedAt: deps.now(),
+    };
     const [saved] = await tx
       .insert(presets)
       .values(values)
-      .onConflictDoUpdate({ target: [presets.projectId, presets.name], set: { operations, updatedBy: input.actorId, updatedAt: values.updatedAt } })
+      .onConflictDoUpdate({
+        target: [presets.projectId, presets.name],
+        set: { operations, updatedBy: input.actorId, updatedAt: values.updatedAt },
+      })
       .returning({ name: presets.name, operations: presets.operations, updatedAt: presets.updatedAt });
     return saved!;
   });
@@ -49,7 +73,10 @@ export async function savePreset(deps: Deps, scope: ProjectScope, input: { name:
 }
 
 export async function deletePreset(deps: Deps, scope: ProjectScope, name: string): Promise<void> {
-  const deleted = await deps.db.delete(presets).where(and(eq(presets.projectId, scope.projectId), eq(presets.name, name))).returning({ name: presets.name });
+  const deleted = await deps.db
+    .delete(presets)
+    .where(and(eq(presets.projectId, scope.projectId), eq(presets.name, name)))
+    .returning({ name: presets.name });
   if (deleted.length === 0) throw new AppError("NOT_FOUND", { message: `No preset named "${name}"` });
   await deps.invalidate.project(scope.projectId);
 }
@@ -68,7 +95,10 @@ function validateOperations(segment: string): void {
     if (isAppError(error)) throw new AppError("INVALID_INPUT", { message: error.message, cause: error });
     throw error;
   }
-  if (parsed.preset !== undefined) throw new AppError("INVALID_INPUT", { message: "A preset cannot use another preset (pr_)" });
-  if (parsed.info) throw new AppError("INVALID_INPUT", { message: "A preset makes images: info is asked for in the URL" });
-  if (canonicalOperations(parsed) === "{}") throw new AppError("INVALID_INPUT", { message: "A preset needs at least one operation" });
+  if (parsed.preset !== undefined)
+    throw new AppError("INVALID_INPUT", { message: "A preset cannot use another preset (pr_)" });
+  if (parsed.info)
+    throw new AppError("INVALID_INPUT", { message: "A preset makes images: info is asked for in the URL" });
+  if (canonicalOperations(parsed) === "{}")
+    throw new AppError("INVALID_INPUT", { message: "A preset needs at least one operation" });
 }

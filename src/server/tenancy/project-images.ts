@@ -43,11 +43,22 @@ export async function getProjectImages(deps: Pick<TenancyDeps, "db">, scope: Pro
     const row = rows.find((r) => r.kind === kind);
     if (!row) return null;
     const preview = `data:${mimeOf(row.format)};base64,${row.bytes.toString("base64")}`;
-    return { kind, format: row.format, width: row.width, height: row.height, bytes: row.bytes.length, preview, updatedAt: row.updatedAt };
+    return {
+      kind,
+      format: row.format,
+      width: row.width,
+      height: row.height,
+      bytes: row.bytes.length,
+      preview,
+      updatedAt: row.updatedAt,
+    };
   };
   const watermark = view("watermark");
   const settings = rows.find((r) => r.kind === "watermark")?.settings;
-  return { watermark: watermark && { ...watermark, settings: readWatermarkSettings(settings) }, fallback: view("fallback") };
+  return {
+    watermark: watermark && { ...watermark, settings: readWatermarkSettings(settings) },
+    fallback: view("fallback"),
+  };
 }
 
 /**
@@ -55,12 +66,25 @@ export async function getProjectImages(deps: Pick<TenancyDeps, "db">, scope: Pro
  * checks a source (decoded whole, within bounds) so that a bad upload is refused here and never fails
  * requests later. A replaced watermark keeps its settings.
  */
-export async function uploadProjectImage(deps: Deps, scope: ProjectScope, input: { kind: ProjectImageKind; base64: string; actorId: string }): Promise<void> {
+export async function uploadProjectImage(
+  deps: Deps,
+  scope: ProjectScope,
+  input: { kind: ProjectImageKind; base64: string; actorId: string },
+): Promise<void> {
   const bytes = Buffer.from(input.base64, "base64");
   if (bytes.length === 0) throw new AppError("INVALID_INPUT", { message: "The file is empty" });
-  if (bytes.length > MAX_PROJECT_IMAGE_BYTES) throw new AppError("INVALID_INPUT", { message: `The image is over ${MAX_PROJECT_IMAGE_BYTES / 1024} KiB` });
+  if (bytes.length > MAX_PROJECT_IMAGE_BYTES)
+    throw new AppError("INVALID_INPUT", { message: `The image is over ${MAX_PROJECT_IMAGE_BYTES / 1024} KiB` });
   const { format, width, height } = await checkedImage(bytes);
-  const values = { format, width, height, bytes, sha256: createHash("sha256").update(bytes).digest("hex"), updatedBy: input.actorId, updatedAt: deps.now() };
+  const values = {
+    format,
+    width,
+    height,
+    bytes,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    updatedBy: input.actorId,
+    updatedAt: deps.now(),
+  };
   await deps.db
     .insert(projectImages)
     .values({ projectId: scope.projectId, kind: input.kind, ...values })
@@ -68,7 +92,12 @@ export async function uploadProjectImage(deps: Deps, scope: ProjectScope, input:
   await deps.invalidate.project(scope.projectId);
 }
 
-export async function setWatermarkSettings(deps: Deps, scope: ProjectScope, settings: WatermarkSettings, actorId: string): Promise<void> {
+export async function setWatermarkSettings(
+  deps: Deps,
+  scope: ProjectScope,
+  settings: WatermarkSettings,
+  actorId: string,
+): Promise<void> {
   const updated = await deps.db
     .update(projectImages)
     .set({ settings, updatedBy: actorId, updatedAt: deps.now() })
@@ -104,7 +133,9 @@ async function checkedImage(bytes: Buffer): Promise<{ format: string; width: num
   const width = metadata.autoOrient?.width ?? metadata.width ?? 0;
   const height = metadata.autoOrient?.height ?? metadata.height ?? 0;
   if (width > MAX_PROJECT_IMAGE_SIDE || height > MAX_PROJECT_IMAGE_SIDE) {
-    throw new AppError("INVALID_INPUT", { message: `The image is ${width}×${height}: at most ${MAX_PROJECT_IMAGE_SIDE} px a side` });
+    throw new AppError("INVALID_INPUT", {
+      message: `The image is ${width}×${height}: at most ${MAX_PROJECT_IMAGE_SIDE} px a side`,
+    });
   }
   try {
     await sharp(bytes, { limitInputPixels, failOn: "error", pages: 1 }).raw().toBuffer();

@@ -36,11 +36,18 @@ const columns = {
   createdAt: projects.createdAt,
 };
 
-const slugTaken = (error: unknown) => new AppError("SLUG_TAKEN", { message: "This team already has a project with that slug", cause: error });
+const slugTaken = (error: unknown) =>
+  new AppError("SLUG_TAKEN", { message: "This team already has a project with that slug", cause: error });
 
 export async function createProject(
   db: Database,
-  input: { teamId: string; name: string; slug: string; allowedSourceHosts?: readonly string[]; allowedRefererHosts?: readonly string[] },
+  input: {
+    teamId: string;
+    name: string;
+    slug: string;
+    allowedSourceHosts?: readonly string[];
+    allowedRefererHosts?: readonly string[];
+  },
   policy: SourceHostPolicy = {},
 ): Promise<ProjectRow> {
   const values = {
@@ -60,7 +67,10 @@ export async function createProject(
 }
 
 export async function findProject(db: Database, teamId: string, slug: string): Promise<ProjectRow | null> {
-  const [row] = await db.select(columns).from(projects).where(and(eq(projects.teamId, teamId), eq(projects.slug, slug)));
+  const [row] = await db
+    .select(columns)
+    .from(projects)
+    .where(and(eq(projects.teamId, teamId), eq(projects.slug, slug)));
   return row ?? null;
 }
 
@@ -71,7 +81,12 @@ export async function listProjects(db: Database, teamId: string, search?: string
   return db
     .select(columns)
     .from(projects)
-    .where(and(eq(projects.teamId, teamId), pattern ? or(ilike(projects.name, pattern), ilike(projects.slug, pattern)) : undefined))
+    .where(
+      and(
+        eq(projects.teamId, teamId),
+        pattern ? or(ilike(projects.name, pattern), ilike(projects.slug, pattern)) : undefined,
+      ),
+    )
     .orderBy(asc(projects.name));
 }
 
@@ -79,14 +94,23 @@ export async function listProjects(db: Database, teamId: string, search?: string
 export async function writeProject(
   db: Database,
   scope: ProjectScope,
-  input: { name?: string; slug?: string; allowedSourceHosts?: readonly string[]; allowedRefererHosts?: readonly string[] },
+  input: {
+    name?: string;
+    slug?: string;
+    allowedSourceHosts?: readonly string[];
+    allowedRefererHosts?: readonly string[];
+  },
   policy: SourceHostPolicy = {},
 ): Promise<ProjectRow> {
   const changes = {
     ...(input.name !== undefined && { name: nameSchema.parse(input.name) }),
     ...(input.slug !== undefined && { slug: slugSchema.parse(input.slug) }),
-    ...(input.allowedSourceHosts !== undefined && { allowedSourceHosts: normaliseSourceHosts(input.allowedSourceHosts, policy) }),
-    ...(input.allowedRefererHosts !== undefined && { allowedRefererHosts: normaliseRefererHosts(input.allowedRefererHosts, policy) }),
+    ...(input.allowedSourceHosts !== undefined && {
+      allowedSourceHosts: normaliseSourceHosts(input.allowedSourceHosts, policy),
+    }),
+    ...(input.allowedRefererHosts !== undefined && {
+      allowedRefererHosts: normaliseRefererHosts(input.allowedRefererHosts, policy),
+    }),
     updatedAt: new Date(),
   };
   let row: ProjectRow | undefined;

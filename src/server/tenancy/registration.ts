@@ -66,13 +66,21 @@ export async function findInstanceOwner(db: Database): Promise<{ id: string; ema
 }
 
 /** Throws REGISTRATION_CLOSED (or INVITATION_EMAIL_MISMATCH) when the policy does not admit the candidate. */
-export async function admitAccount(db: Database, policy: RegistrationPolicy, candidate: AccountCandidate, now: Date): Promise<void> {
+export async function admitAccount(
+  db: Database,
+  policy: RegistrationPolicy,
+  candidate: AccountCandidate,
+  now: Date,
+): Promise<void> {
   if (anyoneMay(policy) || (await isFirstAccount(db))) return;
   const email = candidate.email.trim().toLowerCase();
   if (candidate.invitationToken) {
     const invitation = await findPendingInvitation(db, candidate.invitationToken, now);
     if (invitation?.email === email) return;
-    if (invitation) throw new AppError("INVITATION_EMAIL_MISMATCH", { message: `This invitation is for ${invitation.email}: sign up with that address` });
+    if (invitation)
+      throw new AppError("INVITATION_EMAIL_MISMATCH", {
+        message: `This invitation is for ${invitation.email}: sign up with that address`,
+      });
     throw closed(policy, "This invitation link is no longer valid: ask a team admin for a new one");
   }
   if (candidate.emailVerified && policy.emailDomains.includes(email.slice(email.lastIndexOf("@") + 1))) return;
@@ -80,7 +88,12 @@ export async function admitAccount(db: Database, policy: RegistrationPolicy, can
   throw closed(policy);
 }
 
-export async function signUpOffer(db: Database, policy: RegistrationPolicy, invitationToken: string | null, now: Date): Promise<SignUpOffer> {
+export async function signUpOffer(
+  db: Database,
+  policy: RegistrationPolicy,
+  invitationToken: string | null,
+  now: Date,
+): Promise<SignUpOffer> {
   if (anyoneMay(policy)) return { kind: "open" };
   if (await isFirstAccount(db)) return { kind: "first-account" };
   const invitation = invitationToken ? await findPendingInvitation(db, invitationToken, now) : null;
@@ -90,6 +103,8 @@ export async function signUpOffer(db: Database, policy: RegistrationPolicy, invi
 
 function closed(policy: RegistrationPolicy, message?: string): AppError {
   const domains = policy.emailDomains.join(", ");
-  const byDomain = domains ? `Registration on this server is by invitation, or with a GitHub or Google account whose verified address is at ${domains}` : undefined;
+  const byDomain = domains
+    ? `Registration on this server is by invitation, or with a GitHub or Google account whose verified address is at ${domains}`
+    : undefined;
   return new AppError("REGISTRATION_CLOSED", { message: message ?? byDomain });
 }

@@ -21,19 +21,27 @@ export interface ResealOutcome {
 export async function resealSecrets(deps: { db: Database; secretBox: SecretBox }): Promise<ResealOutcome> {
   const { secretBox, db } = deps;
   const keys = await db.select({ publicKey: apiKeys.publicKey, sealed: apiKeys.encryptedSecret }).from(apiKeys);
-  const buckets = await db.select({ id: sourceBuckets.id, projectId: sourceBuckets.projectId, sealed: sourceBuckets.sealedSecret }).from(sourceBuckets);
+  const buckets = await db
+    .select({ id: sourceBuckets.id, projectId: sourceBuckets.projectId, sealed: sourceBuckets.sealedSecret })
+    .from(sourceBuckets);
   const publicKeys: string[] = [];
   const projectIds = new Set<string>();
   for (const row of keys.filter((k) => secretBox.needsReseal(k.sealed))) {
     const secret = secretBox.open(row.sealed, row.publicKey);
-    await db.update(apiKeys).set({ encryptedSecret: secretBox.seal(secret, row.publicKey) }).where(eq(apiKeys.encryptedSecret, row.sealed));
+    await db
+      .update(apiKeys)
+      .set({ encryptedSecret: secretBox.seal(secret, row.publicKey) })
+      .where(eq(apiKeys.encryptedSecret, row.sealed));
     publicKeys.push(row.publicKey);
   }
   const stale = buckets.filter((b) => secretBox.needsReseal(b.sealed));
   for (const row of stale) {
     const context = bucketSealContext(row.id);
     const secret = secretBox.open(row.sealed, context);
-    await db.update(sourceBuckets).set({ sealedSecret: secretBox.seal(secret, context) }).where(eq(sourceBuckets.sealedSecret, row.sealed));
+    await db
+      .update(sourceBuckets)
+      .set({ sealedSecret: secretBox.seal(secret, context) })
+      .where(eq(sourceBuckets.sealedSecret, row.sealed));
     projectIds.add(row.projectId);
   }
   const resealed = publicKeys.length + stale.length;

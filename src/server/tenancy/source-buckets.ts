@@ -27,7 +27,11 @@ export interface BucketView extends BucketTarget {
 type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now" | "secretBox" | "hostPolicy">;
 
 export async function listBuckets(deps: Pick<TenancyDeps, "db">, scope: ProjectScope): Promise<BucketView[]> {
-  const rows = await deps.db.select().from(sourceBuckets).where(eq(sourceBuckets.projectId, scope.projectId)).orderBy(asc(sourceBuckets.alias));
+  const rows = await deps.db
+    .select()
+    .from(sourceBuckets)
+    .where(eq(sourceBuckets.projectId, scope.projectId))
+    .orderBy(asc(sourceBuckets.alias));
   return rows.map(({ alias, endpoint, region, bucket, prefix, forcePathStyle, accessKeyId, updatedAt }) => ({
     alias,
     endpoint,
@@ -45,7 +49,11 @@ export async function listBuckets(deps: Pick<TenancyDeps, "db">, scope: ProjectS
  * source hosts (no private, loopback or metadata address), and the secret is sealed bound to the row.
  * URLs of the alias see the change within the config cache's bound, with new variant keys.
  */
-export async function saveBucket(deps: Deps, scope: ProjectScope, input: BucketInput & { actorId: string }): Promise<BucketView> {
+export async function saveBucket(
+  deps: Deps,
+  scope: ProjectScope,
+  input: BucketInput & { actorId: string },
+): Promise<BucketView> {
   const endpoint = checkedEndpoint(input.endpoint, deps.hostPolicy.allowLoopback ?? false);
   const row = await deps.db.transaction(async (tx) => {
     const where = and(eq(sourceBuckets.projectId, scope.projectId), eq(sourceBuckets.alias, input.alias));
@@ -61,24 +69,42 @@ export async function saveBucket(deps: Deps, scope: ProjectScope, input: BucketI
       updatedAt: deps.now(),
     };
     if (existing) {
-      const secret = input.secretAccessKey ? { sealedSecret: deps.secretBox.seal(input.secretAccessKey, bucketSealContext(existing.id)) } : {};
-      const [saved] = await tx.update(sourceBuckets).set({ ...settings, ...secret }).where(eq(sourceBuckets.id, existing.id)).returning();
+      const secret = input.secretAccessKey
+        ? { sealedSecret: deps.secretBox.seal(input.secretAccessKey, bucketSealContext(existing.id)) }
+        : {};
+      const [saved] = await tx
+        .update(sourceBuckets)
+        .set({ ...settings, ...secret })
+        .where(eq(sourceBuckets.id, existing.id))
+        .returning();
       return saved!;
     }
-    if (!input.secretAccessKey) throw new AppError("INVALID_INPUT", { message: "A new bucket needs its secret access key" });
-    const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(sourceBuckets).where(eq(sourceBuckets.projectId, scope.projectId));
-    if (n >= MAX_BUCKETS) throw new AppError("INVALID_INPUT", { message: `A project has at most ${MAX_BUCKETS} buckets` });
+    if (!input.secretAccessKey)
+      throw new AppError("INVALID_INPUT", { message: "A new bucket needs its secret access key" });
+    const [{ n } = { n: 0 }] = await tx
+      .select({ n: count() })
+      .from(sourceBuckets)
+      .where(eq(sourceBuckets.projectId, scope.projectId));
+    if (n >= MAX_BUCKETS)
+      throw new AppError("INVALID_INPUT", { message: `A project has at most ${MAX_BUCKETS} buckets` });
     // The id is chosen here so the secret can be sealed bound to it in the same insert.
     const id = crypto.randomUUID();
     const sealedSecret = deps.secretBox.seal(input.secretAccessKey, bucketSealContext(id));
-    const [saved] = await tx.insert(sourceBuckets).values({ id, projectId: scope.projectId, alias: input.alias, ...settings, sealedSecret }).returning();
+    const [saved] = await tx
+      .insert(sourceBuckets)
+      .values({ id, projectId: scope.projectId, alias: input.alias, ...settings, sealedSecret })
+      .returning();
     return saved!;
   });
   await deps.invalidate.project(scope.projectId);
   return (await listBuckets(deps, scope)).find((b) => b.alias === row.alias)!;
 }
 
-export async function deleteBucket(deps: Pick<TenancyDeps, "db" | "invalidate">, scope: ProjectScope, alias: string): Promise<void> {
+export async function deleteBucket(
+  deps: Pick<TenancyDeps, "db" | "invalidate">,
+  scope: ProjectScope,
+  alias: string,
+): Promise<void> {
   const deleted = await deps.db
     .delete(sourceBuckets)
     .where(and(eq(sourceBuckets.projectId, scope.projectId), eq(sourceBuckets.alias, alias)))
@@ -93,6 +119,9 @@ function checkedEndpoint(endpoint: string, allowLoopback: boolean): string {
     return assertBucketEndpoint(endpoint.trim(), allowLoopback).href.replace(/\/$/, "");
   } catch (error) {
     if (!isAppError(error)) throw error;
-    throw new AppError("INVALID_INPUT", { message: `Endpoint: ${(error.detail ?? "not allowed").replace(/^bucket endpoint /, "")}`, cause: error });
+    throw new AppError("INVALID_INPUT", {
+      message: `Endpoint: ${(error.detail ?? "not allowed").replace(/^bucket endpoint /, "")}`,
+      cause: error,
+    });
   }
 }

@@ -18,13 +18,16 @@ export function normaliseSourceHosts(entries: readonly string[], policy: SourceH
  * only the host is compared, so only the host is kept). `local` means nothing for a referer.
  */
 export function normaliseRefererHosts(entries: readonly string[], policy: SourceHostPolicy = {}): string[] {
-  const canonical = entries.filter((e) => e.trim() !== "").map((raw) => {
-    const entry = normaliseHostEntry(raw);
-    if (entry?.kind === "any-remote") return "*";
-    if (!entry || entry.kind !== "host") throw invalid(raw, "use a host such as example.com, *.example.com or *", "allowedRefererHosts");
-    assertPublicHost(raw, entry, policy.allowLoopback ?? false, "allowedRefererHosts");
-    return `${entry.subdomainsOnly ? "*." : ""}${entry.host}`;
-  });
+  const canonical = entries
+    .filter((e) => e.trim() !== "")
+    .map((raw) => {
+      const entry = normaliseHostEntry(raw);
+      if (entry?.kind === "any-remote") return "*";
+      if (!entry || entry.kind !== "host")
+        throw invalid(raw, "use a host such as example.com, *.example.com or *", "allowedRefererHosts");
+      assertPublicHost(raw, entry, policy.allowLoopback ?? false, "allowedRefererHosts");
+      return `${entry.subdomainsOnly ? "*." : ""}${entry.host}`;
+    });
   return [...new Set(canonical)];
 }
 
@@ -35,7 +38,8 @@ export interface SourceHostPolicy {
 
 function canonicalEntry(raw: string, policy: SourceHostPolicy): string {
   const entry = normaliseHostEntry(raw);
-  if (!entry) throw invalid(raw, "use a host such as cdn.example.com, *.example.com, https://cdn.example.com:8443, * or local");
+  if (!entry)
+    throw invalid(raw, "use a host such as cdn.example.com, *.example.com, https://cdn.example.com:8443, * or local");
   if (entry.kind === "any-remote") return "*";
   if (entry.kind === "local") return "local";
   assertPublicHost(raw, entry, policy.allowLoopback ?? false);
@@ -45,11 +49,18 @@ function canonicalEntry(raw: string, policy: SourceHostPolicy): string {
 
 type ListName = "allowedSourceHosts" | "allowedRefererHosts";
 
-function assertPublicHost(raw: string, entry: Extract<HostEntry, { kind: "host" }>, allowLoopback: boolean, list: ListName = "allowedSourceHosts"): void {
+function assertPublicHost(
+  raw: string,
+  entry: Extract<HostEntry, { kind: "host" }>,
+  allowLoopback: boolean,
+  list: ListName = "allowedSourceHosts",
+): void {
   const bare = entry.host.replace(/^\[|\]$/g, "");
   if (allowLoopback && bare === "localhost") return;
-  if (isIP(bare) !== 0 && !classifyAddress(bare, allowLoopback).allowed) throw invalid(raw, "private, loopback and reserved addresses are not allowed", list);
-  if (isIP(bare) === 0 && isForbiddenHostname(bare)) throw invalid(raw, "local and internal host names are not allowed", list);
+  if (isIP(bare) !== 0 && !classifyAddress(bare, allowLoopback).allowed)
+    throw invalid(raw, "private, loopback and reserved addresses are not allowed", list);
+  if (isIP(bare) === 0 && isForbiddenHostname(bare))
+    throw invalid(raw, "local and internal host names are not allowed", list);
 }
 
 function invalid(raw: string, why: string, list: ListName = "allowedSourceHosts"): AppError {

@@ -8,7 +8,10 @@ import { apiKeys } from "@/server/db/schema";
  * drops their cached config. Requests already refuse them from expiresAt on; the mark lets the
  * dashboard and the database say so without comparing clocks, and the sweep handles each key once.
  */
-export async function sweepExpiredKeys(deps: { db: Database; invalidate: ConfigInvalidator }, now: Date): Promise<number> {
+export async function sweepExpiredKeys(
+  deps: { db: Database; invalidate: ConfigInvalidator },
+  now: Date,
+): Promise<number> {
   const expired = await deps.db
     .update(apiKeys)
     .set({ expiredAt: now, updatedAt: now })

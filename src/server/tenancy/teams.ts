@@ -26,7 +26,11 @@ export async function createTeam(
   db: Database,
   input: { name: string; slug: string; ownerId?: string; pendingOnboarding?: boolean },
 ): Promise<TeamRow> {
-  const values = { name: nameSchema.parse(input.name), slug: slugSchema.parse(input.slug), pendingOnboarding: input.pendingOnboarding ?? false };
+  const values = {
+    name: nameSchema.parse(input.name),
+    slug: slugSchema.parse(input.slug),
+    pendingOnboarding: input.pendingOnboarding ?? false,
+  };
   try {
     return await db.transaction(async (tx) => {
       const [row] = await tx.insert(teams).values(values).returning(columns);
@@ -66,7 +70,10 @@ export async function listTeamsForUser(db: Database, userId: string): Promise<Ar
 }
 
 /** For the live check while typing: a slug that would be refused says why. */
-export async function checkSlugAvailable(db: Database, slug: string): Promise<{ available: boolean; reason: string | null }> {
+export async function checkSlugAvailable(
+  db: Database,
+  slug: string,
+): Promise<{ available: boolean; reason: string | null }> {
   const parsed = slugSchema.safeParse(slug);
   if (!parsed.success) return { available: false, reason: parsed.error.issues[0]?.message ?? "Invalid slug" };
   const taken = await findTeamBySlug(db, parsed.data);
@@ -100,14 +107,26 @@ export async function deleteTeam(deps: Pick<TenancyDeps, "db" | "invalidate">, t
     // Locking the projects makes a concurrent key creation wait for this delete (and then fail), so no
     // key escapes the invalidation below.
     const owned = await tx.select({ id: projects.id }).from(projects).where(eq(projects.teamId, teamId)).for("update");
-    const keys = await keysOfProjects(tx, owned.map((p) => p.id));
+    const keys = await keysOfProjects(
+      tx,
+      owned.map((p) => p.id),
+    );
     await tx.delete(teams).where(eq(teams.id, teamId));
-    return owned.map((p) => ({ projectId: p.id, publicKeys: keys.filter((k) => k.projectId === p.id).map((k) => k.publicKey) }));
+    return owned.map((p) => ({
+      projectId: p.id,
+      publicKeys: keys.filter((k) => k.projectId === p.id).map((k) => k.publicKey),
+    }));
   });
   for (const { projectId, publicKeys } of removed) await deps.invalidate.project(projectId, publicKeys);
 }
 
-export async function keysOfProjects(db: Database, projectIds: string[]): Promise<Array<{ projectId: string; publicKey: string }>> {
+export async function keysOfProjects(
+  db: Database,
+  projectIds: string[],
+): Promise<Array<{ projectId: string; publicKey: string }>> {
   if (projectIds.length === 0) return [];
-  return db.select({ projectId: apiKeys.projectId, publicKey: apiKeys.publicKey }).from(apiKeys).where(inArray(apiKeys.projectId, projectIds));
+  return db
+    .select({ projectId: apiKeys.projectId, publicKey: apiKeys.publicKey })
+    .from(apiKeys)
+    .where(inArray(apiKeys.projectId, projectIds));
 }

@@ -30,7 +30,9 @@ const STAMP = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/;
 
 /** The minute a bucket key stands for, or null for a key that is not a bucket. */
 export function bucketMinute(key: string): Date | null {
-  return key.startsWith(keySpecs.usageBucket.prefix) ? stampMinute(key.slice(keySpecs.usageBucket.prefix.length)) : null;
+  return key.startsWith(keySpecs.usageBucket.prefix)
+    ? stampMinute(key.slice(keySpecs.usageBucket.prefix.length))
+    : null;
 }
 
 /** The minute of a `YYYYMMDDHHmm` stamp (a bucket's key ends with it; usage_buffer rows carry it). */
@@ -61,7 +63,9 @@ export function parseUsageField(field: string): ParsedField {
 function parseField(field: string): ParsedField {
   const [projectId, apiKeyId, measure, ...rest] = field.split("|");
   if (rest.length > 0 || !projectId || !apiKeyId || !UUID.test(projectId) || !UUID.test(apiKeyId)) return null;
-  return measure === "req" || measure === "bytes" ? { projectId: projectId.toLowerCase(), apiKeyId: apiKeyId.toLowerCase(), measure } : null;
+  return measure === "req" || measure === "bytes"
+    ? { projectId: projectId.toLowerCase(), apiKeyId: apiKeyId.toLowerCase(), measure }
+    : null;
 }
 
 /**
@@ -69,12 +73,22 @@ function parseField(field: string): ParsedField {
  * to its project: counters of deleted keys (or of a key under the wrong project) are dropped and
  * counted per bucket, so the ledger says what was not applied and why the totals differ.
  */
-export function aggregateClaims(buckets: readonly ClaimedBucket[], keyProjects: ReadonlyMap<string, string>): { rows: UsageRow[]; totals: BucketTotals[] } {
+export function aggregateClaims(
+  buckets: readonly ClaimedBucket[],
+  keyProjects: ReadonlyMap<string, string>,
+): { rows: UsageRow[]; totals: BucketTotals[] } {
   const rows = new Map<string, UsageRow>();
   const totals = buckets.map((bucket) => {
     const date = `${bucket.stamp.slice(0, 4)}-${bucket.stamp.slice(4, 6)}-${bucket.stamp.slice(6, 8)}`;
     const bucketRows = new Set<string>();
-    const sum: BucketTotals = { bucket: bucket.stamp, claim: bucket.claim, rows: 0, requests: 0, bytes: 0, droppedRequests: 0 };
+    const sum: BucketTotals = {
+      bucket: bucket.stamp,
+      claim: bucket.claim,
+      rows: 0,
+      requests: 0,
+      bytes: 0,
+      droppedRequests: 0,
+    };
     for (const [field, value] of Object.entries(bucket.counters)) {
       const parsed = parseUsageField(field);
       if (!parsed || !Number.isFinite(value)) continue;
@@ -83,7 +97,13 @@ export function aggregateClaims(buckets: readonly ClaimedBucket[], keyProjects: 
         continue;
       }
       const id = `${parsed.projectId}|${parsed.apiKeyId}|${date}`;
-      const row = rows.get(id) ?? { projectId: parsed.projectId, apiKeyId: parsed.apiKeyId, date, requests: 0, bytes: 0 };
+      const row = rows.get(id) ?? {
+        projectId: parsed.projectId,
+        apiKeyId: parsed.apiKeyId,
+        date,
+        requests: 0,
+        bytes: 0,
+      };
       rows.set(id, row);
       bucketRows.add(id);
       if (parsed.measure === "req") {
@@ -103,9 +123,10 @@ export function aggregateClaims(buckets: readonly ClaimedBucket[], keyProjects: 
 /** Every key id the claims mention, for the existence check. */
 export function keyIdsOf(buckets: readonly ClaimedBucket[]): string[] {
   const ids = new Set<string>();
-  for (const bucket of buckets) for (const field of Object.keys(bucket.counters)) {
-    const parsed = parseUsageField(field);
-    if (parsed) ids.add(parsed.apiKeyId);
-  }
+  for (const bucket of buckets)
+    for (const field of Object.keys(bucket.counters)) {
+      const parsed = parseUsageField(field);
+      if (parsed) ids.add(parsed.apiKeyId);
+    }
   return [...ids];
 }

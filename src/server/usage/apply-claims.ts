@@ -20,7 +20,11 @@ export interface AppliedClaims {
  * that were new to usage_record with one upsert per 5,000 rows. A claim already in the ledger adds
  * nothing: that is what makes a retried flush exactly-once. `beforeCommit` is the crash-test hook.
  */
-export async function applyClaims(db: Database, claims: readonly ClaimedBucket[], beforeCommit?: () => Promise<void>): Promise<AppliedClaims> {
+export async function applyClaims(
+  db: Database,
+  claims: readonly ClaimedBucket[],
+  beforeCommit?: () => Promise<void>,
+): Promise<AppliedClaims> {
   if (claims.length === 0) return { applied: [], alreadyApplied: 0, rows: 0 };
   return db.transaction(async (tx) => {
     const applied = await applyClaimsIn(tx, claims);
@@ -30,7 +34,10 @@ export async function applyClaims(db: Database, claims: readonly ClaimedBucket[]
 }
 
 /** applyClaims inside a transaction the caller holds (the database buffer takes its minutes in it too). */
-export async function applyClaimsIn(tx: Pick<Database, "select" | "insert">, claims: readonly ClaimedBucket[]): Promise<AppliedClaims> {
+export async function applyClaimsIn(
+  tx: Pick<Database, "select" | "insert">,
+  claims: readonly ClaimedBucket[],
+): Promise<AppliedClaims> {
   if (claims.length === 0) return { applied: [], alreadyApplied: 0, rows: 0 };
   const keyProjects = new Map<string, string>();
   const ids = keyIdsOf(claims);
@@ -43,7 +50,11 @@ export async function applyClaimsIn(tx: Pick<Database, "select" | "insert">, cla
     for (const key of found) keyProjects.set(key.id, key.projectId);
   }
   const all = aggregateClaims(claims, keyProjects);
-  const inserted = await tx.insert(usageFlushLedger).values(all.totals).onConflictDoNothing().returning({ bucket: usageFlushLedger.bucket, claim: usageFlushLedger.claim });
+  const inserted = await tx
+    .insert(usageFlushLedger)
+    .values(all.totals)
+    .onConflictDoNothing()
+    .returning({ bucket: usageFlushLedger.bucket, claim: usageFlushLedger.claim });
   const isNew = new Set(inserted.map((row) => `${row.bucket}|${row.claim}`));
   const fresh = claims.filter((claim) => isNew.has(`${claim.stamp}|${claim.claim}`));
   const { rows, totals } = fresh.length === claims.length ? all : aggregateClaims(fresh, keyProjects);

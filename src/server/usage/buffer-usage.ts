@@ -22,11 +22,16 @@ export function meteredIncrement(outcome: RequestOutcome, at: Date): UsageIncrem
  * HINCRBY, EXPIRE on a single key, so it also works on a cluster). The flush reads whole buckets that
  * are older than a safety lag, so a bucket is complete when it is read.
  */
-export function usageFields(increment: Pick<UsageIncrement, "projectId" | "apiKeyId" | "bytes">): Record<string, number> {
+export function usageFields(
+  increment: Pick<UsageIncrement, "projectId" | "apiKeyId" | "bytes">,
+): Record<string, number> {
   const prefix = `${increment.projectId}|${increment.apiKeyId}`;
   return { [`${prefix}|req`]: 1, [`${prefix}|bytes`]: increment.bytes };
 }
 
 export async function bufferUsage(kv: KeyValue, increment: UsageIncrement): Promise<void> {
-  await withBudget("usageIncrement", kv.incrementHash(redisKeys.usageBucket(increment.at), usageFields(increment), TTL_SECONDS.usageBucket));
+  await withBudget(
+    "usageIncrement",
+    kv.incrementHash(redisKeys.usageBucket(increment.at), usageFields(increment), TTL_SECONDS.usageBucket),
+  );
 }

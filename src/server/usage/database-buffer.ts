@@ -20,7 +20,13 @@ export async function addUsage(db: UsageWriter, increments: readonly UsageIncrem
   for (const increment of increments) {
     const bucket = minuteStamp(increment.at);
     const id = `${bucket}|${increment.projectId}|${increment.apiKeyId}`;
-    const row = rows.get(id) ?? { bucket, projectId: increment.projectId, apiKeyId: increment.apiKeyId, requests: 0, bytes: 0 };
+    const row = rows.get(id) ?? {
+      bucket,
+      projectId: increment.projectId,
+      apiKeyId: increment.apiKeyId,
+      requests: 0,
+      bytes: 0,
+    };
     row.requests = (row.requests ?? 0) + 1;
     row.bytes = (row.bytes ?? 0) + increment.bytes;
     rows.set(id, row);
@@ -32,13 +38,20 @@ export async function addUsage(db: UsageWriter, increments: readonly UsageIncrem
     .values(ordered)
     .onConflictDoUpdate({
       target: [usageBuffer.bucket, usageBuffer.projectId, usageBuffer.apiKeyId],
-      set: { requests: sql`${usageBuffer.requests} + excluded.requests`, bytes: sql`${usageBuffer.bytes} + excluded.bytes` },
+      set: {
+        requests: sql`${usageBuffer.requests} + excluded.requests`,
+        bytes: sql`${usageBuffer.bytes} + excluded.bytes`,
+      },
     });
 }
 
 /** The minutes that hold buffered usage, oldest first. */
 export async function bufferedMinutes(db: UsageWriter): Promise<string[]> {
-  const rows = await db.select({ bucket: usageBuffer.bucket }).from(usageBuffer).groupBy(usageBuffer.bucket).orderBy(usageBuffer.bucket);
+  const rows = await db
+    .select({ bucket: usageBuffer.bucket })
+    .from(usageBuffer)
+    .groupBy(usageBuffer.bucket)
+    .orderBy(usageBuffer.bucket);
   return rows.map((row) => row.bucket);
 }
 
@@ -47,9 +60,16 @@ export async function bufferedMinutes(db: UsageWriter): Promise<string[]> {
  * are back) as claims under `claim`, in the counters layout of a Redis bucket, so one aggregation and
  * one ledger serve both buffers.
  */
-export async function takeMinutes(tx: UsageWriter, buckets: readonly string[], claim: string): Promise<ClaimedBucket[]> {
+export async function takeMinutes(
+  tx: UsageWriter,
+  buckets: readonly string[],
+  claim: string,
+): Promise<ClaimedBucket[]> {
   if (buckets.length === 0) return [];
-  const taken = await tx.delete(usageBuffer).where(inArray(usageBuffer.bucket, [...buckets])).returning();
+  const taken = await tx
+    .delete(usageBuffer)
+    .where(inArray(usageBuffer.bucket, [...buckets]))
+    .returning();
   const claims = new Map<string, ClaimedBucket>();
   for (const row of taken) {
     const bucket = claims.get(row.bucket) ?? { key: row.bucket, stamp: row.bucket, claim, counters: {} };

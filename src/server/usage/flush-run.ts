@@ -35,7 +35,13 @@ export interface FlushOptions {
   budgetMs: number;
 }
 
-export const defaultFlushOptions: FlushOptions = { safetyLagMs: 5_000, bucketsPerBatch: 200, releaseChunk: 200, lockTtlSeconds: 55, budgetMs: 40_000 };
+export const defaultFlushOptions: FlushOptions = {
+  safetyLagMs: 5_000,
+  bucketsPerBatch: 200,
+  releaseChunk: 200,
+  lockTtlSeconds: 55,
+  budgetMs: 40_000,
+};
 
 export interface FlushReport {
   outcome: "flushed" | "locked";
@@ -45,7 +51,14 @@ export interface FlushReport {
    */
   meteredUpTo: string | null;
   /** `deferred`: ready buckets left for the next run because the time budget was spent. */
-  buckets: { scanned: number; applied: number; alreadyApplied: number; skippedRecent: number; empty: number; deferred: number };
+  buckets: {
+    scanned: number;
+    applied: number;
+    alreadyApplied: number;
+    skippedRecent: number;
+    empty: number;
+    deferred: number;
+  };
   rows: number;
   requests: number;
   bytes: number;

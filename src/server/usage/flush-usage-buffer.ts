@@ -4,9 +4,24 @@ import { acquireLock } from "@/server/coordination/lock";
 import { bucketMinute, type ClaimedBucket } from "./aggregate-claims";
 import { applyClaims } from "./apply-claims";
 import { flushDatabaseBuffer } from "./flush-database-buffer";
-import { BUCKET_MS, countApplied, defaultFlushOptions, type FlushDeps, type FlushOptions, type FlushReport, type FlushRun } from "./flush-run";
+import {
+  BUCKET_MS,
+  countApplied,
+  defaultFlushOptions,
+  type FlushDeps,
+  type FlushOptions,
+  type FlushReport,
+  type FlushRun,
+} from "./flush-run";
 
-export { BUCKET_MS, defaultFlushOptions, type FlushDeps, type FlushOptions, type FlushReport, type FlushStep } from "./flush-run";
+export {
+  BUCKET_MS,
+  defaultFlushOptions,
+  type FlushDeps,
+  type FlushOptions,
+  type FlushReport,
+  type FlushStep,
+} from "./flush-run";
 
 /**
  * Moves the minute buckets into usage_record exactly once (docs/usage-metering.md): under the flush
@@ -16,7 +31,10 @@ export { BUCKET_MS, defaultFlushOptions, type FlushDeps, type FlushOptions, type
  * wait beside it for the next run. Then the same for the minutes buffered in the database (no shared
  * Redis), where taking and applying a minute is one transaction.
  */
-export async function flushUsageBuffer(deps: FlushDeps, options: FlushOptions = defaultFlushOptions): Promise<FlushReport> {
+export async function flushUsageBuffer(
+  deps: FlushDeps,
+  options: FlushOptions = defaultFlushOptions,
+): Promise<FlushReport> {
   const started = performance.now();
   const report: FlushReport = {
     outcome: "flushed",
@@ -39,13 +57,18 @@ export async function flushUsageBuffer(deps: FlushDeps, options: FlushOptions = 
       report,
       newestReady: now - options.safetyLagMs - BUCKET_MS,
       mayStartBatch() {
-        if (!lock.held()) throw new Error("The flush lock expired while this flush ran; the rest is left for the next run");
+        if (!lock.held())
+          throw new Error("The flush lock expired while this flush ran; the rest is left for the next run");
         return performance.now() - started <= options.budgetMs;
       },
     };
     const deferredFrom = [await flushRedisBuckets(run), await flushDatabaseBuffer(run)];
     // The end of the newest ready minute, but never past now (a negative lag takes the current minute).
-    const upTo = Math.min(now, Math.floor((run.newestReady + BUCKET_MS) / BUCKET_MS) * BUCKET_MS, ...deferredFrom.filter((t) => t !== null));
+    const upTo = Math.min(
+      now,
+      Math.floor((run.newestReady + BUCKET_MS) / BUCKET_MS) * BUCKET_MS,
+      ...deferredFrom.filter((t) => t !== null),
+    );
     report.meteredUpTo = new Date(upTo).toISOString();
   } finally {
     await lock.release();
@@ -66,7 +89,10 @@ async function flushRedisBuckets(run: FlushRun): Promise<number | null> {
       return ready[i]!.minute;
     }
     const batch = ready.slice(i, i + options.bucketsPerBatch);
-    const claims = await deps.kv.claimHashes(batch.map((b) => b.key), claimId);
+    const claims = await deps.kv.claimHashes(
+      batch.map((b) => b.key),
+      claimId,
+    );
     const claimed: ClaimedBucket[] = [];
     claims.forEach((claim, j) => {
       if (claim) claimed.push({ ...claim, key: batch[j]!.key, stamp: batch[j]!.stamp });
@@ -85,7 +111,11 @@ async function flushRedisBuckets(run: FlushRun): Promise<number | null> {
   return null;
 }
 
-async function readyBuckets({ deps, report, newestReady }: FlushRun): Promise<Array<{ key: string; stamp: string; minute: number }>> {
+async function readyBuckets({
+  deps,
+  report,
+  newestReady,
+}: FlushRun): Promise<Array<{ key: string; stamp: string; minute: number }>> {
   const ready: Array<{ key: string; stamp: string; minute: number }> = [];
   let cursor = "0";
   do {

@@ -25,7 +25,10 @@ export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, 
     increment && !deps.requestLog.metersUsage
       ? bufferUsage(deps.kv, increment).catch((error: unknown) => {
           deps.counters.increment("usage_increment_lost");
-          deps.logSampled("usage", "error", "usage increment lost", { requestId: outcome.requestId, ...describeError(error) });
+          deps.logSampled("usage", "error", "usage increment lost", {
+            requestId: outcome.requestId,
+            ...describeError(error),
+          });
         })
       : null;
   deps.logger.log("info", "image request", { ...outcome });
@@ -35,7 +38,10 @@ export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, 
     metered,
     touchActivity(deps, increment, at).catch((error: unknown) => {
       deps.counters.increment("redis_failure_activityThrottle");
-      deps.logSampled("activity", "warn", "activity update skipped", { requestId: outcome.requestId, ...describeError(error) });
+      deps.logSampled("activity", "warn", "activity update skipped", {
+        requestId: outcome.requestId,
+        ...describeError(error),
+      });
     }),
     logged,
   ]);

@@ -19,7 +19,12 @@ export interface RequestLogOptions {
   batchWindowMs: number;
 }
 
-export const defaultRequestLogOptions: RequestLogOptions = { successSampleRate: 1, failuresPerProjectMinute: 60, batchSize: 200, batchWindowMs: 50 };
+export const defaultRequestLogOptions: RequestLogOptions = {
+  successSampleRate: 1,
+  failuresPerProjectMinute: 60,
+  batchSize: 200,
+  batchWindowMs: 50,
+};
 
 export interface RequestLogDeps {
   db: Database;
@@ -59,7 +64,10 @@ interface Pending {
  * INSERT per batch, with the batch's usage increments in the same transaction when this log meters.
  * Only outcomes that name a project are logged: the log is read per project.
  */
-export function createRequestLog(deps: RequestLogDeps, options: RequestLogOptions = defaultRequestLogOptions): RequestLog {
+export function createRequestLog(
+  deps: RequestLogDeps,
+  options: RequestLogOptions = defaultRequestLogOptions,
+): RequestLog {
   const random = deps.random ?? Math.random;
   const metersUsage = deps.metersUsage ?? false;
   let batch: Pending[] = [];
@@ -84,7 +92,10 @@ export function createRequestLog(deps: RequestLogDeps, options: RequestLogOption
     } catch (error) {
       if (rows.length > 0) {
         deps.counters.increment("request_log_rows_lost", rows.length);
-        deps.logSampled("request-log", "error", "request log rows lost", { rows: rows.length, ...describeError(error) });
+        deps.logSampled("request-log", "error", "request log rows lost", {
+          rows: rows.length,
+          ...describeError(error),
+        });
       }
       // Rows refused (a project deleted meanwhile fails the whole INSERT) must not take the metering with them.
       if (usage.length > 0) await meterAlone(usage);

@@ -23,7 +23,11 @@ async function deleteInBatches(step: () => Promise<number>, batchSize: number): 
 export function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Promise<number> {
   const before = new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * 24 * 60 * 60 * 1000);
   const step = async () => {
-    const old = db.select({ id: requestLog.id }).from(requestLog).where(lt(requestLog.createdAt, before)).limit(batchSize);
+    const old = db
+      .select({ id: requestLog.id })
+      .from(requestLog)
+      .where(lt(requestLog.createdAt, before))
+      .limit(batchSize);
     return (await db.delete(requestLog).where(inArray(requestLog.id, old)).returning({ id: requestLog.id })).length;
   };
   return deleteInBatches(step, batchSize);
@@ -31,5 +35,10 @@ export function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Pr
 
 export async function pruneLedger(db: Database, now: Date): Promise<number> {
   const before = new Date(now.getTime() - LEDGER_RETENTION_MS);
-  return (await db.delete(usageFlushLedger).where(lt(usageFlushLedger.flushedAt, before)).returning({ bucket: usageFlushLedger.bucket })).length;
+  return (
+    await db
+      .delete(usageFlushLedger)
+      .where(lt(usageFlushLedger.flushedAt, before))
+      .returning({ bucket: usageFlushLedger.bucket })
+  ).length;
 }

@@ -20,7 +20,12 @@ const serve = (url: string) => {
 beforeAll(async () => {
   origin = await startOrigin({ "/wide.png": serveBytes(await makePng(400, 200), "image/png") });
   app = await createTestApp({ sourceHosts: [origin.host] });
-  keys = { baseUrl: "http://127.0.0.1:3000", projectSlug: app.projectSlug, publicKey: app.key.publicKey, secretKey: app.key.secretKey };
+  keys = {
+    baseUrl: "http://127.0.0.1:3000",
+    projectSlug: app.projectSlug,
+    publicKey: app.key.publicKey,
+    secretKey: app.key.secretKey,
+  };
 });
 
 afterAll(async () => {
@@ -30,7 +35,12 @@ afterAll(async () => {
 
 describe("client kit against the image route", () => {
   it("signs URLs the route serves, with the operations the builder wrote", async () => {
-    const url = await signUrl({ ...keys, operations: { width: 100, format: "webp", quality: 70 }, source: `http://${origin.host}/wide.png`, expiresIn: 600 });
+    const url = await signUrl({
+      ...keys,
+      operations: { width: 100, format: "webp", quality: 70 },
+      source: `http://${origin.host}/wide.png`,
+      expiresIn: 600,
+    });
     const response = await serve(url);
     expect(response.status).toBe(200);
     const metadata = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
@@ -38,7 +48,11 @@ describe("client kit against the image route", () => {
   });
 
   it("makes a blur placeholder as a data URL of a tiny image", async () => {
-    const dataUrl = await blurDataUrl({ ...keys, source: `http://${origin.host}/wide.png`, fetch: (input) => serve(String(input)) });
+    const dataUrl = await blurDataUrl({
+      ...keys,
+      source: `http://${origin.host}/wide.png`,
+      fetch: (input) => serve(String(input)),
+    });
     const match = /^data:image\/webp;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
     expect(match).not.toBeNull();
     const metadata = await sharp(Buffer.from(match![1]!, "base64")).metadata();
@@ -48,7 +62,9 @@ describe("client kit against the image route", () => {
 
   it("redirects from the signing route to a URL the route serves", async () => {
     const route = createSigningRoute({ ...keys, allowedHosts: [origin.host], format: "png" });
-    const redirect = await route(new Request(`http://app.test/api/image?src=${encodeURIComponent(`http://${origin.host}/wide.png`)}&w=64`));
+    const redirect = await route(
+      new Request(`http://app.test/api/image?src=${encodeURIComponent(`http://${origin.host}/wide.png`)}&w=64`),
+    );
     expect(redirect.status).toBe(302);
     const response = await serve(redirect.headers.get("location")!);
     expect(response.status).toBe(200);
@@ -67,12 +83,16 @@ describe("client kit against the image route", () => {
       return sharp(Buffer.from(await response.arrayBuffer())).metadata();
     };
     // <NuxtImg width="120" height="120" fit="inside" quality="60">: Nuxt passes strings.
-    const nuxt = createNuxtImageProvider().getImage(src, { modifiers: { width: "120", height: "120", fit: "inside", quality: "60" } });
+    const nuxt = createNuxtImageProvider().getImage(src, {
+      modifiers: { width: "120", height: "120", fit: "inside", quality: "60" },
+    });
     expect(nuxt.url.startsWith("/api/image?")).toBe(true);
     const inside = await through(nuxt.url);
     expect([inside.width, inside.height]).toEqual([120, 60]);
     // fit="contain" letterboxes to the whole box, as sharp (and so Nuxt's ipx) does.
-    const contained = await through(createNuxtImageProvider().getImage(src, { modifiers: { width: 120, height: 120, fit: "contain" } }).url);
+    const contained = await through(
+      createNuxtImageProvider().getImage(src, { modifiers: { width: 120, height: 120, fit: "contain" } }).url,
+    );
     expect([contained.width, contained.height]).toEqual([120, 120]);
     // unpic lays out a 100×100 box: a cover crop of it.
     const covered = await through(createUnpicTransformer()(new URL(src), { width: 100, height: 100 }));
@@ -82,7 +102,11 @@ describe("client kit against the image route", () => {
   });
 
   it("reads a source's info, and paints its ThumbHash as a PNG data URL of the same shape", async () => {
-    const described = await info({ ...keys, source: `http://${origin.host}/wide.png`, fetch: (input) => serve(String(input)) });
+    const described = await info({
+      ...keys,
+      source: `http://${origin.host}/wide.png`,
+      fetch: (input) => serve(String(input)),
+    });
     expect(described).toMatchObject({ width: 400, height: 200, format: "png" });
     const dataUrl = placeholder(described.thumbhash);
     const match = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
@@ -93,6 +117,8 @@ describe("client kit against the image route", () => {
   });
 
   it("reports a failed placeholder instead of returning a broken data URL", async () => {
-    await expect(blurDataUrl({ ...keys, source: `http://${origin.host}/missing.png`, fetch: (input) => serve(String(input)) })).rejects.toThrow(/answered 404/);
+    await expect(
+      blurDataUrl({ ...keys, source: `http://${origin.host}/missing.png`, fetch: (input) => serve(String(input)) }),
+    ).rejects.toThrow(/answered 404/);
   });
 });

@@ -18,7 +18,11 @@ let consumer: string;
 let packedFiles: string[];
 
 function run(command: string, args: string[], cwd: string) {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" } });
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" },
+  });
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 
@@ -26,21 +30,43 @@ beforeAll(() => {
   work = mkdtempSync(path.join(os.tmpdir(), "optstuff-pack-"));
   const pack = run("npm", ["pack", "--json", "--pack-destination", work], PACKAGE_DIR);
   expect(pack.status, pack.output).toBe(0);
-  const [packed] = JSON.parse(pack.output.slice(pack.output.indexOf("["), pack.output.lastIndexOf("]") + 1)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [packed] = JSON.parse(pack.output.slice(pack.output.indexOf("["), pack.output.lastIndexOf("]") + 1)) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   packedFiles = packed!.files.map((file) => file.path).sort();
   consumer = path.join(work, "app");
   mkdirSync(consumer);
-  writeFileSync(path.join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  writeFileSync(
+    path.join(consumer, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" }),
+  );
   // The kit's dependencies come packed from this repository's node_modules: offline, npm has their
   // tarballs but not the registry's metadata a name would need (npm ci reads the lockfile only).
-  const dependencies = Object.keys((JSON.parse(readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies);
+  const dependencies = Object.keys(
+    (
+      JSON.parse(readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8")) as {
+        dependencies: Record<string, string>;
+      }
+    ).dependencies,
+  );
   const tarballs = dependencies.map((name) => {
-    const packedDependency = run("npm", ["pack", "--json", "--pack-destination", work], path.resolve("node_modules", name));
+    const packedDependency = run(
+      "npm",
+      ["pack", "--json", "--pack-destination", work],
+      path.resolve("node_modules", name),
+    );
     expect(packedDependency.status, packedDependency.output).toBe(0);
-    const [{ filename }] = JSON.parse(packedDependency.output.slice(packedDependency.output.indexOf("["), packedDependency.output.lastIndexOf("]") + 1)) as [{ filename: string }];
+    const [{ filename }] = JSON.parse(
+      packedDependency.output.slice(packedDependency.output.indexOf("["), packedDependency.output.lastIndexOf("]") + 1),
+    ) as [{ filename: string }];
     return path.join(work, filename);
   });
-  const install = run("npm", ["install", "--offline", "--ignore-scripts", ...tarballs, path.join(work, packed!.filename)], consumer);
+  const install = run(
+    "npm",
+    ["install", "--offline", "--ignore-scripts", ...tarballs, path.join(work, packed!.filename)],
+    consumer,
+  );
   expect(install.status, install.output).toBe(0);
 }, 120_000);
 
@@ -75,15 +101,45 @@ describe("@optstuff/client as a package", () => {
     writeFileSync(path.join(consumer, "check.mjs"), script);
     const result = run(process.execPath, ["check.mjs"], consumer);
     expect(result.status, result.output).toBe(0);
-    const printed = JSON.parse(result.output.trim().split("\n")[0]!) as { urls: string[]; ops: string; loader: string; route: string };
-    expect(printed.urls).toEqual(SIGNING_VECTORS.map((v) => buildSignedUrl({ ...VECTOR_KEYS, operations: v.operations, source: v.source, exp: v.exp })));
-    expect(printed).toMatchObject({ ops: "w_640,f_webp", loader: "/api/image?src=https%3A%2F%2Fa.example%2Fb.jpg&w=64", route: "function" });
+    const printed = JSON.parse(result.output.trim().split("\n")[0]!) as {
+      urls: string[];
+      ops: string;
+      loader: string;
+      route: string;
+    };
+    expect(printed.urls).toEqual(
+      SIGNING_VECTORS.map((v) =>
+        buildSignedUrl({ ...VECTOR_KEYS, operations: v.operations, source: v.source, exp: v.exp }),
+      ),
+    );
+    expect(printed).toMatchObject({
+      ops: "w_640,f_webp",
+      loader: "/api/image?src=https%3A%2F%2Fa.example%2Fb.jpg&w=64",
+      route: "function",
+    });
   });
 
   it("carries types a consumer's compiler checks against", () => {
     const check = (source: string) => {
       writeFileSync(path.join(consumer, "consumer.ts"), source);
-      return run(process.execPath, [TSC, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--lib", "es2022,dom", "consumer.ts"], consumer);
+      return run(
+        process.execPath,
+        [
+          TSC,
+          "--noEmit",
+          "--strict",
+          "--module",
+          "nodenext",
+          "--moduleResolution",
+          "nodenext",
+          "--target",
+          "es2022",
+          "--lib",
+          "es2022,dom",
+          "consumer.ts",
+        ],
+        consumer,
+      );
     };
     const good = check(`
       import { signUrl, type Operations } from "@optstuff/client";
@@ -94,7 +150,9 @@ describe("@optstuff/client as a package", () => {
     `);
     expect(good.status, good.output).toBe(0);
     // The same program with a misspelt format must not compile: the types are real, not `any`.
-    const bad = check(`import { buildOperations } from "@optstuff/client";\nexport const ops = buildOperations({ width: 640, format: "jpg" });\n`);
+    const bad = check(
+      `import { buildOperations } from "@optstuff/client";\nexport const ops = buildOperations({ width: 640, format: "jpg" });\n`,
+    );
     expect(bad.status).not.toBe(0);
     expect(bad.output).toMatch(/"jpg"/);
   });

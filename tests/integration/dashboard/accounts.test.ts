@@ -18,7 +18,10 @@ describe("accounts", () => {
     expect(me.teams[0]!.role).toBe("owner");
     expect(me.pendingTeamSlug).toBe(me.teams[0]!.slug);
 
-    const team = await alice.caller.account.completeOnboarding({ name: "Alice Co", slug: `alice-co-${alice.id.slice(0, 6).toLowerCase()}` });
+    const team = await alice.caller.account.completeOnboarding({
+      name: "Alice Co",
+      slug: `alice-co-${alice.id.slice(0, 6).toLowerCase()}`,
+    });
     const after = await alice.caller.account.me();
     expect(after.pendingTeamSlug).toBeNull();
     expect(after.teams.map((t) => t.slug)).toEqual([team.slug]);
@@ -30,7 +33,10 @@ describe("sign-in, sign-out and the auth endpoints' guards", () => {
     const bob = await signUp(app.services, "bob");
     const wrong = await authRequest(app.services, "/sign-in/email", { email: bob.email, password: "not the password" });
     expect(wrong.status).toBe(401);
-    const right = await authRequest(app.services, "/sign-in/email", { email: bob.email, password: "correct horse battery" });
+    const right = await authRequest(app.services, "/sign-in/email", {
+      email: bob.email,
+      password: "correct horse battery",
+    });
     expect(right.status).toBe(200);
     const cookie = cookieFrom(right);
     expect((await (await callerFor(app.services, cookie)).account.me()).user.id).toBe(bob.id);
@@ -41,14 +47,22 @@ describe("sign-in, sign-out and the auth endpoints' guards", () => {
   });
 
   it("sets the session cookie HttpOnly and SameSite=Lax", async () => {
-    const response = await authRequest(app.services, "/sign-up/email", { email: "cookie-check@example.com", password: "correct horse battery", name: "C" });
+    const response = await authRequest(app.services, "/sign-up/email", {
+      email: "cookie-check@example.com",
+      password: "correct horse battery",
+      name: "C",
+    });
     const session = response.headers.getSetCookie().find((c) => c.includes("session_token"));
     expect(session).toMatch(/HttpOnly/i);
     expect(session).toMatch(/SameSite=Lax/i);
   });
 
   it("refuses a short password and says how long it must be", async () => {
-    const response = await authRequest(app.services, "/sign-up/email", { email: "short@example.com", password: "short", name: "S" });
+    const response = await authRequest(app.services, "/sign-up/email", {
+      email: "short@example.com",
+      password: "short",
+      name: "S",
+    });
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(/short/i);
   });
@@ -74,11 +88,25 @@ describe("sign-in, sign-out and the auth endpoints' guards", () => {
     const stamp = Date.now().toString(36);
     const nobody = (i: number) => `nobody-${i}-${stamp}@example.com`;
     for (let i = 0; i < 11; i++) {
-      statuses.push((await authRequest(app.services, "/sign-in/email", { email: nobody(i), password: "whatever-password" }, { address })).status);
+      statuses.push(
+        (
+          await authRequest(
+            app.services,
+            "/sign-in/email",
+            { email: nobody(i), password: "whatever-password" },
+            { address },
+          )
+        ).status,
+      );
     }
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
     expect(statuses[10]).toBe(429);
-    const elsewhere = await authRequest(app.services, "/sign-in/email", { email: nobody(0), password: "whatever-password" }, { address: "203.0.113.78" });
+    const elsewhere = await authRequest(
+      app.services,
+      "/sign-in/email",
+      { email: nobody(0), password: "whatever-password" },
+      { address: "203.0.113.78" },
+    );
     expect(elsewhere.status).toBe(401);
   });
 
@@ -95,10 +123,15 @@ describe("configuration-dependent sign-in", () => {
     const refused = await authRequest(app.services, "/sign-in/social", { provider: "github", callbackURL: "/" });
     expect(refused.status).toBeGreaterThanOrEqual(400);
 
-    const withGithub = await createTestApp({ oauth: { github: { clientId: "gh-client", clientSecret: "gh-secret" }, google: null } });
+    const withGithub = await createTestApp({
+      oauth: { github: { clientId: "gh-client", clientSecret: "gh-secret" }, google: null },
+    });
     try {
       expect(withGithub.services.authProviders).toEqual(["github"]);
-      const response = await authRequest(withGithub.services, "/sign-in/social", { provider: "github", callbackURL: "/" });
+      const response = await authRequest(withGithub.services, "/sign-in/social", {
+        provider: "github",
+        callbackURL: "/",
+      });
       expect(response.status).toBe(200);
       const { url } = (await response.json()) as { url: string };
       const redirect = new URL(url);

@@ -32,7 +32,12 @@ describe("the client address of sign-in attempts", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 15; i++) {
       // A new account each time: only the per-address limit can refuse these.
-      const response = await authRequest(app.services, "/sign-in/email", { email: email("nobody"), password: "whatever-password" }, { address: socket, forwardedFor: `198.51.100.${i + 1}` });
+      const response = await authRequest(
+        app.services,
+        "/sign-in/email",
+        { email: email("nobody"), password: "whatever-password" },
+        { address: socket, forwardedFor: `198.51.100.${i + 1}` },
+      );
       statuses.push(response.status);
     }
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
@@ -50,14 +55,22 @@ describe("the per-account sign-in failure window", () => {
     await clearOfWindowEdge(WINDOW_MS[SIGN_IN_FAILURES.window], 20_000);
     const other = await signUp(app.services, "other");
     for (let i = 0; i < SIGN_IN_FAILURES.max; i++) {
-      const wrong = await authRequest(app.services, "/sign-in/email", { email: owner.email, password: `wrong password ${i}` });
+      const wrong = await authRequest(app.services, "/sign-in/email", {
+        email: owner.email,
+        password: `wrong password ${i}`,
+      });
       expect(wrong.status).toBe(401);
     }
-    const locked = await authRequest(app.services, "/sign-in/email", { email: owner.email.toUpperCase(), password: PASSWORD });
+    const locked = await authRequest(app.services, "/sign-in/email", {
+      email: owner.email.toUpperCase(),
+      password: PASSWORD,
+    });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(((await locked.json()) as { code: string }).code).toBe("RATE_LIMITED");
-    expect((await authRequest(app.services, "/sign-in/email", { email: other.email, password: PASSWORD })).status).toBe(200);
+    expect((await authRequest(app.services, "/sign-in/email", { email: other.email, password: PASSWORD })).status).toBe(
+      200,
+    );
   }, 60_000);
 
   it("cannot be walked around by another spelling of the path", async () => {
@@ -73,7 +86,9 @@ describe("the per-account sign-in failure window", () => {
     await clearOfWindowEdge(WINDOW_MS[SIGN_IN_FAILURES.window], 20_000);
     const user = await signUp(app.services, "busy");
     for (let i = 0; i < SIGN_IN_FAILURES.max + 2; i++) {
-      expect((await authRequest(app.services, "/sign-in/email", { email: user.email, password: PASSWORD })).status).toBe(200);
+      expect(
+        (await authRequest(app.services, "/sign-in/email", { email: user.email, password: PASSWORD })).status,
+      ).toBe(200);
     }
   }, 60_000);
 
@@ -82,7 +97,11 @@ describe("the per-account sign-in failure window", () => {
     const response = await createAuthRouteHandler(async () => app.services)(
       new Request(`${DASHBOARD_ORIGIN}/api/auth/sign-in/email`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", origin: DASHBOARD_ORIGIN, [PEER_ADDRESS_HEADER]: randomAddress() },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: DASHBOARD_ORIGIN,
+          [PEER_ADDRESS_HEADER]: randomAddress(),
+        },
         body: new URLSearchParams({ email: user.email, password: "a guess" }),
       }),
     );
@@ -106,9 +125,18 @@ function countedBody(total: number): { stream: ReadableStream<Uint8Array>; pulle
 }
 
 const routes = {
-  auth: { url: `${DASHBOARD_ORIGIN}/api/auth/sign-in/email`, handler: () => createAuthRouteHandler(async () => app.services) },
-  trpc: { url: `${DASHBOARD_ORIGIN}/api/trpc/account.completeOnboarding`, handler: () => createTrpcRouteHandler(async () => app.services) },
-  cron: { url: `${DASHBOARD_ORIGIN}/api/cron/flush-usage-buffer`, handler: () => createCronRouteHandler(async () => app.services, "flush-usage-buffer") },
+  auth: {
+    url: `${DASHBOARD_ORIGIN}/api/auth/sign-in/email`,
+    handler: () => createAuthRouteHandler(async () => app.services),
+  },
+  trpc: {
+    url: `${DASHBOARD_ORIGIN}/api/trpc/account.completeOnboarding`,
+    handler: () => createTrpcRouteHandler(async () => app.services),
+  },
+  cron: {
+    url: `${DASHBOARD_ORIGIN}/api/cron/flush-usage-buffer`,
+    handler: () => createCronRouteHandler(async () => app.services, "flush-usage-buffer"),
+  },
 } as const;
 
 /** POSTs a 64 MB JSON stream that counts what was pulled from it to one of the routes above. */
@@ -118,7 +146,12 @@ async function postBody(name: keyof typeof routes, headers: Record<string, strin
   const response = await route.handler()(
     new Request(route.url, {
       method: "POST",
-      headers: { "content-type": "application/json", ...headers, origin: DASHBOARD_ORIGIN, [PEER_ADDRESS_HEADER]: randomAddress() },
+      headers: {
+        "content-type": "application/json",
+        ...headers,
+        origin: DASHBOARD_ORIGIN,
+        [PEER_ADDRESS_HEADER]: randomAddress(),
+      },
       body: body.stream,
       duplex: "half",
     } as RequestInit),
@@ -127,21 +160,27 @@ async function postBody(name: keyof typeof routes, headers: Record<string, strin
 }
 
 describe("request bodies on the non-image routes", () => {
-  it.each(Object.keys(routes) as Array<keyof typeof routes>)("%s: refuses a declared length over its cap with 413, before reading", async (name) => {
-    const { body, response } = await postBody(name, { "content-length": String(64 * 1024 * 1024) });
-    expect(response.status).toBe(413);
-    expect(response.headers.get("connection")).toBe("close");
-    expect(((await response.json()) as { code: string }).code).toBe("BODY_TOO_LARGE");
-    // The stream's first chunk may be buffered by the runtime; nothing past it is read.
-    expect(body.pulled()).toBeLessThanOrEqual(16 * 1024 * 2);
-  });
+  it.each(Object.keys(routes) as Array<keyof typeof routes>)(
+    "%s: refuses a declared length over its cap with 413, before reading",
+    async (name) => {
+      const { body, response } = await postBody(name, { "content-length": String(64 * 1024 * 1024) });
+      expect(response.status).toBe(413);
+      expect(response.headers.get("connection")).toBe("close");
+      expect(((await response.json()) as { code: string }).code).toBe("BODY_TOO_LARGE");
+      // The stream's first chunk may be buffered by the runtime; nothing past it is read.
+      expect(body.pulled()).toBeLessThanOrEqual(16 * 1024 * 2);
+    },
+  );
 
-  it.each(Object.keys(routes) as Array<keyof typeof routes>)("%s: stops reading a body without a length at its cap, with 413", async (name) => {
-    const { body, response } = await postBody(name);
-    expect(response.status).toBe(413);
-    expect(((await response.json()) as { code: string }).code).toBe("BODY_TOO_LARGE");
-    expect(body.pulled()).toBeLessThanOrEqual(BODY_LIMITS[name] + 3 * 16 * 1024);
-  });
+  it.each(Object.keys(routes) as Array<keyof typeof routes>)(
+    "%s: stops reading a body without a length at its cap, with 413",
+    async (name) => {
+      const { body, response } = await postBody(name);
+      expect(response.status).toBe(413);
+      expect(((await response.json()) as { code: string }).code).toBe("BODY_TOO_LARGE");
+      expect(body.pulled()).toBeLessThanOrEqual(BODY_LIMITS[name] + 3 * 16 * 1024);
+    },
+  );
 
   it("still serves bodies within the cap without a declared length", async () => {
     const user = await signUp(app.services, "chunked");
@@ -149,7 +188,11 @@ describe("request bodies on the non-image routes", () => {
     const response = await routes.auth.handler()(
       new Request(routes.auth.url, {
         method: "POST",
-        headers: { "content-type": "application/json", origin: DASHBOARD_ORIGIN, [PEER_ADDRESS_HEADER]: randomAddress() },
+        headers: {
+          "content-type": "application/json",
+          origin: DASHBOARD_ORIGIN,
+          [PEER_ADDRESS_HEADER]: randomAddress(),
+        },
         body: new ReadableStream({
           start(controller) {
             controller.enqueue(json.subarray(0, 10));
@@ -169,7 +212,11 @@ describe("request bodies on the non-image routes", () => {
     form.set("name", "Team");
     form.set("slug", `team-${randomBytes(3).toString("hex")}`);
     const response = await routes.trpc.handler()(
-      new Request(routes.trpc.url, { method: "POST", headers: { cookie: user.cookie, origin: DASHBOARD_ORIGIN }, body: form }),
+      new Request(routes.trpc.url, {
+        method: "POST",
+        headers: { cookie: user.cookie, origin: DASHBOARD_ORIGIN },
+        body: form,
+      }),
     );
     expect(response.status).toBe(415);
     expect(((await response.json()) as { code: string }).code).toBe("UNSUPPORTED_MEDIA_TYPE");

@@ -4,7 +4,10 @@ import type { TenantWorld } from "../../support/tenant-world";
 
 type Caller = TestUser["caller"];
 /** The slugs name the path; the ids may come from another team (cross-resource attempts). */
-export type Target = Pick<TenantWorld, "teamSlug" | "projectSlug" | "keyId" | "invitationId" | "invitationToken" | "memberUserId">;
+export type Target = Pick<
+  TenantWorld,
+  "teamSlug" | "projectSlug" | "keyId" | "invitationId" | "invitationToken" | "memberUserId"
+>;
 
 export interface IsolationCase {
   /**
@@ -28,61 +31,132 @@ const project = (t: Target) => ({ teamSlug: t.teamSlug, projectSlug: t.projectSl
 export const isolationCases: Record<string, IsolationCase> = {
   "account.me": { scope: "account", call: (c) => c.account.me() },
   "account.slugAvailable": { scope: "account", call: (c) => c.account.slugAvailable({ slug: "free-slug" }) },
-  "account.completeOnboarding": { scope: "account", call: (c) => c.account.completeOnboarding({ name: "Mine", slug: `mine-${Date.now()}` }) },
-  "account.createTeam": { scope: "account", call: (c) => c.account.createTeam({ name: "Another", slug: `another-${Date.now()}` }) },
+  "account.completeOnboarding": {
+    scope: "account",
+    call: (c) => c.account.completeOnboarding({ name: "Mine", slug: `mine-${Date.now()}` }),
+  },
+  "account.createTeam": {
+    scope: "account",
+    call: (c) => c.account.createTeam({ name: "Another", slug: `another-${Date.now()}` }),
+  },
   "account.invitation": { scope: "token", call: (c, t) => c.account.invitation({ token: t.invitationToken }) },
-  "account.acceptInvitation": { scope: "token", call: (c, t) => c.account.acceptInvitation({ token: t.invitationToken }) },
+  "account.acceptInvitation": {
+    scope: "token",
+    call: (c, t) => c.account.acceptInvitation({ token: t.invitationToken }),
+  },
 
   "team.get": { scope: "team", call: (c, t) => c.team.get(team(t)) },
   "team.update": { scope: "team", call: (c, t) => c.team.update({ ...team(t), name: "Taken over" }) },
   "team.delete": { scope: "team", call: (c, t) => c.team.delete({ ...team(t), confirmSlug: t.teamSlug }) },
   "team.members": { scope: "team", call: (c, t) => c.team.members(team(t)) },
-  "team.changeRole": { scope: "team", takesResourceId: true, call: (c, t) => c.team.changeRole({ ...team(t), userId: t.memberUserId, role: "admin" }) },
-  "team.removeMember": { scope: "team", takesResourceId: true, call: (c, t) => c.team.removeMember({ ...team(t), userId: t.memberUserId }) },
+  "team.changeRole": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) => c.team.changeRole({ ...team(t), userId: t.memberUserId, role: "admin" }),
+  },
+  "team.removeMember": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) => c.team.removeMember({ ...team(t), userId: t.memberUserId }),
+  },
   "team.leave": { scope: "team", call: (c, t) => c.team.leave(team(t)) },
   "team.invitations": { scope: "team", call: (c, t) => c.team.invitations(team(t)) },
-  "team.invite": { scope: "team", call: (c, t) => c.team.invite({ ...team(t), email: "intruder@example.com", role: "owner" }) },
-  "team.revokeInvitation": { scope: "team", takesResourceId: true, call: (c, t) => c.team.revokeInvitation({ ...team(t), invitationId: t.invitationId }) },
+  "team.invite": {
+    scope: "team",
+    call: (c, t) => c.team.invite({ ...team(t), email: "intruder@example.com", role: "owner" }),
+  },
+  "team.revokeInvitation": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) => c.team.revokeInvitation({ ...team(t), invitationId: t.invitationId }),
+  },
 
   "project.list": { scope: "team", call: (c, t) => c.project.list({ ...team(t), search: "" }) },
-  "project.create": { scope: "team", call: (c, t) => c.project.create({ ...team(t), name: "Intruder", slug: "intruder" }) },
+  "project.create": {
+    scope: "team",
+    call: (c, t) => c.project.create({ ...team(t), name: "Intruder", slug: "intruder" }),
+  },
   "project.get": { scope: "project", call: (c, t) => c.project.get(project(t)) },
-  "project.update": { scope: "project", call: (c, t) => c.project.update({ ...project(t), name: "Taken over", allowedSourceHosts: ["*"] }) },
-  "project.delete": { scope: "project", call: (c, t) => c.project.delete({ ...project(t), confirmSlug: t.projectSlug }) },
+  "project.update": {
+    scope: "project",
+    call: (c, t) => c.project.update({ ...project(t), name: "Taken over", allowedSourceHosts: ["*"] }),
+  },
+  "project.delete": {
+    scope: "project",
+    call: (c, t) => c.project.delete({ ...project(t), confirmSlug: t.projectSlug }),
+  },
 
   "apiKey.list": { scope: "project", call: (c, t) => c.apiKey.list(project(t)) },
-  "apiKey.create": { scope: "project", call: (c, t) => c.apiKey.create({ ...project(t), name: "intruder", expiresAt: null }) },
-  "apiKey.update": { scope: "project", takesResourceId: true, call: (c, t) => c.apiKey.update({ ...project(t), keyId: t.keyId, rateLimitPerMinute: 100_000 }) },
-  "apiKey.rotate": { scope: "project", takesResourceId: true, call: (c, t) => c.apiKey.rotate({ ...project(t), keyId: t.keyId, graceSeconds: 0 }) },
-  "apiKey.revoke": { scope: "project", takesResourceId: true, call: (c, t) => c.apiKey.revoke({ ...project(t), keyId: t.keyId }) },
+  "apiKey.create": {
+    scope: "project",
+    call: (c, t) => c.apiKey.create({ ...project(t), name: "intruder", expiresAt: null }),
+  },
+  "apiKey.update": {
+    scope: "project",
+    takesResourceId: true,
+    call: (c, t) => c.apiKey.update({ ...project(t), keyId: t.keyId, rateLimitPerMinute: 100_000 }),
+  },
+  "apiKey.rotate": {
+    scope: "project",
+    takesResourceId: true,
+    call: (c, t) => c.apiKey.rotate({ ...project(t), keyId: t.keyId, graceSeconds: 0 }),
+  },
+  "apiKey.revoke": {
+    scope: "project",
+    takesResourceId: true,
+    call: (c, t) => c.apiKey.revoke({ ...project(t), keyId: t.keyId }),
+  },
 
   "developer.signUrl": {
     scope: "project",
     takesResourceId: true,
-    call: (c, t) => c.developer.signUrl({ ...project(t), keyId: t.keyId, operations: "w_10", source: "local/photo.jpg", expiresInSeconds: null }),
+    call: (c, t) =>
+      c.developer.signUrl({
+        ...project(t),
+        keyId: t.keyId,
+        operations: "w_10",
+        source: "local/photo.jpg",
+        expiresInSeconds: null,
+      }),
   },
 
   "cache.status": { scope: "project", call: (c, t) => c.cache.status(project(t)) },
   "cache.purge": { scope: "project", call: (c, t) => c.cache.purge({ ...project(t), source: "local/photo.jpg" }) },
 
   "preset.list": { scope: "project", call: (c, t) => c.preset.list(project(t)) },
-  "preset.save": { scope: "project", call: (c, t) => c.preset.save({ ...project(t), name: "hero", operations: "w_10" }) },
+  "preset.save": {
+    scope: "project",
+    call: (c, t) => c.preset.save({ ...project(t), name: "hero", operations: "w_10" }),
+  },
   "preset.delete": { scope: "project", call: (c, t) => c.preset.delete({ ...project(t), name: "hero" }) },
-  "preset.setPresetsOnly": { scope: "project", call: (c, t) => c.preset.setPresetsOnly({ ...project(t), presetsOnly: true }) },
+  "preset.setPresetsOnly": {
+    scope: "project",
+    call: (c, t) => c.preset.setPresetsOnly({ ...project(t), presetsOnly: true }),
+  },
 
   "projectImage.get": { scope: "project", call: (c, t) => c.projectImage.get(project(t)) },
-  "projectImage.upload": { scope: "project", call: (c, t) => c.projectImage.upload({ ...project(t), kind: "watermark", base64: ONE_PIXEL_PNG }) },
+  "projectImage.upload": {
+    scope: "project",
+    call: (c, t) => c.projectImage.upload({ ...project(t), kind: "watermark", base64: ONE_PIXEL_PNG }),
+  },
   "projectImage.setWatermark": {
     scope: "project",
-    call: (c, t) => c.projectImage.setWatermark({ ...project(t), opacity: 1, gravity: "center", x: 0, y: 0, scale: 0, always: true }),
+    call: (c, t) =>
+      c.projectImage.setWatermark({ ...project(t), opacity: 1, gravity: "center", x: 0, y: 0, scale: 0, always: true }),
   },
-  "projectImage.delete": { scope: "project", call: (c, t) => c.projectImage.delete({ ...project(t), kind: "fallback" }) },
+  "projectImage.delete": {
+    scope: "project",
+    call: (c, t) => c.projectImage.delete({ ...project(t), kind: "fallback" }),
+  },
 
   "sourceBucket.list": { scope: "project", call: (c, t) => c.sourceBucket.list(project(t)) },
   "sourceBucket.save": { scope: "project", call: (c, t) => c.sourceBucket.save({ ...project(t), ...EXAMPLE_BUCKET }) },
   "sourceBucket.delete": { scope: "project", call: (c, t) => c.sourceBucket.delete({ ...project(t), alias: "media" }) },
 
   "usage.project": { scope: "project", call: (c, t) => c.usage.project({ ...project(t), range: { preset: "90d" } }) },
-  "usage.requestLog": { scope: "project", call: (c, t) => c.usage.requestLog({ ...project(t), range: { preset: "90d" } }) },
+  "usage.requestLog": {
+    scope: "project",
+    call: (c, t) => c.usage.requestLog({ ...project(t), range: { preset: "90d" } }),
+  },
   "usage.team": { scope: "team", call: (c, t) => c.usage.team({ ...team(t), range: { preset: "30d" } }) },
 };

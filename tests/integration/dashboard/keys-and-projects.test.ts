@@ -20,17 +20,24 @@ beforeAll(async () => {
     fetchLimits: { maxBytes: 25 * 1024 * 1024, timeoutMs: 5000, maxRedirects: 3, allowLoopback: false },
   });
   owner = await signUp(app.services, "keys");
-  teamSlug = (await owner.caller.account.completeOnboarding({ name: "Keys", slug: `keys-${owner.id.slice(0, 8).toLowerCase()}` })).slug;
+  teamSlug = (
+    await owner.caller.account.completeOnboarding({ name: "Keys", slug: `keys-${owner.id.slice(0, 8).toLowerCase()}` })
+  ).slug;
   await owner.caller.project.create({ teamSlug, name: "Shop", slug: projectSlug, allowedSourceHosts: ["local"] });
 }, 30_000);
 afterAll(() => app.close());
 
-function imagePath(key: { publicKey: string; secretKey: string }, slug = projectSlug, operations = "w_40,f_png"): string {
+function imagePath(
+  key: { publicKey: string; secretKey: string },
+  slug = projectSlug,
+  operations = "w_40,f_png",
+): string {
   const url = buildSignedUrl({ baseUrl: "http://x", projectSlug: slug, ...key, operations, source: "local/photo.jpg" });
   return url.slice("http://x".length);
 }
 
-const newKey = (name = "k", extra: Record<string, unknown> = {}) => owner.caller.apiKey.create({ teamSlug, projectSlug, name, expiresAt: null, ...extra });
+const newKey = (name = "k", extra: Record<string, unknown> = {}) =>
+  owner.caller.apiKey.create({ teamSlug, projectSlug, name, expiresAt: null, ...extra });
 
 describe("API keys", () => {
   it("creates a key whose secret and .env block are returned once, and serves images with it", async () => {
@@ -45,17 +52,30 @@ describe("API keys", () => {
   });
 
   it("refuses an expiry in the past", async () => {
-    await expect(newKey("old", { expiresAt: new Date(Date.now() - 1000) })).rejects.toMatchObject({ code: "BAD_REQUEST", message: "Expiry must be in the future" });
+    await expect(newKey("old", { expiresAt: new Date(Date.now() - 1000) })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: "Expiry must be in the future",
+    });
   });
 
   it("bounds the per-key limits and applies a change to the next request", async () => {
     await clearOfWindowEdge();
     const key = await newKey("limited");
-    await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, rateLimitPerMinute: 0 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, rateLimitPerMinute: 10, rateLimitPerDay: 5 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, rateLimitPerMinute: 0 }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, rateLimitPerMinute: 10, rateLimitPerDay: 5 }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
     // The limits count transforms: each request below asks for a variant nothing has produced yet.
     expect((await app.fetch(imagePath(key, projectSlug, "w_71,f_png"))).status).toBe(200);
-    const updated = await owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, name: "limited", rateLimitPerMinute: 1 });
+    const updated = await owner.caller.apiKey.update({
+      teamSlug,
+      projectSlug,
+      keyId: key.id,
+      name: "limited",
+      rateLimitPerMinute: 1,
+    });
     expect(updated.rateLimitPerMinute).toBe(1);
     const second = await app.fetch(imagePath(key, projectSlug, "w_72,f_png"));
     expect(second.status).toBe(429);
@@ -78,13 +98,21 @@ describe("API keys", () => {
     expect(rotated.oldKeyExpiresAt.getTime()).toBeGreaterThan(Date.now() + 3500_000);
     expect((await app.fetch(imagePath(old))).status).toBe(200);
     expect((await app.fetch(imagePath(rotated))).status).toBe(200);
-    const statuses = Object.fromEntries((await owner.caller.apiKey.list({ teamSlug, projectSlug })).map((k) => [k.id, k.status]));
+    const statuses = Object.fromEntries(
+      (await owner.caller.apiKey.list({ teamSlug, projectSlug })).map((k) => [k.id, k.status]),
+    );
     expect([statuses[old.id], statuses[rotated.id]]).toEqual(["rotating", "active"]);
-    await expect(owner.caller.apiKey.rotate({ teamSlug, projectSlug, keyId: old.id, graceSeconds: 60 })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      owner.caller.apiKey.rotate({ teamSlug, projectSlug, keyId: old.id, graceSeconds: 60 }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
 
     await owner.caller.apiKey.revoke({ teamSlug, projectSlug, keyId: rotated.id });
-    await expect(owner.caller.apiKey.rotate({ teamSlug, projectSlug, keyId: rotated.id, graceSeconds: 60 })).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: rotated.id, expiresAt: null })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      owner.caller.apiKey.rotate({ teamSlug, projectSlug, keyId: rotated.id, graceSeconds: 60 }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: rotated.id, expiresAt: null }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
   });
 
   it("ends the old pair at once with a zero grace period", async () => {
@@ -97,21 +125,47 @@ describe("API keys", () => {
 
   it("signs a tester URL on the server that the image route serves", async () => {
     const key = await newKey("tester");
-    const { url } = await owner.caller.developer.signUrl({ teamSlug, projectSlug, keyId: key.id, operations: "w_32,f_webp", source: "local/photo.jpg", expiresInSeconds: 600 });
+    const { url } = await owner.caller.developer.signUrl({
+      teamSlug,
+      projectSlug,
+      keyId: key.id,
+      operations: "w_32,f_webp",
+      source: "local/photo.jpg",
+      expiresInSeconds: 600,
+    });
     const response = await app.fetch(url.slice(url.indexOf("/api/v1/")));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("image/webp");
-    await expect(owner.caller.developer.signUrl({ teamSlug, projectSlug, keyId: key.id, operations: "bogus_1", source: "local/photo.jpg", expiresInSeconds: null })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      owner.caller.developer.signUrl({
+        teamSlug,
+        projectSlug,
+        keyId: key.id,
+        operations: "bogus_1",
+        source: "local/photo.jpg",
+        expiresInSeconds: null,
+      }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });
 
 describe("projects", () => {
   it("normalises host lists and refuses unsafe entries with a message naming them", async () => {
-    const updated = await owner.caller.project.update({ teamSlug, projectSlug, allowedRefererHosts: ["HTTPS://Example.COM:8443", "*.shop.example"] });
+    const updated = await owner.caller.project.update({
+      teamSlug,
+      projectSlug,
+      allowedRefererHosts: ["HTTPS://Example.COM:8443", "*.shop.example"],
+    });
     expect(updated.allowedRefererHosts).toEqual(["example.com", "*.shop.example"]);
     for (const bad of ["10.0.0.1", "localhost", "example.com/path", "user@example.com", "169.254.169.254"]) {
-      await expect(owner.caller.project.update({ teamSlug, projectSlug, allowedSourceHosts: [bad] }), bad).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining(bad) });
-      await expect(owner.caller.project.update({ teamSlug, projectSlug, allowedRefererHosts: [bad] }), bad).rejects.toMatchObject({ code: "BAD_REQUEST" });
+      await expect(
+        owner.caller.project.update({ teamSlug, projectSlug, allowedSourceHosts: [bad] }),
+        bad,
+      ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining(bad) });
+      await expect(
+        owner.caller.project.update({ teamSlug, projectSlug, allowedRefererHosts: [bad] }),
+        bad,
+      ).rejects.toMatchObject({ code: "BAD_REQUEST" });
     }
     expect((await owner.caller.project.get({ teamSlug, projectSlug })).project.allowedSourceHosts).toEqual(["local"]);
     await owner.caller.project.update({ teamSlug, projectSlug, allowedRefererHosts: [] });
@@ -127,7 +181,9 @@ describe("projects", () => {
   });
 
   it("refuses a duplicate slug within the team", async () => {
-    await expect(owner.caller.project.create({ teamSlug, name: "Again", slug: projectSlug })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(owner.caller.project.create({ teamSlug, name: "Again", slug: projectSlug })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
   });
 
   it("renames the slug and the image route follows at once", async () => {
@@ -144,10 +200,14 @@ describe("projects", () => {
     await owner.caller.project.create({ teamSlug, name: "Temp", slug: "temp", allowedSourceHosts: ["local"] });
     const key = await owner.caller.apiKey.create({ teamSlug, projectSlug: "temp", name: "t", expiresAt: null });
     expect((await app.fetch(imagePath(key, "temp"))).status).toBe(200);
-    await expect(owner.caller.project.delete({ teamSlug, projectSlug: "temp", confirmSlug: "wrong" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      owner.caller.project.delete({ teamSlug, projectSlug: "temp", confirmSlug: "wrong" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await owner.caller.project.delete({ teamSlug, projectSlug: "temp", confirmSlug: "temp" });
     expect((await app.fetch(imagePath(key, "temp"))).status).toBe(401);
-    await expect(owner.caller.project.get({ teamSlug, projectSlug: "temp" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(owner.caller.project.get({ teamSlug, projectSlug: "temp" })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 
   it("finds projects by name or slug", async () => {

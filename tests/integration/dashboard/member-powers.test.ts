@@ -19,7 +19,12 @@ const projectSlug = "site";
 beforeAll(async () => {
   app = await createTestApp({ now: () => new Date(clock) });
   owner = await signUp(app.services, "powers");
-  teamSlug = (await owner.caller.account.completeOnboarding({ name: "Powers", slug: `powers-${owner.id.slice(0, 8).toLowerCase()}` })).slug;
+  teamSlug = (
+    await owner.caller.account.completeOnboarding({
+      name: "Powers",
+      slug: `powers-${owner.id.slice(0, 8).toLowerCase()}`,
+    })
+  ).slug;
   await owner.caller.project.create({ teamSlug, name: "Site", slug: projectSlug, allowedSourceHosts: ["local"] });
 }, 30_000);
 afterAll(() => app.close());
@@ -31,7 +36,8 @@ async function join(role: "owner" | "admin" | "member", label: string): Promise<
   return user;
 }
 
-const newKey = (name: string, expiresAt: Date | null = null) => owner.caller.apiKey.create({ teamSlug, projectSlug, name, expiresAt });
+const newKey = (name: string, expiresAt: Date | null = null) =>
+  owner.caller.apiKey.create({ teamSlug, projectSlug, name, expiresAt });
 const pathOf = (url: string) => url.slice(url.indexOf("/api/v1/"));
 
 describe("the URL tester", () => {
@@ -40,12 +46,22 @@ describe("the URL tester", () => {
     const member = await join("member", "signer");
     const admin = await join("admin", "permanent");
     const sign = (user: TestUser, expiresInSeconds: number | null) =>
-      user.caller.developer.signUrl({ teamSlug, projectSlug, keyId: key.id, operations: "w_20,f_png", source: "local/photo.jpg", expiresInSeconds });
+      user.caller.developer.signUrl({
+        teamSlug,
+        projectSlug,
+        keyId: key.id,
+        operations: "w_20,f_png",
+        source: "local/photo.jpg",
+        expiresInSeconds,
+      });
 
     expect((await member.caller.team.get({ teamSlug })).can["developer.signPermanent"]).toBe(false);
     expect((await admin.caller.team.get({ teamSlug })).can["developer.signPermanent"]).toBe(true);
 
-    await expect(sign(member, null)).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringMatching(/expir/i) });
+    await expect(sign(member, null)).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringMatching(/expir/i),
+    });
     await expect(sign(member, MAX_TEST_URL_SECONDS + 1)).rejects.toMatchObject({ code: "BAD_REQUEST" });
     const week = await sign(member, MAX_TEST_URL_SECONDS);
     expect(week.expiresAt!.getTime()).toBe(Math.floor(clock / 1000) * 1000 + MAX_TEST_URL_SECONDS * 1000);
@@ -66,23 +82,47 @@ describe("editing keys", () => {
     const old = await newKey("rotating");
     const rotated = await owner.caller.apiKey.rotate({ teamSlug, projectSlug, keyId: old.id, graceSeconds: 3600 });
     const far = new Date(clock + 365 * 86_400_000);
-    await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: old.id, expiresAt: far })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/rotating/) });
-    await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: old.id, expiresAt: null })).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: old.id, name: "renamed" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: old.id, expiresAt: far }),
+    ).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/rotating/) });
+    await expect(
+      owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: old.id, expiresAt: null }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: old.id, name: "renamed" }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
     const listed = (await owner.caller.apiKey.list({ teamSlug, projectSlug })).find((k) => k.id === old.id)!;
-    expect([listed.status, listed.name, listed.expiresAt?.getTime()]).toEqual(["rotating", "rotating", rotated.oldKeyExpiresAt.getTime()]);
+    expect([listed.status, listed.name, listed.expiresAt?.getTime()]).toEqual([
+      "rotating",
+      "rotating",
+      rotated.oldKeyExpiresAt.getTime(),
+    ]);
     // The successor is active and edits normally.
-    expect((await owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: rotated.id, name: "successor" })).name).toBe("successor");
+    expect(
+      (await owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: rotated.id, name: "successor" })).name,
+    ).toBe("successor");
   });
 
   it("refuses to edit an expired key back to life, and the image route keeps refusing it", async () => {
     const key = await newKey("short-lived", new Date(clock + 60_000));
     clock += 120_000; // the tenancy clock and the image route's clock alike
     try {
-      await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, expiresAt: null })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/expired/) });
-      await expect(owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, rateLimitPerMinute: 5 })).rejects.toMatchObject({ code: "CONFLICT" });
-      expect((await owner.caller.apiKey.list({ teamSlug, projectSlug })).find((k) => k.id === key.id)!.status).toBe("expired");
-      const url = buildSignedUrl({ baseUrl: "http://x", projectSlug, ...key, operations: "w_20,f_png", source: "local/photo.jpg" });
+      await expect(
+        owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, expiresAt: null }),
+      ).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/expired/) });
+      await expect(
+        owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, rateLimitPerMinute: 5 }),
+      ).rejects.toMatchObject({ code: "CONFLICT" });
+      expect((await owner.caller.apiKey.list({ teamSlug, projectSlug })).find((k) => k.id === key.id)!.status).toBe(
+        "expired",
+      );
+      const url = buildSignedUrl({
+        baseUrl: "http://x",
+        projectSlug,
+        ...key,
+        operations: "w_20,f_png",
+        source: "local/photo.jpg",
+      });
       expect((await app.fetch(pathOf(url))).status).toBe(401);
     } finally {
       clock = Date.now();
@@ -100,7 +140,10 @@ describe("invitations and their inviter", () => {
 
     expect((await invitee.caller.account.invitation({ token })).status).toBe("revoked");
     expect((await owner.caller.team.invitations({ teamSlug })).map((i) => i.id)).not.toContain(invitation.id);
-    await expect(invitee.caller.account.acceptInvitation({ token })).rejects.toMatchObject({ code: "NOT_FOUND", message: "This invitation is no longer valid" });
+    await expect(invitee.caller.account.acceptInvitation({ token })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "This invitation is no longer valid",
+    });
     expect((await invitee.caller.account.me()).teams.map((t) => t.slug)).not.toContain(teamSlug);
   });
 
@@ -113,7 +156,9 @@ describe("invitations and their inviter", () => {
       const invitee = await signUp(app.services, `${label}-invitee`);
       const invitation = await admin.caller.team.invite({ teamSlug, email: invitee.email, role: "member" });
       await end(admin);
-      await expect(invitee.caller.account.acceptInvitation({ token: tokenOf(invitation.link) })).rejects.toMatchObject({ code: "NOT_FOUND" });
+      await expect(invitee.caller.account.acceptInvitation({ token: tokenOf(invitation.link) })).rejects.toMatchObject({
+        code: "NOT_FOUND",
+      });
     }
   });
 
@@ -122,11 +167,15 @@ describe("invitations and their inviter", () => {
     const invitee = await signUp(app.services, "future-owner");
     const invitation = await second.caller.team.invite({ teamSlug, email: invitee.email, role: "owner" });
     await owner.caller.team.changeRole({ teamSlug, userId: second.id, role: "admin" });
-    await expect(invitee.caller.account.acceptInvitation({ token: tokenOf(invitation.link) })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(invitee.caller.account.acceptInvitation({ token: tokenOf(invitation.link) })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     // Invitations the inviter could still make stay valid.
     const memberInvitee = await signUp(app.services, "still-fine");
     const stillValid = await second.caller.team.invite({ teamSlug, email: memberInvitee.email, role: "member" });
-    expect(await memberInvitee.caller.account.acceptInvitation({ token: tokenOf(stillValid.link) })).toEqual({ teamSlug });
+    expect(await memberInvitee.caller.account.acceptInvitation({ token: tokenOf(stillValid.link) })).toEqual({
+      teamSlug,
+    });
   });
 });
 
@@ -136,7 +185,9 @@ describe("cache purge", () => {
     const admin = await join("admin", "purge-admin");
     expect((await member.caller.team.get({ teamSlug })).can["cache.purge"]).toBe(false);
     expect((await member.caller.cache.status({ teamSlug, projectSlug })).purgedSources).toEqual([]);
-    await expect(member.caller.cache.purge({ teamSlug, projectSlug, source: "local/photo.jpg" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(member.caller.cache.purge({ teamSlug, projectSlug, source: "local/photo.jpg" })).rejects.toMatchObject(
+      { code: "FORBIDDEN" },
+    );
 
     const purged = await admin.caller.cache.purge({ teamSlug, projectSlug, source: "local/photo.jpg" });
     expect(purged).toMatchObject({ source: "local/photo.jpg", widened: false });
@@ -144,11 +195,15 @@ describe("cache purge", () => {
     expect(status.purgedSources.map((p) => p.source)).toEqual(["local/photo.jpg"]);
     expect(status.lastPurgedAt).not.toBeNull();
 
-    await expect(admin.caller.cache.purge({ teamSlug, projectSlug, source: "javascript:alert(1)" })).rejects.toMatchObject({
+    await expect(
+      admin.caller.cache.purge({ teamSlug, projectSlug, source: "javascript:alert(1)" }),
+    ).rejects.toMatchObject({
       code: "BAD_REQUEST",
       message: expect.stringContaining("Not a source URL"),
     });
-    await expect(admin.caller.cache.purge({ teamSlug, projectSlug, source: "  " })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(admin.caller.cache.purge({ teamSlug, projectSlug, source: "  " })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
 
     // A whole purge clears the list of single purges.
     expect((await admin.caller.cache.purge({ teamSlug, projectSlug })).source).toBeNull();

@@ -24,7 +24,11 @@ async function startSmtpSink() {
   server.listen(0, "127.0.0.1");
   await once(server.server, "listening");
   const port = (server.server.address() as AddressInfo).port;
-  return { url: `smtp://127.0.0.1:${port}`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 let app: TestApp;
@@ -36,7 +40,9 @@ beforeAll(async () => {
   smtp = await startSmtpSink();
   app = await createTestApp({ smtp: { url: smtp.url, from: "OptStuff <no-reply@optstuff.test>" } });
   owner = await signUp(app.services, "boss");
-  teamSlug = (await owner.caller.account.completeOnboarding({ name: "Crew", slug: `crew-${owner.id.slice(0, 8).toLowerCase()}` })).slug;
+  teamSlug = (
+    await owner.caller.account.completeOnboarding({ name: "Crew", slug: `crew-${owner.id.slice(0, 8).toLowerCase()}` })
+  ).slug;
 }, 30_000);
 afterAll(async () => {
   await app.close();
@@ -60,39 +66,59 @@ describe("invitations", () => {
     expect(smtp.received.at(-1)).toContain(`To: ${invitee.email}`);
 
     const token = tokenOf(invitation.link);
-    expect(await stranger.caller.account.invitation({ token })).toMatchObject({ status: "pending", role: "member", teamSlug });
+    expect(await stranger.caller.account.invitation({ token })).toMatchObject({
+      status: "pending",
+      role: "member",
+      teamSlug,
+    });
     await expect(stranger.caller.account.acceptInvitation({ token })).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await invitee.caller.account.acceptInvitation({ token })).toEqual({ teamSlug });
     expect((await invitee.caller.account.me()).teams.map((t) => t.slug)).toContain(teamSlug);
-    await expect(invitee.caller.account.acceptInvitation({ token })).rejects.toMatchObject({ code: "NOT_FOUND", message: "This invitation is no longer valid" });
+    await expect(invitee.caller.account.acceptInvitation({ token })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "This invitation is no longer valid",
+    });
   });
 
   it("refuses inviting a member twice, and a revoked link stops working", async () => {
     const member = await join("member", "twice");
-    await expect(owner.caller.team.invite({ teamSlug, email: member.email, role: "admin" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(owner.caller.team.invite({ teamSlug, email: member.email, role: "admin" })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
     const late = await signUp(app.services, "late");
     const invitation = await owner.caller.team.invite({ teamSlug, email: late.email, role: "member" });
     expect((await owner.caller.team.invitations({ teamSlug })).map((i) => i.id)).toContain(invitation.id);
     await owner.caller.team.revokeInvitation({ teamSlug, invitationId: invitation.id });
     expect((await late.caller.account.invitation({ token: tokenOf(invitation.link) })).status).toBe("revoked");
-    await expect(late.caller.account.acceptInvitation({ token: tokenOf(invitation.link) })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(late.caller.account.acceptInvitation({ token: tokenOf(invitation.link) })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 
   it("refuses a malformed email address with a message", async () => {
-    await expect(owner.caller.team.invite({ teamSlug, email: "not-an-email", role: "member" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: "Enter a valid email address" });
+    await expect(owner.caller.team.invite({ teamSlug, email: "not-an-email", role: "member" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: "Enter a valid email address",
+    });
   });
 
   it("lets only an owner invite an owner", async () => {
     const admin = await join("admin", "inviter");
-    await expect(admin.caller.team.invite({ teamSlug, email: "x@example.com", role: "owner" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    expect((await admin.caller.team.invite({ teamSlug, email: "y@example.com", role: "member" })).link).toContain("/invite/");
+    await expect(admin.caller.team.invite({ teamSlug, email: "x@example.com", role: "owner" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    expect((await admin.caller.team.invite({ teamSlug, email: "y@example.com", role: "member" })).link).toContain(
+      "/invite/",
+    );
   });
 });
 
 describe("roles", () => {
   it("keeps the last owner: they can neither leave nor be demoted, until another owner exists", async () => {
     await expect(owner.caller.team.leave({ teamSlug })).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(owner.caller.team.changeRole({ teamSlug, userId: owner.id, role: "admin" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(owner.caller.team.changeRole({ teamSlug, userId: owner.id, role: "admin" })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
     const second = await join("owner", "second");
     await second.caller.team.changeRole({ teamSlug, userId: owner.id, role: "admin" });
     await expect(second.caller.team.leave({ teamSlug })).rejects.toMatchObject({ code: "CONFLICT" });
@@ -107,19 +133,28 @@ describe("roles", () => {
       owner.caller.team.changeRole({ teamSlug, userId: other.id, role: "member" }),
       other.caller.team.changeRole({ teamSlug, userId: owner.id, role: "member" }),
     ]);
-    const owners = (await owner.caller.team.members({ teamSlug }).catch(() => other.caller.team.members({ teamSlug }))).filter((m) => m.role === "owner");
+    const owners = (
+      await owner.caller.team.members({ teamSlug }).catch(() => other.caller.team.members({ teamSlug }))
+    ).filter((m) => m.role === "owner");
     expect(owners).toHaveLength(1);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    if (owners[0]!.userId !== owner.id) await other.caller.team.changeRole({ teamSlug, userId: owner.id, role: "owner" });
+    if (owners[0]!.userId !== owner.id)
+      await other.caller.team.changeRole({ teamSlug, userId: owner.id, role: "owner" });
   });
 
   it("lets an admin manage members and admins but not owners", async () => {
     const admin = await join("admin", "manager");
     const member = await join("member", "worker");
     await admin.caller.team.changeRole({ teamSlug, userId: member.id, role: "admin" });
-    await expect(admin.caller.team.changeRole({ teamSlug, userId: member.id, role: "owner" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(admin.caller.team.changeRole({ teamSlug, userId: owner.id, role: "member" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(admin.caller.team.removeMember({ teamSlug, userId: owner.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(admin.caller.team.changeRole({ teamSlug, userId: member.id, role: "owner" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(admin.caller.team.changeRole({ teamSlug, userId: owner.id, role: "member" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(admin.caller.team.removeMember({ teamSlug, userId: owner.id })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     await admin.caller.team.removeMember({ teamSlug, userId: member.id });
     await expect(member.caller.team.get({ teamSlug })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
@@ -133,15 +168,28 @@ describe("roles", () => {
 
 describe("teams", () => {
   it("checks slug availability live and refuses a taken slug", async () => {
-    expect(await owner.caller.account.slugAvailable({ slug: teamSlug })).toEqual({ available: false, reason: "That slug is already taken" });
+    expect(await owner.caller.account.slugAvailable({ slug: teamSlug })).toEqual({
+      available: false,
+      reason: "That slug is already taken",
+    });
     expect((await owner.caller.account.slugAvailable({ slug: "Bad Slug" })).available).toBe(false);
-    expect(await owner.caller.account.slugAvailable({ slug: "free-slug-123" })).toEqual({ available: true, reason: null });
-    await expect(owner.caller.account.createTeam({ name: "Copy", slug: teamSlug })).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await owner.caller.account.slugAvailable({ slug: "free-slug-123" })).toEqual({
+      available: true,
+      reason: null,
+    });
+    await expect(owner.caller.account.createTeam({ name: "Copy", slug: teamSlug })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
   });
 
   it("deletes a team only with its slug typed, and only by an owner", async () => {
-    const created = await owner.caller.account.createTeam({ name: "Doomed", slug: `doomed-${owner.id.slice(0, 6).toLowerCase()}` });
-    await expect(owner.caller.team.delete({ teamSlug: created.slug, confirmSlug: "nope" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    const created = await owner.caller.account.createTeam({
+      name: "Doomed",
+      slug: `doomed-${owner.id.slice(0, 6).toLowerCase()}`,
+    });
+    await expect(owner.caller.team.delete({ teamSlug: created.slug, confirmSlug: "nope" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
     await owner.caller.team.delete({ teamSlug: created.slug, confirmSlug: created.slug });
     await expect(owner.caller.team.get({ teamSlug: created.slug })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });

@@ -15,7 +15,12 @@ const projectSlug = "site";
 beforeAll(async () => {
   app = await createTestApp();
   owner = await signUp(app.services, "presets");
-  teamSlug = (await owner.caller.account.completeOnboarding({ name: "Presets", slug: `presets-${owner.id.slice(0, 8).toLowerCase()}` })).slug;
+  teamSlug = (
+    await owner.caller.account.completeOnboarding({
+      name: "Presets",
+      slug: `presets-${owner.id.slice(0, 8).toLowerCase()}`,
+    })
+  ).slug;
   await owner.caller.project.create({ teamSlug, name: "Site", slug: projectSlug, allowedSourceHosts: ["local"] });
   key = await owner.caller.apiKey.create({ teamSlug, projectSlug, name: "presets", expiresAt: null });
 }, 30_000);
@@ -84,17 +89,33 @@ describe("presets", () => {
 
   it("refuses bad presets with a message naming the problem, and is for admins", async () => {
     const bad = (name: string, operations: string) => owner.caller.preset.save({ ...scope(), name, operations });
-    await expect(bad("x", "w_0")).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("w_0") });
-    await expect(bad("x", "pr_thumb,w_10")).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("another preset") });
-    await expect(bad("x", "info")).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("info") });
-    await expect(bad("x", "_")).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("at least one") });
+    await expect(bad("x", "w_0")).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("w_0"),
+    });
+    await expect(bad("x", "pr_thumb,w_10")).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("another preset"),
+    });
+    await expect(bad("x", "info")).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("info"),
+    });
+    await expect(bad("x", "_")).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("at least one"),
+    });
     await expect(bad("Bad Name", "w_10")).rejects.toMatchObject({ code: "BAD_REQUEST" });
 
     const member = await signUp(app.services, "preset-member");
     const invitation = await owner.caller.team.invite({ teamSlug, email: member.email, role: "member" });
     await member.caller.account.acceptInvitation({ token: tokenOf(invitation.link) });
     expect((await member.caller.preset.list(scope())).presets.length).toBeGreaterThan(0);
-    await expect(member.caller.preset.save({ ...scope(), name: "mine", operations: "w_10" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(member.caller.preset.setPresetsOnly({ ...scope(), presetsOnly: true })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(member.caller.preset.save({ ...scope(), name: "mine", operations: "w_10" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(member.caller.preset.setPresetsOnly({ ...scope(), presetsOnly: true })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
   });
 });

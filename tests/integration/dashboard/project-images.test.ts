@@ -19,18 +19,32 @@ const RED = [255, 0, 0, 255];
 const GREEN = [0, 255, 0, 255];
 const BLUE = [0, 0, 255, 255];
 
-const png = async (width: number, height: number, colour: [number, number, number]) => (await solid(width, height, colour).png().toBuffer()).toString("base64");
+const png = async (width: number, height: number, colour: [number, number, number]) =>
+  (await solid(width, height, colour).png().toBuffer()).toString("base64");
 
 beforeAll(async () => {
   origin = await startOrigin({
     "/broken.jpg": (_, response) => void response.writeHead(500).end("upstream broke"),
-    "/text.jpg": (_, response) => void response.writeHead(200, { "Content-Type": "text/plain" }).end("not an image at all"),
+    "/text.jpg": (_, response) =>
+      void response.writeHead(200, { "Content-Type": "text/plain" }).end("not an image at all"),
     "/slow.jpg": () => undefined,
   });
-  app = await createTestApp({ fetchLimits: { maxBytes: 25 * 1024 * 1024, timeoutMs: 700, maxRedirects: 3, allowLoopback: true } });
+  app = await createTestApp({
+    fetchLimits: { maxBytes: 25 * 1024 * 1024, timeoutMs: 700, maxRedirects: 3, allowLoopback: true },
+  });
   owner = await signUp(app.services, "images");
-  teamSlug = (await owner.caller.account.completeOnboarding({ name: "Images", slug: `images-${owner.id.slice(0, 8).toLowerCase()}` })).slug;
-  await owner.caller.project.create({ teamSlug, name: "Shop", slug: projectSlug, allowedSourceHosts: ["local", origin.host] });
+  teamSlug = (
+    await owner.caller.account.completeOnboarding({
+      name: "Images",
+      slug: `images-${owner.id.slice(0, 8).toLowerCase()}`,
+    })
+  ).slug;
+  await owner.caller.project.create({
+    teamSlug,
+    name: "Shop",
+    slug: projectSlug,
+    allowedSourceHosts: ["local", origin.host],
+  });
   key = await owner.caller.apiKey.create({ teamSlug, projectSlug, name: "images", expiresAt: null });
 }, 30_000);
 afterAll(async () => {
@@ -71,7 +85,12 @@ describe("the project's watermark", () => {
     await owner.caller.projectImage.setWatermark({ ...scope(), ...settings, gravity: "southwest" });
     const resettled = await body(await get("w_200,f_png,wm"));
     expect(near(await pixel(resettled, 1, 132), GREEN, 2)).toBe(true);
-    expect((await owner.caller.projectImage.get(scope())).watermark).toMatchObject({ format: "png", width: 100, height: 50, settings: { gravity: "southwest" } });
+    expect((await owner.caller.projectImage.get(scope())).watermark).toMatchObject({
+      format: "png",
+      width: 100,
+      height: 50,
+      settings: { gravity: "southwest" },
+    });
   });
 
   it("on every output when the project says so, with its own placement; info and a deleted watermark", async () => {
@@ -133,18 +152,32 @@ describe("the fallback image", () => {
 describe("uploads", () => {
   it("refuse what is not a small raster image, with a message naming the problem", async () => {
     const upload = (base64: string) => owner.caller.projectImage.upload({ ...scope(), kind: "watermark", base64 });
-    await expect(upload(Buffer.from("hello").toString("base64"))).rejects.toMatchObject({ code: "BAD_REQUEST", message: "That file is not an image" });
+    await expect(upload(Buffer.from("hello").toString("base64"))).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: "That file is not an image",
+    });
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>').toString("base64");
     await expect(upload(svg)).rejects.toMatchObject({ message: expect.stringContaining("PNG, JPEG, WebP, GIF, AVIF") });
-    await expect(upload(await png(3000, 10, [0, 0, 0]))).rejects.toMatchObject({ message: expect.stringContaining("at most 2048 px") });
-    await expect(upload(pixelBombPng(20_000, 20_000).toString("base64"))).rejects.toMatchObject({ message: "The image is 20000×20000: at most 2048 px a side" });
-    await expect(upload("A".repeat(800_000))).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("512 KiB") });
+    await expect(upload(await png(3000, 10, [0, 0, 0]))).rejects.toMatchObject({
+      message: expect.stringContaining("at most 2048 px"),
+    });
+    await expect(upload(pixelBombPng(20_000, 20_000).toString("base64"))).rejects.toMatchObject({
+      message: "The image is 20000×20000: at most 2048 px a side",
+    });
+    await expect(upload("A".repeat(800_000))).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("512 KiB"),
+    });
     await expect(upload("")).rejects.toMatchObject({ message: "The file is empty" });
     // A PNG cut short: the header parses, the pixels do not.
     const whole = Buffer.from(await png(200, 200, [9, 9, 9]), "base64");
     await expect(upload(whole.subarray(0, 60).toString("base64"))).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(owner.caller.projectImage.setWatermark({ ...scope(), ...settings, scale: 0.01 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(owner.caller.projectImage.setWatermark({ ...scope(), ...settings })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      owner.caller.projectImage.setWatermark({ ...scope(), ...settings, scale: 0.01 }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(owner.caller.projectImage.setWatermark({ ...scope(), ...settings })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 
   it("are for admins; members see them", async () => {
@@ -152,8 +185,16 @@ describe("uploads", () => {
     const member = await signUp(app.services, "images-member");
     const invitation = await owner.caller.team.invite({ teamSlug, email: member.email, role: "member" });
     await member.caller.account.acceptInvitation({ token: tokenOf(invitation.link) });
-    expect((await member.caller.projectImage.get(scope())).fallback).toMatchObject({ width: 10, height: 10, preview: expect.stringMatching(/^data:image\/png;base64,/) });
-    await expect(member.caller.projectImage.upload({ ...scope(), kind: "fallback", base64: await png(10, 10, [0, 0, 0]) })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(member.caller.projectImage.delete({ ...scope(), kind: "fallback" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await member.caller.projectImage.get(scope())).fallback).toMatchObject({
+      width: 10,
+      height: 10,
+      preview: expect.stringMatching(/^data:image\/png;base64,/),
+    });
+    await expect(
+      member.caller.projectImage.upload({ ...scope(), kind: "fallback", base64: await png(10, 10, [0, 0, 0]) }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(member.caller.projectImage.delete({ ...scope(), kind: "fallback" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
   });
 });

@@ -21,7 +21,12 @@ const inviteOnly: RegistrationPolicy = { mode: "invite-only", emailDomains: [] }
 const address = (label: string, domain = "example.com") => `${label}-${randomBytes(4).toString("hex")}@${domain}`;
 
 async function register(services: Services, email: string, extra: Record<string, unknown> = {}) {
-  const response = await authRequest(services, "/sign-up/email", { email, password, name: email.split("@")[0], ...extra });
+  const response = await authRequest(services, "/sign-up/email", {
+    email,
+    password,
+    name: email.split("@")[0],
+    ...extra,
+  });
   const body = (await response.json()) as { user?: { id: string }; code?: string; message?: string };
   return { status: response.status, body, cookie: cookieFrom(response) };
 }
@@ -62,7 +67,11 @@ describe("invite-only (the default)", () => {
     const inviteeEmail = address("invitee");
     const invitation = await owner.team.invite({ teamSlug, email: inviteeEmail, role: "member" });
     const token = tokenOf(invitation.link);
-    expect(await signUpOffer(db, inviteOnly, token, new Date())).toEqual({ kind: "invited", email: inviteeEmail, token });
+    expect(await signUpOffer(db, inviteOnly, token, new Date())).toEqual({
+      kind: "invited",
+      email: inviteeEmail,
+      token,
+    });
 
     // The link is the capability: knowing an invited address is not enough to take it.
     expect((await register(app.services, inviteeEmail)).status).toBe(403);
@@ -105,10 +114,18 @@ describe("the first account on a busy first start", () => {
   it("two sign-ups at the same moment on an empty instance leave one owner and one account without invitation", async () => {
     const app = await createTestApp({ registration: inviteOnly });
     try {
-      const results = await Promise.all([register(app.services, address("one")), register(app.services, address("two"))]);
+      const results = await Promise.all([
+        register(app.services, address("one")),
+        register(app.services, address("two")),
+      ]);
       expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-      expect(results.filter((r) => r.status === 200)[0]!.body.user!.id).toBe((await findInstanceOwner(app.services.database.db))?.id);
-      const owners = await app.services.database.db.select({ id: user.id }).from(user).where(eq(user.instanceRole, "owner"));
+      expect(results.filter((r) => r.status === 200)[0]!.body.user!.id).toBe(
+        (await findInstanceOwner(app.services.database.db))?.id,
+      );
+      const owners = await app.services.database.db
+        .select({ id: user.id })
+        .from(user)
+        .where(eq(user.instanceRole, "owner"));
       expect(owners).toHaveLength(1);
       expect(await app.services.database.db.$count(user)).toBe(1);
     } finally {
@@ -124,14 +141,21 @@ describe("an instance updated to this version", () => {
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     const before = mkdtempSync(path.join(os.tmpdir(), "optstuff-migrations-"));
     cpSync("drizzle", before, { recursive: true });
-    const journal = JSON.parse(readFileSync(path.join(before, "meta/_journal.json"), "utf8")) as { entries: Array<{ tag: string }> };
+    const journal = JSON.parse(readFileSync(path.join(before, "meta/_journal.json"), "utf8")) as {
+      entries: Array<{ tag: string }>;
+    };
     const upgrade = journal.entries.findIndex((e) => e.tag.endsWith("_instance_owner"));
-    writeFileSync(path.join(before, "meta/_journal.json"), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upgrade) }));
+    writeFileSync(
+      path.join(before, "meta/_journal.json"),
+      JSON.stringify({ ...journal, entries: journal.entries.slice(0, upgrade) }),
+    );
     const client = new PGlite();
     try {
       const db = drizzle(client);
       await migrate(db, { migrationsFolder: before });
-      await client.query(`insert into "user" (id, name, email, created_at) values ('later', 'L', 'later@example.com', now()), ('earliest', 'E', 'earliest@example.com', now() - interval '1 day')`);
+      await client.query(
+        `insert into "user" (id, name, email, created_at) values ('later', 'L', 'later@example.com', now()), ('earliest', 'E', 'earliest@example.com', now() - interval '1 day')`,
+      );
       await migrate(db, { migrationsFolder: "drizzle" });
       const owners = await client.query<{ id: string }>(`select id from "user" where instance_role = 'owner'`);
       expect(owners.rows).toEqual([{ id: "earliest" }]);
@@ -150,7 +174,9 @@ describe("open registration and e-mail domains", () => {
       const second = await register(app.services, address("second"));
       expect([first.status, second.status]).toEqual([200, 200]);
       expect((await findInstanceOwner(app.services.database.db))?.id).toBe(first.body.user!.id);
-      expect(await signUpOffer(app.services.database.db, { mode: "open", emailDomains: [] }, null, new Date())).toEqual({ kind: "open" });
+      expect(await signUpOffer(app.services.database.db, { mode: "open", emailDomains: [] }, null, new Date())).toEqual(
+        { kind: "open" },
+      );
 
       // The owner mark is not an input: a client cannot set it, in any policy.
       const usurper = await register(app.services, address("usurper"), { instanceRole: "owner" });
@@ -169,11 +195,21 @@ describe("open registration and e-mail domains", () => {
       expect((await register(app.services, address("boss", "corp.example"))).status).toBe(200); // the first account
       const now = new Date();
       // OptStuff sends no verification mail: a typed address proves nothing, a provider's verified one does.
-      await expect(admitAccount(db, policy, { email: "dev@corp.example", emailVerified: true, invitationToken: null }, now)).resolves.toBeUndefined();
-      await expect(admitAccount(db, policy, { email: "Dev@CORP.example", emailVerified: true, invitationToken: null }, now)).resolves.toBeUndefined();
-      await expect(admitAccount(db, policy, { email: "dev@corp.example", emailVerified: false, invitationToken: null }, now)).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
-      await expect(admitAccount(db, policy, { email: "dev@sub.corp.example", emailVerified: true, invitationToken: null }, now)).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
-      await expect(admitAccount(db, policy, { email: "dev@evilcorp.example", emailVerified: true, invitationToken: null }, now)).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
+      await expect(
+        admitAccount(db, policy, { email: "dev@corp.example", emailVerified: true, invitationToken: null }, now),
+      ).resolves.toBeUndefined();
+      await expect(
+        admitAccount(db, policy, { email: "Dev@CORP.example", emailVerified: true, invitationToken: null }, now),
+      ).resolves.toBeUndefined();
+      await expect(
+        admitAccount(db, policy, { email: "dev@corp.example", emailVerified: false, invitationToken: null }, now),
+      ).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
+      await expect(
+        admitAccount(db, policy, { email: "dev@sub.corp.example", emailVerified: true, invitationToken: null }, now),
+      ).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
+      await expect(
+        admitAccount(db, policy, { email: "dev@evilcorp.example", emailVerified: true, invitationToken: null }, now),
+      ).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
       expect((await register(app.services, address("typed", "corp.example"))).status).toBe(403);
       expect(await signUpOffer(db, policy, null, now)).toEqual({ kind: "closed", emailDomains: ["corp.example"] });
 
@@ -181,8 +217,17 @@ describe("open registration and e-mail domains", () => {
       const owner = await callerFor(app.services, (await findOwnerCookie(app.services)).cookie);
       const teamSlug = (await owner.account.me()).teams[0]!.slug;
       await owner.team.invite({ teamSlug, email: "guest@elsewhere.example", role: "member" });
-      await expect(admitAccount(db, policy, { email: "guest@elsewhere.example", emailVerified: true, invitationToken: null }, now)).resolves.toBeUndefined();
-      await expect(admitAccount(db, policy, { email: "guest@elsewhere.example", emailVerified: false, invitationToken: null }, now)).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
+      await expect(
+        admitAccount(db, policy, { email: "guest@elsewhere.example", emailVerified: true, invitationToken: null }, now),
+      ).resolves.toBeUndefined();
+      await expect(
+        admitAccount(
+          db,
+          policy,
+          { email: "guest@elsewhere.example", emailVerified: false, invitationToken: null },
+          now,
+        ),
+      ).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
     } finally {
       await app.close();
     }
@@ -191,10 +236,18 @@ describe("open registration and e-mail domains", () => {
   it("is invite-only unless the operator says open, and normalises the domain list", () => {
     const defaults = parseEnv({});
     expect([defaults.OPTSTUFF_REGISTRATION, defaults.OPTSTUFF_REGISTRATION_EMAIL_DOMAINS]).toEqual(["invite-only", []]);
-    const open = parseEnv({ OPTSTUFF_REGISTRATION: "open", OPTSTUFF_REGISTRATION_EMAIL_DOMAINS: " Corp.Example, @team.example. ,," });
-    expect([open.OPTSTUFF_REGISTRATION, open.OPTSTUFF_REGISTRATION_EMAIL_DOMAINS]).toEqual(["open", ["corp.example", "team.example"]]);
+    const open = parseEnv({
+      OPTSTUFF_REGISTRATION: "open",
+      OPTSTUFF_REGISTRATION_EMAIL_DOMAINS: " Corp.Example, @team.example. ,,",
+    });
+    expect([open.OPTSTUFF_REGISTRATION, open.OPTSTUFF_REGISTRATION_EMAIL_DOMAINS]).toEqual([
+      "open",
+      ["corp.example", "team.example"],
+    ]);
     expect(() => parseEnv({ OPTSTUFF_REGISTRATION: "closed" })).toThrow(/OPTSTUFF_REGISTRATION/);
-    expect(() => parseEnv({ OPTSTUFF_REGISTRATION_EMAIL_DOMAINS: "corp.example, not a domain" })).toThrow(/OPTSTUFF_REGISTRATION_EMAIL_DOMAINS/);
+    expect(() => parseEnv({ OPTSTUFF_REGISTRATION_EMAIL_DOMAINS: "corp.example, not a domain" })).toThrow(
+      /OPTSTUFF_REGISTRATION_EMAIL_DOMAINS/,
+    );
   });
 });
 

@@ -28,15 +28,32 @@ const photo = readFileSync(`${DEMO_ROOT}/photo.jpg`);
 beforeAll(async () => {
   s3 = await startS3();
   bucket = await s3.bucket();
-  const client = new S3Client({ endpoint: s3.endpoint, region: "us-east-1", forcePathStyle: true, credentials: s3, requestChecksumCalculation: "WHEN_REQUIRED" });
-  for (const [name, body] of [["photos/photo.jpg", photo], ["moved/photos/photo.jpg", photo], ["notes.txt", Buffer.from("not an image")]] as const) {
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: s3,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
+  for (const [name, body] of [
+    ["photos/photo.jpg", photo],
+    ["moved/photos/photo.jpg", photo],
+    ["notes.txt", Buffer.from("not an image")],
+  ] as const) {
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: name, Body: body }));
   }
   client.destroy();
   app = await createTestApp();
   owner = await signUp(app.services, "buckets");
-  teamSlug = (await owner.caller.account.completeOnboarding({ name: "Buckets", slug: `buckets-${owner.id.slice(0, 8).toLowerCase()}` })).slug;
-  projectId = (await owner.caller.project.create({ teamSlug, name: "Media", slug: projectSlug, allowedSourceHosts: ["local"] })).id;
+  teamSlug = (
+    await owner.caller.account.completeOnboarding({
+      name: "Buckets",
+      slug: `buckets-${owner.id.slice(0, 8).toLowerCase()}`,
+    })
+  ).slug;
+  projectId = (
+    await owner.caller.project.create({ teamSlug, name: "Media", slug: projectSlug, allowedSourceHosts: ["local"] })
+  ).id;
   key = await owner.caller.apiKey.create({ teamSlug, projectSlug, name: "buckets", expiresAt: null });
 }, 60_000);
 afterAll(async () => {
@@ -45,7 +62,16 @@ afterAll(async () => {
 });
 
 const scope = () => ({ teamSlug, projectSlug });
-const settings = () => ({ ...scope(), alias: "media", endpoint: s3.endpoint, region: "us-east-1", bucket, prefix: "", forcePathStyle: true, accessKeyId: s3.accessKeyId });
+const settings = () => ({
+  ...scope(),
+  alias: "media",
+  endpoint: s3.endpoint,
+  region: "us-east-1",
+  bucket,
+  prefix: "",
+  forcePathStyle: true,
+  accessKeyId: s3.accessKeyId,
+});
 const get = (operations: string, source: string, headers: Record<string, string> = {}) => {
   const url = buildSignedUrl({ baseUrl: "http://x", projectSlug, ...key, operations, source });
   return app.fetch(url.slice(url.indexOf("/api/v1/")), { headers });
@@ -62,14 +88,19 @@ describe("private buckets as sources", () => {
     expect((await body(fromBucket)).equals(local)).toBe(true);
     expect(await sharp(local).metadata()).toMatchObject({ format: "png", width: 100 });
     await app.settled();
-    expect(app.outcomes.at(-2)).toMatchObject({ sourceUrl: "s3/media/photos/photo.jpg", status: "success", sourceBytes: photo.length });
+    expect(app.outcomes.at(-2)).toMatchObject({
+      sourceUrl: "s3/media/photos/photo.jpg",
+      status: "success",
+      sourceBytes: photo.length,
+    });
   });
 
   it("answers what the bucket does: 404 for a missing object, 415 for one that is not an image, 403 for an unknown alias, 400 for a bad address", async () => {
     expect((await get("w_100", "s3/media/photos/missing.jpg")).status).toBe(404);
     expect((await get("w_100", "s3/media/notes.txt")).status).toBe(415);
     expect((await get("w_100", "s3/other/photos/photo.jpg")).status).toBe(403);
-    for (const source of ["s3/Media/photos/photo.jpg", "s3/media", "s3/media/a//b.jpg"]) expect((await get("w_100", source)).status, source).toBe(400);
+    for (const source of ["s3/Media/photos/photo.jpg", "s3/media", "s3/media/a//b.jpg"])
+      expect((await get("w_100", source)).status, source).toBe(400);
   });
 
   it("re-pointing the alias changes its URLs' ETags; the secret is kept when left out", async () => {
@@ -80,7 +111,9 @@ describe("private buckets as sources", () => {
     const after = await get("w_80,f_png", "s3/media/photos/photo.jpg", { "If-None-Match": etag });
     expect(after.status).toBe(200);
     expect(after.headers.get("etag")).not.toBe(etag);
-    expect((await owner.caller.sourceBucket.list(scope())).map((b) => [b.alias, b.prefix, b.accessKeyIdHint])).toEqual([["media", "moved/", `…${s3.accessKeyId.slice(-4)}`]]);
+    expect((await owner.caller.sourceBucket.list(scope())).map((b) => [b.alias, b.prefix, b.accessKeyIdHint])).toEqual([
+      ["media", "moved/", `…${s3.accessKeyId.slice(-4)}`],
+    ]);
     await owner.caller.sourceBucket.save({ ...settings() });
   });
 
@@ -93,7 +126,9 @@ describe("private buckets as sources", () => {
     await get("w_60", "s3/media/photos/photo.jpg");
     await get("w_60", "s3/media/photos/missing.jpg");
     await app.settled();
-    const cached = shared ? await shared.get(redisKeys.projectConfig(projectId)) : JSON.stringify(await app.services.config.getProject(projectId));
+    const cached = shared
+      ? await shared.get(redisKeys.projectConfig(projectId))
+      : JSON.stringify(await app.services.config.getProject(projectId));
     expect(cached).toContain('"buckets"');
     expect(cached).not.toContain(SECRET);
     expect(JSON.stringify(await owner.caller.sourceBucket.list(scope()))).not.toContain(SECRET);
@@ -103,11 +138,18 @@ describe("private buckets as sources", () => {
   });
 
   it("refuses unsafe or incomplete settings naming the problem, and is for admins", async () => {
-    const save = (changes: object) => owner.caller.sourceBucket.save({ ...settings(), alias: "new", secretAccessKey: SECRET, ...changes });
-    await expect(save({ endpoint: "http://169.254.169.254" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("Endpoint") });
+    const save = (changes: object) =>
+      owner.caller.sourceBucket.save({ ...settings(), alias: "new", secretAccessKey: SECRET, ...changes });
+    await expect(save({ endpoint: "http://169.254.169.254" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("Endpoint"),
+    });
     await expect(save({ endpoint: "http://user:pass@s3.example.com" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(save({ endpoint: "ftp://s3.example.com" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(save({ secretAccessKey: undefined })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("secret") });
+    await expect(save({ secretAccessKey: undefined })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("secret"),
+    });
     await expect(save({ bucket: "Bad_Bucket" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(save({ alias: "Bad Alias" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(save({ prefix: "/abs" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
@@ -116,11 +158,17 @@ describe("private buckets as sources", () => {
     const invitation = await owner.caller.team.invite({ teamSlug, email: member.email, role: "member" });
     await member.caller.account.acceptInvitation({ token: tokenOf(invitation.link) });
     expect((await member.caller.sourceBucket.list(scope())).map((b) => b.alias)).toEqual(["media"]);
-    await expect(member.caller.sourceBucket.save({ ...settings(), secretAccessKey: "x" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(member.caller.sourceBucket.delete({ ...scope(), alias: "media" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(member.caller.sourceBucket.save({ ...settings(), secretAccessKey: "x" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(member.caller.sourceBucket.delete({ ...scope(), alias: "media" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
 
     await owner.caller.sourceBucket.delete({ ...scope(), alias: "media" });
     expect((await get("w_100", "s3/media/photos/photo.jpg")).status).toBe(403);
-    await expect(owner.caller.sourceBucket.delete({ ...scope(), alias: "media" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(owner.caller.sourceBucket.delete({ ...scope(), alias: "media" })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 });

@@ -35,11 +35,25 @@ async function snapshot(teamSlug: string) {
   const db = app.services.database.db;
   const [team] = await db.select().from(teams).where(eq(teams.slug, teamSlug));
   const projectRows = await db.select().from(projects).where(eq(projects.teamId, team!.id));
-  const keyRows = projectRows.length ? await db.select().from(apiKeys).where(inArray(apiKeys.projectId, projectRows.map((p) => p.id))) : [];
+  const keyRows = projectRows.length
+    ? await db
+        .select()
+        .from(apiKeys)
+        .where(
+          inArray(
+            apiKeys.projectId,
+            projectRows.map((p) => p.id),
+          ),
+        )
+    : [];
   return {
     team,
     members: await db.select().from(teamMembers).where(eq(teamMembers.teamId, team!.id)).orderBy(teamMembers.userId),
-    invitations: await db.select().from(teamInvitations).where(eq(teamInvitations.teamId, team!.id)).orderBy(teamInvitations.id),
+    invitations: await db
+      .select()
+      .from(teamInvitations)
+      .where(eq(teamInvitations.teamId, team!.id))
+      .orderBy(teamInvitations.id),
     projects: projectRows,
     keys: keyRows.sort((x, y) => x.id.localeCompare(y.id)),
   };
@@ -64,10 +78,13 @@ describe("tenant isolation", () => {
     await expect(testCase.call(a.owner.caller, targetOf(b))).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
-  it.each(tenantCases.filter(([, c]) => c.takesResourceId))("%s: team B's ids are not found under team A's path", async (_path, testCase) => {
-    const mixed: Target = { ...b, teamSlug: a.teamSlug, projectSlug: a.projectSlug };
-    await expect(testCase.call(a.owner.caller, mixed)).rejects.toMatchObject({ code: "NOT_FOUND" });
-  });
+  it.each(tenantCases.filter(([, c]) => c.takesResourceId))(
+    "%s: team B's ids are not found under team A's path",
+    async (_path, testCase) => {
+      const mixed: Target = { ...b, teamSlug: a.teamSlug, projectSlug: a.projectSlug };
+      await expect(testCase.call(a.owner.caller, mixed)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    },
+  );
 
   it.each(tenantCases.filter(([path]) => !atLeast("member", permissions[procedures[path]!._def.meta!.permission!])))(
     "%s: a member of team B is refused what the table reserves for admins",
@@ -83,15 +100,20 @@ describe("tenant isolation", () => {
     },
   );
 
-  it.each(tenantCases.filter(([path]) => procedures[path]!._def.type === "query"))("%s: the member of team B may read", async (_path, testCase) => {
-    const permission = procedures[_path]!._def.meta!.permission!;
-    const call = testCase.call(b.member.caller, targetOf(b));
-    if (atLeast("member", permissions[permission])) await expect(call).resolves.toBeDefined();
-    else await expect(call).rejects.toMatchObject({ code: "FORBIDDEN" });
-  });
+  it.each(tenantCases.filter(([path]) => procedures[path]!._def.type === "query"))(
+    "%s: the member of team B may read",
+    async (_path, testCase) => {
+      const permission = procedures[_path]!._def.meta!.permission!;
+      const call = testCase.call(b.member.caller, targetOf(b));
+      if (atLeast("member", permissions[permission])) await expect(call).resolves.toBeDefined();
+      else await expect(call).rejects.toMatchObject({ code: "FORBIDDEN" });
+    },
+  );
 
   it("does not let a user of team A accept team B's invitation meant for someone else", async () => {
-    await expect(isolationCases["account.acceptInvitation"]!.call(a.owner.caller, targetOf(b))).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(isolationCases["account.acceptInvitation"]!.call(a.owner.caller, targetOf(b))).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
   });
 
   it("leaves every row of team B exactly as it was", async () => {

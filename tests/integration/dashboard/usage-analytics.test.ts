@@ -15,7 +15,9 @@ const served = { requests: 0, bytes: 0, original: 0, measuredOutput: 0, misses: 
 let keys: Array<{ id: string; publicKey: string; secretKey: string }>;
 
 function imagePath(key: { publicKey: string; secretKey: string }, operations: string, signature?: string): string {
-  const url = buildSignedUrl({ baseUrl: "http://x", projectSlug, ...key, operations, source: "local/photo.jpg" }).slice("http://x".length);
+  const url = buildSignedUrl({ baseUrl: "http://x", projectSlug, ...key, operations, source: "local/photo.jpg" }).slice(
+    "http://x".length,
+  );
   return signature ? url.replace(/sig=[^&]+/, `sig=${signature}`) : url;
 }
 
@@ -23,11 +25,25 @@ beforeAll(async () => {
   // In process: the flush sweeps every bucket of its Redis, and this file's numbers must be its own.
   app = await createTestApp({ redis: null });
   owner = await signUp(app.services, "usage");
-  teamSlug = (await owner.caller.account.completeOnboarding({ name: "Usage", slug: `usage-${owner.id.slice(0, 8).toLowerCase()}` })).slug;
+  teamSlug = (
+    await owner.caller.account.completeOnboarding({
+      name: "Usage",
+      slug: `usage-${owner.id.slice(0, 8).toLowerCase()}`,
+    })
+  ).slug;
   await owner.caller.project.create({ teamSlug, name: "Gallery", slug: projectSlug, allowedSourceHosts: ["local"] });
   await owner.caller.project.create({ teamSlug, name: "Quiet", slug: "quiet" });
-  keys = [await owner.caller.apiKey.create({ ...scope(), name: "web", expiresAt: null }), await owner.caller.apiKey.create({ ...scope(), name: "mobile", expiresAt: null })];
-  for (const [key, operations] of [[0, "w_30"], [0, "w_31"], [0, "w_32"], [1, "w_33"], [1, "w_33"]] as const) {
+  keys = [
+    await owner.caller.apiKey.create({ ...scope(), name: "web", expiresAt: null }),
+    await owner.caller.apiKey.create({ ...scope(), name: "mobile", expiresAt: null }),
+  ];
+  for (const [key, operations] of [
+    [0, "w_30"],
+    [0, "w_31"],
+    [0, "w_32"],
+    [1, "w_33"],
+    [1, "w_33"],
+  ] as const) {
     const response = await app.fetch(imagePath(keys[key]!, operations));
     expect(response.status).toBe(200);
     served.requests++;
@@ -49,7 +65,12 @@ afterAll(() => app.close());
 describe("project usage", () => {
   it("reports exact metered totals per day and per key, with freshness", async () => {
     const usage = await owner.caller.usage.project({ ...scope(), range: { preset: "7d" } });
-    expect(usage.range).toMatchObject({ from: day(-6), to: day(0), days: 7, previous: { from: day(-13), to: day(-7) } });
+    expect(usage.range).toMatchObject({
+      from: day(-6),
+      to: day(0),
+      days: 7,
+      previous: { from: day(-13), to: day(-7) },
+    });
     expect(usage.series).toHaveLength(7);
     expect(usage.series.at(-1)).toEqual({ date: day(0), requests: served.requests, bytes: served.bytes });
     expect(usage.series.slice(0, -1).every((p) => p.requests === 0)).toBe(true);
@@ -59,7 +80,11 @@ describe("project usage", () => {
       ["mobile", 2],
     ]);
     // The test app runs no scheduler of its own: the page cannot promise a delay.
-    expect(usage.metering).toEqual({ meteredUpTo: expect.any(Date), lastFlushFailed: false, appearsWithinSeconds: null });
+    expect(usage.metering).toEqual({
+      meteredUpTo: expect.any(Date),
+      lastFlushFailed: false,
+      appearsWithinSeconds: null,
+    });
   });
 
   it("derives success rate, timing, top sources and bandwidth saved from the request log", async () => {
@@ -70,9 +95,13 @@ describe("project usage", () => {
       { status: "success", requests: 5 },
       { status: "sig_invalid", requests: 2 },
     ]);
-    const durations = app.outcomes.filter((o) => o.status === "success").map((o) => o.durationMs).sort((a, b) => a - b);
+    const durations = app.outcomes
+      .filter((o) => o.status === "success")
+      .map((o) => o.durationMs)
+      .sort((a, b) => a - b);
     const at = 0.95 * (durations.length - 1); // percentile_cont interpolates between neighbours
-    const p95 = durations[Math.floor(at)]! + (durations[Math.ceil(at)]! - durations[Math.floor(at)]!) * (at - Math.floor(at));
+    const p95 =
+      durations[Math.floor(at)]! + (durations[Math.ceil(at)]! - durations[Math.floor(at)]!) * (at - Math.floor(at));
     expect(log.processing.averageMs).toBeCloseTo(durations.reduce((a, b) => a + b, 0) / durations.length, 6);
     expect(log.processing.p95Ms).toBeCloseTo(p95, 6);
     expect(log.topSources).toEqual([{ sourceUrl: "local/photo.jpg", requests: 5, outputBytes: served.bytes }]);
@@ -88,7 +117,13 @@ describe("project usage", () => {
   it("compares with the previous period of the same length", async () => {
     const [key] = keys;
     await app.services.database.db.insert(usageRecord).values([
-      { projectId: (await owner.caller.project.get(scope())).project.id, apiKeyId: key!.id, date: day(-8), requests: 40, bytes: 4000 },
+      {
+        projectId: (await owner.caller.project.get(scope())).project.id,
+        apiKeyId: key!.id,
+        date: day(-8),
+        requests: 40,
+        bytes: 4000,
+      },
     ]);
     const usage = await owner.caller.usage.project({ ...scope(), range: { preset: "7d" } });
     expect(usage.previous).toEqual({ requests: 40, bytes: 4000 });
@@ -100,32 +135,70 @@ describe("project usage", () => {
   it("pages the request log newest first and filters by status", async () => {
     const first = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, limit: 3 });
     expect(first.rows).toHaveLength(3);
-    const second = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, limit: 3, before: first.nextBefore! });
-    const third = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, limit: 3, before: second.nextBefore! });
+    const second = await owner.caller.usage.requestLog({
+      ...scope(),
+      range: { preset: "7d" },
+      limit: 3,
+      before: first.nextBefore!,
+    });
+    const third = await owner.caller.usage.requestLog({
+      ...scope(),
+      range: { preset: "7d" },
+      limit: 3,
+      before: second.nextBefore!,
+    });
     const all = [...first.rows, ...second.rows, ...third.rows];
     expect(all).toHaveLength(7);
     expect(third.nextBefore).toBeNull();
     expect(all.map((r) => r.id)).toEqual([...all.map((r) => r.id)].sort((a, b) => b - a));
-    expect(all.find((r) => r.status === "success")).toMatchObject({ keyName: expect.any(String), sourceUrl: "local/photo.jpg", httpStatus: 200 });
-    const failures = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, status: "sig_invalid" });
+    expect(all.find((r) => r.status === "success")).toMatchObject({
+      keyName: expect.any(String),
+      sourceUrl: "local/photo.jpg",
+      httpStatus: 200,
+    });
+    const failures = await owner.caller.usage.requestLog({
+      ...scope(),
+      range: { preset: "7d" },
+      status: "sig_invalid",
+    });
     expect(failures.rows.map((r) => [r.status, r.httpStatus, r.keyName])).toEqual([
       ["sig_invalid", 403, "web"],
       ["sig_invalid", 403, "web"],
     ]);
-    await expect(owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, status: "nonsense" as "success" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, status: "nonsense" as "success" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("finds one request by the id its response carried, whatever the filters, in its own project only", async () => {
     const refused = app.outcomes.find((o) => o.status === "sig_invalid")!;
     // A status filter that would exclude it and a range of another day: the id wins.
-    const found = await owner.caller.usage.requestLog({ ...scope(), range: { from: day(-30), to: day(-30) }, status: "success", requestId: refused.requestId });
-    expect(found.rows.map((r) => [r.requestId, r.status, r.httpStatus, r.keyName])).toEqual([[refused.requestId, "sig_invalid", 403, "web"]]);
+    const found = await owner.caller.usage.requestLog({
+      ...scope(),
+      range: { from: day(-30), to: day(-30) },
+      status: "success",
+      requestId: refused.requestId,
+    });
+    expect(found.rows.map((r) => [r.requestId, r.status, r.httpStatus, r.keyName])).toEqual([
+      [refused.requestId, "sig_invalid", 403, "web"],
+    ]);
     expect(found.nextBefore).toBeNull();
-    const pasted = await owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, requestId: ` ${refused.requestId.toUpperCase()} ` });
+    const pasted = await owner.caller.usage.requestLog({
+      ...scope(),
+      range: { preset: "7d" },
+      requestId: ` ${refused.requestId.toUpperCase()} `,
+    });
     expect(pasted.rows.map((r) => r.requestId)).toEqual([refused.requestId]);
-    const elsewhere = await owner.caller.usage.requestLog({ teamSlug, projectSlug: "quiet", range: { preset: "7d" }, requestId: refused.requestId });
+    const elsewhere = await owner.caller.usage.requestLog({
+      teamSlug,
+      projectSlug: "quiet",
+      range: { preset: "7d" },
+      requestId: refused.requestId,
+    });
     expect(elsewhere.rows).toEqual([]);
-    await expect(owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, requestId: "not-an-id" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/request id looks like/) });
+    await expect(
+      owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, requestId: "not-an-id" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/request id looks like/) });
   });
 
   it("refuses ranges that are inverted, in the future, invalid or longer than 90 days, saying why", async () => {
@@ -137,7 +210,10 @@ describe("project usage", () => {
       [{ from: "yesterday", to: day(0) }, /YYYY-MM-DD/],
     ];
     for (const [range, message] of cases) {
-      await expect(owner.caller.usage.project({ ...scope(), range })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(message) });
+      await expect(owner.caller.usage.project({ ...scope(), range })).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringMatching(message),
+      });
     }
     const longest = await owner.caller.usage.project({ ...scope(), range: { from: day(-89), to: day(0) } });
     expect(longest.series).toHaveLength(90);

@@ -34,7 +34,9 @@ afterAll(async () => {
 
 const remote = (path: string) => `http://${origin.host}${path}`;
 
-async function errorOf(response: Response): Promise<{ status: number; code: string; error: string; requestId: string }> {
+async function errorOf(
+  response: Response,
+): Promise<{ status: number; code: string; error: string; requestId: string }> {
   const body = (await response.json()) as { code: string; error: string; requestId: string };
   expect(response.headers.get("cache-control")).toBe("no-store");
   expect(response.headers.get("x-request-id")).toBe(body.requestId);
@@ -79,7 +81,8 @@ describe("image route: success", () => {
 
   it("w_auto and dpr_auto follow the browser's client hints in steps, and say Vary and Accept-CH for them", async () => {
     const path = app.signedPath("w_auto_200,dpr_auto,f_webp", remote("/photo.jpg"));
-    const widthOf = async (response: Response) => (await sharp(Buffer.from(await response.arrayBuffer())).metadata()).width;
+    const widthOf = async (response: Response) =>
+      (await sharp(Buffer.from(await response.arrayBuffer())).metadata()).width;
     const hinted = await app.fetch(path, { headers: { "Sec-CH-Width": "500", "Sec-CH-DPR": "1" } });
     expect(hinted.status).toBe(200);
     expect(await widthOf(hinted)).toBe(640);
@@ -89,7 +92,9 @@ describe("image route: success", () => {
     // its ETag answers 304 before any work.
     const retina = await app.fetch(path, { headers: { "Sec-CH-Width": "600", "Sec-CH-DPR": "2" } });
     expect(await widthOf(retina)).toBe(640);
-    const again = await app.fetch(path, { headers: { "Sec-CH-Width": "520", "Sec-CH-DPR": "1", "If-None-Match": hinted.headers.get("etag")! } });
+    const again = await app.fetch(path, {
+      headers: { "Sec-CH-Width": "520", "Sec-CH-DPR": "1", "If-None-Match": hinted.headers.get("etag")! },
+    });
     expect(again.status).toBe(304);
     expect(again.headers.get("vary")).toBe("Sec-CH-DPR, Sec-CH-Width, Save-Data");
     // No hints (Safari, Firefox): the fallback width; a hostile value counts as none.
@@ -102,7 +107,9 @@ describe("image route: success", () => {
   });
 
   it("ignores client hints without the opt-in, and varies on nothing for them", async () => {
-    const response = await app.fetch(app.signedPath("w_150,f_webp", remote("/photo.jpg")), { headers: { "Sec-CH-Width": "900", "Sec-CH-DPR": "3", "Save-Data": "on" } });
+    const response = await app.fetch(app.signedPath("w_150,f_webp", remote("/photo.jpg")), {
+      headers: { "Sec-CH-Width": "900", "Sec-CH-DPR": "3", "Save-Data": "on" },
+    });
     expect((await sharp(Buffer.from(await response.arrayBuffer())).metadata()).width).toBe(150);
     expect(response.headers.get("vary")).toBeNull();
     expect(response.headers.get("accept-ch")).toBeNull();
@@ -115,7 +122,13 @@ describe("image route: success", () => {
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.headers.get("cache-control")).toContain("immutable");
     expect(response.headers.get("vary")).toBeNull();
-    const info = (await response.json()) as { width: number; height: number; format: string; thumbhash: string; blurhash: string };
+    const info = (await response.json()) as {
+      width: number;
+      height: number;
+      format: string;
+      thumbhash: string;
+      blurhash: string;
+    };
     expect(info).toMatchObject({ width: 1200, height: 800, format: "jpeg" });
     expect(Buffer.from(info.thumbhash, "base64").length).toBeGreaterThan(5);
     const hits = photoHits;
@@ -164,7 +177,9 @@ describe("image route: success", () => {
     const path = app.signedPath("w_123,f_webp", remote("/photo.jpg"));
     const first = await app.fetch(path);
     const hits = photoHits;
-    const busted = await app.fetch(`${path}&v=2&cachebust=${Date.now()}`, { headers: { "If-None-Match": first.headers.get("etag")! } });
+    const busted = await app.fetch(`${path}&v=2&cachebust=${Date.now()}`, {
+      headers: { "If-None-Match": first.headers.get("etag")! },
+    });
     expect(busted.status).toBe(304);
     expect(photoHits).toBe(hits);
   });
@@ -190,7 +205,8 @@ describe("image route: refusals", () => {
     const forged = await errorOf(await app.fetch(path.replace(/sig=[^&]+/, `sig=${"A".repeat(32)}`)));
     const tamperedOps = await errorOf(await app.fetch(path.replace("/w_100/", "/w_101/")));
     const tamperedExp = await errorOf(await app.fetch(path.replace(`exp=${exp}`, `exp=${exp + 1}`)));
-    for (const e of [forged, tamperedOps, tamperedExp]) expect([e.status, e.code, e.error]).toEqual([403, "FORBIDDEN", "Forbidden"]);
+    for (const e of [forged, tamperedOps, tamperedExp])
+      expect([e.status, e.code, e.error]).toEqual([403, "FORBIDDEN", "Forbidden"]);
     await app.settled();
     expect(app.outcomes.some((o) => o.status === "sig_invalid")).toBe(true);
   });
@@ -206,15 +222,20 @@ describe("image route: refusals", () => {
     expect((await errorOf(await app.fetch(path.replace(/key=[^&]+&/, "")))).code).toBe("MISSING_CREDENTIALS");
     expect((await errorOf(await app.fetch(path.replace(/key=[^&]+/, "key=pk_short")))).code).toBe("INVALID_KEY");
     const stranger = generateKeyPair();
-    expect((await errorOf(await app.fetch(app.signedPath("w_100", remote("/logo.png"), { key: stranger })))).code).toBe("INVALID_KEY");
-    expect((await errorOf(await app.fetch(app.signedPath("w_100", remote("/logo.png"), { slug: "other-project" })))).code).toBe(
-      "KEY_PROJECT_MISMATCH",
+    expect((await errorOf(await app.fetch(app.signedPath("w_100", remote("/logo.png"), { key: stranger })))).code).toBe(
+      "INVALID_KEY",
     );
+    expect(
+      (await errorOf(await app.fetch(app.signedPath("w_100", remote("/logo.png"), { slug: "other-project" })))).code,
+    ).toBe("KEY_PROJECT_MISMATCH");
 
     const db = app.services.database.db;
     // Every write path invalidates the config cache; so do these direct writes.
     const invalidate = () => app.services.invalidate.apiKeys([app.key.publicKey]);
-    await db.update(apiKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(apiKeys.id, app.key.id));
+    await db
+      .update(apiKeys)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(apiKeys.id, app.key.id));
     await invalidate();
     expect((await errorOf(await app.fetch(path))).code).toBe("KEY_EXPIRED");
     await db.update(apiKeys).set({ expiresAt: null, revokedAt: new Date() }).where(eq(apiKeys.id, app.key.id));

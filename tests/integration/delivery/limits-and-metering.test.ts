@@ -30,18 +30,27 @@ afterAll(async () => {
 
 async function keyWithLimits(perMinute: number | null, perDay: number | null) {
   await clearOfWindowEdge();
-  const key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: `limits-${perMinute}-${perDay}` });
-  await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: perMinute, rateLimitPerDay: perDay }).where(eq(apiKeys.id, key.id));
+  const key = await createApiKey(
+    { db: app.services.database.db, secretBox: app.services.secretBox },
+    { projectId: app.projectId, name: `limits-${perMinute}-${perDay}` },
+  );
+  await app.services.database.db
+    .update(apiKeys)
+    .set({ rateLimitPerMinute: perMinute, rateLimitPerDay: perDay })
+    .where(eq(apiKeys.id, key.id));
   return key;
 }
 
 /** Variant `n` of the origin's image: each `n` is one transform the first time it is asked for. */
-const image = (key: { publicKey: string; secretKey: string }, n = 1) => app.signedPath(`w_${n}`, `http://${origin.host}/a.png`, { key });
+const image = (key: { publicKey: string; secretKey: string }, n = 1) =>
+  app.signedPath(`w_${n}`, `http://${origin.host}/a.png`, { key });
 
 /** A visitor of its own: a fresh public address (IPv6 documentation prefix, one /64 each) per call. */
 const newAddress = () => `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
 /** Request options from `address`, as the server stamps the socket's address (no proxy in front). */
-const from = (address: string, headers: Record<string, string> = {}): RequestInit => ({ headers: { [PEER_ADDRESS_HEADER]: address, ...headers } });
+const from = (address: string, headers: Record<string, string> = {}): RequestInit => ({
+  headers: { [PEER_ADDRESS_HEADER]: address, ...headers },
+});
 /** Source fetches so far: one per transform the limits let through, nothing for a refusal or a cache hit. */
 const fetches = () => origin.requests.length;
 
@@ -68,7 +77,9 @@ describe("per-key limits count transforms", () => {
     expectContractHeaders(refused, 3);
     expect(((await refused.json()) as { code: string }).code).toBe("RATE_LIMITED");
     // More at once, from more addresses: all refused.
-    const burst = await Promise.all(Array.from({ length: 6 }, (_, i) => app.fetch(image(key, 111 + i), from(newAddress()))));
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => app.fetch(image(key, 111 + i), from(newAddress()))),
+    );
     for (const response of burst) expectContractHeaders(response, 3);
     expect(fetches() - before).toBe(3); // a refused transform fetched nothing
     await app.settled();
@@ -83,7 +94,8 @@ describe("per-key limits count transforms", () => {
     const etag = first.headers.get("etag")!;
     const visitors = Array.from({ length: 4 }, newAddress);
     for (const visitor of visitors) {
-      for (let cb = 1; cb <= 5; cb++) expect((await app.fetch(`${image(key, 201)}&cb=${cb}`, from(visitor))).status).toBe(200);
+      for (let cb = 1; cb <= 5; cb++)
+        expect((await app.fetch(`${image(key, 201)}&cb=${cb}`, from(visitor))).status).toBe(200);
       expect((await app.fetch(image(key, 201), from(visitor, { "If-None-Match": etag }))).status).toBe(304);
       expect((await app.fetch(image(key, 201), { ...from(visitor), method: "HEAD" })).status).toBe(200);
     }
@@ -102,7 +114,8 @@ describe("per-key limits count transforms", () => {
     const key = await keyWithLimits(10, 2);
     const visitor = newAddress();
     expect((await app.fetch(image(key, 211), from(visitor))).status).toBe(200);
-    for (let cb = 1; cb <= 5; cb++) expect((await app.fetch(`${image(key, 211)}&cb=${cb}`, from(visitor))).status).toBe(200);
+    for (let cb = 1; cb <= 5; cb++)
+      expect((await app.fetch(`${image(key, 211)}&cb=${cb}`, from(visitor))).status).toBe(200);
     expect((await app.fetch(image(key, 212), from(visitor))).status).toBe(200);
     const asked = Date.now();
     const refused = await app.fetch(image(key, 213), from(visitor));
@@ -165,7 +178,8 @@ describe("per-address limits", () => {
     const replayer = newAddress();
     const url = image(key, 301);
     const statuses = [];
-    for (let cb = 1; cb <= ADDRESS_LIMITS.requestsPerMinute; cb++) statuses.push((await app.fetch(`${url}&cb=${cb}`, from(replayer))).status);
+    for (let cb = 1; cb <= ADDRESS_LIMITS.requestsPerMinute; cb++)
+      statuses.push((await app.fetch(`${url}&cb=${cb}`, from(replayer))).status);
     expect(statuses).toEqual(Array<number>(ADDRESS_LIMITS.requestsPerMinute).fill(200));
     const throttled = await app.fetch(`${url}&cb=${ADDRESS_LIMITS.requestsPerMinute + 1}`, from(replayer));
     expectContractHeaders(throttled, ADDRESS_LIMITS.requestsPerMinute); // the address's own window, in its headers
@@ -181,7 +195,8 @@ describe("per-address limits", () => {
     // One subscriber's /64 is one address, whichever of its addresses a request comes from.
     const network = `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`;
     const statuses = [];
-    for (let n = 311; n <= 310 + ADDRESS_LIMITS.transformsPerMinute; n++) statuses.push((await app.fetch(image(key, n), from(`${network}::${n.toString(16)}`))).status);
+    for (let n = 311; n <= 310 + ADDRESS_LIMITS.transformsPerMinute; n++)
+      statuses.push((await app.fetch(image(key, n), from(`${network}::${n.toString(16)}`))).status);
     expect(statuses).toEqual(Array<number>(ADDRESS_LIMITS.transformsPerMinute).fill(200));
     const refused = await app.fetch(image(key, 330), from(`${network}::ffff`));
     expectContractHeaders(refused, ADDRESS_LIMITS.transformsPerMinute);
@@ -198,11 +213,13 @@ describe("per-address limits", () => {
     const over = ADDRESS_LIMITS.requestsPerMinute + 5;
     for (const options of [{}, from("10.1.2.3"), from("127.0.0.1")]) {
       const statuses = [];
-      for (let cb = 1; cb <= over; cb++) statuses.push((await app.fetch(`${image(key, 341)}&cb=${cb}`, options)).status);
+      for (let cb = 1; cb <= over; cb++)
+        statuses.push((await app.fetch(`${image(key, 341)}&cb=${cb}`, options)).status);
       expect(statuses).toEqual(Array<number>(over).fill(200));
     }
     const transforms = [];
-    for (let n = 342; n <= 343 + ADDRESS_LIMITS.transformsPerMinute; n++) transforms.push((await app.fetch(image(key, n), from("10.1.2.3"))).status);
+    for (let n = 342; n <= 343 + ADDRESS_LIMITS.transformsPerMinute; n++)
+      transforms.push((await app.fetch(image(key, n), from("10.1.2.3"))).status);
     expect(transforms.every((status) => status === 200)).toBe(true);
   });
 });
@@ -231,13 +248,18 @@ describe("after the response", () => {
     const totals = { req: 0, bytes: 0 };
     if (app.services.requestLog.metersUsage) {
       // No shared Redis: the minute buckets are usage_buffer rows, written with the request log.
-      for (const row of await app.services.database.db.select().from(usageBuffer).where(eq(usageBuffer.apiKeyId, key.id))) {
+      for (const row of await app.services.database.db
+        .select()
+        .from(usageBuffer)
+        .where(eq(usageBuffer.apiKeyId, key.id))) {
         expect([minuteStamp(before), minuteStamp(after)]).toContain(row.bucket);
         totals.req += row.requests;
         totals.bytes += row.bytes;
       }
     }
-    const buckets = new Set(app.services.requestLog.metersUsage ? [] : [redisKeys.usageBucket(before), redisKeys.usageBucket(after)]);
+    const buckets = new Set(
+      app.services.requestLog.metersUsage ? [] : [redisKeys.usageBucket(before), redisKeys.usageBucket(after)],
+    );
     for (const bucket of buckets) {
       const hash = await app.services.coordination.kv.getHash(bucket);
       totals.req += hash[`${app.projectId}|${key.id}|req`] ?? 0;
@@ -252,9 +274,15 @@ describe("after the response", () => {
     const writesBefore = app.services.counters.get("activity_writes");
     for (let i = 1; i <= 4; i++) await app.fetch(image(key, i));
     await app.settled();
-    const [row] = await app.services.database.db.select({ lastUsedAt: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.id, key.id));
+    const [row] = await app.services.database.db
+      .select({ lastUsedAt: apiKeys.lastUsedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, key.id));
     expect(row?.lastUsedAt).toBeInstanceOf(Date);
-    const [project] = await app.services.database.db.select({ at: projects.lastActivityAt }).from(projects).where(eq(projects.id, app.projectId));
+    const [project] = await app.services.database.db
+      .select({ at: projects.lastActivityAt })
+      .from(projects)
+      .where(eq(projects.id, app.projectId));
     expect(project?.at).toBeInstanceOf(Date);
     // One key write for this key; the project's window may already have been opened by earlier tests.
     expect(app.services.counters.get("activity_writes") - writesBefore).toBeLessThanOrEqual(2);

@@ -67,10 +67,21 @@ describe("payload ambiguity (contract §2)", () => {
 
   it("the server's builder refuses to sign what the route would refuse", () => {
     const keys = { publicKey: app.key.publicKey, secretKey: app.key.secretKey };
-    expect(() => buildSignedUrl({ baseUrl: "http://x", projectSlug: "blog", ...keys, operations: "_", source: "cdn.example.com/a.png?exp=12" })).toThrow(/exp/);
+    expect(() =>
+      buildSignedUrl({
+        baseUrl: "http://x",
+        projectSlug: "blog",
+        ...keys,
+        operations: "_",
+        source: "cdn.example.com/a.png?exp=12",
+      }),
+    ).toThrow(/exp/);
     // The payload of the contract's vectors is untouched.
-    expect(sign("sk_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", signaturePayload("w_800,f_webp", "images.example.com/photo.jpg", 1706500000))).toBe(
-      "h_lXxUEYefTOzUjHQOcmBfifgpOJgM9J",
-    );
+    expect(
+      sign(
+        "sk_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
+        signaturePayload("w_800,f_webp", "images.example.com/photo.jpg", 1706500000),
+      ),
+    ).toBe("h_lXxUEYefTOzUjHQOcmBfifgpOJgM9J");
   });
 });

@@ -30,17 +30,26 @@ describe("malformed percent-encoding in the path", () => {
     ["source", "%C0%AF"],
     ["source", "%"],
     ["source", "%ED%A0%80"], // a lone UTF-16 surrogate, encoded
-  ] as const)("answers the contract's JSON 400 with a request id (%s: %s), logged and counted", async (part, escape) => {
-    const before = app.outcomes.length;
-    const response = await app.fetch(malformed(part, escape));
-    expect(response.status).toBe(400);
-    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    expect(response.headers.get("cache-control")).toBe("no-store");
-    const body = (await response.json()) as { code: string; error: string; requestId: string };
-    expect(body).toEqual({ code: "BAD_REQUEST", error: "Malformed percent-encoding in the path", requestId: response.headers.get("x-request-id") });
-    await app.settled();
-    expect(app.outcomes.slice(before)).toEqual([expect.objectContaining({ requestId: body.requestId, status: "bad_request", httpStatus: 400 })]);
-  });
+  ] as const)(
+    "answers the contract's JSON 400 with a request id (%s: %s), logged and counted",
+    async (part, escape) => {
+      const before = app.outcomes.length;
+      const response = await app.fetch(malformed(part, escape));
+      expect(response.status).toBe(400);
+      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      const body = (await response.json()) as { code: string; error: string; requestId: string };
+      expect(body).toEqual({
+        code: "BAD_REQUEST",
+        error: "Malformed percent-encoding in the path",
+        requestId: response.headers.get("x-request-id"),
+      });
+      await app.settled();
+      expect(app.outcomes.slice(before)).toEqual([
+        expect.objectContaining({ requestId: body.requestId, status: "bad_request", httpStatus: 400 }),
+      ]);
+    },
+  );
 
   it("still serves a well-formed path, its Content-Length the body's", async () => {
     const response = await app.fetch(app.signedPath("w_20", "local/photo.jpg"));

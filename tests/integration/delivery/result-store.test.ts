@@ -21,7 +21,12 @@ beforeAll(async () => {
   photo = await makeJpeg(640, 480);
   origin = await startOrigin({
     "/photo.jpg": (_request, response) => {
-      response.writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": photo.length, ETag: `"v${version}"`, "Cache-Control": "max-age=3600" });
+      response.writeHead(200, {
+        "Content-Type": "image/jpeg",
+        "Content-Length": photo.length,
+        ETag: `"v${version}"`,
+        "Cache-Control": "max-age=3600",
+      });
       response.end(photo);
     },
   });
@@ -41,7 +46,11 @@ function storeDir(): string {
 
 const source = () => `http://${origin.host}/photo.jpg`;
 
-function app(root: string | ResultStoreSettings, database: DatabaseHandle, options: TestAppOptions = {}): Promise<TestApp> {
+function app(
+  root: string | ResultStoreSettings,
+  database: DatabaseHandle,
+  options: TestAppOptions = {},
+): Promise<TestApp> {
   return createTestApp({
     database,
     sourceHosts: [origin.host, "local"],
@@ -56,46 +65,60 @@ let s3: LocalS3 | undefined;
 async function bucketStore(): Promise<ResultStoreSettings> {
   s3 ??= await startS3();
   const { endpoint, accessKeyId, secretAccessKey } = s3;
-  return { kind: "s3", maxBytes: 64 * 1024 * 1024, bucket: await s3.bucket(), prefix: "results/", endpoint, region: "us-east-1", accessKeyId, secretAccessKey, forcePathStyle: true };
+  return {
+    kind: "s3",
+    maxBytes: 64 * 1024 * 1024,
+    bucket: await s3.bucket(),
+    prefix: "results/",
+    endpoint,
+    region: "us-east-1",
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: true,
+  };
 }
 
 const transforms = (t: TestApp) => t.services.counters.get("result_tier_transform");
 const fromStore = (t: TestApp) => t.services.counters.get("result_tier_store");
 
 describe("result store", () => {
-  it.each(["files", ...(s3Run ? ["s3"] : [])])("keeps 50 results across a restart (%s): none is made again, byte for byte, and a new key finds them", async (kind) => {
-    const database = await createTestDatabase();
-    const root = kind === "files" ? storeDir() : await bucketStore();
-    try {
-      const first = await app(root, database);
-      const widths = Array.from({ length: 50 }, (_, i) => 40 + i * 8);
-      const before = new Map<number, { body: Buffer; etag: string | null }>();
-      for (const width of widths) {
-        const response = await first.fetch(first.signedPath(`w_${width},f_webp`, source()));
-        expect(response.status).toBe(200);
-        before.set(width, { body: Buffer.from(await response.arrayBuffer()), etag: response.headers.get("etag") });
-      }
-      expect(transforms(first)).toBe(50);
-      await first.close(); // drains the write-backs
+  it.each(["files", ...(s3Run ? ["s3"] : [])])(
+    "keeps 50 results across a restart (%s): none is made again, byte for byte, and a new key finds them",
+    async (kind) => {
+      const database = await createTestDatabase();
+      const root = kind === "files" ? storeDir() : await bucketStore();
+      try {
+        const first = await app(root, database);
+        const widths = Array.from({ length: 50 }, (_, i) => 40 + i * 8);
+        const before = new Map<number, { body: Buffer; etag: string | null }>();
+        for (const width of widths) {
+          const response = await first.fetch(first.signedPath(`w_${width},f_webp`, source()));
+          expect(response.status).toBe(200);
+          before.set(width, { body: Buffer.from(await response.arrayBuffer()), etag: response.headers.get("etag") });
+        }
+        expect(transforms(first)).toBe(50);
+        await first.close(); // drains the write-backs
 
-      const downloads = origin.requests.length;
-      const restarted = await app(root, database); // bootstrap makes a new key: keys are not part of result keys
-      for (const width of widths) {
-        const response = await restarted.fetch(restarted.signedPath(`w_${width},f_webp`, source()));
-        expect(response.status).toBe(200);
-        expect(response.headers.get("etag")).toBe(before.get(width)!.etag);
-        expect(Buffer.from(await response.arrayBuffer()).equals(before.get(width)!.body)).toBe(true);
+        const downloads = origin.requests.length;
+        const restarted = await app(root, database); // bootstrap makes a new key: keys are not part of result keys
+        for (const width of widths) {
+          const response = await restarted.fetch(restarted.signedPath(`w_${width},f_webp`, source()));
+          expect(response.status).toBe(200);
+          expect(response.headers.get("etag")).toBe(before.get(width)!.etag);
+          expect(Buffer.from(await response.arrayBuffer()).equals(before.get(width)!.body)).toBe(true);
+        }
+        expect(transforms(restarted)).toBe(0);
+        expect(fromStore(restarted)).toBe(50);
+        expect(origin.requests.length).toBe(downloads);
+        await restarted.settled();
+        expect(restarted.outcomes.every((o) => o.cache === "store")).toBe(true);
+        await restarted.close();
+      } finally {
+        await database.close();
       }
-      expect(transforms(restarted)).toBe(0);
-      expect(fromStore(restarted)).toBe(50);
-      expect(origin.requests.length).toBe(downloads);
-      await restarted.settled();
-      expect(restarted.outcomes.every((o) => o.cache === "store")).toBe(true);
-      await restarted.close();
-    } finally {
-      await database.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   it("makes a damaged stored result again instead of serving it", async () => {
     const database = await createTestDatabase();

@@ -12,7 +12,9 @@ import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 let app: TestApp;
 let origin: Origin;
 const logLines: string[] = [];
-const cleanSvg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10" fill="#08f"/></svg>');
+const cleanSvg = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10" fill="#08f"/></svg>',
+);
 
 beforeAll(async () => {
   origin = await startOrigin({
@@ -20,7 +22,10 @@ beforeAll(async () => {
     "/clean.svg": serveBytes(cleanSvg, "image/svg+xml"),
     "/big.jpg": serveBytes(await makeJpeg(3000, 2000), "image/jpeg"),
   });
-  app = await createTestApp({ sourceHosts: [origin.host], logger: createLogger("debug", (line) => logLines.push(line)) });
+  app = await createTestApp({
+    sourceHosts: [origin.host],
+    logger: createLogger("debug", (line) => logLines.push(line)),
+  });
 });
 
 afterAll(async () => {
@@ -55,7 +60,9 @@ describe("route invariants", () => {
   it("authorizes before answering 304: a matching ETag does not bypass signature, key or source checks", async () => {
     const path = app.signedPath("w_20", remote("/a.png"));
     const etag = (await app.fetch(path)).headers.get("etag")!;
-    const forged = await app.fetch(path.replace(/sig=[^&]+/, `sig=${"B".repeat(32)}`), { headers: { "If-None-Match": etag } });
+    const forged = await app.fetch(path.replace(/sig=[^&]+/, `sig=${"B".repeat(32)}`), {
+      headers: { "If-None-Match": etag },
+    });
     expect(forged.status).toBe(403);
     await app.services.database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, app.key.id));
     await app.services.invalidate.apiKeys([app.key.publicKey]);
@@ -69,7 +76,10 @@ describe("route invariants", () => {
 
   it("enforces the referer allowlist and says Vary: Referer", async () => {
     const db = app.services.database.db;
-    await db.update(projects).set({ allowedRefererHosts: ["*.example.com"] }).where(eq(projects.id, app.projectId));
+    await db
+      .update(projects)
+      .set({ allowedRefererHosts: ["*.example.com"] })
+      .where(eq(projects.id, app.projectId));
     await app.services.invalidate.project(app.projectId);
     try {
       const path = app.signedPath("w_16", remote("/a.png"));
@@ -102,9 +112,16 @@ describe("route invariants", () => {
   });
 
   it("answers 503 with Retry-After when the transform queue is full, then serves again", async () => {
-    const busy = await createTestApp({ sourceHosts: [origin.host], transformConcurrency: 1, transformQueue: 0, resultCacheBytes: 0 });
+    const busy = await createTestApp({
+      sourceHosts: [origin.host],
+      transformConcurrency: 1,
+      transformQueue: 0,
+      resultCacheBytes: 0,
+    });
     try {
-      const responses = await Promise.all([1, 2, 3, 4].map((n) => busy.fetch(busy.signedPath(`w_${300 + n},blur_5`, remote("/big.jpg")))));
+      const responses = await Promise.all(
+        [1, 2, 3, 4].map((n) => busy.fetch(busy.signedPath(`w_${300 + n},blur_5`, remote("/big.jpg")))),
+      );
       const statuses = responses.map((r) => r.status).sort();
       expect(statuses).toContain(200);
       expect(statuses).toContain(503);
@@ -121,7 +138,9 @@ describe("route invariants", () => {
   it("answers a key sealed under an unknown master with a generic 500 and logs why", async () => {
     const pair = generateKeyPair();
     const foreign = createSecretBox("some-other-master").seal(pair.secretKey, pair.publicKey);
-    await app.services.database.db.insert(apiKeys).values({ projectId: app.projectId, name: "foreign", publicKey: pair.publicKey, encryptedSecret: foreign });
+    await app.services.database.db
+      .insert(apiKeys)
+      .values({ projectId: app.projectId, name: "foreign", publicKey: pair.publicKey, encryptedSecret: foreign });
     const response = await app.fetch(app.signedPath("w_10", remote("/a.png"), { key: pair }));
     expect(response.status).toBe(500);
     expect(await response.json()).toMatchObject({ error: "Internal server error", code: "INTERNAL" });
@@ -131,11 +150,15 @@ describe("route invariants", () => {
   it("never writes a secret, a sealed secret, the master or a signature to the log", async () => {
     await app.fetch(app.signedPath("w_12", remote("/a.png")));
     await new Promise((r) => setTimeout(r, 10)); // after-response outcome lines
-    const [sealed] = await app.services.database.db.select({ s: apiKeys.encryptedSecret }).from(apiKeys).where(eq(apiKeys.id, app.key.id));
+    const [sealed] = await app.services.database.db
+      .select({ s: apiKeys.encryptedSecret })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, app.key.id));
     const signature = new URL(app.signedPath("w_12", remote("/a.png")), "http://x").searchParams.get("sig")!;
     const everything = logLines.join("\n");
     expect(logLines.length).toBeGreaterThan(5);
-    for (const secret of [app.key.secretKey, sealed!.s, "test-master", signature]) expect(everything).not.toContain(secret);
+    for (const secret of [app.key.secretKey, sealed!.s, "test-master", signature])
+      expect(everything).not.toContain(secret);
     expect(everything).not.toMatch(/sk_[A-Za-z0-9_-]{43}/);
   });
 });

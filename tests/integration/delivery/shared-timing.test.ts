@@ -14,7 +14,10 @@ beforeAll(async () => {
   const png = await makePng(64, 64);
   origin = await startOrigin({
     "/slow.png": (_request: http.IncomingMessage, response: http.ServerResponse) => {
-      setTimeout(() => void response.writeHead(200, { "Content-Type": "image/png", "Content-Length": png.length }).end(png), HOLD_MS);
+      setTimeout(
+        () => void response.writeHead(200, { "Content-Type": "image/png", "Content-Length": png.length }).end(png),
+        HOLD_MS,
+      );
     },
   });
   app = await createTestApp({ sourceHosts: [origin.host] });
@@ -26,10 +29,12 @@ afterAll(async () => {
 });
 
 function phases(header: string | null): Record<string, number> {
-  return Object.fromEntries((header ?? "").split(",").map((part) => {
-    const [name, dur] = part.trim().split(";dur=");
-    return [name!, Number(dur)];
-  }));
+  return Object.fromEntries(
+    (header ?? "").split(",").map((part) => {
+      const [name, dur] = part.trim().split(";dur=");
+      return [name!, Number(dur)];
+    }),
+  );
 }
 
 describe("Server-Timing of a shared job", () => {
@@ -49,7 +54,8 @@ describe("Server-Timing of a shared job", () => {
     expect(Object.keys(joined)).toEqual(["auth", "wait", "total"]);
     expect(joined.wait).toBeGreaterThan(HOLD_MS / 4);
     for (const timing of [led, joined]) {
-      for (const [name, ms] of Object.entries(timing)) if (name !== "total") expect(ms).toBeLessThanOrEqual(timing.total!);
+      for (const [name, ms] of Object.entries(timing))
+        if (name !== "total") expect(ms).toBeLessThanOrEqual(timing.total!);
     }
     await app.settled();
     expect(app.outcomes.map((o) => o.cache).sort()).toEqual(["miss", "shared"]);

@@ -5,7 +5,9 @@ import sharp from "sharp";
 export type Rgb = [number, number, number];
 
 export function noisyJpeg(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 40 } } })
+  return sharp({
+    create: { width, height, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 40 } },
+  })
     .jpeg({ quality: 85 })
     .toBuffer();
 }
@@ -20,7 +22,7 @@ export function stripes(width: number, height: number, colours: Rgb[], horizonta
   const data = Buffer.alloc(width * height * 3);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      const band = Math.min(colours.length - 1, Math.floor(((horizontal ? y / height : x / width) * colours.length)));
+      const band = Math.min(colours.length - 1, Math.floor((horizontal ? y / height : x / width) * colours.length));
       data.set(colours[band]!, (y * width + x) * 3);
     }
   }

@@ -54,7 +54,14 @@ describe("pixel limits", () => {
 
   it("counts all frames of an animation against the pixel limit", async () => {
     // 6 frames of 100×100 = 60000 px: over a 50000 px limit only when every frame is decoded.
-    const gif = await animatedGif(100, 100, [[255, 0, 0], [0, 255, 0], [0, 0, 255], [9, 9, 9], [90, 90, 90], [200, 200, 200]]);
+    const gif = await animatedGif(100, 100, [
+      [255, 0, 0],
+      [0, 255, 0],
+      [0, 0, 255],
+      [9, 9, 9],
+      [90, 90, 90],
+      [200, 200, 200],
+    ]);
     const limits = { maxInputPixels: 50_000 };
     const error = await refusal(transform(gif, "f_webp", limits));
     expect(error.code).toBe("IMAGE_TOO_LARGE");
@@ -64,14 +71,20 @@ describe("pixel limits", () => {
   });
 
   it("refuses more frames than maxFrames", async () => {
-    const gif = await animatedGif(10, 10, [[255, 0, 0], [0, 255, 0], [0, 0, 255]]);
+    const gif = await animatedGif(10, 10, [
+      [255, 0, 0],
+      [0, 255, 0],
+      [0, 0, 255],
+    ]);
     const error = await refusal(transform(gif, "_", { maxFrames: 2 }));
     expect(error.code).toBe("IMAGE_TOO_LARGE");
     expect(error.detail).toMatch(/3 frames/);
   });
 
   it("refuses an SVG that declares an enormous canvas", async () => {
-    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"><rect width="10" height="10"/></svg>');
+    const svg = Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"><rect width="10" height="10"/></svg>',
+    );
     expect((await refusal(transform(svg, "f_png"))).code).toBe("IMAGE_TOO_LARGE");
   });
 });
@@ -85,7 +98,9 @@ describe("rasters embedded in SVG", () => {
       expect(error.code).toBe("IMAGE_TOO_LARGE");
     }
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(100 * 1024 * 1024);
-    expect((await refusal(transform(svgEmbedding(pixelBombPng(10_000, 10_000), { xlink: true }), "f_png"))).code).toBe("IMAGE_TOO_LARGE");
+    expect((await refusal(transform(svgEmbedding(pixelBombPng(10_000, 10_000), { xlink: true }), "f_png"))).code).toBe(
+      "IMAGE_TOO_LARGE",
+    );
   });
 
   it("counts rasters inside an SVG embedded in an SVG, and refuses nesting past three levels", async () => {
@@ -119,7 +134,9 @@ describe("rasters embedded in SVG", () => {
     ).toString("base64");
     const wrap = (body: string, doctype = "") =>
       Buffer.from(`${doctype}<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">${body}</svg>`);
-    const tabbed = wrap(`<image href="da&#9;ta:image/png;base64,${pixelBombPng(10_000, 10_000).toString("base64")}" width="10" height="10"/>`);
+    const tabbed = wrap(
+      `<image href="da&#9;ta:image/png;base64,${pixelBombPng(10_000, 10_000).toString("base64")}" width="10" height="10"/>`,
+    );
     expect((await refusal(transform(tabbed, "f_png"))).code).toBe("IMAGE_TOO_LARGE");
     const smuggled = [
       wrap(`<rect width="10" height="10" fill="url(data:image/svg+xml;base64,${inner}#p)"/>`),
@@ -128,9 +145,12 @@ describe("rasters embedded in SVG", () => {
       wrap(`<rect width="10" height="10" filter="url(data:image/svg+xml;base64,${inner}#f)"/>`),
       wrap(`<image width="10" height="10"/>`, `<!DOCTYPE svg [<!ATTLIST image href CDATA "${bomb}">]>`),
     ];
-    for (const [i, svg] of smuggled.entries()) expect((await refusal(transform(svg, "f_png"))).code, `case ${i}`).toBe("UNSUPPORTED_IMAGE");
+    for (const [i, svg] of smuggled.entries())
+      expect((await refusal(transform(svg, "f_png"))).code, `case ${i}`).toBe("UNSUPPORTED_IMAGE");
     // An embedded image libvips cannot read cannot be counted, so it is refused too.
-    const unreadable = wrap(`<image href="data:image/bmp;base64,${Buffer.from("BM not really").toString("base64")}" width="10" height="10"/>`);
+    const unreadable = wrap(
+      `<image href="data:image/bmp;base64,${Buffer.from("BM not really").toString("base64")}" width="10" height="10"/>`,
+    );
     expect((await refusal(transform(unreadable, "f_png"))).code).toBe("UNSUPPORTED_IMAGE");
   });
 
@@ -144,7 +164,9 @@ describe("rasters embedded in SVG", () => {
     const local = Buffer.from(
       `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs><linearGradient id="g"><stop offset="0" stop-color="#f00"/></linearGradient></defs><rect width="10" height="10" fill="url(#g)"/></svg>`,
     );
-    const { data } = await sharp((await transform(local, "f_png")).body).raw().toBuffer({ resolveWithObject: true });
+    const { data } = await sharp((await transform(local, "f_png")).body)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect([data[0], data[1], data[2]]).toEqual([255, 0, 0]);
   });
 
@@ -184,7 +206,15 @@ describe("output area", () => {
 
 describe("undecodable input", () => {
   it("answers 422 for a truncated JPEG", async () => {
-    const jpeg = await sharp({ create: { width: 600, height: 400, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 30 } } })
+    const jpeg = await sharp({
+      create: {
+        width: 600,
+        height: 400,
+        channels: 3,
+        background: "#000",
+        noise: { type: "gaussian", mean: 128, sigma: 30 },
+      },
+    })
       .jpeg()
       .toBuffer();
     const error = await refusal(transform(jpeg.subarray(0, Math.floor(jpeg.length / 2)), "w_100"));
@@ -193,7 +223,11 @@ describe("undecodable input", () => {
   });
 
   it("answers 422 for a PNG whose pixel data is garbage", async () => {
-    const png = Buffer.concat([pixelBombPng(64, 64).subarray(0, 33), pngChunk("IDAT", Buffer.from("not zlib at all")), pngChunk("IEND", Buffer.alloc(0))]);
+    const png = Buffer.concat([
+      pixelBombPng(64, 64).subarray(0, 33),
+      pngChunk("IDAT", Buffer.from("not zlib at all")),
+      pngChunk("IEND", Buffer.alloc(0)),
+    ]);
     expect((await refusal(transform(png, "f_webp"))).code).toBe("IMAGE_DECODE_FAILED");
   });
 
@@ -220,7 +254,8 @@ describe("SVG with active content", () => {
     const result = await transform(hostile, "_");
     expect(result).toMatchObject({ format: "svg", contentType: "image/svg+xml" });
     expect(result.body.toString()).not.toMatch(/script|onclick/i);
-    const pixels = async (file: Buffer) => (await sharp(file).png().raw().toBuffer()).equals(await sharp(hostile).png().raw().toBuffer());
+    const pixels = async (file: Buffer) =>
+      (await sharp(file).png().raw().toBuffer()).equals(await sharp(hostile).png().raw().toBuffer());
     expect(await pixels(result.body)).toBe(true);
   });
 
@@ -254,7 +289,9 @@ describe("error mapping", () => {
     const bug = new Error("Expected integer between 1 and 16383 for width but received -1 of type number");
     expect(toImageError(bug, "transform")).toBe(bug);
     expect(toImageError(new Error("timeout: 12% complete"), "transform")).toMatchObject({ code: "TRANSFORM_TIMEOUT" });
-    expect(toImageError(new Error("Input image exceeds pixel limit"), "inspect")).toMatchObject({ code: "IMAGE_TOO_LARGE" });
+    expect(toImageError(new Error("Input image exceeds pixel limit"), "inspect")).toMatchObject({
+      code: "IMAGE_TOO_LARGE",
+    });
     expect(toImageError(new Error("Processed image is too large for the WebP format"), "transform")).toMatchObject({
       code: "IMAGE_TOO_LARGE",
     });

@@ -5,7 +5,14 @@ import sharp from "sharp";
 import { transformProcessEnv } from "@/env";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
-import { configureSharp, DEFAULT_TRANSFORM_LIMITS, inProcessTransform, parseOperations, transformImage, type TransformLimits } from "@/server/image";
+import {
+  configureSharp,
+  DEFAULT_TRANSFORM_LIMITS,
+  inProcessTransform,
+  parseOperations,
+  transformImage,
+  type TransformLimits,
+} from "@/server/image";
 import { createProcessPool, type ProcessPool } from "@/server/image/isolation/process-pool";
 import { residentBytes } from "@/server/image/isolation/process-memory";
 import { testTransformIsolation } from "../../support/app";
@@ -67,7 +74,9 @@ describe("transform processes", () => {
   });
 
   it("carry refusals back as the same AppError", async () => {
-    const { error } = await timed(pool.transform(Buffer.from("not an image"), parseOperations("w_10"), { accept: null }, limits));
+    const { error } = await timed(
+      pool.transform(Buffer.from("not an image"), parseOperations("w_10"), { accept: null }, limits),
+    );
     expect(error?.code).toBe("UNSUPPORTED_IMAGE");
     expect(error?.status).toBe(415);
   });
@@ -76,14 +85,18 @@ describe("transform processes", () => {
     const small = await solid(64, 64, [0, 100, 200]).jpeg().toBuffer();
     // Measured here: the pixels are ready within 6 s, then libheif's single call runs another 6 s in process.
     const unbounded = { ...limits, timeoutMs: 6000, maxOutputPixels: 8192 * 8192, maxAvifPixels: 8192 * 8192 };
-    const { error, ms } = await timed(pool.transform(small, parseOperations("s_8192x8192,fit_fill,enlarge,f_avif,q_99"), { accept: null }, unbounded));
+    const { error, ms } = await timed(
+      pool.transform(small, parseOperations("s_8192x8192,fit_fill,enlarge,f_avif,q_99"), { accept: null }, unbounded),
+    );
     // Past the budget, or past the memory cap first (the 67 MP canvas is ≈ 270 MB before encoding).
     expect(["TRANSFORM_TIMEOUT", "TRANSFORM_MEMORY_EXCEEDED"]).toContain(error?.code);
     expect(ms).toBeLessThan(unbounded.timeoutMs + 2500);
   });
 
   it("stop an SVG filter bomb at the budget or the memory cap", async () => {
-    const { error, ms } = await timed(pool.transform(filterBombSvg(7000, 4), parseOperations("f_png"), { accept: null }, limits));
+    const { error, ms } = await timed(
+      pool.transform(filterBombSvg(7000, 4), parseOperations("f_png"), { accept: null }, limits),
+    );
     expect(["TRANSFORM_TIMEOUT", "TRANSFORM_MEMORY_EXCEEDED"]).toContain(error?.code);
     expect(ms).toBeLessThan(limits.timeoutMs + 2500);
   });
@@ -92,7 +105,9 @@ describe("transform processes", () => {
     const tight = createProcessPool({ ...testTransformIsolation(160 * 2 ** 20) });
     try {
       const big = await solid(6000, 6000, [10, 200, 10]).png({ compressionLevel: 1 }).toBuffer();
-      const { error } = await timed(tight.transform(big, parseOperations("r_90,blur_20,f_png"), { accept: null }, { ...limits, timeoutMs: 20_000 }));
+      const { error } = await timed(
+        tight.transform(big, parseOperations("r_90,blur_20,f_png"), { accept: null }, { ...limits, timeoutMs: 20_000 }),
+      );
       expect(error?.code).toBe("TRANSFORM_MEMORY_EXCEEDED");
       expect(error?.status).toBe(413);
       expect(tight.stats().killed.memory).toBe(1);
@@ -106,7 +121,12 @@ describe("transform processes", () => {
 
   it("answer 422 when a transform process dies under a job, and start a new one", async () => {
     const photo = await solid(3000, 3000, [5, 5, 5]).png({ compressionLevel: 1 }).toBuffer();
-    const job = pool.transform(photo, parseOperations("blur_50,f_avif"), { accept: null }, { ...limits, timeoutMs: 20_000 });
+    const job = pool.transform(
+      photo,
+      parseOperations("blur_50,f_avif"),
+      { accept: null },
+      { ...limits, timeoutMs: 20_000 },
+    );
     // Kill the process running this job from outside, as the kernel's OOM killer or a libvips crash would.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const [busy] = pool.stats().busyPids;
@@ -115,7 +135,12 @@ describe("transform processes", () => {
     const { error } = await timed(job);
     expect(error?.code).toBe("IMAGE_DECODE_FAILED");
     expect(pool.stats().killed.crashed).toBeGreaterThanOrEqual(1);
-    const after = await pool.transform(await solid(10, 10, [1, 1, 1]).png().toBuffer(), parseOperations("f_webp"), { accept: null }, limits);
+    const after = await pool.transform(
+      await solid(10, 10, [1, 1, 1]).png().toBuffer(),
+      parseOperations("f_webp"),
+      { accept: null },
+      limits,
+    );
     expect(after.format).toBe("webp");
   });
 
@@ -139,7 +164,10 @@ process.send({ ready: true });
       for (let i = 0; i < 4; i++) {
         const job = flaky.transform(Buffer.from("x"), parseOperations("_"), { accept: null }, limits);
         const outcome = await Promise.race([
-          job.then(() => "answered", (error: AppError) => error.code),
+          job.then(
+            () => "answered",
+            (error: AppError) => error.code,
+          ),
           new Promise((resolve) => setTimeout(() => resolve("hung"), 5000)),
         ]);
         expect(["answered", "IMAGE_DECODE_FAILED"], `job ${i}`).toContain(outcome);
@@ -151,15 +179,21 @@ process.send({ ready: true });
   });
 
   it("give transform processes none of the server's secrets", () => {
-    const seen = transformProcessEnv({ OPTSTUFF_KEY_ENCRYPTION_SECRET: "s", DATABASE_URL: "postgres://u:p@h/db", BETTER_AUTH_SECRET: "b", UPSTASH_REDIS_REST_TOKEN: "t", MALLOC_ARENA_MAX: "2", VIPS_WARNING: "0" });
+    const seen = transformProcessEnv({
+      OPTSTUFF_KEY_ENCRYPTION_SECRET: "s",
+      DATABASE_URL: "postgres://u:p@h/db",
+      BETTER_AUTH_SECRET: "b",
+      UPSTASH_REDIS_REST_TOKEN: "t",
+      MALLOC_ARENA_MAX: "2",
+      VIPS_WARNING: "0",
+    });
     expect(seen).toEqual({ MALLOC_ARENA_MAX: "2", VIPS_WARNING: "0" });
   });
 
   it("lower the CPU priority of the processes that run a tenant's extra jobs", async () => {
     const small = await solid(10, 10, [1, 1, 1]).png().toBuffer();
     const { execSync } = await import("node:child_process");
-    const niceOf = () =>
-      execSync(`ps -o ni= --ppid ${process.pid}`).toString().trim().split(/\s+/).map(Number);
+    const niceOf = () => execSync(`ps -o ni= --ppid ${process.pid}`).toString().trim().split(/\s+/).map(Number);
     await pool.transform(small, parseOperations("f_webp"), { accept: null }, limits, "background");
     expect(niceOf()).toContain(19);
     expect(niceOf()).toContain(0);
@@ -169,7 +203,12 @@ process.send({ ready: true });
     const niced = createProcessPool({ ...testTransformIsolation(400 * 2 ** 20), normalNice: 10 });
     try {
       const { execSync } = await import("node:child_process");
-      await niced.transform(await solid(10, 10, [1, 1, 1]).png().toBuffer(), parseOperations("f_webp"), { accept: null }, limits);
+      await niced.transform(
+        await solid(10, 10, [1, 1, 1]).png().toBuffer(),
+        parseOperations("f_webp"),
+        { accept: null },
+        limits,
+      );
       const nices = execSync(`ps -o ni= --ppid ${process.pid}`).toString().trim().split(/\s+/).map(Number);
       expect(nices).toContain(10);
     } finally {
@@ -181,7 +220,11 @@ process.send({ ready: true });
     const photo = await solid(5000, 5000, [90, 90, 90]).png({ compressionLevel: 1 }).toBuffer();
     await pool.transform(photo, parseOperations("r_90,f_png"), { accept: null }, { ...limits, timeoutMs: 20_000 });
     const { execSync } = await import("node:child_process");
-    const sizes = execSync(`ps -o rss= --ppid ${process.pid}`).toString().trim().split(/\s+/).map((kb) => Number(kb) * 1024);
+    const sizes = execSync(`ps -o rss= --ppid ${process.pid}`)
+      .toString()
+      .trim()
+      .split(/\s+/)
+      .map((kb) => Number(kb) * 1024);
     // Every remaining process is under the recycling threshold (160 MB).
     for (const size of sizes) expect(size).toBeLessThan(165 * 2 ** 20);
   });

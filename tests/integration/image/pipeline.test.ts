@@ -18,7 +18,12 @@ const GREEN: Rgb = [0, 255, 0];
 const BLUE: Rgb = [0, 0, 255];
 const CHROME = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
 
-function transform(input: Buffer, segment: string, accept: string | null = null, limits: Partial<TransformLimits> = {}) {
+function transform(
+  input: Buffer,
+  segment: string,
+  accept: string | null = null,
+  limits: Partial<TransformLimits> = {},
+) {
   return transformImage(input, parseOperations(segment), { accept }, { ...DEFAULT_TRANSFORM_LIMITS, ...limits });
 }
 
@@ -44,7 +49,13 @@ beforeAll(async () => {
 describe("resize", () => {
   it("w_800,f_webp on a 3000×2000 JPEG gives an 800×533 WebP", async () => {
     const result = await transform(photo, "w_800,f_webp");
-    expect(result).toMatchObject({ format: "webp", contentType: "image/webp", width: 800, height: 533, negotiated: false });
+    expect(result).toMatchObject({
+      format: "webp",
+      contentType: "image/webp",
+      width: 800,
+      height: 533,
+      negotiated: false,
+    });
     await decoded(result);
   });
 
@@ -98,7 +109,9 @@ describe("resize", () => {
 
 describe("WebP effort", () => {
   it("encodes with the configured effort: a lower one is a different encoding of the same image", async () => {
-    const byEffort = await Promise.all([0, 4, 6].map((webpEffort) => transform(photo, "w_800,f_webp", null, { webpEffort })));
+    const byEffort = await Promise.all(
+      [0, 4, 6].map((webpEffort) => transform(photo, "w_800,f_webp", null, { webpEffort })),
+    );
     const [fastest, standard, slowest] = byEffort;
     const defaulted = await transform(photo, "w_800,f_webp");
     // The default is effort 4: the same bytes as asking for 4.
@@ -205,14 +218,21 @@ describe("orientation and metadata", () => {
     const tagged = await solid(64, 64, [10, 120, 200])
       .jpeg()
       .withExif({ IFD0: { Copyright: "secret", Artist: "someone" } })
-      .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>')
+      .withXmp(
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>',
+      )
       .withIccProfile("p3")
       .toBuffer();
     const before = await sharp(tagged).metadata();
     expect(before.exif && before.xmp && before.icc).toBeTruthy();
     for (const format of ["jpg", "webp", "png", "avif"]) {
       const metadata = await decoded(await transform(tagged, `w_32,f_${format}`));
-      expect([metadata.exif, metadata.xmp, metadata.icc, metadata.iptc]).toEqual([undefined, undefined, undefined, undefined]);
+      expect([metadata.exif, metadata.xmp, metadata.icc, metadata.iptc]).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
     }
   });
 
@@ -291,7 +311,15 @@ describe("animation", () => {
   });
 
   it("gives the first frame with anim_false, and in AVIF, PNG and JPEG", async () => {
-    for (const segment of ["f_webp,anim_false", "anim_false", "f_avif", "f_png", "f_jpg", "f_webp,flip", "f_webp,r_90"]) {
+    for (const segment of [
+      "f_webp,anim_false",
+      "anim_false",
+      "f_avif",
+      "f_png",
+      "f_jpg",
+      "f_webp,flip",
+      "f_webp,r_90",
+    ]) {
       const result = await transform(gif, segment);
       const metadata = await decoded(result);
       expect(metadata.pages ?? 1, segment).toBe(1);
@@ -321,7 +349,15 @@ describe("info", () => {
 
   it("describes a photo: size, format, bytes, and placeholders that decode to its shape and colour", async () => {
     const info = await infoOf(photo);
-    expect(info).toMatchObject({ width: 3000, height: 2000, format: "jpeg", frames: 1, animated: false, alpha: false, bytes: photo.length });
+    expect(info).toMatchObject({
+      width: 3000,
+      height: 2000,
+      format: "jpeg",
+      frames: 1,
+      animated: false,
+      alpha: false,
+      bytes: photo.length,
+    });
     const thumb = Buffer.from(info.thumbhash, "base64");
     expect(thumbHashToApproximateAspectRatio(thumb)).toBeCloseTo(1.5, 0);
     const average = thumbHashToAverageRGBA(thumb);
@@ -336,14 +372,22 @@ describe("info", () => {
     const mostlyRed = await stripes(300, 100, [RED, RED, BLUE]).png().toBuffer();
     expect(near([...hex((await infoOf(mostlyRed)).dominant), 255], [...RED, 255], 12)).toBe(true);
     expect((await infoOf(await solid(20, 20, [0, 0, 0, 0]).png().toBuffer())).alpha).toBe(true);
-    expect(await infoOf(await animatedGif(30, 20, [RED, GREEN, BLUE]))).toMatchObject({ frames: 3, animated: true, format: "gif" });
+    expect(await infoOf(await animatedGif(30, 20, [RED, GREEN, BLUE]))).toMatchObject({
+      frames: 3,
+      animated: true,
+      format: "gif",
+    });
     const turned = await solid(40, 10, RED).jpeg().withMetadata({ orientation: 6 }).toBuffer();
     expect(await infoOf(turned)).toMatchObject({ width: 10, height: 40 });
   });
 
   it("refuses what is not an image, and a pixel bomb, as a transform would", async () => {
-    await expect(transform(Buffer.from("not an image"), "info")).rejects.toMatchObject({ code: expect.stringMatching(/UNSUPPORTED_IMAGE|UNDECODABLE_IMAGE/) });
-    await expect(transform(photo, "info", null, { maxInputPixels: 1_000_000 })).rejects.toMatchObject({ code: "IMAGE_TOO_LARGE" });
+    await expect(transform(Buffer.from("not an image"), "info")).rejects.toMatchObject({
+      code: expect.stringMatching(/UNSUPPORTED_IMAGE|UNDECODABLE_IMAGE/),
+    });
+    await expect(transform(photo, "info", null, { maxInputPixels: 1_000_000 })).rejects.toMatchObject({
+      code: "IMAGE_TOO_LARGE",
+    });
   });
 });
 
@@ -411,9 +455,17 @@ describe("format negotiation", () => {
   });
 
   it("passes a clean SVG through untouched, and rasterises it to PNG when resized", async () => {
-    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><rect width="100" height="50" fill="red"/></svg>');
+    const svg = Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><rect width="100" height="50" fill="red"/></svg>',
+    );
     const passed = await transform(svg, "_");
-    expect(passed).toMatchObject({ format: "svg", contentType: "image/svg+xml", width: 100, height: 50, negotiated: false });
+    expect(passed).toMatchObject({
+      format: "svg",
+      contentType: "image/svg+xml",
+      width: 100,
+      height: 50,
+      negotiated: false,
+    });
     expect(passed.body.equals(svg)).toBe(true);
     const raster = await transform(svg, "w_200,enlarge");
     expect(raster).toMatchObject({ format: "png", width: 200, height: 100 });
@@ -483,7 +535,9 @@ describe("placeholder and effects", () => {
 
   it("trim cuts the border of the top-left colour, then w_ and pad_ apply to what is left", async () => {
     const inner = await solid(40, 20, RED).png().toBuffer();
-    const framed = await sharp({ create: { width: 100, height: 80, channels: 3, background: { r: 255, g: 255, b: 255 } } })
+    const framed = await sharp({
+      create: { width: 100, height: 80, channels: 3, background: { r: 255, g: 255, b: 255 } },
+    })
       .composite([{ input: inner, left: 30, top: 30 }])
       .png()
       .toBuffer();
@@ -512,7 +566,11 @@ describe("placeholder and effects", () => {
     expect([result.width, result.height]).toEqual([48, 18]);
     await decoded(result);
     expect((await pixel(result.body, 1, 1))[3]).toBe(0);
-    const [first, same, last] = await Promise.all([pixel(result.body, 4, 4), pixel(result.body, 23, 13), pixel(result.body, 30, 8)]);
+    const [first, same, last] = await Promise.all([
+      pixel(result.body, 4, 4),
+      pixel(result.body, 23, 13),
+      pixel(result.body, 30, 8),
+    ]);
     // libvips's resize averages with a kernel that reaches a little past the block: about the mean.
     expect(near(first, [128, 128, 0, 255], 40)).toBe(true);
     expect(same).toEqual(first);
@@ -521,14 +579,29 @@ describe("placeholder and effects", () => {
     const photoBlocks = await transform(photo, "w_64,pixelate_8,f_png");
     const { data, info } = await sharp(photoBlocks.body).raw().toBuffer({ resolveWithObject: true });
     const at = (x: number, y: number) => data.readUInt32BE((y * info.width + x) * info.channels) >>> 8;
-    for (const [bx, by] of [[0, 0], [3, 2], [7, 4]] as const) {
-      for (const [dx, dy] of [[0, 0], [7, 0], [0, 7], [7, 7], [3, 5]]) expect(at(bx * 8 + dx!, by * 8 + dy!)).toBe(at(bx * 8, by * 8));
+    for (const [bx, by] of [
+      [0, 0],
+      [3, 2],
+      [7, 4],
+    ] as const) {
+      for (const [dx, dy] of [
+        [0, 0],
+        [7, 0],
+        [0, 7],
+        [7, 7],
+        [3, 5],
+      ])
+        expect(at(bx * 8 + dx!, by * 8 + dy!)).toBe(at(bx * 8, by * 8));
     }
     // Blocks differ where the image does: a left-to-right gradient gives a new colour every block.
     const ramp = Buffer.alloc(64 * 8 * 3);
     for (let i = 0; i < 64 * 8; i++) ramp.writeUIntBE((i % 64) * 4 * 0x10101, i * 3, 3);
-    const gradient = await sharp(ramp, { raw: { width: 64, height: 8, channels: 3 } }).png().toBuffer();
-    const steps = await sharp((await transform(gradient, "pixelate_8,f_png")).body).raw().toBuffer({ resolveWithObject: true });
+    const gradient = await sharp(ramp, { raw: { width: 64, height: 8, channels: 3 } })
+      .png()
+      .toBuffer();
+    const steps = await sharp((await transform(gradient, "pixelate_8,f_png")).body)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const red = (x: number) => steps.data[x * steps.info.channels]!;
     expect([0, 8, 16, 24].map(red)).toEqual([...new Set([0, 8, 16, 24].map(red))]);
     expect(red(0)).toBe(red(7));

@@ -1,6 +1,12 @@
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { configureSharp, DEFAULT_TRANSFORM_LIMITS, parseOperations, transformImage, type ImageOperations } from "@/server/image";
+import {
+  configureSharp,
+  DEFAULT_TRANSFORM_LIMITS,
+  parseOperations,
+  transformImage,
+  type ImageOperations,
+} from "@/server/image";
 import type { WatermarkPlacement } from "@/server/image/types";
 import { place, type ResolvedPlacement } from "@/server/image/watermark";
 import { animatedGif, near, noisyJpeg, pixel, solid, type Rgb } from "./generate";
@@ -31,7 +37,12 @@ describe("the watermark over the output", () => {
     expect([result.width, result.height]).toEqual([200, 100]);
     expect(near(await pixel(result.body, 140, 70), [...RED, 255], 2)).toBe(true);
     expect(near(await pixel(result.body, 189, 94), [...RED, 255], 2)).toBe(true);
-    for (const [x, y] of [[138, 80], [160, 68], [191, 80], [160, 96]] as const) {
+    for (const [x, y] of [
+      [138, 80],
+      [160, 68],
+      [191, 80],
+      [160, 96],
+    ] as const) {
       expect(near(await pixel(result.body, x, y), [...BLUE, 255], 2)).toBe(true);
     }
   });
@@ -40,7 +51,9 @@ describe("the watermark over the output", () => {
     const half = await transform(blue, "w_200,f_png", { ...CORNER, opacity: 0.5 });
     expect(near(await pixel(half.body, 160, 80), [128, 0, 127, 255], 3)).toBe(true);
     // A mark that is a red square with a transparent right half.
-    const split = await sharp({ create: { width: 100, height: 50, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+    const split = await sharp({
+      create: { width: 100, height: 50, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+    })
       .composite([{ input: await solid(50, 50, RED).png().toBuffer(), left: 0, top: 0 }])
       .png()
       .toBuffer();
@@ -67,7 +80,12 @@ describe("the watermark over the output", () => {
     expect(near(await pixel(retina.body, 380, 140), [...BLUE, 255], 2)).toBe(true);
     // Its own size (scale 0) is 100×50; on a 40×20 output it shrinks to fit, whatever the offsets.
     const tiny = await transform(blue, "w_40,f_png", { ...CORNER, scale: 0, x: 500, y: 500 });
-    for (const [x, y] of [[0, 0], [39, 19], [20, 10]] as const) expect(near(await pixel(tiny.body, x, y), [...RED, 255], 2)).toBe(true);
+    for (const [x, y] of [
+      [0, 0],
+      [39, 19],
+      [20, 10],
+    ] as const)
+      expect(near(await pixel(tiny.body, x, y), [...RED, 255], 2)).toBe(true);
   });
 
   it("is drawn after pixelate and padding, and re-encoded by maxbytes_", async () => {

@@ -19,7 +19,12 @@ export function upstashClient(endpoint: RedisRestServer, options: { autoPipelini
 }
 
 /** One POST as the client would send it, returning status and parsed body. */
-export async function post(endpoint: RedisRestServer, path: string, body: unknown, headers: Record<string, string> = {}) {
+export async function post(
+  endpoint: RedisRestServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   const response = await fetch(`${endpoint.url}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...headers },
@@ -30,7 +35,14 @@ export async function post(endpoint: RedisRestServer, path: string, body: unknow
 
 export function slidingWindowLimiter(redis: Redis, prefix: string) {
   // No ephemeral cache: every call must reach Redis for the counts to prove anything.
-  return new Ratelimit({ redis, limiter: Ratelimit.slidingWindow(5, "10 s"), prefix, ephemeralCache: false, analytics: false, enableProtection: false });
+  return new Ratelimit({
+    redis,
+    limiter: Ratelimit.slidingWindow(5, "10 s"),
+    prefix,
+    ephemeralCache: false,
+    analytics: false,
+    enableProtection: false,
+  });
 }
 
 /** 20 concurrent `limit()` calls against a 5-per-10-s window, then `getRemaining` and `resetUsedTokens`. */

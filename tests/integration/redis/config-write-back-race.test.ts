@@ -1,6 +1,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConfigInvalidator, createDatabaseConfigStore, createRedisTier, type ConfigStore } from "@/server/config-cache";
+import {
+  createConfigInvalidator,
+  createDatabaseConfigStore,
+  createRedisTier,
+  type ConfigStore,
+} from "@/server/config-cache";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { createCounters } from "@/server/coordination/counters";
 import { redisKeys } from "@/server/coordination/keys";
@@ -27,7 +32,10 @@ for (const cluster of [false, true]) {
     beforeAll(async () => {
       [redis, database] = await Promise.all([startRealRedis({ cluster }), createTestDatabase()]);
       kv = createCoordination(redis.settings).kv;
-      const created = await bootstrap({ db: database.db, secretBox: createSecretBox("race-master", undefined) }, { teamSlug: "race", projectSlug: "race", keyName: "k" });
+      const created = await bootstrap(
+        { db: database.db, secretBox: createSecretBox("race-master", undefined) },
+        { teamSlug: "race", projectSlug: "race", keyName: "k" },
+      );
       publicKey = created.key.publicKey;
     }, 60_000);
 

@@ -23,7 +23,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  console.log(`Redis round trips per image request (blocking, counted at the endpoint):\n${JSON.stringify(report, null, 2)}`);
+  console.log(
+    `Redis round trips per image request (blocking, counted at the endpoint):\n${JSON.stringify(report, null, 2)}`,
+  );
   await app?.close();
   await origin?.close();
   await redis?.stop();
@@ -42,7 +44,10 @@ async function measure(kind: string, path: string, init?: RequestInit): Promise<
 
 describe("hot-path Redis budget", () => {
   it("lets concurrent cold requests for one key share one read of it (no stampede)", async () => {
-    const key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "stampede" });
+    const key = await createApiKey(
+      { db: app.services.database.db, secretBox: app.services.secretBox },
+      { projectId: app.projectId, name: "stampede" },
+    );
     await app.services.invalidate.project(app.projectId); // the project is cold too
     await app.settled();
     redis.endpoint.resetStats();
@@ -57,11 +62,16 @@ describe("hot-path Redis budget", () => {
 
   it("takes one blocking round trip when warm, whatever the request costs, and says what cold and refused requests cost", async () => {
     await clearOfWindowEdge();
-    const key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "budget" });
+    const key = await createApiKey(
+      { db: app.services.database.db, secretBox: app.services.secretBox },
+      { projectId: app.projectId, name: "budget" },
+    );
     await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 3 }).where(eq(apiKeys.id, key.id));
     const url = (n: number) => app.signedPath(`w_${n}`, `http://${origin.host}/a.png`, { key });
     // A visitor with a public address: the per-address windows apply (production defaults).
-    const visitor = (headers: Record<string, string> = {}) => ({ headers: { [PEER_ADDRESS_HEADER]: "2001:db8:77:1::1", ...headers } });
+    const visitor = (headers: Record<string, string> = {}) => ({
+      headers: { [PEER_ADDRESS_HEADER]: "2001:db8:77:1::1", ...headers },
+    });
     await app.services.invalidate.project(app.projectId); // cold: neither tier holds the project
 
     expect((await measure("cold transform", url(1), visitor())).status).toBe(200);
@@ -78,7 +88,9 @@ describe("hot-path Redis budget", () => {
     expect(report["warm cache hit"]!.roundTrips).toBe(1);
     expect(report["warm cache hit"]!.commands).toEqual({ EVALSHA: 1 }); // the address's request window only
 
-    expect((await measure("warm 304", url(2), visitor({ "If-None-Match": transform.headers.get("etag")! }))).status).toBe(304);
+    expect(
+      (await measure("warm 304", url(2), visitor({ "If-None-Match": transform.headers.get("etag")! }))).status,
+    ).toBe(304);
     expect(report["warm 304"]!.commands).toEqual({ EVALSHA: 1 });
 
     await new Promise((resolve) => setTimeout(resolve, 1_150)); // past the L1 TTL

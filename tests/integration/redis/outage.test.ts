@@ -25,7 +25,10 @@ beforeAll(async () => {
   // L1 off: every request must go through Redis (or its failure policy) for config.
   app = await createTestApp({ sourceHosts: [origin.host], redis: { url: endpoint.url, token }, configCacheTtlMs: 0 });
   await app.services.coordination.limiter.warmUp();
-  key = await createApiKey({ db: app.services.database.db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "outage" });
+  key = await createApiKey(
+    { db: app.services.database.db, secretBox: app.services.secretBox },
+    { projectId: app.projectId, name: "outage" },
+  );
   await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 5 }).where(eq(apiKeys.id, key.id));
 }, 60_000);
 

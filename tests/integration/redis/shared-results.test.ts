@@ -23,8 +23,17 @@ let photoVersion = 1;
 const children: ChildProcess[] = [];
 
 function startInstance(store: ResultStoreSettings): Promise<string> {
-  const config = JSON.stringify({ databaseUrl: database.url, redis: redis.settings, master: MASTER, resultStore: store, sourceCacheBytes: 32 * 1024 * 1024, transformQueue: 32 });
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/support/instance.ts", config], { stdio: ["ignore", "pipe", "inherit"] });
+  const config = JSON.stringify({
+    databaseUrl: database.url,
+    redis: redis.settings,
+    master: MASTER,
+    resultStore: store,
+    sourceCacheBytes: 32 * 1024 * 1024,
+    transformQueue: 32,
+  });
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/support/instance.ts", config], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -47,13 +56,18 @@ async function madeBy(base: string): Promise<Made> {
   const count = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
   return {
     transforms: count(/optstuff_results_total\{tier="transform"\} (\d+)/g),
-    misses: count(/optstuff_redis_failures_total\{use="transformLease"\} (\d+)/g) + count(/optstuff_result_store_failures_total\{operation="\w+"\} (\d+)/g),
+    misses:
+      count(/optstuff_redis_failures_total\{use="transformLease"\} (\d+)/g) +
+      count(/optstuff_result_store_failures_total\{operation="\w+"\} (\d+)/g),
   };
 }
 
 async function madeByAll(instances: string[]): Promise<Made> {
   const each = await Promise.all(instances.map(madeBy));
-  return { transforms: each.reduce((sum, m) => sum + m.transforms, 0), misses: each.reduce((sum, m) => sum + m.misses, 0) };
+  return {
+    transforms: each.reduce((sum, m) => sum + m.transforms, 0),
+    misses: each.reduce((sum, m) => sum + m.misses, 0),
+  };
 }
 
 beforeAll(async () => {
@@ -65,7 +79,12 @@ beforeAll(async () => {
     startS3(),
     startOrigin({
       "/photo.jpg": (_request, response) => {
-        response.writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": photo.length, ETag: `"v${photoVersion}"`, "Cache-Control": "max-age=3600" });
+        response.writeHead(200, {
+          "Content-Type": "image/jpeg",
+          "Content-Length": photo.length,
+          ETag: `"v${photoVersion}"`,
+          "Cache-Control": "max-age=3600",
+        });
         response.end(photo);
       },
     }),
@@ -74,7 +93,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of children) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+  await Promise.all(
+    children.map(
+      (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve))),
+    ),
+  );
   await origin?.close();
   await s3?.stop();
   await redis?.stop();
@@ -85,7 +108,13 @@ describe.skipIf(!shared)("three instances sharing PostgreSQL, Redis and an S3-co
   it("make each of 10 cold variants about once for 100 concurrent requests, and a purge on one is seen by another within 2 s", async () => {
     const { project, key, team } = await bootstrap(
       { db: database.db, secretBox: createSecretBox(MASTER) },
-      { teamSlug: "shared-results", projectSlug: "site", keyName: "k", sourceHosts: [origin.host], allowLoopback: true },
+      {
+        teamSlug: "shared-results",
+        projectSlug: "site",
+        keyName: "k",
+        sourceHosts: [origin.host],
+        allowLoopback: true,
+      },
     );
     const store: ResultStoreSettings = {
       kind: "s3",
@@ -100,7 +129,13 @@ describe.skipIf(!shared)("three instances sharing PostgreSQL, Redis and an S3-co
     };
     const instances = await Promise.all([startInstance(store), startInstance(store), startInstance(store)]);
     const image = (base: string, width: number) =>
-      buildSignedUrl({ baseUrl: base, projectSlug: project.slug, ...key, operations: `w_${width},f_webp`, source: `http://${origin.host}/photo.jpg` });
+      buildSignedUrl({
+        baseUrl: base,
+        projectSlug: project.slug,
+        ...key,
+        operations: `w_${width},f_webp`,
+        source: `http://${origin.host}/photo.jpg`,
+      });
 
     // Instances that have served a request (connections to Redis, the store and the database open),
     // as in production before a burst.
@@ -117,7 +152,9 @@ describe.skipIf(!shared)("three instances sharing PostgreSQL, Redis and an S3-co
     const after = await madeByAll(instances);
     const transforms = after.transforms - warm.transforms;
     const misses = after.misses - warm.misses;
-    console.log(`10 cold variants × 100 requests on 3 instances: ${transforms} transforms, ${misses} budget misses, ${origin.requests.length} source downloads`);
+    console.log(
+      `10 cold variants × 100 requests on 3 instances: ${transforms} transforms, ${misses} budget misses, ${origin.requests.length} source downloads`,
+    );
     expect(transforms).toBeGreaterThanOrEqual(10);
     // About once per variant (≤ 11 for 10) while every store and lease call answers within its budget.
     // A call over its budget makes that request transform rather than wait (the failure policy); on a
@@ -131,7 +168,10 @@ describe.skipIf(!shared)("three instances sharing PostgreSQL, Redis and an S3-co
     photo = await makeJpeg(1600, 1200, { orientation: 6 });
     photoVersion = 2;
     const downloads = origin.requests.length;
-    const purged = await fetch(`${a}/admin/purge?team=${team.id}&project=${project.id}&source=${encodeURIComponent(`http://${origin.host}/photo.jpg`)}`, { method: "POST" });
+    const purged = await fetch(
+      `${a}/admin/purge?team=${team.id}&project=${project.id}&source=${encodeURIComponent(`http://${origin.host}/photo.jpg`)}`,
+      { method: "POST" },
+    );
     expect(purged.status).toBe(200);
     const purgedAt = Date.now();
     let seenAfterMs = Number.POSITIVE_INFINITY;

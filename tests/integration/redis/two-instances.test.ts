@@ -19,7 +19,9 @@ const children: ChildProcess[] = [];
 
 function startInstance(): Promise<string> {
   const config = JSON.stringify({ databaseUrl: database.url, redis: redis.settings, master: MASTER });
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/support/instance.ts", config], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/support/instance.ts", config], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -32,12 +34,20 @@ function startInstance(): Promise<string> {
 
 beforeAll(async () => {
   if (!shared) return;
-  [database, redis, origin] = await Promise.all([createTestDatabase(), startRealRedis(), startOrigin({ "/a.png": serveBytes(await makePng(16, 16), "image/png") })]);
+  [database, redis, origin] = await Promise.all([
+    createTestDatabase(),
+    startRealRedis(),
+    startOrigin({ "/a.png": serveBytes(await makePng(16, 16), "image/png") }),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
   for (const child of children) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+  await Promise.all(
+    children.map(
+      (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve))),
+    ),
+  );
   await origin?.close();
   await redis?.stop();
   await database?.close();
@@ -51,7 +61,13 @@ describe.skipIf(!shared)("two instances sharing PostgreSQL and Redis", () => {
     );
     const [a, b] = await Promise.all([startInstance(), startInstance()]);
     const image = (base: string, n: number) =>
-      buildSignedUrl({ baseUrl: base, projectSlug: project.slug, ...key, operations: `w_${n}`, source: `http://${origin.host}/a.png` });
+      buildSignedUrl({
+        baseUrl: base,
+        projectSlug: project.slug,
+        ...key,
+        operations: `w_${n}`,
+        source: `http://${origin.host}/a.png`,
+      });
 
     // Both instances hold the key in L1 and Redis holds it too.
     expect((await fetch(image(a, 1))).status).toBe(200);

@@ -17,9 +17,12 @@ for (const cluster of [false, true]) {
   }, 60_000);
   afterAll(async () => redis?.stop());
 
-  coordinationContract(cluster ? "Redis Cluster (3 masters) via the Upstash endpoint" : "redis-server via the Upstash endpoint", () => ({
-    kv: coordination.kv,
-    limiter: coordination.limiter,
-    advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  }));
+  coordinationContract(
+    cluster ? "Redis Cluster (3 masters) via the Upstash endpoint" : "redis-server via the Upstash endpoint",
+    () => ({
+      kv: coordination.kv,
+      limiter: coordination.limiter,
+      advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    }),
+  );
 }

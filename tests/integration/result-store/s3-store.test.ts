@@ -11,7 +11,13 @@ const stores: ResultStore[] = [];
 
 beforeAll(async () => {
   s3 = await startS3();
-  client = new S3Client({ endpoint: s3.endpoint, region: "us-east-1", forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  client = new S3Client({
+    endpoint: s3.endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
 }, 30_000);
 
 afterAll(async () => {
@@ -21,7 +27,17 @@ afterAll(async () => {
 });
 
 function storeOn(bucket: string, maxBytes: number, endpoint = s3.endpoint): ResultStore {
-  const store = createS3Store({ bucket, prefix: "results/", endpoint, region: "us-east-1", accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true, maxBytes, timeoutMs: 2_000 });
+  const store = createS3Store({
+    bucket,
+    prefix: "results/",
+    endpoint,
+    region: "us-east-1",
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    forcePathStyle: true,
+    maxBytes,
+    timeoutMs: 2_000,
+  });
   stores.push(store);
   return store;
 }
@@ -36,7 +52,15 @@ resultStoreContract("s3 (s3rver)", async () => {
       const Key = `results/${key}`;
       const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key }));
       const body = Buffer.from(await object.Body!.transformToByteArray());
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key, Body: change(body), ContentType: object.ContentType, Metadata: object.Metadata }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key,
+          Body: change(body),
+          ContentType: object.ContentType,
+          Metadata: object.Metadata,
+        }),
+      );
     },
     reopen: async () => storeOn(bucket, maxBytes),
     timeGrainMs: 1_100,
@@ -51,7 +75,13 @@ describe("S3 result store", () => {
     const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: "results/p/s/v" }));
     expect(head.ContentType).toBe("image/avif");
     expect(head.ContentLength).toBe(3_000);
-    expect(head.Metadata).toMatchObject({ format: "avif", width: "640", height: "427", negotiated: "true", length: "3000" });
+    expect(head.Metadata).toMatchObject({
+      format: "avif",
+      width: "640",
+      height: "427",
+      negotiated: "true",
+      length: "3000",
+    });
     expect(head.Metadata?.sha256).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
@@ -76,7 +106,17 @@ describe("S3 result store", () => {
     const own = await startS3({ own: true });
     try {
       const bucket = await own.bucket();
-      const store = createS3Store({ bucket, prefix: "results/", endpoint: own.endpoint, region: "us-east-1", accessKeyId: own.accessKeyId, secretAccessKey: own.secretAccessKey, forcePathStyle: true, maxBytes: 1 << 20, timeoutMs: 1_000 });
+      const store = createS3Store({
+        bucket,
+        prefix: "results/",
+        endpoint: own.endpoint,
+        region: "us-east-1",
+        accessKeyId: own.accessKeyId,
+        secretAccessKey: own.secretAccessKey,
+        forcePathStyle: true,
+        maxBytes: 1 << 20,
+        timeoutMs: 1_000,
+      });
       stores.push(store);
       const stored = result(bytes(1_000));
       await store.put("p/s/v", stored);

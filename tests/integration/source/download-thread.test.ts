@@ -18,7 +18,9 @@ let files = 0;
 const file = () => path.join(dir, `${++files}.src`);
 
 beforeAll(async () => {
-  other = await startOrigin({ "/elsewhere.jpg": (_q, r) => void r.writeHead(200, { "Content-Type": "image/jpeg" }).end(photo) });
+  other = await startOrigin({
+    "/elsewhere.jpg": (_q, r) => void r.writeHead(200, { "Content-Type": "image/jpeg" }).end(photo),
+  });
   origin = await startOrigin({
     "/photo.jpg": (q, r) => {
       if (q.headers["if-none-match"] === '"v1"') return void r.writeHead(304, { ETag: '"v1"' }).end();
@@ -45,12 +47,19 @@ describe("download thread", () => {
     const target = file();
     const got = await thread.download({ url: url("/photo.jpg"), sourceHosts: [origin.host] }, target);
     expect(readFileSync(target).equals(photo)).toBe(true);
-    expect(got).toMatchObject({ size: photo.length, finalUrl: url("/photo.jpg"), response: { status: 200, headers: { etag: '"v1"', "cache-control": "max-age=60" } } });
+    expect(got).toMatchObject({
+      size: photo.length,
+      finalUrl: url("/photo.jpg"),
+      response: { status: 200, headers: { etag: '"v1"', "cache-control": "max-age=60" } },
+    });
   });
 
   it("answers a conditional request with notModified and writes nothing", async () => {
     const target = file();
-    const got = await thread.download({ url: url("/photo.jpg"), sourceHosts: [origin.host], conditional: { ifNoneMatch: '"v1"' } }, target);
+    const got = await thread.download(
+      { url: url("/photo.jpg"), sourceHosts: [origin.host], conditional: { ifNoneMatch: '"v1"' } },
+      target,
+    );
     expect(got.notModified).toBe(true);
     expect(existsSync(target)).toBe(false);
   });
@@ -79,7 +88,9 @@ describe("download thread", () => {
     const strict = createDownloadThread({ entry: TEST_DOWNLOAD_THREAD, limits: { ...limits, allowLoopback: false } });
     try {
       const before = origin.connections();
-      const error = await strict.download({ url: url("/photo.jpg"), sourceHosts: [origin.host] }, file()).catch((e: unknown) => e);
+      const error = await strict
+        .download({ url: url("/photo.jpg"), sourceHosts: [origin.host] }, file())
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).status).toBe(403);
       expect(origin.connections()).toBe(before);
@@ -91,13 +102,17 @@ describe("download thread", () => {
   it("settles the downloads in flight when it is closed (none hangs), and refuses new ones", async () => {
     const slow = await startOrigin({ "/slow.jpg": () => undefined });
     try {
-      const pending = thread.download({ url: url("/slow.jpg", slow.host), sourceHosts: [slow.host] }, file()).catch((e: unknown) => e);
+      const pending = thread
+        .download({ url: url("/slow.jpg", slow.host), sourceHosts: [slow.host] }, file())
+        .catch((e: unknown) => e);
       await new Promise((resolve) => setTimeout(resolve, 100));
       await thread.close();
       const error = await pending;
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe("INTERNAL");
-      await expect(thread.download({ url: url("/photo.jpg"), sourceHosts: [origin.host] }, file())).rejects.toMatchObject({ code: "NOT_READY" });
+      await expect(
+        thread.download({ url: url("/photo.jpg"), sourceHosts: [origin.host] }, file()),
+      ).rejects.toMatchObject({ code: "NOT_READY" });
     } finally {
       await slow.close();
     }
@@ -120,11 +135,15 @@ parentPort.on("message", (m) => {
     );
     const flaky = createDownloadThread({ entry, limits });
     try {
-      const crashed = await flaky.download({ url: "http://example.test/crash", sourceHosts: undefined }, file()).catch((e: unknown) => e);
+      const crashed = await flaky
+        .download({ url: "http://example.test/crash", sourceHosts: undefined }, file())
+        .catch((e: unknown) => e);
       expect(crashed).toBeInstanceOf(AppError);
       expect((crashed as AppError).code).toBe("INTERNAL");
       expect((crashed as AppError).detail).toMatch(/exited \(code 3\)/);
-      await expect(flaky.download({ url: "http://example.test/fine", sourceHosts: undefined }, file())).resolves.toMatchObject({ finalUrl: "http://example.test/fine" });
+      await expect(
+        flaky.download({ url: "http://example.test/fine", sourceHosts: undefined }, file()),
+      ).resolves.toMatchObject({ finalUrl: "http://example.test/fine" });
     } finally {
       await flaky.close();
     }

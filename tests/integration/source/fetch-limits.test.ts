@@ -159,7 +159,13 @@ describe("successful fetches", () => {
     for (const name of ["cookie", "authorization", "referer", "x-forwarded-for", "forwarded", "origin"]) {
       expect(headers?.[name], name).toBeUndefined();
     }
-    expect(Object.keys(headers ?? {}).sort()).toEqual(["accept", "accept-encoding", "connection", "host", "user-agent"]);
+    expect(Object.keys(headers ?? {}).sort()).toEqual([
+      "accept",
+      "accept-encoding",
+      "connection",
+      "host",
+      "user-agent",
+    ]);
   });
 });
 
@@ -245,7 +251,10 @@ describe("one overall timeout", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     await expectAppError(fetcher().fetch(at("/never-answers.png"), { signal: controller.signal }), "SOURCE_FAILED");
-    await expectAppError(fetcher().fetch(at("/never-ends.png"), { signal: AbortSignal.timeout(100) }), "SOURCE_TIMEOUT");
+    await expectAppError(
+      fetcher().fetch(at("/never-ends.png"), { signal: AbortSignal.timeout(100) }),
+      "SOURCE_TIMEOUT",
+    );
     const aborted = AbortSignal.abort();
     await expectAppError(fetcher().fetch(at("/small.png"), { signal: aborted }), "SOURCE_FAILED");
   });
@@ -255,9 +264,14 @@ describe("no sockets left open", () => {
   it("closes every connection after a batch of failures", async () => {
     const quick = fetcher({ limits: { ...limits, timeoutMs: 300 } });
     const outcomes = await Promise.allSettled(
-      ["/never-answers.png", "/never-ends.png", "/huge-declared.png", "/missing.png", "/broken.png", "/trickle.png"].map(
-        (pathname) => quick.fetch(at(pathname)),
-      ),
+      [
+        "/never-answers.png",
+        "/never-ends.png",
+        "/huge-declared.png",
+        "/missing.png",
+        "/broken.png",
+        "/trickle.png",
+      ].map((pathname) => quick.fetch(at(pathname))),
     );
     expect(outcomes.every((o) => o.status === "rejected")).toBe(true);
     await waitFor(() => origin.open.size === 0, 1000);
@@ -300,8 +314,15 @@ describe("https", () => {
     const { port } = server.address() as net.AddressInfo;
     try {
       // The fake network routes the "public" 93.184.216.34 to this loopback TLS server.
-      const tlsNetwork = createTestNetwork({ dns: { "images.example": ["93.184.216.34"] }, publicRoutes: { "93.184.216.34": port } });
-      const secure = createSourceFetcher({ limits: { ...limits, allowLoopback: false }, localRoot: null, net: tlsNetwork.net });
+      const tlsNetwork = createTestNetwork({
+        dns: { "images.example": ["93.184.216.34"] },
+        publicRoutes: { "93.184.216.34": port },
+      });
+      const secure = createSourceFetcher({
+        limits: { ...limits, allowLoopback: false },
+        localRoot: null,
+        net: tlsNetwork.net,
+      });
       const error = await expectAppError(secure.fetch(parseSource("https://images.example/a.png")), "SOURCE_FAILED");
       expect(String((error.cause as Error | undefined)?.message)).toMatch(/certificate/i);
       expect(tlsNetwork.dials).toEqual([{ address: "93.184.216.34", port: 443 }]);
@@ -353,8 +374,14 @@ describe("local source root", () => {
   it("refuses .. in the URL and in a location built by other code", async () => {
     expect(() => parseSource("local/../outside.png")).toThrow();
     await expectAppError(local().fetch({ kind: "local", relativePath: "../outside.png" }), "SOURCE_NOT_ALLOWED");
-    await expectAppError(local().fetch({ kind: "local", relativePath: "nested/../../outside.png" }), "SOURCE_NOT_ALLOWED");
-    await expectAppError(local().fetch({ kind: "local", relativePath: path.join(base, "outside.png") }), "SOURCE_NOT_ALLOWED");
+    await expectAppError(
+      local().fetch({ kind: "local", relativePath: "nested/../../outside.png" }),
+      "SOURCE_NOT_ALLOWED",
+    );
+    await expectAppError(
+      local().fetch({ kind: "local", relativePath: path.join(base, "outside.png") }),
+      "SOURCE_NOT_ALLOWED",
+    );
   });
 
   it("maps a missing file and a directory to SOURCE_NOT_FOUND", async () => {

@@ -27,7 +27,14 @@ export interface Origin {
 export async function startOrigin(handler: http.RequestListener, host = "127.0.0.1"): Promise<Origin> {
   const server = http.createServer();
   const open = new Set<Socket>();
-  const origin: Origin = { port: 0, base: "", connections: 0, open, requests: [], close: () => closeServer(server, open) };
+  const origin: Origin = {
+    port: 0,
+    base: "",
+    connections: 0,
+    open,
+    requests: [],
+    close: () => closeServer(server, open),
+  };
   server.on("connection", (socket: Socket) => {
     origin.connections += 1;
     open.add(socket);
@@ -79,7 +86,8 @@ export function createTestNetwork(options: TestNetworkOptions = {}): TestNetwork
     async lookup(hostname) {
       lookups.push(hostname);
       const answer = options.dns?.[hostname];
-      if (answer === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+      if (answer === undefined)
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
       const call = (calls.get(hostname) ?? 0) + 1;
       calls.set(hostname, call);
       const addresses = typeof answer === "function" ? answer(call) : answer;

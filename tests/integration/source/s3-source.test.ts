@@ -12,7 +12,14 @@ import type { BucketSettings } from "@/server/source/types";
 import type { FetchLimits, NetDeps } from "@/server/source/types";
 import { makeJpeg } from "../../support/images";
 import { startS3, type LocalS3 } from "../../support/s3";
-import { createTestNetwork, expectAppError, startOrigin, waitFor, type Origin, type TestNetworkOptions } from "./loopback-network";
+import {
+  createTestNetwork,
+  expectAppError,
+  startOrigin,
+  waitFor,
+  type Origin,
+  type TestNetworkOptions,
+} from "./loopback-network";
 
 const PUBLIC_IP = "93.184.216.34";
 const WRONG_SECRET = "wrong-secret-7f3a9c1e5b";
@@ -28,7 +35,13 @@ const origins: Origin[] = [];
 
 beforeAll(async () => {
   s3 = await startS3();
-  admin = new S3Client({ endpoint: s3.endpoint, region: "us-east-1", forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  admin = new S3Client({
+    endpoint: s3.endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
   bucket = await s3.bucket();
   jpeg = await makeJpeg(320, 240);
   await put("photos/cat.jpg", jpeg, "image/jpeg");
@@ -48,13 +61,25 @@ async function put(key: string, body: Buffer, contentType: string): Promise<void
 }
 
 function reader(limits: Partial<FetchLimits> = {}, net?: NetDeps): BucketReader {
-  const created = createBucketReader({ limits: { maxBytes: 1 << 20, timeoutMs: 3_000, maxRedirects: 0, allowLoopback: true, ...limits }, net });
+  const created = createBucketReader({
+    limits: { maxBytes: 1 << 20, timeoutMs: 3_000, maxRedirects: 0, allowLoopback: true, ...limits },
+    net,
+  });
   readers.push(created);
   return created;
 }
 
 function settings(overrides: Partial<BucketSettings> = {}): BucketSettings {
-  return { endpoint: s3.endpoint, region: "us-east-1", bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true, prefix: "photos/", ...overrides };
+  return {
+    endpoint: s3.endpoint,
+    region: "us-east-1",
+    bucket,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    forcePathStyle: true,
+    prefix: "photos/",
+    ...overrides,
+  };
 }
 
 async function fakeS3(handler: http.RequestListener): Promise<Origin> {
@@ -117,7 +142,10 @@ describe("failures", () => {
   });
 
   it("maps a missing bucket to SOURCE_FAILED saying so", async () => {
-    const error = await expectAppError(reader().read(settings({ bucket: "no-such-bucket-here" }), "cat.jpg"), "SOURCE_FAILED");
+    const error = await expectAppError(
+      reader().read(settings({ bucket: "no-such-bucket-here" }), "cat.jpg"),
+      "SOURCE_FAILED",
+    );
     expect(error.message).toContain("no such bucket");
   });
 
@@ -132,12 +160,22 @@ describe("failures", () => {
           `<AWSAccessKeyId>${s3.accessKeyId}</AWSAccessKeyId><StringToSign>AWS4-HMAC-SHA256</StringToSign><SignatureProvided>${provided}</SignatureProvided><RequestId>R1</RequestId></Error>`,
       );
     });
-    const error = await expectAppError(reader().read(settings({ endpoint: refusing.base, secretAccessKey: WRONG_SECRET }), "cat.jpg"), "SOURCE_FAILED");
+    const error = await expectAppError(
+      reader().read(settings({ endpoint: refusing.base, secretAccessKey: WRONG_SECRET }), "cat.jpg"),
+      "SOURCE_FAILED",
+    );
     expect(error.message).toContain("refused the credentials");
     expect(error.status).toBe(502);
     expect(error.publicMessage).toBe("Source request failed");
     expect(refusing.requests).toHaveLength(1);
-    for (const text of [error.message, error.publicMessage, (error.cause as Error).message, String(error.cause), JSON.stringify(error.cause), JSON.stringify(refusing.requests)]) {
+    for (const text of [
+      error.message,
+      error.publicMessage,
+      (error.cause as Error).message,
+      String(error.cause),
+      JSON.stringify(error.cause),
+      JSON.stringify(refusing.requests),
+    ]) {
       expect(text).not.toContain(WRONG_SECRET);
     }
   });
@@ -152,7 +190,10 @@ describe("failures", () => {
   });
 
   it("maps an unknown access key id to SOURCE_FAILED", async () => {
-    const error = await expectAppError(reader().read(settings({ accessKeyId: "NOSUCHKEY" }), "cat.jpg"), "SOURCE_FAILED");
+    const error = await expectAppError(
+      reader().read(settings({ accessKeyId: "NOSUCHKEY" }), "cat.jpg"),
+      "SOURCE_FAILED",
+    );
     expect(error.message).toContain("refused the credentials");
   });
 
@@ -181,7 +222,10 @@ describe("byte limit", () => {
       res.writeHead(200, { "Content-Type": "image/jpeg", "Content-Length": 10_000_000 });
       res.write(Buffer.alloc(10));
     });
-    await expectAppError(reader({ maxBytes: 64 * 1024, timeoutMs: 5_000 }).read(settings({ endpoint: stalls.base }), "cat.jpg"), "SOURCE_TOO_LARGE");
+    await expectAppError(
+      reader({ maxBytes: 64 * 1024, timeoutMs: 5_000 }).read(settings({ endpoint: stalls.base }), "cat.jpg"),
+      "SOURCE_TOO_LARGE",
+    );
     await waitFor(() => stalls.open.size === 0);
   });
 
@@ -196,7 +240,10 @@ describe("byte limit", () => {
       }, 2);
       res.on("close", () => clearInterval(timer));
     });
-    await expectAppError(reader({ maxBytes: 64 * 1024, timeoutMs: 5_000 }).read(settings({ endpoint: endless.base }), "cat.jpg"), "SOURCE_TOO_LARGE");
+    await expectAppError(
+      reader({ maxBytes: 64 * 1024, timeoutMs: 5_000 }).read(settings({ endpoint: endless.base }), "cat.jpg"),
+      "SOURCE_TOO_LARGE",
+    );
     await waitFor(() => endless.open.size === 0);
     expect(sent).toBeLessThan(4 * 1024 * 1024);
   });
@@ -206,7 +253,10 @@ describe("time limit", () => {
   it("gives up on an endpoint that accepts and never answers", async () => {
     const silent = await fakeS3(() => undefined);
     const started = Date.now();
-    await expectAppError(reader({ timeoutMs: 300 }).read(settings({ endpoint: silent.base }), "cat.jpg"), "SOURCE_TIMEOUT");
+    await expectAppError(
+      reader({ timeoutMs: 300 }).read(settings({ endpoint: silent.base }), "cat.jpg"),
+      "SOURCE_TIMEOUT",
+    );
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(silent.connections).toBe(1);
     await waitFor(() => silent.open.size === 0);
@@ -218,13 +268,18 @@ describe("time limit", () => {
       const timer = setInterval(() => res.write(Buffer.alloc(1)), 50);
       res.on("close", () => clearInterval(timer));
     });
-    await expectAppError(reader({ timeoutMs: 300 }).read(settings({ endpoint: trickle.base }), "cat.jpg"), "SOURCE_TIMEOUT");
+    await expectAppError(
+      reader({ timeoutMs: 300 }).read(settings({ endpoint: trickle.base }), "cat.jpg"),
+      "SOURCE_TIMEOUT",
+    );
     await waitFor(() => trickle.open.size === 0);
   });
 
   it("honours the caller's deadline", async () => {
     const silent = await fakeS3(() => undefined);
-    const read = reader({ timeoutMs: 10_000 }).read(settings({ endpoint: silent.base }), "cat.jpg", { signal: AbortSignal.timeout(200) });
+    const read = reader({ timeoutMs: 10_000 }).read(settings({ endpoint: silent.base }), "cat.jpg", {
+      signal: AbortSignal.timeout(200),
+    });
     await expectAppError(read, "SOURCE_TIMEOUT");
   });
 });
@@ -238,13 +293,25 @@ describe("network policy", () => {
 
   it("refuses a loopback endpoint when loopback is closed, without connecting", async () => {
     await expectBlocked(reader({ allowLoopback: false }).read(settings({ endpoint: trap.base }), "cat.jpg"));
-    await expectBlocked(reader({ allowLoopback: false }).read(settings({ endpoint: `http://[::ffff:127.0.0.1]:${trap.port}` }), "cat.jpg"));
-    await expectBlocked(reader({ allowLoopback: true }).read(settings({ endpoint: `http://localhost:${trap.port}` }), "cat.jpg"));
+    await expectBlocked(
+      reader({ allowLoopback: false }).read(
+        settings({ endpoint: `http://[::ffff:127.0.0.1]:${trap.port}` }),
+        "cat.jpg",
+      ),
+    );
+    await expectBlocked(
+      reader({ allowLoopback: true }).read(settings({ endpoint: `http://localhost:${trap.port}` }), "cat.jpg"),
+    );
   });
 
   it("refuses a host name that resolves to loopback, at the dial, without connecting", async () => {
     const net = network({ "bucket.example.com": ["127.0.0.1"] });
-    await expectBlocked(reader({ allowLoopback: false }, net.net).read(settings({ endpoint: `http://bucket.example.com:${trap.port}` }), "cat.jpg"));
+    await expectBlocked(
+      reader({ allowLoopback: false }, net.net).read(
+        settings({ endpoint: `http://bucket.example.com:${trap.port}` }),
+        "cat.jpg",
+      ),
+    );
     expect(net.lookups).toEqual(["bucket.example.com"]);
     expect(net.dials).toEqual([]);
   });
@@ -264,7 +331,9 @@ describe("network policy", () => {
   it("checks the virtual-hosted name the SDK derives from the bucket, not only the endpoint", async () => {
     const net = network({ "s3.amazonaws.com": [PUBLIC_IP], [`${bucket}.s3.amazonaws.com`]: ["10.0.0.5"] });
     const endpoint = `http://s3.amazonaws.com:${s3rverPort()}`;
-    await expectBlocked(reader({ allowLoopback: false }, net.net).read(settings({ endpoint, forcePathStyle: false }), "cat.jpg"));
+    await expectBlocked(
+      reader({ allowLoopback: false }, net.net).read(settings({ endpoint, forcePathStyle: false }), "cat.jpg"),
+    );
     expect(net.dials).toEqual([]);
   });
 
@@ -276,7 +345,10 @@ describe("network policy", () => {
     ["no URL at all", "s3.example.com"],
   ])("refuses an endpoint with %s", async (_label, endpoint) => {
     const net = network({ "s3.example.com": [PUBLIC_IP] });
-    const error = await expectAppError(reader({}, net.net).read(settings({ endpoint }), "cat.jpg"), "SOURCE_NOT_ALLOWED");
+    const error = await expectAppError(
+      reader({}, net.net).read(settings({ endpoint }), "cat.jpg"),
+      "SOURCE_NOT_ALLOWED",
+    );
     expect(error.message).not.toContain("hunter2");
     expect(net.lookups).toEqual([]);
   });
@@ -302,7 +374,10 @@ describe("object keys", () => {
   });
 
   it("counts the prefix in the key length", async () => {
-    await expectAppError(reader().read(settings({ endpoint: trap.base, prefix: "p/".repeat(300) }), "x".repeat(500)), "INVALID_SOURCE");
+    await expectAppError(
+      reader().read(settings({ endpoint: trap.base, prefix: "p/".repeat(300) }), "x".repeat(500)),
+      "INVALID_SOURCE",
+    );
     expect(trap.connections).toBe(0);
   });
 

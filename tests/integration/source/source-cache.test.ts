@@ -5,11 +5,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createSourceFetcher, parseSource } from "@/server/source";
 import { createScratchDirectory } from "@/server/scratch-directory";
 import { createDownloadThread } from "@/server/source/download-thread/download-thread";
-import { createSourceCache as createCache, type CachedSource, type SourceCacheOptions } from "@/server/source/source-cache";
+import {
+  createSourceCache as createCache,
+  type CachedSource,
+  type SourceCacheOptions,
+} from "@/server/source/source-cache";
 import { TEST_DOWNLOAD_THREAD } from "../../support/app";
 import { startOrigin, type Origin } from "../../support/origin";
 
-const fetcher = createSourceFetcher({ limits: { maxBytes: 1_000_000, timeoutMs: 5_000, maxRedirects: 3, allowLoopback: true }, localRoot: null });
+const fetcher = createSourceFetcher({
+  limits: { maxBytes: 1_000_000, timeoutMs: 5_000, maxRedirects: 3, allowLoopback: true },
+  localRoot: null,
+});
 let origin: Origin;
 let body = Buffer.alloc(10_000, 1);
 let headers: Record<string, string> = {};
@@ -18,7 +25,10 @@ let headers: Record<string, string> = {};
 function photo(request: http.IncomingMessage, response: http.ServerResponse): void {
   const etag = headers.ETag;
   const modified = headers["Last-Modified"];
-  if ((etag && request.headers["if-none-match"] === etag) || (modified && request.headers["if-modified-since"] === modified)) {
+  if (
+    (etag && request.headers["if-none-match"] === etag) ||
+    (modified && request.headers["if-modified-since"] === modified)
+  ) {
     response.writeHead(304, headers).end();
     return;
   }
@@ -28,7 +38,10 @@ function photo(request: http.IncomingMessage, response: http.ServerResponse): vo
 beforeAll(async () => {
   origin = await startOrigin({ "/photo.jpg": photo, "/missing.jpg": (_q, r) => void r.writeHead(404).end() });
 });
-const thread = createDownloadThread({ entry: TEST_DOWNLOAD_THREAD, limits: { maxBytes: 1_000_000, timeoutMs: 5_000, maxRedirects: 3, allowLoopback: true } });
+const thread = createDownloadThread({
+  entry: TEST_DOWNLOAD_THREAD,
+  limits: { maxBytes: 1_000_000, timeoutMs: 5_000, maxRedirects: 3, allowLoopback: true },
+});
 afterAll(async () => {
   await origin.close();
   await thread.close();
@@ -131,10 +144,14 @@ describe.each([
     body = Buffer.alloc(10_000, 4);
     const directory = createScratchDirectory("optstuff-test-sources-");
     const cache = createSourceCache({ maxBytes: 40_000, directory });
-    const [first, second] = await Promise.all([cache.fetch("a", location(), {}, fetcher), cache.fetch("a", location(), {}, fetcher)]);
+    const [first, second] = await Promise.all([
+      cache.fetch("a", location(), {}, fetcher),
+      cache.fetch("a", location(), {}, fetcher),
+    ]);
     expect(first!.file.path).not.toBe(second!.file.path);
     // Four newer originals push "a" out of the cache while its callers still hold it.
-    for (const key of ["b", "c", "d", "e"]) await cache.fetch(key, location(), {}, fetcher).then((s) => s.file.release());
+    for (const key of ["b", "c", "d", "e"])
+      await cache.fetch(key, location(), {}, fetcher).then((s) => s.file.release());
     expect(cache.stats()).toMatchObject({ entries: 4, bytes: 40_000 });
     expect(bytesOf(first!).equals(body)).toBe(true);
     expect(first!.file.size).toBe(body.length);

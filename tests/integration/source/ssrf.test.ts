@@ -328,7 +328,11 @@ describe("DNS rebinding", () => {
   it("re-checks the new answer on the next connection (a redirect back to the same name)", async () => {
     const network = makeNetwork({ "rebind.test": rebinding });
     const target = `http://rebind.test:${trap4.port}/x.png`;
-    await expectRefused(`http://rebind.test/redirect?to=${encodeURIComponent(target)}`, "SOURCE_REDIRECT_FORBIDDEN", network);
+    await expectRefused(
+      `http://rebind.test/redirect?to=${encodeURIComponent(target)}`,
+      "SOURCE_REDIRECT_FORBIDDEN",
+      network,
+    );
     expect(network.lookups).toEqual(["rebind.test", "rebind.test"]);
     expect(network.dials).toEqual([{ address: PUBLIC_IP, port: 80 }]);
   });

@@ -26,7 +26,11 @@ beforeAll(async () => {
   // A flush sweeps every bucket in its Redis: its own redis-server, never one shared with other files.
   redis = testRedisSettings() ? await startRealRedis() : null;
   // The jobs' clock runs three minutes ahead, so the minute just served is old enough to flush.
-  app = await createTestApp({ sourceHosts: [origin.host], redis: redis?.settings ?? null, now: () => new Date(Date.now() + 3 * 60_000) });
+  app = await createTestApp({
+    sourceHosts: [origin.host],
+    redis: redis?.settings ?? null,
+    now: () => new Date(Date.now() + 3 * 60_000),
+  });
 }, 60_000);
 afterAll(async () => {
   await app?.close();
@@ -34,19 +38,33 @@ afterAll(async () => {
   await origin?.close();
 });
 
-const call = (job: "flush-usage-buffer" | "daily-maintenance", authorization?: string, services: Partial<Services> = {}) =>
-  createCronRouteHandler(async () => ({ ...app.services, ...services }), job)(
-    new Request(`http://optstuff.test/api/cron/${job}`, { headers: authorization ? { authorization } : {} }),
-  );
+const call = (
+  job: "flush-usage-buffer" | "daily-maintenance",
+  authorization?: string,
+  services: Partial<Services> = {},
+) =>
+  createCronRouteHandler(
+    async () => ({ ...app.services, ...services }),
+    job,
+  )(new Request(`http://optstuff.test/api/cron/${job}`, { headers: authorization ? { authorization } : {} }));
 
 describe("cron routes", () => {
   it("refuse without the bearer secret, and stay closed when no secret is configured", async () => {
-    for (const authorization of [undefined, "Bearer wrong", `Bearer ${SECRET}x`, "Bearer ", `Basic ${SECRET}`, SECRET]) {
+    for (const authorization of [
+      undefined,
+      "Bearer wrong",
+      `Bearer ${SECRET}x`,
+      "Bearer ",
+      `Basic ${SECRET}`,
+      SECRET,
+    ]) {
       const response = await call("flush-usage-buffer", authorization);
       expect(response.status).toBe(401);
       expect(await response.json()).toMatchObject({ ok: false, code: "CRON_UNAUTHORIZED" });
     }
-    const closed = await call("daily-maintenance", `Bearer ${SECRET}`, { secrets: { ...app.services.secrets, cron: null } });
+    const closed = await call("daily-maintenance", `Bearer ${SECRET}`, {
+      secrets: { ...app.services.secrets, cron: null },
+    });
     expect(closed.status).toBe(503);
     expect(await closed.json()).toMatchObject({ code: "CRON_NOT_CONFIGURED" });
     expect((await cronRunState(app.services.database.db, "daily-maintenance")).lastStartedAt).toBeNull();
@@ -100,11 +118,29 @@ describe("cron routes", () => {
     const now = Date.now() + 3 * 60_000;
     const day = 24 * 60 * 60 * 1000;
     await db.insert(requestLog).values([
-      { requestId: "old", projectId: app.projectId, status: "success", httpStatus: 200, createdAt: new Date(now - 31 * day) },
-      { requestId: "recent", projectId: app.projectId, status: "success", httpStatus: 200, createdAt: new Date(now - 29 * day) },
+      {
+        requestId: "old",
+        projectId: app.projectId,
+        status: "success",
+        httpStatus: 200,
+        createdAt: new Date(now - 31 * day),
+      },
+      {
+        requestId: "recent",
+        projectId: app.projectId,
+        status: "success",
+        httpStatus: 200,
+        createdAt: new Date(now - 29 * day),
+      },
     ]);
-    const expiring = await createApiKey({ db, secretBox: app.services.secretBox }, { projectId: app.projectId, name: "expiring" });
-    await db.update(apiKeys).set({ expiresAt: new Date(now - 1000) }).where(eq(apiKeys.id, expiring.id));
+    const expiring = await createApiKey(
+      { db, secretBox: app.services.secretBox },
+      { projectId: app.projectId, name: "expiring" },
+    );
+    await db
+      .update(apiKeys)
+      .set({ expiresAt: new Date(now - 1000) })
+      .where(eq(apiKeys.id, expiring.id));
     await db.insert(invalidationRetry).values({ keys: [redisKeys.apiKeyConfig("pk_queued")] });
     await db.insert(usageFlushLedger).values([
       { bucket: "202001010000", claim: "old", rows: 1, requests: 1, bytes: 1, flushedAt: new Date(now - 16 * day) },
@@ -127,7 +163,9 @@ describe("cron routes", () => {
     expect(await db.select().from(invalidationRetry)).toHaveLength(0);
     expect((await db.select().from(usageFlushLedger)).map((r) => r.claim)).toContain("kept");
     // A second run finds nothing left to mark.
-    expect((await (await call("daily-maintenance", `Bearer ${SECRET}`)).json()).parts.expiredKeys.result.marked).toBe(0);
+    expect((await (await call("daily-maintenance", `Bearer ${SECRET}`)).json()).parts.expiredKeys.result.marked).toBe(
+      0,
+    );
   });
 
   it("answers 500 naming the part that failed, after running the others", async () => {
@@ -135,7 +173,13 @@ describe("cron routes", () => {
     kv.scan = async () => {
       throw new Error("redis unreachable");
     };
-    const cron = createCronJobs({ db: app.services.database.db, kv, invalidate: app.services.invalidate, logger: createLogger("error"), now: () => new Date() });
+    const cron = createCronJobs({
+      db: app.services.database.db,
+      kv,
+      invalidate: app.services.invalidate,
+      logger: createLogger("error"),
+      now: () => new Date(),
+    });
     const response = await call("daily-maintenance", `Bearer ${SECRET}`, { cron });
     expect(response.status).toBe(500);
     const report = await response.json();
@@ -153,7 +197,13 @@ describe("invalidation retry queue", () => {
     await kv.set(redisKeys.apiKeyConfig("pk_stale"), "{}", { ttlSeconds: 60 });
     const refused = async () => Promise.reject(new Error("connection refused"));
     const broken = { ...kv, del: refused, set: refused };
-    const invalidate = createConfigInvalidator({ l1: null, kv: broken, logger: createLogger("error"), counters: createCounters(), queue: createInvalidationQueue(db) });
+    const invalidate = createConfigInvalidator({
+      l1: null,
+      kv: broken,
+      logger: createLogger("error"),
+      counters: createCounters(),
+      queue: createInvalidationQueue(db),
+    });
     await invalidate.apiKeys(["pk_stale"]);
     const queued = await db.select().from(invalidationRetry);
     expect(queued.map((r) => r.keys)).toEqual([[redisKeys.apiKeyConfig("pk_stale")]]);
@@ -169,11 +219,19 @@ describe("invalidation retry queue", () => {
 describe("flush route options", () => {
   it("flushes the current minute on request, and refuses a lag that is not a whole number of seconds", async () => {
     const handler = createCronRouteHandler(async () => app.services, "flush-usage-buffer");
-    const ask = (query: string) => handler(new Request(`http://optstuff.test/api/cron/flush-usage-buffer${query}`, { headers: { authorization: `Bearer ${SECRET}` } }));
+    const ask = (query: string) =>
+      handler(
+        new Request(`http://optstuff.test/api/cron/flush-usage-buffer${query}`, {
+          headers: { authorization: `Bearer ${SECRET}` },
+        }),
+      );
     for (const bad of ["-1", "1.5", "abc", "3601", ""]) {
       const response = await ask(`?safetyLagSeconds=${bad}`);
       expect(response.status).toBe(400);
-      expect(await response.json()).toMatchObject({ code: "INVALID_INPUT", message: expect.stringContaining("safetyLagSeconds") });
+      expect(await response.json()).toMatchObject({
+        code: "INVALID_INPUT",
+        message: expect.stringContaining("safetyLagSeconds"),
+      });
     }
     const response = await app.fetch(app.signedPath("w_99", `http://${origin.host}/a.png`));
     const bytes = (await response.arrayBuffer()).byteLength;

@@ -12,13 +12,20 @@ import { createUsageWorld, minutesBefore, type UsageWorld } from "../../support/
  * request log and flushed in one transaction per batch with the ledger: the same exactly-once as the
  * Redis buckets, on PGlite and PostgreSQL.
  */
-const options: FlushOptions = { safetyLagMs: 5_000, bucketsPerBatch: 2, releaseChunk: 1, lockTtlSeconds: 30, budgetMs: 60_000 };
+const options: FlushOptions = {
+  safetyLagMs: 5_000,
+  bucketsPerBatch: 2,
+  releaseChunk: 1,
+  lockTtlSeconds: 30,
+  budgetMs: 60_000,
+};
 
 let world: UsageWorld;
 const now = () => new Date();
 const flush = (extra: Partial<Parameters<typeof flushUsageBuffer>[0]> = {}, more: Partial<FlushOptions> = {}) =>
   flushUsageBuffer({ kv: world.kv, db: world.db, now, ...extra }, { ...options, ...more });
-const buffered = async (apiKeyId: string) => world.db.select().from(usageBuffer).where(eq(usageBuffer.apiKeyId, apiKeyId));
+const buffered = async (apiKeyId: string) =>
+  world.db.select().from(usageBuffer).where(eq(usageBuffer.apiKeyId, apiKeyId));
 
 beforeAll(async () => {
   world = await createUsageWorld("in-process");
@@ -34,7 +41,12 @@ describe("usage buffered in the database", () => {
     await world.serveInDatabase(key, current, 3, 7);
 
     const report = await flush();
-    expect(report).toMatchObject({ outcome: "flushed", requests: ready.requests, bytes: ready.bytes, droppedRequests: 0 });
+    expect(report).toMatchObject({
+      outcome: "flushed",
+      requests: ready.requests,
+      bytes: ready.bytes,
+      droppedRequests: 0,
+    });
     expect(report.buckets).toMatchObject({ applied: 5, skippedRecent: 1 });
     expect(await world.recorded(key)).toEqual(ready);
     expect((await buffered(key)).map((row) => row.bucket)).toEqual([minuteStamp(current)]);
@@ -55,23 +67,26 @@ describe("usage buffered in the database", () => {
     ["claimed", 6 + 5],
     ["ledger-written", 6 + 5],
     ["committed", 6 + 5 + 4 + 3],
-  ] as const)("counts exactly once when a flush crashes at %s (%i requests applied) and a later one re-runs", async (step, appliedBeforeCrash) => {
-    const key = await world.newKey();
-    for (let m = 2; m <= 6; m++) await world.serveInDatabase(key, minutesBefore(now(), m), m, 3 * m);
-    // The second time: the Redis half scans first; the database half's batches are two minutes each,
-    // so a crash in its second batch rolls that batch back and leaves the first applied.
-    let reached = 0;
-    const crash = async (at: string) => {
-      if (at === step && ++reached === 2) throw new Error(`crash at ${step}`);
-    };
-    await expect(flush({ faults: crash })).rejects.toThrow(`crash at ${step}`);
-    expect((await world.recorded(key)).requests).toBe(appliedBeforeCrash);
-    // Late increments for the same minutes, before the re-run.
-    await world.serveInDatabase(key, minutesBefore(now(), 3), 4, 11);
-    await flush();
-    expect(await world.recorded(key)).toEqual(world.expected(key));
-    expect(await buffered(key)).toEqual([]);
-  });
+  ] as const)(
+    "counts exactly once when a flush crashes at %s (%i requests applied) and a later one re-runs",
+    async (step, appliedBeforeCrash) => {
+      const key = await world.newKey();
+      for (let m = 2; m <= 6; m++) await world.serveInDatabase(key, minutesBefore(now(), m), m, 3 * m);
+      // The second time: the Redis half scans first; the database half's batches are two minutes each,
+      // so a crash in its second batch rolls that batch back and leaves the first applied.
+      let reached = 0;
+      const crash = async (at: string) => {
+        if (at === step && ++reached === 2) throw new Error(`crash at ${step}`);
+      };
+      await expect(flush({ faults: crash })).rejects.toThrow(`crash at ${step}`);
+      expect((await world.recorded(key)).requests).toBe(appliedBeforeCrash);
+      // Late increments for the same minutes, before the re-run.
+      await world.serveInDatabase(key, minutesBefore(now(), 3), 4, 11);
+      await flush();
+      expect(await world.recorded(key)).toEqual(world.expected(key));
+      expect(await buffered(key)).toEqual([]);
+    },
+  );
 
   it("stands aside while another flush holds the lock, so concurrent flushes apply each minute once", async () => {
     const key = await world.newKey();
@@ -114,7 +129,10 @@ describe("usage buffered in the database", () => {
   it("drops usage of keys and projects deleted before or during the flush, and says how much", async () => {
     const kept = await world.newKey();
     const gone = await world.newKey();
-    const [otherProject] = await world.db.insert(projects).values({ teamId: (await world.db.select().from(projects))[0]!.teamId, name: "gone", slug: "gone-db" }).returning();
+    const [otherProject] = await world.db
+      .insert(projects)
+      .values({ teamId: (await world.db.select().from(projects))[0]!.teamId, name: "gone", slug: "gone-db" })
+      .returning();
     const ofDeletedProject = await world.newKey(otherProject!.id);
     const minute = minutesBefore(now(), 3);
     await world.serveInDatabase(kept, minute, 4);
@@ -125,7 +143,12 @@ describe("usage buffered in the database", () => {
     const report = await flush();
     expect(report.droppedRequests).toBe(6 + 3);
     expect(await world.recorded(kept)).toEqual(world.expected(kept));
-    expect(await world.db.select().from(usageBuffer).where(eq(usageBuffer.bucket, minuteStamp(minute)))).toEqual([]);
+    expect(
+      await world.db
+        .select()
+        .from(usageBuffer)
+        .where(eq(usageBuffer.bucket, minuteStamp(minute))),
+    ).toEqual([]);
   });
 });
 
@@ -135,13 +158,28 @@ describe("the request log as the meter", () => {
     const counters = createCounters();
     let draws = 0;
     const log = createRequestLog(
-      { db: world.db, kv: world.kv, counters, logSampled: () => {}, random: () => (draws++ % 2) / 2, metersUsage: true },
+      {
+        db: world.db,
+        kv: world.kv,
+        counters,
+        logSampled: () => {},
+        random: () => (draws++ % 2) / 2,
+        metersUsage: true,
+      },
       { successSampleRate: 0.5, failuresPerProjectMinute: 10, batchSize: 1000, batchWindowMs: 10 },
     );
     expect(log.metersUsage).toBe(true);
     const at = minutesBefore(now(), 2);
     const served = (i: number, projectId = world.projectId) =>
-      ({ requestId: `metered-${key}-${i}`, status: "success", httpStatus: 200, projectId, apiKeyId: key, sentBytes: 100 + i, durationMs: 2 }) as const;
+      ({
+        requestId: `metered-${key}-${i}`,
+        status: "success",
+        httpStatus: 200,
+        projectId,
+        apiKeyId: key,
+        sentBytes: 100 + i,
+        durationMs: 2,
+      }) as const;
     await Promise.all(Array.from({ length: 10 }, (_, i) => log.record(served(i), at)));
     await log.record({ ...served(10), status: "source_error", httpStatus: 502 }, at); // logged, not metered
     const rows = (await world.db.select().from(requestLog)).filter((r) => r.requestId.startsWith(`metered-${key}-`));
@@ -149,9 +187,15 @@ describe("the request log as the meter", () => {
     expect(await buffered(key)).toMatchObject([{ bucket: minuteStamp(at), requests: 10, bytes: 10 * 100 + 45 }]);
 
     // A row for a project deleted meanwhile fails the batch's INSERT: the usage is written alone.
-    const [doomed] = await world.db.insert(projects).values({ teamId: (await world.db.select().from(projects))[0]!.teamId, name: "doomed", slug: "doomed-db" }).returning();
+    const [doomed] = await world.db
+      .insert(projects)
+      .values({ teamId: (await world.db.select().from(projects))[0]!.teamId, name: "doomed", slug: "doomed-db" })
+      .returning();
     await world.db.delete(projects).where(eq(projects.id, doomed!.id));
-    await Promise.all([log.record({ ...served(11), status: "source_error", httpStatus: 502, projectId: doomed!.id }, at), log.record(served(12), at)]);
+    await Promise.all([
+      log.record({ ...served(11), status: "source_error", httpStatus: 502, projectId: doomed!.id }, at),
+      log.record(served(12), at),
+    ]);
     expect(counters.get("request_log_rows_lost")).toBeGreaterThanOrEqual(1);
     expect(counters.get("usage_increment_lost")).toBe(0);
     expect((await buffered(key))[0]!.requests).toBe(11);
@@ -162,7 +206,18 @@ describe("the request log as the meter", () => {
     const log = createRequestLog({ db: world.db, kv: world.kv, counters: createCounters(), logSampled: () => {} });
     expect(log.metersUsage).toBe(false);
     const key = await world.newKey();
-    await log.record({ requestId: "unmetered", status: "success", httpStatus: 200, projectId: world.projectId, apiKeyId: key, sentBytes: 5, durationMs: 1 }, now());
+    await log.record(
+      {
+        requestId: "unmetered",
+        status: "success",
+        httpStatus: 200,
+        projectId: world.projectId,
+        apiKeyId: key,
+        sentBytes: 5,
+        durationMs: 1,
+      },
+      now(),
+    );
     expect(await buffered(key)).toEqual([]);
   });
 });

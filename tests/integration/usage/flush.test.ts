@@ -5,12 +5,19 @@ import { apiKeys, projects, usageFlushLedger, usageRecord } from "@/server/db/sc
 import { flushUsageBuffer, type FlushOptions } from "@/server/usage/flush-usage-buffer";
 import { createUsageWorld, minutesBefore, type CoordinationKind, type UsageWorld } from "../../support/usage-world";
 
-const options: FlushOptions = { safetyLagMs: 60_000, bucketsPerBatch: 2, releaseChunk: 1, lockTtlSeconds: 30, budgetMs: 60_000 };
+const options: FlushOptions = {
+  safetyLagMs: 60_000,
+  bucketsPerBatch: 2,
+  releaseChunk: 1,
+  lockTtlSeconds: 30,
+  budgetMs: 60_000,
+};
 
 describe.each<CoordinationKind>(["in-process", "redis-server"])("usage flush (%s)", (kind) => {
   let world: UsageWorld;
   const now = () => new Date();
-  const flush = (extra: Partial<Parameters<typeof flushUsageBuffer>[0]> = {}) => flushUsageBuffer({ kv: world.kv, db: world.db, now, ...extra }, options);
+  const flush = (extra: Partial<Parameters<typeof flushUsageBuffer>[0]> = {}) =>
+    flushUsageBuffer({ kv: world.kv, db: world.db, now, ...extra }, options);
 
   beforeAll(async () => {
     world = await createUsageWorld(kind);
@@ -20,7 +27,11 @@ describe.each<CoordinationKind>(["in-process", "redis-server"])("usage flush (%s
   it("applies ready buckets once, per UTC date, leaves recent ones, and deletes what it applied", async () => {
     const key = await world.newKey();
     const midnight = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()));
-    const [lastOfYesterday, firstOfToday, recent] = [new Date(midnight.getTime() - 30_000), new Date(midnight.getTime() + 30_000), now()];
+    const [lastOfYesterday, firstOfToday, recent] = [
+      new Date(midnight.getTime() - 30_000),
+      new Date(midnight.getTime() + 30_000),
+      now(),
+    ];
     const old = minutesBefore(now(), 5);
     await world.serve(key, lastOfYesterday, 3, 1000);
     await world.serve(key, firstOfToday > old ? old : firstOfToday, 4, 10);
@@ -29,7 +40,12 @@ describe.each<CoordinationKind>(["in-process", "redis-server"])("usage flush (%s
     await world.serve(key, recent, 5, 1);
 
     const report = await flush();
-    expect(report).toMatchObject({ outcome: "flushed", requests: tallyBeforeRecent.requests, bytes: tallyBeforeRecent.bytes, droppedRequests: 0 });
+    expect(report).toMatchObject({
+      outcome: "flushed",
+      requests: tallyBeforeRecent.requests,
+      bytes: tallyBeforeRecent.bytes,
+      droppedRequests: 0,
+    });
     expect(report.buckets.skippedRecent).toBe(1);
     expect(await world.recorded(key)).toEqual(tallyBeforeRecent);
     const rows = await world.db.select().from(usageRecord).where(eq(usageRecord.apiKeyId, key));
@@ -134,7 +150,10 @@ describe.each<CoordinationKind>(["in-process", "redis-server"])("usage flush (%s
     const kept = await world.newKey();
     const gone = await world.newKey();
     const doomed = await world.newKey();
-    const [otherProject] = await world.db.insert(projects).values({ teamId: (await world.db.select().from(projects))[0]!.teamId, name: "gone", slug: `gone-${kind}` }).returning();
+    const [otherProject] = await world.db
+      .insert(projects)
+      .values({ teamId: (await world.db.select().from(projects))[0]!.teamId, name: "gone", slug: `gone-${kind}` })
+      .returning();
     const ofDeletedProject = await world.newKey(otherProject!.id);
     const minute = minutesBefore(now(), 3);
     await world.serve(kept, minute, 4);
@@ -144,7 +163,9 @@ describe.each<CoordinationKind>(["in-process", "redis-server"])("usage flush (%s
     await world.db.delete(apiKeys).where(eq(apiKeys.id, gone));
     await world.db.delete(projects).where(eq(projects.id, otherProject!.id));
     await world.kv.incrementHash(redisKeys.usageBucket(minute), { "not-a-field": 1, "x|y|req": 2 }, 600);
-    const report = await flush({ faults: async (at) => void (at === "claimed" && (await world.db.delete(apiKeys).where(eq(apiKeys.id, doomed)))) });
+    const report = await flush({
+      faults: async (at) => void (at === "claimed" && (await world.db.delete(apiKeys).where(eq(apiKeys.id, doomed)))),
+    });
     expect(report.droppedRequests).toBe(6 + 2 + 3);
     expect(await world.recorded(kept)).toEqual(world.expected(kept));
     expect(await world.kv.ttl(redisKeys.usageBucket(minute))).toBe(-2);

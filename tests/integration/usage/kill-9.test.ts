@@ -24,13 +24,22 @@ afterAll(async () => {
 });
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
 async function startEmbedded(): Promise<{ child: ChildProcess; baseUrl: string }> {
   // tsx as a loader of this very process: its CLI would run the app in a child that a SIGKILL misses.
   const child = spawn(process.execPath, ["--import", "tsx", "tests/support/embedded-instance.ts"], {
-    env: { ...process.env, NODE_ENV: "production", OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      OPTSTUFF_DATA_DIR: dataDir,
+      DATABASE_URL: "",
+      UPSTASH_REDIS_REST_URL: "",
+      UPSTASH_REDIS_REST_TOKEN: "",
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
@@ -84,22 +93,35 @@ it("meters every request served before a kill -9 exactly once, and a request is 
 
   const next = await startEmbedded();
   const { cron } = JSON.parse(readFileSync(path.join(dataDir, "secrets.json"), "utf8")) as { cron: string };
-  const flushed = await fetch(`${next.baseUrl}/api/cron/flush-usage-buffer?safetyLagSeconds=0`, { headers: { authorization: `Bearer ${cron}` } });
+  const flushed = await fetch(`${next.baseUrl}/api/cron/flush-usage-buffer?safetyLagSeconds=0`, {
+    headers: { authorization: `Bearer ${cron}` },
+  });
   expect(flushed.status).toBe(200);
   expect(await flushed.json()).toMatchObject({ ok: true, outcome: "flushed", droppedRequests: 0 });
   await kill9(next.child);
 
   const database = await openDatabase({ kind: "pglite", dataDir });
   try {
-    const [usage] = await database.db.select({ requests: sql<number>`coalesce(sum(${usageRecord.requests}), 0)::float8`, bytes: sql<number>`coalesce(sum(${usageRecord.bytes}), 0)::float8` }).from(usageRecord);
-    const logged = await database.db.select({ width: requestLog.operations, bytes: requestLog.outputBytes }).from(requestLog).where(eq(requestLog.status, "success"));
+    const [usage] = await database.db
+      .select({
+        requests: sql<number>`coalesce(sum(${usageRecord.requests}), 0)::float8`,
+        bytes: sql<number>`coalesce(sum(${usageRecord.bytes}), 0)::float8`,
+      })
+      .from(usageRecord);
+    const logged = await database.db
+      .select({ width: requestLog.operations, bytes: requestLog.outputBytes })
+      .from(requestLog)
+      .where(eq(requestLog.status, "success"));
     const firstRound = logged.filter((row) => /^w_4\d,/.test(row.width ?? ""));
     const secondRound = logged.filter((row) => /^w_5\d,/.test(row.width ?? ""));
     expect(firstRound).toHaveLength(N);
     expect(firstRound.reduce((sum, row) => sum + (row.bytes ?? 0), 0)).toBe(bytes);
     expect(secondRound.length).toBeLessThanOrEqual(8);
     // Metering equals the log, request for request and byte for byte.
-    expect(usage).toEqual({ requests: N + secondRound.length, bytes: logged.reduce((sum, row) => sum + (row.bytes ?? 0), 0) });
+    expect(usage).toEqual({
+      requests: N + secondRound.length,
+      bytes: logged.reduce((sum, row) => sum + (row.bytes ?? 0), 0),
+    });
   } finally {
     await database.close();
   }

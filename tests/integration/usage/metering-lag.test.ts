@@ -45,7 +45,14 @@ it("meters a request at the first scheduled run after its minute and the lag, wi
   expect(lastServed).toBeLessThan(minute + 60_000);
   const { services } = app;
   const jobsAt = (at: number) =>
-    createCronJobs({ db: services.database.db, kv: services.coordination.kv, invalidate: services.invalidate, logger: createLogger("error"), now: () => new Date(at), schedule: () => defaultSchedule });
+    createCronJobs({
+      db: services.database.db,
+      kv: services.coordination.kv,
+      invalidate: services.invalidate,
+      logger: createLogger("error"),
+      now: () => new Date(at),
+      schedule: () => defaultSchedule,
+    });
 
   // A hair before the minute is past the safety lag, it waits.
   const early = await jobsAt(minute + 60_000 + defaultFlushOptions.safetyLagMs - 1).flushUsage();

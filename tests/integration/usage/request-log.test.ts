@@ -21,7 +21,8 @@ afterAll(async () => {
   await origin?.close();
 });
 
-const rowsOf = (status: string) => app.services.database.db.select().from(requestLog).where(eq(requestLog.status, status));
+const rowsOf = (status: string) =>
+  app.services.database.db.select().from(requestLog).where(eq(requestLog.status, status));
 
 describe("request log", () => {
   it("writes a served image after the response, without the source's query or fragment", async () => {
@@ -65,7 +66,12 @@ describe("request log", () => {
     );
     const at = new Date();
     await Promise.all(
-      Array.from({ length: 40 }, (_, i) => log.record({ requestId: `sampled-${i}`, status: "success", httpStatus: 200, projectId: app.projectId, durationMs: 3 }, at)),
+      Array.from({ length: 40 }, (_, i) =>
+        log.record(
+          { requestId: `sampled-${i}`, status: "success", httpStatus: 200, projectId: app.projectId, durationMs: 3 },
+          at,
+        ),
+      ),
     );
     const written = (await db.select().from(requestLog)).filter((r) => r.requestId.startsWith("sampled-"));
     expect(written).toHaveLength(20);

@@ -15,13 +15,24 @@ describe("client kit: signatures", () => {
 
   it("builds the same URL as the server's own builder, byte for byte", async () => {
     for (const [operations, source, exp] of vectors) {
-      const fromKit = await signUrl({ ...keys, operations, source, ...(exp ? { expiresIn: 60, expiryBucket: 1, now: (exp - 60) * 1000 } : {}) });
+      const fromKit = await signUrl({
+        ...keys,
+        operations,
+        source,
+        ...(exp ? { expiresIn: 60, expiryBucket: 1, now: (exp - 60) * 1000 } : {}),
+      });
       expect(fromKit).toBe(buildSignedUrl({ ...keys, operations, source, exp }));
     }
   });
 
   it("signs what the builder produces", async () => {
-    const url = new URL(await signUrl({ ...keys, operations: { width: 640, format: "avif", quality: 60 }, source: "cdn.example.com/a.jpg" }));
+    const url = new URL(
+      await signUrl({
+        ...keys,
+        operations: { width: 640, format: "avif", quality: 60 },
+        source: "cdn.example.com/a.jpg",
+      }),
+    );
     expect(url.pathname).toBe("/api/v1/shop/w_640%2Cq_60%2Cf_avif/cdn.example.com/a.jpg");
     expect(url.searchParams.get("sig")).toBe(sign(SECRET, "w_640,q_60,f_avif/cdn.example.com/a.jpg"));
   });
@@ -29,8 +40,12 @@ describe("client kit: signatures", () => {
   it("refuses an empty source, a slash in the operations and a non-positive lifetime", async () => {
     await expect(signUrl({ ...keys, operations: "w_1", source: "" })).rejects.toThrow(RangeError);
     // Contract §2: without exp, a source ending in ?exp=N is what the server refuses.
-    await expect(signUrl({ ...keys, operations: "w_1", source: "cdn.example.com/a.jpg?exp=1" })).rejects.toThrow(/expiresIn/);
-    expect(await signUrl({ ...keys, operations: "w_1", source: "cdn.example.com/a.jpg?exp=1", expiresIn: 60 })).toContain("exp=");
+    await expect(signUrl({ ...keys, operations: "w_1", source: "cdn.example.com/a.jpg?exp=1" })).rejects.toThrow(
+      /expiresIn/,
+    );
+    expect(
+      await signUrl({ ...keys, operations: "w_1", source: "cdn.example.com/a.jpg?exp=1", expiresIn: 60 }),
+    ).toContain("exp=");
     await expect(signUrl({ ...keys, operations: "w_1/x", source: "a.com/b.jpg" })).rejects.toThrow(/one path segment/);
     await expect(signUrl({ ...keys, source: "a.com/b.jpg", expiresIn: 0 })).rejects.toThrow(/expiresIn/);
   });
@@ -65,9 +80,18 @@ describe("client kit: operations builder against the server's parser", () => {
   const cases: Array<[Parameters<typeof buildOperations>[0], string]> = [
     [{}, "_"],
     [{ width: 800, format: "webp" }, "w_800,f_webp"],
-    [{ width: 1, height: 8192, fit: "inside", embed: true, dpr: 2.5, gravity: "attention", enlarge: true }, "w_1,h_8192,fit_inside,embed,dpr_2.5,g_attention,enlarge"],
-    [{ crop: { left: 0, top: 10, width: 65535, height: 1 }, quality: 100, background: "#FFAA0080", animated: false }, "c_0_10_65535_1,q_100,bg_ffaa0080,anim_false"],
-    [{ placeholder: true, rotate: 270, flip: true, flop: true, blur: 0.3, sharpen: 10, grayscale: true }, "placeholder,r_270,flip,flop,blur_0.3,sharpen_10,grayscale"],
+    [
+      { width: 1, height: 8192, fit: "inside", embed: true, dpr: 2.5, gravity: "attention", enlarge: true },
+      "w_1,h_8192,fit_inside,embed,dpr_2.5,g_attention,enlarge",
+    ],
+    [
+      { crop: { left: 0, top: 10, width: 65535, height: 1 }, quality: 100, background: "#FFAA0080", animated: false },
+      "c_0_10_65535_1,q_100,bg_ffaa0080,anim_false",
+    ],
+    [
+      { placeholder: true, rotate: 270, flip: true, flop: true, blur: 0.3, sharpen: 10, grayscale: true },
+      "placeholder,r_270,flip,flop,blur_0.3,sharpen_10,grayscale",
+    ],
     [{ sharpen: true, embed: false, format: "jpeg" }, "f_jpeg,sharpen"],
     [{ brightness: 1.25, saturation: 0, hue: 359 }, "brightness_1.25,saturation_0,hue_359"],
     [{ width: 100, padding: 12 }, "w_100,pad_12"],
@@ -82,7 +106,10 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ padding: { top: 0, right: 256, bottom: 3, left: 4 }, format: "png" }, "pad_0_256_3_4,f_png"],
     [{ width: 300, watermark: true }, "w_300,wm"],
     [{ watermark: { opacity: 0.5 } }, "wm_0.5"],
-    [{ watermark: { opacity: 1, gravity: "northwest", offset: { x: 8, y: 1000 }, scale: 0.25 } }, "wm_1_northwest_8_1000_0.25"],
+    [
+      { watermark: { opacity: 1, gravity: "northwest", offset: { x: 8, y: 1000 }, scale: 0.25 } },
+      "wm_1_northwest_8_1000_0.25",
+    ],
     [{ watermark: { opacity: 0.05, gravity: "center", offset: { x: 0, y: 0 }, scale: 0 } }, "wm_0.05_center_0_0_0"],
   ];
 
@@ -139,7 +166,9 @@ describe("client kit: operations builder against the server's parser", () => {
 
   it("refuses watermark values that skip a position (the server reads them in order)", () => {
     expect(() => buildOperations({ watermark: { opacity: 1, scale: 0.5 } })).toThrow(/need watermark.gravity/);
-    expect(() => buildOperations({ watermark: { opacity: 1, gravity: "east", scale: 0.5 } })).toThrow(/needs watermark.offset/);
+    expect(() => buildOperations({ watermark: { opacity: 1, gravity: "east", scale: 0.5 } })).toThrow(
+      /needs watermark.offset/,
+    );
     expect(buildOperations({ watermark: false })).toBe("_");
   });
 

@@ -11,7 +11,8 @@ import { defaultFlushOptions } from "@/server/usage/flush-usage-buffer";
  * flushed. The usage pages say up to when the totals count and how long newer requests take, from the
  * server's actual schedule, so "0 requests" beside a logged request is explained, not a bug report.
  */
-const text = (metering: MeteringView) => renderToStaticMarkup(createElement(Freshness, { metering })).replace(/<[^>]+>/g, "");
+const text = (metering: MeteringView) =>
+  renderToStaticMarkup(createElement(Freshness, { metering })).replace(/<[^>]+>/g, "");
 
 describe("the usage pages' freshness line", () => {
   const appearsWithinSeconds = Math.ceil(meteringDelayMs(defaultSchedule, defaultFlushOptions) / 1000);
@@ -27,7 +28,9 @@ describe("the usage pages' freshness line", () => {
     expect(text({ meteredUpTo: null, lastFlushFailed: false, appearsWithinSeconds })).toBe(
       "All dates and times in UTC. Nothing metered yet (no flush has run); requests appear within 66 s.",
     );
-    expect(text({ meteredUpTo: new Date("2026-11-23T14:05:30Z"), lastFlushFailed: true, appearsWithinSeconds: null })).toBe(
+    expect(
+      text({ meteredUpTo: new Date("2026-11-23T14:05:30Z"), lastFlushFailed: true, appearsWithinSeconds: null }),
+    ).toBe(
       "All dates and times in UTC. Metered up to 2026-11-23 14:05; newer requests appear at the next usage flush. The last flush failed and will be retried.",
     );
   });

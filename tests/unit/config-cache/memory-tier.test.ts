@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryTier, NO_PURGES, type ApiKeyConfig, type ConfigStore, type ProjectConfig } from "@/server/config-cache";
+import {
+  createMemoryTier,
+  NO_PURGES,
+  type ApiKeyConfig,
+  type ConfigStore,
+  type ProjectConfig,
+} from "@/server/config-cache";
 
 function countingStore(keys: Record<string, ApiKeyConfig>, delayMs = 0) {
   const reads: string[] = [];
@@ -11,7 +17,19 @@ function countingStore(keys: Record<string, ApiKeyConfig>, delayMs = 0) {
     },
     async getProject(projectId): Promise<ProjectConfig | null> {
       reads.push(projectId);
-      return { id: projectId, teamId: "t", slug: "s", allowedSourceHosts: [], allowedRefererHosts: [], cache: NO_PURGES, presets: {}, presetsOnly: false, watermark: null, fallback: null, buckets: {} };
+      return {
+        id: projectId,
+        teamId: "t",
+        slug: "s",
+        allowedSourceHosts: [],
+        allowedRefererHosts: [],
+        cache: NO_PURGES,
+        presets: {},
+        presetsOnly: false,
+        watermark: null,
+        fallback: null,
+        buckets: {},
+      };
     },
   };
   return { store, reads };

@@ -3,7 +3,11 @@ import { parseEnv } from "@/env";
 import { clientAddress } from "@/server/ratelimit/client-address";
 import { serviceOptionsFromEnv } from "@/server/service-options";
 
-const production = { DATABASE_URL: "postgres://db.example/optstuff", OPTSTUFF_KEY_ENCRYPTION_SECRET: "k".repeat(32), BETTER_AUTH_SECRET: "a".repeat(32) };
+const production = {
+  DATABASE_URL: "postgres://db.example/optstuff",
+  OPTSTUFF_KEY_ENCRYPTION_SECRET: "k".repeat(32),
+  BETTER_AUTH_SECRET: "a".repeat(32),
+};
 const hops = (env: Record<string, string>) => serviceOptionsFromEnv(parseEnv(env)).trustedProxyHops;
 
 describe("which proxies the client address skips", () => {

@@ -3,8 +3,17 @@ import { parseEnv, publicBaseUrl } from "@/env";
 
 describe("public base URL", () => {
   it("takes the configured origin (without a trailing slash), else Vercel's production domain, else loopback at PORT", () => {
-    expect(publicBaseUrl(parseEnv({ OPTSTUFF_PUBLIC_BASE_URL: "https://img.example.com/", VERCEL_PROJECT_PRODUCTION_URL: "x.vercel.app" }))).toBe("https://img.example.com");
-    expect(publicBaseUrl(parseEnv({ VERCEL_PROJECT_PRODUCTION_URL: "shop-images.vercel.app" }))).toBe("https://shop-images.vercel.app");
+    expect(
+      publicBaseUrl(
+        parseEnv({
+          OPTSTUFF_PUBLIC_BASE_URL: "https://img.example.com/",
+          VERCEL_PROJECT_PRODUCTION_URL: "x.vercel.app",
+        }),
+      ),
+    ).toBe("https://img.example.com");
+    expect(publicBaseUrl(parseEnv({ VERCEL_PROJECT_PRODUCTION_URL: "shop-images.vercel.app" }))).toBe(
+      "https://shop-images.vercel.app",
+    );
     expect(publicBaseUrl(parseEnv({ PORT: "4100" }))).toBe("http://127.0.0.1:4100");
   });
 
@@ -35,8 +44,13 @@ describe("environment errors", () => {
     expect(tokenOnly).toThrow(/UPSTASH_REDIS_REST_URL/);
     expect(tokenOnly).not.toThrow(/AXyzTokenValueThatMustNotBeEchoed/);
     // Both, or neither (an empty assignment counts as unset).
-    expect(parseEnv({ UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" }).UPSTASH_REDIS_REST_TOKEN).toBe("t");
-    expect(parseEnv({ UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" }).UPSTASH_REDIS_REST_URL).toBeUndefined();
+    expect(
+      parseEnv({ UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" })
+        .UPSTASH_REDIS_REST_TOKEN,
+    ).toBe("t");
+    expect(
+      parseEnv({ UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" }).UPSTASH_REDIS_REST_URL,
+    ).toBeUndefined();
   });
 
   it("throws an EnvironmentError carrying each variable and its problem", async () => {

@@ -30,21 +30,37 @@ describe("environment", () => {
 
 describe("secrets", () => {
   it("refuses to start in production without them, naming each missing variable", () => {
-    const e = parseEnv({ NODE_ENV: "production", DATABASE_URL: "postgres://db/x", CRON_SECRET: "c", OPTSTUFF_DATA_DIR: tempDir() });
+    const e = parseEnv({
+      NODE_ENV: "production",
+      DATABASE_URL: "postgres://db/x",
+      CRON_SECRET: "c",
+      OPTSTUFF_DATA_DIR: tempDir(),
+    });
     expect(() => loadSecrets(e)).toThrow(MissingSecretError);
     expect(() => loadSecrets(e)).toThrow("OPTSTUFF_KEY_ENCRYPTION_SECRET, BETTER_AUTH_SECRET");
   });
 
   it("starts in production without CRON_SECRET, with the cron routes closed rather than open", () => {
     const dir = tempDir();
-    const e = parseEnv({ VERCEL: "1", OPTSTUFF_KEY_ENCRYPTION_SECRET: "k", BETTER_AUTH_SECRET: "a", OPTSTUFF_DATA_DIR: dir });
+    const e = parseEnv({
+      VERCEL: "1",
+      OPTSTUFF_KEY_ENCRYPTION_SECRET: "k",
+      BETTER_AUTH_SECRET: "a",
+      OPTSTUFF_DATA_DIR: dir,
+    });
     expect(loadSecrets(e).cron).toBeNull();
     expect(existsSync(path.join(dir, "secrets.json"))).toBe(false);
   });
 
   it("uses the given ones in production and writes nothing", () => {
     const dir = tempDir();
-    const e = parseEnv({ VERCEL: "1", OPTSTUFF_KEY_ENCRYPTION_SECRET: "k", BETTER_AUTH_SECRET: "a", CRON_SECRET: "c", OPTSTUFF_DATA_DIR: dir });
+    const e = parseEnv({
+      VERCEL: "1",
+      OPTSTUFF_KEY_ENCRYPTION_SECRET: "k",
+      BETTER_AUTH_SECRET: "a",
+      CRON_SECRET: "c",
+      OPTSTUFF_DATA_DIR: dir,
+    });
     expect(loadSecrets(e)).toMatchObject({ keyEncryption: "k", auth: "a", cron: "c" });
     expect(() => statSync(path.join(dir, "secrets.json"))).toThrow();
   });

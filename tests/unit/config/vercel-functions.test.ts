@@ -17,7 +17,12 @@ function filesUnder(dir: string): string[] {
 function matcher(pattern: string): RegExp {
   const source = pattern
     .split("**")
-    .map((part) => part.split("*").map((text) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*"))
+    .map((part) =>
+      part
+        .split("*")
+        .map((text) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join("[^/]*"),
+    )
     .join(".*");
   return new RegExp(`^${source}$`);
 }

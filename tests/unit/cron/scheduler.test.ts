@@ -34,7 +34,12 @@ describe("in-process scheduler", () => {
       return { ok: true };
     };
     const jobs = { flushUsage: job("flush"), dailyMaintenance: job("daily") } as unknown as CronJobs;
-    const scheduler = startScheduler(jobs, createLogger("error"), { flushEveryMs: 60_000, flushOffsetMs: 30_000, dailyAtUtc: { hour: 3, minute: 0 } }, () => new Date());
+    const scheduler = startScheduler(
+      jobs,
+      createLogger("error"),
+      { flushEveryMs: 60_000, flushOffsetMs: 30_000, dailyAtUtc: { hour: 3, minute: 0 } },
+      () => new Date(),
+    );
     await vi.advanceTimersByTimeAsync(60_000); // 02:59:30: first flush starts
     await vi.advanceTimersByTimeAsync(30_000); // 03:00: maintenance due, queued behind the flush
     expect(calls).toEqual(["flush"]);
@@ -55,7 +60,9 @@ describe("the flush schedule", () => {
 
   it("runs just after each minute is ready (safety lag + 1 s past the minute), once per minute", async () => {
     expect(defaultSchedule.flushOffsetMs).toBe(defaultFlushOptions.safetyLagMs + 1_000);
-    expect(msUntilFlush(new Date("2026-03-07T12:00:42.500Z"), defaultSchedule)).toBe(60_000 - 42_500 + defaultSchedule.flushOffsetMs);
+    expect(msUntilFlush(new Date("2026-03-07T12:00:42.500Z"), defaultSchedule)).toBe(
+      60_000 - 42_500 + defaultSchedule.flushOffsetMs,
+    );
     expect(msUntilFlush(new Date("2026-03-07T12:00:03Z"), { flushEveryMs: 60_000, flushOffsetMs: 6_000 })).toBe(3_000);
     expect(msUntilFlush(new Date("2026-03-07T12:00:06Z"), { flushEveryMs: 60_000, flushOffsetMs: 6_000 })).toBe(60_000);
 
@@ -78,7 +85,9 @@ describe("the flush schedule", () => {
     expect(meteringDelayMs({ flushEveryMs: 60_000, flushOffsetMs: 59_999 }, { safetyLagMs: 60_000 })).toBe(179_999);
     // An outside caller at the top of every minute (Vercel Cron `* * * * *`) misses the minute that just ended.
     expect(meteringDelayMs({ flushEveryMs: 60_000, flushOffsetMs: 0 }, defaultFlushOptions)).toBe(120_000);
-    expect(meteringDelayMs({ flushEveryMs: 5 * 60_000, flushOffsetMs: 6_000 }, defaultFlushOptions)).toBe(5 * 60_000 + 6_000);
+    expect(meteringDelayMs({ flushEveryMs: 5 * 60_000, flushOffsetMs: 6_000 }, defaultFlushOptions)).toBe(
+      5 * 60_000 + 6_000,
+    );
   });
 });
 
@@ -95,7 +104,9 @@ describe("authorizeCron", () => {
 
 describe("vercel.json", () => {
   it("schedules the daily maintenance when the in-process scheduler does, on a route that exists", () => {
-    const config = JSON.parse(readFileSync("vercel.json", "utf8")) as { crons: Array<{ path: string; schedule: string }> };
+    const config = JSON.parse(readFileSync("vercel.json", "utf8")) as {
+      crons: Array<{ path: string; schedule: string }>;
+    };
     const { hour, minute } = defaultSchedule.dailyAtUtc;
     expect(config.crons).toContainEqual({ path: "/api/cron/daily-maintenance", schedule: `${minute} ${hour} * * *` });
     for (const cron of config.crons) expect(existsSync(`src/app${cron.path}/route.ts`)).toBe(true);

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { parseOperations } from "@/server/image";
 import { applyClientHints } from "@/server/delivery/client-hints";
 
-const hinted = (segment: string, headers: Record<string, string>) => applyClientHints(parseOperations(segment), new Headers(headers));
+const hinted = (segment: string, headers: Record<string, string>) =>
+  applyClientHints(parseOperations(segment), new Headers(headers));
 
 describe("client hints", () => {
   it("are ignored, and vary nothing, unless the URL opts in", () => {
@@ -46,7 +47,13 @@ describe("client hints", () => {
 
   it("a later w_ or s_ replaces w_auto, a later dpr_ replaces dpr_auto", () => {
     expect(hinted("w_auto,w_200", { "sec-ch-width": "900" })).toEqual({ operations: { width: 200 }, hints: [] });
-    expect(hinted("w_auto,s_200x100", { "sec-ch-width": "900" })).toEqual({ operations: { width: 200, height: 100 }, hints: [] });
-    expect(hinted("dpr_auto,dpr_2,w_10", { "sec-ch-dpr": "3" })).toEqual({ operations: { width: 10, dpr: 2 }, hints: [] });
+    expect(hinted("w_auto,s_200x100", { "sec-ch-width": "900" })).toEqual({
+      operations: { width: 200, height: 100 },
+      hints: [],
+    });
+    expect(hinted("dpr_auto,dpr_2,w_10", { "sec-ch-dpr": "3" })).toEqual({
+      operations: { width: 10, dpr: 2 },
+      hints: [],
+    });
   });
 });

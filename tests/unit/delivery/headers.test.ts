@@ -14,7 +14,14 @@ describe("cache headers", () => {
   });
 
   it("says Vary: Accept only for negotiated formats, adds Referer when restricted, CSP only on SVG", () => {
-    const base = { etag: '"e"', exp: undefined, nowMs: 0, requestId: "r", serverTiming: "total;dur=1", tags: ["optstuff-p-1", "optstuff-s-2"] };
+    const base = {
+      etag: '"e"',
+      exp: undefined,
+      nowMs: 0,
+      requestId: "r",
+      serverTiming: "total;dur=1",
+      tags: ["optstuff-p-1", "optstuff-s-2"],
+    };
     const plain = successHeaders({ ...base, contentType: "image/webp", negotiated: false, refererRestricted: false });
     expect(plain.get("vary")).toBeNull();
     expect(plain.get("cache-tag")).toBe("optstuff-p-1,optstuff-s-2");
@@ -24,7 +31,13 @@ describe("cache headers", () => {
     expect(plain.get("x-content-type-options")).toBe("nosniff");
     const both = successHeaders({ ...base, contentType: "image/avif", negotiated: true, refererRestricted: true });
     expect(both.get("vary")).toBe("Accept, Referer");
-    const svg = successHeaders({ ...base, contentType: "image/svg+xml", svg: true, negotiated: false, refererRestricted: false });
+    const svg = successHeaders({
+      ...base,
+      contentType: "image/svg+xml",
+      svg: true,
+      negotiated: false,
+      refererRestricted: false,
+    });
     expect(svg.get("content-security-policy")).toBe("default-src 'none'");
   });
 });
@@ -34,7 +47,13 @@ describe("variant keys and ETags", () => {
     const a = variantKey(parseOperations("w_800,f_webp"), source, null);
     expect(variantKey(parseOperations("f_webp,w_800"), source, null)).toBe(a);
     expect(variantKey(parseOperations("w_801,f_webp"), source, null)).not.toBe(a);
-    expect(variantKey(parseOperations("w_800,f_webp"), { kind: "remote", url: new URL("https://cdn.example.com/b.jpg") }, null)).not.toBe(a);
+    expect(
+      variantKey(
+        parseOperations("w_800,f_webp"),
+        { kind: "remote", url: new URL("https://cdn.example.com/b.jpg") },
+        null,
+      ),
+    ).not.toBe(a);
     // Accept only matters when the format is negotiated.
     expect(variantKey(parseOperations("w_800,f_webp"), source, "image/avif")).toBe(a);
     const auto = parseOperations("w_800,f_auto");

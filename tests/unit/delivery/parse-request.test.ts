@@ -16,7 +16,11 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe("parseImageRequest", () => {
   it("joins source segments and keeps the operations segment as signed", () => {
-    const parts = parseImageRequest({ projectSlug: "blog", segments: ["w_800,f_webp", "images.example.com", "photo.jpg"], query: query() });
+    const parts = parseImageRequest({
+      projectSlug: "blog",
+      segments: ["w_800,f_webp", "images.example.com", "photo.jpg"],
+      query: query(),
+    });
     expect(parts.operationsSegment).toBe("w_800,f_webp");
     expect(parts.source).toBe("images.example.com/photo.jpg");
     expect(parts.operations.width).toBe(800);
@@ -24,7 +28,11 @@ describe("parseImageRequest", () => {
   });
 
   it("decodes nothing a second time (vector 7: the route already decoded once)", () => {
-    const parts = parseImageRequest({ projectSlug: "p", segments: ["w_100", "cdn.example.com:8443", "a%20b.png"], query: query() });
+    const parts = parseImageRequest({
+      projectSlug: "p",
+      segments: ["w_100", "cdn.example.com:8443", "a%20b.png"],
+      query: query(),
+    });
     expect(parts.source).toBe("cdn.example.com:8443/a%20b.png");
   });
 
@@ -33,12 +41,20 @@ describe("parseImageRequest", () => {
     expect(restoreSchemeSlashes("http:/cdn.example.com/a.png")).toBe("http://cdn.example.com/a.png");
     expect(restoreSchemeSlashes("https://cdn.example.com/a.png")).toBe("https://cdn.example.com/a.png");
     expect(restoreSchemeSlashes("cdn.example.com/https:/x")).toBe("cdn.example.com/https:/x");
-    const parts = parseImageRequest({ projectSlug: "p", segments: ["embed,s_300x200", "https:", "cdn.example.com", "a.png"], query: query() });
+    const parts = parseImageRequest({
+      projectSlug: "p",
+      segments: ["embed,s_300x200", "https:", "cdn.example.com", "a.png"],
+      query: query(),
+    });
     expect(parts.source).toBe("https://cdn.example.com/a.png");
   });
 
   it("keeps exp as text for the payload and as a number for the check", () => {
-    const parts = parseImageRequest({ projectSlug: "p", segments: ["_", "a.com", "b.png"], query: query("&exp=1706500000") });
+    const parts = parseImageRequest({
+      projectSlug: "p",
+      segments: ["_", "a.com", "b.png"],
+      query: query("&exp=1706500000"),
+    });
     expect(parts.expText).toBe("1706500000");
     expect(parts.exp).toBe(1706500000);
   });
@@ -61,6 +77,10 @@ describe("parseImageRequest", () => {
   });
 
   it("reports a path error before missing credentials", () => {
-    expect(codeOf(() => parseImageRequest({ projectSlug: "p", segments: ["bogus", "a.com", "b.png"], query: new URLSearchParams() }))).toBe("UNKNOWN_OPERATION");
+    expect(
+      codeOf(() =>
+        parseImageRequest({ projectSlug: "p", segments: ["bogus", "a.com", "b.png"], query: new URLSearchParams() }),
+      ),
+    ).toBe("UNKNOWN_OPERATION");
   });
 });

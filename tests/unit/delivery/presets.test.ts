@@ -4,7 +4,8 @@ import { AppError } from "@/server/errors";
 import { parseOperations } from "@/server/image";
 
 const project = { presets: { hero: "s_1200x630,g_attention,f_auto,q_75", frame: "trim,pad_10" }, presetsOnly: false };
-const expand = (segment: string, over: Partial<typeof project> = {}) => expandPreset(parseOperations(segment), { ...project, ...over });
+const expand = (segment: string, over: Partial<typeof project> = {}) =>
+  expandPreset(parseOperations(segment), { ...project, ...over });
 
 describe("expandPreset", () => {
   it("replaces pr_ with the preset's operations; the URL's own tokens win", () => {
@@ -15,7 +16,9 @@ describe("expandPreset", () => {
 
   it("names an unknown preset, and never reads inherited properties as presets", () => {
     for (const name of ["nope", "constructor", "tostring"]) {
-      expect(() => expand(`pr_${name}`)).toThrow(new AppError("INVALID_OPERATION", { message: `Unknown preset "${name}"` }));
+      expect(() => expand(`pr_${name}`)).toThrow(
+        new AppError("INVALID_OPERATION", { message: `Unknown preset "${name}"` }),
+      );
     }
   });
 
@@ -26,6 +29,7 @@ describe("expandPreset", () => {
   it("presets only: one preset token and nothing else", () => {
     const only = { presetsOnly: true };
     expect(expand("pr_hero", only)).toMatchObject({ width: 1200 });
-    for (const segment of ["_", "w_10", "pr_hero,f_webp"]) expect(() => expand(segment, only), segment).toThrow(/accepts a preset only/);
+    for (const segment of ["_", "w_10", "pr_hero,f_webp"])
+      expect(() => expand(segment, only), segment).toThrow(/accepts a preset only/);
   });
 });

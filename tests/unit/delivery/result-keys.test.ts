@@ -6,7 +6,11 @@ import { parseSource } from "@/server/source";
 
 const cat = parseSource("https://cdn.example.com/a/cat.jpg?v=1");
 const dog = parseSource("https://cdn.example.com/a/dog.jpg");
-const project = { id: "0b9f4a4e-5a0e-4c59-9f0b-111111111111", allowedSourceHosts: ["cdn.example.com"], cache: NO_PURGES };
+const project = {
+  id: "0b9f4a4e-5a0e-4c59-9f0b-111111111111",
+  allowedSourceHosts: ["cdn.example.com"],
+  cache: NO_PURGES,
+};
 
 describe("result addresses", () => {
   it("name the source without its query string, as the request log does", () => {
@@ -35,7 +39,9 @@ describe("result addresses", () => {
     expect(address.storeKey.startsWith(`${storePrefixOf(project.id, sourceName(cat))}/`)).toBe(true);
     expect(address.storeKey.startsWith(`${storePrefixOf(project.id)}/`)).toBe(true);
     expect(resultAddress({ ...project, id: "another" }, "VARIANT", cat).storeKey).not.toBe(address.storeKey);
-    expect(resultAddress({ ...project, allowedSourceHosts: ["*.example.com"] }, "VARIANT", cat).storeKey).not.toBe(address.storeKey);
+    expect(resultAddress({ ...project, allowedSourceHosts: ["*.example.com"] }, "VARIANT", cat).storeKey).not.toBe(
+      address.storeKey,
+    );
     expect(address.tags).toContain(sourceTag(project.id, sourceName(cat)));
     expect(address.tags.join(",")).not.toContain("cdn.example.com");
   });

@@ -9,7 +9,10 @@ describe("docs/dashboard.md", () => {
     const rows = section.split("\n").filter((line) => line.startsWith("| `"));
     const documented = Object.fromEntries(
       rows.map((line) => {
-        const [action, ...cells] = line.split("|").slice(1, -1).map((c) => c.trim());
+        const [action, ...cells] = line
+          .split("|")
+          .slice(1, -1)
+          .map((c) => c.trim());
         return [action!.replaceAll("`", ""), cells.map((c) => c === "yes")];
       }),
     );

@@ -46,7 +46,6 @@ describe("docs/errors.md", () => {
 });
 
 describe("error codes in the documentation", () => {
-
   it.each(DOCUMENTS)("%s names only catalogue codes, each with its status", (file) => {
     expect(unknownCodeMentions(readFileSync(file, "utf8"))).toEqual([]);
   });
@@ -80,6 +79,8 @@ describe("the error table generator", () => {
 
   it("shows the dashboard's errors as a tRPC client receives them", () => {
     // 410 has no tRPC code: the mapper sends INVITATION_INVALID as NOT_FOUND, which tRPC answers with 404.
-    expect(renderDashboardErrorTable()).toContain("| 404 | `INVITATION_INVALID` | `NOT_FOUND` | This invitation is no longer valid |");
+    expect(renderDashboardErrorTable()).toContain(
+      "| 404 | `INVITATION_INVALID` | `NOT_FOUND` | This invitation is no longer valid |",
+    );
   });
 });

@@ -3,11 +3,17 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DOCUMENTS } from "../../support/documents";
 
-
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function anchors(markdown: string): Set<string> {
   const headings = [...markdown.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.replace(/`/g, ""));
-  return new Set(headings.map((h) => h.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-")));
+  return new Set(
+    headings.map((h) =>
+      h
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, "")
+        .replace(/ /g, "-"),
+    ),
+  );
 }
 
 /** Relative links whose file or heading does not exist (fenced code is not Markdown, so skipped). */
@@ -29,7 +35,9 @@ describe("links between the documents", () => {
 
   it("finds a missing file, a missing heading, and ignores links in code", () => {
     const doc = path.resolve("docs/errors.md");
-    expect(brokenLinks("[x](url-format.md#no-such-heading) [y](nowhere.md) [z](url-format.md#signature)", doc)).toEqual(["url-format.md#no-such-heading", "nowhere.md"]);
+    expect(brokenLinks("[x](url-format.md#no-such-heading) [y](nowhere.md) [z](url-format.md#signature)", doc)).toEqual(
+      ["url-format.md#no-such-heading", "nowhere.md"],
+    );
     expect(brokenLinks("```ts\nconst a = [b](c);\n```", doc)).toEqual([]);
   });
 });

@@ -47,7 +47,10 @@ const testLinks = cited.filter((c) => c.file.startsWith(`tests${path.sep}`));
 describe("docs/security.md", () => {
   it("links test files for its invariants", () => {
     expect(testLinks.length).toBeGreaterThan(40);
-    expect(testLinks.every((c) => c.names.length > 0), "every test link names at least one test").toBe(true);
+    expect(
+      testLinks.every((c) => c.names.length > 0),
+      "every test link names at least one test",
+    ).toBe(true);
   });
 
   it.each(cited.map((c) => [c.file, c.line] as const))("links %s (line %i), which exists", (file) => {

@@ -12,7 +12,12 @@ const doc = readFileSync(new URL("../../../docs/signing.md", import.meta.url), "
 // drops it), the characters encodeURIComponent keeps but other escapers do not, and 4-byte UTF-8.
 const cases = [
   ...SIGNING_VECTORS,
-  { operations: "w_100,q_80", source: "cdn.example.com/d/a b+c!~*'()#?x=1&y=ü😀/", exp: 1700000000, signature: undefined },
+  {
+    operations: "w_100,q_80",
+    source: "cdn.example.com/d/a b+c!~*'()#?x=1&y=ü😀/",
+    exp: 1700000000,
+    signature: undefined,
+  },
   // An upper-case scheme: its slashes are collapsed too (the server restores either case).
   { operations: "w_50", source: "HTTPS://cdn.example.com/A.jpg", signature: undefined },
 ];
@@ -64,7 +69,14 @@ func main() {
     }),
     command: ["go", "run", "snippet.go", "main.go"],
     // GOPATH mode needs no go.mod, and the proxy and toolchain settings rule out any download.
-    env: { GO111MODULE: "off", GOFLAGS: "", GOPROXY: "off", GOTOOLCHAIN: "local", GOCACHE: goCache, GOPATH: join(goCache, "gopath") },
+    env: {
+      GO111MODULE: "off",
+      GOFLAGS: "",
+      GOPROXY: "off",
+      GOTOOLCHAIN: "local",
+      GOCACHE: goCache,
+      GOPATH: join(goCache, "gopath"),
+    },
   },
   {
     lang: "php",
@@ -101,7 +113,8 @@ d["cases"].each { |c| puts optstuff_sign_url(k["baseUrl"], k["projectSlug"], k["
 
 describe("docs/signing.md", () => {
   it("has a python, go, php and ruby block", () => {
-    for (const { lang } of languages) expect(firstBlock(lang), `no \`\`\`${lang} block in docs/signing.md`).toBeDefined();
+    for (const { lang } of languages)
+      expect(firstBlock(lang), `no \`\`\`${lang} block in docs/signing.md`).toBeDefined();
   });
 
   for (const { lang, bin, files, command, env } of languages) {
@@ -112,26 +125,38 @@ describe("docs/signing.md", () => {
       ? `${lang} snippet builds the server's URL for every test vector`
       : `${lang} snippet (${bin} not installed: ${required ? "required on CI" : "skipped"})`;
 
-    it.skipIf(!available && !required)(name, () => {
-      expect(available, `${bin} is required on CI`).toBe(true);
-      const code = firstBlock(lang);
-      if (code === undefined) throw new Error(`no \`\`\`${lang} block in docs/signing.md`);
-      const dir = mkdtempSync(join(tmpdir(), `optstuff-${lang}-snippet-`));
-      try {
-        for (const [file, text] of Object.entries(files(code))) writeFileSync(join(dir, file), text);
-        const [cmd, ...args] = command;
-        const run = spawnSync(cmd!, args, { cwd: dir, input, encoding: "utf8", timeout: 55_000, env: { ...process.env, ...env } });
-        expect(run.status, `${lang} snippet exited with ${run.status ?? run.signal}:\n${run.stderr}`).toBe(0);
-        const urls = run.stdout.trimEnd().split("\n");
-        expect(urls, `${lang} snippet printed ${urls.length} lines for ${cases.length} cases`).toHaveLength(cases.length);
-        cases.forEach(({ operations, source, exp, signature }, i) => {
-          const label = `${lang} snippet, case ${i + 1} (${operations}/${source}${exp === undefined ? "" : `?exp=${exp}`})`;
-          expect(urls[i], label).toBe(buildSignedUrl({ ...VECTOR_KEYS, operations, source, exp }));
-          if (signature !== undefined) expect(new URL(urls[i]!).searchParams.get("sig"), label).toBe(signature);
-        });
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }, 60_000);
+    it.skipIf(!available && !required)(
+      name,
+      () => {
+        expect(available, `${bin} is required on CI`).toBe(true);
+        const code = firstBlock(lang);
+        if (code === undefined) throw new Error(`no \`\`\`${lang} block in docs/signing.md`);
+        const dir = mkdtempSync(join(tmpdir(), `optstuff-${lang}-snippet-`));
+        try {
+          for (const [file, text] of Object.entries(files(code))) writeFileSync(join(dir, file), text);
+          const [cmd, ...args] = command;
+          const run = spawnSync(cmd!, args, {
+            cwd: dir,
+            input,
+            encoding: "utf8",
+            timeout: 55_000,
+            env: { ...process.env, ...env },
+          });
+          expect(run.status, `${lang} snippet exited with ${run.status ?? run.signal}:\n${run.stderr}`).toBe(0);
+          const urls = run.stdout.trimEnd().split("\n");
+          expect(urls, `${lang} snippet printed ${urls.length} lines for ${cases.length} cases`).toHaveLength(
+            cases.length,
+          );
+          cases.forEach(({ operations, source, exp, signature }, i) => {
+            const label = `${lang} snippet, case ${i + 1} (${operations}/${source}${exp === undefined ? "" : `?exp=${exp}`})`;
+            expect(urls[i], label).toBe(buildSignedUrl({ ...VECTOR_KEYS, operations, source, exp }));
+            if (signature !== undefined) expect(new URL(urls[i]!).searchParams.get("sig"), label).toBe(signature);
+          });
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      60_000,
+    );
   }
 });

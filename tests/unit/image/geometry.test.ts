@@ -52,7 +52,11 @@ describe("planGeometry", () => {
     expect(plan("_", { maxOutputDimension: 1000 }).resize).toEqual(capped);
     expect(plan("h_900,enlarge", { maxOutputDimension: 1000 }).resize).toEqual(capped);
     expect(plan("s_1000x900,fit_outside", { maxOutputDimension: 1000 }).resize).toEqual(capped);
-    expect(plan("s_1000x500", { maxOutputDimension: 1000 }).resize).toMatchObject({ width: 1000, height: 500, fit: "cover" });
+    expect(plan("s_1000x500", { maxOutputDimension: 1000 }).resize).toMatchObject({
+      width: 1000,
+      height: 500,
+      fit: "cover",
+    });
   });
 
   it("scales outputs over the area cap down as a whole, keeping fit and shape", () => {
@@ -66,15 +70,23 @@ describe("planGeometry", () => {
     expect(area(wide)).toBe(1500 * 1000);
     // No resize asked: the source is fitted inside.
     expect(plan("_", { maxOutputPixels: 600_000 }).resize).toMatchObject({ width: 948, height: 632, fit: "inside" });
-    expect(plan("s_1000x900,fit_outside,enlarge", { maxOutputPixels: 1_000_000 }).outputPixels).toBeLessThanOrEqual(1_000_000);
+    expect(plan("s_1000x900,fit_outside,enlarge", { maxOutputPixels: 1_000_000 }).outputPixels).toBeLessThanOrEqual(
+      1_000_000,
+    );
     // Under the cap nothing changes.
     expect(plan("w_800", { maxOutputPixels: 4_000_000 })).toEqual(plan("w_800"));
   });
 
   it("predicts sizes for the fits that can exceed the box", () => {
-    expect(predictSize(source, { width: 300, fit: "cover", withoutEnlargement: true })).toEqual({ width: 300, height: 200 });
+    expect(predictSize(source, { width: 300, fit: "cover", withoutEnlargement: true })).toEqual({
+      width: 300,
+      height: 200,
+    });
     expect(predictSize(source, { width: 6000, fit: "cover", withoutEnlargement: true })).toEqual(source);
-    expect(predictSize(source, { width: 300, height: 300, fit: "outside", withoutEnlargement: true })).toEqual({ width: 450, height: 300 });
+    expect(predictSize(source, { width: 300, height: 300, fit: "outside", withoutEnlargement: true })).toEqual({
+      width: 450,
+      height: 300,
+    });
   });
 
   it("clips the crop to the image and refuses a crop outside it", () => {
@@ -102,7 +114,11 @@ describe("planGeometry", () => {
   it("shrinks placeholders to at most 32 px", () => {
     expect(plan("placeholder").resize).toEqual({ width: 32, height: 32, fit: "inside", withoutEnlargement: true });
     expect(plan("placeholder,s_1200x600").resize).toMatchObject({ width: 32, height: 16, fit: "cover" });
-    expect(plan("placeholder,w_2000,dpr_4,enlarge").resize).toMatchObject({ width: 32, height: 32, withoutEnlargement: true });
+    expect(plan("placeholder,w_2000,dpr_4,enlarge").resize).toMatchObject({
+      width: 32,
+      height: 32,
+      withoutEnlargement: true,
+    });
   });
 });
 
@@ -134,11 +150,12 @@ describe("planGeometry with padding", () => {
 
   it("refuses padding that leaves no room for the image, naming it", () => {
     expect(() => plan("pad_256,dpr_4", { maxOutputDimension: 2048 })).toThrow(/pad_256_256_256_256.*no room/);
-    expect(() => plan("pad_256,dpr_4", { maxOutputPixels: 1_000_000 })).toThrow(/no room for the image within the 1000000 pixel/);
+    expect(() => plan("pad_256,dpr_4", { maxOutputPixels: 1_000_000 })).toThrow(
+      /no room for the image within the 1000000 pixel/,
+    );
   });
 
   it("has no padding on a placeholder", () => {
     expect(plan("placeholder,pad_20").padding).toBeUndefined();
   });
 });
-

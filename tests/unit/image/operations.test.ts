@@ -15,35 +15,97 @@ interface TokenCases {
  */
 const cases: Record<string, TokenCases> = {
   w: {
-    ok: [["w_1", { width: 1 }], ["w_8192", { width: 8192 }], ["w_0800", { width: 800 }], ["w_auto", { autoWidth: true }], ["w_auto_300", { autoWidth: true, width: 300 }]],
-    bad: ["w_0", "w_8193", "w", "w_", "w_-5", "w_1e3", "w_80.5", "w_ 80", "w_abc", "w_auto_", "w_auto_0", "w_autox", "w_AUTO"],
+    ok: [
+      ["w_1", { width: 1 }],
+      ["w_8192", { width: 8192 }],
+      ["w_0800", { width: 800 }],
+      ["w_auto", { autoWidth: true }],
+      ["w_auto_300", { autoWidth: true, width: 300 }],
+    ],
+    bad: [
+      "w_0",
+      "w_8193",
+      "w",
+      "w_",
+      "w_-5",
+      "w_1e3",
+      "w_80.5",
+      "w_ 80",
+      "w_abc",
+      "w_auto_",
+      "w_auto_0",
+      "w_autox",
+      "w_AUTO",
+    ],
   },
-  h: { ok: [["h_1", { height: 1 }], ["h_8192", { height: 8192 }]], bad: ["h_0", "h_8193", "h", "h_x"] },
+  h: {
+    ok: [
+      ["h_1", { height: 1 }],
+      ["h_8192", { height: 8192 }],
+    ],
+    bad: ["h_0", "h_8193", "h", "h_x"],
+  },
   s: {
-    ok: [["s_1x1", { width: 1, height: 1 }], ["s_8192x8192", { width: 8192, height: 8192 }], ["s_300x200", { width: 300, height: 200 }]],
+    ok: [
+      ["s_1x1", { width: 1, height: 1 }],
+      ["s_8192x8192", { width: 8192, height: 8192 }],
+      ["s_300x200", { width: 300, height: 200 }],
+    ],
     bad: ["s_0x10", "s_10x0", "s_8193x10", "s_10x8193", "s_10", "s_10x", "s_x10", "s_10X10", "s"],
   },
-  q: { ok: [["q_1", { quality: 1 }], ["q_100", { quality: 100 }]], bad: ["q_0", "q_101", "q", "q_50.5"] },
+  q: {
+    ok: [
+      ["q_1", { quality: 1 }],
+      ["q_100", { quality: 100 }],
+    ],
+    bad: ["q_0", "q_101", "q", "q_50.5"],
+  },
   f: {
     ok: [
-      ["f_webp", { format: "webp" }], ["f_avif", { format: "avif" }], ["f_png", { format: "png" }],
-      ["f_jpg", { format: "jpeg" }], ["f_jpeg", { format: "jpeg" }], ["f_gif", { format: "gif" }],
+      ["f_webp", { format: "webp" }],
+      ["f_avif", { format: "avif" }],
+      ["f_png", { format: "png" }],
+      ["f_jpg", { format: "jpeg" }],
+      ["f_jpeg", { format: "jpeg" }],
+      ["f_gif", { format: "gif" }],
       ["f_auto", { format: "auto" }],
     ],
     bad: ["f_bmp", "f_WEBP", "f", "f_", "f_svg"],
   },
   fit: {
-    ok: [["fit_cover", { fit: "cover" }], ["fit_contain", { fit: "contain" }], ["fit_fill", { fit: "fill" }], ["fit_inside", { fit: "inside" }], ["fit_outside", { fit: "outside" }]],
+    ok: [
+      ["fit_cover", { fit: "cover" }],
+      ["fit_contain", { fit: "contain" }],
+      ["fit_fill", { fit: "fill" }],
+      ["fit_inside", { fit: "inside" }],
+      ["fit_outside", { fit: "outside" }],
+    ],
     bad: ["fit_crop", "fit", "fit_"],
   },
   embed: { ok: [["embed", { embed: true }]], bad: ["embed_true", "embed_"] },
-  dpr: { ok: [["dpr_1", {}], ["dpr_1.5", { dpr: 1.5 }], ["dpr_4", { dpr: 4 }], ["dpr_auto", { autoDpr: true }]], bad: ["dpr_0", "dpr_0.9", "dpr_4.01", "dpr_5", "dpr", "dpr_2x", "dpr_auto_2"] },
+  dpr: {
+    ok: [
+      ["dpr_1", {}],
+      ["dpr_1.5", { dpr: 1.5 }],
+      ["dpr_4", { dpr: 4 }],
+      ["dpr_auto", { autoDpr: true }],
+    ],
+    bad: ["dpr_0", "dpr_0.9", "dpr_4.01", "dpr_5", "dpr", "dpr_2x", "dpr_auto_2"],
+  },
   g: {
     ok: [
-      ["g_north", { gravity: "north" }], ["g_northeast", { gravity: "northeast" }], ["g_east", { gravity: "east" }],
-      ["g_southeast", { gravity: "southeast" }], ["g_south", { gravity: "south" }], ["g_southwest", { gravity: "southwest" }],
-      ["g_west", { gravity: "west" }], ["g_northwest", { gravity: "northwest" }], ["g_center", { gravity: "center" }],
-      ["g_centre", { gravity: "center" }], ["g_attention", { gravity: "attention" }], ["g_entropy", { gravity: "entropy" }],
+      ["g_north", { gravity: "north" }],
+      ["g_northeast", { gravity: "northeast" }],
+      ["g_east", { gravity: "east" }],
+      ["g_southeast", { gravity: "southeast" }],
+      ["g_south", { gravity: "south" }],
+      ["g_southwest", { gravity: "southwest" }],
+      ["g_west", { gravity: "west" }],
+      ["g_northwest", { gravity: "northwest" }],
+      ["g_center", { gravity: "center" }],
+      ["g_centre", { gravity: "center" }],
+      ["g_attention", { gravity: "attention" }],
+      ["g_entropy", { gravity: "entropy" }],
     ],
     bad: ["g_top", "g", "g_"],
   },
@@ -56,9 +118,29 @@ const cases: Record<string, TokenCases> = {
     bad: ["c_0_0_0_10", "c_0_0_10_0", "c_65536_0_1_1", "c_0_0_10", "c_0_0_10_10_10", "c", "c_a_b_c_d", "c_0_0_10x10"],
   },
   enlarge: { ok: [["enlarge", { enlarge: true }]], bad: ["enlarge_1"] },
-  maxbytes: { ok: [["maxbytes_1024", { maxBytes: 1024 }], ["maxbytes_50000", { maxBytes: 50000 }], ["maxbytes_10485760", { maxBytes: 10485760 }]], bad: ["maxbytes", "maxbytes_1023", "maxbytes_10485761", "maxbytes_5e4", "maxbytes_1.5"] },
-  pixelate: { ok: [["pixelate_2", { pixelate: 2 }], ["pixelate_256", { pixelate: 256 }]], bad: ["pixelate", "pixelate_1", "pixelate_257", "pixelate_2.5"] },
-  trim: { ok: [["trim", { trim: 10 }], ["trim_0", { trim: 0 }], ["trim_255", { trim: 255 }]], bad: ["trim_", "trim_256", "trim_-1", "trim_2.5", "trim_x"] },
+  maxbytes: {
+    ok: [
+      ["maxbytes_1024", { maxBytes: 1024 }],
+      ["maxbytes_50000", { maxBytes: 50000 }],
+      ["maxbytes_10485760", { maxBytes: 10485760 }],
+    ],
+    bad: ["maxbytes", "maxbytes_1023", "maxbytes_10485761", "maxbytes_5e4", "maxbytes_1.5"],
+  },
+  pixelate: {
+    ok: [
+      ["pixelate_2", { pixelate: 2 }],
+      ["pixelate_256", { pixelate: 256 }],
+    ],
+    bad: ["pixelate", "pixelate_1", "pixelate_257", "pixelate_2.5"],
+  },
+  trim: {
+    ok: [
+      ["trim", { trim: 10 }],
+      ["trim_0", { trim: 0 }],
+      ["trim_255", { trim: 255 }],
+    ],
+    bad: ["trim_", "trim_256", "trim_-1", "trim_2.5", "trim_x"],
+  },
   wm: {
     ok: [
       ["wm", { watermark: {} }],
@@ -68,7 +150,19 @@ const cases: Record<string, TokenCases> = {
       ["wm_1_north_0_0_0", { watermark: { opacity: 1, gravity: "north", x: 0, y: 0, scale: 0 } }],
       ["wm_1_north_0_0_0.25", { watermark: { opacity: 1, gravity: "north", x: 0, y: 0, scale: 0.25 } }],
     ],
-    bad: ["wm_", "wm_0", "wm_0.04", "wm_1.5", "wm_1_attention", "wm_1_north_5", "wm_1_north_1001_0", "wm_1_north_0_0_0.01", "wm_1_north_0_0_2", "wm_1_north_0_0_1_1", "wm_x"],
+    bad: [
+      "wm_",
+      "wm_0",
+      "wm_0.04",
+      "wm_1.5",
+      "wm_1_attention",
+      "wm_1_north_5",
+      "wm_1_north_1001_0",
+      "wm_1_north_0_0_0.01",
+      "wm_1_north_0_0_2",
+      "wm_1_north_0_0_1_1",
+      "wm_x",
+    ],
   },
   pad: {
     ok: [
@@ -88,19 +182,76 @@ const cases: Record<string, TokenCases> = {
     ],
     bad: ["bg_fff", "bg_gggggg", "bg_#ffffff", "bg", "bg_ff00000"],
   },
-  anim: { ok: [["anim_false", { animated: false }], ["anim_true", {}]], bad: ["anim", "anim_0", "anim_no"] },
-  pr: { ok: [["pr_hero", { preset: "hero" }], ["pr_og-1200", { preset: "og-1200" }], ["pr_9", { preset: "9" }]], bad: ["pr", "pr_", "pr_Hero", "pr_-x", "pr_a_b", `pr_${"a".repeat(33)}`, "pr_a.b"] },
+  anim: {
+    ok: [
+      ["anim_false", { animated: false }],
+      ["anim_true", {}],
+    ],
+    bad: ["anim", "anim_0", "anim_no"],
+  },
+  pr: {
+    ok: [
+      ["pr_hero", { preset: "hero" }],
+      ["pr_og-1200", { preset: "og-1200" }],
+      ["pr_9", { preset: "9" }],
+    ],
+    bad: ["pr", "pr_", "pr_Hero", "pr_-x", "pr_a_b", `pr_${"a".repeat(33)}`, "pr_a.b"],
+  },
   info: { ok: [["info", { info: true }]], bad: ["info_1", "info_"] },
   placeholder: { ok: [["placeholder", { placeholder: true }]], bad: ["placeholder_1"] },
-  r: { ok: [["r_0", {}], ["r_90", { rotate: 90 }], ["r_180", { rotate: 180 }], ["r_270", { rotate: 270 }]], bad: ["r_45", "r_360", "r_-90", "r"] },
+  r: {
+    ok: [
+      ["r_0", {}],
+      ["r_90", { rotate: 90 }],
+      ["r_180", { rotate: 180 }],
+      ["r_270", { rotate: 270 }],
+    ],
+    bad: ["r_45", "r_360", "r_-90", "r"],
+  },
   flip: { ok: [["flip", { flip: true }]], bad: ["flip_true"] },
   flop: { ok: [["flop", { flop: true }]], bad: ["flop_1"] },
-  blur: { ok: [["blur_0.3", { blur: 0.3 }], ["blur_100", { blur: 100 }], ["blur_5", { blur: 5 }]], bad: ["blur_0.2", "blur_100.1", "blur", "blur_-1"] },
-  sharpen: { ok: [["sharpen", { sharpen: 1 }], ["sharpen_0.5", { sharpen: 0.5 }], ["sharpen_10", { sharpen: 10 }]], bad: ["sharpen_0.4", "sharpen_10.5", "sharpen_"] },
+  blur: {
+    ok: [
+      ["blur_0.3", { blur: 0.3 }],
+      ["blur_100", { blur: 100 }],
+      ["blur_5", { blur: 5 }],
+    ],
+    bad: ["blur_0.2", "blur_100.1", "blur", "blur_-1"],
+  },
+  sharpen: {
+    ok: [
+      ["sharpen", { sharpen: 1 }],
+      ["sharpen_0.5", { sharpen: 0.5 }],
+      ["sharpen_10", { sharpen: 10 }],
+    ],
+    bad: ["sharpen_0.4", "sharpen_10.5", "sharpen_"],
+  },
   grayscale: { ok: [["grayscale", { grayscale: true }]], bad: ["grayscale_1"] },
-  brightness: { ok: [["brightness_0", { brightness: 0 }], ["brightness_1", {}], ["brightness_1.5", { brightness: 1.5 }], ["brightness_10", { brightness: 10 }]], bad: ["brightness", "brightness_10.1", "brightness_-1", "brightness_1e1"] },
-  saturation: { ok: [["saturation_0", { saturation: 0 }], ["saturation_1", {}], ["saturation_2.25", { saturation: 2.25 }]], bad: ["saturation", "saturation_11", "saturation_x"] },
-  hue: { ok: [["hue_0", {}], ["hue_180", { hue: 180 }], ["hue_359", { hue: 359 }]], bad: ["hue", "hue_360", "hue_-30", "hue_90.5"] },
+  brightness: {
+    ok: [
+      ["brightness_0", { brightness: 0 }],
+      ["brightness_1", {}],
+      ["brightness_1.5", { brightness: 1.5 }],
+      ["brightness_10", { brightness: 10 }],
+    ],
+    bad: ["brightness", "brightness_10.1", "brightness_-1", "brightness_1e1"],
+  },
+  saturation: {
+    ok: [
+      ["saturation_0", { saturation: 0 }],
+      ["saturation_1", {}],
+      ["saturation_2.25", { saturation: 2.25 }],
+    ],
+    bad: ["saturation", "saturation_11", "saturation_x"],
+  },
+  hue: {
+    ok: [
+      ["hue_0", {}],
+      ["hue_180", { hue: 180 }],
+      ["hue_359", { hue: 359 }],
+    ],
+    bad: ["hue", "hue_360", "hue_-30", "hue_90.5"],
+  },
 };
 
 function refusal(segment: string): AppError {
@@ -149,7 +300,11 @@ describe("parseOperations", () => {
 
   it("combines tokens", () => {
     expect(parseOperations("w_800,h_400,fit_contain,f_webp,q_70")).toEqual({
-      width: 800, height: 400, fit: "contain", format: "webp", quality: 70,
+      width: 800,
+      height: 400,
+      fit: "contain",
+      format: "webp",
+      quality: 70,
     });
   });
 

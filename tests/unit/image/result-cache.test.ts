@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { createResultCache, type TransformResult } from "@/server/image";
 
 function result(bytes: number): TransformResult {
-  return { body: Buffer.alloc(bytes), format: "webp", contentType: "image/webp", width: 1, height: 1, negotiated: false };
+  return {
+    body: Buffer.alloc(bytes),
+    format: "webp",
+    contentType: "image/webp",
+    width: 1,
+    height: 1,
+    negotiated: false,
+  };
 }
 
 describe("createResultCache", () => {

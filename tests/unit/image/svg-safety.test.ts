@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { sanitiseSvg } from "@/server/image/svg-safety";
 
 const svg = (body: string, head = "") =>
-  Buffer.from(`<?xml version="1.0"?>${head}<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="20" height="20">${body}</svg>`);
+  Buffer.from(
+    `<?xml version="1.0"?>${head}<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="20" height="20">${body}</svg>`,
+  );
 
 /** The served document as an XML parser (a browser opening it) reads it. */
 function parse(served: Buffer): Document {
@@ -18,11 +20,13 @@ function outwardReferences(document: Document): string[] {
   for (const element of document.querySelectorAll("*")) {
     for (const { name, value } of element.attributes) {
       if (/^on/i.test(name)) found.push(`${name}=${value}`);
-      if (/(^|:)(href|src)$/i.test(name) && !value.startsWith("#") && !value.startsWith("data:image/png")) found.push(`${name}=${value}`);
+      if (/(^|:)(href|src)$/i.test(name) && !value.startsWith("#") && !value.startsWith("data:image/png"))
+        found.push(`${name}=${value}`);
       if (/url\(\s*['"]?(?!#)/i.test(value)) found.push(`${name}=${value}`);
     }
   }
-  for (const style of document.querySelectorAll("style")) if (/url\(\s*['"]?(?!#)|@import/i.test(style.textContent ?? "")) found.push(`style ${style.textContent}`);
+  for (const style of document.querySelectorAll("style"))
+    if (/url\(\s*['"]?(?!#)|@import/i.test(style.textContent ?? "")) found.push(`style ${style.textContent}`);
   return found;
 }
 
@@ -49,11 +53,17 @@ describe("sanitiseSvg", () => {
     ["uppercase event attribute", '<rect width="5" height="5" ONCLICK = "alert(1)"/>'],
     ["javascript URL", '<a href="javascript:alert(1)"><rect width="5" height="5"/></a>'],
     ["javascript URL with a tab", '<a href="java\tscript:alert(1)"><rect width="5" height="5"/></a>'],
-    ["javascript URL as character references", '<a xlink:href="&#106;avascript&#x3a;alert(1)"><rect width="5" height="5"/></a>'],
+    [
+      "javascript URL as character references",
+      '<a xlink:href="&#106;avascript&#x3a;alert(1)"><rect width="5" height="5"/></a>',
+    ],
     ["html data URL", '<a href="data:text/html,&lt;script&gt;"><rect width="5" height="5"/></a>'],
     ["foreignObject", '<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">hi</div></foreignObject>'],
     ["iframe", '<iframe src="https://evil.example"/>'],
-    ["animation setting a script URL", '<a><set attributeName="href" to="javascript:alert(1)"/><rect width="5" height="5"/></a>'],
+    [
+      "animation setting a script URL",
+      '<a><set attributeName="href" to="javascript:alert(1)"/><rect width="5" height="5"/></a>',
+    ],
     ["external image", '<image href="https://evil.example/x.png" width="5" height="5"/>'],
     ["external use", '<use href="http://evil.example/s.svg#a"/>'],
     ["external fill", '<rect width="5" height="5" fill="url(https://evil.example/p.svg#p)"/>'],
@@ -71,7 +81,11 @@ describe("sanitiseSvg", () => {
   });
 
   it("keeps embedded data: rasters", async () => {
-    const tile = (await sharp({ create: { width: 2, height: 2, channels: 3, background: "#f00" } }).png().toBuffer()).toString("base64");
+    const tile = (
+      await sharp({ create: { width: 2, height: 2, channels: 3, background: "#f00" } })
+        .png()
+        .toBuffer()
+    ).toString("base64");
     const served = await sanitiseSvg(svg(`<image href="data:image/png;base64,${tile}" width="20" height="20"/>`));
     expect(parse(served).querySelector("image")?.getAttribute("href")).toBe(`data:image/png;base64,${tile}`);
   });
@@ -85,7 +99,12 @@ describe("sanitiseSvg", () => {
   });
 
   it("refuses what is not an SVG at all with 415", async () => {
-    await expect(sanitiseSvg(Buffer.from("<html><body>hello</body></html>"))).rejects.toMatchObject({ code: "UNSUPPORTED_IMAGE", status: 415 });
-    await expect(sanitiseSvg(Buffer.from('<?xml-stylesheet href="https://evil.example/x.xsl"?><p>no</p>'))).rejects.toMatchObject({ code: "UNSUPPORTED_IMAGE" });
+    await expect(sanitiseSvg(Buffer.from("<html><body>hello</body></html>"))).rejects.toMatchObject({
+      code: "UNSUPPORTED_IMAGE",
+      status: 415,
+    });
+    await expect(
+      sanitiseSvg(Buffer.from('<?xml-stylesheet href="https://evil.example/x.xsl"?><p>no</p>')),
+    ).rejects.toMatchObject({ code: "UNSUPPORTED_IMAGE" });
   });
 });

@@ -13,9 +13,17 @@ describe("dashboard snippets", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "snippet-"));
     try {
       // The snippet as shown, plus a source written as a full URL with characters to encode.
-      writeFileSync(path.join(dir, "optstuff.mjs"), `${nodeSnippet()}\nconsole.log(optstuffUrl("https://images.example.com/a b%20c.jpg", "w_100"));\n`);
+      writeFileSync(
+        path.join(dir, "optstuff.mjs"),
+        `${nodeSnippet()}\nconsole.log(optstuffUrl("https://images.example.com/a b%20c.jpg", "w_100"));\n`,
+      );
       writeFileSync(path.join(dir, ".env"), envBlock(target));
-      const printed = execFileSync(process.execPath, ["--env-file=.env", "optstuff.mjs"], { cwd: dir, encoding: "utf8" }).trim().split("\n");
+      const printed = execFileSync(process.execPath, ["--env-file=.env", "optstuff.mjs"], {
+        cwd: dir,
+        encoding: "utf8",
+      })
+        .trim()
+        .split("\n");
       expect(printed).toEqual([
         buildSignedUrl({ ...target, operations: "w_800,f_auto", source: "images.example.com/photo.jpg" }),
         buildSignedUrl({ ...target, operations: "w_100", source: "https://images.example.com/a b%20c.jpg" }),

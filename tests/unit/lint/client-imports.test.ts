@@ -5,7 +5,9 @@ import { clientImports } from "../../../tools/eslint/client-imports.mjs";
 
 RuleTester.describe = describe;
 RuleTester.it = it;
-const tester = new RuleTester({ languageOptions: { parser: tseslint.parser, ecmaVersion: 2022, sourceType: "module" } });
+const tester = new RuleTester({
+  languageOptions: { parser: tseslint.parser, ecmaVersion: 2022, sourceType: "module" },
+});
 
 describe("optstuff/client-imports", () => {
   tester.run("client-imports", clientImports, {
@@ -17,9 +19,15 @@ describe("optstuff/client-imports", () => {
       { code: `import { getServices } from "@/server/services";` },
     ],
     invalid: [
-      { code: `"use client";\nimport { requestLogStatuses } from "@/server/errors";`, errors: [{ messageId: "serverValue" }] },
+      {
+        code: `"use client";\nimport { requestLogStatuses } from "@/server/errors";`,
+        errors: [{ messageId: "serverValue" }],
+      },
       { code: `"use client";\nimport { env } from "@/env";`, errors: [{ messageId: "serverValue" }] },
-      { code: `"use client";\nimport { type ErrorCode, AppError } from "@/server/errors";`, errors: [{ messageId: "serverValue" }] },
+      {
+        code: `"use client";\nimport { type ErrorCode, AppError } from "@/server/errors";`,
+        errors: [{ messageId: "serverValue" }],
+      },
     ],
   });
 });

@@ -5,7 +5,11 @@ const headers = (entries: Record<string, string>) => new Headers(entries);
 
 describe("the client address", () => {
   it("is the socket's address with no proxy in front, whatever X-Forwarded-For claims", () => {
-    const spoofed = headers({ [PEER_ADDRESS_HEADER]: "203.0.113.9", "x-forwarded-for": "198.51.100.1", "x-real-ip": "198.51.100.2" });
+    const spoofed = headers({
+      [PEER_ADDRESS_HEADER]: "203.0.113.9",
+      "x-forwarded-for": "198.51.100.1",
+      "x-real-ip": "198.51.100.2",
+    });
     expect(clientAddress(spoofed, 0)).toBe("203.0.113.9");
   });
 
@@ -15,7 +19,9 @@ describe("the client address", () => {
     ["two proxies, client forged two entries", "198.51.100.1, 198.51.100.2, 203.0.113.9, 10.0.0.2", 2, "203.0.113.9"],
     ["fewer entries than proxies (a hop was bypassed)", "203.0.113.9", 2, "10.0.0.1"],
   ])("with proxies in front is the entry the outermost proxy appended: %s", (_case, forwarded, hops, expected) => {
-    expect(clientAddress(headers({ [PEER_ADDRESS_HEADER]: "10.0.0.1", "x-forwarded-for": forwarded }), hops)).toBe(expected);
+    expect(clientAddress(headers({ [PEER_ADDRESS_HEADER]: "10.0.0.1", "x-forwarded-for": forwarded }), hops)).toBe(
+      expected,
+    );
   });
 
   it("falls back to the last X-Forwarded-For entry when the server did not stamp the socket's address (next dev)", () => {

@@ -8,12 +8,21 @@ import { withRefusalMemo } from "@/server/coordination/refusal-memo";
 import type { RateLimiter } from "@/server/coordination/types";
 import { AppError } from "@/server/errors";
 import { addressSubject } from "@/server/ratelimit/address-subject";
-import { DEFAULT_ADDRESS_LIMITS, requestLimits, withinLimits, type AddressLimits, type LimitDeps } from "@/server/ratelimit/enforce-key-limits";
+import {
+  DEFAULT_ADDRESS_LIMITS,
+  requestLimits,
+  withinLimits,
+  type AddressLimits,
+  type LimitDeps,
+} from "@/server/ratelimit/enforce-key-limits";
 
 // A fixed instant 10 s into a minute and 10 s into a UTC day: no window edge inside a test.
 const NOW = Date.UTC(2026, 10, 23, 0, 0, 10);
 
-function setup(addressLimits: AddressLimits = { requestsPerMinute: 3, transformsPerMinute: 2 }, keyLimits = { perMinute: 5, perDay: 100 }) {
+function setup(
+  addressLimits: AddressLimits = { requestsPerMinute: 3, transformsPerMinute: 2 },
+  keyLimits = { perMinute: 5, perDay: 100 },
+) {
   const inner = createMemoryRateLimiter(() => NOW);
   const calls: string[] = [];
   // Records every call the limits make, so a test can say which windows a request was charged in.
@@ -29,7 +38,13 @@ function setup(addressLimits: AddressLimits = { requestsPerMinute: 3, transforms
     },
   };
   const counters = createCounters();
-  const deps: LimitDeps = { limiter: withRefusalMemo(recording, () => NOW), logSampled: () => {}, counters, now: () => NOW, addressLimits };
+  const deps: LimitDeps = {
+    limiter: withRefusalMemo(recording, () => NOW),
+    logSampled: () => {},
+    counters,
+    now: () => NOW,
+    addressLimits,
+  };
   const apiKey: ApiKeyConfig = {
     id: "key-id",
     projectId: "project-id",
@@ -40,7 +55,14 @@ function setup(addressLimits: AddressLimits = { requestsPerMinute: 3, transforms
     rateLimitPerMinute: keyLimits.perMinute,
     rateLimitPerDay: keyLimits.perDay,
   };
-  return { deps, apiKey, calls, counters, limiter: inner, forRequest: (address = "203.0.113.9") => requestLimits(apiKey, address, deps) };
+  return {
+    deps,
+    apiKey,
+    calls,
+    counters,
+    limiter: inner,
+    forRequest: (address = "203.0.113.9") => requestLimits(apiKey, address, deps),
+  };
 }
 
 async function status(admission: Promise<unknown>): Promise<number> {
@@ -96,7 +118,11 @@ describe("what a request is charged", () => {
     calls.length = 0;
     expect(await status(forRequest().admitTransform())).toBe(429); // the address's transform window refuses
     expect(calls.filter((call) => call.startsWith("refund")).sort()).toEqual(
-      [`refund minute ${rateLimitSubjects.addressRequests("203.0.113.9")}`, "refund minute pk_test", "refund day pk_test"].sort(),
+      [
+        `refund minute ${rateLimitSubjects.addressRequests("203.0.113.9")}`,
+        "refund minute pk_test",
+        "refund day pk_test",
+      ].sort(),
     );
     // The key holds one transform, not two: with this probe, two of five are taken.
     expect((await limiter.limit("minute", "pk_test", 5)).remaining).toBe(3);
@@ -105,7 +131,9 @@ describe("what a request is charged", () => {
   it("answers with the refusing window that frees capacity last, so Retry-After is not a promise it cannot keep", async () => {
     const { forRequest } = setup({ requestsPerMinute: 10, transformsPerMinute: 1 }, { perMinute: 5, perDay: 1 });
     await forRequest().admitTransform();
-    const refused = await forRequest().admitTransform().catch((error: unknown) => error as AppError);
+    const refused = await forRequest()
+      .admitTransform()
+      .catch((error: unknown) => error as AppError);
     expect(refused).toBeInstanceOf(AppError);
     // Both the address's minute and the key's day refuse: the day's reset is the one that matters.
     expect(refused!.headers?.["X-RateLimit-Limit"]).toBe("1");
@@ -128,7 +156,10 @@ describe("what a request is charged", () => {
 
   it("lets a request through when the limiter fails, and counts it (failure policy)", async () => {
     const { deps, apiKey, counters } = setup();
-    const failing: LimitDeps = { ...deps, limiter: { ...deps.limiter, knownRefusal: () => null, limit: () => Promise.reject(new Error("down")) } };
+    const failing: LimitDeps = {
+      ...deps,
+      limiter: { ...deps.limiter, knownRefusal: () => null, limit: () => Promise.reject(new Error("down")) },
+    };
     expect(await status(requestLimits(apiKey, "203.0.113.9", failing).admitTransform())).toBe(200);
     expect(counters.get("ratelimit_fail_open")).toBe(4);
   });
@@ -202,6 +233,8 @@ describe("defaults", () => {
     expect([env.OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE, env.OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE]).toEqual([1200, 120]);
     expect(DEFAULT_ADDRESS_LIMITS).toEqual({ requestsPerMinute: 1200, transformsPerMinute: 120 });
     expect(parseEnv({ OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE: "0" }).OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE).toBe(0);
-    expect(() => parseEnv({ OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: "-1" })).toThrow(/OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE/);
+    expect(() => parseEnv({ OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: "-1" })).toThrow(
+      /OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE/,
+    );
   });
 });

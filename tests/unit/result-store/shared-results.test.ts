@@ -24,7 +24,17 @@ function store(): ResultStore {
 /** One instance's view: its own counters, the shared Redis and store. */
 function instance(shared: KeyValue | null, results: ResultStore) {
   const counters = createCounters();
-  return { counters, shared: createSharedResults({ store: results, shared, counters, logSampled: createSampledLogger(createLogger("error")), leaseSeconds: 5, pollMs: 10 }) };
+  return {
+    counters,
+    shared: createSharedResults({
+      store: results,
+      shared,
+      counters,
+      logSampled: createSampledLogger(createLogger("error")),
+      leaseSeconds: 5,
+      pollMs: 10,
+    }),
+  };
 }
 
 describe("shared results: the transform lease", () => {
@@ -65,14 +75,21 @@ describe("shared results: the transform lease", () => {
   });
 
   it("makes the result itself when Redis fails, and counts it", async () => {
-    const failing = { ...createMemoryKeyValue(), set: () => Promise.reject(new Error("connection refused")) } as KeyValue;
+    const failing = {
+      ...createMemoryKeyValue(),
+      set: () => Promise.reject(new Error("connection refused")),
+    } as KeyValue;
     const { shared, counters } = instance(failing, store());
     expect((await shared.claim("p/s/v")).kind).toBe("make");
     expect(counters.get("redis_failure_transformLease")).toBe(1);
   });
 
   it("reads a failing store as a miss and a failing write as a counted loss, never an error", async () => {
-    const broken: ResultStore = { ...store(), get: () => Promise.reject(new Error("EIO")), put: () => Promise.reject(new Error("ENOSPC")) };
+    const broken: ResultStore = {
+      ...store(),
+      get: () => Promise.reject(new Error("EIO")),
+      put: () => Promise.reject(new Error("ENOSPC")),
+    };
     const { shared, counters } = instance(null, broken);
     expect(await shared.read("p/s/v")).toBeNull();
     shared.writeBack("p/s/v", result(bytes(10)), { kind: "make", release: () => undefined });
@@ -84,7 +101,11 @@ describe("shared results: the transform lease", () => {
   it("with Redis up but the store failing: one read per request, the lease still coalesces, waiters outlast failed polls", async () => {
     const kv = createMemoryKeyValue();
     let reads = 0;
-    const broken: ResultStore = { ...store(), get: () => (reads++, Promise.reject(new Error("EIO"))), put: () => Promise.reject(new Error("EIO")) };
+    const broken: ResultStore = {
+      ...store(),
+      get: () => (reads++, Promise.reject(new Error("EIO"))),
+      put: () => Promise.reject(new Error("EIO")),
+    };
     const [a, b] = [instance(kv, broken), instance(kv, broken)];
     const claimA = await a.shared.lookup("p/s/v");
     expect(claimA.kind).toBe("make");

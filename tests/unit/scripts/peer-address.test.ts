@@ -14,7 +14,9 @@ let port: number;
 beforeAll(async () => {
   server = createPeerAddressServer(async (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader("content-type", "application/json");
-    res.end(JSON.stringify({ peer: req.headers[PEER_ADDRESS_HEADER], forwarded: req.headers["x-forwarded-for"] ?? null }));
+    res.end(
+      JSON.stringify({ peer: req.headers[PEER_ADDRESS_HEADER], forwarded: req.headers["x-forwarded-for"] ?? null }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;

@@ -17,7 +17,10 @@ describe("scratch directory", () => {
   });
 
   it("falls back to the temporary directory when the tmpfs is missing or too small", () => {
-    for (const options of [{ tmpfs: "/nonexistent-tmpfs" }, { tmpfs: "/dev/shm", minFreeBytes: Number.MAX_SAFE_INTEGER }]) {
+    for (const options of [
+      { tmpfs: "/nonexistent-tmpfs" },
+      { tmpfs: "/dev/shm", minFreeBytes: Number.MAX_SAFE_INTEGER },
+    ]) {
       const scratch = createScratchDirectory("optstuff-test-scratch-", options);
       expect(path.dirname(scratch.path())).toBe(os.tmpdir());
       scratch.remove();

@@ -11,10 +11,15 @@ describe("key pairs", () => {
     expect(a.publicKey).not.toBe(b.publicKey);
   });
 
-  it.each(["", "pk_", "pk_short", "sk_AAAAAAAAAAAAAAAAAAAAAA", "pk_AAAAAAAAAAAAAAAAAAAAA=", "pk_AAAAAAAAAAAAAAAAAAAAAAA", " pk_AAAAAAAAAAAAAAAAAAAAAA"])(
-    "refuses the public key shape %j",
-    (value) => expect(isPublicKeyShape(value)).toBe(false),
-  );
+  it.each([
+    "",
+    "pk_",
+    "pk_short",
+    "sk_AAAAAAAAAAAAAAAAAAAAAA",
+    "pk_AAAAAAAAAAAAAAAAAAAAA=",
+    "pk_AAAAAAAAAAAAAAAAAAAAAAA",
+    " pk_AAAAAAAAAAAAAAAAAAAAAA",
+  ])("refuses the public key shape %j", (value) => expect(isPublicKeyShape(value)).toBe(false));
 });
 
 describe("secret box", () => {

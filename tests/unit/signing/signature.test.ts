@@ -3,7 +3,10 @@ import { buildSignedUrl, sign, signaturePayload, verifySignature } from "@/serve
 import { SIGNING_VECTORS, VECTOR_SECRET } from "../../support/vectors";
 
 const SECRET = VECTOR_SECRET;
-const vectors: Array<[payload: string, signature: string]> = SIGNING_VECTORS.map((v) => [signaturePayload(v.operations, v.source, v.exp), v.signature]);
+const vectors: Array<[payload: string, signature: string]> = SIGNING_VECTORS.map((v) => [
+  signaturePayload(v.operations, v.source, v.exp),
+  v.signature,
+]);
 
 describe("signature (contract test vectors)", () => {
   it.each(vectors)("signs %s", (payload, expected) => {
@@ -12,8 +15,12 @@ describe("signature (contract test vectors)", () => {
   });
 
   it("builds payloads with and without exp", () => {
-    expect(signaturePayload("w_800,f_webp", "images.example.com/photo.jpg")).toBe("w_800,f_webp/images.example.com/photo.jpg");
-    expect(signaturePayload("w_800,f_webp", "images.example.com/photo.jpg", 1706500000)).toBe("w_800,f_webp/images.example.com/photo.jpg?exp=1706500000");
+    expect(signaturePayload("w_800,f_webp", "images.example.com/photo.jpg")).toBe(
+      "w_800,f_webp/images.example.com/photo.jpg",
+    );
+    expect(signaturePayload("w_800,f_webp", "images.example.com/photo.jpg", 1706500000)).toBe(
+      "w_800,f_webp/images.example.com/photo.jpg?exp=1706500000",
+    );
   });
 
   it("refuses a signature that differs in one character, a truncated one, and another key's", () => {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
-import {
-  assertSourceAllowed,
-  isRefererAllowed,
-  isSourceAllowed,
-  normaliseHostEntry,
-} from "@/server/source/allowlist";
+import { assertSourceAllowed, isRefererAllowed, isSourceAllowed, normaliseHostEntry } from "@/server/source/allowlist";
 import { parseSource } from "@/server/source/parse-source";
 
 const allowed = (raw: string, hosts: string[]) => isSourceAllowed(parseSource(raw), hosts);
@@ -30,10 +25,16 @@ describe("normaliseHostEntry", () => {
     expect(normaliseHostEntry("local")).toEqual({ kind: "local" });
   });
 
-  it.each(["", "ftp://example.com", "example.com/images", "example.com?x=1", "user@example.com", "ex*ample.com", "*.", "**"])(
-    "returns null for the unusable entry %j",
-    (entry) => expect(normaliseHostEntry(entry)).toBeNull(),
-  );
+  it.each([
+    "",
+    "ftp://example.com",
+    "example.com/images",
+    "example.com?x=1",
+    "user@example.com",
+    "ex*ample.com",
+    "*.",
+    "**",
+  ])("returns null for the unusable entry %j", (entry) => expect(normaliseHostEntry(entry)).toBeNull());
 });
 
 describe("isSourceAllowed", () => {

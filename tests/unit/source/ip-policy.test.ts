@@ -13,18 +13,63 @@ interface RangeCase {
 const ipv4Cases: RangeCase[] = [
   { cidr: "0.0.0.0/8", first: "0.0.0.0", last: "0.255.255.255", publicNeighbours: ["1.0.0.0"] },
   { cidr: "10.0.0.0/8", first: "10.0.0.0", last: "10.255.255.255", publicNeighbours: ["9.255.255.255", "11.0.0.0"] },
-  { cidr: "100.64.0.0/10", first: "100.64.0.0", last: "100.127.255.255", publicNeighbours: ["100.63.255.255", "100.128.0.0"] },
-  { cidr: "127.0.0.0/8", first: "127.0.0.0", last: "127.255.255.255", publicNeighbours: ["126.255.255.255", "128.0.0.0"] },
-  { cidr: "169.254.0.0/16", first: "169.254.0.0", last: "169.254.255.255", publicNeighbours: ["169.253.255.255", "169.255.0.0"] },
+  {
+    cidr: "100.64.0.0/10",
+    first: "100.64.0.0",
+    last: "100.127.255.255",
+    publicNeighbours: ["100.63.255.255", "100.128.0.0"],
+  },
+  {
+    cidr: "127.0.0.0/8",
+    first: "127.0.0.0",
+    last: "127.255.255.255",
+    publicNeighbours: ["126.255.255.255", "128.0.0.0"],
+  },
+  {
+    cidr: "169.254.0.0/16",
+    first: "169.254.0.0",
+    last: "169.254.255.255",
+    publicNeighbours: ["169.253.255.255", "169.255.0.0"],
+  },
   { cidr: "169.254.169.254/32", first: "169.254.169.254", last: "169.254.169.254", publicNeighbours: [] },
-  { cidr: "172.16.0.0/12", first: "172.16.0.0", last: "172.31.255.255", publicNeighbours: ["172.15.255.255", "172.32.0.0"] },
+  {
+    cidr: "172.16.0.0/12",
+    first: "172.16.0.0",
+    last: "172.31.255.255",
+    publicNeighbours: ["172.15.255.255", "172.32.0.0"],
+  },
   { cidr: "192.0.0.0/24", first: "192.0.0.0", last: "192.0.0.255", publicNeighbours: ["191.255.255.255", "192.0.1.0"] },
   { cidr: "192.0.2.0/24", first: "192.0.2.0", last: "192.0.2.255", publicNeighbours: ["192.0.1.255", "192.0.3.0"] },
-  { cidr: "192.88.99.0/24", first: "192.88.99.0", last: "192.88.99.255", publicNeighbours: ["192.88.98.255", "192.88.100.0"] },
-  { cidr: "192.168.0.0/16", first: "192.168.0.0", last: "192.168.255.255", publicNeighbours: ["192.167.255.255", "192.169.0.0"] },
-  { cidr: "198.18.0.0/15", first: "198.18.0.0", last: "198.19.255.255", publicNeighbours: ["198.17.255.255", "198.20.0.0"] },
-  { cidr: "198.51.100.0/24", first: "198.51.100.0", last: "198.51.100.255", publicNeighbours: ["198.51.99.255", "198.51.101.0"] },
-  { cidr: "203.0.113.0/24", first: "203.0.113.0", last: "203.0.113.255", publicNeighbours: ["203.0.112.255", "203.0.114.0"] },
+  {
+    cidr: "192.88.99.0/24",
+    first: "192.88.99.0",
+    last: "192.88.99.255",
+    publicNeighbours: ["192.88.98.255", "192.88.100.0"],
+  },
+  {
+    cidr: "192.168.0.0/16",
+    first: "192.168.0.0",
+    last: "192.168.255.255",
+    publicNeighbours: ["192.167.255.255", "192.169.0.0"],
+  },
+  {
+    cidr: "198.18.0.0/15",
+    first: "198.18.0.0",
+    last: "198.19.255.255",
+    publicNeighbours: ["198.17.255.255", "198.20.0.0"],
+  },
+  {
+    cidr: "198.51.100.0/24",
+    first: "198.51.100.0",
+    last: "198.51.100.255",
+    publicNeighbours: ["198.51.99.255", "198.51.101.0"],
+  },
+  {
+    cidr: "203.0.113.0/24",
+    first: "203.0.113.0",
+    last: "203.0.113.255",
+    publicNeighbours: ["203.0.112.255", "203.0.114.0"],
+  },
   { cidr: "224.0.0.0/4", first: "224.0.0.0", last: "239.255.255.255", publicNeighbours: ["223.255.255.255"] },
   { cidr: "240.0.0.0/4", first: "240.0.0.0", last: "255.255.255.254", publicNeighbours: [] },
   { cidr: "255.255.255.255/32", first: "255.255.255.255", last: "255.255.255.255", publicNeighbours: [] },
@@ -50,7 +95,12 @@ const ipv6Cases: RangeCase[] = [
     last: `2001:db8:ffff:${ones}`,
     publicNeighbours: [`2001:db7:ffff:${ones}`, "2001:db9::"],
   },
-  { cidr: "3fff::/20", first: "3fff::", last: `3fff:fff:ffff:${ones}`, publicNeighbours: [`3ffe:ffff:ffff:${ones}`, "3fff:1000::"] },
+  {
+    cidr: "3fff::/20",
+    first: "3fff::",
+    last: `3fff:fff:ffff:${ones}`,
+    publicNeighbours: [`3ffe:ffff:ffff:${ones}`, "3fff:1000::"],
+  },
   { cidr: "fc00::/7", first: "fc00::", last: `fdff:ffff:ffff:${ones}`, publicNeighbours: [] },
   { cidr: "fe80::/10", first: "fe80::", last: `febf:ffff:ffff:${ones}`, publicNeighbours: [] },
   { cidr: "fec0::/10", first: "fec0::", last: `feff:ffff:ffff:${ones}`, publicNeighbours: [] },
@@ -136,7 +186,18 @@ describe("classifyAddress: the allowLoopback flag", () => {
 
   it("opens loopback (and nothing else) when the flag is on", () => {
     for (const ip of ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"]) expectAllowed(ip, true);
-    for (const ip of ["0.0.0.0", "::", "10.0.0.1", "169.254.169.254", "fe80::1", "fc00::1", "::127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::"]) {
+    for (const ip of [
+      "0.0.0.0",
+      "::",
+      "10.0.0.1",
+      "169.254.169.254",
+      "fe80::1",
+      "fc00::1",
+      "::127.0.0.1",
+      "::ffff:10.0.0.1",
+      "64:ff9b::7f00:1",
+      "2002:7f00:1::",
+    ]) {
       expectRefused(ip, undefined, true);
     }
   });
@@ -144,7 +205,8 @@ describe("classifyAddress: the allowLoopback flag", () => {
 
 describe("classifyAddress: input handling", () => {
   it("allows ordinary public addresses", () => {
-    for (const ip of ["8.8.8.8", "93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "2a00:1450:4001:830::200e"]) expectAllowed(ip);
+    for (const ip of ["8.8.8.8", "93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "2a00:1450:4001:830::200e"])
+      expectAllowed(ip);
   });
 
   it("fails closed on anything that is not an IP address", () => {

@@ -4,14 +4,21 @@ import { assertCan, atLeast, can, permissions, teamRoles } from "@/server/tenanc
 
 describe("roles table", () => {
   it("orders the roles owner > admin > member", () => {
-    expect(atLeast("owner", "admin") && atLeast("admin", "member") && !atLeast("member", "admin") && !atLeast("admin", "owner")).toBe(true);
+    expect(
+      atLeast("owner", "admin") &&
+        atLeast("admin", "member") &&
+        !atLeast("member", "admin") &&
+        !atLeast("admin", "owner"),
+    ).toBe(true);
   });
 
   it("gives every higher role everything a lower one may do", () => {
     for (const permission of Object.keys(permissions) as Array<keyof typeof permissions>) {
       const allowed = teamRoles.map((role) => can(role, permission));
       // teamRoles is owner, admin, member: once refused, every lower role is refused too.
-      expect(allowed.indexOf(false) === -1 || allowed.slice(allowed.indexOf(false)).every((a) => !a), permission).toBe(true);
+      expect(allowed.indexOf(false) === -1 || allowed.slice(allowed.indexOf(false)).every((a) => !a), permission).toBe(
+        true,
+      );
     }
   });
 

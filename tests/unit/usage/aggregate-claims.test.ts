@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { redisKeys } from "@/server/coordination/keys";
-import { aggregateClaims, bucketMinute, keyIdsOf, parseUsageField, type ClaimedBucket } from "@/server/usage/aggregate-claims";
+import {
+  aggregateClaims,
+  bucketMinute,
+  keyIdsOf,
+  parseUsageField,
+  type ClaimedBucket,
+} from "@/server/usage/aggregate-claims";
 import { usageFields } from "@/server/usage/buffer-usage";
 
 const P = "11111111-1111-4111-8111-111111111111";
@@ -16,7 +22,12 @@ describe("bucket keys and fields", () => {
   it("reads the minute back from the key the request path writes", () => {
     const at = new Date("2026-03-07T12:30:59.999Z");
     expect(bucketMinute(redisKeys.usageBucket(at))?.toISOString()).toBe("2026-03-07T12:30:00.000Z");
-    for (const key of ["usage:buffer:minute:2026030712", "usage:buffer:minute:20260307123x", "usage:buffer:flush:lock", "other:202603071230"]) {
+    for (const key of [
+      "usage:buffer:minute:2026030712",
+      "usage:buffer:minute:20260307123x",
+      "usage:buffer:flush:lock",
+      "other:202603071230",
+    ]) {
       expect(bucketMinute(key)).toBeNull();
     }
   });
@@ -40,7 +51,12 @@ describe("aggregateClaims", () => {
   it("sums per (project, key, UTC date) across buckets, with per-bucket totals", () => {
     const { rows, totals } = aggregateClaims(
       [
-        bucket("202603072359", { [`${P}|${K1}|req`]: 3, [`${P}|${K1}|bytes`]: 300, [`${P}|${K2}|req`]: 1, [`${P}|${K2}|bytes`]: 0 }),
+        bucket("202603072359", {
+          [`${P}|${K1}|req`]: 3,
+          [`${P}|${K1}|bytes`]: 300,
+          [`${P}|${K2}|req`]: 1,
+          [`${P}|${K2}|bytes`]: 0,
+        }),
         bucket("202603080000", { [`${P}|${K1}|req`]: 2, [`${P}|${K1}|bytes`]: 20 }),
         bucket("202603080001", { [`${P}|${K1}|req`]: 5, [`${P}|${K1}|bytes`]: 50 }),
       ],
@@ -65,7 +81,7 @@ describe("aggregateClaims", () => {
       [`${P}|${GONE}|bytes`]: 40,
       [`${other}|${K1}|req`]: 2,
       [`${P}|${K1}|req`]: 1,
-      "junk": 9,
+      junk: 9,
       [`${P}|${K2}|req`]: Number.NaN,
     });
     const { rows, totals } = aggregateClaims([claimed], keys);

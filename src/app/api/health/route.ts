@@ -6,4 +6,3 @@ export const dynamic = "force-dynamic";
 
 /** `?probe=live` answers without touching dependencies; the default also checks readiness. */
 export const GET = createHealthRouteHandler(getServices);
-

@@ -4,7 +4,13 @@ import { requireUser } from "../../_lib/session";
 
 export const dynamic = "force-dynamic";
 
-export default async function TeamLayout({ children, params }: { children: ReactNode; params: Promise<{ team: string }> }) {
+export default async function TeamLayout({
+  children,
+  params,
+}: {
+  children: ReactNode;
+  params: Promise<{ team: string }>;
+}) {
   const { team } = await params;
   await requireUser(`/t/${team}`);
   return (

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { envBlock } from "@/lib/snippets";
-import { createProjectKey, listApiKeys, MAX_ROTATION_GRACE_SECONDS, revokeApiKey, rotateApiKey, updateApiKey } from "@/server/tenancy/api-keys";
+import {
+  createProjectKey,
+  listApiKeys,
+  MAX_ROTATION_GRACE_SECONDS,
+  revokeApiKey,
+  rotateApiKey,
+  updateApiKey,
+} from "@/server/tenancy/api-keys";
 import { keyLimitsSchema } from "@/server/tenancy/create-api-key";
 import { projectProcedure, router } from "../trpc";
 
@@ -19,7 +26,9 @@ export const apiKeyRouter = router({
     }),
 
   update: projectProcedure("apiKey.update")
-    .input(keyId.extend({ name: name.optional(), expiresAt: z.date().nullable().optional() }).extend(keyLimitsSchema.shape))
+    .input(
+      keyId.extend({ name: name.optional(), expiresAt: z.date().nullable().optional() }).extend(keyLimitsSchema.shape),
+    )
     .mutation(({ ctx, input }) => {
       const { keyId: id, ...changes } = input;
       return updateApiKey(ctx.services.tenancy, ctx.scope, id, changes);
@@ -28,7 +37,10 @@ export const apiKeyRouter = router({
   rotate: projectProcedure("apiKey.rotate")
     .input(keyId.extend({ graceSeconds: z.number().int().min(0).max(MAX_ROTATION_GRACE_SECONDS) }))
     .mutation(async ({ ctx, input }) => {
-      const key = await rotateApiKey(ctx.services.tenancy, ctx.scope, input.keyId, { graceSeconds: input.graceSeconds, createdBy: ctx.user.id });
+      const key = await rotateApiKey(ctx.services.tenancy, ctx.scope, input.keyId, {
+        graceSeconds: input.graceSeconds,
+        createdBy: ctx.user.id,
+      });
       return { ...key, env: envBlock({ baseUrl: ctx.services.publicBaseUrl, projectSlug: ctx.project.slug, ...key }) };
     }),
 

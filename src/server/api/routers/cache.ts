@@ -5,15 +5,26 @@ import { projectProcedure, router } from "../trpc";
 export const cacheRouter = router({
   status: projectProcedure("project.read").query(async ({ ctx }) => {
     const store = ctx.services.store;
-    return { ...(await cacheStatus(ctx.services.db, ctx.scope)), store: store ? { kind: store.kind, ...store.size() } : null };
+    return {
+      ...(await cacheStatus(ctx.services.db, ctx.scope)),
+      store: store ? { kind: store.kind, ...store.size() } : null,
+    };
   }),
 
   /** One source (every variant of it), or the whole project without `source`. */
   purge: projectProcedure("cache.purge")
-    .input(z.object({ source: z.string().trim().min(1, { error: "Enter the source URL to purge" }).max(2000).optional() }))
+    .input(
+      z.object({ source: z.string().trim().min(1, { error: "Enter the source URL to purge" }).max(2000).optional() }),
+    )
     .mutation(({ ctx, input }) =>
       purgeResults(
-        { db: ctx.services.db, invalidate: ctx.services.invalidate, store: ctx.services.store, logger: ctx.services.logger, now: ctx.services.tenancy.now },
+        {
+          db: ctx.services.db,
+          invalidate: ctx.services.invalidate,
+          store: ctx.services.store,
+          logger: ctx.services.logger,
+          now: ctx.services.tenancy.now,
+        },
         ctx.scope,
         { source: input.source, actorId: ctx.user.id },
       ),

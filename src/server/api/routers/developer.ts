@@ -14,6 +14,10 @@ export const developerRouter = router({
       }),
     )
     .mutation(({ ctx, input }) =>
-      signTestUrl({ ...ctx.services.tenancy, baseUrl: ctx.services.publicBaseUrl }, { ...ctx.scope, projectSlug: ctx.project.slug, role: ctx.role }, input),
+      signTestUrl(
+        { ...ctx.services.tenancy, baseUrl: ctx.services.publicBaseUrl },
+        { ...ctx.scope, projectSlug: ctx.project.slug, role: ctx.role },
+        input,
+      ),
     ),
 });

@@ -22,7 +22,9 @@ export const projectImageRouter = router({
 
   upload: projectProcedure("image.write")
     .input(z.object({ kind, base64 }))
-    .mutation(({ ctx, input }) => uploadProjectImage(ctx.services.tenancy, ctx.scope, { ...input, actorId: ctx.user.id })),
+    .mutation(({ ctx, input }) =>
+      uploadProjectImage(ctx.services.tenancy, ctx.scope, { ...input, actorId: ctx.user.id }),
+    ),
 
   setWatermark: projectProcedure("image.write")
     .input(watermarkSettingsSchema)

@@ -12,16 +12,33 @@ export const projectRouter = router({
     .query(({ ctx, input }) => listProjects(ctx.services.db, ctx.team.id, input.search)),
 
   create: teamProcedure("project.create")
-    .input(z.object({ name: z.string().max(200), slug: z.string().max(200), allowedSourceHosts: hosts.optional(), allowedRefererHosts: hosts.optional() }))
+    .input(
+      z.object({
+        name: z.string().max(200),
+        slug: z.string().max(200),
+        allowedSourceHosts: hosts.optional(),
+        allowedRefererHosts: hosts.optional(),
+      }),
+    )
     .mutation(({ ctx, input }) =>
       createProject(ctx.services.db, { teamId: ctx.team.id, ...input }, ctx.services.tenancy.hostPolicy),
     ),
 
   /** With the public base URL, for the endpoint shown on the overview and in the snippets. */
-  get: projectProcedure("project.read").query(({ ctx }) => ({ project: ctx.project, baseUrl: ctx.services.publicBaseUrl })),
+  get: projectProcedure("project.read").query(({ ctx }) => ({
+    project: ctx.project,
+    baseUrl: ctx.services.publicBaseUrl,
+  })),
 
   update: projectProcedure("project.update")
-    .input(z.object({ name: z.string().max(200).optional(), slug: z.string().max(200).optional(), allowedSourceHosts: hosts.optional(), allowedRefererHosts: hosts.optional() }))
+    .input(
+      z.object({
+        name: z.string().max(200).optional(),
+        slug: z.string().max(200).optional(),
+        allowedSourceHosts: hosts.optional(),
+        allowedRefererHosts: hosts.optional(),
+      }),
+    )
     .mutation(({ ctx, input }) =>
       updateProject(ctx.services.tenancy, ctx.scope, {
         name: input.name,
@@ -34,7 +51,8 @@ export const projectRouter = router({
   delete: projectProcedure("project.delete")
     .input(z.object({ confirmSlug: z.string().max(200) }))
     .mutation(async ({ ctx, input }) => {
-      if (input.confirmSlug !== ctx.project.slug) throw new AppError("INVALID_INPUT", { message: "Type the project's slug to confirm" });
+      if (input.confirmSlug !== ctx.project.slug)
+        throw new AppError("INVALID_INPUT", { message: "Type the project's slug to confirm" });
       await deleteProject(ctx.services.tenancy, ctx.scope);
       await dropProjectResults({ store: ctx.services.store, logger: ctx.services.logger }, ctx.scope.projectId);
     }),

@@ -5,7 +5,9 @@ import { projectProcedure, router } from "../trpc";
 const alias = z
   .string()
   .trim()
-  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, { error: "Use 1–32 lower-case letters, digits and dashes, starting with a letter or digit" });
+  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, {
+    error: "Use 1–32 lower-case letters, digits and dashes, starting with a letter or digit",
+  });
 
 /** S3's rules for a bucket name, loosened to what R2, GCS and MinIO also accept. */
 const bucketInput = z.object({
@@ -35,7 +37,13 @@ export const sourceBucketRouter = router({
 
   save: projectProcedure("bucket.write")
     .input(bucketInput)
-    .mutation(({ ctx, input }) => saveBucket(ctx.services.tenancy, ctx.scope, { ...input, secretAccessKey: input.secretAccessKey || undefined, actorId: ctx.user.id })),
+    .mutation(({ ctx, input }) =>
+      saveBucket(ctx.services.tenancy, ctx.scope, {
+        ...input,
+        secretAccessKey: input.secretAccessKey || undefined,
+        actorId: ctx.user.id,
+      }),
+    ),
 
   delete: projectProcedure("bucket.write")
     .input(z.object({ alias }))

@@ -15,7 +15,10 @@ export const teamRouter = router({
     team: ctx.team,
     role: ctx.role,
     /** What this role may do, so the pages only offer what will be accepted. */
-    can: Object.fromEntries(Object.keys(permissions).map((p) => [p, can(ctx.role, p as Permission)])) as Record<Permission, boolean>,
+    can: Object.fromEntries(Object.keys(permissions).map((p) => [p, can(ctx.role, p as Permission)])) as Record<
+      Permission,
+      boolean
+    >,
   })),
 
   update: teamProcedure("team.update")
@@ -25,7 +28,8 @@ export const teamRouter = router({
   delete: teamProcedure("team.delete")
     .input(z.object({ confirmSlug: z.string().max(200) }))
     .mutation(async ({ ctx, input }) => {
-      if (input.confirmSlug !== ctx.team.slug) throw new AppError("INVALID_INPUT", { message: "Type the team's slug to confirm" });
+      if (input.confirmSlug !== ctx.team.slug)
+        throw new AppError("INVALID_INPUT", { message: "Type the team's slug to confirm" });
       await deleteTeam(ctx.services.tenancy, ctx.team.id);
     }),
 
@@ -33,11 +37,15 @@ export const teamRouter = router({
 
   changeRole: teamProcedure("member.changeRole")
     .input(userId.extend({ role }))
-    .mutation(({ ctx, input }) => changeRole(ctx.services.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId, input.role)),
+    .mutation(({ ctx, input }) =>
+      changeRole(ctx.services.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId, input.role),
+    ),
 
   removeMember: teamProcedure("member.remove")
     .input(userId)
-    .mutation(({ ctx, input }) => removeMember(ctx.services.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId)),
+    .mutation(({ ctx, input }) =>
+      removeMember(ctx.services.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId),
+    ),
 
   leave: teamProcedure("member.leave").mutation(({ ctx }) => leaveTeam(ctx.services.db, ctx.user.id, ctx.team.id)),
 
@@ -51,11 +59,18 @@ export const teamRouter = router({
       const actor = { userId: ctx.user.id, role: ctx.role };
       const created = await createInvitation(ctx.services.db, actor, ctx.team.id, input, ctx.services.tenancy.now());
       const link = `${ctx.services.publicBaseUrl}/invite/${created.token}`;
-      const emailed = await sendInvitationEmail(ctx.services, { to: created.email, link, teamName: ctx.team.name, inviter: ctx.user.name });
+      const emailed = await sendInvitationEmail(ctx.services, {
+        to: created.email,
+        link,
+        teamName: ctx.team.name,
+        inviter: ctx.user.name,
+      });
       return { id: created.id, link, emailed, expiresAt: created.expiresAt };
     }),
 
   revokeInvitation: teamProcedure("invitation.revoke")
     .input(z.object({ invitationId: z.uuid() }))
-    .mutation(({ ctx, input }) => revokeInvitation(ctx.services.db, ctx.team.id, input.invitationId, ctx.services.tenancy.now())),
+    .mutation(({ ctx, input }) =>
+      revokeInvitation(ctx.services.db, ctx.team.id, input.invitationId, ctx.services.tenancy.now()),
+    ),
 });

@@ -12,7 +12,11 @@ export const usageRouter = router({
     .query(async ({ ctx, input }) => {
       const { db } = ctx.services;
       const range = resolveDateRange(input.range, ctx.services.tenancy.now());
-      const [usage, log, metering] = await Promise.all([projectUsage(db, ctx.project.id, range), requestLogStats(db, ctx.project.id, range), ctx.services.freshness()]);
+      const [usage, log, metering] = await Promise.all([
+        projectUsage(db, ctx.project.id, range),
+        requestLogStats(db, ctx.project.id, range),
+        ctx.services.freshness(),
+      ]);
       const store = ctx.services.store;
       // The store is shared by every project on the instance: its size, not this project's share.
       return { range, ...usage, log, metering, store: store ? { kind: store.kind, ...store.size() } : null };

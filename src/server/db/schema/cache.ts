@@ -11,7 +11,9 @@ import { projects } from "./tenancy";
 export const sourcePurges = pgTable(
   "source_purges",
   {
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     /** The source as the request log names it: origin and path, or local/<path>. */
     source: text("source").notNull(),
     generation: integer("generation").notNull(),

@@ -10,7 +10,9 @@ import { projects } from "./tenancy";
 export const presets = pgTable(
   "presets",
   {
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     operations: text("operations").notNull(),
     updatedBy: text("updated_by").references(() => user.id, { onDelete: "set null" }),

@@ -17,7 +17,9 @@ const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
 export const projectImages = pgTable(
   "project_images",
   {
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     kind: text("kind").$type<"watermark" | "fallback">().notNull(),
     bytes: bytea("bytes").notNull(),
     sha256: text("sha256").notNull(),

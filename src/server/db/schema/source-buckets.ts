@@ -11,7 +11,9 @@ export const sourceBuckets = pgTable(
   "source_buckets",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     alias: text("alias").notNull(),
     endpoint: text("endpoint").notNull(),
     region: text("region").notNull(),

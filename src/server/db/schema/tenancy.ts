@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { user } from "./auth";
 
 export const teamRole = pgEnum("team_role", ["owner", "admin", "member"]);
@@ -18,8 +29,12 @@ export const teams = pgTable("teams", {
 export const teamMembers = pgTable(
   "team_members",
   {
-    teamId: uuid("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
-    userId: text("user_id").notNull().references(() => user.id, { onDelete: "cascade" }),
+    teamId: uuid("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
     role: teamRole("role").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -30,7 +45,9 @@ export const teamInvitations = pgTable(
   "team_invitations",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    teamId: uuid("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: uuid("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     role: teamRole("role").notNull(),
     /** SHA-256 of the invitation token: the link holds the token, the database never does. */
@@ -48,14 +65,22 @@ export const projects = pgTable(
   "projects",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    teamId: uuid("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: uuid("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** Unique per team only: the image route finds the project through the API key. */
     slug: text("slug").notNull(),
     /** Normalised host entries (contract §5); empty refuses every remote source. */
-    allowedSourceHosts: text("allowed_source_hosts").array().notNull().default(sql`'{}'::text[]`),
+    allowedSourceHosts: text("allowed_source_hosts")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** Referer host entries; empty means any referer (or none). */
-    allowedRefererHosts: text("allowed_referer_hosts").array().notNull().default(sql`'{}'::text[]`),
+    allowedRefererHosts: text("allowed_referer_hosts")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     lastActivityAt: timestamp("last_activity_at", { withTimezone: true }),
     /** Taken by every purge, one more each time (cache.ts). */
     cacheGeneration: integer("cache_generation").notNull().default(0),

@@ -1,4 +1,18 @@
-import { bigint, bigserial, date, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { apiKeys } from "./api-keys";
 import { projects } from "./tenancy";
 
@@ -7,8 +21,12 @@ export const usageRecord = pgTable(
   "usage_record",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
-    apiKeyId: uuid("api_key_id").notNull().references(() => apiKeys.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    apiKeyId: uuid("api_key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
     date: date("date", { mode: "string" }).notNull(),
     requests: bigint("requests", { mode: "number" }).notNull().default(0),
     bytes: bigint("bytes", { mode: "number" }).notNull().default(0),
@@ -82,7 +100,9 @@ export const requestLog = pgTable(
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
     requestId: text("request_id").notNull(),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     apiKeyId: uuid("api_key_id").references(() => apiKeys.id, { onDelete: "set null" }),
     status: text("status").notNull(),
     httpStatus: integer("http_status").notNull(),

@@ -75,10 +75,16 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
 
   function spawnWorker(priority: JobPriority): Worker {
     if (!existsSync(options.entry)) {
-      throw new AppError("INTERNAL", { detail: `transform worker not built: ${options.entry} (npm run build writes it)` });
+      throw new AppError("INTERNAL", {
+        detail: `transform worker not built: ${options.entry} (npm run build writes it)`,
+      });
     }
     // Only what a libvips process needs: no secret or database URL reaches code that parses hostile bytes.
-    const child = fork(options.entry, [JSON.stringify(settings)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: [], env: { NODE_ENV: "production", ...options.env } });
+    const child = fork(options.entry, [JSON.stringify(settings)], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      execArgv: [],
+      env: { NODE_ENV: "production", ...options.env },
+    });
     const nice = priority === "background" ? (options.backgroundNice ?? 19) : (options.normalNice ?? 0);
     if (nice > 0 && child.pid !== undefined) lowerPriority(child.pid, nice);
     let started!: () => void;
@@ -192,7 +198,13 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
         if (worker.dead) finish(() => reject(error), false);
       };
       const deadline = setTimeout(
-        () => stop(new AppError("TRANSFORM_TIMEOUT", { detail: `transform process killed after ${job.limits.timeoutMs + graceMs} ms` }), "timeout"),
+        () =>
+          stop(
+            new AppError("TRANSFORM_TIMEOUT", {
+              detail: `transform process killed after ${job.limits.timeoutMs + graceMs} ms`,
+            }),
+            "timeout",
+          ),
         job.limits.timeoutMs + graceMs,
       );
       const watch = setInterval(() => {
@@ -222,7 +234,11 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       worker.child.send(job, (error) => {
         if (!error) return;
         worker.child.kill("SIGKILL");
-        finish(() => reject(new AppError("INTERNAL", { detail: "could not hand a job to a transform process", cause: error })), false);
+        finish(
+          () =>
+            reject(new AppError("INTERNAL", { detail: "could not hand a job to a transform process", cause: error })),
+          false,
+        );
       });
     });
   }
@@ -236,11 +252,14 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     }),
     async close() {
       closed = true;
-      const exits = [...all].map((worker) => new Promise<void>((resolve) => {
-        if (worker.child.exitCode !== null || worker.child.signalCode !== null) return resolve();
-        worker.child.once("exit", () => resolve());
-        worker.child.kill("SIGKILL");
-      }));
+      const exits = [...all].map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.child.exitCode !== null || worker.child.signalCode !== null) return resolve();
+            worker.child.once("exit", () => resolve());
+            worker.child.kill("SIGKILL");
+          }),
+      );
       await Promise.all(exits);
       scratch.remove();
     },

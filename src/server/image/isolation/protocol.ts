@@ -20,8 +20,7 @@ export interface JobMessage {
 }
 
 export type JobReply =
-  | { id: number; ok: true; result: Omit<TransformResult, "body"> }
-  | { id: number; ok: false; error: WireError };
+  { id: number; ok: true; result: Omit<TransformResult, "body"> } | { id: number; ok: false; error: WireError };
 
 /** Passed as the child's first argument. */
 export interface ChildSettings {

@@ -56,7 +56,8 @@ export const effectTokens = [
   {
     name: "pixelate",
     syntax: "pixelate_{2-256}",
-    description: "Pixelate in square blocks of this many output pixels (× dpr), each about the average of what it covers; a still image only.",
+    description:
+      "Pixelate in square blocks of this many output pixels (× dpr), each about the average of what it covers; a still image only.",
     parse: (v) => ({ pixelate: integer(v, 2, 256) }),
   },
   {

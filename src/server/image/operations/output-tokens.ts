@@ -42,7 +42,8 @@ export const outputTokens = [
   {
     name: "anim",
     syntax: "anim_{true|false}",
-    description: "Keep the frames of an animated source (default true, for GIF and WebP output); false gives the first frame.",
+    description:
+      "Keep the frames of an animated source (default true, for GIF and WebP output); false gives the first frame.",
     parse: (v) => ({ animated: oneOf(v, ["true", "false"] as const) === "true" }),
   },
   {

@@ -32,10 +32,14 @@ export function parseOperations(segment: string): ImageOperations {
  */
 export function checkCombination(operations: ImageOperations): void {
   if (operations.info && Object.values(operations).filter((value) => value !== undefined).length > 1) {
-    throw new AppError("INVALID_OPERATION", { message: "info takes no other operation: it describes the source itself" });
+    throw new AppError("INVALID_OPERATION", {
+      message: "info takes no other operation: it describes the source itself",
+    });
   }
   if (operations.trim !== undefined && operations.crop) {
-    throw new AppError("INVALID_OPERATION", { message: "trim and c_ cannot be combined: crop a region, or trim its borders" });
+    throw new AppError("INVALID_OPERATION", {
+      message: "trim and c_ cannot be combined: crop a region, or trim its borders",
+    });
   }
 }
 

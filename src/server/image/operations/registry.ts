@@ -9,7 +9,12 @@ import type { OperationSpec } from "./value-parsers";
  * of the docs; it has no effect on processing, which runs in the pipeline's fixed order whatever the
  * order of tokens in the URL.
  */
-export const operationRegistry = [...resizeTokens, ...outputTokens, ...effectTokens, ...overlayTokens] satisfies readonly OperationSpec[];
+export const operationRegistry = [
+  ...resizeTokens,
+  ...outputTokens,
+  ...effectTokens,
+  ...overlayTokens,
+] satisfies readonly OperationSpec[];
 
 export type OperationName = (typeof operationRegistry)[number]["name"];
 

@@ -1,4 +1,15 @@
-import { MAX_DIMENSION, MAX_PADDING, bare, box, decimal, integer, InvalidValue, oneOf, sides, type OperationSpec } from "./value-parsers";
+import {
+  MAX_DIMENSION,
+  MAX_PADDING,
+  bare,
+  box,
+  decimal,
+  integer,
+  InvalidValue,
+  oneOf,
+  sides,
+  type OperationSpec,
+} from "./value-parsers";
 
 /** sharp's own default: JPEG noise at the edges is still trimmed, a faint shadow is kept. */
 export const DEFAULT_TRIM_THRESHOLD = 10;
@@ -6,8 +17,17 @@ export const DEFAULT_TRIM_THRESHOLD = 10;
 const FITS = ["cover", "contain", "fill", "inside", "outside"] as const;
 /** Compass gravities plus sharp's two smart-crop strategies; `centre` is accepted and stored as `center`. */
 export const GRAVITIES = [
-  "center", "north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest",
-  "attention", "entropy",
+  "center",
+  "north",
+  "northeast",
+  "east",
+  "southeast",
+  "south",
+  "southwest",
+  "west",
+  "northwest",
+  "attention",
+  "entropy",
 ] as const;
 /** Crop offsets and sizes: larger than any image libvips will load, small enough to stay integral. */
 const MAX_CROP = 65535;
@@ -61,8 +81,7 @@ export const resizeTokens = [
   {
     name: "embed",
     syntax: "embed",
-    description:
-      "Letterbox: contain the image in the w×h box on the bg_ colour (default transparent, white for JPEG).",
+    description: "Letterbox: contain the image in the w×h box on the bg_ colour (default transparent, white for JPEG).",
     parse: (v) => ({ embed: bare(v) }),
   },
   {
@@ -82,8 +101,7 @@ export const resizeTokens = [
   {
     name: "c",
     syntax: "c_{left}_{top}_{width}_{height}",
-    description:
-      "Crop this region of the (EXIF-oriented) source before resizing; clipped to the image (0–65535 each).",
+    description: "Crop this region of the (EXIF-oriented) source before resizing; clipped to the image (0–65535 each).",
     parse: (v) => ({ crop: crop(v) }),
   },
   {

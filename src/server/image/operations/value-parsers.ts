@@ -78,7 +78,9 @@ export const MAX_PADDING = 256;
 export function sides(value: string | undefined): { top: number; right: number; bottom: number; left: number } {
   const parts = (value ?? "").split("_");
   if (parts.length !== 1 && parts.length !== 4) throw new InvalidValue();
-  const [top, right, bottom, left] = (parts.length === 1 ? [parts[0], parts[0], parts[0], parts[0]] : parts).map((p) => integer(p, 0, MAX_PADDING)) as [number, number, number, number];
+  const [top, right, bottom, left] = (parts.length === 1 ? [parts[0], parts[0], parts[0], parts[0]] : parts).map((p) =>
+    integer(p, 0, MAX_PADDING),
+  ) as [number, number, number, number];
   return { top, right, bottom, left };
 }
 

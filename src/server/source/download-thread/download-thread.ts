@@ -33,7 +33,9 @@ export function createDownloadThread(options: { entry: string; limits: FetchLimi
 
   function start(): Worker {
     if (!existsSync(options.entry)) {
-      throw new AppError("INTERNAL", { detail: `download thread not built: ${options.entry} (npm run build writes it)` });
+      throw new AppError("INTERNAL", {
+        detail: `download thread not built: ${options.entry} (npm run build writes it)`,
+      });
     }
     const settings: DownloadThreadSettings = { limits: options.limits };
     const thread = new Worker(options.entry, { workerData: settings });

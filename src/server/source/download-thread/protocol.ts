@@ -23,8 +23,7 @@ export interface DownloadMessage extends DownloadRequest {
 }
 
 export type DownloadReply =
-  | { id: number; ok: true; downloaded: Downloaded }
-  | { id: number; ok: false; error: WireError };
+  { id: number; ok: true; downloaded: Downloaded } | { id: number; ok: false; error: WireError };
 
 /** The thread's workerData. */
 export interface DownloadThreadSettings {

@@ -20,7 +20,8 @@ parentPort?.on("message", (message: DownloadMessage) => {
 async function download(message: DownloadMessage): Promise<DownloadReply> {
   try {
     const fetched = await fetchRemoteSource(new URL(message.url), settings.limits, {
-      mayFollow: redirectsWithin(message.sourceHosts), conditional: message.conditional,
+      mayFollow: redirectsWithin(message.sourceHosts),
+      conditional: message.conditional,
     });
     if (!fetched.notModified) writeFileSync(message.file, fetched.bytes);
     const { finalUrl, response, notModified } = fetched;

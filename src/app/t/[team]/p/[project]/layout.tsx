@@ -2,7 +2,13 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { ProjectNav } from "@/components/shell/project-nav";
 
-export default async function ProjectLayout({ children, params }: { children: ReactNode; params: Promise<{ team: string; project: string }> }) {
+export default async function ProjectLayout({
+  children,
+  params,
+}: {
+  children: ReactNode;
+  params: Promise<{ team: string; project: string }>;
+}) {
   const { team, project } = await params;
   return (
     <div className="space-y-6">

@@ -6,5 +6,11 @@ export const metadata = { title: "API keys · OptStuff" };
 export default async function KeysPage({ params }: { params: Promise<{ team: string; project: string }> }) {
   const { team, project } = await params;
   // The limits a key without its own gets, from the server (client components import no server values).
-  return <ApiKeys teamSlug={team} projectSlug={project} defaultLimits={{ perMinute: DEFAULT_RATE_LIMIT_PER_MINUTE, perDay: DEFAULT_RATE_LIMIT_PER_DAY }} />;
+  return (
+    <ApiKeys
+      teamSlug={team}
+      projectSlug={project}
+      defaultLimits={{ perMinute: DEFAULT_RATE_LIMIT_PER_MINUTE, perDay: DEFAULT_RATE_LIMIT_PER_DAY }}
+    />
+  );
 }
