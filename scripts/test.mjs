@@ -1,10 +1,14 @@
 // The README test command: unit tests, then integration tests, then one plain summary line.
 // Integration tests use embedded PGlite unless TEST_DATABASE_URL points at a PostgreSQL server
-// (each test file creates and drops its own database there).
+// (each test file creates and drops its own database there). Arguments: the projects to run
+// (vitest.config.ts: unit, integration, browser), and --coverage to print each one's coverage.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 
-const suites = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["unit", "integration"];
+const args = process.argv.slice(2);
+const coverage = args.includes("--coverage");
+const named = args.filter((arg) => arg !== "--coverage");
+const suites = named.length > 0 ? named : ["unit", "integration"];
 mkdirSync("artifacts", { recursive: true });
 
 let passed = 0;
@@ -18,8 +22,9 @@ for (const suite of suites) {
     [
       "node_modules/vitest/vitest.mjs",
       "run",
-      "--config",
-      `vitest.${suite}.config.ts`,
+      "--project",
+      suite,
+      ...(coverage ? ["--coverage.enabled", `--coverage.reportsDirectory=artifacts/coverage-${suite}`] : []),
       "--reporter=default",
       "--reporter=json",
       `--outputFile.json=${report}`,

@@ -1,0 +1,53 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+/**
+ * One config, three projects: `vitest run --project unit|integration|browser` (scripts/test.mjs runs
+ * them in that order and prints one summary line). The alias is declared once and inherited.
+ */
+export default defineConfig({
+  resolve: { alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) } },
+  test: {
+    environment: "node",
+    // Printed by `npm test -- --coverage` (CI does, for the embedded run); never a gate.
+    coverage: {
+      provider: "v8",
+      include: ["src/**/*.ts", "src/**/*.tsx", "packages/client/src/**/*.ts"],
+      reporter: ["text-summary", "json-summary"],
+      reportsDirectory: "artifacts/coverage",
+    },
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], pool: "threads" },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["tests/integration/**/*.test.ts"],
+          globalSetup: ["tests/support/global-setup.ts"],
+          // Each file boots its own database and servers; two cores only, so run files one at a time.
+          pool: "forks",
+          maxWorkers: 1,
+          fileParallelism: false,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Debian's Chromium against the built app under `next start` (npm run build first).
+          name: "browser",
+          include: ["tests/browser/**/*.test.ts"],
+          pool: "forks",
+          maxWorkers: 1,
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
