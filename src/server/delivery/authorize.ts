@@ -8,6 +8,20 @@ export interface Authorized {
   project: ProjectConfig;
 }
 
+/** Whose request this is, once the key is known to belong to the URL's project. */
+export interface RequestIds {
+  projectId: string;
+  apiKeyId: string;
+}
+
+/** Refusals thrown after identification, with the ids their request-log row carries. */
+const attributed = new WeakMap<object, RequestIds>();
+
+/** The project and key a refusal belongs to, when authorization got that far. */
+export function attributionOf(error: unknown): RequestIds | undefined {
+  return typeof error === "object" && error !== null ? attributed.get(error) : undefined;
+}
+
 export interface AuthorizeDeps {
   config: ConfigStore;
   secretBox: SecretBox;
@@ -16,23 +30,28 @@ export interface AuthorizeDeps {
 
 /**
  * Key and project, then key state, then signature, then expiry. Once the key is known to belong to the
- * URL's project, `identified` names both, so failures from there on reach that project's request log.
+ * URL's project, a refusal carries both ids (attributionOf), so it reaches that project's request log.
  * Key state is checked before the signature so a revoked key fails the same way whatever was signed;
  * the signature is checked before `exp` so an expired URL is only reported as such when it was
  * genuinely signed.
  */
-export async function authorizeRequest(
-  parts: ImageRequestParts,
-  deps: AuthorizeDeps,
-  identified: (ids: { projectId: string; apiKeyId: string }) => void = () => {},
-): Promise<Authorized> {
+export async function authorizeRequest(parts: ImageRequestParts, deps: AuthorizeDeps): Promise<Authorized> {
   const apiKey = await deps.config.getApiKey(parts.publicKey);
   if (!apiKey) throw new AppError("INVALID_KEY", { detail: "unknown public key" });
   const project = await deps.config.getProject(apiKey.projectId);
   if (!project) throw new AppError("INVALID_KEY", { detail: "key's project is gone" });
   if (project.slug !== parts.projectSlug) throw new AppError("KEY_PROJECT_MISMATCH");
-  identified({ projectId: project.id, apiKeyId: apiKey.id });
+  try {
+    verify(parts, apiKey, deps);
+  } catch (error) {
+    // verify throws AppErrors only.
+    attributed.set(error as AppError, { projectId: project.id, apiKeyId: apiKey.id });
+    throw error;
+  }
+  return { apiKey, project };
+}
 
+function verify(parts: ImageRequestParts, apiKey: ApiKeyConfig, deps: AuthorizeDeps): void {
   const now = deps.now();
   if (apiKey.revokedAt && apiKey.revokedAt <= now) throw new AppError("KEY_REVOKED");
   if (apiKey.expiresAt && apiKey.expiresAt <= now) throw new AppError("KEY_EXPIRED");
@@ -46,7 +65,6 @@ export async function authorizeRequest(
   }
   if (!verifySignature(secret, payload, parts.signature)) throw new AppError("SIGNATURE_INVALID");
   if (parts.exp !== undefined && parts.exp * 1000 <= now.getTime()) throw new AppError("SIGNATURE_EXPIRED");
-  return { apiKey, project };
 }
 
 function openSecret(box: SecretBox, apiKey: ApiKeyConfig): string {

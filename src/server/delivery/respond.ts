@@ -1,3 +1,4 @@
+import type { RequestLogStatus } from "@/server/errors";
 import type { SourceLocation } from "@/server/source";
 import { describeError } from "@/server/log";
 import { withinLimits, type RequestLimits } from "@/server/ratelimit/enforce-key-limits";
@@ -20,14 +21,24 @@ export interface Progress {
   requestId: string;
   started: number;
   authMs: number;
-  outcome: RequestOutcome;
   limits: RequestLimits;
+}
+
+/** What answering learned, for the request's outcome: the tier, sizes and phases; a fallback's status. */
+export type AnswerReport = Pick<
+  RequestOutcome,
+  "cache" | "outputFormat" | "sourceBytes" | "outputBytes" | "sentBytes" | "phases"
+> & { status?: RequestLogStatus };
+
+export interface Answered {
+  answer: HttpAnswer;
+  report: AnswerReport;
 }
 
 /**
  * After the request is authorized and its source allowed: the operations as the project and the
  * browser make them, a 304 before any work, else the produced result (or the project's fallback image
- * when the source fails), with the success headers and the outcome's figures.
+ * when the source fails), with the success headers, and what the outcome records.
  */
 export async function respond(
   request: ImageHttpRequest,
@@ -36,7 +47,7 @@ export async function respond(
   location: SourceLocation,
   deps: DeliveryDeps,
   progress: Progress,
-): Promise<HttpAnswer> {
+): Promise<Answered> {
   const accept = request.headers.get("accept");
   const hinted = applyClientHints(expandPreset(parts.operations, project), request.headers);
   const operations = placeWatermark(hinted.operations, project);
@@ -53,12 +64,12 @@ export async function respond(
 
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), common.etag)) {
     await progress.limits.admitRequest();
-    progress.outcome.cache = "revalidated";
-    progress.outcome.sentBytes = 0;
-    progress.outcome.phases = { auth: progress.authMs };
     const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
     const headers = successHeaders({ ...common, negotiated: operations.format === "auto", serverTiming: timing });
-    return { status: 304, headers, body: null };
+    return {
+      answer: { status: 304, headers, body: null },
+      report: { cache: "revalidated", sentBytes: 0, phases: { auth: progress.authMs } },
+    };
   }
 
   const sha256 = operations.watermark?.sha256;
@@ -96,9 +107,11 @@ export async function respond(
         deps.logger.log("warn", "fallback image failed", { requestId: progress.requestId, ...describeError(failed) });
         throw error;
       });
-    progress.outcome.status = fallback.error.logStatus;
-    const answer = answerProduced(request, produced, common, progress);
-    return { ...answer, headers: asFallback(answer.headers, fallback.error) };
+    const { answer, report } = answerProduced(request, produced, common, progress);
+    return {
+      answer: { ...answer, headers: asFallback(answer.headers, fallback.error) },
+      report: { ...report, status: fallback.error.logStatus },
+    };
   }
   return answerProduced(request, produced, common, progress);
 }
@@ -108,16 +121,8 @@ function answerProduced(
   produced: Produced,
   common: Omit<SuccessHeaderInput, "negotiated" | "serverTiming">,
   progress: Progress,
-): HttpAnswer & { headers: Headers } {
+): { answer: HttpAnswer & { headers: Headers }; report: AnswerReport } {
   const { result } = produced;
-  Object.assign(progress.outcome, {
-    cache: produced.cache,
-    outputFormat: result.format,
-    sourceBytes: produced.sourceBytes,
-    outputBytes: result.body.length,
-    sentBytes: request.method === "HEAD" ? 0 : result.body.length,
-    phases: { auth: progress.authMs, ...work(produced) },
-  });
   // A request that joined another's job reports its wait, not that job's fetch and transform.
   const timingWork: Record<string, number> = produced.cache === "shared" ? { wait: produced.waitMs } : work(produced);
   const timing = serverTiming({ auth: progress.authMs, ...timingWork, total: performance.now() - progress.started });
@@ -128,7 +133,17 @@ function answerProduced(
     negotiated: result.negotiated,
     serverTiming: timing,
   });
-  return { status: 200, headers, body: result.body };
+  return {
+    answer: { status: 200, headers, body: result.body },
+    report: {
+      cache: produced.cache,
+      outputFormat: result.format,
+      sourceBytes: produced.sourceBytes,
+      outputBytes: result.body.length,
+      sentBytes: request.method === "HEAD" ? 0 : result.body.length,
+      phases: { auth: progress.authMs, ...work(produced) },
+    },
+  };
 }
 
 /** The phases this request spent time in: the store's read (and wait), and the fetch and transform at a miss. */

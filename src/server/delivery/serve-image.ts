@@ -6,7 +6,7 @@ import { describeError } from "@/server/log";
 import { isAuthFailure } from "@/server/ratelimit/auth-failure-guard";
 import { clientAddress } from "@/server/ratelimit/client-address";
 import { requestLimits } from "@/server/ratelimit/enforce-key-limits";
-import { authorizeRequest, type Authorized } from "./authorize";
+import { attributionOf, authorizeRequest, type Authorized } from "./authorize";
 import { bucketLocation } from "./buckets";
 import type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./delivery-types";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
@@ -18,36 +18,36 @@ export type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./d
 /**
  * The image request in order (docs/architecture): parse, pre-auth guard, authorize, policy, revalidate,
  * produce; rate limits charge the address for the request, and key and address for a transform at a miss.
+ * Each step returns what it learned (ids also ride on a refusal: attributionOf); the outcome the request
+ * log and metrics record is built once, from what is known when the request ends.
  */
 export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps): Promise<Served> {
   const requestId = randomUUID();
   const started = performance.now();
-  const outcome: RequestOutcome = { requestId, status: "success", httpStatus: 200, durationMs: 0 };
   const address = clientAddress(request.headers, deps.limits.trustedProxyHops);
+  let known: Known = {};
   try {
     const parts = parseImageRequest({ ...decodeImagePath(request.url.pathname), query: request.url.searchParams });
-    outcome.operations = parts.operationsSegment;
+    known = { operations: parts.operationsSegment };
     deps.limits.guard.assertAllowed(address);
-    const authorized = await authorizeRequest(parts, deps, (ids) => Object.assign(outcome, ids)).catch(
-      async (error: unknown) => {
-        if (error instanceof AppError && isAuthFailure(error)) await deps.limits.guard.recordFailure(address);
-        throw error;
-      },
-    );
+    const authorized = await authorizeRequest(parts, deps).catch(async (error: unknown) => {
+      if (error instanceof AppError && isAuthFailure(error)) await deps.limits.guard.recordFailure(address);
+      throw error;
+    });
+    known = { ...known, projectId: authorized.project.id, apiKeyId: authorized.apiKey.id };
     const location = checkPolicy(parts, authorized, request.headers);
-    outcome.sourceUrl = sourceName(location);
+    known = { ...known, sourceUrl: sourceName(location) };
     // Charged in respond(), once the request knows what it costs: a transform, or only a request.
     const limits = requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() });
     const authMs = performance.now() - started;
-    const answer = await respond(request, parts, authorized, location, deps, {
+    const { answer, report } = await respond(request, parts, authorized, location, deps, {
       requestId,
       started,
       authMs,
-      outcome,
       limits,
     });
-    outcome.httpStatus = answer.status;
-    return { answer, outcome: finish(outcome, started) };
+    const outcome = outcomeOf(requestId, started, { ...known, ...report, httpStatus: answer.status });
+    return { answer, outcome };
   } catch (thrown) {
     const error = toAppError(thrown);
     // A 500 is our bug; other 5xx are the source's or the load's doing.
@@ -55,10 +55,21 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
       const level = error.status === 500 ? "error" : "warn";
       deps.logger.log(level, "image request failed", { requestId, code: error.code, ...describeError(error) });
     }
-    outcome.status = error.logStatus;
-    outcome.httpStatus = error.status;
-    return { answer: errorAnswer(error, requestId), outcome: finish(outcome, started) };
+    const failed = { ...known, ...attributionOf(thrown), status: error.logStatus, httpStatus: error.status };
+    return { answer: errorAnswer(error, requestId), outcome: outcomeOf(requestId, started, failed) };
   }
+}
+
+/** What the request revealed before it ended: whose it is, which operations and source. */
+type Known = Pick<RequestOutcome, "operations" | "projectId" | "apiKeyId" | "sourceUrl">;
+
+function outcomeOf(
+  requestId: string,
+  started: number,
+  learned: Omit<RequestOutcome, "requestId" | "durationMs" | "status"> & { status?: RequestOutcome["status"] },
+): RequestOutcome {
+  const durationMs = Math.round(performance.now() - started);
+  return { ...learned, requestId, status: learned.status ?? "success", durationMs };
 }
 
 function checkPolicy(parts: ImageRequestParts, { project }: Authorized, headers: Headers): SourceLocation {
@@ -67,9 +78,4 @@ function checkPolicy(parts: ImageRequestParts, { project }: Authorized, headers:
   if (location.kind === "bucket") return bucketLocation(location, project);
   assertSourceAllowed(location, project.allowedSourceHosts);
   return location;
-}
-
-function finish(outcome: RequestOutcome, started: number): RequestOutcome {
-  outcome.durationMs = Math.round(performance.now() - started);
-  return outcome;
 }
