@@ -6,6 +6,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { CreateKeyDialog } from "./create-key-dialog";
 import { formatDate } from "./expiry";
 import { EditKeyDialog, RevokeKeyButton, RotateKeyDialog, type DefaultKeyLimits } from "./key-actions";
+import { cn } from "@/lib/cn";
 
 const statusStyle = {
   active: "bg-green-100 text-green-800",
@@ -43,7 +44,7 @@ export function ApiKeys({
             <div className="min-w-0 flex-1">
               <p className="flex flex-wrap items-center gap-2">
                 <span className="font-medium">{key.name}</span>
-                <span className={`rounded-full px-2 py-0.5 text-xs ${statusStyle[key.status]}`}>{key.status}</span>
+                <span className={cn("rounded-full px-2 py-0.5 text-xs", statusStyle[key.status])}>{key.status}</span>
               </p>
               <p className="truncate font-mono text-xs text-neutral-600">{key.publicKey}</p>
               <p className="text-xs text-neutral-500">

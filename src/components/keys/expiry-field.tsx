@@ -1,6 +1,7 @@
 "use client";
 
 import { expiryChoices, type ExpiryChoice } from "./expiry";
+import { Select } from "@/components/ui/select";
 
 export function ExpiryField({
   choice,
@@ -17,17 +18,13 @@ export function ExpiryField({
     <div className="flex flex-wrap items-end gap-3">
       <label className="text-sm">
         <span className="block font-medium">Expires</span>
-        <select
-          className="mt-1 rounded-md border border-neutral-300 bg-white px-2 py-2"
-          value={choice}
-          onChange={(e) => onChoice(e.target.value as ExpiryChoice)}
-        >
+        <Select className="mt-1" value={choice} onChange={(e) => onChoice(e.target.value as ExpiryChoice)}>
           {expiryChoices.map((c) => (
             <option key={c.value} value={c.value}>
               {c.label}
             </option>
           ))}
-        </select>
+        </Select>
       </label>
       {choice === "custom" ? (
         <label className="text-sm">

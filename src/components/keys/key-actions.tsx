@@ -11,6 +11,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { editedExpiry, initialExpiry, type ExpiryChoice } from "./expiry";
 import { ExpiryField } from "./expiry-field";
 import { SecretOnce } from "./secret-once";
+import { Select } from "@/components/ui/select";
 
 interface KeyRef {
   id: string;
@@ -165,17 +166,13 @@ export function RotateKeyDialog({
         <div className="space-y-4">
           <label className="block text-sm">
             <span className="block font-medium">Grace period</span>
-            <select
-              className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2"
-              value={grace}
-              onChange={(e) => setGrace(Number(e.target.value))}
-            >
+            <Select className="mt-1 w-full" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
               {graceChoices.map((c) => (
                 <option key={c.seconds} value={c.seconds}>
                   {c.label}
                 </option>
               ))}
-            </select>
+            </Select>
           </label>
           <ErrorMessage error={rotate.error} />
           <DialogActions

@@ -8,6 +8,7 @@ import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedbac
 import { Field } from "@/components/ui/field";
 import { envBlock, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
 import { useTRPC } from "@/lib/trpc/client";
+import { Select } from "@/components/ui/select";
 
 /** How long a tester URL works. Below admin one of the expiring choices is required (at most 7 days). */
 const lifetimes = [
@@ -86,22 +87,18 @@ function UrlTester({
       <form onSubmit={submit} className="space-y-4" noValidate>
         <label className="block text-sm">
           <span className="block font-medium">Key</span>
-          <select
-            className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2"
-            value={keyId}
-            onChange={(e) => setKeyId(e.target.value)}
-          >
+          <Select className="mt-1 w-full" value={keyId} onChange={(e) => setKeyId(e.target.value)}>
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
                 {k.name} ({k.publicKey.slice(0, 10)}…)
               </option>
             ))}
-          </select>
+          </Select>
         </label>
         <label className="block text-sm">
           <span className="block font-medium">Expires</span>
-          <select
-            className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2"
+          <Select
+            className="mt-1 w-full"
             value={lifetime ?? "never"}
             onChange={(e) => setLifetime(e.target.value === "never" ? null : Number(e.target.value))}
           >
@@ -112,7 +109,7 @@ function UrlTester({
                   {l.label}
                 </option>
               ))}
-          </select>
+          </Select>
           <span className="mt-1 block text-xs text-neutral-500">
             {mayBePermanent
               ? "A URL that never expires keeps working after its signer leaves the team: choose it deliberately."

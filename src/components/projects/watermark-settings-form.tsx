@@ -8,6 +8,7 @@ import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { COMPASS_GRAVITIES } from "@/lib/compass";
 import type { WatermarkSettings } from "@/server/config-cache/project-images";
+import { Select } from "@/components/ui/select";
 
 type Scope = { teamSlug: string; projectSlug: string };
 
@@ -55,17 +56,13 @@ export function WatermarkSettingsForm({ scope, settings }: { scope: Scope; setti
         />
         <label className="block text-sm font-medium">
           Position
-          <select
-            className="mt-1 w-full rounded-md border border-neutral-300 bg-white px-2 py-2"
-            value={form.gravity}
-            onChange={set("gravity")}
-          >
+          <Select className="mt-1 w-full" value={form.gravity} onChange={set("gravity")}>
             {COMPASS_GRAVITIES.map((g) => (
               <option key={g} value={g}>
                 {g}
               </option>
             ))}
-          </select>
+          </Select>
         </label>
         <Field
           label="Offset x (px)"

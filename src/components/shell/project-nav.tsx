@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { cn } from "@/lib/cn";
 
 const tabs = [
   { href: "", label: "Overview" },
@@ -29,7 +30,12 @@ export function ProjectNav({ teamSlug, projectSlug }: { teamSlug: string; projec
               <Link
                 href={href}
                 aria-current={current ? "page" : undefined}
-                className={`inline-block border-b-2 px-3 py-2 text-sm whitespace-nowrap ${current ? "border-neutral-900 font-medium" : "border-transparent text-neutral-600 hover:text-neutral-900"}`}
+                className={cn(
+                  "inline-block border-b-2 px-3 py-2 text-sm whitespace-nowrap",
+                  current
+                    ? "border-neutral-900 font-medium"
+                    : "border-transparent text-neutral-600 hover:text-neutral-900",
+                )}
               >
                 {tab.label}
               </Link>

@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import { authClient } from "@/lib/auth-client";
 import { useTRPC } from "@/lib/trpc/client";
+import { Select } from "@/components/ui/select";
 
 /** Top bar of every team page: team switcher, settings, who is signed in, sign out. */
 export function TeamHeader({ teamSlug }: { teamSlug: string }) {
@@ -25,8 +26,9 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
         </Link>
         <label className="flex items-center gap-2 text-sm">
           <span className="sr-only">Team</span>
-          <select
-            className="max-w-48 rounded-md border border-neutral-300 bg-white px-2 py-1.5"
+          <Select
+            size="sm"
+            className="max-w-48"
             value={teamSlug}
             onChange={(e) => router.push(e.target.value === "__new" ? "/teams/new" : `/t/${e.target.value}`)}
           >
@@ -36,7 +38,7 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
               </option>
             ))}
             <option value="__new">+ New team…</option>
-          </select>
+          </Select>
         </label>
         <nav aria-label="Team" className="flex gap-3 text-sm">
           <Link className="hover:underline" href={`/t/${teamSlug}`}>

@@ -7,6 +7,7 @@ import { CopyField } from "@/components/ui/copy-field";
 import { Card, ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
+import { Select } from "@/components/ui/select";
 
 export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: string; canInviteOwners: boolean }) {
   const trpc = useTRPC();
@@ -31,15 +32,11 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
         </div>
         <label className="mb-5 text-sm">
           <span className="block font-medium">Role</span>
-          <select
-            className="mt-1 rounded-md border border-neutral-300 bg-white px-2 py-2"
-            value={role}
-            onChange={(e) => setRole(e.target.value as typeof role)}
-          >
+          <Select className="mt-1" value={role} onChange={(e) => setRole(e.target.value as typeof role)}>
             <option value="member">member</option>
             <option value="admin">admin</option>
             {canInviteOwners ? <option value="owner">owner</option> : null}
-          </select>
+          </Select>
         </label>
         <Button type="submit" className="mb-5" disabled={invite.isPending || !email}>
           Invite

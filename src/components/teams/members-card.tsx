@@ -5,6 +5,7 @@ import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { useTRPC } from "@/lib/trpc/client";
+import { Select } from "@/components/ui/select";
 
 type Role = "owner" | "admin" | "member";
 
@@ -44,8 +45,8 @@ export function MembersCard({
               {editable ? (
                 <label className="text-sm">
                   <span className="sr-only">Role of {member.email}</span>
-                  <select
-                    className="rounded-md border border-neutral-300 bg-white px-2 py-1.5"
+                  <Select
+                    size="sm"
                     value={member.role}
                     disabled={changeRole.isPending}
                     onChange={(e) =>
@@ -57,7 +58,7 @@ export function MembersCard({
                         {role}
                       </option>
                     ))}
-                  </select>
+                  </Select>
                 </label>
               ) : (
                 <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs">{member.role}</span>

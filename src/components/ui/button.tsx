@@ -1,4 +1,5 @@
 import type { ButtonHTMLAttributes } from "react";
+import { cn } from "@/lib/cn";
 
 const variants = {
   primary: "bg-neutral-900 text-white hover:bg-neutral-700 disabled:bg-neutral-400",
@@ -15,7 +16,11 @@ export function Button({
   return (
     <button
       type="button"
-      className={`inline-flex min-h-10 items-center justify-center gap-2 rounded-md px-4 text-sm font-medium transition-colors disabled:cursor-not-allowed ${variants[variant]} ${className}`}
+      className={cn(
+        "inline-flex min-h-10 items-center justify-center gap-2 rounded-md px-4 text-sm font-medium transition-colors disabled:cursor-not-allowed",
+        variants[variant],
+        className,
+      )}
       {...props}
     />
   );

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { Button } from "./button";
+import { cn } from "@/lib/cn";
 
 /** Read-only text with a copy button; multi-line values keep their line breaks. */
 export function CopyField({ label, value, multiline = false }: { label: string; value: string; multiline?: boolean }) {
@@ -21,7 +22,10 @@ export function CopyField({ label, value, multiline = false }: { label: string; 
       </div>
       <pre
         data-testid={`copy-${label}`}
-        className={`overflow-x-auto rounded-md bg-neutral-900 p-3 font-mono text-xs text-neutral-100 ${multiline ? "whitespace-pre" : "whitespace-nowrap"}`}
+        className={cn(
+          "overflow-x-auto rounded-md bg-neutral-900 p-3 font-mono text-xs text-neutral-100",
+          multiline ? "whitespace-pre" : "whitespace-nowrap",
+        )}
       >
         {value}
       </pre>

@@ -1,4 +1,5 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type TextareaHTMLAttributes } from "react";
+import { cn } from "@/lib/cn";
 
 const control =
   "w-full rounded-md border border-neutral-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-neutral-400 aria-[invalid=true]:border-red-500";
@@ -32,7 +33,7 @@ export function TextAreaField({
       label={label}
       hint={hint}
       error={error}
-      render={(a11y) => <textarea className={`${control} font-mono`} {...a11y} {...input} />}
+      render={(a11y) => <textarea className={cn(control, "font-mono")} {...a11y} {...input} />}
     />
   );
 }

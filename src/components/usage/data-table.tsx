@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { cn } from "@/lib/cn";
 
 export interface Column<Row> {
   header: string;
@@ -26,7 +27,7 @@ export function DataTable<Row>({
         <thead>
           <tr className="text-xs text-neutral-600">
             {columns.map((c) => (
-              <th key={c.header} scope="col" className={`py-2 pr-4 font-medium ${c.numeric ? "text-right" : ""}`}>
+              <th key={c.header} scope="col" className={cn("py-2 pr-4 font-medium", c.numeric && "text-right")}>
                 {c.header}
               </th>
             ))}
@@ -36,7 +37,7 @@ export function DataTable<Row>({
           {rows.map((row) => (
             <tr key={rowKey(row)} className="border-t border-neutral-100">
               {columns.map((c) => (
-                <td key={c.header} className={`py-2 pr-4 ${c.numeric ? "text-right" : ""}`}>
+                <td key={c.header} className={cn("py-2 pr-4", c.numeric && "text-right")}>
                   {c.cell(row)}
                 </td>
               ))}

@@ -10,6 +10,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import type { RequestLogStatus } from "@/server/errors";
 import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
+import { Select } from "@/components/ui/select";
 
 const PAGE = 25;
 
@@ -52,13 +53,13 @@ export function RequestLogTable({
       <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
         <label className="flex items-center gap-2 text-sm">
           Status
-          <select
+          <Select
             value={status}
             onChange={(e) => {
               setStatus(e.target.value as RequestLogStatus | "");
               setCursors([]);
             }}
-            className="rounded-md border border-neutral-300 bg-white px-2 py-1.5"
+            size="sm"
           >
             <option value="">All</option>
             {statuses.map((s) => (
@@ -66,7 +67,7 @@ export function RequestLogTable({
                 {s}
               </option>
             ))}
-          </select>
+          </Select>
         </label>
         <label className="flex items-center gap-2 text-sm">
           Request id

@@ -1,4 +1,5 @@
 import { describeTrend } from "@/lib/format";
+import { cn } from "@/lib/cn";
 
 /** One figure with its label, and its change against the previous period when there is one. */
 export function Stat({
@@ -23,7 +24,7 @@ export function Stat({
         {value}
       </p>
       {change ? (
-        <p className={`mt-1 text-xs ${change.direction === "down" ? "text-amber-800" : "text-neutral-600"}`}>
+        <p className={cn("mt-1 text-xs", change.direction === "down" ? "text-amber-800" : "text-neutral-600")}>
           {change.text} <span className="text-neutral-500">vs previous {trend!.period}</span>
         </p>
       ) : null}

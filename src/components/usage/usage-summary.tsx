@@ -7,6 +7,7 @@ import { DailyChart, type DailyPoint } from "./daily-chart";
 import { Freshness, type MeteringView } from "./freshness";
 import { RangePicker, type RangeInput } from "./range-picker";
 import { Stat } from "./stat";
+import { cn } from "@/lib/cn";
 
 interface Totals {
   requests: number;
@@ -46,7 +47,7 @@ export function UsageSummary(props: {
           <p className="text-sm text-neutral-600">
             {data.range.from} to {data.range.to}
           </p>
-          <div className={`grid grid-cols-2 gap-3 ${props.moreStats ? "lg:grid-cols-4" : ""}`}>
+          <div className={cn("grid grid-cols-2 gap-3", props.moreStats && "lg:grid-cols-4")}>
             <Stat
               label="Requests"
               value={formatCount(data.totals.requests)}

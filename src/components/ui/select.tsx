@@ -1,0 +1,16 @@
+import type { SelectHTMLAttributes } from "react";
+import { cn } from "@/lib/cn";
+
+const sizes = {
+  md: "px-2 py-2",
+  sm: "px-2 py-1.5",
+} as const;
+
+/** The dashboard's native select: one look everywhere; `className` adds to it or overrides it. */
+export function Select({
+  size = "md",
+  className,
+  ...select
+}: Omit<SelectHTMLAttributes<HTMLSelectElement>, "size"> & { size?: keyof typeof sizes }) {
+  return <select className={cn("rounded-md border border-neutral-300 bg-white", sizes[size], className)} {...select} />;
+}
