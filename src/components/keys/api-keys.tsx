@@ -49,8 +49,7 @@ export function ApiKeys({
               <p className="truncate font-mono text-xs text-neutral-600">{key.publicKey}</p>
               <p className="text-xs text-neutral-500">
                 Last used {formatDate(key.lastUsedAt)} · Expires {key.expiresAt ? formatDate(key.expiresAt) : "never"} ·{" "}
-                {(key.rateLimitPerMinute ?? defaultLimits.perMinute).toLocaleString("en")} transforms/min,{" "}
-                {(key.rateLimitPerDay ?? defaultLimits.perDay).toLocaleString("en")}/day
+                {key.limits.perMinute.toLocaleString("en")} transforms/min, {key.limits.perDay.toLocaleString("en")}/day
               </p>
             </div>
             {key.status !== "revoked" && key.status !== "expired" ? (

@@ -3,7 +3,7 @@ import type { Database } from "@/server/db/client";
 import { apiKeys, presets, projectImages, projects, sourceBuckets, sourcePurges } from "@/server/db/schema";
 import { bucketRevision } from "./bucket-revision";
 import { readWatermarkSettings } from "./project-images";
-import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE, type ConfigStore } from "./types";
+import { effectiveKeyLimits, type ConfigStore } from "./types";
 
 /** The source of truth: one indexed select per lookup. */
 export function createDatabaseConfigStore(db: Database): ConfigStore {
@@ -25,11 +25,8 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
         .where(eq(apiKeys.publicKey, publicKey))
         .limit(1);
       if (!row) return null;
-      return {
-        ...row,
-        rateLimitPerMinute: row.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
-        rateLimitPerDay: row.rateLimitPerDay ?? DEFAULT_RATE_LIMIT_PER_DAY,
-      };
+      const limits = effectiveKeyLimits(row);
+      return { ...row, rateLimitPerMinute: limits.perMinute, rateLimitPerDay: limits.perDay };
     },
     async getProject(projectId) {
       const [row] = await db

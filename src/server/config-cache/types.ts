@@ -83,3 +83,14 @@ export interface ConfigStore {
  */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 export const DEFAULT_RATE_LIMIT_PER_DAY = 100_000;
+
+/** The limits a key is held to: its own, else the defaults. The image route and the dashboard both ask. */
+export function effectiveKeyLimits(key: { rateLimitPerMinute: number | null; rateLimitPerDay: number | null }): {
+  perMinute: number;
+  perDay: number;
+} {
+  return {
+    perMinute: key.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+    perDay: key.rateLimitPerDay ?? DEFAULT_RATE_LIMIT_PER_DAY,
+  };
+}

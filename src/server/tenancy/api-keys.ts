@@ -1,4 +1,5 @@
 import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
+import { effectiveKeyLimits } from "@/server/config-cache/types";
 import { apiKeys } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import {
@@ -24,6 +25,8 @@ export interface ApiKeyRow {
   replacedById: string | null;
   rateLimitPerMinute: number | null;
   rateLimitPerDay: number | null;
+  /** What the key is held to: its own limits, else the defaults (the image route applies the same). */
+  limits: { perMinute: number; perDay: number };
   lastUsedAt: Date | null;
   createdAt: Date;
 }
@@ -57,7 +60,7 @@ export async function listApiKeys(deps: Pick<TenancyDeps, "db" | "now">, scope: 
     .where(eq(apiKeys.projectId, scope.projectId))
     .orderBy(desc(apiKeys.createdAt));
   const now = deps.now();
-  return rows.map((row) => ({ ...row, status: keyStatus(row, now) }));
+  return rows.map((row) => ({ ...row, status: keyStatus(row, now), limits: effectiveKeyLimits(row) }));
 }
 
 export async function createProjectKey(
@@ -110,7 +113,7 @@ export async function updateApiKey(
     throw new AppError("KEY_NOT_ACTIVE");
   }
   await deps.invalidate.apiKeys([row.publicKey]);
-  return { ...row, status: keyStatus(row, now) };
+  return { ...row, status: keyStatus(row, now), limits: effectiveKeyLimits(row) };
 }
 
 /**

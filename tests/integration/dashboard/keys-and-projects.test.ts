@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_RATE_LIMIT_PER_DAY } from "@/server/config-cache/types";
 import { buildSignedUrl } from "@/server/signing";
 import { createTestApp, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
@@ -77,6 +78,9 @@ describe("API keys", () => {
       rateLimitPerMinute: 1,
     });
     expect(updated.rateLimitPerMinute).toBe(1);
+    // The list says what the key is held to: its own per-minute limit, the default per day.
+    const listed = (await owner.caller.apiKey.list({ teamSlug, projectSlug })).find((k) => k.id === key.id);
+    expect(listed?.limits).toEqual({ perMinute: 1, perDay: DEFAULT_RATE_LIMIT_PER_DAY });
     const second = await app.fetch(imagePath(key, projectSlug, "w_72,f_png"));
     expect(second.status).toBe(429);
   });
