@@ -340,6 +340,51 @@ it("adds a private bucket (an unsafe endpoint is refused next to the form), and 
   expect(await page.getByTestId("preview-image").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(200);
 });
 
+it("renders every dashboard page with its data in the server's HTML, and paints it without a loading state", async () => {
+  const page = alice.page;
+  const project = `/t/${teamSlug}/p/website`;
+  // What each page must show, read from its first HTML (server-rendered, before any script runs).
+  const pages: Array<[name: string, path: string, shows: string]> = [
+    ["team", `/t/${teamSlug}`, "website"],
+    ["team-settings", `/t/${teamSlug}/settings`, `alice-${stamp}@example.com`],
+    ["team-usage", `/t/${teamSlug}/usage`, "Requests"],
+    ["project", project, origin.host],
+    ["keys", `${project}/keys`, "production web"],
+    ["developer", `${project}/developer`, "production web"],
+    ["presets", `${project}/presets`, "s_1200x630,g_attention,f_auto,q_75"],
+    ["images", `${project}/images`, "Watermark"],
+    ["buckets", `${project}/buckets`, "media"],
+    ["cache", `${project}/cache`, "Purge"],
+    ["settings", `${project}/settings`, origin.host],
+    ["usage", `${project}/usage`, "Requests"],
+  ];
+  const timings: string[] = [];
+  const stillLoading = new Map<string, number>();
+  for (const [name, path, shows] of pages) {
+    // Time to a filled page: navigation start to the page's data on screen.
+    const started = Date.now();
+    await go(page, path);
+    await page.getByText(shows).first().waitFor();
+    timings.push(`${name} ${Date.now() - started} ms`);
+    stillLoading.set(name, await page.getByText("Loading…").count());
+    await screenshot(page, `09h-first-paint-${name}`);
+  }
+  console.log(`time to a filled page (Chromium, next start): ${timings.join(", ")}`);
+  for (const [name, path, shows] of pages) {
+    const html = await (await page.request.get(`${app.baseUrl}${path}`)).text();
+    expect(html, name).toContain(shows);
+    expect(html, name).not.toContain("Loading…");
+    expect(stillLoading.get(name), name).toBe(0);
+  }
+
+  // A team or project that does not exist, or is not the user's, is the not-found page with a 404.
+  for (const path of [`/t/no-such-team-${stamp}`, `/t/${teamSlug}/p/no-such-project`]) {
+    const missing = await page.request.get(`${app.baseUrl}${path}`);
+    expect(missing.status(), path).toBe(404);
+    expect(await missing.text(), path).toContain("belongs to a team you are not a member of");
+  }
+});
+
 it("revokes the key and the same image request fails at once", async () => {
   const page = alice.page;
   await tab(page, "API keys");

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { TeamHeader } from "@/components/shell/team-header";
+import { fetchOrNotFound, HydrateClient, prefetch, trpc } from "../../_lib/trpc";
 import { requireUser } from "../../_lib/session";
 
 export const dynamic = "force-dynamic";
@@ -13,10 +14,15 @@ export default async function TeamLayout({
 }) {
   const { team } = await params;
   await requireUser(`/t/${team}`);
+  // The header and every page of the team read these: fetched here, they paint with the page.
+  await Promise.all([
+    fetchOrNotFound(trpc.team.get.queryOptions({ teamSlug: team })),
+    prefetch(trpc.account.me.queryOptions()),
+  ]);
   return (
-    <>
+    <HydrateClient>
       <TeamHeader teamSlug={team} />
       <main className="mx-auto max-w-5xl px-4 py-6 sm:py-8">{children}</main>
-    </>
+    </HydrateClient>
   );
 }

@@ -1,7 +1,18 @@
+import { HydrateClient, prefetch, trpc } from "@/app/_lib/trpc";
 import { TeamSettings } from "@/components/teams/team-settings";
 
 export const metadata = { title: "Team settings · OptStuff" };
 
 export default async function TeamSettingsPage({ params }: { params: Promise<{ team: string }> }) {
-  return <TeamSettings teamSlug={(await params).team} />;
+  const { team } = await params;
+  // Invitations answer only to those who may invite; a refusal is not prefetched, the card handles it.
+  await Promise.all([
+    prefetch(trpc.team.members.queryOptions({ teamSlug: team })),
+    prefetch(trpc.team.invitations.queryOptions({ teamSlug: team })),
+  ]);
+  return (
+    <HydrateClient>
+      <TeamSettings teamSlug={team} />
+    </HydrateClient>
+  );
 }

@@ -1,8 +1,14 @@
+import { HydrateClient, prefetch, trpc } from "@/app/_lib/trpc";
 import { TeamUsage } from "@/components/usage/team-usage";
 
 export const metadata = { title: "Team usage · OptStuff" };
 
 export default async function TeamUsagePage({ params }: { params: Promise<{ team: string }> }) {
   const { team } = await params;
-  return <TeamUsage teamSlug={team} />;
+  await prefetch(trpc.usage.team.queryOptions({ teamSlug: team, range: { preset: "30d" } }));
+  return (
+    <HydrateClient>
+      <TeamUsage teamSlug={team} />
+    </HydrateClient>
+  );
 }

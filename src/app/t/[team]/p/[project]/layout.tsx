@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { fetchOrNotFound, HydrateClient, trpc } from "@/app/_lib/trpc";
 import { ProjectNav } from "@/components/shell/project-nav";
 
 export default async function ProjectLayout({
@@ -10,16 +11,19 @@ export default async function ProjectLayout({
   params: Promise<{ team: string; project: string }>;
 }) {
   const { team, project } = await params;
+  await fetchOrNotFound(trpc.project.get.queryOptions({ teamSlug: team, projectSlug: project }));
   return (
-    <div className="space-y-6">
-      <div>
-        <Link href={`/t/${team}`} className="text-sm text-neutral-600 hover:underline">
-          ← Projects
-        </Link>
-        <h1 className="mt-1 font-mono text-2xl font-semibold">{project}</h1>
+    <HydrateClient>
+      <div className="space-y-6">
+        <div>
+          <Link href={`/t/${team}`} className="text-sm text-neutral-600 hover:underline">
+            ← Projects
+          </Link>
+          <h1 className="mt-1 font-mono text-2xl font-semibold">{project}</h1>
+        </div>
+        <ProjectNav teamSlug={team} projectSlug={project} />
+        {children}
       </div>
-      <ProjectNav teamSlug={team} projectSlug={project} />
-      {children}
-    </div>
+    </HydrateClient>
   );
 }

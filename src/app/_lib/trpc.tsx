@@ -1,0 +1,52 @@
+// Dashboard data on the server first: layouts and pages fetch what their client components ask for,
+// through the same procedures (no HTTP hop), and hand it over dehydrated, so the first paint has it.
+import "server-only";
+import { dehydrate, HydrationBoundary, type FetchQueryOptions, type QueryKey } from "@tanstack/react-query";
+import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
+import { TRPCError } from "@trpc/server";
+import { headers } from "next/headers";
+import { notFound } from "next/navigation";
+import { cache, type ReactNode } from "react";
+import { makeQueryClient } from "@/lib/trpc/query-client";
+import { createContext } from "@/server/api/context";
+import { appRouter } from "@/server/api/root";
+import { sessionUser } from "@/server/auth/session-user";
+import { dashboardServices } from "@/server/http/trpc-route";
+import { getServices } from "@/server/services";
+
+/** One query client per request, shared by its layouts and page. */
+const getQueryClient = cache(makeQueryClient);
+
+const contextForRequest = cache(async () => {
+  const services = await getServices();
+  return createContext(dashboardServices(services), await sessionUser(services.auth, await headers()));
+});
+
+export const trpc = createTRPCOptionsProxy({ ctx: contextForRequest, router: appRouter, queryClient: getQueryClient });
+
+/** Fetches a query into the request's cache; a failure is left for the client component to show. */
+export function prefetch<TData, TError, TKey extends QueryKey>(
+  query: FetchQueryOptions<TData, TError, TData, TKey>,
+): Promise<void> {
+  return getQueryClient().prefetchQuery(query);
+}
+
+/**
+ * The team or project a URL names, or the not-found page: a slug that does not exist and one the user
+ * is not a member of look the same (the procedures answer NOT_FOUND for both).
+ */
+export async function fetchOrNotFound<TData, TError, TKey extends QueryKey>(
+  query: FetchQueryOptions<TData, TError, TData, TKey>,
+): Promise<TData> {
+  try {
+    return await getQueryClient().fetchQuery(query);
+  } catch (error) {
+    if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "FORBIDDEN")) notFound();
+    throw error;
+  }
+}
+
+/** Hands what this request fetched so far to the client components below. */
+export function HydrateClient({ children }: { children: ReactNode }) {
+  return <HydrationBoundary state={dehydrate(getQueryClient())}>{children}</HydrationBoundary>;
+}
