@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { ZodError } from "zod";
+import { z, ZodError } from "zod";
 import { AppError, toAppError } from "@/server/errors";
 
 type TrpcCode = ConstructorParameters<typeof TRPCError>[0]["code"];
@@ -48,4 +48,16 @@ export function toTrpcError(error: unknown): TRPCError {
 /** The catalogue code of a mapped error, for the client (e.g. to tell SLUG_TAKEN from NOT_FOUND). */
 export function appCodeOf(error: TRPCError): string {
   return error.cause instanceof AppError ? error.cause.code : error.code;
+}
+
+/**
+ * Invalid input per field, as zod flattens it (`{ name: ["At most 200 characters"] }`), for a form to
+ * show next to each field; null when the error is not about input fields.
+ */
+export function fieldErrorsOf(error: TRPCError): Record<string, string[]> | null {
+  const cause = error.cause instanceof AppError ? error.cause.cause : error.cause;
+  if (!(cause instanceof ZodError)) return null;
+  const { fieldErrors } = z.flattenError(cause);
+  const entries = Object.entries(fieldErrors).filter((entry): entry is [string, string[]] => Array.isArray(entry[1]));
+  return entries.length > 0 ? Object.fromEntries(entries) : null;
 }

@@ -6,7 +6,7 @@ import { findProject, type ProjectRow } from "@/server/tenancy/projects";
 import { assertCan, type Permission } from "@/server/tenancy/roles";
 import { resolveMembership } from "@/server/tenancy/teams";
 import type { Context } from "./context";
-import { appCodeOf, toTrpcError } from "./errors";
+import { appCodeOf, fieldErrorsOf, toTrpcError } from "./errors";
 
 export interface Meta {
   /** Set by teamProcedure/projectProcedure: the table entry the role is checked against. */
@@ -25,7 +25,13 @@ const t = initTRPC
       return {
         ...shape,
         message,
-        data: { ...shape.data, stack: undefined, appCode: appCodeOf(error), requestId: ctx?.requestId ?? null },
+        data: {
+          ...shape.data,
+          stack: undefined,
+          appCode: appCodeOf(error),
+          fieldErrors: fieldErrorsOf(error),
+          requestId: ctx?.requestId ?? null,
+        },
       };
     },
   });

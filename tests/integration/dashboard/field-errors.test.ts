@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTrpcRouteHandler } from "@/server/http/trpc-route";
+import { createTestApp, type TestApp } from "../../support/app";
+import { signUp, type TestUser } from "../../support/dashboard";
+
+/**
+ * What the browser gets when a form's input is refused: the catalogue's code and, per field, zod's
+ * messages (`data.fieldErrors`), so each error can sit next to its field. Through the HTTP handler,
+ * since only there does the error formatter run.
+ */
+let app: TestApp;
+let owner: TestUser;
+let teamSlug: string;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  owner = await signUp(app.services, "fields");
+  teamSlug = (
+    await owner.caller.account.completeOnboarding({
+      name: "Fields",
+      slug: `fields-${owner.id.slice(0, 8).toLowerCase()}`,
+    })
+  ).slug;
+}, 30_000);
+afterAll(() => app.close());
+
+interface WireError {
+  error: {
+    json: {
+      message: string;
+      data: { httpStatus: number; appCode: string; fieldErrors: Record<string, string[]> | null };
+    };
+  };
+}
+
+async function call(procedure: string, input: unknown): Promise<{ status: number; body: WireError }> {
+  const response = await createTrpcRouteHandler(async () => app.services)(
+    new Request(`http://optstuff.test/api/trpc/${procedure}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: owner.cookie },
+      body: JSON.stringify({ json: input }),
+    }),
+  );
+  return { status: response.status, body: (await response.json()) as WireError };
+}
+
+describe("field errors", () => {
+  it("names each refused field with its message, and only those", async () => {
+    const { status, body } = await call("project.create", {
+      teamSlug,
+      name: "x".repeat(201),
+      slug: "ok-slug",
+      allowedSourceHosts: ["a".repeat(301)],
+    });
+    expect(status).toBe(400);
+    const { data } = body.error.json;
+    expect(data.appCode).toBe("INVALID_INPUT");
+    expect(Object.keys(data.fieldErrors ?? {}).sort()).toEqual(["allowedSourceHosts", "name"]);
+    expect(data.fieldErrors?.name?.[0]).toMatch(/200/);
+  });
+
+  it("has none for a refusal that is not about input", async () => {
+    const { status, body } = await call("project.create", { teamSlug: "no-such-team", name: "Site", slug: "site" });
+    expect(status).toBe(404);
+    expect(body.error.json.data.fieldErrors).toBeNull();
+  });
+});
