@@ -12,6 +12,7 @@ import { RequestLogTable } from "./request-log-table";
 import type { RequestLogStatus } from "@/server/errors";
 import { Stat } from "./stat";
 import { UsageSummary } from "./usage-summary";
+import { INITIAL_RANGE } from "./first-view";
 
 export function ProjectUsage({
   teamSlug,
@@ -23,7 +24,7 @@ export function ProjectUsage({
   statuses: readonly RequestLogStatus[];
 }) {
   const trpc = useTRPC();
-  const [range, setRange] = useState<RangeInput>({ preset: "30d" });
+  const [range, setRange] = useState<RangeInput>(INITIAL_RANGE);
   const usage = useQuery(trpc.usage.project.queryOptions({ teamSlug, projectSlug, range }));
   const data = usage.data;
   return (

@@ -11,8 +11,7 @@ import type { RequestLogStatus } from "@/server/errors";
 import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
 import { Select } from "@/components/ui/select";
-
-const PAGE = 25;
+import { REQUEST_LOG_PAGE } from "./first-view";
 
 /**
  * The request log, newest first, filtered by status; older pages by cursor, newer by going back. A
@@ -43,7 +42,7 @@ export function RequestLogTable({
       status: status || undefined,
       requestId,
       before,
-      limit: PAGE,
+      limit: REQUEST_LOG_PAGE,
     }),
     placeholderData: keepPreviousData,
   });

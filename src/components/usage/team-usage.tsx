@@ -9,10 +9,11 @@ import { useTRPC } from "@/lib/trpc/client";
 import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
 import { UsageSummary } from "./usage-summary";
+import { INITIAL_RANGE } from "./first-view";
 
 export function TeamUsage({ teamSlug }: { teamSlug: string }) {
   const trpc = useTRPC();
-  const [range, setRange] = useState<RangeInput>({ preset: "30d" });
+  const [range, setRange] = useState<RangeInput>(INITIAL_RANGE);
   const usage = useQuery(trpc.usage.team.queryOptions({ teamSlug, range }));
   const data = usage.data;
   return (
