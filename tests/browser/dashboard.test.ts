@@ -350,7 +350,7 @@ it("renders every dashboard page with its data in the server's HTML, and paints 
     ["team-usage", `/t/${teamSlug}/usage`, "Requests"],
     ["project", project, origin.host],
     ["keys", `${project}/keys`, "production web"],
-    ["developer", `${project}/developer`, "production web"],
+    ["developer", `${project}/developer`, "Sign and preview"],
     ["presets", `${project}/presets`, "s_1200x630,g_attention,f_auto,q_75"],
     ["images", `${project}/images`, "Watermark"],
     ["buckets", `${project}/buckets`, "media"],
