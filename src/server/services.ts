@@ -25,10 +25,10 @@ import {
 } from "@/server/tenancy/registration";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/enforce-key-limits";
-import { recordOutcome } from "@/server/usage/record-outcome";
+import { createOutcomeRecorder } from "@/server/usage/record-outcome";
 import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";
-import { startScheduler } from "@/server/cron/scheduler";
+import { scheduleOnDemand } from "@/server/cron/scheduler";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
@@ -38,6 +38,7 @@ import { configureSharp, createResultCache, createTransformScheduler, inProcessT
 import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
 import { serviceOptionsFromEnv, type ServiceOptions } from "@/server/service-options";
+import { shutDown } from "@/server/shutdown";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import { createSourceFetcher } from "@/server/source";
 import { createSourceCache } from "@/server/source/source-cache";
@@ -197,9 +198,9 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     logger,
     now,
     store,
-    schedule: () => scheduler?.options ?? null,
+    schedule: () => scheduler.options(),
   });
-  let scheduler: ReturnType<typeof startScheduler> | null = null;
+  const scheduler = scheduleOnDemand(cron, logger);
   const tenancy: TenancyDeps = {
     db: database.db,
     invalidate,
@@ -231,31 +232,20 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     results,
     requestLog,
     cron,
-    startScheduler() {
-      scheduler ??= startScheduler(cron, logger);
-    },
+    startScheduler: scheduler.start,
     metrics,
     metricsToken: options.metricsToken ?? null,
-    recordOutcome(outcome) {
-      metrics.observe(outcome);
-      return recordOutcome({ kv, db: database.db, logger, logSampled, counters, requestLog }, outcome);
-    },
-    async close() {
-      await scheduler?.stop();
-      await requestLog.drain();
-      // Usage is buffered in the database here (it survives); flushing it all keeps the dashboard current.
-      if (!shared) {
-        await cron.flushUsage({ safetyLagMs: -60_000, budgetMs: Number.POSITIVE_INFINITY }).catch((error: unknown) => {
-          logger.log("error", "usage flush on shutdown failed", describeError(error));
-        });
-      }
-      await results?.drain();
-      await store?.close();
-      await pool?.close();
-      await downloads?.close();
-      sources?.close();
-      await database.close();
-    },
+    recordOutcome: createOutcomeRecorder({ kv, db: database.db, logger, logSampled, counters, requestLog, metrics }),
+    close: () =>
+      shutDown({
+        scheduler,
+        requestLog,
+        flushAll: shared ? null : cron.flushUsage,
+        results,
+        closers: [store, pool, downloads, sources],
+        database,
+        logger,
+      }),
   };
 }
 

@@ -62,3 +62,20 @@ export function startScheduler(
     },
   };
 }
+
+/**
+ * The process's schedule, started on demand (servers start it; the CLI and tests never do) and stopped
+ * on shutdown. `options` is null until it starts: the dashboard says metering runs elsewhere then.
+ */
+export function scheduleOnDemand(jobs: CronJobs, logger: Logger) {
+  let running: ReturnType<typeof startScheduler> | null = null;
+  return {
+    start(): void {
+      running ??= startScheduler(jobs, logger);
+    },
+    options: (): SchedulerOptions | null => running?.options ?? null,
+    stop: async (): Promise<void> => {
+      await running?.stop();
+    },
+  };
+}

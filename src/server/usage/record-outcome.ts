@@ -19,6 +19,16 @@ export interface OutcomeDeps extends ActivityDeps {
  * request log's row into the database when the request log meters (no shared Redis).
  * Runs after the response is sent; each part fails alone, logged and counted, never thrown.
  */
+/** The recorder the image route calls: metrics first (synchronous, in memory), then recordOutcome. */
+export function createOutcomeRecorder(
+  deps: OutcomeDeps & { metrics: { observe(outcome: RequestOutcome): void } },
+): (outcome: RequestOutcome) => Promise<void> {
+  return (outcome) => {
+    deps.metrics.observe(outcome);
+    return recordOutcome(deps, outcome);
+  };
+}
+
 export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, at = new Date()): Promise<void> {
   const increment = meteredIncrement(outcome, at);
   const metered =
