@@ -358,6 +358,7 @@ it("renders every dashboard page with its data in the server's HTML, and paints 
     ["settings", `${project}/settings`, origin.host],
     ["usage", `${project}/usage`, "Requests"],
   ];
+  const printedBefore = app.output().length;
   const timings: string[] = [];
   const stillLoading = new Map<string, number>();
   for (const [name, path, shows] of pages) {
@@ -383,6 +384,8 @@ it("renders every dashboard page with its data in the server's HTML, and paints 
     expect(missing.status(), path).toBe(404);
     expect(await missing.text(), path).toContain("belongs to a team you are not a member of");
   }
+  // Rendering them logged no error (Next prints "⨯" for one, e.g. a prefetch streamed and then refused).
+  expect(app.output().slice(printedBefore)).not.toContain("⨯");
 });
 
 it("revokes the key and the same image request fails at once", async () => {

@@ -26,12 +26,16 @@ export interface ServedApp {
   cron(path: string): Promise<Response>;
   /** SIGTERM, then waits for the exit; the data directory stays until stop(). */
   terminate(): Promise<number | null>;
+  /** What the server printed so far. */
+  output(): string;
   stop(): Promise<void>;
 }
 
 export interface NextServer {
   /** SIGTERM, then waits for the exit; resolves to the exit code. */
   terminate(): Promise<number | null>;
+  /** What the server printed so far (stdout and stderr, also passed through to the test's output). */
+  output(): string;
 }
 
 /**
@@ -81,7 +85,16 @@ async function spawnServer(
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: dir,
     env: { ...process.env, NODE_ENV: "production", ...env },
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let printed = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    printed += chunk.toString();
+    process.stdout.write(chunk);
+  });
+  child.stderr!.on("data", (chunk: Buffer) => {
+    printed += chunk.toString();
+    process.stderr.write(chunk);
   });
   const deadline = Date.now() + 60_000;
   while (
@@ -102,6 +115,7 @@ async function spawnServer(
       }
       return child.exitCode;
     },
+    output: () => printed,
   };
 }
 
@@ -143,6 +157,7 @@ export async function startServedApp(
       return fetch(`${baseUrl}${cronPath}`, { headers: { authorization: `Bearer ${cron}` } });
     },
     terminate,
+    output: () => started.output(),
     async stop() {
       await terminate();
       rmSync(dataDir, { recursive: true, force: true });

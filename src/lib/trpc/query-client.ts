@@ -1,4 +1,4 @@
-import { defaultShouldDehydrateQuery, QueryClient } from "@tanstack/react-query";
+import { QueryClient } from "@tanstack/react-query";
 import superjson from "superjson";
 
 /**
@@ -14,10 +14,10 @@ export function makeQueryClient(): QueryClient {
         retry: (count, error) =>
           count < 2 && !/^(4\d\d)$/.test(String((error as { data?: { httpStatus?: number } }).data?.httpStatus)),
       },
-      dehydrate: {
-        serializeData: superjson.serialize,
-        shouldDehydrateQuery: (query) => defaultShouldDehydrateQuery(query) || query.state.status === "pending",
-      },
+      // Only finished queries cross: layouts and pages await what they prefetch, and a layout rendering
+      // while its page's query is still pending must not stream that promise (its rejection would be a
+      // server error; the page hands over the settled query itself).
+      dehydrate: { serializeData: superjson.serialize },
       hydrate: { deserializeData: superjson.deserialize },
     },
   });
