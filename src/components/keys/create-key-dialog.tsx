@@ -10,6 +10,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { expiryFrom, type ExpiryChoice } from "./expiry";
 import { ExpiryField } from "./expiry-field";
 import { SecretOnce } from "./secret-once";
+import { formErrors } from "@/lib/form-errors";
 
 export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
@@ -18,14 +19,17 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
   const [name, setName] = useState("");
   const [choice, setChoice] = useState<ExpiryChoice>("never");
   const [date, setDate] = useState("");
-  const create = useMutation(trpc.apiKey.create.mutationOptions());
+  const create = useMutation(
+    trpc.apiKey.create.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.apiKey.list.queryKey() }),
+    }),
+  );
 
-  async function submit(event: FormEvent) {
+  const errors = formErrors(create.error, ["name"]);
+
+  function submit(event: FormEvent) {
     event.preventDefault();
-    const key = await create
-      .mutateAsync({ teamSlug, projectSlug, name, expiresAt: expiryFrom(choice, date) })
-      .catch(() => null);
-    if (key) await queryClient.invalidateQueries({ queryKey: trpc.apiKey.list.queryKey() });
+    create.mutate({ teamSlug, projectSlug, name, expiresAt: expiryFrom(choice, date) });
   }
 
   function onOpenChange(next: boolean) {
@@ -57,12 +61,13 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
             label="Key name"
             value={name}
             onChange={(e) => setName(e.target.value)}
+            error={errors.field.name}
             required
             maxLength={80}
             hint="Where the key is used, e.g. production web."
           />
           <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
-          <ErrorMessage error={create.error} />
+          <ErrorMessage error={errors.form} />
           <DialogActions
             onCancel={() => onOpenChange(false)}
             submitLabel="Create key"

@@ -12,6 +12,7 @@ import { editedExpiry, initialExpiry, type ExpiryChoice } from "./expiry";
 import { ExpiryField } from "./expiry-field";
 import { SecretOnce } from "./secret-once";
 import { Select } from "@/components/ui/select";
+import { formErrors } from "@/lib/form-errors";
 
 interface KeyRef {
   id: string;
@@ -60,22 +61,21 @@ export function EditKeyDialog({
   const [perMinute, setPerMinute] = useState(apiKey.rateLimitPerMinute?.toString() ?? "");
   const [perDay, setPerDay] = useState(apiKey.rateLimitPerDay?.toString() ?? "");
   const update = useMutation(trpc.apiKey.update.mutationOptions({ onSuccess: refresh }));
-  async function submit(event: FormEvent) {
+  const errors = formErrors(update.error, ["name", "rateLimitPerMinute", "rateLimitPerDay"]);
+  function submit(event: FormEvent) {
     event.preventDefault();
     const limit = (v: string) => (v.trim() === "" ? null : Number(v));
-    const saved = await update
-      .mutateAsync({
-        teamSlug,
-        projectSlug,
-        keyId: apiKey.id,
-        name,
-        // Only when changed: the day shown would come back as 23:59:59 and move the expiry.
-        expiresAt: editedExpiry(apiKey.expiresAt, { choice, date }),
-        rateLimitPerMinute: limit(perMinute),
-        rateLimitPerDay: limit(perDay),
-      })
-      .catch(() => null);
-    if (saved) setOpen(false);
+    const input = {
+      teamSlug,
+      projectSlug,
+      keyId: apiKey.id,
+      name,
+      // Only when changed: the day shown would come back as 23:59:59 and move the expiry.
+      expiresAt: editedExpiry(apiKey.expiresAt, { choice, date }),
+      rateLimitPerMinute: limit(perMinute),
+      rateLimitPerDay: limit(perDay),
+    };
+    update.mutate(input, { onSuccess: () => setOpen(false) });
   }
   return (
     <Dialog
@@ -89,7 +89,13 @@ export function EditKeyDialog({
       }
     >
       <form onSubmit={submit} className="space-y-4" noValidate>
-        <Field label="Key name" value={name} onChange={(e) => setName(e.target.value)} required />
+        <Field
+          label="Key name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={errors.field.name}
+          required
+        />
         <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
         <div className="grid gap-3 sm:grid-cols-2">
           <Field
@@ -99,6 +105,7 @@ export function EditKeyDialog({
             max={100000}
             value={perMinute}
             onChange={(e) => setPerMinute(e.target.value)}
+            error={errors.field.rateLimitPerMinute}
             hint={`Empty: ${defaultLimits.perMinute.toLocaleString("en")}`}
           />
           <Field
@@ -108,6 +115,7 @@ export function EditKeyDialog({
             max={100000000}
             value={perDay}
             onChange={(e) => setPerDay(e.target.value)}
+            error={errors.field.rateLimitPerDay}
             hint={`Empty: ${defaultLimits.perDay.toLocaleString("en")}`}
           />
         </div>
@@ -116,7 +124,7 @@ export function EditKeyDialog({
           repeated URLs cost nothing, so visitors replaying your URLs cannot use up the key; each visitor&apos;s address
           also has a limit of its own.
         </p>
-        <ErrorMessage error={update.error} />
+        <ErrorMessage error={errors.form} />
         <DialogActions onCancel={() => setOpen(false)} submitLabel="Save" disabled={update.isPending} />
       </form>
     </Dialog>

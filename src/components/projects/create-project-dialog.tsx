@@ -10,6 +10,7 @@ import { ErrorMessage } from "@/components/ui/feedback";
 import { Field, TextAreaField } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { parseHostList, sourceHostsHint } from "./hosts";
+import { formErrors } from "@/lib/form-errors";
 
 export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
   const trpc = useTRPC();
@@ -19,17 +20,21 @@ export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
   const [name, setName] = useState("");
   const [slug, setSlug] = useState("");
   const [hosts, setHosts] = useState("");
-  const create = useMutation(trpc.project.create.mutationOptions());
+  const create = useMutation(
+    trpc.project.create.mutationOptions({
+      onSuccess: async (project) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.project.list.queryKey() });
+        setOpen(false);
+        router.push(`/t/${teamSlug}/p/${project.slug}`);
+      },
+    }),
+  );
 
-  async function submit(event: FormEvent) {
+  const errors = formErrors(create.error, ["name", "slug", "allowedSourceHosts"]);
+
+  function submit(event: FormEvent) {
     event.preventDefault();
-    const project = await create
-      .mutateAsync({ teamSlug, name, slug, allowedSourceHosts: parseHostList(hosts) })
-      .catch(() => null);
-    if (!project) return;
-    await queryClient.invalidateQueries({ queryKey: trpc.project.list.queryKey() });
-    setOpen(false);
-    router.push(`/t/${teamSlug}/p/${project.slug}`);
+    create.mutate({ teamSlug, name, slug, allowedSourceHosts: parseHostList(hosts) });
   }
 
   return (
@@ -44,6 +49,7 @@ export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
         <Field
           label="Project name"
           value={name}
+          error={errors.field.name}
           required
           onChange={(e) => {
             setName(e.target.value);
@@ -53,6 +59,7 @@ export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
         <Field
           label="Project slug"
           value={slug}
+          error={errors.field.slug}
           required
           onChange={(e) => setSlug(e.target.value.toLowerCase())}
           hint="Appears in image URLs: /api/v1/{slug}/…"
@@ -62,9 +69,10 @@ export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
           rows={3}
           value={hosts}
           onChange={(e) => setHosts(e.target.value)}
+          error={errors.field.allowedSourceHosts}
           hint={sourceHostsHint}
         />
-        <ErrorMessage error={create.error} />
+        <ErrorMessage error={errors.form} />
         <DialogActions onCancel={() => setOpen(false)} submitLabel="Create project" disabled={create.isPending} />
       </form>
     </Dialog>

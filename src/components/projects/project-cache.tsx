@@ -9,6 +9,7 @@ import { Field } from "@/components/ui/field";
 import { DataTable } from "@/components/usage/data-table";
 import { formatBytes, formatCount, utcStamp } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
+import { formErrors } from "@/lib/form-errors";
 
 interface Purged {
   source: string | null;
@@ -66,9 +67,10 @@ function PurgeForms({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: 
   const queryClient = useQueryClient();
   const [source, setSource] = useState("");
   const purge = useMutation(trpc.cache.purge.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
-  async function submit(event: FormEvent) {
+  const errors = formErrors(purge.error, ["source"]);
+  function submit(event: FormEvent) {
     event.preventDefault();
-    await purge.mutateAsync({ teamSlug, projectSlug, source }).catch(() => null);
+    purge.mutate({ teamSlug, projectSlug, source });
   }
   return (
     <Card title="Purge">
@@ -77,10 +79,11 @@ function PurgeForms({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: 
           label="Source URL"
           value={source}
           onChange={(e) => setSource(e.target.value)}
+          error={errors.field.source}
           placeholder="https://images.example.com/photos/cat.jpg"
           hint="Every size and format made from this source is made again from the origin on its next request, on every instance within about a second. The query string is ignored."
         />
-        <ErrorMessage error={purge.error} />
+        <ErrorMessage error={errors.form} />
         {purge.data ? <PurgeDone purged={purge.data} /> : null}
         <div className="flex flex-wrap gap-3">
           <Button type="submit" disabled={purge.isPending}>

@@ -9,6 +9,7 @@ import { Field } from "@/components/ui/field";
 import { DataTable } from "@/components/usage/data-table";
 import { utcStamp } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
+import { formErrors } from "@/lib/form-errors";
 
 type Scope = { teamSlug: string; projectSlug: string };
 
@@ -77,9 +78,10 @@ function SavePreset({ scope }: { scope: Scope }) {
   const [name, setName] = useState("");
   const [operations, setOperations] = useState("");
   const save = useMutation(trpc.preset.save.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
-  async function submit(event: FormEvent) {
+  const errors = formErrors(save.error, ["name", "operations"]);
+  function submit(event: FormEvent) {
     event.preventDefault();
-    await save.mutateAsync({ ...scope, name, operations }).catch(() => null);
+    save.mutate({ ...scope, name, operations });
   }
   return (
     <Card title="Add or change a preset">
@@ -88,6 +90,7 @@ function SavePreset({ scope }: { scope: Scope }) {
           label="Name"
           value={name}
           onChange={(e) => setName(e.target.value)}
+          error={errors.field.name}
           placeholder="hero"
           hint="Lower-case letters, digits and dashes; saving an existing name replaces it."
         />
@@ -95,10 +98,11 @@ function SavePreset({ scope }: { scope: Scope }) {
           label="Operations"
           value={operations}
           onChange={(e) => setOperations(e.target.value)}
+          error={errors.field.operations}
           placeholder="s_1200x630,g_attention,f_auto,q_75"
           hint="Written as in a URL (docs/url-format.md)."
         />
-        <ErrorMessage error={save.error} />
+        <ErrorMessage error={errors.form} />
         {save.data ? (
           <p role="status" className="text-sm text-green-700" data-testid="preset-saved">
             Saved pr_{save.data.name}.

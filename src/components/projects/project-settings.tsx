@@ -9,6 +9,7 @@ import { Card, DangerZone, ErrorMessage, Loading } from "@/components/ui/feedbac
 import { Field, TextAreaField } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { formatHostList, parseHostList, refererHostsHint, sourceHostsHint } from "./hosts";
+import { formErrors } from "@/lib/form-errors";
 
 export function ProjectSettings({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
@@ -44,35 +45,45 @@ function SettingsForm({
   const [slug, setSlug] = useState(project.slug);
   const [sources, setSources] = useState(formatHostList(project.allowedSourceHosts));
   const [referers, setReferers] = useState(formatHostList(project.allowedRefererHosts));
-  const update = useMutation(trpc.project.update.mutationOptions());
-  async function submit(event: FormEvent) {
+  const update = useMutation(
+    trpc.project.update.mutationOptions({
+      onSuccess: async (saved) => {
+        // Show the normalised form the server stored.
+        setSources(formatHostList(saved.allowedSourceHosts));
+        setReferers(formatHostList(saved.allowedRefererHosts));
+        await queryClient.invalidateQueries();
+        if (saved.slug !== projectSlug) router.replace(`/t/${teamSlug}/p/${saved.slug}/settings`);
+      },
+    }),
+  );
+  const errors = formErrors(update.error, ["name", "slug", "allowedSourceHosts", "allowedRefererHosts"]);
+  function submit(event: FormEvent) {
     event.preventDefault();
-    const saved = await update
-      .mutateAsync({
-        teamSlug,
-        projectSlug,
-        name,
-        slug,
-        allowedSourceHosts: parseHostList(sources),
-        allowedRefererHosts: parseHostList(referers),
-      })
-      .catch(() => null);
-    if (!saved) return;
-    // Show the normalised form the server stored.
-    setSources(formatHostList(saved.allowedSourceHosts));
-    setReferers(formatHostList(saved.allowedRefererHosts));
-    await queryClient.invalidateQueries();
-    if (saved.slug !== projectSlug) router.replace(`/t/${teamSlug}/p/${saved.slug}/settings`);
+    update.mutate({
+      teamSlug,
+      projectSlug,
+      name,
+      slug,
+      allowedSourceHosts: parseHostList(sources),
+      allowedRefererHosts: parseHostList(referers),
+    });
   }
   return (
     <Card title="Project settings">
       <form onSubmit={submit} className="space-y-4" noValidate>
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field label="Project name" value={name} onChange={(e) => setName(e.target.value)} required />
+          <Field
+            label="Project name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={errors.field.name}
+            required
+          />
           <Field
             label="Project slug"
             value={slug}
             onChange={(e) => setSlug(e.target.value.toLowerCase())}
+            error={errors.field.slug}
             required
             hint="Changing it changes every image URL of the project."
           />
@@ -82,6 +93,7 @@ function SettingsForm({
           rows={4}
           value={sources}
           onChange={(e) => setSources(e.target.value)}
+          error={errors.field.allowedSourceHosts}
           hint={sourceHostsHint}
         />
         <TextAreaField
@@ -89,9 +101,10 @@ function SettingsForm({
           rows={3}
           value={referers}
           onChange={(e) => setReferers(e.target.value)}
+          error={errors.field.allowedRefererHosts}
           hint={refererHostsHint}
         />
-        <ErrorMessage error={update.error} />
+        <ErrorMessage error={errors.form} />
         {update.isSuccess ? (
           <p role="status" className="text-sm text-green-700">
             Saved. Image requests use the new settings at once.

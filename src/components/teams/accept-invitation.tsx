@@ -45,10 +45,7 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
           <ErrorMessage error={accept.error} />
           <Button
             disabled={accept.isPending}
-            onClick={async () => {
-              const joined = await accept.mutateAsync({ token }).catch(() => null);
-              if (joined) router.push(`/t/${joined.teamSlug}`);
-            }}
+            onClick={() => accept.mutate({ token }, { onSuccess: (joined) => router.push(`/t/${joined.teamSlug}`) })}
           >
             Accept invitation
           </Button>

@@ -8,6 +8,7 @@ import { Card, ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { Select } from "@/components/ui/select";
+import { formErrors } from "@/lib/form-errors";
 
 export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: string; canInviteOwners: boolean }) {
   const trpc = useTRPC();
@@ -19,16 +20,25 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
   const invite = useMutation(trpc.team.invite.mutationOptions({ onSuccess: refresh }));
   const revoke = useMutation(trpc.team.revokeInvitation.mutationOptions({ onSuccess: refresh }));
 
-  async function submit(event: FormEvent) {
+  const errors = formErrors(invite.error, ["email"]);
+
+  function submit(event: FormEvent) {
     event.preventDefault();
-    if (await invite.mutateAsync({ teamSlug, email, role }).catch(() => null)) setEmail("");
+    invite.mutate({ teamSlug, email, role }, { onSuccess: () => setEmail("") });
   }
 
   return (
     <Card title="Invitations">
       <form onSubmit={submit} className="flex flex-col gap-3 sm:flex-row sm:items-end" noValidate>
         <div className="flex-1">
-          <Field label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+          <Field
+            label="Email"
+            type="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={errors.field.email}
+            required
+          />
         </div>
         <label className="mb-5 text-sm">
           <span className="block font-medium">Role</span>
@@ -42,7 +52,7 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
           Invite
         </Button>
       </form>
-      <ErrorMessage error={invite.error ?? revoke.error} />
+      <ErrorMessage error={errors.form ?? revoke.error} />
       {invite.data ? (
         <div className="mt-2 space-y-1 rounded-md bg-green-50 p-3 text-sm" role="status">
           <p>

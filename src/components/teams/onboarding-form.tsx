@@ -9,6 +9,7 @@ import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { slugify } from "@/lib/slugify";
 import { TeamSlugField } from "./slug-input";
+import { formErrors } from "@/lib/form-errors";
 
 /** Names the personal team (onboarding) or a new team; the slug follows the name until edited. */
 export function TeamForm({
@@ -31,12 +32,19 @@ export function TeamForm({
       : trpc.account.createTeam.mutationOptions(),
   );
 
-  async function submit(event: FormEvent) {
+  const errors = formErrors(mutation.error, ["name"]);
+
+  function submit(event: FormEvent) {
     event.preventDefault();
-    const team = await mutation.mutateAsync({ name, slug }).catch(() => null);
-    if (!team) return;
-    router.push(next && next !== "/" ? next : `/t/${team.slug}`);
-    router.refresh();
+    mutation.mutate(
+      { name, slug },
+      {
+        onSuccess: (team) => {
+          router.push(next && next !== "/" ? next : `/t/${team.slug}`);
+          router.refresh();
+        },
+      },
+    );
   }
 
   return (
@@ -47,6 +55,7 @@ export function TeamForm({
         value={name}
         required
         maxLength={80}
+        error={errors.field.name}
         onChange={(e) => {
           setName(e.target.value);
           if (!slugEdited) setSlug(slugify(e.target.value));
@@ -59,7 +68,7 @@ export function TeamForm({
           setSlug(value);
         }}
       />
-      <ErrorMessage error={mutation.error} />
+      <ErrorMessage error={errors.form} />
       <Button type="submit" className="w-full" disabled={mutation.isPending || !name || !slug}>
         {mode === "onboarding" ? "Continue" : "Create team"}
       </Button>

@@ -11,6 +11,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { InvitationsCard } from "./invitations-card";
 import { MembersCard } from "./members-card";
 import { TeamSlugField } from "./slug-input";
+import { formErrors } from "@/lib/form-errors";
 
 export function TeamSettings({ teamSlug }: { teamSlug: string }) {
   const trpc = useTRPC();
@@ -36,20 +37,32 @@ function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: 
   const queryClient = useQueryClient();
   const [name, setName] = useState(initialName);
   const [slug, setSlug] = useState(teamSlug);
-  const update = useMutation(trpc.team.update.mutationOptions());
-  async function submit(event: FormEvent) {
+  const update = useMutation(
+    trpc.team.update.mutationOptions({
+      onSuccess: async (team) => {
+        await queryClient.invalidateQueries();
+        if (team.slug !== teamSlug) router.replace(`/t/${team.slug}/settings`);
+      },
+    }),
+  );
+  const errors = formErrors(update.error, ["name"]);
+  function submit(event: FormEvent) {
     event.preventDefault();
-    const team = await update.mutateAsync({ teamSlug, name, slug }).catch(() => null);
-    if (!team) return;
-    await queryClient.invalidateQueries();
-    if (team.slug !== teamSlug) router.replace(`/t/${team.slug}/settings`);
+    update.mutate({ teamSlug, name, slug });
   }
   return (
     <Card title="General">
       <form onSubmit={submit} className="space-y-4" noValidate>
-        <Field label="Team name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} />
+        <Field
+          label="Team name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={errors.field.name}
+          required
+          maxLength={80}
+        />
         <TeamSlugField value={slug} onChange={setSlug} current={teamSlug} />
-        <ErrorMessage error={update.error} />
+        <ErrorMessage error={errors.form} />
         {update.isSuccess ? (
           <p role="status" className="text-sm text-green-700">
             Saved.

@@ -1,0 +1,23 @@
+/** What the tRPC error formatter sends with a refusal (src/server/api/trpc.ts). */
+interface RefusalData {
+  fieldErrors?: Record<string, string[]> | null;
+}
+
+/**
+ * A mutation's refusal split for one form: the first message of each field the form shows, to sit next
+ * to it, and the refusal itself for the form when some of it belongs to no shown field (or to none).
+ */
+export function formErrors<F extends string>(
+  error: { message: string; data?: RefusalData | null } | null,
+  fields: readonly F[],
+): { field: Partial<Record<F, string>>; form: { message: string } | null } {
+  const byField = error?.data?.fieldErrors ?? null;
+  if (!error || !byField) return { field: {}, form: error };
+  const field: Partial<Record<F, string>> = {};
+  for (const name of fields) {
+    const first = byField[name]?.[0];
+    if (first) field[name] = first;
+  }
+  const unshown = Object.keys(byField).some((name) => !(fields as readonly string[]).includes(name));
+  return { field, form: unshown ? error : null };
+}
