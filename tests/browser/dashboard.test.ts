@@ -94,6 +94,12 @@ it("an uninvited visitor finds sign-up closed: the page says it is by invitation
 it("creates a project with a source host and a key whose secret is shown once", async () => {
   const page = alice.page;
   await page.getByRole("button", { name: "New project" }).click();
+  // Input the server refuses is shown at its field (aria-invalid, described by the message), not above the form.
+  await page.getByLabel("Project name").fill("x".repeat(201));
+  await page.getByRole("button", { name: "Create project" }).click();
+  await expect.poll(() => page.getByLabel("Project name").getAttribute("aria-invalid")).toBe("true");
+  expect(await page.getByRole("alert").count()).toBe(1);
+  expect(await page.getByRole("alert").textContent()).toMatch(/200/);
   await page.getByLabel("Project name").fill("Website");
   await page.getByLabel("Allowed source hosts").fill(origin.host);
   await screenshot(page, "05-new-project");
