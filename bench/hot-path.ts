@@ -1,3 +1,4 @@
+import { signUrl } from "@optstuff/client";
 /**
  * npm run bench:hot-path — what authentication and limits add to a request, measured in process so
  * HTTP and Next do not blur it: a 1-pixel transform through the full route (parse, key and project
@@ -16,7 +17,6 @@ import { createImageRouteHandler } from "@/server/http/image-route";
 import { parseOperations } from "@/server/image";
 import { createLogger } from "@/server/log";
 import { createServices } from "@/server/services";
-import { buildSignedUrl } from "@/server/signing";
 import { parseSource } from "@/server/source";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { startRealRedis } from "../tests/support/redis";
@@ -60,7 +60,7 @@ async function measure(root: string, withRedis: boolean) {
   const skip = () => {}; // after-response work is not the hot path
   const operations = "w_1,f_png";
   const url = new URL(
-    buildSignedUrl({ baseUrl: BASE, projectSlug: project.slug, ...key, operations, source: "local/dot.png" }),
+    await signUrl({ baseUrl: BASE, projectSlug: project.slug, ...key, operations, source: "local/dot.png" }),
   );
   const full = async () => {
     const response = await handler.web(new Request(url), skip);

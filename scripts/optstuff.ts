@@ -20,8 +20,9 @@ import { serviceOptionsFromEnv } from "@/server/service-options";
 import { createConfigInvalidator } from "@/server/config-cache";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { createCounters } from "@/server/coordination/counters";
+import { signUrl } from "@optstuff/client";
 import { createLogger } from "@/server/log";
-import { buildSignedUrl, createSecretBox, isPublicKeyShape } from "@/server/signing";
+import { createSecretBox, isPublicKeyShape } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { findTeamBySlug } from "@/server/tenancy/teams";
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
         allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
       });
       if (!result.created.project) await invalidate.project(result.project.id);
-      printCredentials(
+      await printCredentials(
         baseUrl,
         result.project.slug,
         result.key,
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
       const days = values["expires-in-days"] ? Number(values["expires-in-days"]) : undefined;
       const expiresAt = days ? new Date(Date.now() + days * 86_400_000) : null;
       const key = await createApiKey(deps, { projectId: project.id, name: values.name ?? "cli", expiresAt });
-      printCredentials(baseUrl, project.slug, key, project.allowedSourceHosts);
+      await printCredentials(baseUrl, project.slug, key, project.allowedSourceHosts);
     } else if (command === "sources") {
       const project = await resolveProject(deps.db);
       const updated = await updateProject(
@@ -149,13 +150,13 @@ async function resolveProject(db: Parameters<typeof findTeamBySlug>[0]) {
   return { ...project, projectId: project.id };
 }
 
-function printCredentials(
+async function printCredentials(
   baseUrl: string,
   projectSlug: string,
   key: { publicKey: string; secretKey: string },
   hosts: string[],
   envFile?: string,
-): void {
+): Promise<void> {
   const lines = [
     `OPTSTUFF_BASE_URL=${baseUrl}`,
     `OPTSTUFF_PROJECT_SLUG=${projectSlug}`,
@@ -170,7 +171,7 @@ function printCredentials(
     console.log("# The secret key is shown once: keep it on your server, never in browser code.");
   }
   if (hosts.includes("local")) {
-    const url = buildSignedUrl({ baseUrl, projectSlug, ...key, operations: DEMO_OPERATIONS, source: DEMO_SOURCE });
+    const url = await signUrl({ baseUrl, projectSlug, ...key, operations: DEMO_OPERATIONS, source: DEMO_SOURCE });
     console.log(`# A signed URL for a demo image:\n${url}`);
   } else {
     console.log(`# Allowed source hosts: ${hosts.join(", ") || "(none)"}`);
@@ -193,7 +194,7 @@ async function resetLimits(): Promise<void> {
 }
 
 /** Needs no database, so it works while the embedded server owns it. */
-function signFromEnvFile(): void {
+async function signFromEnvFile(): Promise<void> {
   const file = values["credentials-file"] ?? `${env().OPTSTUFF_DATA_DIR}/quickstart.env`;
   const vars = Object.fromEntries(
     readFileSync(file, "utf8")
@@ -205,14 +206,14 @@ function signFromEnvFile(): void {
   const source = positionals[1];
   if (!source) throw new UsageError("Usage: optstuff sign [--credentials-file F] [--operations OPS] <source>");
   const expiresIn = values["expires-in"] ? Number(values["expires-in"]) : undefined;
-  const url = buildSignedUrl({
+  const url = await signUrl({
     baseUrl: values["base-url"] ?? vars.OPTSTUFF_BASE_URL!,
     projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
     publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
     secretKey: vars.OPTSTUFF_SECRET_KEY!,
     operations: values.operations!,
     source,
-    exp: expiresIn ? Math.floor(Date.now() / 1000) + expiresIn : undefined,
+    ...(expiresIn ? { expiresIn, expiryBucket: 1 } : {}),
   });
   console.log(url);
 }

@@ -7,9 +7,9 @@ import { existsSync, statSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { buildSignedUrl } from "@/server/signing";
 import { serverEnv } from "../../scripts/server-env.mjs";
 import type { Source, SourceKind } from "./sources";
+import { buildSignedUrl } from "../../tests/support/signed-url";
 
 export interface Origin {
   server: http.Server;

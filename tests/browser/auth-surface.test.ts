@@ -1,9 +1,9 @@
 import http from "node:http";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSignedUrl } from "@/server/signing";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 import { clearOfWindowEdge } from "../support/clock";
+import { buildSignedUrl } from "../support/signed-url";
 
 /**
  * The dashboard's auth surface on the built app as `npm start` serves it (no Chromium: what a client

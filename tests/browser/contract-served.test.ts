@@ -5,11 +5,11 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { buildSignedUrl } from "@/server/signing";
 import { startServedApp, type ServedApp } from "../support/browser";
 import type { ContractFixture } from "../support/contract-fixture";
 import { pixelBombPng } from "../support/hostile";
 import { serveBytes, startOrigin, type Origin } from "../support/origin";
+import { buildSignedUrl } from "../support/signed-url";
 
 /**
  * Every header and status of contract §4 as a client receives them from the built app: through Next's

@@ -3,9 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSignedUrl, sign, signaturePayload } from "@/server/signing";
+import { sign, signaturePayload } from "@/server/signing";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 import { pixelBombPng, svgEmbedding } from "../support/hostile";
+import { buildSignedUrl } from "../support/signed-url";
 
 /**
  * Hostile inputs against the built app as `npm start` runs it: what the client gets (status, JSON

@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, expect, it } from "vitest";
 import { openDatabase } from "@/server/db/client";
 import { requestLog, usageRecord } from "@/server/db/schema";
-import { buildSignedUrl } from "@/server/signing";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
+import { buildSignedUrl } from "../support/signed-url";
 
 /**
  * On SIGTERM the embedded default writes the pending request log (and the usage buffered with it) and

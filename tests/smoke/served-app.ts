@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import sharp from "sharp";
-import { buildSignedUrl } from "@/server/signing";
+import { buildSignedUrl } from "../support/signed-url";
 
 const [baseUrl, envFile] = process.argv.slice(2) as [string, string];
 const vars = Object.fromEntries(

@@ -6,9 +6,9 @@ import { createImageRouteHandler } from "@/server/http/image-route";
 import { createLogger } from "@/server/log";
 import { DOWNLOAD_THREAD_ENTRY, TRANSFORM_WORKER_ENTRY, type ServiceOptions } from "@/server/service-options";
 import { createServices, type Services } from "@/server/services";
-import { buildSignedUrl } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "./database";
+import { buildSignedUrl } from "./signed-url";
 
 /** Real Redis through the Upstash-compatible endpoint when the run provides one (CI does), else in process. */
 export function testRedisSettings(): { url: string; token: string } | null {

@@ -1,4 +1,3 @@
 export * from "./signature";
 export * from "./key-pair";
 export * from "./secret-box";
-export * from "./signed-url";

@@ -1,8 +1,9 @@
+import { bucketedExpiry, signUrl } from "@optstuff/client";
 import { and, eq } from "drizzle-orm";
 import { apiKeys } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import { parseOperations } from "@/server/image";
-import { buildSignedUrl } from "@/server/signing";
+import { endsLikeExpiry, signaturePayload } from "@/server/signing";
 import { parseSource } from "@/server/source";
 import { keyStatus } from "./api-keys";
 import type { TenancyDeps } from "./deps";
@@ -53,15 +54,23 @@ export async function signTestUrl(
     input.expiresInSeconds === null
       ? null
       : Math.min(Math.max(1, Math.floor(input.expiresInSeconds)), MAX_TEST_URL_SECONDS);
-  const exp = seconds === null ? undefined : Math.floor(now.getTime() / 1000) + seconds;
-  const url = buildSignedUrl({
+  // The integrators' kit builds the URL, as their servers would. From the whole second and with a
+  // one-second bucket, the expiry is exactly the lifetime asked for (never past the 7-day bound).
+  if (seconds === null && endsLikeExpiry(signaturePayload(operations, source, undefined))) {
+    throw new AppError("INVALID_INPUT", {
+      message: "A source ending in ?exp=N can only be signed with an expiry: without one it reads as an expiring URL",
+    });
+  }
+  const nowMs = Math.floor(now.getTime() / 1000) * 1000;
+  const url = await signUrl({
     baseUrl: deps.baseUrl,
     projectSlug: scope.projectSlug,
     publicKey: key.publicKey,
     secretKey: deps.secretBox.open(key.encryptedSecret, key.publicKey),
     operations,
     source,
-    exp,
+    ...(seconds === null ? {} : { expiresIn: seconds, expiryBucket: 1, now: nowMs }),
   });
-  return { url, expiresAt: exp === undefined ? null : new Date(exp * 1000) };
+  const exp = seconds === null ? null : bucketedExpiry(nowMs, seconds, 1);
+  return { url, expiresAt: exp === null ? null : new Date(exp * 1000) };
 }

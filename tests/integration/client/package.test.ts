@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSignedUrl } from "@/server/signing";
 import { SIGNING_VECTORS, VECTOR_KEYS } from "../../support/vectors";
+import { buildSignedUrl } from "../../support/signed-url";
 
 /**
  * What another app gets from `npm install @optstuff/client`: the packed tarball (built by its prepare

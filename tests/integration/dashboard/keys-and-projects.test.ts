@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_RATE_LIMIT_PER_DAY } from "@/server/config-cache/types";
-import { buildSignedUrl } from "@/server/signing";
 import { createTestApp, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
 import { signUp, type TestUser } from "../../support/dashboard";
+import { buildSignedUrl } from "../../support/signed-url";
 
 /**
  * Key and project writes through the procedures, observed through the real image route. The config

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSignedUrl } from "@/server/signing";
 import { MAX_TEST_URL_SECONDS } from "@/server/tenancy/developer";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { tokenOf } from "../../support/tenant-world";
+import { buildSignedUrl } from "../../support/signed-url";
 
 /**
  * What a role's powers leave behind: signed URLs that outlive a membership, keys edited back to life,
@@ -74,6 +74,18 @@ describe("the URL tester", () => {
       expect(new URL(permanent.url).searchParams.has("exp")).toBe(false);
       expect((await app.fetch(pathOf(permanent.url))).status).toBe(200);
     }
+    // A permanent URL whose source ends like an expiry would verify as an expiring one (contract §2):
+    // refused as input, not a server error.
+    await expect(
+      admin.caller.developer.signUrl({
+        teamSlug,
+        projectSlug,
+        keyId: key.id,
+        operations: "w_20,f_png",
+        source: "cdn.example.com/photo.jpg?exp=1",
+        expiresInSeconds: null,
+      }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/exp/) });
   });
 });
 

@@ -1,9 +1,9 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSignedUrl } from "@/server/signing";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { tokenOf } from "../../support/tenant-world";
+import { buildSignedUrl } from "../../support/signed-url";
 
 /** Presets from the dashboard's procedures to the pixels the real image route makes of them. */
 let app: TestApp;

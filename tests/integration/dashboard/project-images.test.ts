@@ -1,12 +1,12 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSignedUrl } from "@/server/signing";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { pixelBombPng } from "../../support/hostile";
 import { startOrigin, type Origin } from "../../support/origin";
 import { tokenOf } from "../../support/tenant-world";
 import { near, pixel, solid } from "../image/generate";
+import { buildSignedUrl } from "../../support/signed-url";
 
 /** The watermark and the fallback image, from the dashboard's procedures to the pixels of the real image route. */
 let app: TestApp;

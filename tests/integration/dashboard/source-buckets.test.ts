@@ -3,11 +3,11 @@ import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisKeys } from "@/server/coordination/keys";
-import { buildSignedUrl } from "@/server/signing";
 import { createTestApp, DEMO_ROOT, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { startS3, type LocalS3 } from "../../support/s3";
 import { tokenOf } from "../../support/tenant-world";
+import { buildSignedUrl } from "../../support/signed-url";
 
 /**
  * Private buckets as sources: configured through the dashboard's procedures, read by the real image

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageRecord } from "@/server/db/schema";
-import { buildSignedUrl } from "@/server/signing";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
+import { buildSignedUrl } from "../../support/signed-url";
 
 /** Images served through the real route, flushed by the real job, read back through the procedures. */
 let app: TestApp;

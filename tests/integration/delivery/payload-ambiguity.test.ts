@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSignedUrl, sign, signaturePayload } from "@/server/signing";
+import { sign, signaturePayload } from "@/server/signing";
 import { createTestApp, type TestApp } from "../../support/app";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { buildSignedUrl } from "../../support/signed-url";
 
 // Contract §2: `{ops}/{source}?exp=N` is also what a source ending in `?exp=N` signs without exp.
 let app: TestApp;

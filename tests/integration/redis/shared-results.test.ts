@@ -2,13 +2,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
 import type { ResultStoreSettings } from "@/server/result-store/types";
-import { buildSignedUrl, createSecretBox } from "@/server/signing";
+import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "../../support/database";
 import { makeJpeg } from "../../support/images";
 import { startOrigin, type Origin } from "../../support/origin";
 import { startRealRedis, type RealRedis } from "../../support/redis";
 import { startS3, type LocalS3 } from "../../support/s3";
+import { buildSignedUrl } from "../../support/signed-url";
 
 // Several instances need one shared PostgreSQL: this runs in CI's PostgreSQL + Redis + object store run.
 const shared = process.env.TEST_DATABASE_URL !== undefined;

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
-import { buildSignedUrl, createSecretBox } from "@/server/signing";
+import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "../../support/database";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { startRealRedis, type RealRedis } from "../../support/redis";
+import { buildSignedUrl } from "../../support/signed-url";
 
 // Two instances need one shared PostgreSQL: this runs in CI's PostgreSQL + Redis run.
 const shared = process.env.TEST_DATABASE_URL !== undefined;

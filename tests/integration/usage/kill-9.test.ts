@@ -6,9 +6,9 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, expect, it } from "vitest";
 import { openDatabase } from "@/server/db/client";
 import { requestLog, usageRecord } from "@/server/db/schema";
-import { buildSignedUrl } from "@/server/signing";
 import { defaultRequestLogOptions } from "@/server/usage/request-log";
 import { bootstrapProject } from "../../support/browser";
+import { buildSignedUrl } from "../../support/signed-url";
 
 /**
  * The embedded default (PGlite, no Redis) killed with SIGKILL: no shutdown handler runs, nothing in

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSignedUrl } from "@/server/signing";
+import { buildSignedUrl } from "../../support/signed-url";
 import { SIGNING_VECTORS, VECTOR_KEYS } from "../../support/vectors";
 
 const doc = readFileSync(new URL("../../../docs/signing.md", import.meta.url), "utf8");

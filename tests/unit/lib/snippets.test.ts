@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { envBlock, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
-import { buildSignedUrl, generateKeyPair } from "@/server/signing";
+import { generateKeyPair } from "@/server/signing";
+import { buildSignedUrl } from "../../support/signed-url";
 
 describe("dashboard snippets", () => {
   it("the Node snippet, run by node with the .env block, prints the URL the server's own signer builds", () => {

@@ -1,4 +1,4 @@
-import { endsLikeExpiry, sign, signaturePayload } from "./signature";
+import { endsLikeExpiry, sign, signaturePayload } from "@/server/signing";
 
 export interface SignedUrlInput {
   baseUrl: string;
@@ -13,8 +13,9 @@ export interface SignedUrlInput {
   exp?: number;
 }
 
-// Also in packages/client (which imports nothing from src/), the dashboard's Node snippet and the
-// docs' snippets; tests hold all of them byte-equal to this builder.
+// The tests' own builder, written apart from packages/client (which the product uses to build URLs):
+// it signs with the server's signature code, so the kit, the dashboard's snippets and the docs' snippets
+// are each held byte-equal to a second implementation of the contract, not to themselves.
 const SCHEME_SLASHES = /^(https?%3A)\/\//i;
 
 /**
