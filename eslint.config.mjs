@@ -19,6 +19,7 @@ export default tseslint.config(
       "packages/*/dist/**",
       "dist/**",
       ".scratch/**",
+      ".snippet-*/**",
       "examples/*/.next/**",
       "examples/*/next-env.d.ts",
     ],

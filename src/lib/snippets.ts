@@ -56,3 +56,31 @@ export default function Page() {
   return <img src={optstuffUrl("images.example.com/photo.jpg", "w_800,f_auto")} width={800} alt="" />;
 }`;
 }
+
+/**
+ * The kit's next/image setup: a loader that points at a signing route, and the route that signs with
+ * the secret on the server and answers a cacheable redirect. `hosts` are the project's source hosts.
+ */
+export function nextImageSnippet(hosts: readonly string[]): string {
+  const allowed = hosts.filter((host) => host !== "local");
+  return `// npm install @optstuff/client
+
+// next.config.ts
+export default { images: { loader: "custom", loaderFile: "./image-loader.ts" } };
+
+// image-loader.ts (runs in the browser too: it knows no secret, it only points at the route)
+import { createImageLoader } from "@optstuff/client/next";
+export default createImageLoader({ route: "/api/image" });
+
+// app/api/image/route.ts (signs on the server, answers 302 to OptStuff)
+import { createSigningRoute } from "@optstuff/client/next";
+export const GET = createSigningRoute({
+  baseUrl: process.env.OPTSTUFF_BASE_URL!,
+  projectSlug: process.env.OPTSTUFF_PROJECT_SLUG!,
+  publicKey: process.env.OPTSTUFF_PUBLIC_KEY!,
+  secretKey: process.env.OPTSTUFF_SECRET_KEY!,
+  allowedHosts: ${JSON.stringify(allowed.length > 0 ? allowed : ["images.example.com"])},
+});
+
+// Then <Image src="https://${allowed[0] ?? "images.example.com"}/photo.jpg" width={800} height={600} alt="" />`;
+}

@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { CopyField } from "@/components/ui/copy-field";
 import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
-import { envBlock, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
+import { envBlock, nextImageSnippet, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
 import { useTRPC } from "@/lib/trpc/client";
 import { Select } from "@/components/ui/select";
 
@@ -49,6 +49,11 @@ export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; proj
           <CopyField
             label="Environment"
             value={envBlock({ baseUrl: project.data.baseUrl, projectSlug, publicKey: firstKey?.publicKey ?? "pk_…" })}
+            multiline
+          />
+          <CopyField
+            label="Next.js with @optstuff/client (next/image)"
+            value={nextImageSnippet(project.data.project.allowedSourceHosts)}
             multiline
           />
           <CopyField label="Next.js" value={nextjsSnippet()} multiline />

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { envBlock, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
+import { transform } from "esbuild";
+import { envBlock, nextImageSnippet, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
 import { generateKeyPair } from "@/server/signing";
 import { buildSignedUrl } from "../../support/signed-url";
 
@@ -37,5 +38,39 @@ describe("dashboard snippets", () => {
   it("keeps the secret out of the placeholder block and the Next.js snippet on the server", () => {
     expect(envBlock({ baseUrl: "b", projectSlug: "p", publicKey: "pk_x" })).not.toMatch(/sk_[A-Za-z0-9]/);
     expect(nextjsSnippet()).toContain('import "server-only"');
+  });
+
+  it("the next/image snippet's signing route, run with the kit and the .env block, redirects to a URL the server verifies", async () => {
+    const pair = generateKeyPair();
+    const target = { baseUrl: "https://img.example.com", projectSlug: "shop", ...pair };
+    const snippet = nextImageSnippet(["local", "images.example.com"]);
+    expect(snippet).toContain('allowedHosts: ["images.example.com"]');
+    const route = snippet.slice(snippet.indexOf("// app/api/image/route.ts"), snippet.indexOf("// Then <Image"));
+    // Inside the repository, so the kit resolves from its node_modules as an app's would.
+    const dir = mkdtempSync(path.join(process.cwd(), ".snippet-"));
+    const saved = { ...process.env };
+    try {
+      const file = path.join(dir, "route.mjs");
+      writeFileSync(file, (await transform(route, { loader: "ts", format: "esm" })).code);
+      for (const line of envBlock(target).split("\n")) {
+        const [name, value] = line.split("=");
+        process.env[name!] = value;
+      }
+      const { GET } = (await import(file)) as { GET(request: Request): Promise<Response> };
+      const src = "https://images.example.com/photo.jpg";
+      const response = await GET(new Request(`https://www.example.com/api/image?src=${encodeURIComponent(src)}&w=640`));
+      expect(response.status).toBe(302);
+      const location = new URL(response.headers.get("location")!);
+      const exp = Number(location.searchParams.get("exp"));
+      const operations = decodeURIComponent(location.pathname.split("/")[4]!);
+      expect(location.toString()).toBe(buildSignedUrl({ ...target, operations, source: src, exp }));
+      const refused = await GET(
+        new Request("https://www.example.com/api/image?src=https%3A%2F%2Fevil.example%2Fx.jpg&w=640"),
+      );
+      expect(refused.status).toBe(400);
+    } finally {
+      process.env = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
