@@ -385,7 +385,7 @@ it("renders every dashboard page with its data in the server's HTML, and paints 
   }
 
   // A team or project that does not exist, or is not the user's, is the not-found page with a 404.
-  for (const path of [`/t/no-such-team-${stamp}`, `/t/${teamSlug}/p/no-such-project`]) {
+  for (const path of [`/t/no-such-team-${stamp}`, `/t/${teamSlug}/p/no-such-project`, `/t/${"x".repeat(101)}`]) {
     const missing = await page.request.get(`${app.baseUrl}${path}`);
     expect(missing.status(), path).toBe(404);
     expect(await missing.text(), path).toContain("belongs to a team you are not a member of");

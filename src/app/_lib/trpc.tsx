@@ -5,7 +5,7 @@ import { dehydrate, HydrationBoundary, type FetchQueryOptions, type QueryKey } f
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { TRPCError } from "@trpc/server";
 import { headers } from "next/headers";
-import { notFound } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import { cache, type ReactNode } from "react";
 import { makeQueryClient } from "@/lib/trpc/query-client";
 import { createContext } from "@/server/api/context";
@@ -15,7 +15,7 @@ import { dashboardServices } from "@/server/http/trpc-route";
 import { getServices } from "@/server/services";
 
 /** One query client per request, shared by its layouts and page. */
-const getQueryClient = cache(makeQueryClient);
+const getQueryClient = cache(() => makeQueryClient({ server: true }));
 
 const contextForRequest = cache(async () => {
   const services = await getServices();
@@ -32,16 +32,20 @@ export function prefetch<TData, TError, TKey extends QueryKey>(
 }
 
 /**
- * The team or project a URL names, or the not-found page: a slug that does not exist and one the user
- * is not a member of look the same (the procedures answer NOT_FOUND for both).
+ * The team or project a URL names, or the not-found page: a slug that does not exist, one the user is
+ * not a member of and one that is not a slug at all look the same. A session that ended meanwhile goes
+ * to sign-in and back to `returnTo` (layouts render in parallel: each guards itself).
  */
 export async function fetchOrNotFound<TData, TError, TKey extends QueryKey>(
   query: FetchQueryOptions<TData, TError, TData, TKey>,
+  returnTo: string,
 ): Promise<TData> {
   try {
     return await getQueryClient().fetchQuery(query);
   } catch (error) {
-    if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "FORBIDDEN")) notFound();
+    if (!(error instanceof TRPCError)) throw error;
+    if (error.code === "UNAUTHORIZED") redirect(`/sign-in?next=${encodeURIComponent(returnTo)}`);
+    if (error.code === "NOT_FOUND" || error.code === "FORBIDDEN" || error.code === "BAD_REQUEST") notFound();
     throw error;
   }
 }

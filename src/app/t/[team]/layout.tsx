@@ -16,7 +16,7 @@ export default async function TeamLayout({
   await requireUser(`/t/${team}`);
   // The header and every page of the team read these: fetched here, they paint with the page.
   await Promise.all([
-    fetchOrNotFound(trpc.team.get.queryOptions({ teamSlug: team })),
+    fetchOrNotFound(trpc.team.get.queryOptions({ teamSlug: team }), `/t/${team}`),
     prefetch(trpc.account.me.queryOptions()),
   ]);
   return (

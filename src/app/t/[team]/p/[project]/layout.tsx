@@ -11,7 +11,10 @@ export default async function ProjectLayout({
   params: Promise<{ team: string; project: string }>;
 }) {
   const { team, project } = await params;
-  await fetchOrNotFound(trpc.project.get.queryOptions({ teamSlug: team, projectSlug: project }));
+  await fetchOrNotFound(
+    trpc.project.get.queryOptions({ teamSlug: team, projectSlug: project }),
+    `/t/${team}/p/${project}`,
+  );
   return (
     <HydrateClient>
       <div className="space-y-6">
