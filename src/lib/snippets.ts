@@ -62,7 +62,15 @@ export default function Page() {
  * the secret on the server and answers a cacheable redirect. `hosts` are the project's source hosts.
  */
 export function nextImageSnippet(hosts: readonly string[]): string {
-  const allowed = hosts.filter((host) => host !== "local");
+  // The kit takes exact hosts (`host` or `host:port`): the project's scheme prefixes go, and its
+  // wildcards are named for the developer to replace with the hosts their pages use.
+  const remote = hosts.filter((host) => host !== "local").map((host) => host.replace(/^https?:\/\//i, ""));
+  const allowed = remote.filter((host) => !host.includes("*"));
+  const wildcards = remote.filter((host) => host.includes("*"));
+  const note =
+    wildcards.length > 0
+      ? `\n  // The project also allows ${wildcards.join(", ")}: list the exact hosts your pages use.`
+      : "";
   return `// npm install @optstuff/client
 
 // next.config.ts
@@ -79,7 +87,7 @@ export const GET = createSigningRoute({
   projectSlug: process.env.OPTSTUFF_PROJECT_SLUG!,
   publicKey: process.env.OPTSTUFF_PUBLIC_KEY!,
   secretKey: process.env.OPTSTUFF_SECRET_KEY!,
-  allowedHosts: ${JSON.stringify(allowed.length > 0 ? allowed : ["images.example.com"])},
+  allowedHosts: ${JSON.stringify(allowed.length > 0 ? allowed : ["images.example.com"])},${note}
 });
 
 // Then <Image src="https://${allowed[0] ?? "images.example.com"}/photo.jpg" width={800} height={600} alt="" />`;

@@ -43,8 +43,10 @@ describe("dashboard snippets", () => {
   it("the next/image snippet's signing route, run with the kit and the .env block, redirects to a URL the server verifies", async () => {
     const pair = generateKeyPair();
     const target = { baseUrl: "https://img.example.com", projectSlug: "shop", ...pair };
-    const snippet = nextImageSnippet(["local", "images.example.com"]);
-    expect(snippet).toContain('allowedHosts: ["images.example.com"]');
+    // As the project stores them: a scheme and port, a wildcard, and the local folder.
+    const snippet = nextImageSnippet(["local", "https://cdn.example.com:8443", "*.example.org", "images.example.com"]);
+    expect(snippet).toContain('allowedHosts: ["cdn.example.com:8443","images.example.com"]');
+    expect(snippet).toContain("The project also allows *.example.org");
     const route = snippet.slice(snippet.indexOf("// app/api/image/route.ts"), snippet.indexOf("// Then <Image"));
     // Inside the repository, so the kit resolves from its node_modules as an app's would.
     const dir = mkdtempSync(path.join(process.cwd(), ".snippet-"));
