@@ -5,7 +5,8 @@ interface RefusalData {
 
 /**
  * A mutation's refusal split for one form: the first message of each field the form shows, to sit next
- * to it, and the refusal itself for the form when some of it belongs to no shown field (or to none).
+ * to it; at form level, the messages of fields it does not show, or the refusal itself when it names
+ * no field (not found, a conflict).
  */
 export function formErrors<F extends string>(
   error: { message: string; data?: RefusalData | null } | null,
@@ -18,6 +19,9 @@ export function formErrors<F extends string>(
     const first = byField[name]?.[0];
     if (first) field[name] = first;
   }
-  const unshown = Object.keys(byField).some((name) => !(fields as readonly string[]).includes(name));
-  return { field, form: unshown ? error : null };
+  const unshown = Object.entries(byField)
+    .filter(([name]) => !(fields as readonly string[]).includes(name))
+    .map(([, messages]) => messages[0])
+    .filter((message): message is string => message !== undefined);
+  return { field, form: unshown.length > 0 ? { message: unshown.join(" ") } : null };
 }

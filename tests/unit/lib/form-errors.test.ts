@@ -9,9 +9,12 @@ describe("form errors", () => {
     expect(split).toEqual({ field: { name: "Too long", slug: "Taken" }, form: null });
   });
 
-  it("keeps the refusal at form level when a field it names is not shown", () => {
+  it("says at form level what belongs to fields the form does not show, and only that", () => {
     const error = refusal({ name: ["Too long"], allowedRefererHosts: ["Too many"] });
-    expect(formErrors(error, ["name"] as const)).toEqual({ field: { name: "Too long" }, form: error });
+    expect(formErrors(error, ["name"] as const)).toEqual({
+      field: { name: "Too long" },
+      form: { message: "Too many" },
+    });
   });
 
   it("leaves a refusal without field errors (not found, conflict) to the form, and no error to nobody", () => {
