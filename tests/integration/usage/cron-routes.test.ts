@@ -176,6 +176,7 @@ describe("cron routes", () => {
     const cron = createCronJobs({
       db: app.services.database.db,
       kv,
+      shared: null,
       invalidate: app.services.invalidate,
       logger: createLogger("error"),
       now: () => new Date(),
