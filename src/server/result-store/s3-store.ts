@@ -95,10 +95,13 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
       const body = Buffer.from(await object.Body!.transformToByteArray());
       const meta = metaFrom(object.ContentType, object.Metadata ?? {});
       const result = meta && verified(meta, body);
-      // Not deleted: a store without atomic writes (s3rver) shows an object mid-write as empty, and
-      // deleting it would delete the write that is landing. The transform this miss causes writes the
-      // key again, which replaces a damaged object as well.
-      return result || null;
+      if (result) return result;
+      // A store without atomic writes (s3rver) shows an object mid-write as empty: deleting that one
+      // would lose the write that is landing (the transform this miss causes writes the key again
+      // anyway). One older than any write may take is damaged, and goes, so it is not read again.
+      const age = object.LastModified ? Date.now() - object.LastModified.getTime() : 0;
+      if (age > options.timeoutMs) await remove([Key]);
+      return null;
     },
     async put(key, result) {
       const Key = objectKey(key);

@@ -4,7 +4,8 @@ import type { TransformResult } from "@/server/image";
  * Durable, shared results (the L2 behind the in-process cache): files under the data directory on the
  * embedded default, an S3-compatible bucket when scaled out. A lost object costs one transform; a
  * damaged one is detected on read (length and SHA-256) and reported as a miss, never served; the
- * write-back of that miss's transform replaces it.
+ * write-back of that miss's transform replaces it (and the files store, or a bucket once the object is
+ * older than any write in progress, deletes it).
  *
  * Keys are `/`-separated segments of [A-Za-z0-9_-] built by result-keys.ts (project / source / variant),
  * so a purge deletes by prefix on either backend.

@@ -68,6 +68,34 @@ resultStoreContract("s3 (s3rver)", async () => {
 });
 
 describe("S3 result store", () => {
+  it("leaves a damaged object written moments ago (a write may be landing) and deletes one older than any write", async () => {
+    const bucket = await s3.bucket();
+    const store = storeOn(bucket, 1 << 20);
+    await store.put("p/s/v", result(bytes(3_000)));
+    // Damaged behind the store's back: the length says 3,000, the body is shorter.
+    const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: "results/p/s/v" }));
+    await client.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: "results/p/s/v",
+        Body: Buffer.from(await object.Body!.transformToByteArray()).subarray(0, 100),
+        ContentType: object.ContentType,
+        Metadata: object.Metadata,
+      }),
+    );
+    const exists = () =>
+      client.send(new HeadObjectCommand({ Bucket: bucket, Key: "results/p/s/v" })).then(
+        () => true,
+        () => false,
+      );
+    expect(await store.get("p/s/v")).toBeNull();
+    expect(await exists()).toBe(true);
+    // Older than the store's 2 s write budget (LastModified has whole seconds).
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
+    expect(await store.get("p/s/v")).toBeNull();
+    expect(await exists()).toBe(false);
+  });
+
   it("keeps what answers a request visible on the object: type, length and checksum", async () => {
     const bucket = await s3.bucket();
     const stored = result(bytes(3_000), { contentType: "image/avif", format: "avif" });
