@@ -4,15 +4,17 @@
 // optstuff/client-imports keeps client components to types from src/server instead.)
 import "server-only";
 import { headers } from "next/headers";
+import { cache } from "react";
 import { redirect } from "next/navigation";
 import { env, publicBaseUrl } from "@/env";
 import { safeNext as sameSiteNext } from "@/lib/safe-next";
 import { sessionUser, type SessionUser } from "@/server/auth/session-user";
 import { getServices } from "@/server/services";
 
-export async function currentUser(): Promise<SessionUser | null> {
+/** Once per request: the layouts' guard and the procedures' context read the same session. */
+export const currentUser = cache(async (): Promise<SessionUser | null> => {
   return sessionUser((await getServices()).auth, await headers());
-}
+});
 
 /** Pages behind sign-in send a signed-out visitor to it and back here afterwards. */
 export async function requireUser(returnTo: string): Promise<SessionUser> {

@@ -4,23 +4,19 @@ import "server-only";
 import { dehydrate, HydrationBoundary, type FetchQueryOptions, type QueryKey } from "@tanstack/react-query";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { TRPCError } from "@trpc/server";
-import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache, type ReactNode } from "react";
 import { makeQueryClient } from "@/lib/trpc/query-client";
 import { createContext } from "@/server/api/context";
 import { appRouter } from "@/server/api/root";
-import { sessionUser } from "@/server/auth/session-user";
 import { dashboardServices } from "@/server/http/trpc-route";
 import { getServices } from "@/server/services";
+import { currentUser } from "./session";
 
 /** One query client per request, shared by its layouts and page. */
 const getQueryClient = cache(() => makeQueryClient({ server: true }));
 
-const contextForRequest = cache(async () => {
-  const services = await getServices();
-  return createContext(dashboardServices(services), await sessionUser(services.auth, await headers()));
-});
+const contextForRequest = cache(async () => createContext(dashboardServices(await getServices()), await currentUser()));
 
 export const trpc = createTRPCOptionsProxy({ ctx: contextForRequest, router: appRouter, queryClient: getQueryClient });
 
