@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     let loading = true;
     let made = 0;
     const load = drive(4, 4, async () => {
-      while (loading) await get(app.signed(OPERATIONS, source(`busy-${label}-${made++}`)), 200);
+      while (loading) await get(await app.signed(OPERATIONS, source(`busy-${label}-${made++}`)), 200);
     });
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // the slots are full
     const busy = await drive(CACHED / 2, 4, async () => void (await get(url, 200)));
@@ -109,12 +109,16 @@ async function main(): Promise<void> {
   try {
     const source = (name: string) => `http://${origin.host}/src/jpeg/${name}.jpg`;
     // Warm-up: sharp loaded, key cache warm, connections open.
-    await drive(CONCURRENCY, CONCURRENCY, (i) =>
-      get(app.signed(OPERATIONS, source(`warm-${i}`)), 200).then(() => undefined),
+    await drive(
+      CONCURRENCY,
+      CONCURRENCY,
+      async (i) => void (await get(await app.signed(OPERATIONS, source(`warm-${i}`)), 200)),
     );
-    await measure("transform (distinct URLs)", TRANSFORMS, (i) => get(app.signed(OPERATIONS, source(`t-${i}`)), 200));
+    await measure("transform (distinct URLs)", TRANSFORMS, async (i) =>
+      get(await app.signed(OPERATIONS, source(`t-${i}`)), 200),
+    );
 
-    const url = app.signed(OPERATIONS, source("cached"));
+    const url = await app.signed(OPERATIONS, source("cached"));
     const first = await fetch(url, { headers: { Accept: ACCEPT } });
     const etag = first.headers.get("etag");
     if (first.status !== 200 || !etag) throw new Error(`cached URL: ${first.status}, ETag ${etag}`);
@@ -129,10 +133,10 @@ async function main(): Promise<void> {
       ["info", "info"],
       ["placeholder", "placeholder,f_webp"],
     ] as const) {
-      await measure(`${name} (cold, distinct URLs)`, TRANSFORMS, (i) =>
-        get(app.signed(operations, source(`${name}-${i}`)), 200),
+      await measure(`${name} (cold, distinct URLs)`, TRANSFORMS, async (i) =>
+        get(await app.signed(operations, source(`${name}-${i}`)), 200),
       );
-      const again = app.signed(operations, source(`${name}-0`));
+      const again = await app.signed(operations, source(`${name}-0`));
       await measure(`${name} (cached)`, CACHED, () => get(again, 200));
     }
 
@@ -140,7 +144,7 @@ async function main(): Promise<void> {
     const stored = (i: number) => app.signed(OPERATIONS, source(`t-${i % TRANSFORMS}`));
     await stop(child);
     child = await app.start({ OPTSTUFF_RESULT_CACHE_BYTES: "0" });
-    await measure("result-store hit (files)", CACHED, (i) => get(stored(i), 200));
+    await measure("result-store hit (files)", CACHED, async (i) => get(await stored(i), 200));
     await expectTier(app.base, "store", CACHED);
 
     await stop(child);
@@ -161,9 +165,9 @@ async function main(): Promise<void> {
       OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
       OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
     });
-    await drive(TRANSFORMS, CONCURRENCY, (i) => get(stored(i), 200).then(() => undefined)); // made once, written back
+    await drive(TRANSFORMS, CONCURRENCY, async (i) => void (await get(await stored(i), 200))); // made once, written back
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    await measure("result-store hit (S3: s3rver)", CACHED, (i) => get(stored(i), 200));
+    await measure("result-store hit (S3: s3rver)", CACHED, async (i) => get(await stored(i), 200));
     await expectTier(app.base, "store", CACHED);
 
     // Cache hits under a transform load, with the transform processes at the server's priority and niced.
@@ -172,7 +176,7 @@ async function main(): Promise<void> {
       child = await app.start({ OPTSTUFF_TRANSFORM_NICE: nice });
       await hitsDuringTransforms(
         `transform processes at nice ${nice}`,
-        app.signed(OPERATIONS, source("cached")),
+        await app.signed(OPERATIONS, source("cached")),
         source,
       );
     }

@@ -21,7 +21,7 @@ import sharp from "sharp";
 import { filterBombSvg, pixelBombPng, scriptedSvg, svgEmbedding } from "../tests/support/hostile";
 import { fmt, percentile } from "./lib/load";
 import { rssOfTree } from "./lib/process-memory";
-import { killAll, prepareOurApp, stop } from "./lib/servers";
+import { killAll, prepareOurApp, stop, type Signer } from "./lib/servers";
 
 const BUDGET_MS = 20_000;
 const MB = 2 ** 20;
@@ -142,21 +142,17 @@ async function request(url: string, accept = "image/png"): Promise<{ status: num
   return { status: response.status, code, ms: performance.now() - started };
 }
 
-async function tenantLatencies(
-  signA: (ops: string, src: string) => string,
-  signB: (ops: string, src: string) => string,
-  loaded: boolean,
-): Promise<number[]> {
+async function tenantLatencies(signA: Signer, signB: Signer, loaded: boolean): Promise<number[]> {
   let heavyRunning = loaded;
   const heavy = async () => {
     // Four heavy transforms in flight all the time: a 12 MP photo to a 2400 px AVIF, seconds of CPU each.
-    while (heavyRunning) await request(signB("w_2400,f_avif,q_70", fresh("photo-12mp")), "image/avif");
+    while (heavyRunning) await request(await signB("w_2400,f_avif,q_70", fresh("photo-12mp")), "image/avif");
   };
   const load = loaded ? Array.from({ length: 4 }, heavy) : [];
   if (loaded) await new Promise((r) => setTimeout(r, 1500));
   const latencies: number[] = [];
   for (let i = 0; i < TENANT_REQUESTS; i++) {
-    const { status, ms } = await request(signA("w_200,f_webp", fresh("small-jpeg")), "image/webp");
+    const { status, ms } = await request(await signA("w_200,f_webp", fresh("small-jpeg")), "image/webp");
     if (status !== 200) throw new Error(`tenant A answered ${status}`);
     latencies.push(ms);
   }
@@ -184,9 +180,8 @@ async function main(): Promise<void> {
     const rows = [];
     for (const c of CASES) {
       const start = rssOfTree(server.pid!);
-      const { value, peak } = await withPeak(server.pid!, () =>
-        request(app.signed(c.operations, fresh(c.file)), c.accept),
-      );
+      const url = await app.signed(c.operations, fresh(c.file));
+      const { value, peak } = await withPeak(server.pid!, () => request(url, c.accept));
       await new Promise((r) => setTimeout(r, 3000));
       const after = rssOfTree(server.pid!);
       const ok = value.ms <= BUDGET_MS + 5000 && peak - start <= 512 * MB && after - start <= 100 * MB;

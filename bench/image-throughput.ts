@@ -192,9 +192,9 @@ async function runHttp(
             { ...process.env, NODE_ENV: "production" },
             `${base}/`,
           );
-  const urlFor = (src: string) =>
+  const urlFor = async (src: string) =>
     id === "ours"
-      ? ctx.app.signed(OPERATIONS, src)
+      ? await ctx.app.signed(OPERATIONS, src)
       : id === "next"
         ? `${base}/_next/image?url=${encodeURIComponent(src)}&w=${WIDTH}&q=80`
         : `${base}/${OPERATIONS}${source.frames > 1 ? ",animated" : ""}/${src}`;
@@ -206,7 +206,7 @@ async function runHttp(
   const cacheHeaders: Record<string, number> = {};
   const request = (phase: "warm" | "measure") => async (i: number) => {
     const src = `http://${ctx.origin.host}/src/${source.kind}/${run}-${phase}-${i}.${source.ext}`;
-    const response = await fetch(urlFor(src), { headers: { Accept: ACCEPT } });
+    const response = await fetch(await urlFor(src), { headers: { Accept: ACCEPT } });
     const body = Buffer.from(await response.arrayBuffer());
     if (response.status !== 200)
       throw new Error(`${id} ${source.kind}: status ${response.status}: ${body.toString().slice(0, 200)}`);

@@ -118,7 +118,7 @@ async function runVariant(
     const src = `http://${originHost}/src/${source.kind}/${variant.name.length}-${i}.${source.ext}`;
     const ops = OPERATIONS[Math.floor(i / 3) % OPERATIONS.length]!;
     if (kind === "transform") {
-      const url = app.signed(ops, src);
+      const url = await app.signed(ops, src);
       const response = await fetch(url);
       await expect(response, [200], `transform ${ops} ${source.kind}`);
       recent.push({ url, etag: response.headers.get("etag")! });
@@ -129,9 +129,9 @@ async function runVariant(
       const known = recent[i % recent.length]!;
       await expect(await fetch(known.url, { headers: { "If-None-Match": known.etag } }), [304], "revalidate");
     } else if (kind === "forged") {
-      await expect(await fetch(app.signed(ops, src).replace(/sig=[\w-]{4}/, "sig=AAAA")), [401, 403], "forged");
+      await expect(await fetch((await app.signed(ops, src)).replace(/sig=[\w-]{4}/, "sig=AAAA")), [401, 403], "forged");
     } else {
-      await expect(await fetch(app.signed(ops, `http://${originHost}/missing/${i}.jpg`)), [404], "missing");
+      await expect(await fetch(await app.signed(ops, `http://${originHost}/missing/${i}.jpg`)), [404], "missing");
     }
     if (++done % SAMPLE_EVERY === 0) samples.push({ requests: done, rssMb: rssOfTree(child.pid!) / MB });
   };

@@ -7,9 +7,9 @@ import { existsSync, statSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { signUrl } from "@optstuff/client";
 import { serverEnv } from "../../scripts/server-env.mjs";
 import type { Source, SourceKind } from "./sources";
-import { buildSignedUrl } from "../../tests/support/signed-url";
 
 export interface Origin {
   server: http.Server;
@@ -99,14 +99,17 @@ export async function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Signs URLs the way integrators do, with @optstuff/client (Web Crypto, hence a promise). */
+export type Signer = (operations: string, source: string) => Promise<string>;
+
 export interface OurApp {
   env: NodeJS.ProcessEnv;
   port: number;
   base: string;
-  /** A signed URL of the bootstrapped project for `operations` and `source`. */
-  signed(operations: string, source: string): string;
+  /** A signed URL of the bootstrapped project for `operations` and `source`, made by the client kit. */
+  signed: Signer;
   /** Another team and project on the same sources (the app must not be running): its URL signer. */
-  addProject(team: string): (operations: string, source: string) => string;
+  addProject(team: string): Signer;
   /**
    * The built app as `npm start` runs it, with `env` plus `extraEnv` (an undefined value removes a variable);
    * Node flags from BENCH_OURS_NODE_FLAGS.
@@ -148,7 +151,7 @@ export async function prepareOurApp(
     const raised = tsx("bench/raise-key-limits.ts", vars.OPTSTUFF_PUBLIC_KEY!);
     if (raised.status !== 0) throw new Error(`raising the key's limits failed: ${raised.stderr}`);
     return (operations: string, source: string) =>
-      buildSignedUrl({
+      signUrl({
         baseUrl: base,
         projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
         publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
