@@ -1,7 +1,8 @@
 /**
  * The shape of src/ that `npm run check` holds: no import cycle (type-only imports count: a cycle of
  * types is still two modules that cannot be read apart), and the domain folders under src/server never
- * import the composition root; only adapters (src/server/http, startup) and src/app do.
+ * import the composition root; only adapters (src/server/http, startup) and src/app do. Code in src/lib is
+ * shared with the browser and loads nothing from src/server.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -22,6 +23,14 @@ export default {
         pathNot: ["^src/server/services\\.ts$", "^src/server/http/", "^src/server/startup\\.ts$"],
       },
       to: { path: "^src/server/services\\.ts$" },
+    },
+    {
+      name: "shared-code-not-server",
+      severity: "error",
+      comment:
+        "src/lib is bundled into the browser as well (the forms validate with the procedures' own schemas): it may name the server's types, never load its modules.",
+      from: { path: "^src/lib/" },
+      to: { path: "^src/server/", dependencyTypesNot: ["type-only"] },
     },
   ],
   options: {

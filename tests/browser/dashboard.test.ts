@@ -94,12 +94,20 @@ it("an uninvited visitor finds sign-up closed: the page says it is by invitation
 it("creates a project with a source host and a key whose secret is shown once", async () => {
   const page = alice.page;
   await page.getByRole("button", { name: "New project" }).click();
-  // Input the server refuses is shown at its field (aria-invalid, described by the message), not above the form.
+  // Input the server would refuse is shown at its field (aria-invalid, described by the message), not above
+  // the form, and in the server's words: the form checks it with the procedure's own schema, before sending.
+  const creates: string[] = [];
+  const countCreates = (request: { url(): string }) => {
+    if (request.url().includes("project.create")) creates.push(request.url());
+  };
+  page.on("request", countCreates);
   await page.getByLabel("Project name").fill("x".repeat(201));
   await page.getByRole("button", { name: "Create project" }).click();
   await expect.poll(() => page.getByLabel("Project name").getAttribute("aria-invalid")).toBe("true");
   expect(await page.getByRole("alert").count()).toBe(1);
-  expect(await page.getByRole("alert").textContent()).toMatch(/200/);
+  expect(await page.getByRole("alert").textContent()).toBe("Name must have at most 80 characters");
+  expect(creates).toEqual([]);
+  page.off("request", countCreates);
   await page.getByLabel("Project name").fill("Website");
   await page.getByLabel("Allowed source hosts").fill(origin.host);
   await screenshot(page, "05-new-project");
@@ -121,6 +129,24 @@ it("creates a project with a source host and a key whose secret is shown once", 
   await page.getByTestId("api-key-row").getByText("active").waitFor();
   expect(await page.content()).not.toContain(secret!);
   await screenshot(page, "08-keys");
+
+  // Limits: a value no key may have is refused at its field before sending; a pair only the server can
+  // judge (per minute above per day) is refused by it above the buttons, and the dialog keeps what was typed.
+  await page.getByTestId("api-key-row").getByRole("button", { name: "Edit" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Transforms per minute").fill("0");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await dialog.getByRole("alert").filter({ hasText: "Enter a whole number from 1 to 100,000" }).waitFor();
+  expect(await dialog.getByLabel("Transforms per minute").getAttribute("aria-invalid")).toBe("true");
+  await dialog.getByLabel("Transforms per minute").fill("120");
+  await dialog.getByLabel("Transforms per day").fill("100");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await dialog.getByRole("alert").filter({ hasText: "The per-minute limit cannot exceed the per-day limit" }).waitFor();
+  expect(await dialog.getByLabel("Transforms per minute").inputValue()).toBe("120");
+  await screenshot(page, "08b-key-limits-refused");
+  await dialog.getByLabel("Transforms per day").fill("5000");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await expect.poll(() => page.getByTestId("api-key-row").textContent()).toContain("120 transforms/min, 5,000/day");
 });
 
 it("signs a URL in the tester and the preview loads the transformed image", async () => {

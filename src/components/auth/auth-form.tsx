@@ -2,13 +2,12 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { authClient } from "@/lib/auth-client";
-
-const PASSWORD_MIN = 10;
+import { fieldOf, formLevelError, useZodForm } from "@/lib/forms";
+import { PASSWORD_MIN_LENGTH, signInSchema, signUpSchema } from "@/lib/schemas/account";
 
 /**
  * Sign-in and sign-up share one form; the providers list comes from the server's configuration. An
@@ -29,73 +28,56 @@ export function AuthForm({
   passwordForm?: boolean;
 }) {
   const router = useRouter();
-  const [error, setError] = useState<{ message: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [password, setPassword] = useState("");
-  const tooShort = mode === "sign-up" && password.length > 0 && password.length < PASSWORD_MIN;
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const email = String(form.get("email"));
-    setBusy(true);
-    setError(null);
-    const result =
-      mode === "sign-up"
-        ? await authClient.signUp.email({
-            email,
-            password,
-            name: String(form.get("name")),
-            ...(invitation && { invitation: invitation.token }),
-          })
-        : await authClient.signIn.email({ email, password });
-    setBusy(false);
+  const signingUp = mode === "sign-up";
+  const form = useZodForm(signingUp ? signUpSchema : signInSchema, {
+    name: "",
+    email: invitation?.email ?? "",
+    password: "",
+  });
+  const submit = form.handleSubmit(async ({ name, email, password }) => {
+    const result = signingUp
+      ? await authClient.signUp.email({ email, password, name, ...(invitation && { invitation: invitation.token }) })
+      : await authClient.signIn.email({ email, password });
     if (result.error) {
-      setError({
-        message:
-          result.error.status === 429
-            ? "Too many attempts. Wait a few minutes and try again."
-            : (result.error.message ?? "Something went wrong"),
-      });
+      const message =
+        result.error.status === 429
+          ? "Too many attempts. Wait a few minutes and try again."
+          : (result.error.message ?? "Something went wrong");
+      form.setError("root.server", { type: "server", message });
       return;
     }
-    router.push(mode === "sign-up" ? `/onboarding?next=${encodeURIComponent(next)}` : next);
+    router.push(signingUp ? `/onboarding?next=${encodeURIComponent(next)}` : next);
     router.refresh();
-  }
+  });
+  const busy = form.formState.isSubmitting;
 
   return (
     <div className="space-y-6">
       {passwordForm ? (
         <form onSubmit={submit} className="space-y-4" noValidate>
-          {mode === "sign-up" ? <Field label="Name" name="name" autoComplete="name" required maxLength={80} /> : null}
-          {invitation ? (
-            <Field
-              label="Email"
-              name="email"
-              type="email"
-              autoComplete="email"
-              required
-              readOnly
-              defaultValue={invitation.email}
-              hint="The address the invitation was sent to."
-            />
-          ) : (
-            <Field label="Email" name="email" type="email" autoComplete="email" required />
-          )}
+          {signingUp ? (
+            <Field label="Name" autoComplete="name" required maxLength={80} {...fieldOf(form, "name")} />
+          ) : null}
+          <Field
+            label="Email"
+            type="email"
+            autoComplete="email"
+            required
+            readOnly={invitation !== null}
+            hint={invitation ? "The address the invitation was sent to." : undefined}
+            {...fieldOf(form, "email")}
+          />
           <Field
             label="Password"
-            name="password"
             type="password"
-            autoComplete={mode === "sign-up" ? "new-password" : "current-password"}
+            autoComplete={signingUp ? "new-password" : "current-password"}
             required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            hint={mode === "sign-up" ? `At least ${PASSWORD_MIN} characters.` : undefined}
-            error={tooShort ? `Use at least ${PASSWORD_MIN} characters` : null}
+            hint={signingUp ? `At least ${PASSWORD_MIN_LENGTH} characters.` : undefined}
+            {...fieldOf(form, "password")}
           />
-          <ErrorMessage error={error} />
-          <Button type="submit" className="w-full" disabled={busy || tooShort}>
-            {busy ? "Please wait…" : mode === "sign-up" ? "Create account" : "Sign in"}
+          <ErrorMessage error={formLevelError(form)} />
+          <Button type="submit" className="w-full" disabled={busy}>
+            {busy ? "Please wait…" : signingUp ? "Create account" : "Sign in"}
           </Button>
         </form>
       ) : null}
@@ -115,7 +97,7 @@ export function AuthForm({
         </div>
       ) : null}
       <p className="text-center text-sm text-neutral-600">
-        {mode === "sign-up" ? (
+        {signingUp ? (
           <>
             Already have an account?{" "}
             <Link className="underline" href={`/sign-in?next=${encodeURIComponent(next)}`}>

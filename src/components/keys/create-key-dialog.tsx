@@ -1,43 +1,37 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
+import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { newKeyFormSchema } from "@/lib/schemas/api-key";
 import { useTRPC } from "@/lib/trpc/client";
-import { expiryFrom, type ExpiryChoice } from "./expiry";
+import { expiryFrom } from "./expiry";
 import { ExpiryField } from "./expiry-field";
 import { SecretOnce } from "./secret-once";
-import { formErrors } from "@/lib/form-errors";
+
+const EMPTY = { name: "", choice: "never", date: "" } as const;
 
 export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
-  const [name, setName] = useState("");
-  const [choice, setChoice] = useState<ExpiryChoice>("never");
-  const [date, setDate] = useState("");
+  const form = useZodForm(newKeyFormSchema, EMPTY);
   const create = useMutation(
     trpc.apiKey.create.mutationOptions({
+      onError: (error) => showRefusal(form, error),
       onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.apiKey.list.queryKey() }),
     }),
   );
-
-  const errors = formErrors(create.error, ["name"]);
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ teamSlug, projectSlug, name, expiresAt: expiryFrom(choice, date) });
-  }
 
   function onOpenChange(next: boolean) {
     setOpen(next);
     if (!next) {
       create.reset();
-      setName("");
-      setChoice("never");
+      form.reset(EMPTY);
     }
   }
 
@@ -56,22 +50,30 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
           </div>
         </div>
       ) : (
-        <form onSubmit={submit} className="space-y-4" noValidate>
+        <form
+          onSubmit={form.handleSubmit(({ name, choice, date }) =>
+            create.mutate({ teamSlug, projectSlug, name, expiresAt: expiryFrom(choice, date) }),
+          )}
+          className="space-y-4"
+          noValidate
+        >
           <Field
             label="Key name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            error={errors.field.name}
             required
             maxLength={80}
             hint="Where the key is used, e.g. production web."
+            {...fieldOf(form, "name")}
           />
-          <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
-          <ErrorMessage error={errors.form} />
+          <ExpiryField
+            choice={fieldOf(form, "choice")}
+            date={fieldOf(form, "date")}
+            custom={form.watch("choice") === "custom"}
+          />
+          <ErrorMessage error={formLevelError(form)} />
           <DialogActions
             onCancel={() => onOpenChange(false)}
             submitLabel="Create key"
-            disabled={create.isPending || !name}
+            disabled={create.isPending || !form.watch("name")}
           />
         </form>
       )}

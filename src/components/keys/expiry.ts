@@ -1,15 +1,18 @@
 import { formatUtc } from "@/lib/format";
+import { expiryChoiceValues, type ExpiryChoice } from "@/lib/schemas/api-key";
+
+const labels: Record<ExpiryChoice, string> = {
+  never: "Never",
+  "30": "In 30 days",
+  "90": "In 90 days",
+  "365": "In a year",
+  custom: "On a date…",
+};
 
 /** Expiry choices offered in the key dialogs; "custom" takes a date. */
-export const expiryChoices = [
-  { value: "never", label: "Never" },
-  { value: "30", label: "In 30 days" },
-  { value: "90", label: "In 90 days" },
-  { value: "365", label: "In a year" },
-  { value: "custom", label: "On a date…" },
-] as const;
+export const expiryChoices = expiryChoiceValues.map((value) => ({ value, label: labels[value] }));
 
-export type ExpiryChoice = (typeof expiryChoices)[number]["value"];
+export type { ExpiryChoice };
 
 /** End of the chosen day in UTC for a date; null for never. */
 export function expiryFrom(choice: ExpiryChoice, customDate: string): Date | null {

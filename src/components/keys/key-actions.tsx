@@ -1,18 +1,19 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/client";
-import { editedExpiry, initialExpiry, type ExpiryChoice } from "./expiry";
+import { editedExpiry, initialExpiry } from "./expiry";
 import { ExpiryField } from "./expiry-field";
 import { SecretOnce } from "./secret-once";
 import { Select } from "@/components/ui/select";
-import { formErrors } from "@/lib/form-errors";
+import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { keyFormSchema } from "@/lib/schemas/api-key";
+import { useTRPC } from "@/lib/trpc/client";
 
 interface KeyRef {
   id: string;
@@ -55,28 +56,31 @@ export function EditKeyDialog({
   const trpc = useTRPC();
   const refresh = useRefreshKeys();
   const [open, setOpen] = useState(false);
-  const [name, setName] = useState(apiKey.name);
-  const [choice, setChoice] = useState<ExpiryChoice>(initialExpiry(apiKey.expiresAt).choice);
-  const [date, setDate] = useState(initialExpiry(apiKey.expiresAt).date);
-  const [perMinute, setPerMinute] = useState(apiKey.rateLimitPerMinute?.toString() ?? "");
-  const [perDay, setPerDay] = useState(apiKey.rateLimitPerDay?.toString() ?? "");
-  const update = useMutation(trpc.apiKey.update.mutationOptions({ onSuccess: refresh }));
-  const errors = formErrors(update.error, ["name", "rateLimitPerMinute", "rateLimitPerDay"]);
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const limit = (v: string) => (v.trim() === "" ? null : Number(v));
-    const input = {
+  const form = useZodForm(keyFormSchema, {
+    name: apiKey.name,
+    ...initialExpiry(apiKey.expiresAt),
+    rateLimitPerMinute: apiKey.rateLimitPerMinute?.toString() ?? "",
+    rateLimitPerDay: apiKey.rateLimitPerDay?.toString() ?? "",
+  });
+  const update = useMutation(
+    trpc.apiKey.update.mutationOptions({
+      onError: (error) => showRefusal(form, error),
+      onSuccess: async () => {
+        setOpen(false);
+        await refresh();
+      },
+    }),
+  );
+  const submit = form.handleSubmit(({ choice, date, ...values }) =>
+    update.mutate({
       teamSlug,
       projectSlug,
       keyId: apiKey.id,
-      name,
+      ...values,
       // Only when changed: the day shown would come back as 23:59:59 and move the expiry.
       expiresAt: editedExpiry(apiKey.expiresAt, { choice, date }),
-      rateLimitPerMinute: limit(perMinute),
-      rateLimitPerDay: limit(perDay),
-    };
-    update.mutate(input, { onSuccess: () => setOpen(false) });
-  }
+    }),
+  );
   return (
     <Dialog
       open={open}
@@ -89,34 +93,24 @@ export function EditKeyDialog({
       }
     >
       <form onSubmit={submit} className="space-y-4" noValidate>
-        <Field
-          label="Key name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          error={errors.field.name}
-          required
+        <Field label="Key name" required {...fieldOf(form, "name")} />
+        <ExpiryField
+          choice={fieldOf(form, "choice")}
+          date={fieldOf(form, "date")}
+          custom={form.watch("choice") === "custom"}
         />
-        <ExpiryField choice={choice} onChoice={setChoice} date={date} onDate={setDate} />
         <div className="grid gap-3 sm:grid-cols-2">
           <Field
             label="Transforms per minute"
-            type="number"
-            min={1}
-            max={100000}
-            value={perMinute}
-            onChange={(e) => setPerMinute(e.target.value)}
-            error={errors.field.rateLimitPerMinute}
+            inputMode="numeric"
             hint={`Empty: ${defaultLimits.perMinute.toLocaleString("en")}`}
+            {...fieldOf(form, "rateLimitPerMinute")}
           />
           <Field
             label="Transforms per day"
-            type="number"
-            min={1}
-            max={100000000}
-            value={perDay}
-            onChange={(e) => setPerDay(e.target.value)}
-            error={errors.field.rateLimitPerDay}
+            inputMode="numeric"
             hint={`Empty: ${defaultLimits.perDay.toLocaleString("en")}`}
+            {...fieldOf(form, "rateLimitPerDay")}
           />
         </div>
         <p className="text-xs text-neutral-500">
@@ -124,7 +118,7 @@ export function EditKeyDialog({
           repeated URLs cost nothing, so visitors replaying your URLs cannot use up the key; each visitor&apos;s address
           also has a limit of its own.
         </p>
-        <ErrorMessage error={errors.form} />
+        <ErrorMessage error={formLevelError(form)} />
         <DialogActions onCancel={() => setOpen(false)} submitLabel="Save" disabled={update.isPending} />
       </form>
     </Dialog>

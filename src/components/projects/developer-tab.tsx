@@ -1,14 +1,16 @@
 "use client";
 
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { CopyField } from "@/components/ui/copy-field";
 import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { envBlock, nextImageSnippet, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
-import { useTRPC } from "@/lib/trpc/client";
 import { Select } from "@/components/ui/select";
+import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { signUrlFormSchema } from "@/lib/schemas/developer";
+import { useTRPC } from "@/lib/trpc/client";
 
 /** How long a tester URL works. Below admin one of the expiring choices is required (at most 7 days). */
 const lifetimes = [
@@ -77,22 +79,29 @@ function UrlTester({
   mayBePermanent: boolean;
 }) {
   const trpc = useTRPC();
-  const [keyId, setKeyId] = useState(keys[0]!.id);
-  const [lifetime, setLifetime] = useState<number | null>(3600);
-  const [operations, setOperations] = useState("w_640,f_auto");
-  const [source, setSource] = useState("");
+  const form = useZodForm(signUrlFormSchema, {
+    keyId: keys[0]!.id,
+    expiresInSeconds: "3600",
+    operations: "w_640,f_auto",
+    source: "",
+  });
   const [preview, setPreview] = useState<"loading" | "loaded" | "failed">("loading");
-  const sign = useMutation(trpc.developer.signUrl.mutationOptions({ onMutate: () => setPreview("loading") }));
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    sign.mutate({ teamSlug, projectSlug, keyId, operations, source, expiresInSeconds: lifetime });
-  }
+  const sign = useMutation(
+    trpc.developer.signUrl.mutationOptions({
+      onMutate: () => setPreview("loading"),
+      onError: (error) => showRefusal(form, error),
+    }),
+  );
   return (
     <div className="space-y-4">
-      <form onSubmit={submit} className="space-y-4" noValidate>
+      <form
+        onSubmit={form.handleSubmit((values) => sign.mutate({ teamSlug, projectSlug, ...values }))}
+        className="space-y-4"
+        noValidate
+      >
         <label className="block text-sm">
           <span className="block font-medium">Key</span>
-          <Select className="mt-1 w-full" value={keyId} onChange={(e) => setKeyId(e.target.value)}>
+          <Select className="mt-1 w-full" {...fieldOf(form, "keyId")}>
             {keys.map((k) => (
               <option key={k.id} value={k.id}>
                 {k.name} ({k.publicKey.slice(0, 10)}…)
@@ -102,11 +111,7 @@ function UrlTester({
         </label>
         <label className="block text-sm">
           <span className="block font-medium">Expires</span>
-          <Select
-            className="mt-1 w-full"
-            value={lifetime ?? "never"}
-            onChange={(e) => setLifetime(e.target.value === "never" ? null : Number(e.target.value))}
-          >
+          <Select className="mt-1 w-full" {...fieldOf(form, "expiresInSeconds")}>
             {lifetimes
               .filter((l) => l.seconds !== null || mayBePermanent)
               .map((l) => (
@@ -123,20 +128,18 @@ function UrlTester({
         </label>
         <Field
           label="Operations"
-          value={operations}
-          onChange={(e) => setOperations(e.target.value)}
           hint="Comma-separated, e.g. w_640,h_480,f_webp,q_80; _ for none."
+          {...fieldOf(form, "operations")}
         />
         <Field
           label="Source"
-          value={source}
-          onChange={(e) => setSource(e.target.value)}
           placeholder="images.example.com/photo.jpg"
           hint="Host and path of the original (https assumed), or local/<path>."
           required
+          {...fieldOf(form, "source")}
         />
-        <ErrorMessage error={sign.error} />
-        <Button type="submit" disabled={sign.isPending || !source}>
+        <ErrorMessage error={formLevelError(form)} />
+        <Button type="submit" disabled={sign.isPending || !form.watch("source")}>
           Sign and preview
         </Button>
       </form>

@@ -1,15 +1,15 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { DataTable } from "@/components/usage/data-table";
 import { formatBytes, formatCount, utcStamp } from "@/lib/format";
+import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { purgeSourceSchema } from "@/lib/schemas/cache";
 import { useTRPC } from "@/lib/trpc/client";
-import { formErrors } from "@/lib/form-errors";
 
 interface Purged {
   source: string | null;
@@ -65,25 +65,27 @@ export function ProjectCache({ teamSlug, projectSlug }: { teamSlug: string; proj
 function PurgeForms({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [source, setSource] = useState("");
-  const purge = useMutation(trpc.cache.purge.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
-  const errors = formErrors(purge.error, ["source"]);
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    purge.mutate({ teamSlug, projectSlug, source });
-  }
+  const form = useZodForm(purgeSourceSchema, { source: "" });
+  const purge = useMutation(
+    trpc.cache.purge.mutationOptions({
+      onError: (error) => showRefusal(form, error),
+      onSuccess: () => queryClient.invalidateQueries(),
+    }),
+  );
   return (
     <Card title="Purge">
-      <form onSubmit={submit} className="space-y-4" noValidate>
+      <form
+        onSubmit={form.handleSubmit((values) => purge.mutate({ teamSlug, projectSlug, ...values }))}
+        className="space-y-4"
+        noValidate
+      >
         <Field
           label="Source URL"
-          value={source}
-          onChange={(e) => setSource(e.target.value)}
-          error={errors.field.source}
           placeholder="https://images.example.com/photos/cat.jpg"
           hint="Every size and format made from this source is made again from the origin on its next request, on every instance within about a second. The query string is ignored."
+          {...fieldOf(form, "source")}
         />
-        <ErrorMessage error={errors.form} />
+        <ErrorMessage error={formLevelError(form)} />
         {purge.data ? <PurgeDone purged={purge.data} /> : null}
         <div className="flex flex-wrap gap-3">
           <Button type="submit" disabled={purge.isPending}>

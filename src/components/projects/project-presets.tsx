@@ -1,15 +1,15 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { DataTable } from "@/components/usage/data-table";
 import { utcStamp } from "@/lib/format";
+import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { presetSchema } from "@/lib/schemas/preset";
 import { useTRPC } from "@/lib/trpc/client";
-import { formErrors } from "@/lib/form-errors";
 
 type Scope = { teamSlug: string; projectSlug: string };
 
@@ -75,34 +75,33 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
 function SavePreset({ scope }: { scope: Scope }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [name, setName] = useState("");
-  const [operations, setOperations] = useState("");
-  const save = useMutation(trpc.preset.save.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
-  const errors = formErrors(save.error, ["name", "operations"]);
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    save.mutate({ ...scope, name, operations });
-  }
+  const form = useZodForm(presetSchema, { name: "", operations: "" });
+  const save = useMutation(
+    trpc.preset.save.mutationOptions({
+      onError: (error) => showRefusal(form, error),
+      onSuccess: () => queryClient.invalidateQueries(),
+    }),
+  );
   return (
     <Card title="Add or change a preset">
-      <form onSubmit={submit} className="space-y-4" noValidate>
+      <form
+        onSubmit={form.handleSubmit((values) => save.mutate({ ...scope, ...values }))}
+        className="space-y-4"
+        noValidate
+      >
         <Field
           label="Name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          error={errors.field.name}
+          {...fieldOf(form, "name")}
           placeholder="hero"
           hint="Lower-case letters, digits and dashes; saving an existing name replaces it."
         />
         <Field
           label="Operations"
-          value={operations}
-          onChange={(e) => setOperations(e.target.value)}
-          error={errors.field.operations}
+          {...fieldOf(form, "operations")}
           placeholder="s_1200x630,g_attention,f_auto,q_75"
           hint="Written as in a URL (docs/url-format.md)."
         />
-        <ErrorMessage error={errors.form} />
+        <ErrorMessage error={formLevelError(form)} />
         {save.data ? (
           <p role="status" className="text-sm text-green-700" data-testid="preset-saved">
             Saved pr_{save.data.name}.

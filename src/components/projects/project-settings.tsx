@@ -2,14 +2,15 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, DangerZone, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field, TextAreaField } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
-import { formatHostList, parseHostList, refererHostsHint, sourceHostsHint } from "./hosts";
-import { formErrors } from "@/lib/form-errors";
+import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { formatHostList, projectFormSchema } from "@/lib/schemas/project";
+import { useSlugFollowsName } from "@/lib/slug-follows-name";
+import { refererHostsHint, sourceHostsHint } from "./hosts";
 
 export function ProjectSettings({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
@@ -41,70 +42,43 @@ function SettingsForm({
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const [name, setName] = useState(project.name);
-  const [slug, setSlug] = useState(project.slug);
-  const [sources, setSources] = useState(formatHostList(project.allowedSourceHosts));
-  const [referers, setReferers] = useState(formatHostList(project.allowedRefererHosts));
+  const form = useZodForm(projectFormSchema, asFormValues(project));
   const update = useMutation(
     trpc.project.update.mutationOptions({
+      onError: (error) => showRefusal(form, error),
       onSuccess: async (saved) => {
         // Show the normalised form the server stored.
-        setSources(formatHostList(saved.allowedSourceHosts));
-        setReferers(formatHostList(saved.allowedRefererHosts));
+        form.reset(asFormValues(saved));
         await queryClient.invalidateQueries();
         if (saved.slug !== projectSlug) router.replace(`/t/${teamSlug}/p/${saved.slug}/settings`);
       },
     }),
   );
-  const errors = formErrors(update.error, ["name", "slug", "allowedSourceHosts", "allowedRefererHosts"]);
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    update.mutate({
-      teamSlug,
-      projectSlug,
-      name,
-      slug,
-      allowedSourceHosts: parseHostList(sources),
-      allowedRefererHosts: parseHostList(referers),
-    });
-  }
+  const { name, slug } = useSlugFollowsName(form, { follow: false });
   return (
     <Card title="Project settings">
-      <form onSubmit={submit} className="space-y-4" noValidate>
+      <form
+        onSubmit={form.handleSubmit((values) => update.mutate({ teamSlug, projectSlug, ...values }))}
+        className="space-y-4"
+        noValidate
+      >
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field
-            label="Project name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            error={errors.field.name}
-            required
-          />
-          <Field
-            label="Project slug"
-            value={slug}
-            onChange={(e) => setSlug(e.target.value.toLowerCase())}
-            error={errors.field.slug}
-            required
-            hint="Changing it changes every image URL of the project."
-          />
+          <Field label="Project name" required {...name} />
+          <Field label="Project slug" required hint="Changing it changes every image URL of the project." {...slug} />
         </div>
         <TextAreaField
           label="Allowed source hosts"
           rows={4}
-          value={sources}
-          onChange={(e) => setSources(e.target.value)}
-          error={errors.field.allowedSourceHosts}
           hint={sourceHostsHint}
+          {...fieldOf(form, "allowedSourceHosts")}
         />
         <TextAreaField
           label="Allowed referer hosts"
           rows={3}
-          value={referers}
-          onChange={(e) => setReferers(e.target.value)}
-          error={errors.field.allowedRefererHosts}
           hint={refererHostsHint}
+          {...fieldOf(form, "allowedRefererHosts")}
         />
-        <ErrorMessage error={errors.form} />
+        <ErrorMessage error={formLevelError(form)} />
         {update.isSuccess ? (
           <p role="status" className="text-sm text-green-700">
             Saved. Image requests use the new settings at once.
@@ -117,6 +91,18 @@ function SettingsForm({
     </Card>
   );
 }
+
+const asFormValues = (project: {
+  name: string;
+  slug: string;
+  allowedSourceHosts: string[];
+  allowedRefererHosts: string[];
+}) => ({
+  name: project.name,
+  slug: project.slug,
+  allowedSourceHosts: formatHostList(project.allowedSourceHosts),
+  allowedRefererHosts: formatHostList(project.allowedRefererHosts),
+});
 
 function DeleteProject({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();

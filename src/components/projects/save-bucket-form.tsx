@@ -1,10 +1,11 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
+import { checkboxOf, fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { bucketSchema } from "@/lib/schemas/source-bucket";
 import { useTRPC } from "@/lib/trpc/client";
 
 type Scope = { teamSlug: string; projectSlug: string };
@@ -24,66 +25,61 @@ const EMPTY = {
 export function SaveBucketForm({ scope }: { scope: Scope }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [form, setForm] = useState(EMPTY);
+  const form = useZodForm(bucketSchema, EMPTY);
   const save = useMutation(
     trpc.sourceBucket.save.mutationOptions({
+      onError: (error) => showRefusal(form, error),
       onSuccess: () => {
-        setForm(EMPTY);
+        form.reset(EMPTY);
         return queryClient.invalidateQueries();
       },
     }),
   );
-  const set = (field: keyof typeof EMPTY) => (e: { target: { value: string } }) =>
-    setForm({ ...form, [field]: e.target.value });
+  const field = (name: Exclude<keyof typeof EMPTY, "forcePathStyle">) => fieldOf(form, name);
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    save.mutate({ ...scope, ...form, secretAccessKey: form.secretAccessKey || undefined });
-  }
   return (
     <Card title="Add or change a bucket">
-      <form onSubmit={submit} className="grid gap-4 sm:grid-cols-2" noValidate autoComplete="off">
+      <form
+        onSubmit={form.handleSubmit((values) =>
+          save.mutate({ ...scope, ...values, secretAccessKey: values.secretAccessKey || undefined }),
+        )}
+        className="grid gap-4 sm:grid-cols-2"
+        noValidate
+        autoComplete="off"
+      >
         <Field
           label="Alias"
-          value={form.alias}
-          onChange={set("alias")}
           placeholder="media"
           hint="In URLs as s3/alias/…; saving an existing alias replaces it."
+          {...field("alias")}
         />
         <Field
           label="Endpoint"
-          value={form.endpoint}
-          onChange={set("endpoint")}
           placeholder="https://s3.eu-west-1.amazonaws.com"
           hint="R2: https://ACCOUNT.r2.cloudflarestorage.com; GCS: https://storage.googleapis.com"
+          {...field("endpoint")}
         />
-        <Field label="Region" value={form.region} onChange={set("region")} hint="auto for R2." />
-        <Field label="Bucket" value={form.bucket} onChange={set("bucket")} placeholder="my-images" />
+        <Field label="Region" hint="auto for R2." {...field("region")} />
+        <Field label="Bucket" placeholder="my-images" {...field("bucket")} />
         <Field
           label="Key prefix"
-          value={form.prefix}
-          onChange={set("prefix")}
           placeholder="public/"
           hint="Put before every key read (optional)."
+          {...field("prefix")}
         />
         <label className="flex items-center gap-2 self-center text-sm">
-          <input
-            type="checkbox"
-            checked={form.forcePathStyle}
-            onChange={(e) => setForm({ ...form, forcePathStyle: e.target.checked })}
-          />
+          <input {...checkboxOf(form, "forcePathStyle")} />
           Path-style addresses (MinIO and most non-AWS servers)
         </label>
-        <Field label="Access key id" value={form.accessKeyId} onChange={set("accessKeyId")} />
+        <Field label="Access key id" {...field("accessKeyId")} />
         <Field
           label="Secret access key"
           type="password"
-          value={form.secretAccessKey}
-          onChange={set("secretAccessKey")}
           hint="Sealed on save and never shown again; leave empty to keep an existing alias's secret."
+          {...field("secretAccessKey")}
         />
         <div className="space-y-2 sm:col-span-2">
-          <ErrorMessage error={save.error} />
+          <ErrorMessage error={formLevelError(form)} />
           {save.data ? (
             <p role="status" className="text-sm text-green-700" data-testid="bucket-saved">
               Saved s3/{save.data.alias}.

@@ -1,58 +1,55 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { CopyField } from "@/components/ui/copy-field";
 import { Card, ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/client";
 import { Select } from "@/components/ui/select";
-import { formErrors } from "@/lib/form-errors";
+import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { invitationSchema } from "@/lib/schemas/team";
+import { useTRPC } from "@/lib/trpc/client";
 
 export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: string; canInviteOwners: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<"owner" | "admin" | "member">("member");
+  const form = useZodForm(invitationSchema, { email: "", role: "member" });
   const pending = useQuery(trpc.team.invitations.queryOptions({ teamSlug }));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.team.invitations.queryKey({ teamSlug }) });
-  const invite = useMutation(trpc.team.invite.mutationOptions({ onSuccess: refresh }));
+  const invite = useMutation(
+    trpc.team.invite.mutationOptions({
+      onError: (error) => showRefusal(form, error),
+      onSuccess: async () => {
+        form.reset({ email: "", role: form.getValues("role") });
+        await refresh();
+      },
+    }),
+  );
   const revoke = useMutation(trpc.team.revokeInvitation.mutationOptions({ onSuccess: refresh }));
-
-  const errors = formErrors(invite.error, ["email"]);
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    invite.mutate({ teamSlug, email, role }, { onSuccess: () => setEmail("") });
-  }
 
   return (
     <Card title="Invitations">
-      <form onSubmit={submit} className="flex flex-col gap-3 sm:flex-row sm:items-end" noValidate>
+      <form
+        onSubmit={form.handleSubmit((values) => invite.mutate({ teamSlug, ...values }))}
+        className="flex flex-col gap-3 sm:flex-row sm:items-end"
+        noValidate
+      >
         <div className="flex-1">
-          <Field
-            label="Email"
-            type="email"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={errors.field.email}
-            required
-          />
+          <Field label="Email" type="email" required {...fieldOf(form, "email")} />
         </div>
         <label className="mb-5 text-sm">
           <span className="block font-medium">Role</span>
-          <Select className="mt-1" value={role} onChange={(e) => setRole(e.target.value as typeof role)}>
+          <Select className="mt-1" {...fieldOf(form, "role")}>
             <option value="member">member</option>
             <option value="admin">admin</option>
             {canInviteOwners ? <option value="owner">owner</option> : null}
           </Select>
         </label>
-        <Button type="submit" className="mb-5" disabled={invite.isPending || !email}>
+        <Button type="submit" className="mb-5" disabled={invite.isPending}>
           Invite
         </Button>
       </form>
-      <ErrorMessage error={errors.form ?? revoke.error} />
+      <ErrorMessage error={formLevelError(form) ?? revoke.error} />
       {invite.data ? (
         <div className="mt-2 space-y-1 rounded-md bg-green-50 p-3 text-sm" role="status">
           <p>

@@ -2,14 +2,15 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/client";
+import { formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { teamSchema } from "@/lib/schemas/team";
+import { useSlugFollowsName } from "@/lib/slug-follows-name";
 import { slugify } from "@/lib/slugify";
+import { useTRPC } from "@/lib/trpc/client";
 import { TeamSlugField } from "./slug-input";
-import { formErrors } from "@/lib/form-errors";
 
 /** Names the personal team (onboarding) or a new team; the slug follows the name until edited. */
 export function TeamForm({
@@ -23,53 +24,28 @@ export function TeamForm({
 }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const [name, setName] = useState(initialName);
-  const [slug, setSlug] = useState(slugify(initialName));
-  const [slugEdited, setSlugEdited] = useState(false);
+  const form = useZodForm(teamSchema, { name: initialName, slug: slugify(initialName) });
+  const options = {
+    onError: (error: Parameters<typeof showRefusal>[1]) => showRefusal(form, error),
+    onSuccess: (team: { slug: string }) => {
+      router.push(next && next !== "/" ? next : `/t/${team.slug}`);
+      router.refresh();
+    },
+  };
   const mutation = useMutation(
     mode === "onboarding"
-      ? trpc.account.completeOnboarding.mutationOptions()
-      : trpc.account.createTeam.mutationOptions(),
+      ? trpc.account.completeOnboarding.mutationOptions(options)
+      : trpc.account.createTeam.mutationOptions(options),
   );
-
-  const errors = formErrors(mutation.error, ["name"]);
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    mutation.mutate(
-      { name, slug },
-      {
-        onSuccess: (team) => {
-          router.push(next && next !== "/" ? next : `/t/${team.slug}`);
-          router.refresh();
-        },
-      },
-    );
-  }
+  const { name, slug } = useSlugFollowsName(form, { follow: true });
+  const [nameValue, slugValue] = form.watch(["name", "slug"]);
 
   return (
-    <form onSubmit={submit} className="space-y-4" noValidate>
-      <Field
-        label="Team name"
-        name="name"
-        value={name}
-        required
-        maxLength={80}
-        error={errors.field.name}
-        onChange={(e) => {
-          setName(e.target.value);
-          if (!slugEdited) setSlug(slugify(e.target.value));
-        }}
-      />
-      <TeamSlugField
-        value={slug}
-        onChange={(value) => {
-          setSlugEdited(true);
-          setSlug(value);
-        }}
-      />
-      <ErrorMessage error={errors.form} />
-      <Button type="submit" className="w-full" disabled={mutation.isPending || !name || !slug}>
+    <form onSubmit={form.handleSubmit((values) => mutation.mutate(values))} className="space-y-4" noValidate>
+      <Field label="Team name" required maxLength={80} {...name} />
+      <TeamSlugField field={slug} value={slugValue} />
+      <ErrorMessage error={formLevelError(form)} />
+      <Button type="submit" className="w-full" disabled={mutation.isPending || !nameValue || !slugValue}>
         {mode === "onboarding" ? "Continue" : "Create team"}
       </Button>
     </form>

@@ -3,16 +3,20 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Field } from "@/components/ui/field";
+import type { fieldOf } from "@/lib/forms";
 import { useTRPC } from "@/lib/trpc/client";
 
-/** A team slug field that says, while typing, whether the slug is free (debounced server check). */
+/**
+ * A team slug field that says, while typing, whether the slug is free (debounced server check). The
+ * form owns the field; `value` is what it holds now.
+ */
 export function TeamSlugField({
+  field,
   value,
-  onChange,
   current,
 }: {
+  field: ReturnType<typeof fieldOf>;
   value: string;
-  onChange(value: string): void;
   current?: string;
 }) {
   const trpc = useTRPC();
@@ -34,12 +38,10 @@ export function TeamSlugField({
         : check.data?.available
           ? "Available"
           : null;
+  const taken = !unchanged && debounced === value && check.data && !check.data.available ? check.data.reason : null;
   return (
     <Field
       label="Team slug"
-      name="slug"
-      value={value}
-      onChange={(e) => onChange(e.target.value.toLowerCase())}
       autoComplete="off"
       required
       hint={
@@ -47,7 +49,8 @@ export function TeamSlugField({
           {status ?? "Used in dashboard addresses: lowercase letters, digits and hyphens."}
         </span>
       }
-      error={!unchanged && debounced === value && check.data && !check.data.available ? check.data.reason : null}
+      {...field}
+      error={field.error ?? taken}
     />
   );
 }

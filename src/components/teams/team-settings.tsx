@@ -2,16 +2,17 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, DangerZone, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
+import { formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { teamSchema } from "@/lib/schemas/team";
+import { useSlugFollowsName } from "@/lib/slug-follows-name";
 import { useTRPC } from "@/lib/trpc/client";
 import { InvitationsCard } from "./invitations-card";
 import { MembersCard } from "./members-card";
 import { TeamSlugField } from "./slug-input";
-import { formErrors } from "@/lib/form-errors";
 
 export function TeamSettings({ teamSlug }: { teamSlug: string }) {
   const trpc = useTRPC();
@@ -35,34 +36,28 @@ function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: 
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const [name, setName] = useState(initialName);
-  const [slug, setSlug] = useState(teamSlug);
+  const form = useZodForm(teamSchema, { name: initialName, slug: teamSlug });
   const update = useMutation(
     trpc.team.update.mutationOptions({
+      onError: (error) => showRefusal(form, error),
       onSuccess: async (team) => {
+        form.reset({ name: team.name, slug: team.slug });
         await queryClient.invalidateQueries();
         if (team.slug !== teamSlug) router.replace(`/t/${team.slug}/settings`);
       },
     }),
   );
-  const errors = formErrors(update.error, ["name"]);
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    update.mutate({ teamSlug, name, slug });
-  }
+  const { name, slug } = useSlugFollowsName(form, { follow: false });
   return (
     <Card title="General">
-      <form onSubmit={submit} className="space-y-4" noValidate>
-        <Field
-          label="Team name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          error={errors.field.name}
-          required
-          maxLength={80}
-        />
-        <TeamSlugField value={slug} onChange={setSlug} current={teamSlug} />
-        <ErrorMessage error={errors.form} />
+      <form
+        onSubmit={form.handleSubmit((values) => update.mutate({ teamSlug, ...values }))}
+        className="space-y-4"
+        noValidate
+      >
+        <Field label="Team name" required maxLength={80} {...name} />
+        <TeamSlugField field={slug} value={form.watch("slug")} current={teamSlug} />
+        <ErrorMessage error={formLevelError(form)} />
         {update.isSuccess ? (
           <p role="status" className="text-sm text-green-700">
             Saved.

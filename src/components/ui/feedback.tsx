@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 
-export function ErrorMessage({ error }: { error: { message: string } | null | undefined }) {
-  if (!error) return null;
+export function ErrorMessage({ error }: { error: { message?: string } | null | undefined }) {
+  if (!error?.message) return null;
   return (
     <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
       {error.message}

@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactNode, type TextareaHTMLAttributes } from "react";
+import { useId, type ComponentProps, type ReactNode } from "react";
 import { cn } from "@/lib/cn";
 
 const control =
@@ -7,11 +7,11 @@ const control =
 interface FieldProps {
   label: string;
   hint?: ReactNode;
-  error?: string | null;
+  error?: string | null | undefined;
 }
 
-/** A labelled input whose hint and error are announced with it (aria-describedby). */
-export function Field({ label, hint, error, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+/** A labelled input whose hint and error are announced with it (aria-describedby); takes a form's ref. */
+export function Field({ label, hint, error, ...input }: FieldProps & ComponentProps<"input">) {
   return (
     <FieldFrame
       label={label}
@@ -22,12 +22,7 @@ export function Field({ label, hint, error, ...input }: FieldProps & InputHTMLAt
   );
 }
 
-export function TextAreaField({
-  label,
-  hint,
-  error,
-  ...input
-}: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+export function TextAreaField({ label, hint, error, ...input }: FieldProps & ComponentProps<"textarea">) {
   return (
     <FieldFrame
       label={label}

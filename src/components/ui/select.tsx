@@ -1,4 +1,4 @@
-import type { SelectHTMLAttributes } from "react";
+import type { ComponentProps } from "react";
 import { cn } from "@/lib/cn";
 
 const sizes = {
@@ -10,7 +10,8 @@ const sizes = {
 export function Select({
   size = "md",
   className,
+  error: _error,
   ...select
-}: Omit<SelectHTMLAttributes<HTMLSelectElement>, "size"> & { size?: keyof typeof sizes }) {
+}: Omit<ComponentProps<"select">, "size"> & { size?: keyof typeof sizes; error?: string }) {
   return <select className={cn("rounded-md border border-neutral-300 bg-white", sizes[size], className)} {...select} />;
 }

@@ -1,7 +1,8 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
+import { useZodForm } from "@/lib/forms";
+import { customRangeSchema } from "@/lib/schemas/date-range";
 
 export type RangeInput = { preset: "7d" | "30d" | "90d" } | { from: string; to: string };
 
@@ -14,12 +15,11 @@ const presets = [
 /** Presets and a custom range of UTC dates; the server checks the range (at most 90 days). */
 export function RangePicker({ value, onChange }: { value: RangeInput; onChange(range: RangeInput): void }) {
   const today = new Date().toISOString().slice(0, 10);
-  const [from, setFrom] = useState("from" in value ? value.from : "");
-  const [to, setTo] = useState("to" in value ? value.to : today);
-  function applyCustom(event: FormEvent) {
-    event.preventDefault();
-    if (from && to) onChange({ from, to });
-  }
+  const form = useZodForm(customRangeSchema, {
+    from: "from" in value ? value.from : "",
+    to: "to" in value ? value.to : today,
+  });
+  const { errors } = form.formState;
   return (
     <div className="flex flex-wrap items-end gap-3">
       <div role="group" aria-label="Date range" className="flex gap-1">
@@ -38,16 +38,17 @@ export function RangePicker({ value, onChange }: { value: RangeInput; onChange(r
           );
         })}
       </div>
-      <form onSubmit={applyCustom} className="flex flex-wrap items-end gap-2 text-sm">
+      <form onSubmit={form.handleSubmit(onChange)} className="flex flex-wrap items-end gap-2 text-sm" noValidate>
         <label className="flex flex-col gap-1">
           <span className="text-xs text-neutral-600">From (UTC)</span>
           <input
             type="date"
             required
             max={today}
-            value={from}
-            onChange={(e) => setFrom(e.target.value)}
-            className="rounded-md border border-neutral-300 px-2 py-1.5"
+            aria-invalid={errors.from ? true : undefined}
+            className="rounded-md border border-neutral-300 px-2 py-1.5 aria-[invalid=true]:border-red-500"
+            defaultValue={form.formState.defaultValues?.from}
+            {...form.register("from")}
           />
         </label>
         <label className="flex flex-col gap-1">
@@ -56,14 +57,20 @@ export function RangePicker({ value, onChange }: { value: RangeInput; onChange(r
             type="date"
             required
             max={today}
-            value={to}
-            onChange={(e) => setTo(e.target.value)}
-            className="rounded-md border border-neutral-300 px-2 py-1.5"
+            aria-invalid={errors.to ? true : undefined}
+            className="rounded-md border border-neutral-300 px-2 py-1.5 aria-[invalid=true]:border-red-500"
+            defaultValue={form.formState.defaultValues?.to}
+            {...form.register("to")}
           />
         </label>
         <Button type="submit" variant={"from" in value ? "primary" : "secondary"} className="min-h-9 px-3">
           Apply
         </Button>
+        {errors.from || errors.to ? (
+          <p role="alert" className="basis-full text-xs text-red-600">
+            {errors.from?.message ?? errors.to?.message}
+          </p>
+        ) : null}
       </form>
     </div>
   );

@@ -1,16 +1,10 @@
-import { z } from "zod";
+import { dateRangeInput, type DateRangeInput } from "@/lib/schemas/date-range";
 import { AppError } from "@/server/errors";
+
+export { dateRangeInput, type DateRangeInput };
 
 export const MAX_RANGE_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Use YYYY-MM-DD");
-
-/** A preset counted back from today (UTC), or explicit UTC dates, both ends included. */
-export const dateRangeInput = z.union([
-  z.object({ preset: z.enum(["7d", "30d", "90d"]) }),
-  z.object({ from: isoDate, to: isoDate }),
-]);
-export type DateRangeInput = z.infer<typeof dateRangeInput>;
 
 export interface DateRange {
   /** UTC dates, YYYY-MM-DD, inclusive. */

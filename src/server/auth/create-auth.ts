@@ -1,5 +1,6 @@
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/schemas/account";
 import type { RateLimiter } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
 import { account, session, user, verification } from "@/server/db/schema";
@@ -38,10 +39,6 @@ export interface AuthOptions {
     lockAccountCreation(db: Database): Promise<void>;
   };
 }
-
-/** Passwords: long enough to resist guessing, short enough that hashing cannot be used to burn CPU. */
-export const PASSWORD_MIN_LENGTH = 10;
-export const PASSWORD_MAX_LENGTH = 128;
 
 /** The header carrying the client address the app computed (never the client's own claim). */
 export const CLIENT_ADDRESS_HEADER = "x-optstuff-client-address";

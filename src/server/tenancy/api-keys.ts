@@ -1,17 +1,12 @@
 import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
+import { keyLimitsSchema } from "@/lib/schemas/api-key";
+import { nameSchema } from "@/lib/schemas/names";
 import { effectiveKeyLimits } from "@/server/config-cache/types";
 import { apiKeys } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
-import {
-  createApiKey,
-  assertFutureExpiry,
-  keyLimitsSchema,
-  type CreatedApiKey,
-  type KeyLimits,
-} from "./create-api-key";
+import { createApiKey, assertFutureExpiry, type CreatedApiKey, type KeyLimits } from "./create-api-key";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
-import { nameSchema } from "./slugs";
 
 export type KeyStatus = "active" | "rotating" | "expired" | "revoked";
 

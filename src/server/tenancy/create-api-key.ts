@@ -1,9 +1,10 @@
-import { z } from "zod";
+import type { z } from "zod";
+import { keyLimitsSchema } from "@/lib/schemas/api-key";
+import { nameSchema } from "@/lib/schemas/names";
 import type { Database } from "@/server/db/client";
 import { apiKeys } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import { generateKeyPair, type SecretBox } from "@/server/signing";
-import { nameSchema } from "./slugs";
 
 export interface CreatedApiKey {
   id: string;
@@ -11,14 +12,6 @@ export interface CreatedApiKey {
   /** Returned once, at creation; only its sealed form is stored. */
   secretKey: string;
 }
-
-/** Bounds an admin may set; null keeps the defaults (60 per minute, 10,000 per day). */
-export const keyLimitsSchema = z
-  .object({
-    rateLimitPerMinute: z.number().int().min(1).max(100_000).nullable(),
-    rateLimitPerDay: z.number().int().min(1).max(100_000_000).nullable(),
-  })
-  .partial();
 
 export type KeyLimits = z.infer<typeof keyLimitsSchema>;
 

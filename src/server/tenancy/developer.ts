@@ -1,5 +1,6 @@
 import { bucketedExpiry, signUrl } from "@optstuff/client";
 import { and, eq } from "drizzle-orm";
+import { MAX_TEST_URL_SECONDS } from "@/lib/schemas/developer";
 import { apiKeys } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import { parseOperations } from "@/server/image";
@@ -9,12 +10,6 @@ import { keyStatus } from "./api-keys";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 import { can, type TeamRole } from "./roles";
-
-/**
- * Longest expiry the tester signs with: its URLs are for trying things, not for pages. Below admin it
- * must sign with one, so a member's URLs stop working at most this long after they leave the team.
- */
-export const MAX_TEST_URL_SECONDS = 7 * 24 * 3600;
 
 /**
  * Signs a URL with one of the project's keys on the server, so the URL tester never sends a secret to

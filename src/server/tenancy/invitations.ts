@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import { z } from "zod";
+import { emailSchema } from "@/lib/schemas/team";
 import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
 import { teamInvitations, teamMembers, teams, user } from "@/server/db/schema";
@@ -17,13 +17,6 @@ import { can, teamRoles, type TeamRole } from "./roles";
  * before the week is over finds their invitations valid again.)
  */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
-
-export const emailSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.email("Enter a valid email address"))
-  .pipe(z.string().max(254));
 
 export interface PendingInvitation {
   id: string;

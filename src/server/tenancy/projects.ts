@@ -1,11 +1,11 @@
 import { and, asc, eq, ilike, or } from "drizzle-orm";
+import { nameSchema, slugSchema } from "@/lib/schemas/names";
 import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
 import { projects } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { TenancyDeps } from "./deps";
 import { normaliseRefererHosts, normaliseSourceHosts, type SourceHostPolicy } from "./source-hosts";
-import { nameSchema, slugSchema } from "./slugs";
 import { keysOfProjects } from "./teams";
 
 export interface ProjectRow {

@@ -1,7 +1,7 @@
+import { teamRoles, type TeamRole } from "@/lib/schemas/team";
 import { AppError } from "@/server/errors";
 
-export const teamRoles = ["owner", "admin", "member"] as const;
-export type TeamRole = (typeof teamRoles)[number];
+export { teamRoles, type TeamRole };
 
 const rank: Record<TeamRole, number> = { member: 1, admin: 2, owner: 3 };
 

@@ -1,11 +1,11 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
+import { nameSchema, slugSchema } from "@/lib/schemas/names";
 import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
 import { apiKeys, projects, teamMembers, teams } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { TenancyDeps } from "./deps";
 import type { TeamRole } from "./roles";
-import { nameSchema, slugSchema } from "./slugs";
 
 export interface TeamRow {
   id: string;

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { presetSchema } from "@/lib/schemas/preset";
+import { projectFormSchema } from "@/lib/schemas/project";
+import { invitationSchema } from "@/lib/schemas/team";
 import { createTrpcRouteHandler } from "@/server/http/trpc-route";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
@@ -21,8 +25,12 @@ beforeAll(async () => {
       slug: `fields-${owner.id.slice(0, 8).toLowerCase()}`,
     })
   ).slug;
+  await owner.caller.project.create({ teamSlug, name: "Fields", slug: "fields" });
 }, 30_000);
 afterAll(() => app.close());
+
+/** What the forms hold before anyone types: the fields a case leaves out. */
+const formDefaults = { allowedSourceHosts: "", allowedRefererHosts: "" };
 
 interface WireError {
   error: {
@@ -56,7 +64,26 @@ describe("field errors", () => {
     const { data } = body.error.json;
     expect(data.appCode).toBe("INVALID_INPUT");
     expect(Object.keys(data.fieldErrors ?? {}).sort()).toEqual(["allowedSourceHosts", "name"]);
-    expect(data.fieldErrors?.name?.[0]).toMatch(/200/);
+    expect(data.fieldErrors?.name?.[0]).toMatch(/80/);
+  });
+
+  it("refuses in the same words the dashboard's form shows before sending (one schema for both)", async () => {
+    const cases: Array<{ procedure: string; form: z.ZodType; input: Record<string, string> }> = [
+      { procedure: "project.create", form: projectFormSchema, input: { name: " ", slug: "Bad Slug!" } },
+      { procedure: "team.invite", form: invitationSchema, input: { email: "not-an-address", role: "member" } },
+      { procedure: "preset.save", form: presetSchema, input: { name: "-x", operations: "" } },
+    ];
+    for (const { procedure, form, input } of cases) {
+      const { status, body } = await call(procedure, { teamSlug, projectSlug: "fields", ...input });
+      expect(status).toBe(400);
+      const shown = z.flattenError(form.safeParse({ ...formDefaults, ...input }).error!).fieldErrors as Record<
+        string,
+        string[]
+      >;
+      const sent = body.error.json.data.fieldErrors ?? {};
+      expect(Object.keys(sent).length).toBeGreaterThan(0);
+      for (const [field, messages] of Object.entries(sent)) expect(shown[field]?.[0]).toBe(messages[0]);
+    }
   });
 
   it("has none for a refusal that is not about input", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_TEST_URL_SECONDS } from "@/server/tenancy/developer";
+import { MAX_TEST_URL_SECONDS } from "@/lib/schemas/developer";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { tokenOf } from "../../support/tenant-world";

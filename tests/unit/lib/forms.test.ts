@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formErrors } from "@/lib/form-errors";
+import { formErrors } from "@/lib/forms";
 
 const refusal = (fieldErrors: Record<string, string[]> | null) => ({ message: "Invalid input", data: { fieldErrors } });
 

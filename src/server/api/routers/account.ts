@@ -1,11 +1,11 @@
 import { z } from "zod";
+import { teamSchema } from "@/lib/schemas/team";
 import { AppError } from "@/server/errors";
 import { acceptInvitation, previewInvitation } from "@/server/tenancy/invitations";
 import { completeOnboarding, findPendingTeam } from "@/server/tenancy/onboarding";
 import { checkSlugAvailable, createTeam, listTeamsForUser } from "@/server/tenancy/teams";
 import { protectedProcedure, publicProcedure, router } from "../trpc";
 
-const teamInput = z.object({ name: z.string().max(200), slug: z.string().max(200) });
 const token = z.object({ token: z.string().min(1).max(200) });
 
 /** What concerns the signed-in person rather than one team. */
@@ -21,11 +21,11 @@ export const accountRouter = router({
     .query(({ ctx, input }) => checkSlugAvailable(ctx.services.db, input.slug)),
 
   completeOnboarding: protectedProcedure
-    .input(teamInput)
+    .input(teamSchema)
     .mutation(({ ctx, input }) => completeOnboarding(ctx.services.db, ctx.user.id, input)),
 
   createTeam: protectedProcedure
-    .input(teamInput)
+    .input(teamSchema)
     .mutation(({ ctx, input }) => createTeam(ctx.services.db, { ...input, ownerId: ctx.user.id })),
 
   /** Public: the invitation page tells a signed-out visitor which team invited them. */

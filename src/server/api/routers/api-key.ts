@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { keyLimitsSchema } from "@/lib/schemas/api-key";
+import { nameSchema as name } from "@/lib/schemas/names";
 import { envBlock } from "@/lib/snippets";
 import {
   createProjectKey,
@@ -8,11 +10,9 @@ import {
   rotateApiKey,
   updateApiKey,
 } from "@/server/tenancy/api-keys";
-import { keyLimitsSchema } from "@/server/tenancy/create-api-key";
 import { projectProcedure, router } from "../trpc";
 
 const keyId = z.object({ keyId: z.uuid() });
-const name = z.string().max(200);
 
 export const apiKeyRouter = router({
   list: projectProcedure("apiKey.read").query(({ ctx }) => listApiKeys(ctx.services.tenancy, ctx.scope)),

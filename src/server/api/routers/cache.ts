@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { purgeSchema } from "@/lib/schemas/cache";
 import { cacheStatus, purgeResults } from "@/server/tenancy/cache-purge";
 import { projectProcedure, router } from "../trpc";
 
@@ -13,9 +13,7 @@ export const cacheRouter = router({
 
   /** One source (every variant of it), or the whole project without `source`. */
   purge: projectProcedure("cache.purge")
-    .input(
-      z.object({ source: z.string().trim().min(1, { error: "Enter the source URL to purge" }).max(2000).optional() }),
-    )
+    .input(purgeSchema)
     .mutation(({ ctx, input }) =>
       purgeResults(
         {

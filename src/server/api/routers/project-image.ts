@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { watermarkSettingsSchema } from "@/server/config-cache";
+import { watermarkSettingsSchema } from "@/lib/schemas/watermark";
 import {
   deleteProjectImage,
   getProjectImages,

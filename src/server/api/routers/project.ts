@@ -1,10 +1,9 @@
 import { z } from "zod";
+import { projectSchema } from "@/lib/schemas/project";
 import { AppError } from "@/server/errors";
 import { dropProjectResults } from "@/server/tenancy/cache-purge";
 import { createProject, deleteProject, listProjects, updateProject } from "@/server/tenancy/projects";
 import { projectProcedure, router, teamProcedure } from "../trpc";
-
-const hosts = z.array(z.string().max(300)).max(100);
 
 export const projectRouter = router({
   list: teamProcedure("project.read")
@@ -12,14 +11,7 @@ export const projectRouter = router({
     .query(({ ctx, input }) => listProjects(ctx.services.db, ctx.team.id, input.search)),
 
   create: teamProcedure("project.create")
-    .input(
-      z.object({
-        name: z.string().max(200),
-        slug: z.string().max(200),
-        allowedSourceHosts: hosts.optional(),
-        allowedRefererHosts: hosts.optional(),
-      }),
-    )
+    .input(projectSchema.partial({ allowedSourceHosts: true, allowedRefererHosts: true }))
     .mutation(({ ctx, input }) =>
       createProject(ctx.services.db, { teamId: ctx.team.id, ...input }, ctx.services.tenancy.hostPolicy),
     ),
@@ -31,14 +23,7 @@ export const projectRouter = router({
   })),
 
   update: projectProcedure("project.update")
-    .input(
-      z.object({
-        name: z.string().max(200).optional(),
-        slug: z.string().max(200).optional(),
-        allowedSourceHosts: hosts.optional(),
-        allowedRefererHosts: hosts.optional(),
-      }),
-    )
+    .input(projectSchema.partial())
     .mutation(({ ctx, input }) =>
       updateProject(ctx.services.tenancy, ctx.scope, {
         name: input.name,

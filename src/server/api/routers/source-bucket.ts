@@ -1,42 +1,14 @@
 import { z } from "zod";
+import { bucketAliasSchema as alias, bucketSchema } from "@/lib/schemas/source-bucket";
 import { deleteBucket, listBuckets, saveBucket } from "@/server/tenancy/source-buckets";
 import { projectProcedure, router } from "../trpc";
-
-const alias = z
-  .string()
-  .trim()
-  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, {
-    error: "Use 1–32 lower-case letters, digits and dashes, starting with a letter or digit",
-  });
-
-/** S3's rules for a bucket name, loosened to what R2, GCS and MinIO also accept. */
-const bucketInput = z.object({
-  alias,
-  endpoint: z.string().trim().min(1, { error: "Enter the endpoint URL" }).max(300),
-  region: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9-]{1,64}$/, { error: "A region such as us-east-1, or auto for R2" }),
-  bucket: z
-    .string()
-    .trim()
-    .regex(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, { error: "3–63 lower-case letters, digits, dots and dashes" }),
-  prefix: z
-    .string()
-    .max(256, { error: "At most 256 characters" })
-    .regex(/^(?!\/)\P{Cc}*$/u, { error: "No leading / and no control characters" })
-    .default(""),
-  forcePathStyle: z.boolean(),
-  accessKeyId: z.string().trim().min(1, { error: "Enter the access key id" }).max(128),
-  secretAccessKey: z.string().max(256).optional(),
-});
 
 /** Private sources: every member sees which buckets exist (never a secret), admins change them. */
 export const sourceBucketRouter = router({
   list: projectProcedure("project.read").query(({ ctx }) => listBuckets(ctx.services.tenancy, ctx.scope)),
 
   save: projectProcedure("bucket.write")
-    .input(bucketInput)
+    .input(bucketSchema)
     .mutation(({ ctx, input }) =>
       saveBucket(ctx.services.tenancy, ctx.scope, {
         ...input,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { invitationSchema, teamSchema } from "@/lib/schemas/team";
 import { AppError } from "@/server/errors";
 import { createInvitation, listInvitations, revokeInvitation } from "@/server/tenancy/invitations";
 import { changeRole, leaveTeam, listMembers, removeMember } from "@/server/tenancy/members";
@@ -22,7 +23,7 @@ export const teamRouter = router({
   })),
 
   update: teamProcedure("team.update")
-    .input(z.object({ name: z.string().max(200).optional(), slug: z.string().max(200).optional() }))
+    .input(teamSchema.partial())
     .mutation(({ ctx, input }) => updateTeam(ctx.services.db, ctx.team.id, { name: input.name, slug: input.slug })),
 
   delete: teamProcedure("team.delete")
@@ -54,7 +55,7 @@ export const teamRouter = router({
   ),
 
   invite: teamProcedure("invitation.create")
-    .input(z.object({ email: z.string().max(300), role }))
+    .input(invitationSchema)
     .mutation(async ({ ctx, input }) => {
       const actor = { userId: ctx.user.id, role: ctx.role };
       const created = await createInvitation(ctx.services.db, actor, ctx.team.id, input, ctx.services.tenancy.now());

@@ -1,9 +1,7 @@
 import { COMPASS_GRAVITIES } from "@/lib/compass";
+import { MAX_WATERMARK_OFFSET } from "@/lib/schemas/watermark";
 import type { WatermarkPlacement } from "../types";
 import { decimal, integer, InvalidValue, oneOf, type OperationSpec } from "./value-parsers";
-
-/** Offsets beyond this would push any sensible watermark off a large output. */
-export const MAX_WATERMARK_OFFSET = 1000;
 
 /**
  * `wm`, or positional values in a fixed order (opacity, gravity, x and y together, scale), each

@@ -1,3 +1,4 @@
+import { PRESET_NAME } from "@/lib/schemas/preset";
 import type { ImageOperations } from "../types";
 
 /** One token of the operations segment: how it is spelled, documented and parsed. */
@@ -64,7 +65,6 @@ export function box(value: string | undefined): { width: number; height: number 
 }
 
 /** Lower-case letters, digits and dashes, starting with a letter or digit: safe in a URL and a log. */
-export const PRESET_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 export function presetName(value: string | undefined): string {
   if (value === undefined || !PRESET_NAME.test(value)) throw new InvalidValue();

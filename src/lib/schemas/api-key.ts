@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { nameSchema, optionalCount } from "./names";
+
+export const MAX_KEY_PER_MINUTE = 100_000;
+export const MAX_KEY_PER_DAY = 100_000_000;
+
+/** Bounds an admin may set; null keeps the defaults (60 per minute, 10,000 per day). */
+export const keyLimitsSchema = z
+  .object({
+    rateLimitPerMinute: z.number().int().min(1).max(MAX_KEY_PER_MINUTE).nullable(),
+    rateLimitPerDay: z.number().int().min(1).max(MAX_KEY_PER_DAY).nullable(),
+  })
+  .partial();
+
+export const expiryChoiceValues = ["never", "30", "90", "365", "custom"] as const;
+export type ExpiryChoice = (typeof expiryChoiceValues)[number];
+
+const keyFormFields = {
+  name: nameSchema,
+  /** A number of days from now, never, or "custom" with a day (UTC). */
+  choice: z.enum(expiryChoiceValues),
+  date: z.string(),
+};
+
+const customNeedsDay = (key: { choice: ExpiryChoice; date: string }) =>
+  key.choice !== "custom" || /^\d{4}-\d{2}-\d{2}$/.test(key.date);
+const chooseDay = { path: ["date"], error: "Choose the day the key expires" };
+
+/** The New key dialog's fields. */
+export const newKeyFormSchema = z.object(keyFormFields).refine(customNeedsDay, chooseDay);
+
+/** The Edit dialog's fields: limits as text, empty for the defaults. */
+export const keyFormSchema = z
+  .object({
+    ...keyFormFields,
+    rateLimitPerMinute: optionalCount(MAX_KEY_PER_MINUTE),
+    rateLimitPerDay: optionalCount(MAX_KEY_PER_DAY),
+  })
+  .refine(customNeedsDay, chooseDay);
