@@ -1,21 +1,8 @@
 "use client";
 
-import { Button } from "@/components/ui/button";
+import { PageError } from "@/components/ui/page-error";
 
-/**
- * A page of the team failed on the server (the database gone, a bug). The digest is what the server's
- * log line carries; the message is never shown, since a production build replaces it anyway.
- */
-export default function TeamError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
-  return (
-    <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-6">
-      <h2 className="font-semibold text-red-900">This page could not be loaded</h2>
-      <p className="mt-1 text-sm text-red-800">
-        Try again in a moment.{error.digest ? ` Reference: ${error.digest}` : ""}
-      </p>
-      <Button className="mt-4" onClick={reset}>
-        Try again
-      </Button>
-    </div>
-  );
+/** A page of the team failed: shown inside the team's header and navigation, which still work. */
+export default function TeamError(props: { error: Error & { digest?: string }; reset: () => void }) {
+  return <PageError {...props} />;
 }

@@ -1,0 +1,17 @@
+"use client";
+
+import { PageError } from "@/components/ui/page-error";
+import "./globals.css";
+
+/** The root layout itself failed: this replaces it, so it brings its own document. */
+export default function GlobalError(props: { error: Error & { digest?: string }; reset: () => void }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased">
+        <main className="mx-auto max-w-md px-4 py-16">
+          <PageError {...props} />
+        </main>
+      </body>
+    </html>
+  );
+}
