@@ -18,7 +18,8 @@ export function useSlugFollowsName<T extends NameAndSlug>(
   const form = anyForm as unknown as UseFormReturn<NameAndSlug, any, any>;
   const name = fieldOf(form, "name", {
     onChange: (event: ChangeEvent<HTMLInputElement>) => {
-      if (follow && !form.getFieldState("slug").isDirty) form.setValue("slug", slugify(event.target.value));
+      if (follow && !form.getFieldState("slug").isDirty)
+        form.setValue("slug", slugify(event.target.value), { shouldValidate: form.formState.isSubmitted });
     },
   });
   const slug = fieldOf(form, "slug", {

@@ -42,6 +42,13 @@ export interface DefaultKeyLimits {
   perDay: number;
 }
 
+const formValuesOf = (apiKey: KeyRef) => ({
+  name: apiKey.name,
+  ...initialExpiry(apiKey.expiresAt),
+  rateLimitPerMinute: apiKey.rateLimitPerMinute?.toString() ?? "",
+  rateLimitPerDay: apiKey.rateLimitPerDay?.toString() ?? "",
+});
+
 export function EditKeyDialog({
   teamSlug,
   projectSlug,
@@ -56,12 +63,7 @@ export function EditKeyDialog({
   const trpc = useTRPC();
   const refresh = useRefreshKeys();
   const [open, setOpen] = useState(false);
-  const form = useZodForm(keyFormSchema, {
-    name: apiKey.name,
-    ...initialExpiry(apiKey.expiresAt),
-    rateLimitPerMinute: apiKey.rateLimitPerMinute?.toString() ?? "",
-    rateLimitPerDay: apiKey.rateLimitPerDay?.toString() ?? "",
-  });
+  const form = useZodForm(keyFormSchema, formValuesOf(apiKey));
   const update = useMutation(
     trpc.apiKey.update.mutationOptions({
       onError: (error) => showRefusal(form, error),
@@ -84,7 +86,12 @@ export function EditKeyDialog({
   return (
     <Dialog
       open={open}
-      onOpenChange={setOpen}
+      onOpenChange={(next) => {
+        // Opened again: the key as it is now (a saved "in 30 days" is a date by then, not 30 more days).
+        if (next) form.reset(formValuesOf(apiKey));
+        update.reset();
+        setOpen(next);
+      }}
       title={`Edit ${apiKey.name}`}
       trigger={
         <Button variant="ghost" className="min-h-8 px-2">

@@ -30,7 +30,8 @@ export function SaveBucketForm({ scope }: { scope: Scope }) {
     trpc.sourceBucket.save.mutationOptions({
       onError: (error) => showRefusal(form, error),
       onSuccess: () => {
-        form.reset(EMPTY);
+        // keepFieldsRef: the checkbox is ticked again too (a registered checkbox keeps its DOM state otherwise).
+        form.reset(EMPTY, { keepFieldsRef: true });
         return queryClient.invalidateQueries();
       },
     }),

@@ -6,7 +6,10 @@ import { emailSchema } from "./team";
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 128;
 
-/** The sign-up form, with the bounds the auth server enforces (src/server/auth/create-auth.ts). */
+/**
+ * The sign-up form, with the bounds the auth server enforces (src/server/auth/create-auth.ts). The auth
+ * server words its own refusals ("Password too short"); the form says what to do instead.
+ */
 export const signUpSchema = z.object({
   name: nameSchema,
   email: emailSchema,
@@ -20,5 +23,8 @@ export const signUpSchema = z.object({
 export const signInSchema = signUpSchema.extend({
   name: z.string(),
   email: z.string().trim().min(1, "Enter your email address"),
-  password: z.string().min(1, "Enter your password").max(PASSWORD_MAX_LENGTH, "That is not your password"),
+  password: z
+    .string()
+    .min(1, "Enter your password")
+    .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters`),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { nameSchema, optionalCount } from "./names";
+import { boundedCount, nameSchema, optionalCount } from "./names";
 
 export const MAX_KEY_PER_MINUTE = 100_000;
 export const MAX_KEY_PER_DAY = 100_000_000;
@@ -7,8 +7,8 @@ export const MAX_KEY_PER_DAY = 100_000_000;
 /** Bounds an admin may set; null keeps the defaults (60 per minute, 10,000 per day). */
 export const keyLimitsSchema = z
   .object({
-    rateLimitPerMinute: z.number().int().min(1).max(MAX_KEY_PER_MINUTE).nullable(),
-    rateLimitPerDay: z.number().int().min(1).max(MAX_KEY_PER_DAY).nullable(),
+    rateLimitPerMinute: boundedCount(MAX_KEY_PER_MINUTE).nullable(),
+    rateLimitPerDay: boundedCount(MAX_KEY_PER_DAY).nullable(),
   })
   .partial();
 

@@ -10,19 +10,17 @@ export const slugSchema = z
 
 export const nameSchema = z.string().trim().min(1, "Name is required").max(80, "Name must have at most 80 characters");
 
-/** An optional whole number typed into a text box: empty is null ("use the default"). */
+/** A whole number from 1 to `max`, with the one message a form and a procedure both give. */
+export function boundedCount(max: number) {
+  const message = `Enter a whole number from 1 to ${max.toLocaleString("en")}`;
+  return z.number({ error: message }).int(message).min(1, message).max(max, message);
+}
+
+/** The same typed into a text box: empty is null ("use the default"). */
 export function optionalCount(max: number) {
-  const bounds = `a whole number from 1 to ${max.toLocaleString("en")}`;
   return z
     .string()
     .trim()
     .transform((text) => (text === "" ? null : Number(text)))
-    .pipe(
-      z
-        .number({ error: `Enter ${bounds}` })
-        .int(`Enter ${bounds}`)
-        .min(1, `Enter ${bounds}`)
-        .max(max, `Enter ${bounds}`)
-        .nullable(),
-    );
+    .pipe(boundedCount(max).nullable());
 }

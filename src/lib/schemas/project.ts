@@ -1,10 +1,14 @@
 import { z } from "zod";
 import { nameSchema, slugSchema } from "./names";
 
-/** Host entries as stored; the server's policy (private ranges, schemes) is checked by the domain. */
+/**
+ * Host entries as stored; the server's policy (private ranges, schemes) is checked by the domain. The
+ * entry bound is on the list, so its message belongs to the field a form shows, not to an entry.
+ */
 const hostEntries = z
-  .array(z.string().max(300, "A host entry has at most 300 characters"))
-  .max(100, "At most 100 hosts");
+  .array(z.string())
+  .max(100, "At most 100 hosts")
+  .refine((hosts) => hosts.every((host) => host.length <= 300), "A host entry has at most 300 characters");
 
 /** Host lists are edited one entry per line (commas accepted too). */
 export const parseHostList = (text: string) =>

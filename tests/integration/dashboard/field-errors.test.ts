@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { keyFormSchema } from "@/lib/schemas/api-key";
 import { presetSchema } from "@/lib/schemas/preset";
 import { projectFormSchema } from "@/lib/schemas/project";
 import { invitationSchema } from "@/lib/schemas/team";
@@ -68,21 +69,34 @@ describe("field errors", () => {
   });
 
   it("refuses in the same words the dashboard's form shows before sending (one schema for both)", async () => {
-    const cases: Array<{ procedure: string; form: z.ZodType; input: Record<string, string> }> = [
-      { procedure: "project.create", form: projectFormSchema, input: { name: " ", slug: "Bad Slug!" } },
-      { procedure: "team.invite", form: invitationSchema, input: { email: "not-an-address", role: "member" } },
-      { procedure: "preset.save", form: presetSchema, input: { name: "-x", operations: "" } },
+    const same = (input: Record<string, string>) => ({ sent: input, typed: input });
+    const cases: Array<{ procedure: string; form: z.ZodType; sent: Record<string, unknown>; typed: object }> = [
+      { procedure: "project.create", form: projectFormSchema, ...same({ name: " ", slug: "Bad Slug!" }) },
+      {
+        procedure: "project.create",
+        form: projectFormSchema,
+        sent: { name: "Site", slug: "site-x", allowedSourceHosts: ["a".repeat(301)] },
+        typed: { name: "Site", slug: "site-x", allowedSourceHosts: "a".repeat(301) },
+      },
+      { procedure: "team.invite", form: invitationSchema, ...same({ email: "not-an-address", role: "member" }) },
+      { procedure: "preset.save", form: presetSchema, ...same({ name: "-x", operations: "" }) },
+      {
+        procedure: "apiKey.create",
+        form: keyFormSchema,
+        sent: { name: "k", expiresAt: null, rateLimitPerMinute: 0, rateLimitPerDay: 100_000_001 },
+        typed: { name: "k", choice: "never", date: "", rateLimitPerMinute: "0", rateLimitPerDay: "100000001" },
+      },
     ];
-    for (const { procedure, form, input } of cases) {
-      const { status, body } = await call(procedure, { teamSlug, projectSlug: "fields", ...input });
+    for (const { procedure, form, sent, typed } of cases) {
+      const { status, body } = await call(procedure, { teamSlug, projectSlug: "fields", ...sent });
       expect(status).toBe(400);
-      const shown = z.flattenError(form.safeParse({ ...formDefaults, ...input }).error!).fieldErrors as Record<
+      const shown = z.flattenError(form.safeParse({ ...formDefaults, ...typed }).error!).fieldErrors as Record<
         string,
         string[]
       >;
-      const sent = body.error.json.data.fieldErrors ?? {};
-      expect(Object.keys(sent).length).toBeGreaterThan(0);
-      for (const [field, messages] of Object.entries(sent)) expect(shown[field]?.[0]).toBe(messages[0]);
+      const refused = body.error.json.data.fieldErrors ?? {};
+      expect(Object.keys(refused).length).toBeGreaterThan(0);
+      for (const [field, messages] of Object.entries(refused)) expect(shown[field]?.[0]).toBe(messages[0]);
     }
   });
 

@@ -35,6 +35,15 @@ describe("form schemas", () => {
       slug: "Slug may contain lowercase letters, digits and inner hyphens only",
       allowedSourceHosts: "At most 100 hosts",
     });
+    // An entry's bound is the field's message: a form shows messages per field, not per entry.
+    expect(
+      refused(projectFormSchema, {
+        name: "W",
+        slug: "w1",
+        allowedSourceHosts: "a".repeat(301),
+        allowedRefererHosts: "",
+      }),
+    ).toEqual({ allowedSourceHosts: "A host entry has at most 300 characters" });
   });
 
   it("read an empty key limit as the default and refuse what is not a whole number in bounds", () => {
