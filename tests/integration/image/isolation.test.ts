@@ -17,6 +17,7 @@ import { createProcessPool, type ProcessPool } from "@/server/image/isolation/pr
 import { residentBytes } from "@/server/image/isolation/process-memory";
 import { testTransformIsolation } from "../../support/app";
 import { filterBombSvg } from "../../support/hostile";
+import { makeJpeg } from "../../support/images";
 import { solid } from "./generate";
 
 // Transforms in killable child processes: the budget holds for native calls libvips cannot interrupt.
@@ -120,7 +121,9 @@ describe("transform processes", () => {
   });
 
   it("answer 422 when a transform process dies under a job, and start a new one", async () => {
-    const photo = await solid(3000, 3000, [5, 5, 5]).png({ compressionLevel: 1 }).toBuffer();
+    // Noise, not a flat colour: the encoders' shortcuts made a flat 3000 px AVIF in under a second on a
+    // fast machine, before the kill below, which then found no busy process.
+    const photo = await makeJpeg(3000, 3000);
     const job = pool.transform(
       photo,
       parseOperations("blur_50,f_avif"),
@@ -128,7 +131,8 @@ describe("transform processes", () => {
       { ...limits, timeoutMs: 20_000 },
     );
     // Kill the process running this job from outside, as the kernel's OOM killer or a libvips crash would.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await expect.poll(() => pool.stats().busyPids.length, { interval: 20 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // decoding: its memory is resident
     const [busy] = pool.stats().busyPids;
     expect(residentBytes(busy!)).toBeGreaterThan(0);
     process.kill(busy!, "SIGKILL");
