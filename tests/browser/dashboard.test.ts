@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { openBrowser, screenshot, startServedApp, type ServedApp } from "../support/browser";
 import { pixelBombPng } from "../support/hostile";
 import { serveBytes, startOrigin, type Origin } from "../support/origin";
+import { buildSignedUrl } from "../support/signed-url";
 import { startS3, type LocalS3 } from "../support/s3";
 
 /**
@@ -420,17 +421,46 @@ it("renders every dashboard page with its data in the server's HTML, and paints 
   expect(app.output().slice(printedBefore)).not.toContain("⨯");
 });
 
-it("revokes the key and the same image request fails at once", async () => {
+it("rotates the key without grace (its URLs stop at once), then revokes the new one and its URLs stop too", async () => {
   const page = alice.page;
   await tab(page, "API keys");
-  await page.getByRole("button", { name: "Revoke" }).click();
+  const status = (url: string) => page.evaluate(async (u) => (await fetch(u, { cache: "reload" })).status, url);
+  await page.getByTestId("api-key-row").getByRole("button", { name: "Rotate" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Grace period").selectOption({ label: "None: the old key stops now" });
+  await dialog.getByRole("button", { name: "Rotate key" }).click();
+  await dialog.getByTestId("copy-Public key").or(dialog.getByRole("alert")).waitFor();
+  expect(await dialog.getByRole("alert").allTextContents()).toEqual([]);
+  const publicKey = (await dialog.getByTestId("copy-Public key").textContent())!;
+  const secretKey = (await dialog.getByTestId("copy-Secret key").textContent())!;
+  expect(secretKey).toMatch(/^sk_/);
+  await screenshot(page, "09z-key-rotated");
+  await dialog.getByRole("button", { name: "Done" }).click();
+  expect(await status(signedUrl)).toBe(401);
+  const rows = page.getByTestId("api-key-row");
+  await rows.filter({ hasText: "expired" }).waitFor();
+  expect(await rows.filter({ hasText: "expired" }).getByRole("button").count()).toBe(0);
+
+  // The new pair signs what the old one did (the same limits came with it), until it is revoked.
+  const current = rows.filter({ hasText: publicKey });
+  expect(await current.textContent()).toContain("active");
+  expect(await current.textContent()).toContain("120 transforms/min, 5,000/day");
+  const fresh = buildSignedUrl({
+    baseUrl: app.baseUrl,
+    projectSlug: "website",
+    publicKey,
+    secretKey,
+    operations: "w_320,f_webp",
+    source: `http://${origin.host}/photo.jpg`,
+  });
+  expect(await status(fresh)).toBe(200);
+  await current.getByRole("button", { name: "Revoke" }).click();
   await screenshot(page, "10-revoke-confirm");
   await page.getByRole("alertdialog").getByRole("button", { name: "Revoke key" }).click();
-  await page.getByTestId("api-key-row").getByText("revoked").waitFor();
-  const status = await page.evaluate(async (url) => (await fetch(url, { cache: "reload" })).status, signedUrl);
-  expect(status).toBe(401);
-  // The preview's request counted as the key's last use.
-  expect(await page.getByTestId("api-key-row").textContent()).toMatch(/Last used \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+  await current.getByText("revoked").waitFor();
+  expect(await status(fresh)).toBe(401);
+  // The tester's preview counted as the old key's last use.
+  expect(await rows.filter({ hasText: "expired" }).textContent()).toMatch(/Last used \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
   await screenshot(page, "11-keys-revoked");
 });
 
@@ -472,7 +502,7 @@ it("the invited user signs up with the keyboard at 375 px, accepts, and sees the
   await screenshot(page, "14-member-team-375px");
   await page.getByRole("link", { name: /Website/ }).click();
   await tab(page, "API keys");
-  await page.getByTestId("api-key-row").waitFor();
+  await page.getByTestId("api-key-row").first().waitFor();
   expect(await page.getByRole("button", { name: "New key" }).count()).toBe(0);
   await screenshot(page, "15-member-keys-375px");
   // A member reads the presets, images and buckets, and is offered nothing to change.

@@ -5,7 +5,8 @@ import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedbac
 import { useTRPC } from "@/lib/trpc/client";
 import { CreateKeyDialog } from "./create-key-dialog";
 import { formatDate } from "./expiry";
-import { EditKeyDialog, RevokeKeyButton, RotateKeyDialog, type DefaultKeyLimits } from "./key-actions";
+import { EditKeyDialog, RevokeKeyButton, type DefaultKeyLimits } from "./key-actions";
+import { RotateKeyDialog } from "./rotate-key-dialog";
 import { cn } from "@/lib/cn";
 
 const statusStyle = {
@@ -52,7 +53,7 @@ export function ApiKeys({
                 {key.limits.perMinute.toLocaleString("en")} transforms/min, {key.limits.perDay.toLocaleString("en")}/day
               </p>
             </div>
-            {key.status !== "revoked" && key.status !== "expired" ? (
+            {key.status !== "revoked" ? (
               <div className="flex flex-wrap gap-1">
                 {can?.["apiKey.update"] && key.status === "active" ? (
                   <EditKeyDialog
@@ -62,10 +63,17 @@ export function ApiKeys({
                     defaultLimits={defaultLimits}
                   />
                 ) : null}
-                {can?.["apiKey.rotate"] && key.status === "active" ? (
-                  <RotateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} />
+                {/* Mounted once the key is rotated too (rotating, or expired without grace): its dialog shows
+                    the new secret until closed, while the list behind it already says the key changed. */}
+                {can?.["apiKey.rotate"] ? (
+                  <RotateKeyDialog
+                    teamSlug={teamSlug}
+                    projectSlug={projectSlug}
+                    apiKey={key}
+                    offered={key.status === "active"}
+                  />
                 ) : null}
-                {can?.["apiKey.revoke"] ? (
+                {can?.["apiKey.revoke"] && key.status !== "expired" ? (
                   <RevokeKeyButton teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} />
                 ) : null}
               </div>

@@ -9,13 +9,11 @@ import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { editedExpiry, initialExpiry } from "./expiry";
 import { ExpiryField } from "./expiry-field";
-import { SecretOnce } from "./secret-once";
-import { Select } from "@/components/ui/select";
 import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
 import { keyFormSchema } from "@/lib/schemas/api-key";
 import { useTRPC } from "@/lib/trpc/client";
 
-interface KeyRef {
+export interface KeyRef {
   id: string;
   name: string;
   expiresAt: Date | null;
@@ -23,14 +21,7 @@ interface KeyRef {
   rateLimitPerDay: number | null;
 }
 
-const graceChoices = [
-  { seconds: 0, label: "None: the old key stops now" },
-  { seconds: 3600, label: "1 hour" },
-  { seconds: 86_400, label: "24 hours" },
-  { seconds: 7 * 86_400, label: "7 days" },
-];
-
-function useRefreshKeys() {
+export function useRefreshKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   return () => queryClient.invalidateQueries({ queryKey: trpc.apiKey.list.queryKey() });
@@ -128,70 +119,6 @@ export function EditKeyDialog({
         <ErrorMessage error={formLevelError(form)} />
         <DialogActions onCancel={() => setOpen(false)} submitLabel="Save" disabled={update.isPending} />
       </form>
-    </Dialog>
-  );
-}
-
-export function RotateKeyDialog({
-  teamSlug,
-  projectSlug,
-  apiKey,
-}: {
-  teamSlug: string;
-  projectSlug: string;
-  apiKey: KeyRef;
-}) {
-  const trpc = useTRPC();
-  const refresh = useRefreshKeys();
-  const [open, setOpen] = useState(false);
-  const [grace, setGrace] = useState(86_400);
-  const rotate = useMutation(trpc.apiKey.rotate.mutationOptions({ onSuccess: refresh }));
-  return (
-    <Dialog
-      open={open}
-      onOpenChange={(next) => {
-        setOpen(next);
-        if (!next) rotate.reset();
-      }}
-      title={`Rotate ${apiKey.name}`}
-      description="A new key pair replaces this one. During the grace period URLs signed with the old pair keep working."
-      trigger={
-        <Button variant="ghost" className="min-h-8 px-2">
-          Rotate
-        </Button>
-      }
-    >
-      {rotate.data ? (
-        <div className="space-y-4">
-          <p className="text-sm">
-            The old pair works until {rotate.data.oldKeyExpiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.
-          </p>
-          <SecretOnce publicKey={rotate.data.publicKey} secretKey={rotate.data.secretKey} env={rotate.data.env} />
-          <div className="flex justify-end">
-            <Button onClick={() => setOpen(false)}>Done</Button>
-          </div>
-        </div>
-      ) : (
-        <div className="space-y-4">
-          <label className="block text-sm">
-            <span className="block font-medium">Grace period</span>
-            <Select className="mt-1 w-full" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
-              {graceChoices.map((c) => (
-                <option key={c.seconds} value={c.seconds}>
-                  {c.label}
-                </option>
-              ))}
-            </Select>
-          </label>
-          <ErrorMessage error={rotate.error} />
-          <DialogActions
-            onCancel={() => setOpen(false)}
-            submitLabel="Rotate key"
-            disabled={rotate.isPending}
-            onSubmit={() => rotate.mutate({ teamSlug, projectSlug, keyId: apiKey.id, graceSeconds: grace })}
-          />
-        </div>
-      )}
     </Dialog>
   );
 }

@@ -12,6 +12,20 @@ export const keyLimitsSchema = z
   })
   .partial();
 
+/** The longest an old key pair keeps working after a rotation. */
+export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
+
+export const rotationGraceSchema = z
+  .number()
+  .int("A whole number of seconds")
+  .min(0, "A grace period cannot be negative")
+  .max(MAX_ROTATION_GRACE_SECONDS, "A grace period is at most 30 days");
+
+/** The Rotate dialog: the grace period as its select holds it. */
+export const rotateFormSchema = z.object({
+  graceSeconds: z.string().transform(Number).pipe(rotationGraceSchema),
+});
+
 export const expiryChoiceValues = ["never", "30", "90", "365", "custom"] as const;
 export type ExpiryChoice = (typeof expiryChoiceValues)[number];
 

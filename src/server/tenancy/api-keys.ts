@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
-import { keyLimitsSchema } from "@/lib/schemas/api-key";
+import { keyLimitsSchema, MAX_ROTATION_GRACE_SECONDS } from "@/lib/schemas/api-key";
 import { nameSchema } from "@/lib/schemas/names";
 import { effectiveKeyLimits } from "@/server/config-cache/types";
 import { apiKeys } from "@/server/db/schema";
@@ -25,9 +25,6 @@ export interface ApiKeyRow {
   lastUsedAt: Date | null;
   createdAt: Date;
 }
-
-/** Longest grace period a rotation may give the old pair. */
-export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
 
 const columns = {
   id: apiKeys.id,

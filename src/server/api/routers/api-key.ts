@@ -1,15 +1,8 @@
 import { z } from "zod";
-import { keyLimitsSchema } from "@/lib/schemas/api-key";
+import { keyLimitsSchema, rotationGraceSchema } from "@/lib/schemas/api-key";
 import { nameSchema as name } from "@/lib/schemas/names";
 import { envBlock } from "@/lib/snippets";
-import {
-  createProjectKey,
-  listApiKeys,
-  MAX_ROTATION_GRACE_SECONDS,
-  revokeApiKey,
-  rotateApiKey,
-  updateApiKey,
-} from "@/server/tenancy/api-keys";
+import { createProjectKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from "@/server/tenancy/api-keys";
 import { projectProcedure, router } from "../trpc";
 
 const keyId = z.object({ keyId: z.uuid() });
@@ -35,7 +28,7 @@ export const apiKeyRouter = router({
     }),
 
   rotate: projectProcedure("apiKey.rotate")
-    .input(keyId.extend({ graceSeconds: z.number().int().min(0).max(MAX_ROTATION_GRACE_SECONDS) }))
+    .input(keyId.extend({ graceSeconds: rotationGraceSchema }))
     .mutation(async ({ ctx, input }) => {
       const key = await rotateApiKey(ctx.services.tenancy, ctx.scope, input.keyId, {
         graceSeconds: input.graceSeconds,

@@ -1,0 +1,96 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Dialog, DialogActions } from "@/components/ui/dialog";
+import { ErrorMessage } from "@/components/ui/feedback";
+import { Select } from "@/components/ui/select";
+import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
+import { rotateFormSchema } from "@/lib/schemas/api-key";
+import { useTRPC } from "@/lib/trpc/client";
+import { useRefreshKeys, type KeyRef } from "./key-actions";
+import { SecretOnce } from "./secret-once";
+
+const graceChoices = [
+  { seconds: 0, label: "None: the old key stops now" },
+  { seconds: 3600, label: "1 hour" },
+  { seconds: 86_400, label: "24 hours" },
+  { seconds: 7 * 86_400, label: "7 days" },
+];
+
+/** A new key pair, shown once; the old pair keeps working for the chosen grace period. */
+export function RotateKeyDialog({
+  teamSlug,
+  projectSlug,
+  apiKey,
+  offered,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  apiKey: KeyRef;
+  /** Whether the key can be rotated now; the dialog stays mounted after, holding the new secret. */
+  offered: boolean;
+}) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKeys();
+  const [open, setOpen] = useState(false);
+  const form = useZodForm(rotateFormSchema, { graceSeconds: "86400" });
+  const rotate = useMutation(
+    trpc.apiKey.rotate.mutationOptions({ onError: (error) => showRefusal(form, error), onSuccess: refresh }),
+  );
+  function onOpenChange(next: boolean) {
+    setOpen(next);
+    if (next) return;
+    rotate.reset();
+    form.reset();
+  }
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title={`Rotate ${apiKey.name}`}
+      description="A new key pair replaces this one. During the grace period URLs signed with the old pair keep working."
+      trigger={
+        offered ? (
+          <Button variant="ghost" className="min-h-8 px-2">
+            Rotate
+          </Button>
+        ) : null
+      }
+    >
+      {rotate.data ? (
+        <div className="space-y-4">
+          <p className="text-sm">
+            The old pair works until {rotate.data.oldKeyExpiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.
+          </p>
+          <SecretOnce publicKey={rotate.data.publicKey} secretKey={rotate.data.secretKey} env={rotate.data.env} />
+          <div className="flex justify-end">
+            <Button onClick={() => onOpenChange(false)}>Done</Button>
+          </div>
+        </div>
+      ) : (
+        <form
+          onSubmit={form.handleSubmit((values) =>
+            rotate.mutate({ teamSlug, projectSlug, keyId: apiKey.id, ...values }),
+          )}
+          className="space-y-4"
+          noValidate
+        >
+          <label className="block text-sm">
+            <span className="block font-medium">Grace period</span>
+            <Select className="mt-1 w-full" {...fieldOf(form, "graceSeconds")}>
+              {graceChoices.map((c) => (
+                <option key={c.seconds} value={c.seconds}>
+                  {c.label}
+                </option>
+              ))}
+            </Select>
+          </label>
+          <ErrorMessage error={formLevelError(form)} />
+          <DialogActions onCancel={() => onOpenChange(false)} submitLabel="Rotate key" disabled={rotate.isPending} />
+        </form>
+      )}
+    </Dialog>
+  );
+}
