@@ -53,31 +53,29 @@ export function ApiKeys({
                 {key.limits.perMinute.toLocaleString("en")} transforms/min, {key.limits.perDay.toLocaleString("en")}/day
               </p>
             </div>
-            {key.status !== "revoked" ? (
-              <div className="flex flex-wrap gap-1">
-                {can?.["apiKey.update"] && key.status === "active" ? (
-                  <EditKeyDialog
-                    teamSlug={teamSlug}
-                    projectSlug={projectSlug}
-                    apiKey={key}
-                    defaultLimits={defaultLimits}
-                  />
-                ) : null}
-                {/* Mounted once the key is rotated too (rotating, or expired without grace): its dialog shows
-                    the new secret until closed, while the list behind it already says the key changed. */}
-                {can?.["apiKey.rotate"] ? (
-                  <RotateKeyDialog
-                    teamSlug={teamSlug}
-                    projectSlug={projectSlug}
-                    apiKey={key}
-                    offered={key.status === "active"}
-                  />
-                ) : null}
-                {can?.["apiKey.revoke"] && key.status !== "expired" ? (
-                  <RevokeKeyButton teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} />
-                ) : null}
-              </div>
-            ) : null}
+            <div className="flex flex-wrap gap-1">
+              {key.status === "active" && can?.["apiKey.update"] ? (
+                <EditKeyDialog
+                  teamSlug={teamSlug}
+                  projectSlug={projectSlug}
+                  apiKey={key}
+                  defaultLimits={defaultLimits}
+                />
+              ) : null}
+              {/* Mounted whatever the key's status becomes (rotating, expired without grace, revoked from
+                  elsewhere): its dialog shows the new secret until closed, while the list behind it changes. */}
+              {can?.["apiKey.rotate"] ? (
+                <RotateKeyDialog
+                  teamSlug={teamSlug}
+                  projectSlug={projectSlug}
+                  apiKey={key}
+                  offered={key.status === "active"}
+                />
+              ) : null}
+              {can?.["apiKey.revoke"] && (key.status === "active" || key.status === "rotating") ? (
+                <RevokeKeyButton teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} />
+              ) : null}
+            </div>
           </li>
         ))}
       </ul>

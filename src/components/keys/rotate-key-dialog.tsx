@@ -40,6 +40,9 @@ export function RotateKeyDialog({
     trpc.apiKey.rotate.mutationOptions({ onError: (error) => showRefusal(form, error), onSuccess: refresh }),
   );
   function onOpenChange(next: boolean) {
+    // Closing while the rotation runs would drop its answer: the old pair may already be gone, and the
+    // new secret would never be shown.
+    if (!next && rotate.isPending) return;
     setOpen(next);
     if (next) return;
     rotate.reset();

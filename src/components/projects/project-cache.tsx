@@ -68,8 +68,8 @@ function PurgeForms({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: 
   const form = useZodForm(purgeSourceSchema, { source: "" });
   const purge = useMutation(
     trpc.cache.purge.mutationOptions({
-      // "Purge everything" does not submit the form: its last refusal goes when a purge starts.
-      onMutate: () => form.clearErrors("root"),
+      // "Purge everything" does not submit the form: its last refusals go when a purge starts.
+      onMutate: () => form.clearErrors(),
       onError: (error) => showRefusal(form, error),
       onSuccess: () => queryClient.invalidateQueries(),
     }),

@@ -6,12 +6,32 @@ const sizes = {
   sm: "px-2 py-1.5",
 } as const;
 
-/** The dashboard's native select: one look everywhere; `className` adds to it or overrides it. */
+/**
+ * The dashboard's native select: one look everywhere; `className` adds to it or overrides it. A form's
+ * message for it (`error`, as fieldOf gives it) is shown under it.
+ */
 export function Select({
   size = "md",
   className,
-  error: _error,
+  error,
   ...select
 }: Omit<ComponentProps<"select">, "size"> & { size?: keyof typeof sizes; error?: string }) {
-  return <select className={cn("rounded-md border border-neutral-300 bg-white", sizes[size], className)} {...select} />;
+  return (
+    <>
+      <select
+        className={cn(
+          "rounded-md border border-neutral-300 bg-white aria-[invalid=true]:border-red-500",
+          sizes[size],
+          className,
+        )}
+        aria-invalid={error ? true : undefined}
+        {...select}
+      />
+      {error ? (
+        <span role="alert" className="mt-1 block text-xs text-red-600">
+          {error}
+        </span>
+      ) : null}
+    </>
+  );
 }

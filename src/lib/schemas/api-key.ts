@@ -23,7 +23,7 @@ export const rotationGraceSchema = z
 
 /** The Rotate dialog: the grace period as its select holds it. */
 export const rotateFormSchema = z.object({
-  graceSeconds: z.string().transform(Number).pipe(rotationGraceSchema),
+  graceSeconds: z.string().regex(/^\d+$/, "Choose a grace period").transform(Number).pipe(rotationGraceSchema),
 });
 
 export const expiryChoiceValues = ["never", "30", "90", "365", "custom"] as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { signInSchema, signUpSchema } from "@/lib/schemas/account";
-import { keyFormSchema, newKeyFormSchema } from "@/lib/schemas/api-key";
+import { keyFormSchema, newKeyFormSchema, rotateFormSchema } from "@/lib/schemas/api-key";
 import { customRangeSchema } from "@/lib/schemas/date-range";
 import { signUrlFormSchema } from "@/lib/schemas/developer";
 import { projectFormSchema } from "@/lib/schemas/project";
@@ -64,6 +64,16 @@ describe("form schemas", () => {
     });
     expect(newKeyFormSchema.parse({ name: "web", choice: "custom", date: "2030-01-31" }).date).toBe("2030-01-31");
     expect(refused(newKeyFormSchema, { name: "", choice: "30", date: "" })).toEqual({ name: "Name is required" });
+  });
+
+  it("take a rotation's grace from its select, and refuse none or more than 30 days", () => {
+    expect(rotateFormSchema.parse({ graceSeconds: "86400" })).toEqual({ graceSeconds: 86_400 });
+    expect(rotateFormSchema.parse({ graceSeconds: "0" })).toEqual({ graceSeconds: 0 });
+    // An empty value is not "no grace": Number("") would have ended the old key at once.
+    expect(refused(rotateFormSchema, { graceSeconds: "" })).toEqual({ graceSeconds: "Choose a grace period" });
+    expect(refused(rotateFormSchema, { graceSeconds: String(31 * 86_400) })).toEqual({
+      graceSeconds: "A grace period is at most 30 days",
+    });
   });
 
   it("turn the tester's lifetime choice into seconds, never into null", () => {
