@@ -204,9 +204,15 @@ async function runHttp(
   let first: Buffer | undefined;
   const bytes: number[] = [];
   const cacheHeaders: Record<string, number> = {};
-  const request = (phase: "warm" | "measure") => async (i: number) => {
-    const src = `http://${ctx.origin.host}/src/${source.kind}/${run}-${phase}-${i}.${source.ext}`;
-    const response = await fetch(await urlFor(src), { headers: { Accept: ACCEPT } });
+  // Every URL is made before the clock starts: the client's part is the HTTP, as with the peers' unsigned URLs.
+  const urlsOf = (phase: "warm" | "measure", count: number) =>
+    Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        urlFor(`http://${ctx.origin.host}/src/${source.kind}/${run}-${phase}-${i}.${source.ext}`),
+      ),
+    );
+  const request = (phase: "warm" | "measure", urls: string[]) => async (i: number) => {
+    const response = await fetch(urls[i]!, { headers: { Accept: ACCEPT } });
     const body = Buffer.from(await response.arrayBuffer());
     if (response.status !== 200)
       throw new Error(`${id} ${source.kind}: status ${response.status}: ${body.toString().slice(0, 200)}`);
@@ -223,14 +229,16 @@ async function runHttp(
   };
 
   // Warm-up: loads sharp, fills our key cache, lets each connection open; then the origin counter starts.
-  await drive(Math.max(4, concurrency), concurrency, request("warm"));
+  const warmUrls = await urlsOf("warm", Math.max(4, concurrency));
+  await drive(warmUrls.length, concurrency, request("warm", warmUrls));
+  const measureUrls = await urlsOf("measure", REQUESTS[source.kind]);
   const sharpFiles = mappedFilesOfTree(child.pid!, SHARP_FILES);
   const originBefore = ctx.origin.counts.GET + ctx.origin.counts.HEAD;
   const clientBefore = process.cpuUsage();
   const cpuBefore = cpuMsOfTree(child.pid!);
   const serverBefore = cpuMsOfProcess(child.pid!);
   const machineBefore = machineBusyMs();
-  const measured = await drive(REQUESTS[source.kind], concurrency, request("measure"));
+  const measured = await drive(measureUrls.length, concurrency, request("measure", measureUrls));
   const machineMs = machineBusyMs() - machineBefore;
   const cpuMs = cpuMsOfTree(child.pid!) - cpuBefore;
   const serverMs = cpuMsOfProcess(child.pid!) - serverBefore;
