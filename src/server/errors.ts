@@ -102,6 +102,8 @@ export interface AppErrorOptions {
   cause?: unknown;
   /** Extra response headers (Retry-After, X-RateLimit-*). */
   headers?: Record<string, string>;
+  /** The input field a refusal is about, so a dashboard form shows it at that field (tRPC `fieldErrors`). */
+  field?: string;
 }
 
 /**
@@ -119,6 +121,7 @@ export class AppError extends Error {
   readonly publicMessage: string;
   readonly detail: string | undefined;
   readonly headers: Record<string, string>;
+  readonly field: string | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const entry = errorCatalogue[code];
@@ -129,6 +132,7 @@ export class AppError extends Error {
     this.publicMessage = options.message ?? entry.message;
     this.detail = options.detail;
     this.headers = options.headers ?? {};
+    this.field = options.field;
   }
 
   /** The code clients see: refusals that must not be told apart share one. */
@@ -149,6 +153,22 @@ export class AppError extends Error {
 
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
+}
+
+/** Runs `check`; a refusal it throws is about `field` (a form shows it there). Bugs pass through as they are. */
+export function refusingField<T>(field: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!isAppError(error) || error.status >= 500) throw error;
+    throw new AppError(error.code, {
+      message: error.publicMessage,
+      detail: error.detail,
+      headers: error.headers,
+      cause: error,
+      field,
+    });
+  }
 }
 
 /** Anything thrown that is not an AppError is a bug: it becomes INTERNAL and keeps its cause. */

@@ -132,7 +132,7 @@ it("creates a project with a source host and a key whose secret is shown once", 
   await screenshot(page, "08-keys");
 
   // Limits: a value no key may have is refused at its field before sending; a pair only the server can
-  // judge (per minute above per day) is refused by it above the buttons, and the dialog keeps what was typed.
+  // judge (per minute above per day) is refused by it, also at the field, and the dialog keeps what was typed.
   await page.getByTestId("api-key-row").getByRole("button", { name: "Edit" }).click();
   const dialog = page.getByRole("dialog");
   await dialog.getByLabel("Transforms per minute").fill("0");
@@ -144,6 +144,7 @@ it("creates a project with a source host and a key whose secret is shown once", 
   await dialog.getByRole("button", { name: "Save" }).click();
   await dialog.getByRole("alert").filter({ hasText: "The per-minute limit cannot exceed the per-day limit" }).waitFor();
   expect(await dialog.getByLabel("Transforms per minute").inputValue()).toBe("120");
+  expect(await dialog.getByLabel("Transforms per minute").getAttribute("aria-invalid")).toBe("true");
   await screenshot(page, "08b-key-limits-refused");
   await dialog.getByLabel("Transforms per day").fill("5000");
   await dialog.getByRole("button", { name: "Save" }).click();
@@ -270,6 +271,7 @@ it("adds a preset (a bad one is refused next to the form), and presets only refu
   await page.getByLabel("Operations").fill("w_0");
   await page.getByRole("button", { name: "Save preset" }).click();
   await page.getByText(/Invalid operation "w_0"/).waitFor();
+  expect(await page.getByLabel("Operations").getAttribute("aria-invalid")).toBe("true");
   await page.getByLabel("Operations").fill("s_1200x630,g_attention,f_auto,q_75");
   await page.getByRole("button", { name: "Save preset" }).click();
   await page.getByTestId("preset-saved").waitFor();
@@ -358,6 +360,7 @@ it("adds a private bucket (an unsafe endpoint is refused next to the form), and 
   await page.getByLabel("Secret access key").fill(secret);
   await page.getByRole("button", { name: "Save bucket" }).click();
   await page.getByText(/Endpoint: address 169\.254\.169\.254/).waitFor();
+  expect(await page.getByLabel("Endpoint").getAttribute("aria-invalid")).toBe("true");
   await page.getByLabel("Endpoint").fill(s3.endpoint);
   await page.getByRole("button", { name: "Save bucket" }).click();
   await page.getByTestId("bucket-saved").waitFor();
@@ -527,6 +530,7 @@ it("refuses an unsafe source host in project settings with a message, then signs
   await page.getByLabel("Allowed source hosts").fill(`${origin.host}\n10.0.0.1`);
   await page.getByRole("button", { name: "Save settings" }).click();
   await page.getByRole("alert").filter({ hasText: '"10.0.0.1" is not a valid source host' }).waitFor();
+  expect(await page.getByLabel("Allowed source hosts").getAttribute("aria-invalid")).toBe("true");
   await screenshot(page, "16-project-settings-refused");
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.waitForURL(/\/sign-in/);

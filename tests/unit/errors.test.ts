@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { AppError, errorCatalogue, toAppError, type ErrorCode } from "@/server/errors";
+import { AppError, errorCatalogue, refusingField, toAppError, type ErrorCode } from "@/server/errors";
 import type * as ErrorsModule from "@/server/errors";
 import { errorResponse } from "@/server/http/error-response";
 
@@ -71,5 +71,47 @@ describe("AppError across copies of the module", () => {
     expect(toAppError(thrown).status).toBe(404);
     expect(new Error("plain") instanceof AppError).toBe(false);
     expect(toAppError({ code: "SOURCE_NOT_FOUND" }).code).toBe("INTERNAL");
+  });
+});
+
+describe("refusingField", () => {
+  it("names the field of a refusal and keeps its code, status, message and headers", () => {
+    const refused = new AppError("RATE_LIMITED", { message: "Slow down", headers: { "Retry-After": "3" } });
+    let caught: unknown;
+    try {
+      refusingField("operations", () => {
+        throw refused;
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(AppError);
+    expect(caught).toMatchObject({
+      code: "RATE_LIMITED",
+      status: 429,
+      publicMessage: "Slow down",
+      headers: { "Retry-After": "3" },
+      field: "operations",
+      cause: refused,
+    });
+    expect(refusingField("source", () => 42)).toBe(42);
+  });
+
+  it("lets a bug and a server failure through untouched", () => {
+    const bug = new TypeError("x is undefined");
+    expect(() =>
+      refusingField("source", () => {
+        throw bug;
+      }),
+    ).toThrow(bug);
+    const failure = new AppError("INTERNAL");
+    try {
+      refusingField("source", () => {
+        throw failure;
+      });
+    } catch (error) {
+      expect(error).toBe(failure);
+    }
+    expect.assertions(2);
   });
 });

@@ -51,10 +51,13 @@ export function appCodeOf(error: TRPCError): string {
 }
 
 /**
- * Invalid input per field, as zod flattens it (`{ name: ["At most 200 characters"] }`), for a form to
- * show next to each field; null when the error is not about input fields.
+ * Invalid input per field, as zod flattens it (`{ name: ["At most 80 characters"] }`), or the field a
+ * domain refusal names (a taken slug, a refused host), for a form to show next to each field; null when
+ * the error is not about input fields.
  */
 export function fieldErrorsOf(error: TRPCError): Record<string, string[]> | null {
+  if (error.cause instanceof AppError && error.cause.field !== undefined)
+    return { [error.cause.field]: [error.cause.publicMessage] };
   const cause = error.cause instanceof AppError ? error.cause.cause : error.cause;
   if (!(cause instanceof ZodError)) return null;
   const { fieldErrors } = z.flattenError(cause);

@@ -87,7 +87,10 @@ export async function updateApiKey(
   const perMinute = limits.rateLimitPerMinute !== undefined ? limits.rateLimitPerMinute : current.rateLimitPerMinute;
   const perDay = limits.rateLimitPerDay !== undefined ? limits.rateLimitPerDay : current.rateLimitPerDay;
   if (perMinute !== null && perDay !== null && perMinute > perDay)
-    throw new AppError("INVALID_INPUT", { message: "The per-minute limit cannot exceed the per-day limit" });
+    throw new AppError("INVALID_INPUT", {
+      message: "The per-minute limit cannot exceed the per-day limit",
+      field: "rateLimitPerMinute",
+    });
   const [row] = await deps.db
     .update(apiKeys)
     .set({

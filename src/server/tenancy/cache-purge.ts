@@ -112,6 +112,7 @@ export function purgeSourceName(input: string): string {
     throw new AppError("INVALID_INPUT", {
       message: `Not a source URL: ${error.detail ?? error.message}`,
       cause: error,
+      field: "source",
     });
   }
 }

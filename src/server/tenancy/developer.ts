@@ -2,7 +2,7 @@ import { bucketedExpiry, signUrl } from "@optstuff/client";
 import { and, eq } from "drizzle-orm";
 import { MAX_TEST_URL_SECONDS } from "@/lib/schemas/developer";
 import { apiKeys } from "@/server/db/schema";
-import { AppError } from "@/server/errors";
+import { AppError, refusingField } from "@/server/errors";
 import { parseOperations } from "@/server/image";
 import { endsLikeExpiry, signaturePayload } from "@/server/signing";
 import { parseSource } from "@/server/source";
@@ -28,8 +28,8 @@ export async function signTestUrl(
   }
   const operations = input.operations.trim() || "_";
   const source = input.source.trim().replace(/^\/+/, "");
-  parseOperations(operations);
-  parseSource(source);
+  refusingField("operations", () => parseOperations(operations));
+  refusingField("source", () => parseSource(source));
   const [key] = await deps.db
     .select({
       publicKey: apiKeys.publicKey,
@@ -54,6 +54,7 @@ export async function signTestUrl(
   if (seconds === null && endsLikeExpiry(signaturePayload(operations, source, undefined))) {
     throw new AppError("INVALID_INPUT", {
       message: "A source ending in ?exp=N can only be signed with an expiry: without one it reads as an expiring URL",
+      field: "source",
     });
   }
   const nowMs = Math.floor(now.getTime() / 1000) * 1000;

@@ -92,13 +92,17 @@ function validateOperations(segment: string): void {
   try {
     parsed = parseOperations(segment);
   } catch (error) {
-    if (isAppError(error)) throw new AppError("INVALID_INPUT", { message: error.message, cause: error });
+    if (isAppError(error))
+      throw new AppError("INVALID_INPUT", { message: error.message, cause: error, field: "operations" });
     throw error;
   }
   if (parsed.preset !== undefined)
-    throw new AppError("INVALID_INPUT", { message: "A preset cannot use another preset (pr_)" });
+    throw new AppError("INVALID_INPUT", { message: "A preset cannot use another preset (pr_)", field: "operations" });
   if (parsed.info)
-    throw new AppError("INVALID_INPUT", { message: "A preset makes images: info is asked for in the URL" });
+    throw new AppError("INVALID_INPUT", {
+      message: "A preset makes images: info is asked for in the URL",
+      field: "operations",
+    });
   if (canonicalOperations(parsed) === "{}")
-    throw new AppError("INVALID_INPUT", { message: "A preset needs at least one operation" });
+    throw new AppError("INVALID_INPUT", { message: "A preset needs at least one operation", field: "operations" });
 }

@@ -37,7 +37,11 @@ const columns = {
 };
 
 const slugTaken = (error: unknown) =>
-  new AppError("SLUG_TAKEN", { message: "This team already has a project with that slug", cause: error });
+  new AppError("SLUG_TAKEN", {
+    message: "This team already has a project with that slug",
+    cause: error,
+    field: "slug",
+  });
 
 export async function createProject(
   db: Database,

@@ -80,7 +80,10 @@ export async function saveBucket(
       return saved!;
     }
     if (!input.secretAccessKey)
-      throw new AppError("INVALID_INPUT", { message: "A new bucket needs its secret access key" });
+      throw new AppError("INVALID_INPUT", {
+        message: "A new bucket needs its secret access key",
+        field: "secretAccessKey",
+      });
     const [{ n } = { n: 0 }] = await tx
       .select({ n: count() })
       .from(sourceBuckets)
@@ -122,6 +125,7 @@ function checkedEndpoint(endpoint: string, allowLoopback: boolean): string {
     throw new AppError("INVALID_INPUT", {
       message: `Endpoint: ${(error.detail ?? "not allowed").replace(/^bucket endpoint /, "")}`,
       cause: error,
+      field: "endpoint",
     });
   }
 }

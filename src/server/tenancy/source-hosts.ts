@@ -65,5 +65,5 @@ function assertPublicHost(
 
 function invalid(raw: string, why: string, list: ListName = "allowedSourceHosts"): AppError {
   const what = list === "allowedSourceHosts" ? "source host" : "referer host";
-  return new AppError("INVALID_INPUT", { message: `"${raw}" is not a valid ${what}: ${why}` });
+  return new AppError("INVALID_INPUT", { message: `"${raw}" is not a valid ${what}: ${why}`, field: list });
 }

@@ -38,7 +38,7 @@ export async function createTeam(
       return row!;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError("SLUG_TAKEN", { cause: error });
+    if (isUniqueViolation(error)) throw new AppError("SLUG_TAKEN", { cause: error, field: "slug" });
     throw error;
   }
 }
@@ -96,7 +96,7 @@ export async function updateTeam(
     if (!row) throw new AppError("NOT_FOUND");
     return row;
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError("SLUG_TAKEN", { cause: error });
+    if (isUniqueViolation(error)) throw new AppError("SLUG_TAKEN", { cause: error, field: "slug" });
     throw error;
   }
 }

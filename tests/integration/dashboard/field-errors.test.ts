@@ -100,6 +100,43 @@ describe("field errors", () => {
     }
   });
 
+  it("names the field of a refusal only the server can make (a taken slug, a refused host or operation)", async () => {
+    const cases = [
+      { procedure: "project.create", input: { name: "Again", slug: "fields" }, field: "slug", says: /already/ },
+      {
+        procedure: "project.create",
+        input: { name: "Private", slug: "private-x", allowedSourceHosts: ["10.0.0.1"] },
+        field: "allowedSourceHosts",
+        says: /"10\.0\.0\.1" is not a valid source host/,
+      },
+      {
+        procedure: "preset.save",
+        input: { projectSlug: "fields", name: "hero", operations: "w_0" },
+        field: "operations",
+        says: /w_0/,
+      },
+      {
+        procedure: "developer.signUrl",
+        input: {
+          projectSlug: "fields",
+          keyId: crypto.randomUUID(),
+          operations: "w_0",
+          source: "a.example/x.jpg",
+          expiresInSeconds: 60,
+        },
+        field: "operations",
+        says: /w_0/,
+      },
+    ];
+    for (const { procedure, input, field, says } of cases) {
+      const { status, body } = await call(procedure, { teamSlug, ...input });
+      expect(status).toBe(field === "slug" ? 409 : 400);
+      expect(Object.keys(body.error.json.data.fieldErrors ?? {})).toEqual([field]);
+      expect(body.error.json.data.fieldErrors?.[field]?.[0]).toMatch(says);
+      expect(body.error.json.data.fieldErrors?.[field]?.[0]).toBe(body.error.json.message);
+    }
+  });
+
   it("has none for a refusal that is not about input", async () => {
     const { status, body } = await call("project.create", { teamSlug: "no-such-team", name: "Site", slug: "site" });
     expect(status).toBe(404);
