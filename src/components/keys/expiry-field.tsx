@@ -1,5 +1,6 @@
 "use client";
 
+import { DateInput } from "@/components/ui/date-input";
 import { Select } from "@/components/ui/select";
 import type { fieldOf } from "@/lib/forms";
 import { expiryChoices } from "./expiry";
@@ -8,7 +9,6 @@ type Registered = ReturnType<typeof fieldOf>;
 
 /** The key dialogs' expiry: a choice, and the day (UTC) when the choice is "On a date…". */
 export function ExpiryField({ choice, date, custom }: { choice: Registered; date: Registered; custom: boolean }) {
-  const { error, ...dateInput } = date;
   return (
     <div className="flex flex-wrap items-end gap-3">
       <label className="text-sm">
@@ -24,17 +24,7 @@ export function ExpiryField({ choice, date, custom }: { choice: Registered; date
       {custom ? (
         <label className="text-sm">
           <span className="block font-medium">Date (UTC)</span>
-          <input
-            type="date"
-            className="mt-1 rounded-md border border-neutral-300 px-2 py-1.5 aria-[invalid=true]:border-red-500"
-            aria-invalid={error ? true : undefined}
-            {...dateInput}
-          />
-          {error ? (
-            <span role="alert" className="mt-1 block text-xs text-red-600">
-              {error}
-            </span>
-          ) : null}
+          <DateInput className="mt-1" {...date} />
         </label>
       ) : null}
     </div>

@@ -58,3 +58,12 @@ function FieldFrame({ label, hint, error, render }: FieldProps & { render(a11y: 
     </div>
   );
 }
+
+/** A form's message under a control that has no frame of its own (a select, a date input). */
+export function FieldMessage({ message }: { message: string | undefined }) {
+  return message ? (
+    <span role="alert" className="mt-1 block text-xs text-red-600">
+      {message}
+    </span>
+  ) : null;
+}

@@ -1,5 +1,6 @@
 import type { ComponentProps } from "react";
 import { cn } from "@/lib/cn";
+import { FieldMessage } from "./field";
 
 const sizes = {
   md: "px-2 py-2",
@@ -27,11 +28,7 @@ export function Select({
         aria-invalid={error ? true : undefined}
         {...select}
       />
-      {error ? (
-        <span role="alert" className="mt-1 block text-xs text-red-600">
-          {error}
-        </span>
-      ) : null}
+      <FieldMessage message={error} />
     </>
   );
 }

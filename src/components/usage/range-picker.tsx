@@ -1,7 +1,8 @@
 "use client";
 
 import { Button } from "@/components/ui/button";
-import { useZodForm } from "@/lib/forms";
+import { DateInput } from "@/components/ui/date-input";
+import { fieldOf, useZodForm } from "@/lib/forms";
 import { customRangeSchema } from "@/lib/schemas/date-range";
 
 export type RangeInput = { preset: "7d" | "30d" | "90d" } | { from: string; to: string };
@@ -19,7 +20,6 @@ export function RangePicker({ value, onChange }: { value: RangeInput; onChange(r
     from: "from" in value ? value.from : "",
     to: "to" in value ? value.to : today,
   });
-  const { errors } = form.formState;
   return (
     <div className="flex flex-wrap items-end gap-3">
       <div role="group" aria-label="Date range" className="flex gap-1">
@@ -41,36 +41,15 @@ export function RangePicker({ value, onChange }: { value: RangeInput; onChange(r
       <form onSubmit={form.handleSubmit(onChange)} className="flex flex-wrap items-end gap-2 text-sm" noValidate>
         <label className="flex flex-col gap-1">
           <span className="text-xs text-neutral-600">From (UTC)</span>
-          <input
-            type="date"
-            required
-            max={today}
-            aria-invalid={errors.from ? true : undefined}
-            className="rounded-md border border-neutral-300 px-2 py-1.5 aria-[invalid=true]:border-red-500"
-            defaultValue={form.formState.defaultValues?.from}
-            {...form.register("from")}
-          />
+          <DateInput required max={today} {...fieldOf(form, "from")} />
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-xs text-neutral-600">To (UTC)</span>
-          <input
-            type="date"
-            required
-            max={today}
-            aria-invalid={errors.to ? true : undefined}
-            className="rounded-md border border-neutral-300 px-2 py-1.5 aria-[invalid=true]:border-red-500"
-            defaultValue={form.formState.defaultValues?.to}
-            {...form.register("to")}
-          />
+          <DateInput required max={today} {...fieldOf(form, "to")} />
         </label>
         <Button type="submit" variant={"from" in value ? "primary" : "secondary"} className="min-h-9 px-3">
           Apply
         </Button>
-        {errors.from || errors.to ? (
-          <p role="alert" className="basis-full text-xs text-red-600">
-            {errors.from?.message ?? errors.to?.message}
-          </p>
-        ) : null}
       </form>
     </div>
   );

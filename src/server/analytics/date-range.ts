@@ -1,7 +1,5 @@
-import { dateRangeInput, type DateRangeInput } from "@/lib/schemas/date-range";
+import type { DateRangeInput } from "@/lib/schemas/date-range";
 import { AppError } from "@/server/errors";
-
-export { dateRangeInput, type DateRangeInput };
 
 export const MAX_RANGE_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;

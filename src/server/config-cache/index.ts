@@ -4,10 +4,4 @@ export { createMemoryTier, type CachedConfigStore, type MemoryTierOptions } from
 export { createRedisTier } from "./redis-tier";
 export { createConfigInvalidator, type ConfigInvalidator } from "./invalidate";
 export { createInvalidationQueue, retryInvalidations, type InvalidationQueue } from "./invalidation-queue";
-export {
-  DEFAULT_WATERMARK_SETTINGS,
-  readWatermarkSettings,
-  watermarkSettingsSchema,
-  type WatermarkConfig,
-  type WatermarkSettings,
-} from "./project-images";
+export { DEFAULT_WATERMARK_SETTINGS, readWatermarkSettings, type WatermarkConfig } from "./project-images";

@@ -1,7 +1,5 @@
 import { watermarkSettingsSchema, type WatermarkSettings } from "@/lib/schemas/watermark";
 
-export { watermarkSettingsSchema, type WatermarkSettings };
-
 /** A bottom-right mark a fifth of the output's width, fully opaque, on the URLs that ask for it. */
 export const DEFAULT_WATERMARK_SETTINGS: WatermarkSettings = {
   opacity: 1,

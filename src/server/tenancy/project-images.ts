@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import sharp from "sharp";
-import { readWatermarkSettings, type WatermarkSettings } from "@/server/config-cache";
+import type { WatermarkSettings } from "@/lib/schemas/watermark";
+import { readWatermarkSettings } from "@/server/config-cache";
 import { projectImages } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { TenancyDeps } from "./deps";

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { dateRangeInput, resolveDateRange } from "@/server/analytics/date-range";
+import { dateRangeInput } from "@/lib/schemas/date-range";
+import { resolveDateRange } from "@/server/analytics/date-range";
 import { requestLogPage, requestLogStats } from "@/server/analytics/request-log-stats";
 import { projectUsage, teamUsage } from "@/server/analytics/usage-totals";
 import { REQUEST_ID, REQUEST_ID_HINT } from "@/lib/request-id";
