@@ -109,6 +109,22 @@ it("creates a project with a source host and a key whose secret is shown once", 
   expect(await page.getByRole("alert").textContent()).toBe("Name must have at most 80 characters");
   expect(creates).toEqual([]);
   page.off("request", countCreates);
+  // The worst a field can hold (just under tRPC's 1 MB body cap), sent past the form straight to the
+  // served procedure: refused at its field with 400, the message naming the bound, nothing created.
+  const worst = await page.evaluate(async (teamSlug) => {
+    const response = await fetch("/api/trpc/project.create", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ json: { teamSlug, name: "x".repeat(900_000), slug: "huge", allowedSourceHosts: [] } }),
+    });
+    return { status: response.status, type: response.headers.get("content-type"), body: await response.text() };
+  }, teamSlug);
+  expect(worst.status).toBe(400);
+  expect(worst.type).toContain("application/json");
+  expect(worst.body.length).toBeLessThan(2000);
+  expect(JSON.parse(worst.body).error.json.data.fieldErrors).toEqual({
+    name: ["Name must have at most 80 characters"],
+  });
   await page.getByLabel("Project name").fill("Website");
   await page.getByLabel("Allowed source hosts").fill(origin.host);
   await screenshot(page, "05-new-project");
