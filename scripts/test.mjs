@@ -2,8 +2,11 @@
 // Integration tests use embedded PGlite unless TEST_DATABASE_URL points at a PostgreSQL server
 // (each test file creates and drops its own database there). Arguments: the projects to run
 // (vitest.config.ts: unit, integration, browser), and --coverage to print each one's coverage.
+// Suites that need what the machine lacks (redis-server, PostgreSQL, Chromium: tests/support/services.ts)
+// skip with the need in their title; the summary counts them and lists each need once, with its files.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 
 const args = process.argv.slice(2);
 const coverage = args.includes("--coverage");
@@ -13,7 +16,10 @@ mkdirSync("artifacts", { recursive: true });
 
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 let broken = false;
+/** "[needs redis-server: apt-get install redis-server]" → the files whose tests it skipped, with counts. */
+const needs = new Map();
 for (const suite of suites) {
   const report = `artifacts/vitest-${suite}.json`;
   rmSync(report, { force: true });
@@ -35,6 +41,8 @@ for (const suite of suites) {
     const result = JSON.parse(readFileSync(report, "utf8"));
     passed += result.numPassedTests;
     failed += result.numFailedTests;
+    skipped += result.numPendingTests + result.numTodoTests;
+    collectNeeds(result);
     // A file that fails to load has no failed tests but fails the suite.
     if (run.status !== 0 && result.numFailedTests === 0) broken = true;
   } catch {
@@ -42,5 +50,26 @@ for (const suite of suites) {
   }
 }
 if (broken) failed += 1;
-console.log(`${passed} passed, ${failed} failed`);
+for (const [need, files] of needs) {
+  const count = [...files.values()].reduce((sum, n) => sum + n, 0);
+  console.log(`skipped ${count}, ${need.replace(/^\[needs ([^:]+): (.*)\]$/, "needing $1 ($2)")}:`);
+  for (const [file, n] of files) console.log(`  ${file} (${n})`);
+}
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);
+
+function collectNeeds(result) {
+  for (const file of result.testResults) {
+    for (const test of file.assertionResults) {
+      if (test.status !== "skipped" && test.status !== "pending" && test.status !== "todo") continue;
+      const titles = [...test.ancestorTitles, test.title].join(" ");
+      const stated = titles.match(/\[needs [^\]]+\]/g) ?? ["(no reason given in the title)"];
+      const name = path.relative(process.cwd(), file.name);
+      for (const need of new Set(stated)) {
+        const files = needs.get(need) ?? new Map();
+        files.set(name, (files.get(name) ?? 0) + 1);
+        needs.set(need, files);
+      }
+    }
+  }
+}

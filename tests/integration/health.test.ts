@@ -6,23 +6,14 @@ import { createLogger } from "@/server/log";
 import type { Services } from "@/server/services";
 import { createTestApp, type TestApp } from "../support/app";
 import { startRealRedis, type RealRedis } from "../support/redis";
+import { need } from "../support/services";
 
 let app: TestApp;
-let redis: RealRedis;
-let onRedis: TestApp;
 const lines: string[] = [];
 beforeAll(async () => {
-  redis = await startRealRedis();
-  [app, onRedis] = await Promise.all([
-    createTestApp({ redis: null, logger: createLogger("debug", (line) => lines.push(line)) }),
-    createTestApp({ redis: redis.settings }),
-  ]);
+  app = await createTestApp({ redis: null, logger: createLogger("debug", (line) => lines.push(line)) });
 }, 60_000);
-afterAll(async () => {
-  await app?.close();
-  await onRedis?.close();
-  await redis?.stop();
-});
+afterAll(async () => app?.close());
 
 /** The same services, with Redis settings that lead nowhere (a closed port). */
 function withUnreachableRedis(services: Services): Services {
@@ -56,21 +47,6 @@ describe("health", () => {
       checks: { database: { ok: false, error: "unreachable" }, redis: { configured: false } },
     });
     expect(JSON.stringify(report)).not.toContain("secret");
-  });
-
-  it("reports real Redis as configured and reachable, with its round trip in ms, and no URL or token", async () => {
-    const response = await probe(onRedis.services);
-    expect(response.status).toBe(200);
-    const text = await response.text();
-    const report = JSON.parse(text) as {
-      status: string;
-      checks: { redis: { configured: boolean; ok: boolean; latencyMs: number } };
-    };
-    expect(report.status).toBe("ok");
-    expect(report.checks.redis).toEqual({ configured: true, ok: true, latencyMs: expect.any(Number) as unknown });
-    expect(report.checks.redis.latencyMs).toBeGreaterThanOrEqual(0);
-    for (const secret of [redis.settings.url, redis.settings.token, new URL(redis.settings.url).host])
-      expect(text).not.toContain(secret);
   });
 
   it("stays 200 but degraded when Redis is unreachable: the image route serves without it", async () => {
@@ -118,5 +94,34 @@ describe("health", () => {
     expect(logged).toMatchObject({ level: "error", check: "database" });
     expect(logged.stack).toContain("health.test.ts");
     expect(line).not.toContain(secret);
+  });
+});
+
+const redisServer = need("redis-server");
+describe.skipIf(redisServer.skip)(redisServer.title("health on real Redis"), () => {
+  let redis: RealRedis;
+  let onRedis: TestApp;
+  beforeAll(async () => {
+    redis = await startRealRedis();
+    onRedis = await createTestApp({ redis: redis.settings });
+  }, 60_000);
+  afterAll(async () => {
+    await onRedis?.close();
+    await redis?.stop();
+  });
+
+  it("reports real Redis as configured and reachable, with its round trip in ms, and no URL or token", async () => {
+    const response = await probe(onRedis.services);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const report = JSON.parse(text) as {
+      status: string;
+      checks: { redis: { configured: boolean; ok: boolean; latencyMs: number } };
+    };
+    expect(report.status).toBe("ok");
+    expect(report.checks.redis).toEqual({ configured: true, ok: true, latencyMs: expect.any(Number) as unknown });
+    expect(report.checks.redis.latencyMs).toBeGreaterThanOrEqual(0);
+    for (const secret of [redis.settings.url, redis.settings.token, new URL(redis.settings.url).host])
+      expect(text).not.toContain(secret);
   });
 });

@@ -5,6 +5,9 @@ import { createTestApp, type TestApp } from "../support/app";
 import { makePng } from "../support/images";
 import { serveBytes, startOrigin, type Origin } from "../support/origin";
 import { startRealRedis, type RealRedis } from "../support/redis";
+import { need } from "../support/services";
+
+const redisServer = need("redis-server");
 
 let app: TestApp;
 let origin: Origin;
@@ -12,6 +15,7 @@ let redis: RealRedis;
 const TOKEN = "metrics-token";
 
 beforeAll(async () => {
+  if (redisServer.skip) return;
   redis = await startRealRedis();
   origin = await startOrigin({ "/a.png": serveBytes(await makePng(50, 40), "image/png") });
   app = await createTestApp({
@@ -46,7 +50,7 @@ function sample(text: string, series: string, absent?: number): number {
   return Number(line.slice(series.length + 1));
 }
 
-describe("/api/metrics", () => {
+describe.skipIf(redisServer.skip)(redisServer.title("/api/metrics"), () => {
   it("requires the bearer token when one is configured", async () => {
     for (const authorization of [undefined, "Bearer wrong", `Basic ${TOKEN}`]) {
       const response = await scrape(authorization);

@@ -11,13 +11,16 @@ import {
 } from "../../../tools/redis-rest/redis-process";
 import { createRedisRestServer, type RedisRestServer } from "../../../tools/redis-rest/server";
 import { exerciseRatelimit, post, slidingWindowLimiter, TOKEN, upstashClient } from "./support";
+import { need } from "../../support/services";
+
+const redisServer = need("redis-server");
 
 const sha1 = (text: string) => createHash("sha1").update(text).digest("hex");
 const FLAGGED_INCR = '#!lua flags=allow-key-locking\nreturn redis.call("INCRBY", KEYS[1], ARGV[1])';
 const NOT_AN_INTEGER = "ERR value is not an integer or out of range";
 const CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot";
 
-describe("against one redis-server", () => {
+describe.skipIf(redisServer.skip)(redisServer.title("against one redis-server"), () => {
   let server: RedisProcess;
   let endpoint: RedisRestServer;
   let direct: DirectRedis;
@@ -314,7 +317,7 @@ describe("against one redis-server", () => {
   });
 });
 
-describe("against a 3-master Redis Cluster", () => {
+describe.skipIf(redisServer.skip)(redisServer.title("against a 3-master Redis Cluster"), () => {
   let cluster: RedisCluster;
   let endpoint: RedisRestServer;
   let nodes: DirectRedis[];

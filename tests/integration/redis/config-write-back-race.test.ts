@@ -17,12 +17,16 @@ import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "../../support/database";
 import { startRealRedis, type RealRedis } from "../../support/redis";
+import { need } from "../../support/services";
+
+const redisServer = need("redis-server");
 
 // The cache-aside race across instances, interleaved step by step on real Redis (and a cluster):
 // instance A misses and reads Postgres; the key is revoked and the cache invalidated; then A writes
 // back what it read. The revoked key must not come back to life in Redis for the next 60 s.
 for (const cluster of [false, true]) {
-  describe(`config write-back after an invalidation (${cluster ? "3-master cluster" : "redis-server"})`, () => {
+  const name = `config write-back after an invalidation (${cluster ? "3-master cluster" : "redis-server"})`;
+  describe.skipIf(redisServer.skip)(redisServer.title(name), () => {
     let redis: RealRedis;
     let database: DatabaseHandle;
     let kv: KeyValue;

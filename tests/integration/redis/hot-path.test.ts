@@ -8,6 +8,9 @@ import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { clearOfWindowEdge } from "../../support/clock";
 import { startRealRedis, type RealRedis } from "../../support/redis";
+import { need } from "../../support/services";
+
+const redisServer = need("redis-server");
 
 let redis: RealRedis;
 let origin: Origin;
@@ -15,6 +18,7 @@ let app: TestApp;
 const report: Record<string, { roundTrips: number; commands: Record<string, number> }> = {};
 
 beforeAll(async () => {
+  if (redisServer.skip) return;
   redis = await startRealRedis();
   origin = await startOrigin({ "/a.png": serveBytes(await makePng(20, 20), "image/png") });
   // Production settings: L1 on (1 s), real Redis behind it.
@@ -42,7 +46,7 @@ async function measure(kind: string, path: string, init?: RequestInit): Promise<
   return response;
 }
 
-describe("hot-path Redis budget", () => {
+describe.skipIf(redisServer.skip)(redisServer.title("hot-path Redis budget"), () => {
   it("lets concurrent cold requests for one key share one read of it (no stampede)", async () => {
     const key = await createApiKey(
       { db: app.services.database.db, secretBox: app.services.secretBox },

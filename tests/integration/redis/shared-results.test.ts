@@ -8,11 +8,12 @@ import { createTestDatabase } from "../../support/database";
 import { makeJpeg } from "../../support/images";
 import { startOrigin, type Origin } from "../../support/origin";
 import { startRealRedis, type RealRedis } from "../../support/redis";
+import { need } from "../../support/services";
 import { startS3, type LocalS3 } from "../../support/s3";
 import { buildSignedUrl } from "../../support/signed-url";
 
 // Several instances need one shared PostgreSQL: this runs in CI's PostgreSQL + Redis + object store run.
-const shared = process.env.TEST_DATABASE_URL !== undefined;
+const needs = need("postgresql", "redis-server");
 const MASTER = "shared-results-master";
 
 let database: DatabaseHandle & { url?: string };
@@ -72,7 +73,7 @@ async function madeByAll(instances: string[]): Promise<Made> {
 }
 
 beforeAll(async () => {
-  if (!shared) return;
+  if (needs.skip) return;
   photo = await makeJpeg(1600, 1200);
   [database, redis, s3, origin] = await Promise.all([
     createTestDatabase(),
@@ -105,7 +106,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-describe.skipIf(!shared)("three instances sharing PostgreSQL, Redis and an S3-compatible store", () => {
+describe.skipIf(needs.skip)(needs.title("three instances sharing PostgreSQL, Redis and an S3-compatible store"), () => {
   it("make each of 10 cold variants about once for 100 concurrent requests, and a purge on one is seen by another within 2 s", async () => {
     const { project, key, team } = await bootstrap(
       { db: database.db, secretBox: createSecretBox(MASTER) },

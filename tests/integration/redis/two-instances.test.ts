@@ -7,10 +7,11 @@ import { createTestDatabase } from "../../support/database";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { startRealRedis, type RealRedis } from "../../support/redis";
+import { need } from "../../support/services";
 import { buildSignedUrl } from "../../support/signed-url";
 
 // Two instances need one shared PostgreSQL: this runs in CI's PostgreSQL + Redis run.
-const shared = process.env.TEST_DATABASE_URL !== undefined;
+const needs = need("postgresql", "redis-server");
 const MASTER = "two-instances-master";
 
 let database: DatabaseHandle & { url?: string };
@@ -34,7 +35,7 @@ function startInstance(): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!shared) return;
+  if (needs.skip) return;
   [database, redis, origin] = await Promise.all([
     createTestDatabase(),
     startRealRedis(),
@@ -54,7 +55,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-describe.skipIf(!shared)("two instances sharing PostgreSQL and Redis", () => {
+describe.skipIf(needs.skip)(needs.title("two instances sharing PostgreSQL and Redis"), () => {
   it("see a revocation made on the other within 2 seconds", async () => {
     const { project, key } = await bootstrap(
       { db: database.db, secretBox: createSecretBox(MASTER) },

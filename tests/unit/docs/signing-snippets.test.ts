@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { need } from "../../support/services";
 import { buildSignedUrl } from "../../support/signed-url";
 import { SIGNING_VECTORS, VECTOR_KEYS } from "../../support/vectors";
 
@@ -33,7 +34,7 @@ const goCache = join(tmpdir(), "optstuff-go-cache");
 const languages = [
   {
     lang: "python",
-    bin: "python3",
+    bin: "python3" as const,
     files: (code: string) => ({
       "snippet.py": code,
       "main.py": `import json, sys
@@ -48,7 +49,7 @@ for c in d["cases"]:
   },
   {
     lang: "go",
-    bin: "go",
+    bin: "go" as const,
     files: (code: string) => ({
       "snippet.go": `package main\n\n${code}`,
       "main.go": `package main
@@ -80,7 +81,7 @@ func main() {
   },
   {
     lang: "php",
-    bin: "php",
+    bin: "php" as const,
     files: (code: string) => ({
       "snippet.php": code.startsWith("<?php") ? code : `<?php\n${code}`,
       "main.php": `<?php
@@ -96,7 +97,7 @@ foreach ($d['cases'] as $c) {
   },
   {
     lang: "ruby",
-    bin: "ruby",
+    bin: "ruby" as const,
     files: (code: string) => ({
       "snippet.rb": code,
       // Under a C locale Ruby would tag stdin as US-ASCII; a real app hands the function UTF-8 strings.
@@ -118,17 +119,10 @@ describe("docs/signing.md", () => {
   });
 
   for (const { lang, bin, files, command, env } of languages) {
-    const available = spawnSync("sh", ["-c", `command -v ${bin}`]).status === 0;
-    // CI installs all four (.ci/run), so a missing one there is a broken setup, not a reason to skip.
-    const required = Boolean(process.env.CI);
-    const name = available
-      ? `${lang} snippet builds the server's URL for every test vector`
-      : `${lang} snippet (${bin} not installed: ${required ? "required on CI" : "skipped"})`;
-
-    it.skipIf(!available && !required)(
-      name,
+    const needs = need(bin);
+    it.skipIf(needs.skip)(
+      needs.title(`${lang} snippet builds the server's URL for every test vector`),
       () => {
-        expect(available, `${bin} is required on CI`).toBe(true);
         const code = firstBlock(lang);
         if (code === undefined) throw new Error(`no \`\`\`${lang} block in docs/signing.md`);
         const dir = mkdtempSync(join(tmpdir(), `optstuff-${lang}-snippet-`));
