@@ -19,7 +19,12 @@ if (!process.env.DATABASE_URL) {
   const envFile = path.join(dataDir, "quickstart.env");
   const bootstrap = spawnSync(
     process.execPath,
-    ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "bootstrap", "--if-empty", "--credentials-file", envFile],
+    [
+      "node_modules/tsx/dist/cli.mjs",
+      "scripts/optstuff.ts",
+      "bootstrap",
+      ...["--team", "demo", "--project", "demo", "--if-empty", "--credentials-file", envFile],
+    ],
     { stdio: "inherit", env: { ...process.env, PORT: port } },
   );
   if (bootstrap.status !== 0) process.exit(bootstrap.status ?? 1);

@@ -160,7 +160,7 @@ export async function prepareOurApp(
         source,
       });
   };
-  const signed = project();
+  const signed = project("--team", "demo", "--project", "demo");
   const nodeFlags = (process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   return {
     env: ourEnv,

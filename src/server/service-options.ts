@@ -73,19 +73,22 @@ export interface TransformIsolation {
 export const TRANSFORM_WORKER_ENTRY = "dist/transform-worker.mjs";
 export const DOWNLOAD_THREAD_ENTRY = "dist/source-download-thread.mjs";
 
+/** The embedded database under OPTSTUFF_DATA_DIR, or DATABASE_URL's (the command line needs only this). */
+export function databaseTargetFromEnv(e: Env): DatabaseTarget {
+  return e.DATABASE_URL === undefined
+    ? {
+        kind: "pglite",
+        dataDir: path.resolve(e.OPTSTUFF_DATA_DIR),
+        sharedBuffersMb: e.OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB,
+      }
+    : { kind: "postgres", url: e.DATABASE_URL };
+}
+
 /** Maps the validated environment onto service options: the only place that knows both. */
 export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: DatabaseTarget } {
   const embedded = e.DATABASE_URL === undefined;
-  const inProcess =
-    e.OPTSTUFF_TRANSFORM_ISOLATION === "none" || (e.OPTSTUFF_TRANSFORM_ISOLATION === "auto" && e.VERCEL !== undefined);
   return {
-    database: embedded
-      ? {
-          kind: "pglite",
-          dataDir: path.resolve(e.OPTSTUFF_DATA_DIR),
-          sharedBuffersMb: e.OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB,
-        }
-      : { kind: "postgres", url: e.DATABASE_URL! },
+    database: databaseTargetFromEnv(e),
     secrets: loadSecrets(e),
     fetchLimits: {
       maxBytes: e.OPTSTUFF_MAX_SOURCE_BYTES,
@@ -110,14 +113,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
         : null,
     transformConcurrency: e.OPTSTUFF_TRANSFORM_CONCURRENCY,
     transformFairShare: e.OPTSTUFF_TRANSFORM_FAIR_SHARE === "on",
-    transformIsolation: inProcess
-      ? null
-      : {
-          entry: path.resolve(TRANSFORM_WORKER_ENTRY),
-          memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20,
-          env: transformProcessEnv(),
-          nice: e.OPTSTUFF_TRANSFORM_NICE,
-        },
+    transformIsolation: transformIsolationFromEnv(e),
     // A script next to the build, which Vercel's functions do not carry (as for the transform processes).
     sourceDownloadThread: e.VERCEL === undefined ? path.resolve(DOWNLOAD_THREAD_ENTRY) : null,
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
@@ -125,10 +121,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     resultStore: resultStoreFromEnv(e),
     sourceCacheBytes: e.OPTSTUFF_SOURCE_CACHE_BYTES,
     configCacheTtlMs: e.OPTSTUFF_CONFIG_CACHE_TTL_MS,
-    redis:
-      e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
-        ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
-        : null,
+    redis: redisFromEnv(e),
     authFailuresPerMinute: e.OPTSTUFF_AUTH_FAILURES_PER_MINUTE,
     // Vercel's edge is a proxy that writes the client's address into X-Forwarded-For; our server, which
     // stamps the socket's address, does not run there, so a peer-address header would be the client's.
@@ -161,7 +154,26 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
   };
 }
 
-function resultStoreFromEnv(e: Env): ResultStoreSettings | null {
+/** Transform processes (null: transforms run in the server's process, as on Vercel by default). */
+export function transformIsolationFromEnv(e: Env): TransformIsolation | null {
+  const inProcess =
+    e.OPTSTUFF_TRANSFORM_ISOLATION === "none" || (e.OPTSTUFF_TRANSFORM_ISOLATION === "auto" && e.VERCEL !== undefined);
+  if (inProcess) return null;
+  return {
+    entry: path.resolve(TRANSFORM_WORKER_ENTRY),
+    memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20,
+    env: transformProcessEnv(),
+    nice: e.OPTSTUFF_TRANSFORM_NICE,
+  };
+}
+
+export function redisFromEnv(e: Env): UpstashSettings | null {
+  return e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
+    ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
+    : null;
+}
+
+export function resultStoreFromEnv(e: Env): ResultStoreSettings | null {
   const kind =
     e.OPTSTUFF_RESULT_STORE === "auto"
       ? e.OPTSTUFF_RESULT_STORE_S3_BUCKET

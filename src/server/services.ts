@@ -30,7 +30,7 @@ import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";
 import { scheduleOnDemand } from "@/server/cron/scheduler";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog } from "@/server/usage/request-log";
-import { openDatabase, type DatabaseHandle } from "@/server/db/client";
+import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
 import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
@@ -86,8 +86,8 @@ export interface Services {
 }
 
 export async function createServices(options: ServiceOptions): Promise<Services> {
-  const database = "db" in options.database ? options.database : await openDatabase(options.database);
   const logger = options.logger ?? createLogger();
+  const database = "db" in options.database ? options.database : await openDatabase(owned(options.database, logger));
   const counters = createCounters();
   const logSampled = createSampledLogger(logger);
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
@@ -274,4 +274,22 @@ function closeOnSignals(services: Services): void {
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
+}
+
+/** The server owns its embedded database for as long as it runs, and says so if it loses it. */
+function owned(target: DatabaseTarget, logger: Logger): DatabaseTarget {
+  if (target.kind !== "pglite") return target;
+  return {
+    ...target,
+    owner: {
+      role: "the OptStuff server",
+      onCompromised: (error) =>
+        logger.log("error", "lost the embedded database's lock: another process may open it now", describeError(error)),
+      onTakeover: (owner) =>
+        logger.log("warn", "took over the embedded database from a process that ended without releasing it", {
+          pid: owner?.pid,
+          role: owner?.role,
+        }),
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { env, EnvironmentError, isProduction, type Env } from "@/env";
 import { MissingSecretError } from "@/server/config/secrets";
+import { DatabaseInUseError } from "@/server/db/embedded-lock";
 import { describeError, type Logger } from "@/server/log";
 import { getServices, type Services } from "@/server/services";
 
@@ -33,7 +34,9 @@ export async function startServer(): Promise<void> {
     const message =
       error instanceof EnvironmentError || error instanceof MissingSecretError
         ? error.message
-        : `Startup failed: ${error instanceof Error ? error.message : String(error)}`;
+        : error instanceof DatabaseInUseError
+          ? `${error.message}: stop it first (one process at a time owns an embedded database), or give this server its own OPTSTUFF_DATA_DIR.`
+          : `Startup failed: ${error instanceof Error ? error.message : String(error)}`;
     process.stderr.write(`\n[optstuff] ${message}\n\n`);
     process.exit(1);
   }

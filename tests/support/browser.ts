@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { chromiumPath } from "./services";
 
 export const SCREENSHOT_DIR = path.resolve("artifacts/screenshots");
 
@@ -166,8 +167,9 @@ export async function startServedApp(
 }
 
 /**
- * Creates a team, a project and an API key on an embedded database that no server holds yet (call it
- * from startServedApp's `prepare`), and returns the credentials file's variables (OPTSTUFF_*).
+ * Creates a team, a project and an API key (demo/demo unless `args` name them) on an embedded database
+ * that no server holds yet (call it from startServedApp's `prepare`), and returns the credentials file's
+ * variables (OPTSTUFF_*).
  */
 export function bootstrapProject(
   dataDir: string,
@@ -177,7 +179,15 @@ export function bootstrapProject(
   const file = path.join(dataDir, "credentials.env");
   const result = spawnSync(
     process.execPath,
-    ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "bootstrap", "--credentials-file", file, ...args],
+    [
+      "node_modules/tsx/dist/cli.mjs",
+      "scripts/optstuff.ts",
+      "bootstrap",
+      ...(args.includes("--team") ? [] : ["--team", "demo", "--project", "demo"]),
+      "--credentials-file",
+      file,
+      ...args,
+    ],
     {
       env: {
         ...process.env,
@@ -202,7 +212,7 @@ export async function openBrowser(
 ): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
   const profile = mkdtempSync(path.join(os.tmpdir(), "optstuff-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    executablePath: chromiumPath() ?? "chromium",
     headless: true,
     viewport,
     args: [

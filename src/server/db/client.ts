@@ -1,6 +1,8 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { lockEmbeddedDatabase, type DatabaseOwner } from "./embedded-lock";
+import { migrationsFolder } from "./migrations";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -15,24 +17,31 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export type DatabaseTarget =
+export type DatabaseTarget = (
   | { kind: "postgres"; url: string; maxConnections?: number }
-  /** `dataDir` null keeps the database in memory (tests). */
-  | { kind: "pglite"; dataDir: string | null; sharedBuffersMb?: number };
+  /**
+   * `dataDir` null keeps the database in memory (tests). A directory is owned by one process at a time
+   * (embedded-lock.ts): `owner` names this one in another's refusal.
+   */
+  | { kind: "pglite"; dataDir: string | null; sharedBuffersMb?: number; owner?: OwnerOptions }
+) & {
+  /** Apply pending migrations on open (default). A command that only reads checks pendingMigrations instead. */
+  migrate?: boolean;
+};
 
-/**
- * The committed drizzle-kit migrations. Resolved from the working directory because the server bundle
- * lives under .next/ where module-relative paths do not lead back to the repository.
- */
-function migrationsFolder(): string {
-  return path.resolve(process.cwd(), "drizzle");
+export interface OwnerOptions {
+  role: string;
+  /** What to do when the lock was lost (see lockEmbeddedDatabase); default: throw. */
+  onCompromised?(error: Error): void;
+  onTakeover?(owner: DatabaseOwner | null): void;
 }
 
-/** Opens the database and applies pending migrations. */
+/** Opens the database and applies pending migrations (unless told not to). */
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  const migrate = target.migrate ?? true;
   return target.kind === "postgres"
-    ? openPostgres(target.url, target.maxConnections ?? 10)
-    : openPglite(target.dataDir, target.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB);
+    ? openPostgres(target.url, target.maxConnections ?? 10, migrate)
+    : openPglite(target.dataDir, target.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB, migrate, target.owner);
 }
 
 /**
@@ -45,39 +54,68 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
  */
 const DEFAULT_SHARED_BUFFERS_MB = 16;
 
-async function openPglite(dataDir: string | null, sharedBuffersMb: number): Promise<DatabaseHandle> {
+async function openPglite(
+  dataDir: string | null,
+  sharedBuffersMb: number,
+  applyMigrations: boolean,
+  owner: OwnerOptions = { role: "another process" },
+): Promise<DatabaseHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const options = { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`] };
-  const client = dataDir ? new PGlite(path.join(dataDir, "pglite"), options) : new PGlite(options);
-  const db = drizzle(client, { schema });
-  await migrate(db, { migrationsFolder: migrationsFolder() });
-  return {
-    db: db as unknown as Database,
-    kind: "pglite",
-    ping: async () => void (await client.query("select 1")),
-    close: () => client.close(),
-  };
+  const release = dataDir
+    ? await lockEmbeddedDatabase(dataDir, {
+        role: owner.role,
+        onCompromised:
+          owner.onCompromised ??
+          ((error) => {
+            throw error;
+          }),
+        onTakeover: owner.onTakeover,
+      })
+    : async () => {};
+  try {
+    const options = { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`] };
+    const client = dataDir ? new PGlite(path.join(dataDir, "pglite"), options) : new PGlite(options);
+    const db = drizzle(client, { schema });
+    if (applyMigrations) await migrate(db, { migrationsFolder: migrationsFolder() });
+    return {
+      db: db as unknown as Database,
+      kind: "pglite",
+      ping: async () => void (await client.query("select 1")),
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          await release();
+        }
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
 }
 
 // Any constant shared by every instance: several instances starting together migrate one at a time.
 const MIGRATION_LOCK = 7_150_715;
 
-async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
+async function openPostgres(url: string, max: number, applyMigrations: boolean): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const { migrate } = await import("drizzle-orm/postgres-js/migrator");
   const sql = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 30 });
   const db = drizzle(sql, { schema });
-  const lock = await sql.reserve();
-  try {
-    await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await migrate(db, { migrationsFolder: migrationsFolder() });
-  } finally {
-    await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
-    lock.release();
+  if (applyMigrations) {
+    const lock = await sql.reserve();
+    try {
+      await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+      await migrate(db, { migrationsFolder: migrationsFolder() });
+    } finally {
+      await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+      lock.release();
+    }
   }
   return {
     db: db as unknown as Database,

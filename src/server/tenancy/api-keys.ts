@@ -4,7 +4,13 @@ import { nameSchema } from "@/lib/schemas/names";
 import { effectiveKeyLimits } from "@/server/config-cache/types";
 import { apiKeys } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
-import { createApiKey, assertFutureExpiry, type CreatedApiKey, type KeyLimits } from "./create-api-key";
+import {
+  assertFutureExpiry,
+  assertLimitsInOrder,
+  createApiKey,
+  type CreatedApiKey,
+  type KeyLimits,
+} from "./create-api-key";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 
@@ -58,7 +64,8 @@ export async function listApiKeys(deps: Pick<TenancyDeps, "db" | "now">, scope: 
 export async function createProjectKey(
   deps: Pick<TenancyDeps, "db" | "secretBox" | "now">,
   scope: ProjectScope,
-  input: { name: string; expiresAt: Date | null; createdBy: string } & KeyLimits,
+  /** createdBy: the dashboard's user, or null for the command line. */
+  input: { name: string; expiresAt: Date | null; createdBy: string | null } & KeyLimits,
 ): Promise<CreatedApiKey> {
   return createApiKey(deps, { ...input, projectId: scope.projectId }, deps.now());
 }
@@ -86,11 +93,7 @@ export async function updateApiKey(
   assertActive(current, now);
   const perMinute = limits.rateLimitPerMinute !== undefined ? limits.rateLimitPerMinute : current.rateLimitPerMinute;
   const perDay = limits.rateLimitPerDay !== undefined ? limits.rateLimitPerDay : current.rateLimitPerDay;
-  if (perMinute !== null && perDay !== null && perMinute > perDay)
-    throw new AppError("INVALID_INPUT", {
-      message: "The per-minute limit cannot exceed the per-day limit",
-      field: "rateLimitPerMinute",
-    });
+  assertLimitsInOrder(perMinute, perDay);
   const [row] = await deps.db
     .update(apiKeys)
     .set({
@@ -121,7 +124,7 @@ export async function rotateApiKey(
   deps: Pick<TenancyDeps, "db" | "invalidate" | "secretBox" | "now">,
   scope: ProjectScope,
   keyId: string,
-  input: { graceSeconds: number; createdBy: string },
+  input: { graceSeconds: number; createdBy: string | null },
 ): Promise<CreatedApiKey & { oldKeyExpiresAt: Date }> {
   const now = deps.now();
   const graceSeconds = Math.min(Math.max(0, Math.floor(input.graceSeconds)), MAX_ROTATION_GRACE_SECONDS);

@@ -12,6 +12,8 @@ export interface BootstrapInput {
   sourceHosts?: readonly string[];
   /** Accept loopback source hosts (development and tests only). */
   allowLoopback?: boolean;
+  /** A new team's owner: the instance's owner when there is one (null: the first account adopts it). */
+  ownerId?: string | null;
 }
 
 export interface BootstrapResult {
@@ -31,7 +33,9 @@ export async function bootstrap(
 ): Promise<BootstrapResult> {
   const policy = { allowLoopback: input.allowLoopback ?? false };
   const existingTeam = await findTeamBySlug(deps.db, input.teamSlug);
-  const team = existingTeam ?? (await createTeam(deps.db, { name: input.teamSlug, slug: input.teamSlug }));
+  const team =
+    existingTeam ??
+    (await createTeam(deps.db, { name: input.teamSlug, slug: input.teamSlug, ownerId: input.ownerId ?? undefined }));
   const existingProject = await findProject(deps.db, team.id, input.projectSlug);
   let project =
     existingProject ??

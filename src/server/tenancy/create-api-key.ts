@@ -20,6 +20,15 @@ export function assertFutureExpiry(expiresAt: Date | null | undefined, now: Date
     throw new AppError("INVALID_INPUT", { message: "Expiry must be in the future" });
 }
 
+/** A key's own limits, where both are set, allow no more a minute than a day. */
+export function assertLimitsInOrder(perMinute: number | null | undefined, perDay: number | null | undefined): void {
+  if (perMinute != null && perDay != null && perMinute > perDay)
+    throw new AppError("INVALID_INPUT", {
+      message: "The per-minute limit cannot exceed the per-day limit",
+      field: "rateLimitPerMinute",
+    });
+}
+
 export async function createApiKey(
   deps: { db: Database; secretBox: SecretBox },
   input: { projectId: string; name: string; expiresAt?: Date | null; createdBy?: string | null } & KeyLimits,
@@ -30,6 +39,7 @@ export async function createApiKey(
     rateLimitPerMinute: input.rateLimitPerMinute,
     rateLimitPerDay: input.rateLimitPerDay,
   });
+  assertLimitsInOrder(limits.rateLimitPerMinute, limits.rateLimitPerDay);
   const pair = generateKeyPair();
   const [row] = await deps.db
     .insert(apiKeys)

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, eq, inArray, notExists, sql } from "drizzle-orm";
 import { nameSchema, slugSchema } from "@/lib/schemas/names";
 import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
@@ -67,6 +67,54 @@ export async function listTeamsForUser(db: Database, userId: string): Promise<Ar
     .innerJoin(teamMembers, eq(teamMembers.teamId, teams.id))
     .where(eq(teamMembers.userId, userId))
     .orderBy(asc(teams.name));
+}
+
+/** Every team of the instance, with its member and project counts: the operator's view (command line). */
+export async function listAllTeams(db: Database): Promise<Array<TeamRow & { members: number; projects: number }>> {
+  const memberCounts = db
+    .select({ teamId: teamMembers.teamId, n: count().as("members") })
+    .from(teamMembers)
+    .groupBy(teamMembers.teamId)
+    .as("member_counts");
+  const projectCounts = db
+    .select({ teamId: projects.teamId, n: count().as("projects") })
+    .from(projects)
+    .groupBy(projects.teamId)
+    .as("project_counts");
+  const rows = await db
+    .select({ ...columns, members: memberCounts.n, projects: projectCounts.n })
+    .from(teams)
+    .leftJoin(memberCounts, eq(memberCounts.teamId, teams.id))
+    .leftJoin(projectCounts, eq(projectCounts.teamId, teams.id))
+    .orderBy(asc(teams.slug));
+  return rows.map((row) => ({ ...row, members: row.members ?? 0, projects: row.projects ?? 0 }));
+}
+
+/**
+ * Teams nobody belongs to (made by the command line before anyone signed up, as the quickstart's demo
+ * is) become the user's, as owner: no team is left that no account can see. Returns their slugs.
+ */
+export async function adoptOwnerlessTeams(db: Database, userId: string): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    const ownerless = await tx
+      .select({ id: teams.id, slug: teams.slug })
+      .from(teams)
+      .where(
+        notExists(
+          tx
+            .select({ one: sql`1` })
+            .from(teamMembers)
+            .where(eq(teamMembers.teamId, teams.id)),
+        ),
+      )
+      .for("update");
+    if (ownerless.length === 0) return [];
+    await tx
+      .insert(teamMembers)
+      .values(ownerless.map((team) => ({ teamId: team.id, userId, role: "owner" as const })))
+      .onConflictDoNothing();
+    return ownerless.map((team) => team.slug);
+  });
 }
 
 /** For the live check while typing: a slug that would be refused says why. */

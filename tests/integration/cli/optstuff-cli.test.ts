@@ -1,14 +1,15 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sign, signaturePayload } from "@/server/signing";
 import { createTestDatabase } from "../../support/database";
+import { buildSignedUrl } from "../../support/signed-url";
 
 const run = promisify(execFile);
-const dataDir = mkdtempSync(path.join(tmpdir(), "optstuff-cli-"));
 let databaseUrl: string | undefined;
 let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
 
@@ -20,7 +21,14 @@ beforeAll(async () => {
 });
 afterAll(async () => database?.close());
 
-function cli(args: string[], extraEnv: Record<string, string> = {}) {
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI as a user runs it (`npm run optstuff -- …`), in a process of its own. */
+function optstuff(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     OPTSTUFF_DATA_DIR: dataDir,
@@ -30,27 +38,56 @@ function cli(args: string[], extraEnv: Record<string, string> = {}) {
   if (databaseUrl && !("DATABASE_URL" in extraEnv)) env.DATABASE_URL = databaseUrl;
   return run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", ...args], {
     env: env as NodeJS.ProcessEnv,
-    timeout: 60_000,
+    timeout: 90_000,
     encoding: "utf8",
-  });
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (failure: { code: number; stdout: string; stderr: string }) => failure,
+  );
 }
 
-function parseCredentials(stdout: string): Record<string, string> {
+function credentials(stdout: string): Record<string, string> {
   return Object.fromEntries([...stdout.matchAll(/^(OPTSTUFF_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
 }
 
-describe("optstuff CLI", () => {
-  it("bootstraps a team, project and key and prints ready-to-use credentials and a signed URL", async () => {
-    const { stdout } = await cli([
-      "bootstrap",
-      "--team",
-      "acme",
-      "--project",
-      "blog",
-      "--sources",
-      "local,cdn.example.com",
+const json = <T>(result: Run): T => {
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T;
+};
+
+describe("optstuff on a database", () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "optstuff-cli-"));
+  const cli = (...args: string[]) => optstuff(dataDir, args);
+  const blog = ["--team", "acme", "--project", "blog"];
+
+  it("shows nothing and makes nothing on a fresh machine: a command that reads never creates the database", async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), "optstuff-cli-empty-"));
+    const listed = await optstuff(empty, ["teams", "list"], { DATABASE_URL: "" });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toBe(
+      `optstuff: There is no embedded database in ${empty} yet: it is made when the server first starts (npm start), or by optstuff bootstrap.\n`,
+    );
+    const doctor = await optstuff(empty, ["doctor", "--json"], { DATABASE_URL: "" });
+    const findings = json<Array<{ check: string; status: string; detail: string }>>(doctor);
+    expect(findings.map((f) => f.check)).toEqual([
+      "configuration",
+      "secrets",
+      "database",
+      "redis",
+      "object store",
+      "scratch space",
+      "transform worker",
     ]);
-    const vars = parseCredentials(stdout);
+    expect(findings.filter((f) => f.status !== "ok")).toEqual([]);
+    expect(findings.find((f) => f.check === "database")!.detail).toContain("not made yet");
+    expect(findings.find((f) => f.check === "transform worker")!.detail).toMatch(/made a webp in \d+ ms/);
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
+  it("bootstraps a team, project and key and prints ready-to-use credentials and a signed URL", async () => {
+    const { stdout, code } = await cli("bootstrap", ...blog, "--sources", "local,cdn.example.com");
+    expect(code).toBe(0);
+    const vars = credentials(stdout);
     expect(vars.OPTSTUFF_BASE_URL).toBe("http://127.0.0.1:4100");
     expect(vars.OPTSTUFF_PROJECT_SLUG).toBe("blog");
     expect(vars.OPTSTUFF_PUBLIC_KEY).toMatch(/^pk_[A-Za-z0-9_-]{22}$/);
@@ -62,56 +99,334 @@ describe("optstuff CLI", () => {
     );
   });
 
-  it("reuses the team and project, sets source hosts, and refuses unsafe ones with a clear message", async () => {
-    const { stdout } = await cli([
-      "sources",
-      "--team",
-      "acme",
-      "--project",
-      "blog",
-      "--set",
-      "HTTPS://CDN.Example.com.,*.img.example.com",
+  it("shows the source hosts without changing them, and sets them only with sources set", async () => {
+    // Asked to show them, the command used to empty the list (every remote image of the project then 403).
+    for (let i = 0; i < 2; i++) {
+      const shown = await cli("sources", ...blog);
+      expect(shown).toEqual({ code: 0, stdout: "local\ncdn.example.com\n", stderr: "" });
+    }
+    expect(json<string[]>(await cli("sources", "show", ...blog, "--json"))).toEqual(["local", "cdn.example.com"]);
+    const set = await cli("sources", "set", ...blog, "HTTPS://CDN.Example.com.,*.img.example.com", "local");
+    expect(set.stdout).toBe("Allowed source hosts of acme/blog:\nhttps://cdn.example.com\n*.img.example.com\nlocal\n");
+    const refused = await cli("sources", "set", ...blog, "10.0.0.5");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('"10.0.0.5" is not a valid source host');
+    expect(json<string[]>(await cli("sources", ...blog, "--json"))).toEqual([
+      "https://cdn.example.com",
+      "*.img.example.com",
+      "local",
     ]);
-    expect(stdout).toContain("https://cdn.example.com, *.img.example.com");
-    const refused = await cli(["sources", "--team", "acme", "--project", "blog", "--set", "10.0.0.5"]).catch(
-      (e: { code: number; stderr: string }) => e,
+    const tooMany = await cli(
+      "sources",
+      "set",
+      ...blog,
+      Array.from({ length: 101 }, (_, i) => `h${i}.example`).join(","),
     );
-    expect(refused).toMatchObject({ code: 2 });
-    expect((refused as { stderr: string }).stderr).toContain('"10.0.0.5" is not a valid source host');
-    const missing = await cli(["key", "--team", "nobody", "--project", "blog"]).catch(
-      (e: { code: number; stderr: string }) => e,
-    );
-    expect((missing as { stderr: string }).stderr).toContain('No team with slug "nobody"');
+    expect(tooMany).toMatchObject({ code: 2, stderr: "optstuff: At most 100 hosts\n" });
   });
 
-  it("purges a source or the whole project, and refuses what is not a source URL", async () => {
-    const one = await cli([
-      "purge",
-      "--team",
-      "acme",
-      "--project",
-      "blog",
-      "--source",
-      "https://CDN.example.com/a/cat.jpg?v=2",
-    ]);
+  it("shows and sets the referer hosts, and empties a list only when told --none", async () => {
+    expect(await cli("referers", ...blog)).toMatchObject({
+      code: 0,
+      stdout: "(none: any site may embed the images)\n",
+    });
+    expect((await cli("referers", "set", ...blog, "www.example.com")).code).toBe(0);
+    expect(json<string[]>(await cli("referers", ...blog, "--json"))).toEqual(["www.example.com"]);
+    expect((await cli("referers", "set", ...blog, "--none")).code).toBe(0);
+    expect(json<string[]>(await cli("referers", ...blog, "--json"))).toEqual([]);
+  });
+
+  it("names a team or project that does not exist, and changes nothing", async () => {
+    const team = await cli("keys", "create", "--team", "nobody", "--project", "blog", "--name", "k");
+    expect(team).toMatchObject({ code: 2, stderr: 'optstuff: No team "nobody" (optstuff teams list shows them)\n' });
+    const project = await cli("sources", "set", "--team", "acme", "--project", "nope", "a.example");
+    expect(project).toMatchObject({
+      code: 2,
+      stderr: 'optstuff: No project "nope" in team "acme" (optstuff projects list --team acme)\n',
+    });
+  });
+
+  it("lists teams and projects for scripts", async () => {
+    const teams = json<Array<{ slug: string; members: number; projects: number }>>(
+      await cli("teams", "list", "--json"),
+    );
+    expect(teams).toEqual([expect.objectContaining({ slug: "acme", members: 0, projects: 1 })]);
+    const projects = json<Array<{ slug: string }>>(await cli("projects", "list", "--team", "acme", "--json"));
+    expect(projects.map((p) => p.slug)).toEqual(["blog"]);
+    expect((await cli("teams", "list")).stdout).toMatch(/^SLUG +NAME +MEMBERS +PROJECTS\nacme +acme +0 +1\n$/);
+  });
+
+  it("creates keys with limits and an expiry, lists, rotates and revokes them", async () => {
+    const before = Date.now();
+    const created = json<{ publicKey: string; secretKey: string; expiresAt: string }>(
+      await cli(
+        "keys",
+        "create",
+        ...blog,
+        "--name",
+        "production",
+        "--expires-in-days",
+        "30",
+        "--per-minute",
+        "50",
+        "--per-day",
+        "5000",
+        "--json",
+      ),
+    );
+    expect(created.secretKey).toMatch(/^sk_/);
+    const expires = new Date(created.expiresAt).getTime();
+    expect(expires - before).toBeGreaterThanOrEqual(30 * 86_400_000);
+    expect(expires - Date.now()).toBeLessThanOrEqual(30 * 86_400_000);
+    // Above the day's limit, as the dashboard refuses it.
+    const inverted = await cli("keys", "create", ...blog, "--name", "x", "--per-minute", "500", "--per-day", "100");
+    expect(inverted).toMatchObject({
+      code: 2,
+      stderr: "optstuff: The per-minute limit cannot exceed the per-day limit\n",
+    });
+
+    type Listed = { publicKey: string; name: string; status: string; limits: { perMinute: number; perDay: number } };
+    const listed = json<Listed[]>(await cli("keys", "list", ...blog, "--json"));
+    expect(listed.find((k) => k.publicKey === created.publicKey)).toMatchObject({
+      name: "production",
+      status: "active",
+      limits: { perMinute: 50, perDay: 5000 },
+    });
+    expect(listed.map((k) => k.name).sort()).toEqual(["default", "production"]);
+    expect(JSON.stringify(listed)).not.toContain("sk_");
+
+    const rotated = await cli("keys", "rotate", ...blog, "--key", created.publicKey, "--grace-hours", "2");
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const next = credentials(rotated.stdout).OPTSTUFF_PUBLIC_KEY!;
+    expect(rotated.stdout).toContain(`# ${created.publicKey} keeps working until `);
+    const revoked = await cli("keys", "revoke", ...blog, "--key", next);
+    expect(revoked).toMatchObject({ code: 0, stdout: `Revoked ${next} (production).\n` });
+    const statuses = Object.fromEntries(
+      json<Listed[]>(await cli("keys", "list", ...blog, "--json")).map((k) => [k.publicKey, k.status]),
+    );
+    expect(statuses).toMatchObject({ [created.publicKey]: "rotating", [next]: "revoked" });
+    const again = await cli("keys", "rotate", ...blog, "--key", next);
+    expect(again).toMatchObject({ code: 2, stderr: "optstuff: This key is revoked and cannot be rotated\n" });
+    const unknown = await cli("keys", "revoke", ...blog, "--key", "pk_AAAAAAAAAAAAAAAAAAAAAA");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("No key pk_AAAAAAAAAAAAAAAAAAAAAA in this project");
+  });
+
+  it("purges a source or --all of a project, and refuses what is not a source URL", async () => {
+    const one = await cli("purge", ...blog, "--source", "https://CDN.example.com/a/cat.jpg?v=2");
     expect(one.stdout).toContain("Purged https://cdn.example.com/a/cat.jpg; 0 stored result(s) deleted.");
     expect(one.stdout).toMatch(/# CDN: purge the cache tag optstuff-s-[A-Za-z0-9_-]{22}/);
-    const all = await cli(["purge", "--team", "acme", "--project", "blog"]);
-    expect(all.stdout).toContain("Purged every result of blog");
+    const all = await cli("purge", ...blog, "--all");
+    expect(all.stdout).toContain("Purged every result of acme/blog");
     expect(all.stdout).toMatch(/# CDN: purge the cache tag optstuff-p-[0-9a-f-]{36}/);
-    const bad = await cli(["purge", "--team", "acme", "--project", "blog", "--source", "ftp://x/y"]).catch(
-      (e: { code: number; stderr: string }) => e,
+    const bad = await cli("purge", ...blog, "--source", "ftp://x/y");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("Not a source URL");
+  });
+
+  it("signs from the credentials file, and says where the file should be when it is missing", async () => {
+    const missing = await cli("sign", "local/photo.jpg");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`No credentials file at ${path.join(dataDir, "quickstart.env")}`);
+    const file = path.join(dataDir, "creds.env");
+    expect((await cli("bootstrap", ...blog, "--credentials-file", file)).code).toBe(0);
+    const signed = await cli("sign", "local/photo.jpg", "--operations", "w_400,f_auto", "--credentials-file", file);
+    expect(signed.code).toBe(0);
+    expect(signed.stdout).toMatch(
+      /^http:\/\/127\.0\.0\.1:4100\/api\/v1\/blog\/w_400%2Cf_auto\/local\/photo\.jpg\?key=pk_\S+&sig=\S+\n$/,
     );
-    expect(bad).toMatchObject({ code: 2 });
-    expect((bad as { stderr: string }).stderr).toContain("Not a source URL");
+  });
+
+  it("on a later start (--if-empty) makes no key, and the credentials file follows a new PORT", async () => {
+    const file = path.join(dataDir, "quickstart.env");
+    expect((await cli("bootstrap", "--team", "demo", "--project", "demo", "--credentials-file", file)).code).toBe(0);
+    const before = readFileSync(file, "utf8");
+    const keysBefore = json<unknown[]>(await cli("keys", "list", "--team", "demo", "--project", "demo", "--json"));
+    const moved = await optstuff(
+      dataDir,
+      ["bootstrap", "--team", "demo", "--project", "demo", "--if-empty", "--credentials-file", file],
+      {
+        PORT: "4200",
+      },
+    );
+    expect(moved).toMatchObject({
+      code: 0,
+      stdout: "",
+      stderr: `${file}: OPTSTUFF_BASE_URL is now http://127.0.0.1:4200\n`,
+    });
+    expect(readFileSync(file, "utf8")).toBe(before.replace("http://127.0.0.1:4100", "http://127.0.0.1:4200"));
+    expect(json<unknown[]>(await cli("keys", "list", "--team", "demo", "--project", "demo", "--json"))).toHaveLength(
+      keysBefore.length,
+    );
+    const signed = await optstuff(dataDir, ["sign", "local/photo.jpg"], { PORT: "4200" });
+    expect(signed.stdout).toMatch(/^http:\/\/127\.0\.0\.1:4200\/api\/v1\/demo\//);
+  });
+
+  it("doctor names each failing dependency in words and exits 1; an invalid environment is named first", async () => {
+    const broken = await optstuff(dataDir, ["doctor", "--json"], {
+      DATABASE_URL: "postgres://nobody@127.0.0.1:1/none",
+      UPSTASH_REDIS_REST_URL: "http://127.0.0.1:1",
+      UPSTASH_REDIS_REST_TOKEN: "doctor-token",
+    });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toBe("optstuff: 2 check(s) failed: database, redis\n");
+    const findings = JSON.parse(broken.stdout) as Array<{ check: string; status: string; detail: string }>;
+    expect(findings.filter((f) => f.status === "fail").map((f) => f.check)).toEqual(["database", "redis"]);
+    expect(findings.find((f) => f.check === "database")!.detail).toMatch(/ECONNREFUSED|connect/);
+    expect(broken.stdout).not.toContain("doctor-token");
+
+    const invalid = await optstuff(dataDir, ["doctor"], { OPTSTUFF_REGISTRATION: "sometimes" });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stdout).toMatch(
+      /^CHECK +STATUS +DETAIL\nconfiguration +fail +Invalid environment: OPTSTUFF_REGISTRATION: /,
+    );
+  });
+
+  it("refuses a credentials file that lacks a variable, naming it", async () => {
+    const file = path.join(dataDir, "partial.env");
+    writeFileSync(file, "OPTSTUFF_BASE_URL=http://127.0.0.1:4100\nOPTSTUFF_PROJECT_SLUG=blog\n");
+    const signed = await cli("sign", "local/photo.jpg", "--credentials-file", file);
+    expect(signed).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: `optstuff: ${file} lacks OPTSTUFF_PUBLIC_KEY, OPTSTUFF_SECRET_KEY\n`,
+    });
+  });
+
+  it("says that a key's limits live in the server's process when there is no shared Redis", async () => {
+    const reset = await optstuff(dataDir, ["reset-limits", "--key", "pk_AAAAAAAAAAAAAAAAAAAAAA"], {
+      UPSTASH_REDIS_REST_URL: "",
+      UPSTASH_REDIS_REST_TOKEN: "",
+    });
+    expect(reset.code).toBe(1);
+    expect(reset.stderr).toContain(
+      "Nothing was reset: without UPSTASH_REDIS_REST_URL the limits live in the server's process",
+    );
   });
 
   it("stops with a message naming the missing secrets in production", async () => {
-    const failure = await cli(["bootstrap"], {
+    const failure = await optstuff(dataDir, ["bootstrap", ...blog], {
       NODE_ENV: "production",
       DATABASE_URL: "postgres://nobody@127.0.0.1:1/none",
-    }).catch((e: { code: number; stderr: string }) => e);
-    expect(failure).toMatchObject({ code: 2 });
-    expect((failure as { stderr: string }).stderr).toContain("OPTSTUFF_KEY_ENCRYPTION_SECRET, BETTER_AUTH_SECRET");
+    });
+    expect(failure.code).toBe(2);
+    expect(failure.stderr).toContain("OPTSTUFF_KEY_ENCRYPTION_SECRET, BETTER_AUTH_SECRET");
+  });
+});
+
+/** The embedded default's server in a process of its own (tests/support/embedded-instance.ts). */
+function startServer(dataDir: string): { child: ChildProcess; ready: Promise<string>; exited: Promise<Run> } {
+  const serverEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    OPTSTUFF_DATA_DIR: dataDir,
+    OPTSTUFF_SCHEDULER: "off",
+  };
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/support/embedded-instance.ts"], {
+    env: serverEnv as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<Run>((resolve) =>
+    child.once("exit", (code) => resolve({ code: code ?? -1, stdout, stderr })),
+  );
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const port = /READY (\d+)/.exec(stdout)?.[1];
+      if (port) resolve(`http://127.0.0.1:${port}`);
+    });
+    void exited.then((result) => reject(new Error(`server exited with ${result.code}: ${result.stderr}`)));
+  });
+  return { child, ready, exited };
+}
+
+describe("optstuff beside a running embedded server", () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "optstuff-cli-served-"));
+  // Always the embedded database, on PostgreSQL runs too: it is the one with a single owner.
+  const cli = (...args: string[]) => optstuff(dataDir, args, { DATABASE_URL: "" });
+  const blog = ["--team", "acme", "--project", "blog"];
+  let server: ReturnType<typeof startServer>;
+  let firstKey: string;
+
+  beforeAll(async () => {
+    firstKey = json<{ publicKey: string }>(await cli("bootstrap", ...blog, "--sources", "local", "--json")).publicKey;
+    server = startServer(dataDir);
+    await server.ready;
+  }, 90_000);
+  afterAll(async () => {
+    if (server.child.exitCode === null) server.child.kill("SIGKILL");
+    await server.exited;
+  });
+
+  it("refuses every command that opens the database in one line, saying who holds it and what to do", async () => {
+    const commands = [
+      ["bootstrap", ...blog],
+      ["keys", "create", ...blog, "--name", "while-running"],
+      ["keys", "revoke", ...blog, "--key", firstKey],
+      ["keys", "rotate", ...blog, "--key", firstKey],
+      ["sources", "set", ...blog, "cdn.example.com"],
+      ["referers", "set", ...blog, "www.example.com"],
+      ["purge", ...blog, "--all"],
+      ["reseal"],
+      ["keys", "list", ...blog],
+      ["sources", ...blog],
+      ["teams", "list"],
+    ];
+    const results = await Promise.all(commands.map((args) => cli(...args)));
+    results.forEach((result, i) => {
+      const label = commands[i]!.join(" ");
+      expect(result.code, label).toBe(1);
+      expect(result.stdout, label).toBe("");
+      expect(result.stderr, label).toMatch(
+        new RegExp(
+          `^optstuff: The embedded database in ${dataDir} is in use by the OptStuff server \\(pid ${server.child.pid}, since [0-9T:.Z-]+\\)\\. Stop the server and run this again \\(an embedded database has one owner at a time\\), or make the change in the dashboard\\.\\n$`,
+        ),
+      );
+    });
+    // doctor explains instead of failing, and sign needs no database at all.
+    const doctor = json<Array<{ check: string; status: string; detail: string }>>(await cli("doctor", "--json"));
+    expect(doctor.find((f) => f.check === "database")).toMatchObject({
+      status: "ok",
+      detail: expect.stringContaining(`in use by the OptStuff server (pid ${server.child.pid}`) as unknown,
+    });
+  });
+
+  it("keeps a second server off the same directory", async () => {
+    const second = startServer(dataDir);
+    second.ready.catch(() => undefined);
+    const result = await second.exited;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `The embedded database in ${dataDir} is in use by the OptStuff server (pid ${server.child.pid}, since `,
+    );
+    expect(result.stderr).toContain("stop it first (one process at a time owns an embedded database)");
+  });
+
+  it("works once the server stopped, with nothing changed by the refused commands, and the next server serves the new key", async () => {
+    server.child.kill("SIGTERM");
+    expect((await server.exited).code).toBe(0);
+    type Listed = { publicKey: string; name: string; status: string };
+    const keys = json<Listed[]>(await cli("keys", "list", ...blog, "--json"));
+    expect(keys.map((k) => [k.publicKey, k.status])).toEqual([[firstKey, "active"]]);
+    expect(json<string[]>(await cli("sources", ...blog, "--json"))).toEqual(["local"]);
+    const created = json<{ publicKey: string; secretKey: string }>(
+      await cli("keys", "create", ...blog, "--name", "after-stop", "--json"),
+    );
+    server = startServer(dataDir);
+    const baseUrl = await server.ready;
+    const url = buildSignedUrl({
+      baseUrl,
+      projectSlug: "blog",
+      publicKey: created.publicKey,
+      secretKey: created.secretKey,
+      operations: "w_64,f_png",
+      source: "local/logo.png",
+    });
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/png");
+    expect((await sharp(Buffer.from(await response.arrayBuffer())).metadata()).width).toBe(64);
   });
 });

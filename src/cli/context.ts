@@ -1,0 +1,112 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { env, publicBaseUrl, type Env } from "@/env";
+import { createConfigInvalidator, type ConfigInvalidator } from "@/server/config-cache";
+import { loadSecrets } from "@/server/config/secrets";
+import { createCoordination } from "@/server/coordination/create-coordination";
+import { createCounters } from "@/server/coordination/counters";
+import { openDatabase, type Database, type DatabaseTarget } from "@/server/db/client";
+import { DatabaseInUseError, type DatabaseOwner } from "@/server/db/embedded-lock";
+import { pendingMigrations } from "@/server/db/migrations";
+import { createLogger } from "@/server/log";
+import { databaseTargetFromEnv, redisFromEnv } from "@/server/service-options";
+import { createSecretBox, type SecretBox } from "@/server/signing";
+import type { TenancyDeps } from "@/server/tenancy/deps";
+import { CliError } from "./errors";
+import type { Output } from "./output";
+
+/** What every command gets: the environment (read once, when first needed), the output and its role. */
+export interface CliContext {
+  out: Output;
+  /** How this command names itself to a server that finds the database in use ("optstuff keys create"). */
+  role: string;
+  env(): Env;
+  baseUrl(): string;
+}
+
+export function createContext(out: Output, role: string): CliContext {
+  return { out, role, env, baseUrl: () => publicBaseUrl(env()) };
+}
+
+/** The database, for a command that only reads: a database that does not exist yet is not created. */
+export async function withReadDatabase<T>(ctx: CliContext, run: (db: Database) => Promise<T>): Promise<T> {
+  const target = databaseTargetFromEnv(ctx.env());
+  if (target.kind === "pglite" && target.dataDir && !existsSync(path.join(target.dataDir, "pglite"))) {
+    throw new CliError(
+      `There is no embedded database in ${target.dataDir} yet: it is made when the server first starts (npm start), or by optstuff bootstrap.`,
+      1,
+    );
+  }
+  return withDatabase(ctx, { ...target, migrate: false }, async (db) => {
+    const behind = await pendingMigrations(db);
+    if (behind > 0)
+      throw new CliError(
+        `The database is ${behind} migration(s) behind this version of OptStuff: the server applies them when it starts (npm start); a command that only shows does not.`,
+        1,
+      );
+    return run(db);
+  });
+}
+
+export interface WriteDeps extends TenancyDeps {
+  /** Redis-backed invalidation reaches every instance; without Redis there is no cache outside a server. */
+  invalidate: ConfigInvalidator;
+}
+
+/** The database and what writes need: the sealing box, and invalidation of what servers cache. */
+export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDeps) => Promise<T>): Promise<T> {
+  const e = ctx.env();
+  const secrets = loadSecrets(e);
+  const secretBox: SecretBox = createSecretBox(secrets.keyEncryption, secrets.keyEncryptionPrevious);
+  const redis = redisFromEnv(e);
+  // With shared Redis, other instances' L1 copies expire within a second; the embedded server is
+  // stopped while the command line owns its database, and starts with empty caches.
+  const invalidate = createConfigInvalidator({
+    l1: null,
+    kv: redis ? createCoordination(redis).kv : null,
+    logger: createLogger("warn"),
+    counters: createCounters(),
+  });
+  return withDatabase(ctx, databaseTargetFromEnv(e), (db) =>
+    run({
+      db,
+      secretBox,
+      invalidate,
+      hostPolicy: { allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES },
+      now: () => new Date(),
+    }),
+  );
+}
+
+async function withDatabase<T>(ctx: CliContext, target: DatabaseTarget, run: (db: Database) => Promise<T>): Promise<T> {
+  const withOwner =
+    target.kind === "pglite"
+      ? {
+          ...target,
+          owner: {
+            role: ctx.role,
+            onTakeover: (owner: DatabaseOwner | null) =>
+              ctx.out.note(
+                `The embedded database was left locked by ${owner ? `pid ${owner.pid} (${owner.role})` : "a process"}, which ended: taking it over.`,
+              ),
+          },
+        }
+      : target;
+  let handle;
+  try {
+    handle = await openDatabase(withOwner);
+  } catch (error) {
+    if (error instanceof DatabaseInUseError) {
+      throw new CliError(
+        `${error.message}. Stop the server and run this again (an embedded database has one owner at a time), or make the change in the dashboard.`,
+        1,
+      );
+    }
+    throw error;
+  }
+  try {
+    return await run(handle.db);
+  } finally {
+    await handle.close();
+  }
+}

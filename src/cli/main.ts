@@ -1,0 +1,79 @@
+import { Command, CommanderError, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import { ZodError } from "zod";
+import { EnvironmentError } from "@/env";
+import { MissingSecretError } from "@/server/config/secrets";
+import { isAppError } from "@/server/errors";
+import { commandPath, createCli, type Streams } from "./command-context";
+import { registerBootstrap } from "./commands/bootstrap";
+import { registerDoctor } from "./commands/doctor";
+import { registerHostLists } from "./commands/hosts";
+import { registerKeys } from "./commands/keys";
+import { registerMaintenance } from "./commands/maintenance";
+import { registerSign } from "./commands/sign";
+import { registerTeams } from "./commands/teams";
+import { CliError, rootMessage } from "./errors";
+import { version } from "../../package.json";
+
+const ABOUT =
+  "Administer OptStuff without the dashboard: on the embedded database (OPTSTUFF_DATA_DIR, default .data/) while the server is stopped, or on DATABASE_URL at any time. Nothing is changed without a command that says so, and the team and project it changes.";
+
+const EXAMPLES = `
+Examples:
+  optstuff teams list
+  optstuff keys create --team acme --project blog --name production --expires-in-days 365
+  optstuff sources --team acme --project blog
+  optstuff sources set --team acme --project blog cdn.example.com '*.images.example.com'
+  optstuff sign local/photo.jpg --operations w_400,f_auto
+  optstuff doctor`;
+
+/** Runs one command line; answers the exit code: 0 done, 1 could not be done, 2 wrong input. */
+export async function runCli(argv: readonly string[], streams: Streams): Promise<number> {
+  const program = new Command("optstuff").description(ABOUT).version(version).addHelpText("after", EXAMPLES);
+  const cli = createCli(streams);
+  registerTeams(program, cli);
+  registerKeys(program, cli);
+  registerHostLists(program, cli);
+  registerMaintenance(program, cli);
+  registerSign(program, cli);
+  registerBootstrap(program, cli);
+  registerDoctor(program, cli);
+  configure(program, streams);
+  if (argv.length === 0) {
+    streams.stdout.write(program.helpInformation());
+    return 0;
+  }
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    const [message, code] = refusal(error);
+    streams.stderr.write(`optstuff: ${message}\n`);
+    return code;
+  }
+}
+
+/** What went wrong, in one line, and whether it was the input (2) or the moment (1). */
+function refusal(error: unknown): [string, 1 | 2] {
+  if (error instanceof CliError) return [error.message, error.exitCode];
+  if (error instanceof EnvironmentError) return [error.message.replace(/\n\s*/g, " "), 2];
+  if (error instanceof MissingSecretError) return [error.message, 2];
+  if (error instanceof ZodError) return [error.issues.map((issue) => issue.message).join("; "), 2];
+  if (isAppError(error)) return [error.publicMessage, error.status < 500 ? 2 : 1];
+  return [rootMessage(error), 1];
+}
+
+/**
+ * Every command writes to the given streams, throws instead of exiting, and words a refusal in one
+ * line that says where to read more: commander's "error: unknown option '--x'" becomes
+ * "optstuff: unknown option '--x' (optstuff keys create --help)".
+ */
+function configure(command: CommandUnknownOpts, streams: Streams): void {
+  command.exitOverride().configureOutput({
+    writeOut: (text) => void streams.stdout.write(text),
+    writeErr: (text) => void streams.stderr.write(text),
+    outputError: (text, write) =>
+      write(`optstuff: ${text.trim().replace(/^error: /, "")} (${commandPath(command)} --help)\n`),
+  });
+  for (const sub of command.commands) configure(sub, streams);
+}

@@ -1,0 +1,170 @@
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import path from "node:path";
+import lockfile from "proper-lockfile";
+
+/**
+ * An embedded database has one owner at a time. PGlite keeps its pages in the owning process's memory
+ * and writes them back on its own schedule: a second process opening the same directory (a second
+ * server, or the command line while the server runs) sees a stale database and overwrites what the
+ * other wrote. The owner holds `pglite.lock` (proper-lockfile: an atomic mkdir whose mtime it refreshes
+ * every 5 s) and says who it is in `pglite.owner.json`.
+ *
+ * A lock left by an owner that ended without releasing it (kill -9, a crash) is taken over at once
+ * when that owner was a process of this machine that no longer runs, and after 30 s without refresh
+ * otherwise (an owner on another machine sharing the directory). Takeovers are serialised by a second
+ * lock, so two processes that both find the dead owner's lock cannot both remove it: the second one
+ * finds the first one's live lock instead.
+ */
+export interface DatabaseOwner {
+  pid: number;
+  hostname: string;
+  /** "the OptStuff server", "optstuff keys create", … */
+  role: string;
+  since: string;
+}
+
+const DATABASE_IN_USE = Symbol.for("optstuff.DatabaseInUseError");
+
+/** Another process owns the directory: the message names it; the caller says what to do. */
+export class DatabaseInUseError extends Error {
+  readonly [DATABASE_IN_USE] = true;
+
+  constructor(
+    readonly directory: string,
+    readonly owner: DatabaseOwner | null,
+  ) {
+    super(`The embedded database in ${directory} is in use by ${describeOwner(owner)}`);
+    this.name = "DatabaseInUseError";
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as { [DATABASE_IN_USE]?: unknown })[DATABASE_IN_USE] === true
+    );
+  }
+}
+
+const STALE_MS = 30_000;
+const REFRESH_MS = 5_000;
+/** proper-lockfile never removes the lock itself: only a takeover below does, under its own lock. */
+const NEVER_STALE_MS = 10 * 365 * 86_400_000;
+
+export interface LockOptions {
+  /** Who asks, as the other side will read it in its refusal. */
+  role: string;
+  /** Called when the lock could not be refreshed for 30 s: another process may take the database. */
+  onCompromised(error: Error): void;
+  /** Called when the lock of an owner that ended is taken over. */
+  onTakeover?(owner: DatabaseOwner | null): void;
+}
+
+/** Takes the directory's lock, or throws DatabaseInUseError naming the live owner. Resolves to the release. */
+export async function lockEmbeddedDatabase(directory: string, options: LockOptions): Promise<() => Promise<void>> {
+  const paths = {
+    lock: path.join(directory, "pglite.lock"),
+    owner: path.join(directory, "pglite.owner.json"),
+    takeover: path.join(directory, "pglite.takeover.lock"),
+  };
+  let compromisedAt = 0;
+  // proper-lockfile keeps its locks by the path given (not the lock's own path): one path per lock.
+  const take = () =>
+    lockfile.lock(paths.lock, {
+      lockfilePath: paths.lock,
+      realpath: false,
+      stale: NEVER_STALE_MS,
+      update: REFRESH_MS,
+      // The refresh failed or came late: said once a period, and the lock stays ours if it can.
+      onCompromised: (error) => {
+        if (Date.now() - compromisedAt > STALE_MS) options.onCompromised(error);
+        compromisedAt = Date.now();
+      },
+    });
+  // The owner file is written before anyone else can look: inside a takeover, before its lock is let go.
+  const acquire = async () => {
+    const release = await take();
+    const me: DatabaseOwner = {
+      pid: process.pid,
+      hostname: hostname(),
+      role: options.role,
+      since: new Date().toISOString(),
+    };
+    writeFileSync(paths.owner, `${JSON.stringify(me)}\n`, { mode: 0o600 });
+    return async () => {
+      rmSync(paths.owner, { force: true });
+      await release();
+    };
+  };
+  try {
+    return await acquire();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+    return takeOver(directory, paths, acquire, options);
+  }
+}
+
+async function takeOver(
+  directory: string,
+  paths: { lock: string; owner: string; takeover: string },
+  acquire: () => Promise<() => Promise<void>>,
+  options: LockOptions,
+): Promise<() => Promise<void>> {
+  const serialised = await lockfile.lock(paths.takeover, {
+    lockfilePath: paths.takeover,
+    realpath: false,
+    stale: 10_000,
+    retries: { retries: 20, minTimeout: 100, maxTimeout: 500 },
+  });
+  try {
+    const owner = readOwner(paths.owner);
+    if (!ended(owner, paths.lock)) throw new DatabaseInUseError(directory, owner);
+    options.onTakeover?.(owner);
+    rmSync(paths.lock, { recursive: true, force: true });
+    try {
+      return await acquire();
+    } catch (error) {
+      // Someone took it in the moment between: they are alive.
+      if ((error as NodeJS.ErrnoException).code === "ELOCKED")
+        throw new DatabaseInUseError(directory, readOwner(paths.owner));
+      throw error;
+    }
+  } finally {
+    await serialised();
+  }
+}
+
+/** The owner is gone: a process of this machine that no longer runs, or a lock not refreshed for 30 s. */
+function ended(owner: DatabaseOwner | null, lockPath: string): boolean {
+  if (owner && owner.hostname === hostname() && !isAlive(owner.pid)) return true;
+  try {
+    return Date.now() - statSync(lockPath).mtimeMs > STALE_MS;
+  } catch {
+    return true; // released meanwhile
+  }
+}
+
+function readOwner(file: string): DatabaseOwner | null {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as DatabaseOwner;
+  } catch {
+    return null;
+  }
+}
+
+function describeOwner(owner: DatabaseOwner | null): string {
+  if (!owner) return "another process";
+  const where = owner.hostname === hostname() ? "" : ` on ${owner.hostname}`;
+  return `${owner.role} (pid ${owner.pid}${where}, since ${owner.since})`;
+}
+
+/** EPERM: it runs, as someone else. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
