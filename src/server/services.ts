@@ -16,9 +16,11 @@ import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth
 import { createMailer, type Mailer } from "@/server/mail/mailer";
 import type { TenancyDeps } from "@/server/tenancy/deps";
 import { createPersonalTeam } from "@/server/tenancy/onboarding";
+import { adoptOwnerlessTeams } from "@/server/tenancy/teams";
 import {
   admitAccount,
   defaultRegistrationPolicy,
+  findInstanceOwner,
   isFirstAccount,
   lockAccountCreation,
   type RegistrationPolicy,
@@ -182,6 +184,14 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ...oauth,
     onUserCreated: async (account) => {
       await createPersonalTeam(database.db, account);
+    },
+    // The instance's owner adopts the teams nobody can see: the quickstart's demo, made before any
+    // account existed, and any team whose last member's account is gone.
+    onSignedIn: async (userId) => {
+      if ((await findInstanceOwner(database.db))?.id !== userId) return;
+      const adopted = await adoptOwnerlessTeams(database.db, userId);
+      if (adopted.length > 0)
+        logger.log("info", "the instance owner adopted teams nobody belonged to", { teams: adopted });
     },
     logger,
     registration: {

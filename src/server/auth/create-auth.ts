@@ -27,6 +27,8 @@ export interface AuthOptions {
   google: OAuthCredentials | null;
   /** Runs once per new account (the personal team). */
   onUserCreated(account: { id: string; name: string; email: string }): Promise<void>;
+  /** Runs on every sign-in, sign-up included. */
+  onSignedIn(userId: string): Promise<void>;
   /** better-auth's own log lines go through it (and its redaction). */
   logger: Logger;
   /** The registration policy, run inside better-auth's sign-up transaction on the database given. */
@@ -138,6 +140,7 @@ export function createAuth(options: AuthOptions) {
           after: async (created) => options.onUserCreated(created),
         },
       },
+      session: { create: { after: async (created) => options.onSignedIn(created.userId) } },
     },
   });
 }
