@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { AppError, toAppError } from "@/server/errors";
 import { errorAnswer } from "@/server/http/error-response";
-import { parseSource, assertSourceAllowed, isRefererAllowed, type SourceLocation } from "@/server/source";
+import { parseSource, isRefererAllowed, type SourceLocation } from "@/server/source";
 import { describeError } from "@/server/log";
 import { isAuthFailure } from "@/server/ratelimit/auth-failure-guard";
 import { clientAddress } from "@/server/ratelimit/client-address";
 import { requestLimits } from "@/server/ratelimit/enforce-key-limits";
 import { attributionOf, authorizeRequest, type Authorized } from "./authorize";
-import { bucketLocation } from "./buckets";
 import type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./delivery-types";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
 import { respond } from "./respond";
 import { sourceName } from "./result-keys";
+import { allowedSource } from "./source-policy";
 
 export type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./delivery-types";
 
@@ -74,8 +74,5 @@ function outcomeOf(
 
 function checkPolicy(parts: ImageRequestParts, { project }: Authorized, headers: Headers): SourceLocation {
   if (!isRefererAllowed(headers.get("referer"), project.allowedRefererHosts)) throw new AppError("REFERER_NOT_ALLOWED");
-  const location = parseSource(parts.source);
-  if (location.kind === "bucket") return bucketLocation(location, project);
-  assertSourceAllowed(location, project.allowedSourceHosts);
-  return location;
+  return allowedSource(parseSource(parts.source), project);
 }

@@ -10,11 +10,12 @@ import { keyStatus } from "./api-keys";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 import { can, type TeamRole } from "./roles";
+import { assertTesterSourceAllowed } from "./tester-source-policy";
 
 /**
  * Signs a URL with one of the project's keys on the server, so the URL tester never sends a secret to
- * the browser. The operations and source are checked the way the image route will check them, so a
- * mistake is reported here instead of as a broken preview.
+ * the browser. The operations, the source and the project's source policy are checked the way the
+ * image route will check them, so a mistake is reported at its field instead of as a refused URL.
  */
 export async function signTestUrl(
   deps: Pick<TenancyDeps, "db" | "secretBox" | "now"> & { baseUrl: string },
@@ -29,7 +30,18 @@ export async function signTestUrl(
   const operations = input.operations.trim() || "_";
   const source = input.source.trim().replace(/^\/+/, "");
   refusingField("operations", () => parseOperations(operations));
-  refusingField("source", () => parseSource(source));
+  const location = refusingField("source", () => parseSource(source));
+  const seconds =
+    input.expiresInSeconds === null
+      ? null
+      : Math.min(Math.max(1, Math.floor(input.expiresInSeconds)), MAX_TEST_URL_SECONDS);
+  if (seconds === null && endsLikeExpiry(signaturePayload(operations, source, undefined))) {
+    throw new AppError("INVALID_INPUT", {
+      message: "A source ending in ?exp=N can only be signed with an expiry: without one it reads as an expiring URL",
+      field: "source",
+    });
+  }
+  await assertTesterSourceAllowed(deps.db, scope, location);
   const [key] = await deps.db
     .select({
       publicKey: apiKeys.publicKey,
@@ -45,18 +57,8 @@ export async function signTestUrl(
   const status = keyStatus(key, now);
   if (status === "revoked" || status === "expired")
     throw new AppError("KEY_NOT_ACTIVE", { message: `This key is ${status}: pick an active key` });
-  const seconds =
-    input.expiresInSeconds === null
-      ? null
-      : Math.min(Math.max(1, Math.floor(input.expiresInSeconds)), MAX_TEST_URL_SECONDS);
   // The integrators' kit builds the URL, as their servers would. From the whole second and with a
   // one-second bucket, the expiry is exactly the lifetime asked for (never past the 7-day bound).
-  if (seconds === null && endsLikeExpiry(signaturePayload(operations, source, undefined))) {
-    throw new AppError("INVALID_INPUT", {
-      message: "A source ending in ?exp=N can only be signed with an expiry: without one it reads as an expiring URL",
-      field: "source",
-    });
-  }
   const nowMs = Math.floor(now.getTime() / 1000) * 1000;
   const url = await signUrl({
     baseUrl: deps.baseUrl,
