@@ -71,7 +71,10 @@ export function nextImageSnippet(hosts: readonly string[]): string {
     wildcards.length > 0
       ? `\n  // The project also allows ${wildcards.join(", ")}: list the exact hosts your pages use.`
       : "";
-  return `// npm install @optstuff/client
+  return `// @optstuff/client is not on the npm registry yet: pack it from a clone of the OptStuff repository
+// (run npm ci in the clone once). In your app's folder, with the clone beside it as ../optstuff:
+//   npm pack ../optstuff/packages/client
+//   npm install ./optstuff-client-0.1.0.tgz
 
 // next.config.ts
 export default { images: { loader: "custom", loaderFile: "./image-loader.ts" } };

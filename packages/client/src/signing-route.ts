@@ -4,8 +4,8 @@ import { signUrl, type SigningKeys } from "./sign.js";
 export interface SigningRouteOptions extends SigningKeys {
   /**
    * Hosts whose images may be signed: `cdn.example.com`, or `cdn.example.com:8443` for another port
-   * than the scheme's default. Required: without it the route would sign any URL for anyone, spending
-   * your quota on their images.
+   * than the scheme's default. Required, with no default (createSigningRoute throws without it): a
+   * route that signed any URL for anyone would spend your quota on their images.
    */
   allowedHosts: readonly string[];
   /**
@@ -39,6 +39,7 @@ class Refusal {
  * browsers and CDNs do not ask again for every image.
  */
 export function createSigningRoute(options: SigningRouteOptions): (request: Request) => Promise<Response> {
+  assertAllowedHosts(options?.allowedHosts);
   const site = options.siteUrl === undefined ? undefined : new URL(options.siteUrl);
   const allowed = new Set([...options.allowedHosts.map(hostEntry), ...(site ? [site.host] : [])]);
   return async (request) => {
@@ -69,8 +70,26 @@ export function createSigningRoute(options: SigningRouteOptions): (request: Requ
   };
 }
 
+/**
+ * Types stop a TypeScript caller from leaving allowedHosts out; a JavaScript caller has none, and
+ * learns here what to write instead of reading "Cannot read properties of undefined". There is no
+ * default: a route that signed any host would let anyone spend the project's quota on their images.
+ */
+function assertAllowedHosts(hosts: unknown): void {
+  if (!Array.isArray(hosts)) {
+    throw new TypeError(
+      'createSigningRoute: allowedHosts is required, the list of hosts whose images this route signs, e.g. allowedHosts: ["cdn.example.com"] ([] with siteUrl signs only your site\'s own paths)',
+    );
+  }
+}
+
 /** An allowedHosts entry as the URL parser writes a host (lower case, punycode, no default port). */
 function hostEntry(entry: string): string {
+  if (typeof entry !== "string") {
+    throw new TypeError(
+      `allowedHosts: ${String(entry)} is not a host (write "cdn.example.com" or "cdn.example.com:8443")`,
+    );
+  }
   let parsed: URL | undefined;
   try {
     parsed = new URL(`https://${entry}`);

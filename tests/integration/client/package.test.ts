@@ -7,9 +7,10 @@ import { SIGNING_VECTORS, VECTOR_KEYS } from "../../support/vectors";
 import { buildSignedUrl } from "../../support/signed-url";
 
 /**
- * What another app gets from `npm install @optstuff/client`: the packed tarball (built by its prepare
- * script), installed into a fresh project with no access to this repository's sources, imported by
- * plain Node and type-checked by TypeScript through the package's exports map.
+ * What another app gets from the kit's tarball: packed (built by its prepare script), installed into a
+ * fresh project with no access to this repository's sources, imported by plain Node and type-checked by
+ * TypeScript through the package's exports map. Offline; documented-install.test.ts runs the docs' own
+ * install lines, which fetch the kit's dependencies from the npm registry.
  */
 const PACKAGE_DIR = path.resolve("packages/client");
 const TSC = path.resolve("node_modules/typescript/bin/tsc");

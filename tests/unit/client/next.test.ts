@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createImageLoader, createSigningRoute } from "../../../packages/client/src/next";
+import { createImageLoader, createSigningRoute, type SigningRouteOptions } from "../../../packages/client/src/next";
 import { verifySignature, signaturePayload } from "@/server/signing";
 
 const keys = {
@@ -107,6 +107,24 @@ describe("signing route", () => {
     }
     expect(() => createSigningRoute({ ...keys, allowedHosts: ["https://cdn.example.com"] })).toThrow(/not a host/);
     expect(() => createSigningRoute({ ...keys, allowedHosts: ["cdn.example.com/images"] })).toThrow(/not a host/);
+  });
+
+  it.each([
+    ["missing", undefined],
+    ["null", null],
+    ["a single host instead of a list", "cdn.example.com"],
+  ])("refuses at creation an allowedHosts %s, naming the option and what goes in it", (_, allowedHosts) => {
+    // What a JavaScript caller, with no types to stop it, can pass.
+    const create = () => createSigningRoute({ ...keys, allowedHosts } as unknown as SigningRouteOptions);
+    expect(create).toThrow(TypeError);
+    expect(create).toThrow(/allowedHosts.*\["cdn\.example\.com"\]/);
+  });
+
+  it("refuses at creation no options at all, or a host that is not a string", () => {
+    expect(() => createSigningRoute(undefined as unknown as SigningRouteOptions)).toThrow(/allowedHosts/);
+    expect(() => createSigningRoute({ ...keys, allowedHosts: [42] } as unknown as SigningRouteOptions)).toThrow(
+      /allowedHosts: 42 is not a host/,
+    );
   });
 
   it.each([
