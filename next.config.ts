@@ -2,8 +2,10 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   // sharp and the database drivers are native or large; load them from node_modules at run time
-  // instead of bundling them into the server build.
-  serverExternalPackages: ["sharp", "@electric-sql/pglite", "postgres", "jsdom", "dompurify"],
+  // instead of bundling them into the server build. proper-lockfile too: each bundled copy would add
+  // its own signal-exit hook, and with two of them a SIGTERM kills the server before its shutdown
+  // (drain the request log, flush usage, release the embedded database) finishes.
+  serverExternalPackages: ["sharp", "@electric-sql/pglite", "postgres", "jsdom", "dompurify", "proper-lockfile"],
   poweredByHeader: false,
   // Compression is scripts/server.mjs's, which leaves the image API alone: Next's would gzip SVG and
   // JSON answers, drop their Content-Length and add `Vary: Accept-Encoding` (contract §4 allows only
