@@ -50,10 +50,16 @@ for (const suite of suites) {
   }
 }
 if (broken) failed += 1;
+// A run that provides every service skips nothing: a skip there is a test that quietly stopped running.
+const requireAll = process.env.TEST_REQUIRE_SERVICES === "1";
 for (const [need, files] of needs) {
   const count = [...files.values()].reduce((sum, n) => sum + n, 0);
   console.log(`skipped ${count}, ${need.replace(/^\[needs ([^:]+): (.*)\]$/, "needing $1 ($2)")}:`);
   for (const [file, n] of files) console.log(`  ${file} (${n})`);
+}
+if (requireAll && skipped > 0) {
+  console.log(`TEST_REQUIRE_SERVICES=1: ${skipped} test(s) skipped, counted as one failure`);
+  failed += 1;
 }
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);

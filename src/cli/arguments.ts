@@ -52,6 +52,14 @@ export const publicKey = (value: string): string => {
   return value;
 };
 
+/** Where the image API answers: http(s), no query or fragment. */
+export const baseUrl = fromSchema(
+  z
+    .url({ protocol: /^https?$/, error: "Enter the address the image API answers at, e.g. https://img.example.com" })
+    .refine((url) => !/[?#]/.test(url), "Without a query or fragment")
+    .transform((url) => url.replace(/\/+$/, "")),
+);
+
 /** Comma- or newline-separated, as the dashboard's host list fields take them. */
 export const hostList = (value: string): string[] => parseHostList(value);
 

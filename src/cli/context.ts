@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { env, publicBaseUrl, type Env } from "@/env";
-import { createConfigInvalidator, type ConfigInvalidator } from "@/server/config-cache";
+import { createConfigInvalidator, createInvalidationQueue, type ConfigInvalidator } from "@/server/config-cache";
 import { loadSecrets } from "@/server/config/secrets";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { createCounters } from "@/server/coordination/counters";
 import { openDatabase, type Database, type DatabaseTarget } from "@/server/db/client";
 import { DatabaseInUseError, type DatabaseOwner } from "@/server/db/embedded-lock";
 import { pendingMigrations } from "@/server/db/migrations";
-import { createLogger } from "@/server/log";
+import { createLogger, type Logger } from "@/server/log";
 import { databaseTargetFromEnv, redisFromEnv } from "@/server/service-options";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import type { TenancyDeps } from "@/server/tenancy/deps";
@@ -59,23 +59,29 @@ export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDep
   const secrets = loadSecrets(e);
   const secretBox: SecretBox = createSecretBox(secrets.keyEncryption, secrets.keyEncryptionPrevious);
   const redis = redisFromEnv(e);
-  // With shared Redis, other instances' L1 copies expire within a second; the embedded server is
-  // stopped while the command line owns its database, and starts with empty caches.
-  const invalidate = createConfigInvalidator({
-    l1: null,
-    kv: redis ? createCoordination(redis).kv : null,
-    logger: createLogger("warn"),
-    counters: createCounters(),
-  });
   return withDatabase(ctx, databaseTargetFromEnv(e), (db) =>
     run({
       db,
       secretBox,
-      invalidate,
+      // With shared Redis, other instances' L1 copies expire within a second, and a failed drop is
+      // queued for the daily maintenance as the dashboard's are; the embedded server is stopped while
+      // the command line owns its database, and starts with empty caches.
+      invalidate: createConfigInvalidator({
+        l1: null,
+        kv: redis ? createCoordination(redis).kv : null,
+        logger: cliLogger(ctx),
+        counters: createCounters(),
+        queue: createInvalidationQueue(db),
+      }),
       hostPolicy: { allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES },
       now: () => new Date(),
     }),
   );
+}
+
+/** Log lines of the services a command uses: on stderr, so that stdout holds only the result. */
+export function cliLogger(ctx: CliContext): Logger {
+  return createLogger("warn", (line) => ctx.out.note(line));
 }
 
 async function withDatabase<T>(ctx: CliContext, target: DatabaseTarget, run: (db: Database) => Promise<T>): Promise<T> {
@@ -85,6 +91,11 @@ async function withDatabase<T>(ctx: CliContext, target: DatabaseTarget, run: (db
           ...target,
           owner: {
             role: ctx.role,
+            // Only a failed refresh (the lock directory removed or unwritable) gets here: say so, fail.
+            onCompromised: (error: Error) => {
+              ctx.out.note(`optstuff: lost the embedded database's lock: ${error.message}`);
+              process.exitCode = 1;
+            },
             onTakeover: (owner: DatabaseOwner | null) =>
               ctx.out.note(
                 `The embedded database was left locked by ${owner ? `pid ${owner.pid} (${owner.role})` : "a process"}, which ended: taking it over.`,

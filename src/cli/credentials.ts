@@ -1,6 +1,8 @@
-import { writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { signUrl } from "@optstuff/client";
 import type { CliContext } from "./context";
+import { CliError } from "./errors";
 
 /** A demo image the embedded default serves from demo/ (a project allowing `local`). */
 const DEMO_SOURCE = "local/photo.jpg";
@@ -42,8 +44,9 @@ export async function printCredentials(ctx: CliContext, created: NewKey, file?: 
     : null;
   if (file) {
     writeFileSync(file, `${envBlock}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600); // the mode above applies to a new file only
     ctx.out.result(
-      { file, ...vars, OPTSTUFF_SECRET_KEY: undefined },
+      { file, baseUrl, projectSlug: created.projectSlug, publicKey: created.key.publicKey },
       () => `Project "${created.projectSlug}" is ready; its credentials are in ${file} (mode 0600).`,
     );
     return;
@@ -72,4 +75,16 @@ export async function printCredentials(ctx: CliContext, created: NewKey, file?: 
     },
     () => lines.join("\n"),
   );
+}
+
+/**
+ * Checked before the key is made: a key whose secret could not be written anywhere would be lost.
+ * The file itself may exist (it is replaced) or not (its folder must).
+ */
+export function assertWritable(file: string): void {
+  try {
+    accessSync(existsSync(file) ? file : path.dirname(path.resolve(file)), constants.W_OK);
+  } catch {
+    throw new CliError(`Cannot write ${file}: its folder is missing or not writable`);
+  }
 }

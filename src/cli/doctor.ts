@@ -64,7 +64,7 @@ const checks: Check[] = [
         handle = await openDatabase({
           ...target,
           migrate: false,
-          ...(target.kind === "pglite" && { owner: { role: '"optstuff doctor"' } }),
+          ...(target.kind === "pglite" && { owner: { role: '"optstuff doctor"', onCompromised: () => {} } }),
         });
       } catch (error) {
         if (error instanceof DatabaseInUseError) return ok(`${error.message} (expected while the server runs)`);

@@ -15,7 +15,7 @@ import { CliError, rootMessage } from "./errors";
 import { version } from "../../package.json";
 
 const ABOUT =
-  "Administer OptStuff without the dashboard: on the embedded database (OPTSTUFF_DATA_DIR, default .data/) while the server is stopped, or on DATABASE_URL at any time. Nothing is changed without a command that says so, and the team and project it changes.";
+  "Administer OptStuff without the dashboard: on the embedded database (OPTSTUFF_DATA_DIR, default .data/) while the server is stopped, or on DATABASE_URL at any time. Commands that show change nothing; a command that changes a project or a key names it with --team and --project.";
 
 const EXAMPLES = `
 Examples:

@@ -1,4 +1,5 @@
 import type { Database } from "@/server/db/client";
+import { listApiKeys, type ApiKeyRow } from "@/server/tenancy/api-keys";
 import { findProject, type ProjectRow } from "@/server/tenancy/projects";
 import { findTeamBySlug, type TeamRow } from "@/server/tenancy/teams";
 import { CliError } from "./errors";
@@ -23,4 +24,15 @@ export async function resolveProject(
       `No project "${projectSlug}" in team "${team.slug}" (optstuff projects list --team ${team.slug})`,
     );
   return { team, project, scope: { teamId: team.id, projectId: project.id } };
+}
+
+/** `--key pk_…` among the project's keys, whatever its status. */
+export async function findProjectKey(
+  deps: { db: Database; now: () => Date },
+  scope: { teamId: string; projectId: string },
+  publicKey: string,
+): Promise<ApiKeyRow> {
+  const key = (await listApiKeys(deps, scope)).find((k) => k.publicKey === publicKey);
+  if (!key) throw new CliError(`No key ${publicKey} in this project (optstuff keys list shows them)`);
+  return key;
 }

@@ -188,10 +188,15 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     // The instance's owner adopts the teams nobody can see: the quickstart's demo, made before any
     // account existed, and any team whose last member's account is gone.
     onSignedIn: async (userId) => {
-      if ((await findInstanceOwner(database.db))?.id !== userId) return;
-      const adopted = await adoptOwnerlessTeams(database.db, userId);
-      if (adopted.length > 0)
-        logger.log("info", "the instance owner adopted teams nobody belonged to", { teams: adopted });
+      try {
+        if ((await findInstanceOwner(database.db))?.id !== userId) return;
+        const adopted = await adoptOwnerlessTeams(database.db, userId);
+        if (adopted.length > 0)
+          logger.log("info", "the instance owner adopted teams nobody belonged to", { teams: adopted });
+      } catch (error) {
+        // The sign-in has happened; the next one tries again.
+        logger.log("error", "adopting teams nobody belonged to failed", describeError(error));
+      }
     },
     logger,
     registration: {
@@ -293,8 +298,11 @@ function owned(target: DatabaseTarget, logger: Logger): DatabaseTarget {
     ...target,
     owner: {
       role: "the OptStuff server",
-      onCompromised: (error) =>
-        logger.log("error", "lost the embedded database's lock: another process may open it now", describeError(error)),
+      // Another process may be writing the database now: serving on would overwrite its writes.
+      onCompromised: (error) => {
+        logger.log("error", "lost the embedded database's lock; stopping", describeError(error));
+        process.exit(1);
+      },
       onTakeover: (owner) =>
         logger.log("warn", "took over the embedded database from a process that ended without releasing it", {
           pid: owner?.pid,

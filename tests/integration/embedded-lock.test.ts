@@ -112,6 +112,45 @@ describe("the embedded database's lock", () => {
     await Promise.all(racers.map((r) => (r.child.exitCode === null ? killed(r.child) : undefined)));
   });
 
+  it("never takes over a live owner of this machine, however long its lock went without a refresh", async () => {
+    const directory = fresh();
+    const server = contender(directory, "the OptStuff server");
+    expect(await server.outcome).toBe("LOCKED");
+    server.child.kill("SIGSTOP"); // as Ctrl-Z leaves it: alive, refreshing nothing
+    try {
+      const longAgo = new Date(Date.now() - 120_000);
+      utimesSync(path.join(directory, "pglite.lock"), longAgo, longAgo);
+      const refused = await lockEmbeddedDatabase(directory, { role: "test", onCompromised: () => {} }).catch(
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(DatabaseInUseError);
+    } finally {
+      server.child.kill("SIGCONT");
+    }
+    await killed(server.child);
+  });
+
+  it("takes over the lock of a pid now another process's (a container's pid 1 after a restart)", async () => {
+    const directory = fresh();
+    const release = await lockEmbeddedDatabase(directory, { role: "before the restart", onCompromised: () => {} });
+    // The same pid, alive, but started at another time than the process that wrote the file.
+    const owner = JSON.parse(readFileSync(path.join(directory, "pglite.owner.json"), "utf8")) as DatabaseOwner;
+    writeFileSync(path.join(directory, "pglite.owner.json"), JSON.stringify({ ...owner, started: "1" }));
+    const taken: Array<DatabaseOwner | null> = [];
+    const mine = await lockEmbeddedDatabase(directory, {
+      role: "after the restart",
+      onCompromised: () => {},
+      onTakeover: (o) => taken.push(o),
+    });
+    expect(taken).toEqual([expect.objectContaining({ pid: process.pid, role: "before the restart" })]);
+    // The replaced owner's release leaves the new owner's record alone.
+    await release().catch(() => undefined);
+    expect(JSON.parse(readFileSync(path.join(directory, "pglite.owner.json"), "utf8"))).toMatchObject({
+      role: "after the restart",
+    });
+    await mine();
+  });
+
   it("leaves another machine's lock alone while it is refreshed, and takes it once 30 s went by without", async () => {
     const directory = fresh();
     const release = await lockEmbeddedDatabase(directory, { role: "elsewhere", onCompromised: () => {} });

@@ -8,7 +8,7 @@ import * as arg from "../arguments";
 import { JSON_HELP, type Cli } from "../command-context";
 import type { CliContext } from "../context";
 import { withWriteDatabase } from "../context";
-import { printCredentials } from "../credentials";
+import { assertWritable, printCredentials } from "../credentials";
 import { CliError } from "../errors";
 
 export function registerBootstrap(program: Command, cli: Cli): void {
@@ -19,7 +19,11 @@ export function registerBootstrap(program: Command, cli: Cli): void {
     )
     .requiredOption("--team <slug>", "the team's slug (made if new)", arg.slug)
     .requiredOption("--project <slug>", "the project's slug (made if new)", arg.slug)
-    .option("--sources <hosts>", "replace the project's allowed source hosts (comma-separated)", arg.hostList)
+    .option(
+      "--sources <hosts>",
+      "replace the project's allowed source hosts (comma-separated; default for a new project on the embedded database: local)",
+      arg.hostList,
+    )
     .option("--key-name <name>", "the new key's name", arg.name, "default")
     .option(
       "--credentials-file <file>",
@@ -33,18 +37,21 @@ export function registerBootstrap(program: Command, cli: Cli): void {
         const checked = projectSchema.shape.allowedSourceHosts.safeParse(options.sources);
         if (!checked.success) throw new CliError(checked.error.issues[0]?.message ?? "Invalid host list");
       }
+      if (options.credentialsFile) assertWritable(options.credentialsFile);
       await withWriteDatabase(ctx, async (deps) => {
         if (options.ifEmpty) {
           const [any] = await deps.db.select({ id: projects.id }).from(projects).limit(1);
           if (any) return refreshBaseUrl(ctx, options.credentialsFile);
         }
         const e = ctx.env();
-        const sources = options.sources ?? (e.DATABASE_URL === undefined ? ["local"] : undefined);
         const result = await bootstrap(deps, {
           teamSlug: options.team,
           projectSlug: options.project,
           keyName: options.keyName,
-          sourceHosts: sources,
+          sourceHosts: options.sources,
+          // The embedded default serves demo/ as local/: a new project there may read it, so the demo
+          // URL works. An existing project keeps its hosts unless --sources says otherwise.
+          newProjectSourceHosts: e.DATABASE_URL === undefined ? ["local"] : undefined,
           allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
           ownerId: (await findInstanceOwner(deps.db))?.id ?? null,
         });

@@ -1,12 +1,11 @@
 import type { Command } from "@commander-js/extra-typings";
-import { createProjectKey, listApiKeys, revokeApiKey, rotateApiKey, type ApiKeyRow } from "@/server/tenancy/api-keys";
+import { createProjectKey, listApiKeys, revokeApiKey, rotateApiKey } from "@/server/tenancy/api-keys";
 import * as arg from "../arguments";
 import { JSON_HELP, PROJECT_HELP, TEAM_HELP, type Cli } from "../command-context";
 import { withReadDatabase, withWriteDatabase } from "../context";
 import { printCredentials } from "../credentials";
-import { CliError } from "../errors";
 import { day, table } from "../output";
-import { resolveProject } from "../scope";
+import { findProjectKey, resolveProject } from "../scope";
 
 const DAY_MS = 86_400_000;
 
@@ -78,7 +77,7 @@ export function registerKeys(program: Command, cli: Cli): void {
       const ctx = cli.context(command, options);
       await withWriteDatabase(ctx, async (deps) => {
         const { scope } = await resolveProject(deps.db, options.team, options.project);
-        const key = await findKey(deps, scope, options.key);
+        const key = await findProjectKey(deps, scope, options.key);
         await revokeApiKey(deps, scope, key.id);
         ctx.out.result({ publicKey: key.publicKey, revoked: true, wasAlready: key.status === "revoked" }, () =>
           key.status === "revoked"
@@ -100,7 +99,7 @@ export function registerKeys(program: Command, cli: Cli): void {
       const ctx = cli.context(command, options);
       await withWriteDatabase(ctx, async (deps) => {
         const { project, scope } = await resolveProject(deps.db, options.team, options.project);
-        const old = await findKey(deps, scope, options.key);
+        const old = await findProjectKey(deps, scope, options.key);
         const key = await rotateApiKey(deps, scope, old.id, {
           graceSeconds: options.graceHours * 3600,
           createdBy: null,
@@ -114,14 +113,4 @@ export function registerKeys(program: Command, cli: Cli): void {
         });
       });
     });
-}
-
-async function findKey(
-  deps: Parameters<typeof listApiKeys>[0],
-  scope: { teamId: string; projectId: string },
-  publicKey: string,
-): Promise<ApiKeyRow> {
-  const key = (await listApiKeys(deps, scope)).find((k) => k.publicKey === publicKey);
-  if (!key) throw new CliError(`No key ${publicKey} in this project (optstuff keys list shows them)`);
-  return key;
 }

@@ -1,13 +1,13 @@
 import type { Command } from "@commander-js/extra-typings";
 import { createCoordination } from "@/server/coordination/create-coordination";
-import { createLogger } from "@/server/log";
 import { createResultStore } from "@/server/result-store/create-store";
 import { redisFromEnv, resultStoreFromEnv } from "@/server/service-options";
 import { purgeResults } from "@/server/tenancy/cache-purge";
 import { resealSecrets } from "@/server/tenancy/reseal-secrets";
 import * as arg from "../arguments";
 import { JSON_HELP, PROJECT_HELP, TEAM_HELP, type Cli } from "../command-context";
-import { withWriteDatabase } from "../context";
+import { cliLogger, withReadDatabase, withWriteDatabase } from "../context";
+import { findProjectKey } from "../scope";
 import { CliError } from "../errors";
 import { resolveProject } from "../scope";
 
@@ -31,7 +31,7 @@ export function registerMaintenance(program: Command, cli: Cli): void {
         const settings = resultStoreFromEnv(ctx.env());
         const store = settings ? await createResultStore(settings) : null;
         try {
-          return await purgeResults({ ...deps, store, logger: createLogger("warn") }, scope, {
+          return await purgeResults({ ...deps, store, logger: cliLogger(ctx) }, scope, {
             source: options.source,
             actorId: null,
           });
@@ -50,7 +50,9 @@ export function registerMaintenance(program: Command, cli: Cli): void {
   program
     .command("reset-limits")
     .description("forget a key's rate-limit windows on every instance (shared Redis)")
-    .requiredOption("--key <pk_…>", "the key's public key", arg.publicKey)
+    .requiredOption("--team <slug>", TEAM_HELP, arg.slug)
+    .requiredOption("--project <slug>", PROJECT_HELP, arg.slug)
+    .requiredOption("--key <pk_…>", "the key's public key (optstuff keys list)", arg.publicKey)
     .option("--json", JSON_HELP)
     .action(async (options, command) => {
       const ctx = cli.context(command, options);
@@ -60,6 +62,11 @@ export function registerMaintenance(program: Command, cli: Cli): void {
           "Nothing was reset: without UPSTASH_REDIS_REST_URL the limits live in the server's process, and a restart of the server clears them.",
           1,
         );
+      // A mistyped key would clear nothing and say it did.
+      await withReadDatabase(ctx, async (db) => {
+        const { scope } = await resolveProject(db, options.team, options.project);
+        await findProjectKey({ db, now: () => new Date() }, scope, options.key);
+      });
       await createCoordination(redis).limiter.reset(options.key);
       ctx.out.result({ publicKey: options.key, reset: true }, () => `Rate-limit windows of ${options.key} cleared.`);
     });

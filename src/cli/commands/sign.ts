@@ -22,7 +22,7 @@ export function registerSign(program: Command, cli: Cli): void {
     )
     .option("--expires-in <seconds>", "the URL stops working after this many seconds (default: never)", arg.seconds)
     .option("--credentials-file <file>", "a file of OPTSTUFF_… lines (default: <data dir>/quickstart.env)")
-    .option("--base-url <url>", "sign for another address than the file's OPTSTUFF_BASE_URL")
+    .option("--base-url <url>", "sign for another address than the file's OPTSTUFF_BASE_URL", arg.baseUrl)
     .option("--json", JSON_HELP)
     .action(async (source, options, command) => {
       const ctx = cli.context(command, options);
@@ -47,7 +47,11 @@ function readCredentials(file: string): Record<(typeof NEEDED)[number], string> 
       `No credentials file at ${file}: the embedded default writes it at first start (npm start); elsewhere save a key's .env block and pass --credentials-file`,
     );
   const vars = Object.fromEntries(
-    [...readFileSync(file, "utf8").matchAll(/^\s*(OPTSTUFF_[A-Z_]+)=(.*?)\s*$/gm)].map((m) => [m[1]!, m[2]!]),
+    // As a shell or dotenv reads it: an `export ` prefix and quotes around the value are not part of it.
+    [...readFileSync(file, "utf8").matchAll(/^\s*(?:export\s+)?(OPTSTUFF_[A-Z_]+)=(.*?)\s*$/gm)].map((m) => [
+      m[1]!,
+      m[2]!.replace(/^(["'])(.*)\1$/, "$2"),
+    ]),
   );
   const missing = NEEDED.filter((name) => !vars[name]);
   if (missing.length > 0) throw new CliError(`${file} lacks ${missing.join(", ")}`);

@@ -11,13 +11,17 @@ import lockfile from "proper-lockfile";
  * every 5 s) and says who it is in `pglite.owner.json`.
  *
  * A lock left by an owner that ended without releasing it (kill -9, a crash) is taken over at once
- * when that owner was a process of this machine that no longer runs, and after 30 s without refresh
- * otherwise (an owner on another machine sharing the directory). Takeovers are serialised by a second
+ * when that owner was a process of this machine that no longer runs (its pid gone, or now another
+ * process's: a container's pid 1 after a restart), and after 30 s without refresh when it was another
+ * machine's (a directory shared over the network). A live owner of this machine is never taken over,
+ * however long it went without refreshing (stopped with Ctrl-Z, or its event loop held by a long query). Takeovers are serialised by a second
  * lock, so two processes that both find the dead owner's lock cannot both remove it: the second one
  * finds the first one's live lock instead.
  */
 export interface DatabaseOwner {
   pid: number;
+  /** The process's start as the kernel counts it (Linux): a pid reused by another process differs here. */
+  started?: string | null;
   hostname: string;
   /** "the OptStuff server", "optstuff keys create", … */
   role: string;
@@ -55,7 +59,7 @@ const NEVER_STALE_MS = 10 * 365 * 86_400_000;
 export interface LockOptions {
   /** Who asks, as the other side will read it in its refusal. */
   role: string;
-  /** Called when the lock could not be refreshed for 30 s: another process may take the database. */
+  /** Called when the lock could not be refreshed (its directory removed or unwritable): it is no longer ours. */
   onCompromised(error: Error): void;
   /** Called when the lock of an owner that ended is taken over. */
   onTakeover?(owner: DatabaseOwner | null): void;
@@ -68,7 +72,6 @@ export async function lockEmbeddedDatabase(directory: string, options: LockOptio
     owner: path.join(directory, "pglite.owner.json"),
     takeover: path.join(directory, "pglite.takeover.lock"),
   };
-  let compromisedAt = 0;
   // proper-lockfile keeps its locks by the path given (not the lock's own path): one path per lock.
   const take = () =>
     lockfile.lock(paths.lock, {
@@ -76,25 +79,25 @@ export async function lockEmbeddedDatabase(directory: string, options: LockOptio
       realpath: false,
       stale: NEVER_STALE_MS,
       update: REFRESH_MS,
-      // The refresh failed or came late: said once a period, and the lock stays ours if it can.
-      onCompromised: (error) => {
-        if (Date.now() - compromisedAt > STALE_MS) options.onCompromised(error);
-        compromisedAt = Date.now();
-      },
+      onCompromised: options.onCompromised,
     });
   // The owner file is written before anyone else can look: inside a takeover, before its lock is let go.
   const acquire = async () => {
     const release = await take();
     const me: DatabaseOwner = {
       pid: process.pid,
+      started: processStart(process.pid),
       hostname: hostname(),
       role: options.role,
       since: new Date().toISOString(),
     };
     writeFileSync(paths.owner, `${JSON.stringify(me)}\n`, { mode: 0o600 });
     return async () => {
-      rmSync(paths.owner, { force: true });
-      await release();
+      // After a takeover (the lock lost), the file and the lock are the new owner's: leave them.
+      if (sameOwner(readOwner(paths.owner), me)) rmSync(paths.owner, { force: true });
+      await release().catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ERELEASED") throw error;
+      });
     };
   };
   try {
@@ -111,12 +114,19 @@ async function takeOver(
   acquire: () => Promise<() => Promise<void>>,
   options: LockOptions,
 ): Promise<() => Promise<void>> {
-  const serialised = await lockfile.lock(paths.takeover, {
-    lockfilePath: paths.takeover,
-    realpath: false,
-    stale: 10_000,
-    retries: { retries: 20, minTimeout: 100, maxTimeout: 500 },
-  });
+  // Held for milliseconds; one left by a process killed mid-takeover goes stale after 10 s, which the
+  // retries outlast.
+  const serialised = await lockfile
+    .lock(paths.takeover, {
+      lockfilePath: paths.takeover,
+      realpath: false,
+      stale: 10_000,
+      retries: { retries: 30, minTimeout: 500, maxTimeout: 500, factor: 1 },
+    })
+    .catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ELOCKED") throw new DatabaseInUseError(directory, readOwner(paths.owner));
+      throw error;
+    });
   try {
     const owner = readOwner(paths.owner);
     if (!ended(owner, paths.lock)) throw new DatabaseInUseError(directory, owner);
@@ -135,15 +145,32 @@ async function takeOver(
   }
 }
 
-/** The owner is gone: a process of this machine that no longer runs, or a lock not refreshed for 30 s. */
+/** The owner is gone: a process of this machine that no longer runs, or another machine's lock left for 30 s. */
 function ended(owner: DatabaseOwner | null, lockPath: string): boolean {
-  if (owner && owner.hostname === hostname() && !isAlive(owner.pid)) return true;
+  if (owner && owner.hostname === hostname()) {
+    if (!isAlive(owner.pid)) return true;
+    const started = processStart(owner.pid);
+    return Boolean(owner.started && started && owner.started !== started);
+  }
   try {
     return Date.now() - statSync(lockPath).mtimeMs > STALE_MS;
   } catch {
     return true; // released meanwhile
   }
 }
+
+/** Field 22 of /proc/<pid>/stat; null where there is no /proc. */
+function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const sameOwner = (a: DatabaseOwner | null, b: DatabaseOwner) =>
+  a !== null && a.pid === b.pid && a.hostname === b.hostname && a.since === b.since;
 
 function readOwner(file: string): DatabaseOwner | null {
   try {

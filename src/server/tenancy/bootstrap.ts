@@ -10,6 +10,8 @@ export interface BootstrapInput {
   keyName: string;
   /** Replaces the project's source hosts when given. */
   sourceHosts?: readonly string[];
+  /** A new project's source hosts when none are given (an existing project keeps its own). */
+  newProjectSourceHosts?: readonly string[];
   /** Accept loopback source hosts (development and tests only). */
   allowLoopback?: boolean;
   /** A new team's owner: the instance's owner when there is one (null: the first account adopts it). */
@@ -45,7 +47,7 @@ export async function bootstrap(
         teamId: team.id,
         name: input.projectSlug,
         slug: input.projectSlug,
-        allowedSourceHosts: input.sourceHosts ?? [],
+        allowedSourceHosts: input.sourceHosts ?? input.newProjectSourceHosts ?? [],
       },
       policy,
     ));

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -294,7 +294,7 @@ describe("optstuff on a database", () => {
   });
 
   it("says that a key's limits live in the server's process when there is no shared Redis", async () => {
-    const reset = await optstuff(dataDir, ["reset-limits", "--key", "pk_AAAAAAAAAAAAAAAAAAAAAA"], {
+    const reset = await optstuff(dataDir, ["reset-limits", ...blog, "--key", "pk_AAAAAAAAAAAAAAAAAAAAAA"], {
       UPSTASH_REDIS_REST_URL: "",
       UPSTASH_REDIS_REST_TOKEN: "",
     });
@@ -302,6 +302,67 @@ describe("optstuff on a database", () => {
     expect(reset.stderr).toContain(
       "Nothing was reset: without UPSTASH_REDIS_REST_URL the limits live in the server's process",
     );
+  });
+
+  it("refuses to reset the limits of a key the project does not have, before reaching Redis", async () => {
+    const reset = await optstuff(dataDir, ["reset-limits", ...blog, "--key", "pk_AAAAAAAAAAAAAAAAAAAAAA"], {
+      UPSTASH_REDIS_REST_URL: "http://127.0.0.1:1",
+      UPSTASH_REDIS_REST_TOKEN: "unreachable",
+    });
+    expect(reset).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: "optstuff: No key pk_AAAAAAAAAAAAAAAAAAAAAA in this project (optstuff keys list shows them)\n",
+    });
+  });
+
+  it("bootstraps again for a new key without touching the project's hosts", async () => {
+    const before = json<string[]>(await cli("sources", ...blog, "--json"));
+    expect(before).not.toEqual(["local"]);
+    expect((await cli("bootstrap", ...blog)).code).toBe(0);
+    expect(json<string[]>(await cli("sources", ...blog, "--json"))).toEqual(before);
+  });
+
+  it("makes no key when the credentials file cannot be written, and writes it 0600 when it can", async () => {
+    type Listed = { publicKey: string };
+    const count = async () => json<Listed[]>(await cli("keys", "list", ...blog, "--json")).length;
+    const before = await count();
+    const nowhere = await cli("bootstrap", ...blog, "--credentials-file", path.join(dataDir, "no/such/folder/x.env"));
+    expect(nowhere).toMatchObject({ code: 2, stdout: "" });
+    expect(nowhere.stderr).toContain("its folder is missing or not writable");
+    expect(await count()).toBe(before);
+    const existing = path.join(dataDir, "existing.env");
+    writeFileSync(existing, "OLD=1\n", { mode: 0o644 });
+    expect((await cli("bootstrap", ...blog, "--credentials-file", existing)).code).toBe(0);
+    expect(statSync(existing).mode & 0o777).toBe(0o600);
+    expect(readFileSync(existing, "utf8")).toMatch(/^OPTSTUFF_BASE_URL=.*\nOPTSTUFF_SECRET_KEY=sk_/s);
+    expect(await count()).toBe(before + 1);
+  });
+
+  it("reads a credentials file written for a shell (export, quotes), and refuses a base URL that is not one", async () => {
+    const file = path.join(dataDir, "shell.env");
+    const vars = credentials((await cli("keys", "create", ...blog, "--name", "shell")).stdout);
+    writeFileSync(
+      file,
+      Object.entries(vars)
+        .map(([name, value]) => `export ${name}="${value}"`)
+        .join("\n"),
+    );
+    const signed = await cli("sign", "local/photo.jpg", "--operations", "w_100", "--credentials-file", file);
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(signed.stdout.trim()).toBe(
+      buildSignedUrl({
+        baseUrl: vars.OPTSTUFF_BASE_URL!,
+        projectSlug: "blog",
+        publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
+        secretKey: vars.OPTSTUFF_SECRET_KEY!,
+        operations: "w_100",
+        source: "local/photo.jpg",
+      }),
+    );
+    const bad = await cli("sign", "local/photo.jpg", "--credentials-file", file, "--base-url", "foo");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("Enter the address the image API answers at");
   });
 
   it("stops with a message naming the missing secrets in production", async () => {

@@ -145,6 +145,14 @@ describe("the command line's conventions", () => {
       "at most 720 hours",
     );
     expectOneLineRefusal(await cli("reset-limits", "--key", "pk_short"), "Not a public key");
+    expectOneLineRefusal(
+      await cli("reset-limits", "--key", "pk_AAAAAAAAAAAAAAAAAAAAAA"),
+      "required option '--team <slug>'",
+    );
+    expectOneLineRefusal(
+      await cli("sign", "local/a.jpg", "--base-url", "ftp://x"),
+      "Enter the address the image API answers at",
+    );
   });
 
   it("refuses operations and sources as the image route's parser does", async () => {
