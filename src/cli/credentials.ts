@@ -1,4 +1,4 @@
-import { accessSync, chmodSync, constants, existsSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { signUrl } from "@optstuff/client";
 import type { CliContext } from "./context";
@@ -43,6 +43,7 @@ export async function printCredentials(ctx: CliContext, created: NewKey, file?: 
       })
     : null;
   if (file) {
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
     writeFileSync(file, `${envBlock}\n`, { mode: 0o600 });
     chmodSync(file, 0o600); // the mode above applies to a new file only
     ctx.out.result(
@@ -78,13 +79,20 @@ export async function printCredentials(ctx: CliContext, created: NewKey, file?: 
 }
 
 /**
- * Checked before the key is made: a key whose secret could not be written anywhere would be lost.
- * The file itself may exist (it is replaced) or not (its folder must).
+ * Checked before the key is made: a key whose secret could not be written anywhere would be lost. The
+ * file may exist (it is replaced) or not, and its folders may be made yet (the first start's data
+ * directory is): the nearest one that exists must be a writable folder.
  */
 export function assertWritable(file: string): void {
+  let nearest = path.resolve(file);
+  while (!existsSync(nearest)) nearest = path.dirname(nearest);
+  const writable = nearest === path.resolve(file) ? statSync(nearest).isFile() : statSync(nearest).isDirectory();
   try {
-    accessSync(existsSync(file) ? file : path.dirname(path.resolve(file)), constants.W_OK);
+    if (!writable) throw new Error("not a folder");
+    accessSync(nearest, constants.W_OK);
   } catch {
-    throw new CliError(`Cannot write ${file}: its folder is missing or not writable`);
+    throw new CliError(
+      `Cannot write ${file}: ${nearest} is not a writable ${nearest === path.resolve(file) ? "file" : "folder"}`,
+    );
   }
 }

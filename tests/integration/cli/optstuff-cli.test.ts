@@ -237,6 +237,20 @@ describe("optstuff on a database", () => {
     );
   });
 
+  it("on the first start (--if-empty, no data directory yet) makes the demo and writes its credentials", async () => {
+    const fresh = path.join(mkdtempSync(path.join(tmpdir(), "optstuff-first-")), "data");
+    const file = path.join(fresh, "quickstart.env");
+    const first = await optstuff(
+      fresh,
+      ["bootstrap", "--team", "demo", "--project", "demo", "--if-empty", "--credentials-file", file],
+      { DATABASE_URL: "" },
+    );
+    expect(first).toMatchObject({ code: 0, stderr: "" });
+    expect(first.stdout).toBe(`Project "demo" is ready; its credentials are in ${file} (mode 0600).\n`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(credentials(readFileSync(file, "utf8"))).toMatchObject({ OPTSTUFF_PROJECT_SLUG: "demo" });
+  });
+
   it("on a later start (--if-empty) makes no key, and the credentials file follows a new PORT", async () => {
     const file = path.join(dataDir, "quickstart.env");
     expect((await cli("bootstrap", "--team", "demo", "--project", "demo", "--credentials-file", file)).code).toBe(0);
@@ -326,10 +340,19 @@ describe("optstuff on a database", () => {
   it("makes no key when the credentials file cannot be written, and writes it 0600 when it can", async () => {
     type Listed = { publicKey: string };
     const count = async () => json<Listed[]>(await cli("keys", "list", ...blog, "--json")).length;
-    const before = await count();
-    const nowhere = await cli("bootstrap", ...blog, "--credentials-file", path.join(dataDir, "no/such/folder/x.env"));
+    let before = await count();
+    // Under a file, where no folder can be made.
+    const blocker = path.join(dataDir, "a-file");
+    writeFileSync(blocker, "");
+    const nowhere = await cli("bootstrap", ...blog, "--credentials-file", path.join(blocker, "sub", "x.env"));
     expect(nowhere).toMatchObject({ code: 2, stdout: "" });
-    expect(nowhere.stderr).toContain("its folder is missing or not writable");
+    expect(nowhere.stderr).toContain(`${blocker} is not a writable folder`);
+    expect(await count()).toBe(before);
+    // A folder that is not there yet is made, as the first start's data directory is.
+    const nested = path.join(dataDir, "made", "on", "demand.env");
+    expect((await cli("bootstrap", ...blog, "--credentials-file", nested)).code).toBe(0);
+    expect(statSync(nested).mode & 0o777).toBe(0o600);
+    before += 1;
     expect(await count()).toBe(before);
     const existing = path.join(dataDir, "existing.env");
     writeFileSync(existing, "OLD=1\n", { mode: 0o644 });
