@@ -1,6 +1,7 @@
 import { countCalls } from "./count-calls";
 import type { Counters } from "./counters";
 import { createMemoryKeyValue } from "./memory-key-value";
+import { isAddressSubject } from "./keys";
 import { createMemoryRateLimiter } from "./memory-rate-limiter";
 import { withRefusalMemo } from "./refusal-memo";
 import type { KeyValue, MemoRateLimiter } from "./types";
@@ -24,8 +25,10 @@ export function createCoordination(
   upstash: UpstashSettings | null,
   options: { rateLimitTimeoutMs?: number; counters?: Counters } = {},
 ): Coordination {
-  if (!upstash)
-    return { kv: createMemoryKeyValue(), shared: null, limiter: withRefusalMemo(createMemoryRateLimiter()) };
+  if (!upstash) {
+    const limiter = createMemoryRateLimiter({ isAddress: isAddressSubject });
+    return { kv: createMemoryKeyValue(), shared: null, limiter: withRefusalMemo(limiter) };
+  }
   const redis = createUpstashClient(upstash);
   let kv = createUpstashKeyValue(redis);
   let limiter = createUpstashRateLimiter(redis, { timeoutMs: options.rateLimitTimeoutMs });

@@ -59,6 +59,15 @@ export const rateLimitSubjects = {
   addressTransforms: (address: string) => `addr-transforms:${address}`,
 } as const satisfies Record<string, (subject: string) => string>;
 
+/**
+ * Windows whose identifier names a client address (the per-address image windows, and better-auth's
+ * per-address rules, which it keys by the address): anyone can bring new ones, so the in-process
+ * limiter bounds how many it keeps. Keys and accounts are never dropped before their windows expire.
+ */
+export function isAddressSubject(identifier: string): boolean {
+  return identifier.startsWith("addr:") || identifier.startsWith("addr-transforms:") || identifier.startsWith("auth:");
+}
+
 export function minuteStamp(at: Date): string {
   return at.toISOString().slice(0, 16).replace(/[-T:]/g, "");
 }

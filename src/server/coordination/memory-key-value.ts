@@ -9,10 +9,22 @@ interface Entry {
 
 /**
  * In-process KeyValue for the embedded default. Same semantics as the Redis commands it stands for
- * (TTL on every key, NX, atomic hash increments); valid for one process only.
+ * (TTL on every key, NX, atomic hash increments); valid for one process only. Like Redis, it also drops
+ * expired keys nobody reads again (a minute's throttle or failure count per project, creatable by
+ * anyone with a public key): every write sweeps them once a minute at most.
  */
 export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & { size(): number } {
   const entries = new Map<string, Entry>();
+  let nextSweep = 0;
+
+  function write(key: string, entry: Entry): void {
+    const at = now();
+    if (at >= nextSweep) {
+      for (const [old, { expiresAt }] of entries) if (expiresAt <= at) entries.delete(old);
+      nextSweep = at + 60_000;
+    }
+    entries.set(key, entry);
+  }
 
   function live(key: string): Entry | undefined {
     const entry = entries.get(key);
@@ -63,7 +75,7 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
     get: async (key) => stringAt(key),
     async set(key, value, { ttlSeconds, onlyIfAbsent }) {
       if (onlyIfAbsent && live(key)) return false;
-      entries.set(key, { value, expiresAt: now() + ttlSeconds * 1000 });
+      write(key, { value, expiresAt: now() + ttlSeconds * 1000 });
       return true;
     },
     async del(keys) {
@@ -73,7 +85,7 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
       const existing = live(key)?.value;
       const hash = existing instanceof Map ? existing : new Map<string, number | string>();
       for (const [field, by] of Object.entries(increments)) hash.set(field, Number(hash.get(field) ?? 0) + by);
-      entries.set(key, { value: hash, expiresAt: now() + ttlSeconds * 1000 });
+      write(key, { value: hash, expiresAt: now() + ttlSeconds * 1000 });
     },
     async getHash(key) {
       return Object.fromEntries([...(hashOf(key) ?? [])].map(([field, value]) => [field, Number(value)]));
@@ -86,7 +98,7 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
     async increment(key, ttlSeconds) {
       const next = Number(stringAt(key) ?? 0) + 1;
       const expiresAt = next === 1 ? now() + ttlSeconds * 1000 : live(key)!.expiresAt;
-      entries.set(key, { value: String(next), expiresAt });
+      write(key, { value: String(next), expiresAt });
       return next;
     },
     async scan(prefix) {

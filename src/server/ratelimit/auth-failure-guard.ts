@@ -20,7 +20,7 @@ export function createAuthFailureGuard(options: {
   now?: () => number;
 }): AuthFailureGuard {
   const now = options.now ?? Date.now;
-  const failures = createMemoryRateLimiter(now, 50_000);
+  const failures = createMemoryRateLimiter({ now, isAddress: () => true, maxAddresses: 50_000 });
   const blockedUntil = new Map<string, { until: number; limit: number }>();
 
   return {
@@ -37,7 +37,12 @@ export function createAuthFailureGuard(options: {
       const result = await failures.limit("minute", address, options.maxFailuresPerMinute);
       // The failure that uses up the allowance closes the door for the rest of the window.
       if (!result.success || result.remaining === 0) {
-        if (blockedUntil.size > 50_000) blockedUntil.clear();
+        // A fast path in front of the limiter, which never forgets a refusing window: what is dropped
+        // here (the expired first) is blocked again by the limiter at its next failure.
+        if (blockedUntil.size > 50_000) {
+          for (const [key, block] of blockedUntil) if (block.until <= now()) blockedUntil.delete(key);
+          if (blockedUntil.size > 50_000) blockedUntil.delete(blockedUntil.keys().next().value!);
+        }
         blockedUntil.set(address, { until: result.reset, limit: result.limit });
       }
     },

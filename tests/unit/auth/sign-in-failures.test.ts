@@ -6,10 +6,7 @@ import { AppError } from "@/server/errors";
 /** The real in-process limiter on a clock the test moves; starts at a window's edge. */
 function setup() {
   let now = Date.UTC(2026, 10, 1, 12, 0, 0);
-  const limit = createSignInFailureLimit(
-    createMemoryRateLimiter(() => now),
-    { now: () => now },
-  );
+  const limit = createSignInFailureLimit(createMemoryRateLimiter({ now: () => now }), { now: () => now });
   return { limit, advance: (ms: number) => (now += ms) };
 }
 

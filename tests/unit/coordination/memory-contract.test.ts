@@ -1,4 +1,5 @@
 import { createMemoryKeyValue } from "@/server/coordination/memory-key-value";
+import { isAddressSubject } from "@/server/coordination/keys";
 import { createMemoryRateLimiter } from "@/server/coordination/memory-rate-limiter";
 import { coordinationContract } from "../../contract/coordination";
 
@@ -7,7 +8,7 @@ coordinationContract("in-process", () => {
   const now = () => Date.now() + offset;
   return {
     kv: createMemoryKeyValue(now),
-    limiter: createMemoryRateLimiter(now),
+    limiter: createMemoryRateLimiter({ now, isAddress: isAddressSubject }),
     advance: async (ms) => {
       offset += ms;
     },

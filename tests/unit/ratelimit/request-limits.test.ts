@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
 import type { ApiKeyConfig } from "@/server/config-cache";
 import { createCounters } from "@/server/coordination/counters";
-import { rateLimitSubjects } from "@/server/coordination/keys";
+import { isAddressSubject, rateLimitSubjects } from "@/server/coordination/keys";
 import { createMemoryRateLimiter } from "@/server/coordination/memory-rate-limiter";
 import { withRefusalMemo } from "@/server/coordination/refusal-memo";
 import type { RateLimiter } from "@/server/coordination/types";
@@ -23,7 +23,7 @@ function setup(
   addressLimits: AddressLimits = { requestsPerMinute: 3, transformsPerMinute: 2 },
   keyLimits = { perMinute: 5, perDay: 100 },
 ) {
-  const inner = createMemoryRateLimiter(() => NOW);
+  const inner = createMemoryRateLimiter({ now: () => NOW, isAddress: isAddressSubject });
   const calls: string[] = [];
   // Records every call the limits make, so a test can say which windows a request was charged in.
   const recording: RateLimiter = {
