@@ -1,20 +1,6 @@
 import type { ProjectConfig } from "@/server/config-cache/types";
-import { isAppError, type AppError, type ErrorCode } from "@/server/errors";
-
-/**
- * What the source did wrong, which the project's fallback image stands in for: missing or gone, an
- * origin failing or too slow, or bytes that are not an image. Not the request's faults (signature,
- * operations, policy, limits) nor the service's (overload): those keep their JSON error.
- */
-const SOURCE_FAILURES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  "SOURCE_NOT_FOUND",
-  "SOURCE_GONE",
-  "SOURCE_FAILED",
-  "SOURCE_REDIRECT_FORBIDDEN",
-  "SOURCE_TIMEOUT",
-  "UNSUPPORTED_IMAGE",
-  "IMAGE_DECODE_FAILED",
-]);
+import type { AppError } from "@/server/errors";
+import { isSourceFailure } from "./source-failures";
 
 /** Long enough to spare a failing origin a storm, short enough that a fixed source shows up soon. */
 export const FALLBACK_MAX_AGE = 60;
@@ -22,11 +8,12 @@ export const FALLBACK_MAX_AGE = 60;
 /** The header naming the error a fallback answer stands in for (its public code). */
 export const FALLBACK_HEADER = "X-OptStuff-Fallback";
 
+/** The project's fallback image stands in for a source failure (source-failures.ts), never for the request's faults. */
 export function fallbackFor(
   error: unknown,
   project: Pick<ProjectConfig, "fallback">,
 ): { error: AppError; sha256: string } | null {
-  if (!project.fallback || !isAppError(error) || !SOURCE_FAILURES.has(error.code)) return null;
+  if (!project.fallback || !isSourceFailure(error)) return null;
   return { error, sha256: project.fallback.sha256 };
 }
 

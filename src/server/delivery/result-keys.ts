@@ -64,10 +64,15 @@ export function resultAddress(project: ProjectScope, variant: string, location: 
 
 /**
  * Where the fallback image's output for one variant lives: under the project (a whole purge drops it)
- * at the project's generation, shared by every source that failed with the same operations.
+ * at the project's generation, shared by every source that failed with the same operations, and of
+ * this image only (its SHA-256): a replaced fallback is never answered from the old one's outputs.
  */
-export function fallbackStoreKey(project: Pick<ProjectScope, "id" | "cache">, variant: string): string {
-  return `${project.id}/fallback/${digest(`${variant}\n${project.cache.base}`, 32)}`;
+export function fallbackStoreKey(
+  project: Pick<ProjectScope, "id" | "cache">,
+  variant: string,
+  imageSha256: string,
+): string {
+  return `${project.id}/fallback/${digest(`${variant}\n${project.cache.base}\n${imageSha256}`, 32)}`;
 }
 
 /** The store prefix of a source's results in a project, or of the whole project without a source. */

@@ -141,6 +141,16 @@ describe("the fallback image", () => {
     expect(app.outcomes.at(-1)).toMatchObject({ status: "source_error", httpStatus: 200, cache: "hit" });
   });
 
+  it("answers with the new image at once when the fallback is replaced, not the old one's stored outputs", async () => {
+    // The variant was made from the blue fallback and kept (memory and store) by the test before.
+    const before = await body(await get("w_100,f_png", "local/missing.jpg"));
+    expect(near(await pixel(before, 50, 30), BLUE, 2)).toBe(true);
+    await owner.caller.projectImage.upload({ ...scope(), kind: "fallback", base64: await png(300, 200, [0, 255, 0]) });
+    const after = await get("w_100,f_png", "local/missing.jpg");
+    expect(after.headers.get("x-optstuff-fallback")).toBe("SOURCE_NOT_FOUND");
+    expect(near(await pixel(await body(after), 50, 30), GREEN, 2)).toBe(true);
+  });
+
   it("does not stand in for the request's own faults, and goes once deleted", async () => {
     expect((await get("w_0", "local/missing.jpg")).status).toBe(400);
     expect((await get("w_100", "https://elsewhere.example/a.jpg")).status).toBe(403);
