@@ -34,6 +34,7 @@ import { scheduleOnDemand } from "@/server/cron/scheduler";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
+import { createSourceFailureMemory } from "@/server/delivery/source-failures";
 import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
 import { configureSharp, createResultCache, createTransformScheduler, inProcessTransform } from "@/server/image";
@@ -137,6 +138,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const sources = options.sourceCacheBytes
     ? createSourceCache({ maxBytes: options.sourceCacheBytes, downloader: downloads?.download })
     : null;
+  const now = options.now ?? (() => new Date());
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
     sources,
@@ -144,10 +146,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     transform: pool?.transform ?? inProcessTransform,
     resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
     shared: results,
+    failures: createSourceFailureMemory({ now: () => now().getTime() }),
     counters,
     limits: options.transformLimits,
   });
-  const now = options.now ?? (() => new Date());
   const delivery: DeliveryDeps = {
     config,
     secretBox,

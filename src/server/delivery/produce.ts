@@ -11,6 +11,7 @@ import type { Claim, SharedResults } from "@/server/result-store/shared-results"
 import { createSingleFlight } from "@/server/single-flight";
 import { redirectsWithin, type BucketSettings, type SourceFetcher, type SourceLocation } from "@/server/source";
 import type { SourceCache, SourceFile } from "@/server/source/source-cache";
+import { isSourceFailure, type SourceFailureMemory } from "./source-failures";
 
 /** Which tier answered: in-process (hit), the result store (store), another request's job (shared), or a transform here (miss). */
 export type ResultTier = "hit" | "store" | "shared" | "miss";
@@ -42,6 +43,8 @@ export interface ProducerDeps {
   resultCache: ResultCache | null;
   /** L2, durable and shared between instances; null when no store is configured. */
   shared: SharedResults | null;
+  /** Sources that failed a moment ago: their replays are answered without a fetch. */
+  failures: SourceFailureMemory | null;
   counters: Counters;
   limits: TransformLimits;
 }
@@ -73,6 +76,8 @@ export interface ProduceInput {
    * the work, and requests sharing the job see that refusal (withinLimits, ratelimit/, retries them).
    */
   admit?: () => Promise<void>;
+  /** Called when the admitted work failed at the source: the key gets back what `admit` charged. */
+  refund?: () => void;
 }
 
 export type Producer = (input: ProduceInput) => Promise<Produced>;
@@ -130,7 +135,26 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
 }
 
 async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
+  // Stored bytes (the fallback image) are the project's own: no source to remember.
+  const failures = input.stored ? null : deps.failures;
+  const recalled = failures?.recall(input.sourceKey);
+  if (recalled) {
+    deps.counters.increment("source_failure_recalled");
+    throw recalled;
+  }
   await input.admit?.();
+  try {
+    return await fetchAndTransformAdmitted(input, deps);
+  } catch (error) {
+    if (failures && isSourceFailure(error)) {
+      input.refund?.();
+      failures.remember(input.sourceKey, error);
+    }
+    throw error;
+  }
+}
+
+async function fetchAndTransformAdmitted(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
   const fetchStart = performance.now();
   const source = input.stored ? await input.stored() : await fetchSource(input, deps);
   try {

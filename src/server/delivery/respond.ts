@@ -82,7 +82,7 @@ export async function respond(
   };
   let produced: Produced;
   try {
-    produced = await withinLimits(progress.limits, (admit) =>
+    produced = await withinLimits(progress.limits, (admit, refund) =>
       deps.produce({
         ...job,
         key: address.storeKey,
@@ -90,6 +90,7 @@ export async function respond(
         sourceHosts: project.allowedSourceHosts,
         bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
         admit,
+        refund,
       }),
     );
   } catch (error) {
@@ -99,7 +100,7 @@ export async function respond(
     produced = await deps
       .produce({
         ...job,
-        key: fallbackStoreKey(project, variantKey(operations, "fallback", accept)),
+        key: fallbackStoreKey(project, variantKey(operations, "fallback", accept), fallback.sha256),
         sourceKey: "",
         stored: () => deps.projectImages(project.id, "fallback", fallback.sha256),
       })

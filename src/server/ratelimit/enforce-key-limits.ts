@@ -37,6 +37,11 @@ interface LimitPolicy {
   window: LimitWindow;
   /** What spends a token: every request (304, cache hit and shared result included), or a transform only. */
   costs: "request" | "transform";
+  /**
+   * Whose window: a key's tokens come back when the work failed at the source (it could not prevent
+   * that); an address's do not (it asked).
+   */
+  paidBy: "address" | "key";
   /** The window's identifier and maximum for this request; null when the window does not apply. */
   bound(subjects: Subjects): { identifier: string; max: number } | null;
 }
@@ -56,18 +61,21 @@ export const limitPolicies = {
   addressRequests: {
     window: "minute",
     costs: "request",
+    paidBy: "address",
     bound: ({ address, addressLimits }) =>
       addressBound(rateLimitSubjects.addressRequests, addressLimits.requestsPerMinute, address),
   },
   addressTransforms: {
     window: "minute",
     costs: "transform",
+    paidBy: "address",
     bound: ({ address, addressLimits }) =>
       addressBound(rateLimitSubjects.addressTransforms, addressLimits.transformsPerMinute, address),
   },
   keyTransformsPerMinute: {
     window: "minute",
     costs: "transform",
+    paidBy: "key",
     bound: ({ apiKey }) => ({
       identifier: rateLimitSubjects.keyTransforms(apiKey.publicKey),
       max: apiKey.rateLimitPerMinute,
@@ -76,6 +84,7 @@ export const limitPolicies = {
   keyTransformsPerDay: {
     window: "day",
     costs: "transform",
+    paidBy: "key",
     bound: ({ apiKey }) => ({
       identifier: rateLimitSubjects.keyTransforms(apiKey.publicKey),
       max: apiKey.rateLimitPerDay,
@@ -100,6 +109,8 @@ export interface RequestLimits {
   admitRequest(): Promise<void>;
   /** About to fetch and transform (a miss): every window, in one round trip. */
   admitTransform(): Promise<void>;
+  /** The admitted work failed at the source: the key's windows get their tokens back (never awaited). */
+  refundKey(): void;
 }
 
 /**
@@ -110,8 +121,9 @@ export function requestLimits(apiKey: ApiKeyConfig, clientAddress: string, deps:
   const address = addressSubject(clientAddress);
   const subjects: Subjects = { apiKey, address, addressLimits: deps.addressLimits };
   const charged = new Set<PolicyName>();
+  const admitted: Check[] = [];
 
-  function charge(names: readonly PolicyName[]): Promise<void> {
+  async function charge(names: readonly PolicyName[]): Promise<void> {
     const checks: Check[] = [];
     for (const policy of names) {
       if (charged.has(policy)) continue;
@@ -119,7 +131,7 @@ export function requestLimits(apiKey: ApiKeyConfig, clientAddress: string, deps:
       const bound = limitPolicies[policy].bound(subjects);
       if (bound) checks.push({ policy, window: limitPolicies[policy].window, ...bound });
     }
-    return enforce(checks, deps);
+    admitted.push(...(await enforce(checks, deps)));
   }
 
   // Counted once per request, so operators see how much traffic a missing proxy declaration hides.
@@ -127,6 +139,12 @@ export function requestLimits(apiKey: ApiKeyConfig, clientAddress: string, deps:
   return {
     admitRequest: () => charge(REQUEST_POLICIES),
     admitTransform: () => charge(policyNames),
+    refundKey() {
+      for (const check of admitted.splice(0)) {
+        if (limitPolicies[check.policy].paidBy === "key") giveBack(check, deps);
+        else admitted.push(check);
+      }
+    },
   };
 }
 
@@ -138,7 +156,7 @@ export function requestLimits(apiKey: ApiKeyConfig, clientAddress: string, deps:
  */
 export async function withinLimits<T>(
   limits: RequestLimits,
-  work: (admit: () => Promise<void>) => Promise<T>,
+  work: (admit: () => Promise<void>, refund: () => void) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     let admittedHere = false;
@@ -148,11 +166,13 @@ export async function withinLimits<T>(
     };
     let produced: T;
     try {
-      produced = await work(admit);
+      produced = await work(admit, () => limits.refundKey());
     } catch (error) {
       const anotherRequestsRefusal = !admittedHere && error instanceof AppError && error.code === "RATE_LIMITED";
-      if (!anotherRequestsRefusal || attempt > 0) throw error;
-      continue;
+      if (anotherRequestsRefusal && attempt === 0) continue;
+      // A failure answered without work (a source failure remembered) is still a request the address made.
+      await limits.admitRequest();
+      throw error;
     }
     await limits.admitRequest(); // a no-op after admitTransform: each window is charged once
     return produced;
@@ -160,15 +180,16 @@ export async function withinLimits<T>(
 }
 
 /**
- * Asks every window at once (one pipeline: one round trip) and gives back the tokens of windows that
- * admitted when another refused (refund, after the decision, never awaited). So no order's waste
+ * Asks every window at once (one pipeline: one round trip) and answers the windows that admitted; gives
+ * back the tokens of windows that admitted when another refused (refund, after the decision, never
+ * awaited). So no order's waste
  * happens: the seed checked the day first, and every request the minute window refused spent a day
  * token; checking one window after the other costs a round trip per window. A refusal still in force is
  * answered from memory without Redis (refusal-memo.ts). A limiter failure lets the request through
  * (failure-policy.ts).
  */
-async function enforce(checks: Check[], deps: LimitDeps): Promise<void> {
-  if (checks.length === 0) return;
+async function enforce(checks: Check[], deps: LimitDeps): Promise<Check[]> {
+  if (checks.length === 0) return [];
   const known = checks.flatMap((check) => {
     const result = deps.limiter.knownRefusal(check.window, check.identifier, check.max);
     return result ? [{ check, result }] : [];
@@ -177,7 +198,8 @@ async function enforce(checks: Check[], deps: LimitDeps): Promise<void> {
 
   const results = await Promise.all(checks.map((check) => limitOrAdmit(check, deps)));
   const refused = results.flatMap((result, i) => (result.success ? [] : [{ check: checks[i]!, result }]));
-  if (refused.length === 0) return;
+  // What a refund may give back: the windows that counted this request (not one that failed open).
+  if (refused.length === 0) return checks.filter((_, i) => !results[i]!.failedOpen);
   results.forEach((result, i) => {
     if (result.success && !result.failedOpen) giveBack(checks[i]!, deps);
   });
