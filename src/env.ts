@@ -184,7 +184,7 @@ const envSchema = z.object({
    * except on Vercel where Vercel Cron calls the routes. Safe on several instances: a lock elects one.
    */
   OPTSTUFF_SCHEDULER: z.enum(["auto", "on", "off"]).default("auto"),
-  /** Bearer token for /api/metrics; without it the endpoint is open (keep it on a private network). */
+  /** Bearer token for /api/metrics; without it the endpoint is off in production, open on the embedded default. */
   OPTSTUFF_METRICS_TOKEN: optionalText,
 });
 

@@ -72,6 +72,8 @@ export const operatorErrors = {
   CRON_UNAUTHORIZED: { status: 401, message: "Missing or wrong cron secret" },
   CRON_NOT_CONFIGURED: { status: 503, message: "CRON_SECRET is not set, so the cron routes are closed" },
   METRICS_UNAUTHORIZED: { status: 401, message: "Missing or wrong metrics token" },
+  // Production without OPTSTUFF_METRICS_TOKEN: the counters describe every tenant's traffic.
+  METRICS_OFF: { status: 404, message: "Metrics are off: set OPTSTUFF_METRICS_TOKEN to read them" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /**
@@ -81,6 +83,8 @@ export const operatorErrors = {
 export const requestErrors = {
   BODY_TOO_LARGE: { status: 413, message: "Request body is too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Send the request body as JSON (Content-Type: application/json)" },
+  // A dashboard mutation posted from another site's page (its Origin is not the dashboard's).
+  CROSS_SITE_REQUEST: { status: 403, message: "Cross-site request refused: use the dashboard's own pages" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export const errorCatalogue = { ...deliveryErrors, ...dashboardErrors, ...operatorErrors, ...requestErrors };

@@ -53,11 +53,15 @@ export interface ServiceOptions {
   /** Who may create an account. Default invite-only (after the first account) with no domains. */
   registration?: RegistrationPolicy;
   requestLog?: Partial<RequestLogOptions>;
-  metricsToken?: string | null;
+  /** Who may read /api/metrics. Default open (the embedded default on loopback). */
+  metrics?: MetricsAccess;
   logger?: Logger;
   net?: NetDeps;
   now?: () => Date;
 }
+
+/** Who may read /api/metrics: anyone, nobody (404), or a bearer token's holder. */
+export type MetricsAccess = "open" | "off" | { token: string };
 
 export interface TransformIsolation {
   /** The built transform process script. */
@@ -150,7 +154,9 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
       successSampleRate: e.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE,
       failuresPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE,
     },
-    metricsToken: e.OPTSTUFF_METRICS_TOKEN ?? null,
+    // In production the counters (tenants' traffic, cache tiers, failures) are not for the public: off
+    // until a token is set. The embedded default serves them to whoever reaches its loopback.
+    metrics: e.OPTSTUFF_METRICS_TOKEN ? { token: e.OPTSTUFF_METRICS_TOKEN } : isProduction(e) ? "off" : "open",
   };
 }
 

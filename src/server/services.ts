@@ -40,7 +40,7 @@ import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image
 import { configureSharp, createResultCache, createTransformScheduler, inProcessTransform } from "@/server/image";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
-import { serviceOptionsFromEnv, type ServiceOptions } from "@/server/service-options";
+import { serviceOptionsFromEnv, type MetricsAccess, type ServiceOptions } from "@/server/service-options";
 import { shutDown } from "@/server/shutdown";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import { createSourceFetcher } from "@/server/source";
@@ -79,8 +79,10 @@ export interface Services {
   recordOutcome(outcome: RequestOutcome): Promise<void>;
   requestLog: RequestLog;
   metrics: Metrics;
-  /** Bearer token /api/metrics requires; null leaves it open (e.g. behind a private network). */
-  metricsToken: string | null;
+  /** Origins whose pages may post dashboard mutations: the public base URL's and OPTSTUFF_TRUSTED_ORIGINS. */
+  dashboardOrigins: string[];
+  /** Who may read /api/metrics (service-options.ts). */
+  metricsAccess: MetricsAccess;
   cron: CronJobs;
   /** Runs the cron jobs on their schedule in this process (servers only; close() stops it). */
   startScheduler(): void;
@@ -232,6 +234,14 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     mailer: createMailer(options.smtp ?? null),
     tenancy,
     publicBaseUrl,
+    // The same list better-auth checks sign-ins against.
+    dashboardOrigins: [publicBaseUrl, ...(options.trustedOrigins ?? [])].flatMap((url) => {
+      try {
+        return [new URL(url).origin];
+      } catch {
+        return [];
+      }
+    }),
     authProviders: enabledProviders(oauth),
     signInFailures: createSignInFailureLimit(coordination.limiter, {
       onLimiterError: (error) =>
@@ -251,7 +261,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     cron,
     startScheduler: scheduler.start,
     metrics,
-    metricsToken: options.metricsToken ?? null,
+    metricsAccess: options.metrics ?? "open",
     recordOutcome: createOutcomeRecorder({ kv, db: database.db, logger, logSampled, counters, requestLog, metrics }),
     close: () =>
       shutDown({

@@ -191,6 +191,16 @@ describe("the served dashboard", () => {
     expect(((await response.json()) as { code: string }).code).toBe("UNSUPPORTED_MEDIA_TYPE");
   });
 
+  it("refuses a dashboard mutation posted from another site's page, before reading its body", async () => {
+    const response = await fetch(`${app.baseUrl}/api/trpc/account.completeOnboarding`, {
+      method: "POST",
+      headers: { origin: "https://evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ json: { name: "Team", slug: "cross-site" } }),
+    });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { code: string }).code).toBe("CROSS_SITE_REQUEST");
+  });
+
   it("still answers after all of the above", async () => {
     expect((await fetch(`${app.baseUrl}/api/health`)).status).toBe(200);
   });

@@ -83,7 +83,7 @@ const routes: Array<[string, () => Promise<Response>]> = [
     () => {
       const services: Services = {
         ...app.services,
-        metricsToken: null,
+        metricsAccess: "open",
         metrics: { ...app.services.metrics, render: rejecting },
       };
       return createMetricsRouteHandler(async () => services)(new Request("http://optstuff.test/api/metrics"));

@@ -21,7 +21,7 @@ beforeAll(async () => {
   app = await createTestApp({
     sourceHosts: [origin.host],
     redis: redis.settings,
-    metricsToken: TOKEN,
+    metrics: { token: TOKEN },
     configCacheTtlMs: 60_000,
   });
   const path = app.signedPath("w_20", `http://${origin.host}/a.png`);
@@ -57,7 +57,16 @@ describe.skipIf(redisServer.skip)(redisServer.title("/api/metrics"), () => {
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe("Bearer");
     }
-    expect((await scrape(undefined, { ...app.services, metricsToken: null })).status).toBe(200);
+    expect((await scrape(undefined, { ...app.services, metricsAccess: "open" })).status).toBe(200);
+  });
+
+  it("is off in production without a token: 404, saying which variable turns it on", async () => {
+    const response = await scrape(undefined, { ...app.services, metricsAccess: "off" });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      code: "METRICS_OFF",
+      message: "Metrics are off: set OPTSTUFF_METRICS_TOKEN to read them",
+    });
   });
 
   it("counts requests by status, times each phase, and reports caches, Redis and the process", async () => {

@@ -8,7 +8,13 @@ export const slugSchema = z
   .max(40, "Slug must have at most 40 characters")
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, "Slug may contain lowercase letters, digits and inner hyphens only");
 
-export const nameSchema = z.string().trim().min(1, "Name is required").max(80, "Name must have at most 80 characters");
+export const NAME_MAX_LENGTH = 80;
+
+export const nameSchema = z
+  .string()
+  .trim()
+  .min(1, "Name is required")
+  .max(NAME_MAX_LENGTH, `Name must have at most ${NAME_MAX_LENGTH} characters`);
 
 /** A whole number from 1 to `max`, with the one message a form and a procedure both give. */
 export function boundedCount(max: number) {

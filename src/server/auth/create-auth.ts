@@ -1,4 +1,6 @@
 import { betterAuth } from "better-auth";
+import { APIError, createAuthMiddleware } from "better-auth/api";
+import { NAME_MAX_LENGTH, nameSchema } from "@/lib/schemas/names";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/schemas/account";
 import type { RateLimiter } from "@/server/coordination/types";
@@ -95,6 +97,18 @@ export function createAuth(options: AuthOptions) {
       maxPasswordLength: PASSWORD_MAX_LENGTH,
     },
     socialProviders,
+    // A display name is shown to every member of every team the user joins: bounded like the
+    // dashboard's other names (better-auth takes any string; 60,000 characters were accepted).
+    hooks: {
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/sign-up/email" && ctx.path !== "/update-user") return;
+        const name = (ctx.body as { name?: unknown } | undefined)?.name;
+        if (name === undefined && ctx.path === "/update-user") return;
+        const checked = nameSchema.safeParse(name);
+        if (!checked.success)
+          throw new APIError("BAD_REQUEST", { message: checked.error.issues[0]?.message ?? "Invalid name" });
+      }),
+    },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
     rateLimit: {
       // On everywhere, not only in production: the embedded default is reachable too.
@@ -119,6 +133,13 @@ export function createAuth(options: AuthOptions) {
       user: {
         create: {
           before: async (created, ctx) => {
+            // A provider's name (GitHub, Google) is not ours to refuse: kept to the bound instead.
+            created = {
+              ...created,
+              name: String(created.name ?? "")
+                .trim()
+                .slice(0, NAME_MAX_LENGTH),
+            };
             const db = scope.current();
             await options.registration.lockAccountCreation(db);
             if (await options.registration.isFirstAccount(db)) return { data: { ...created, instanceRole: "owner" } };
@@ -135,7 +156,7 @@ export function createAuth(options: AuthOptions) {
               if (isAppError(error)) return false;
               throw error;
             }
-            return undefined;
+            return { data: created };
           },
           after: async (created) => options.onUserCreated(created),
         },

@@ -3,17 +3,22 @@ import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
 import { bearerMatches } from "./bearer";
 
-/** Prometheus text exposition; a bearer token when one is configured. */
+/** Prometheus text exposition: open, off (404) or behind a bearer token (service-options.ts, MetricsAccess). */
 export function createMetricsRouteHandler(getServices: () => Promise<Services>) {
   return async function handle(request: Request): Promise<Response> {
     const headers = { "Cache-Control": "no-store" };
     let services: Services | undefined;
     try {
       services = await getServices();
-      if (
-        services.metricsToken !== null &&
-        !bearerMatches(request.headers.get("authorization"), services.metricsToken)
-      ) {
+      const access = services.metricsAccess;
+      if (access === "off") {
+        const error = new AppError("METRICS_OFF");
+        return Response.json(
+          { code: error.publicCode, message: error.publicMessage },
+          { status: error.status, headers },
+        );
+      }
+      if (access !== "open" && !bearerMatches(request.headers.get("authorization"), access.token)) {
         const error = new AppError("METRICS_UNAUTHORIZED");
         return Response.json(
           { code: error.publicCode, message: error.publicMessage },

@@ -12,13 +12,6 @@ import { errorResponse } from "./error-response";
 /** The dashboard's tRPC endpoint; unexpected errors are logged with the request id the client sees. */
 export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
   return async (request: Request): Promise<Response> => {
-    let req: Request;
-    try {
-      req = await withCappedJsonBody(request);
-    } catch (thrown) {
-      if (!isAppError(thrown)) throw thrown;
-      return errorResponse(thrown, randomUUID(), request.method);
-    }
     let services: Services;
     try {
       services = await getServices();
@@ -26,6 +19,14 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       const requestId = randomUUID();
       bootLogger.log("error", "procedure failed: services unavailable", { requestId, ...describeError(thrown) });
       return errorResponse(toAppError(thrown), requestId, request.method);
+    }
+    let req: Request;
+    try {
+      assertDashboardOrigin(request, services.dashboardOrigins);
+      req = await withCappedJsonBody(request);
+    } catch (thrown) {
+      if (!isAppError(thrown)) throw thrown;
+      return errorResponse(thrown, randomUUID(), request.method);
     }
     return fetchRequestHandler({
       endpoint: "/api/trpc",
@@ -43,6 +44,18 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       },
     });
   };
+}
+
+/**
+ * A mutation posted by a browser carries the page's Origin: one from another site is refused before its
+ * body is read. JSON bodies already need a CORS preflight that this route never grants; this is the
+ * second lock, and it does not depend on how a browser treats a content type. Requests without an
+ * Origin (scripts, which hold no visitor's cookie) pass.
+ */
+function assertDashboardOrigin(request: Request, allowed: readonly string[]): void {
+  if (request.method !== "POST") return;
+  const origin = request.headers.get("origin");
+  if (origin !== null && !allowed.includes(origin)) throw new AppError("CROSS_SITE_REQUEST");
 }
 
 /**

@@ -165,3 +165,21 @@ describe("configuration-dependent sign-in", () => {
     }
   });
 });
+
+describe("display names", () => {
+  it("are bounded like the dashboard's other names, at sign-up and when changed", async () => {
+    const long = await authRequest(app.services, "/sign-up/email", {
+      email: "long-name@example.com",
+      password: "correct horse battery",
+      name: "x".repeat(60_000),
+    });
+    expect(long.status).toBe(400);
+    expect(((await long.json()) as { message: string }).message).toBe("Name must have at most 80 characters");
+    const carol = await signUp(app.services, "carol");
+    const renamed = (name: string) => authRequest(app.services, "/update-user", { name }, { cookie: carol.cookie });
+    expect((await renamed("y".repeat(81))).status).toBe(400);
+    expect((await renamed("   ")).status).toBe(400);
+    expect((await renamed("C".repeat(80))).status).toBe(200);
+    expect((await (await callerFor(app.services, carol.cookie)).account.me()).user.name).toBe("C".repeat(80));
+  });
+});

@@ -143,3 +143,22 @@ describe("field errors", () => {
     expect(body.error.json.data.fieldErrors).toBeNull();
   });
 });
+
+describe("a mutation posted from another site", () => {
+  it("is refused before anything is read or written, whatever its session; the dashboard's own origin passes", async () => {
+    const post = (origin: string, slug: string) =>
+      createTrpcRouteHandler(async () => app.services)(
+        new Request("http://optstuff.test/api/trpc/project.create", {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie: owner.cookie, origin },
+          body: JSON.stringify({ json: { teamSlug, name: "Cross", slug } }),
+        }),
+      );
+    const foreign = await post("https://evil.example", "cross-site");
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ code: "CROSS_SITE_REQUEST" });
+    expect((await owner.caller.project.list({ teamSlug })).map((p) => p.slug)).not.toContain("cross-site");
+    expect((await post("http://127.0.0.1:3000", "same-site")).status).toBe(200);
+    expect((await owner.caller.project.list({ teamSlug })).map((p) => p.slug)).toContain("same-site");
+  });
+});
