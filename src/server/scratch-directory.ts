@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statfsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isProcessAlive } from "./process-alive";
 
 /**
  * A directory of this process's own for bytes that are passed between its parts by path (sources
@@ -46,7 +47,7 @@ function makeDirectory(prefix: string, tmpfs: string, minFreeBytes: number): str
   const owned = new RegExp(`^${prefix}(\\d+)-`);
   for (const name of readdirSync(parent)) {
     const owner = Number(owned.exec(name)?.[1]);
-    if (owner && owner !== process.pid && !isAlive(owner))
+    if (owner && owner !== process.pid && !isProcessAlive(owner))
       rmSync(path.join(parent, name), { recursive: true, force: true });
   }
   return mkdtempSync(path.join(parent, `${prefix}${process.pid}-`));
@@ -56,13 +57,4 @@ function roomy(directory: string, minFreeBytes: number): boolean {
   if (!existsSync(directory)) return false;
   const { bavail, bsize } = statfsSync(directory);
   return bavail * bsize >= minFreeBytes;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

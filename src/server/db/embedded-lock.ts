@@ -2,6 +2,7 @@ import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
+import { isProcessAlive } from "@/server/process-alive";
 
 /**
  * An embedded database has one owner at a time. PGlite keeps its pages in the owning process's memory
@@ -148,7 +149,7 @@ async function takeOver(
 /** The owner is gone: a process of this machine that no longer runs, or another machine's lock left for 30 s. */
 function ended(owner: DatabaseOwner | null, lockPath: string): boolean {
   if (owner && owner.hostname === hostname()) {
-    if (!isAlive(owner.pid)) return true;
+    if (!isProcessAlive(owner.pid)) return true;
     const started = processStart(owner.pid);
     return Boolean(owner.started && started && owner.started !== started);
   }
@@ -184,14 +185,4 @@ function describeOwner(owner: DatabaseOwner | null): string {
   if (!owner) return "another process";
   const where = owner.hostname === hostname() ? "" : ` on ${owner.hostname}`;
   return `${owner.role} (pid ${owner.pid}${where}, since ${owner.since})`;
-}
-
-/** EPERM: it runs, as someone else. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
