@@ -34,6 +34,8 @@ import { scheduleOnDemand } from "@/server/cron/scheduler";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
+import { createUploadCheck, type UploadCheck } from "@/server/image/check-upload";
+import { uploadLimits } from "@/server/tenancy/project-images";
 import { createSourceFailureMemory } from "@/server/delivery/source-failures";
 import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
@@ -81,6 +83,8 @@ export interface Services {
   metrics: Metrics;
   /** Origins whose pages may post dashboard mutations: the public base URL's and OPTSTUFF_TRUSTED_ORIGINS. */
   dashboardOrigins: string[];
+  /** Decodes an uploaded image (watermark, fallback) in a transform process, under its team's share. */
+  checkUpload: UploadCheck;
   /** Who may read /api/metrics (service-options.ts). */
   metricsAccess: MetricsAccess;
   cron: CronJobs;
@@ -141,6 +145,12 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ? createSourceCache({ maxBytes: options.sourceCacheBytes, downloader: downloads?.download })
     : null;
   const now = options.now ?? (() => new Date());
+  // Uploads are decoded where sources are, under the same scheduler: bounded, killable, shared fairly.
+  const checkUpload = createUploadCheck({
+    scheduler: transforms,
+    transform: pool?.transform ?? inProcessTransform,
+    limits: uploadLimits(options.transformLimits),
+  });
   const produce = createProducer({
     fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
     sources,
@@ -230,6 +240,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   return {
     database,
     secrets: options.secrets,
+    checkUpload,
     auth,
     mailer: createMailer(options.smtp ?? null),
     tenancy,

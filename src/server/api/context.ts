@@ -7,6 +7,7 @@ import type { Logger } from "@/server/log";
 import type { Mailer } from "@/server/mail/mailer";
 import type { ResultStore } from "@/server/result-store/types";
 import type { TenancyDeps } from "@/server/tenancy/deps";
+import type { UploadCheck } from "@/server/image/check-upload";
 
 /**
  * What the dashboard's procedures use, and nothing more: no secrets, no auth instance, no image route.
@@ -26,6 +27,8 @@ export interface DashboardServices {
   publicBaseUrl: string;
   /** How current metering is, for the usage pages. */
   freshness(): Promise<MeteringFreshness>;
+  /** Decodes an uploaded image in a transform process, under its team's share. */
+  checkUpload: UploadCheck;
 }
 
 export interface Context {

@@ -80,5 +80,6 @@ export function dashboardServices(services: Services): DashboardServices {
     mailer: services.mailer,
     publicBaseUrl: services.publicBaseUrl,
     freshness: () => services.cron.freshness(),
+    checkUpload: services.checkUpload,
   };
 }

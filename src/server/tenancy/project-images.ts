@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import sharp from "sharp";
 import type { WatermarkSettings } from "@/lib/schemas/watermark";
 import { readWatermarkSettings } from "@/server/config-cache";
 import { projectImages } from "@/server/db/schema";
-import { AppError } from "@/server/errors";
+import { AppError, isAppError, type ErrorCode } from "@/server/errors";
+import type { UploadCheck } from "@/server/image/check-upload";
+import type { TransformLimits } from "@/server/image";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 
@@ -17,8 +18,24 @@ export type ProjectImageKind = (typeof projectImageKinds)[number];
  */
 export const MAX_PROJECT_IMAGE_BYTES = 512 * 1024;
 export const MAX_PROJECT_IMAGE_SIDE = 2048;
-/** Raster formats only: an SVG would need the sanitiser on every use, and a logo exported to PNG does the same job. */
-const ACCEPTED_FORMATS: Record<string, string> = { png: "PNG", jpeg: "JPEG", webp: "WebP", gif: "GIF", heif: "AVIF" };
+/**
+ * An upload is decoded within the sources' bounds, tightened: its sides are checked after (a 4096×512
+ * banner is refused for its side, not its area), and 5 s is far more than an honest 2048² image needs.
+ */
+export function uploadLimits(sources: TransformLimits): TransformLimits {
+  return {
+    ...sources,
+    maxInputPixels: MAX_PROJECT_IMAGE_SIDE * MAX_PROJECT_IMAGE_SIDE,
+    maxFrames: Math.min(sources.maxFrames, 1000),
+    timeoutMs: Math.min(sources.timeoutMs, 5000),
+  };
+}
+
+/**
+ * Raster formats only: an SVG would need the sanitiser on every use, and a logo exported to PNG does the
+ * same job. Named as the pipeline names them (AVIF told apart from other HEIF).
+ */
+const ACCEPTED_FORMATS: Record<string, string> = { png: "PNG", jpeg: "JPEG", webp: "WebP", gif: "GIF", avif: "AVIF" };
 
 export interface ProjectImageView {
   kind: ProjectImageKind;
@@ -68,7 +85,7 @@ export async function getProjectImages(deps: Pick<TenancyDeps, "db">, scope: Pro
  * requests later. A replaced watermark keeps its settings.
  */
 export async function uploadProjectImage(
-  deps: Deps,
+  deps: Deps & { checkUpload: UploadCheck },
   scope: ProjectScope,
   input: { kind: ProjectImageKind; base64: string; actorId: string },
 ): Promise<void> {
@@ -76,7 +93,7 @@ export async function uploadProjectImage(
   if (bytes.length === 0) throw new AppError("INVALID_INPUT", { message: "The file is empty" });
   if (bytes.length > MAX_PROJECT_IMAGE_BYTES)
     throw new AppError("INVALID_INPUT", { message: `The image is over ${MAX_PROJECT_IMAGE_BYTES / 1024} KiB` });
-  const { format, width, height } = await checkedImage(bytes);
+  const { format, width, height } = await checkedImage(deps.checkUpload, bytes, scope.teamId);
   const values = {
     format,
     width,
@@ -117,34 +134,46 @@ export async function deleteProjectImage(deps: Deps, scope: ProjectScope, kind: 
   await deps.invalidate.project(scope.projectId);
 }
 
-async function checkedImage(bytes: Buffer): Promise<{ format: string; width: number; height: number }> {
-  const limitInputPixels = MAX_PROJECT_IMAGE_SIDE * MAX_PROJECT_IMAGE_SIDE;
-  let metadata;
+/**
+ * The upload decoded in a transform process (check-upload.ts), never in the server; what it refuses is
+ * worded for the person who chose the file.
+ */
+async function checkedImage(
+  check: UploadCheck,
+  bytes: Buffer,
+  tenant: string,
+): Promise<{ format: string; width: number; height: number }> {
+  let facts;
   try {
-    // The header only, so no pixel limit here: an oversized image is refused below for its size,
-    // not reported as "not an image" (sharp's limit would throw before the size could be named).
-    metadata = await sharp(bytes, { limitInputPixels: false, failOn: "error" }).metadata();
+    facts = await check(bytes, tenant);
   } catch (error) {
-    throw new AppError("INVALID_INPUT", { message: "That file is not an image", cause: error });
+    throw uploadRefusal(error);
   }
-  const format = metadata.format === "heif" && metadata.compression !== "av1" ? "heic" : metadata.format;
-  if (!format || !Object.hasOwn(ACCEPTED_FORMATS, format)) {
+  const { format, width, height } = facts;
+  if (!Object.hasOwn(ACCEPTED_FORMATS, format)) {
     throw new AppError("INVALID_INPUT", { message: `Upload a ${Object.values(ACCEPTED_FORMATS).join(", ")} image` });
   }
-  const width = metadata.autoOrient?.width ?? metadata.width ?? 0;
-  const height = metadata.autoOrient?.height ?? metadata.height ?? 0;
   if (width > MAX_PROJECT_IMAGE_SIDE || height > MAX_PROJECT_IMAGE_SIDE) {
     throw new AppError("INVALID_INPUT", {
       message: `The image is ${width}×${height}: at most ${MAX_PROJECT_IMAGE_SIDE} px a side`,
     });
   }
-  try {
-    await sharp(bytes, { limitInputPixels, failOn: "error", pages: 1 }).raw().toBuffer();
-  } catch (error) {
-    throw new AppError("INVALID_INPUT", { message: "The image could not be decoded", cause: error });
-  }
-  return { format: format === "heif" ? "avif" : format, width, height };
+  return { format, width, height };
 }
+
+/** The pipeline's refusal, said for an upload; the service's own troubles (overload, a bug) stay as they are. */
+function uploadRefusal(error: unknown): unknown {
+  if (!isAppError(error)) return error;
+  const message = UPLOAD_MESSAGES[error.code];
+  return message ? new AppError("INVALID_INPUT", { message, cause: error }) : error;
+}
+
+const UPLOAD_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  UNSUPPORTED_IMAGE: "That file is not an image we take: upload a PNG, JPEG, WebP, GIF or AVIF image",
+  IMAGE_DECODE_FAILED: "The image could not be decoded",
+  IMAGE_TOO_LARGE: `The image is too large: at most ${MAX_PROJECT_IMAGE_SIDE} px a side`,
+  TRANSFORM_TIMEOUT: "The image takes too long to decode: save it again (baseline, not progressive) and upload that",
+};
 
 function mimeOf(format: string): string {
   return `image/${format}`;

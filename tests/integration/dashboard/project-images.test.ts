@@ -2,7 +2,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
-import { pixelBombPng } from "../../support/hostile";
+import { pixelBombPng, scanBombJpeg } from "../../support/hostile";
 import { startOrigin, type Origin } from "../../support/origin";
 import { tokenOf } from "../../support/tenant-world";
 import { near, pixel, solid } from "../image/generate";
@@ -164,15 +164,16 @@ describe("uploads", () => {
     const upload = (base64: string) => owner.caller.projectImage.upload({ ...scope(), kind: "watermark", base64 });
     await expect(upload(Buffer.from("hello").toString("base64"))).rejects.toMatchObject({
       code: "BAD_REQUEST",
-      message: "That file is not an image",
+      message: "That file is not an image we take: upload a PNG, JPEG, WebP, GIF or AVIF image",
     });
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>').toString("base64");
     await expect(upload(svg)).rejects.toMatchObject({ message: expect.stringContaining("PNG, JPEG, WebP, GIF, AVIF") });
     await expect(upload(await png(3000, 10, [0, 0, 0]))).rejects.toMatchObject({
       message: expect.stringContaining("at most 2048 px"),
     });
+    // Refused by its header in a transform process: the server itself parses nothing an uploader sent.
     await expect(upload(pixelBombPng(20_000, 20_000).toString("base64"))).rejects.toMatchObject({
-      message: "The image is 20000×20000: at most 2048 px a side",
+      message: "The image is too large: at most 2048 px a side",
     });
     await expect(upload("A".repeat(800_000))).rejects.toMatchObject({
       code: "BAD_REQUEST",
@@ -187,6 +188,18 @@ describe("uploads", () => {
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(owner.caller.projectImage.setWatermark({ ...scope(), ...settings })).rejects.toMatchObject({
       code: "NOT_FOUND",
+    });
+  });
+
+  it("are decoded in a transform process, and one that decodes too long is refused there", async () => {
+    // 28,500 progressive scans over 2048² blocks: about 13 s of libjpeg's time, in one call that no
+    // timeout interrupts; the transform process running it is killed past the upload's 5 s.
+    const refused = await owner.caller.projectImage
+      .upload({ ...scope(), kind: "fallback", base64: scanBombJpeg(2048, 28_500).toString("base64") })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: "BAD_REQUEST",
+      message: "The image takes too long to decode: save it again (baseline, not progressive) and upload that",
     });
   });
 

@@ -23,7 +23,10 @@ export const projectImageRouter = router({
   upload: projectProcedure("image.write")
     .input(z.object({ kind, base64 }))
     .mutation(({ ctx, input }) =>
-      uploadProjectImage(ctx.services.tenancy, ctx.scope, { ...input, actorId: ctx.user.id }),
+      uploadProjectImage({ ...ctx.services.tenancy, checkUpload: ctx.services.checkUpload }, ctx.scope, {
+        ...input,
+        actorId: ctx.user.id,
+      }),
     ),
 
   setWatermark: projectProcedure("image.write")

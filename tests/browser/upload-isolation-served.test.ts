@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
+import { scanBombJpeg } from "../support/hostile";
+import { buildSignedUrl } from "../support/signed-url";
+
+/**
+ * Uploads are decoded where sources are, not on the server's threads. Eight uploads of a JPEG made of
+ * 28,500 progressive scans (13 s of decoding each) used to hold every libuv pool thread: another
+ * account's sign-in (scrypt) and another tenant's new variant waited about a minute. Against the built
+ * app as `npm start` runs it: the other account signs in and is served while the uploads are still out,
+ * and every upload is refused.
+ */
+let app: ServedApp;
+let demo: Record<string, string> = {};
+
+beforeAll(async () => {
+  app = await startServedApp({ OPTSTUFF_REGISTRATION: "open" }, (dataDir) => {
+    demo = bootstrapProject(dataDir);
+  });
+}, 120_000);
+afterAll(() => app?.stop());
+
+/** Sign-up (auto sign-in) through the auth route, as the dashboard's form posts it; answers the cookie. */
+async function signUp(label: string): Promise<string> {
+  const response = await fetch(`${app.baseUrl}/api/auth/sign-up/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: app.baseUrl },
+    body: JSON.stringify({
+      email: `${label}-${Date.now()}@example.com`,
+      password: "correct horse battery",
+      name: label,
+    }),
+  });
+  expect(response.status, `${label} sign-up`).toBe(200);
+  return response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0]!)
+    .join("; ");
+}
+
+function trpc(cookie: string, procedure: string, input: unknown): Promise<Response> {
+  return fetch(`${app.baseUrl}/api/trpc/${procedure}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: app.baseUrl, cookie },
+    body: JSON.stringify({ json: input }),
+  });
+}
+
+describe("uploads that take long to decode", () => {
+  it("are refused without holding the server: another account signs in and is served meanwhile", async () => {
+    const attacker = await signUp("uploader");
+    const team = `uploads-${Date.now().toString(36)}`;
+    expect((await trpc(attacker, "account.completeOnboarding", { name: "Uploads", slug: team })).status).toBe(200);
+    expect((await trpc(attacker, "project.create", { teamSlug: team, name: "Site", slug: "site" })).status).toBe(200);
+    const base64 = scanBombJpeg().toString("base64");
+
+    const order: string[] = [];
+    const uploads = Array.from({ length: 8 }, (_, i) =>
+      trpc(attacker, "projectImage.upload", { teamSlug: team, projectSlug: "site", kind: "watermark", base64 }).then(
+        async (response) => {
+          order.push(`upload ${i}`);
+          return {
+            status: response.status,
+            body: (await response.json()) as { error?: { json?: { message?: string } } },
+          };
+        },
+      ),
+    );
+    // The uploads are in; another account signs up (scrypt) and another tenant's new variant is made.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await signUp("bystander");
+    order.push("sign-up");
+    const image = await fetch(
+      buildSignedUrl({
+        baseUrl: app.baseUrl,
+        projectSlug: demo.OPTSTUFF_PROJECT_SLUG!,
+        publicKey: demo.OPTSTUFF_PUBLIC_KEY!,
+        secretKey: demo.OPTSTUFF_SECRET_KEY!,
+        operations: "w_333,f_webp",
+        source: "local/photo.jpg",
+      }),
+    );
+    expect(image.status).toBe(200);
+    order.push("image");
+
+    const answers = await Promise.all(uploads);
+    expect(order.indexOf("sign-up")).toBeLessThan(order.findIndex((step) => step.startsWith("upload")));
+    expect(order.indexOf("image")).toBeLessThan(order.findIndex((step) => step.startsWith("upload")));
+    for (const answer of answers) {
+      // Refused for its decoding time in a transform process, or, past the team's share of the queue, at once.
+      expect([400, 503]).toContain(answer.status);
+      if (answer.status === 400) expect(JSON.stringify(answer.body)).toContain("takes too long to decode");
+    }
+    expect(answers.some((answer) => answer.status === 400)).toBe(true);
+    const images = (await (
+      await fetch(
+        `${app.baseUrl}/api/trpc/projectImage.get?input=${encodeURIComponent(JSON.stringify({ json: { teamSlug: team, projectSlug: "site" } }))}`,
+        { headers: { cookie: attacker } },
+      )
+    ).json()) as { result: { data: { json: { watermark: unknown } } } };
+    expect(images.result.data.json.watermark).toBeNull();
+  }, 120_000);
+});
