@@ -179,6 +179,7 @@ const envSchema = z.object({
   OPTSTUFF_REQUEST_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
   /** Failed requests logged per project and minute; the rest are only counted. Default 60. */
   OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE: int(60),
+  OPTSTUFF_REQUEST_LOG_SUCCESSES_PER_MINUTE: int(120),
   /**
    * Runs the usage flush every minute and the daily maintenance in this process. `auto` (default): on,
    * except on Vercel where Vercel Cron calls the routes. Safe on several instances: a lock elects one.

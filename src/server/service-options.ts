@@ -153,6 +153,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     requestLog: {
       successSampleRate: e.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE,
       failuresPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE,
+      successesPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_SUCCESSES_PER_MINUTE,
     },
     // In production the counters (tenants' traffic, cache tiers, failures) are not for the public: off
     // until a token is set. The embedded default serves them to whoever reaches its loopback.

@@ -41,7 +41,7 @@ export function ProjectUsage({
               <Stat
                 label="Success rate"
                 value={formatPercent(data.log.successRate)}
-                detail="From the request log (failures capped per minute)"
+                detail="Of every request that named this project"
               />
               <Stat
                 label="Processing"
@@ -73,7 +73,7 @@ export function ProjectUsage({
             <p className="mt-1 text-sm text-neutral-600">
               Originals {formatBytes(data.log.bandwidth.originalBytes)} → served{" "}
               {formatBytes(data.log.bandwidth.outputBytes)}, measured on {formatPercent(data.log.bandwidth.coverage, 0)}{" "}
-              of logged successes (those that fetched their original; cache hits never see it).
+              of successes (those that fetched their original; cache hits never see it).
             </p>
           </Card>
         </div>

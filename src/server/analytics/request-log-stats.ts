@@ -1,12 +1,14 @@
-import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "@/server/db/client";
-import { apiKeys, requestLog } from "@/server/db/schema";
+import { apiKeys, PROCESSING_BOUNDS_MS, requestLog, requestSourceStats, requestStats } from "@/server/db/schema";
+import { HISTOGRAM_COLUMNS, type HistogramColumn } from "@/server/usage/request-stats";
 import type { RequestLogStatus } from "@/server/errors";
 import { rangeInstants, type DateRange } from "./date-range";
 
-const success = sql`${requestLog.status} = 'success'`;
-const measured = sql`${success} and ${requestLog.sourceBytes} is not null and ${requestLog.outputBytes} is not null`;
-const weighted = (filter: SQL) => sql<number>`coalesce(sum(${requestLog.weight}) filter (where ${filter}), 0)::float8`;
+const success = sql`${requestStats.status} = 'success'`;
+const total = (column: SQL | AnyPgColumn, filter: SQL = sql`true`) =>
+  sql<number>`coalesce(sum(${column}) filter (where ${filter}), 0)::float8`;
 
 function inRange(projectId: string, range: DateRange) {
   const { start, end } = rangeInstants(range);
@@ -14,69 +16,113 @@ function inRange(projectId: string, range: DateRange) {
 }
 
 /**
- * What the request log tells about a project's traffic. Rows carry the number of requests they stand
- * for (successes are sampled), so counts are estimates from weights; failures are capped per minute,
- * so under a flood the success rate reads high. Timing is over logged successes; bandwidth saved is
- * over the successes that fetched their original (cache hits never see it), with that share given.
+ * What the project's traffic looked like over the range, from request_stats (every request, per minute)
+ * and request_source_stats (successes per day and source): a few rows per project-minute whatever the
+ * traffic, so the page stays fast at any rate. Timing is over successes, from a histogram (p95 to its
+ * bucket, interpolated); bandwidth saved is over the successes that fetched their original (cache hits
+ * never see it), with that share given.
  */
 export async function requestLogStats(db: Database, projectId: string, range: DateRange) {
-  const where = inRange(projectId, range);
+  const { start, end } = rangeInstants(range);
+  const where = and(
+    eq(requestStats.projectId, projectId),
+    gte(requestStats.minute, start),
+    lt(requestStats.minute, end),
+  );
   const [[summary], statuses, topSources, tiers] = await Promise.all([
     db
       .select({
-        logged: weighted(sql`true`),
-        successes: weighted(success),
-        averageMs: sql<number | null>`(avg(${requestLog.processingMs}) filter (where ${success}))::float8`,
-        p95Ms: sql<
-          number | null
-        >`(percentile_cont(0.95) within group (order by ${requestLog.processingMs}) filter (where ${success}))::float8`,
-        measuredRequests: weighted(measured),
-        originalBytes: sql<number>`coalesce(sum(${requestLog.sourceBytes} * ${requestLog.weight}) filter (where ${measured}), 0)::float8`,
-        outputBytes: sql<number>`coalesce(sum(${requestLog.outputBytes} * ${requestLog.weight}) filter (where ${measured}), 0)::float8`,
-      })
-      .from(requestLog)
+        logged: total(requestStats.requests),
+        successes: total(requestStats.requests, success),
+        processingMs: total(requestStats.processingMs, success),
+        measuredRequests: total(requestStats.measuredRequests),
+        originalBytes: total(requestStats.sourceBytes),
+        outputBytes: total(requestStats.outputBytes),
+        ...Object.fromEntries(HISTOGRAM_COLUMNS.map((column) => [column, total(requestStats[column], success)])),
+      } as Record<
+        | "logged"
+        | "successes"
+        | "processingMs"
+        | "measuredRequests"
+        | "originalBytes"
+        | "outputBytes"
+        | HistogramColumn,
+        SQL<number>
+      >)
+      .from(requestStats)
       .where(where),
     db
-      .select({ status: requestLog.status, requests: sql<number>`sum(${requestLog.weight})::float8` })
-      .from(requestLog)
+      .select({ status: requestStats.status, requests: total(requestStats.requests) })
+      .from(requestStats)
       .where(where)
-      .groupBy(requestLog.status),
+      .groupBy(requestStats.status),
     db
       .select({
-        sourceUrl: sql<string>`${requestLog.sourceUrl}`,
-        requests: sql<number>`sum(${requestLog.weight})::float8`,
-        outputBytes: sql<number>`coalesce(sum(${requestLog.outputBytes} * ${requestLog.weight}), 0)::float8`,
+        sourceUrl: sql<string>`min(${requestSourceStats.sourceUrl})`,
+        requests: total(requestSourceStats.requests),
+        outputBytes: total(requestSourceStats.outputBytes),
       })
-      .from(requestLog)
-      .where(and(where, success, sql`${requestLog.sourceUrl} is not null`))
-      .groupBy(requestLog.sourceUrl)
-      .orderBy(sql`2 desc`, requestLog.sourceUrl)
+      .from(requestSourceStats)
+      .where(
+        and(
+          eq(requestSourceStats.projectId, projectId),
+          gte(requestSourceStats.day, range.from),
+          lte(requestSourceStats.day, range.to),
+        ),
+      )
+      .groupBy(requestSourceStats.sourceHash)
+      .orderBy(sql`2 desc`, sql`1`)
       .limit(10),
     db
-      .select({ tier: requestLog.cache, requests: sql<number>`sum(${requestLog.weight})::float8` })
-      .from(requestLog)
+      .select({ tier: requestStats.cache, requests: total(requestStats.requests) })
+      .from(requestStats)
       .where(and(where, success))
-      .groupBy(requestLog.cache),
+      .groupBy(requestStats.cache),
   ]);
   const s = summary!;
   return {
     logged: s.logged,
     successRate: s.logged > 0 ? s.successes / s.logged : null,
-    processing: { averageMs: s.averageMs, p95Ms: s.p95Ms },
+    processing: {
+      averageMs: s.successes > 0 ? s.processingMs / s.successes : null,
+      p95Ms: percentileOf(
+        HISTOGRAM_COLUMNS.map((column) => s[column]),
+        0.95,
+      ),
+    },
     statuses: statuses.sort((a, b) => b.requests - a.requests),
     topSources,
-    /** Which tier answered the logged successes (cache column: hit = in memory, store, shared, miss = transformed, revalidated = 304). */
-    tiers: tiers
-      .filter((t): t is { tier: string; requests: number } => t.tier !== null)
-      .sort((a, b) => b.requests - a.requests),
+    /** Which tier answered the successes (hit = in memory, store, shared, miss = transformed, revalidated = 304). */
+    tiers: tiers.filter((t) => t.tier !== "").sort((a, b) => b.requests - a.requests),
     bandwidth: {
       originalBytes: s.originalBytes,
       outputBytes: s.outputBytes,
       savedBytes: s.originalBytes - s.outputBytes,
-      /** Share of logged successes the figure covers. */
+      /** Share of successes the figure covers. */
       coverage: s.successes > 0 ? s.measuredRequests / s.successes : null,
     },
   };
+}
+
+/**
+ * The q-quantile of a histogram over PROCESSING_BOUNDS_MS, interpolated inside its bucket; in the last
+ * (open) bucket, its lower bound. Null without requests.
+ */
+export function percentileOf(counts: readonly number[], q: number): number | null {
+  const all = counts.reduce((sum, count) => sum + count, 0);
+  if (all === 0) return null;
+  const rank = q * all;
+  let below = 0;
+  for (const [index, count] of counts.entries()) {
+    if (count > 0 && below + count >= rank) {
+      const lower = index === 0 ? 0 : PROCESSING_BOUNDS_MS[index - 1]!;
+      const upper = PROCESSING_BOUNDS_MS[index];
+      if (upper === undefined) return lower;
+      return lower + ((rank - below) / count) * (upper - lower);
+    }
+    below += count;
+  }
+  return PROCESSING_BOUNDS_MS.at(-1)!;
 }
 
 export interface RequestLogPageInput {

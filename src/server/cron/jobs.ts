@@ -10,7 +10,7 @@ import {
   type FlushOptions,
   type FlushReport,
 } from "@/server/usage/flush-usage-buffer";
-import { pruneLedger, pruneRequestLog } from "@/server/usage/retention";
+import { pruneLedger, pruneRequestLog, pruneRequestStats } from "@/server/usage/retention";
 import { runRecorded } from "./cron-runs";
 import { runMaintenance, type MaintenanceReport } from "./daily-maintenance";
 import { meteringFreshness, type MeteringFreshness } from "./metering-freshness";
@@ -68,6 +68,10 @@ export function createCronJobs(deps: CronDeps): CronJobs {
           [
             { name: "flushUsage", run: async () => ({ ...(await recordedFlush()) }) },
             { name: "requestLogRetention", run: async () => ({ deleted: await pruneRequestLog(deps.db, deps.now()) }) },
+            {
+              name: "requestStatsRetention",
+              run: async () => ({ deleted: await pruneRequestStats(deps.db, deps.now()) }),
+            },
             { name: "expiredKeys", run: async () => ({ marked: await sweepExpiredKeys(deps, deps.now()) }) },
             {
               name: "invalidationRetries",

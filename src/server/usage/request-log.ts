@@ -8,12 +8,18 @@ import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { describeError, type SampledLog } from "@/server/log";
 import { meteredIncrement, type UsageIncrement } from "./buffer-usage";
 import { addUsage } from "./database-buffer";
+import { createStatsBatch } from "./request-stats";
 
 export interface RequestLogOptions {
   /** Share of successes written, 0 to 1. */
   successSampleRate: number;
   /** Failures written per project and minute; a holder of a public key cannot flood the log past it. */
   failuresPerProjectMinute: number;
+  /**
+   * Successes written per project and minute (after sampling), counted per instance: cache hits at an
+   * address's cap would otherwise add a row each. request_stats counts every request exactly.
+   */
+  successesPerProjectMinute: number;
   /** Rows gathered before one INSERT; a partial batch is written after `batchWindowMs`. */
   batchSize: number;
   batchWindowMs: number;
@@ -22,6 +28,7 @@ export interface RequestLogOptions {
 export const defaultRequestLogOptions: RequestLogOptions = {
   successSampleRate: 1,
   failuresPerProjectMinute: 60,
+  successesPerProjectMinute: 120,
   batchSize: 200,
   batchWindowMs: 50,
 };
@@ -59,10 +66,11 @@ interface Pending {
 }
 
 /**
- * The request log behind the image API: after the response, sampled successes and capped failures
- * (the cap counted in Redis, so it holds across instances) are gathered and written in batches, one
- * INSERT per batch, with the batch's usage increments in the same transaction when this log meters.
- * Only outcomes that name a project are logged: the log is read per project.
+ * The request log behind the image API: after the response, every outcome is counted in the batch's
+ * statistics (request_stats), and sampled, capped successes and capped failures (the failures' cap
+ * counted in Redis, so it holds across instances) become rows. A batch is one transaction: rows,
+ * statistics and, when this log meters, usage increments. Only outcomes that name a project are
+ * logged: the log is read per project.
  */
 export function createRequestLog(
   deps: RequestLogDeps,
@@ -71,25 +79,29 @@ export function createRequestLog(
   const random = deps.random ?? Math.random;
   const metersUsage = deps.metersUsage ?? false;
   let batch: Pending[] = [];
+  let stats = createStatsBatch();
   let timer: NodeJS.Timeout | null = null;
+  const successesThisMinute = createMinuteCounts();
 
   async function write(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = null;
     const taken = batch;
+    const counted = stats;
     batch = [];
+    stats = createStatsBatch();
     if (taken.length === 0) return;
     const rows = taken.flatMap((t) => (t.row ? [t.row] : []));
     const usage = taken.flatMap((t) => (t.usage ? [t.usage] : []));
     try {
-      if (usage.length === 0) await deps.db.insert(requestLog).values(rows);
-      else
-        await deps.db.transaction(async (tx) => {
-          if (rows.length > 0) await tx.insert(requestLog).values(rows);
-          await addUsage(tx, usage);
-        });
+      await deps.db.transaction(async (tx) => {
+        if (rows.length > 0) await tx.insert(requestLog).values(rows);
+        await counted.write(tx);
+        if (usage.length > 0) await addUsage(tx, usage);
+      });
       deps.counters.increment("request_log_rows", rows.length);
     } catch (error) {
+      deps.counters.increment("request_stats_lost", taken.length);
       if (rows.length > 0) {
         deps.counters.increment("request_log_rows_lost", rows.length);
         deps.logSampled("request-log", "error", "request log rows lost", {
@@ -114,7 +126,11 @@ export function createRequestLog(
   }
 
   async function admitted(outcome: RequestOutcome & { projectId: string }, at: Date): Promise<boolean> {
-    if (outcome.status === "success") return options.successSampleRate >= 1 || random() < options.successSampleRate;
+    if (outcome.status === "success")
+      return (
+        (options.successSampleRate >= 1 || random() < options.successSampleRate) &&
+        successesThisMinute.increment(outcome.projectId, at) <= options.successesPerProjectMinute
+      );
     try {
       const key = redisKeys.requestLogFailures(outcome.projectId, at);
       const count = await withBudget("requestLogCap", deps.kv.increment(key, TTL_SECONDS.requestLogFailures));
@@ -128,10 +144,11 @@ export function createRequestLog(
     metersUsage,
     async record(outcome, at) {
       if (!outcome.projectId) return;
+      const ofProject = { ...outcome, projectId: outcome.projectId };
       const usage = metersUsage ? meteredIncrement(outcome, at) : null;
-      const logged = await admitted({ ...outcome, projectId: outcome.projectId }, at);
+      const logged = await admitted(ofProject, at);
       if (!logged) deps.counters.increment("request_log_skipped");
-      if (!logged && !usage) return;
+      stats.add(ofProject, at);
       const weight = outcome.status === "success" ? 1 / options.successSampleRate : 1;
       const row = logged ? { ...toRow(outcome, at), weight } : null;
       const written = new Promise<void>((done) => batch.push({ row, usage, done }));
@@ -140,6 +157,24 @@ export function createRequestLog(
       return written;
     },
     drain: write,
+  };
+}
+
+/** Counts per project in the current UTC minute only: the map never outlives its minute. */
+function createMinuteCounts() {
+  let minute = -1;
+  let counts = new Map<string, number>();
+  return {
+    increment(projectId: string, at: Date): number {
+      const current = Math.floor(at.getTime() / 60_000);
+      if (current !== minute) {
+        minute = current;
+        counts = new Map();
+      }
+      const count = (counts.get(projectId) ?? 0) + 1;
+      counts.set(projectId, count);
+      return count;
+    },
   };
 }
 

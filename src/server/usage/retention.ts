@@ -1,9 +1,12 @@
 import { inArray, lt } from "drizzle-orm";
 import { TTL_SECONDS } from "@/server/coordination/keys";
 import type { Database } from "@/server/db/client";
-import { requestLog, usageFlushLedger } from "@/server/db/schema";
+import { requestLog, requestSourceStats, requestStats, usageFlushLedger } from "@/server/db/schema";
 
 export const REQUEST_LOG_RETENTION_DAYS = 30;
+/** The statistics cover the longest range the usage page shows (90 days) and the day that is running. */
+export const REQUEST_STATS_RETENTION_DAYS = 91;
+const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * Ledger rows outlive their bucket's TTL by a day: a claim can only be pending while its bucket exists,
  * so a pruned row can never be needed to recognise a retried claim.
@@ -31,6 +34,20 @@ export function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Pr
     return (await db.delete(requestLog).where(inArray(requestLog.id, old)).returning({ id: requestLog.id })).length;
   };
   return deleteInBatches(step, batchSize);
+}
+
+/** A day's statistics are a few rows per project-minute: one DELETE each, no batching needed. */
+export async function pruneRequestStats(db: Database, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - REQUEST_STATS_RETENTION_DAYS * DAY_MS);
+  const minutes = await db
+    .delete(requestStats)
+    .where(lt(requestStats.minute, before))
+    .returning({ at: requestStats.minute });
+  const days = await db
+    .delete(requestSourceStats)
+    .where(lt(requestSourceStats.day, before.toISOString().slice(0, 10)))
+    .returning({ day: requestSourceStats.day });
+  return minutes.length + days.length;
 }
 
 export async function pruneLedger(db: Database, now: Date): Promise<number> {

@@ -7,7 +7,14 @@ import { createMemoryKeyValue } from "@/server/coordination/memory-key-value";
 import { cronRunState } from "@/server/cron/cron-runs";
 import { createCronJobs } from "@/server/cron/jobs";
 import { createCronRouteHandler } from "@/server/http/cron-route";
-import { apiKeys, invalidationRetry, requestLog, usageFlushLedger } from "@/server/db/schema";
+import {
+  apiKeys,
+  invalidationRetry,
+  requestLog,
+  requestSourceStats,
+  requestStats,
+  usageFlushLedger,
+} from "@/server/db/schema";
 import { createLogger } from "@/server/log";
 import type { Services } from "@/server/services";
 import { createApiKey } from "@/server/tenancy/create-api-key";
@@ -147,6 +154,29 @@ describe("cron routes", () => {
       { bucket: "202001010001", claim: "kept", rows: 1, requests: 1, bytes: 1, flushedAt: new Date(now - 13 * day) },
     ]);
 
+    const counted = { status: "success", cache: "hit", requests: 1, processingMs: 1, measuredRequests: 0 };
+    const sums = { sourceBytes: 0, outputBytes: 0, le10: 1, le25: 0, le50: 0, le100: 0, le250: 0, le500: 0 };
+    const rest = { le1000: 0, le2500: 0, le5000: 0, over: 0 };
+    await db.insert(requestStats).values(
+      [92, 89].map((ago) => ({
+        ...counted,
+        ...sums,
+        ...rest,
+        projectId: app.projectId,
+        minute: new Date(Math.floor((now - ago * day) / 60_000) * 60_000),
+      })),
+    );
+    await db.insert(requestSourceStats).values(
+      [92, 89].map((ago) => ({
+        projectId: app.projectId,
+        day: new Date(now - ago * day).toISOString().slice(0, 10),
+        sourceHash: `h${ago}`,
+        sourceUrl: "local/photo.jpg",
+        requests: 1,
+        outputBytes: 1,
+      })),
+    );
+
     const response = await call("daily-maintenance", `Bearer ${SECRET}`);
     const report = await response.json();
     expect(response.status).toBe(200);
@@ -154,11 +184,17 @@ describe("cron routes", () => {
     expect(report.parts).toMatchObject({
       flushUsage: { ok: true },
       requestLogRetention: { ok: true, result: { deleted: 1 } },
+      requestStatsRetention: { ok: true, result: { deleted: 2 } },
       expiredKeys: { ok: true, result: { marked: 1 } },
       invalidationRetries: { ok: true, result: { retried: 1, failed: 0 } },
       ledgerPrune: { ok: true, result: { deleted: 1 } },
     });
     expect((await db.select().from(requestLog)).map((r) => r.requestId)).not.toContain("old");
+    const sources = (await db.select().from(requestSourceStats)).map((r) => r.sourceHash);
+    expect(sources).toContain("h89");
+    expect(sources).not.toContain("h92");
+    const kept = (await db.select().from(requestStats)).map((r) => r.minute.getTime());
+    expect(Math.min(...kept)).toBeGreaterThan(now - 90 * day);
     expect((await db.select().from(apiKeys).where(eq(apiKeys.id, expiring.id)))[0]!.expiredAt).not.toBeNull();
     expect(await db.select().from(invalidationRetry)).toHaveLength(0);
     expect((await db.select().from(usageFlushLedger)).map((r) => r.claim)).toContain("kept");

@@ -166,7 +166,13 @@ describe("the request log as the meter", () => {
         random: () => (draws++ % 2) / 2,
         metersUsage: true,
       },
-      { successSampleRate: 0.5, failuresPerProjectMinute: 10, batchSize: 1000, batchWindowMs: 10 },
+      {
+        successSampleRate: 0.5,
+        failuresPerProjectMinute: 10,
+        successesPerProjectMinute: 1000,
+        batchSize: 1000,
+        batchWindowMs: 10,
+      },
     );
     expect(log.metersUsage).toBe(true);
     const at = minutesBefore(now(), 2);

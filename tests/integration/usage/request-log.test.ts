@@ -62,7 +62,13 @@ describe("request log", () => {
     let draws = 0;
     const log = createRequestLog(
       { db, kv: createMemoryKeyValue(), counters, logSampled: () => {}, random: () => (draws++ % 4) / 4 },
-      { successSampleRate: 0.5, failuresPerProjectMinute: 10, batchSize: 1000, batchWindowMs: 10 },
+      {
+        successSampleRate: 0.5,
+        failuresPerProjectMinute: 10,
+        successesPerProjectMinute: 1000,
+        batchSize: 1000,
+        batchWindowMs: 10,
+      },
     );
     const at = new Date();
     await Promise.all(

@@ -126,3 +126,64 @@ export const requestLog = pgTable(
     index("request_log_request_id_idx").on(t.requestId),
   ],
 );
+
+/**
+ * Upper bounds (ms) of the processing-time histogram in request_stats; a last bucket holds the rest.
+ * Columns `le_<bound>` below, in this order.
+ */
+export const PROCESSING_BOUNDS_MS = [10, 25, 50, 100, 250, 500, 1000, 2500, 5000] as const;
+
+/**
+ * Every request the request log sees, counted per project, UTC minute, status and cache tier: exact
+ * where the log's rows are sampled and capped, and small enough (a few rows per project-minute) that the
+ * usage page's statistics read it instead of scanning rows. Added to by each batch of the log, in the
+ * batch's transaction.
+ */
+export const requestStats = pgTable(
+  "request_stats",
+  {
+    minute: timestamp("minute", { withTimezone: true }).notNull(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    status: text("status").notNull(),
+    /** As request_log.cache; '' when the request reached no cache tier (failures). */
+    cache: text("cache").notNull(),
+    requests: bigint("requests", { mode: "number" }).notNull(),
+    processingMs: bigint("processing_ms", { mode: "number" }).notNull(),
+    /** Requests that fetched their original, so both sizes are known (bandwidth saved). */
+    measuredRequests: bigint("measured_requests", { mode: "number" }).notNull(),
+    sourceBytes: bigint("source_bytes", { mode: "number" }).notNull(),
+    outputBytes: bigint("output_bytes", { mode: "number" }).notNull(),
+    le10: bigint("le_10", { mode: "number" }).notNull(),
+    le25: bigint("le_25", { mode: "number" }).notNull(),
+    le50: bigint("le_50", { mode: "number" }).notNull(),
+    le100: bigint("le_100", { mode: "number" }).notNull(),
+    le250: bigint("le_250", { mode: "number" }).notNull(),
+    le500: bigint("le_500", { mode: "number" }).notNull(),
+    le1000: bigint("le_1000", { mode: "number" }).notNull(),
+    le2500: bigint("le_2500", { mode: "number" }).notNull(),
+    le5000: bigint("le_5000", { mode: "number" }).notNull(),
+    over: bigint("over", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.minute, t.status, t.cache] })],
+);
+
+/**
+ * Successful requests per project, UTC day and source, for the usage page's top sources. Keyed by the
+ * source's SHA-256 (a URL can be longer than an index entry may be).
+ */
+export const requestSourceStats = pgTable(
+  "request_source_stats",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    sourceHash: text("source_hash").notNull(),
+    sourceUrl: text("source_url").notNull(),
+    requests: bigint("requests", { mode: "number" }).notNull(),
+    outputBytes: bigint("output_bytes", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.day, t.sourceHash] })],
+);

@@ -1,0 +1,199 @@
+import { signUrl } from "@optstuff/client";
+/**
+ * npm run bench:usage-page — what a busy project's usage page costs the other tenants. One project gets
+ * a day of traffic at one address's cap (BENCH_PER_MINUTE cache hits a minute, 1,200 by default: 1.7 M
+ * a day) through the real request log, then its usage page (statistics, per-day totals, first log page)
+ * is read in a loop while another tenant's cached image is requested; the embedded database (PGlite)
+ * runs on the thread that serves both, as in the embedded default. Reported: the other tenant's latency
+ * with and without the page loop, the page's own time, and the rows the day left behind.
+ * Results: a table on stdout and artifacts/bench-usage-page.json.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { count, eq } from "drizzle-orm";
+import sharp from "sharp";
+import { resolveDateRange } from "@/server/analytics/date-range";
+import { requestLogPage, requestLogStats } from "@/server/analytics/request-log-stats";
+import { projectUsage } from "@/server/analytics/usage-totals";
+import { apiKeys, requestLog, requestSourceStats, requestStats } from "@/server/db/schema";
+import { createImageRouteHandler } from "@/server/http/image-route";
+import { createLogger } from "@/server/log";
+import { createServices } from "@/server/services";
+import { bootstrap } from "@/server/tenancy/bootstrap";
+import { fmt, percentile } from "./lib/load";
+
+const PER_MINUTE = Number(process.env.BENCH_PER_MINUTE ?? 1200);
+const MINUTES = Number(process.env.BENCH_MINUTES ?? 1440);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const BASE = "http://optstuff.bench";
+
+async function main(): Promise<void> {
+  const root = mkdtempSync(path.join(tmpdir(), "optstuff-usage-page-"));
+  writeFileSync(
+    path.join(root, "dot.png"),
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: "#0a0" } })
+      .png()
+      .toBuffer(),
+  );
+  const services = await createServices({
+    database: { kind: "pglite", dataDir: null },
+    secrets: { keyEncryption: "bench", keyEncryptionPrevious: undefined, auth: "bench", cron: "bench" },
+    fetchLimits: { maxBytes: 1 << 20, timeoutMs: 5000, maxRedirects: 0, allowLoopback: false },
+    transformLimits: { maxInputPixels: 1_000_000, maxOutputDimension: 100, maxFrames: 1, timeoutMs: 5000 },
+    localSourceRoot: root,
+    transformConcurrency: 1,
+    transformIsolation: null,
+    transformQueue: 64,
+    resultCacheBytes: 16 * 1024 * 1024, // the other tenant's image is a memory hit, as in production
+    configCacheTtlMs: 1000, // production's L1
+    redis: null,
+    authFailuresPerMinute: 1_000_000,
+    trustedProxyHops: 0,
+    logger: createLogger("error"),
+  });
+  const deps = { db: services.database.db, secretBox: services.secretBox };
+  const busy = await bootstrap(deps, { teamSlug: "busy", projectSlug: "busy", keyName: "k", sourceHosts: ["local"] });
+  const other = await bootstrap(deps, {
+    teamSlug: "other",
+    projectSlug: "other",
+    keyName: "k",
+    sourceHosts: ["local"],
+  });
+  // The other tenant's own limits are not what is measured.
+  await deps.db
+    .update(apiKeys)
+    .set({ rateLimitPerMinute: 100_000, rateLimitPerDay: 100_000_000 })
+    .where(eq(apiKeys.id, other.key.id));
+
+  // A day of cache hits at the cap, recorded as the route records them (after the response).
+  const seedStarted = performance.now();
+  const dayStart = Date.now() - MINUTES * 60_000;
+  for (let minute = 0; minute < MINUTES; minute++) {
+    const written: Promise<void>[] = [];
+    for (let i = 0; i < PER_MINUTE; i++)
+      written.push(
+        services.requestLog.record(
+          {
+            requestId: `seed-${minute}-${i}`,
+            status: "success",
+            httpStatus: 200,
+            projectId: busy.project.id,
+            apiKeyId: busy.key.id,
+            sourceUrl: `local/photo-${i % 20}.jpg`,
+            operations: "w_400",
+            outputFormat: "webp",
+            outputBytes: 20_000,
+            cache: "hit",
+            durationMs: 1 + (i % 7),
+          },
+          new Date(dayStart + minute * 60_000 + Math.floor((i * 60_000) / PER_MINUTE)),
+        ),
+      );
+    await Promise.all(written);
+    if (minute % 60 === 0) console.error(`seeding: minute ${minute} of ${MINUTES}`);
+  }
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  console.error(`seeded in ${fmt(seedSeconds)} s`);
+  const db = services.database.db;
+  const rows = async (table: typeof requestLog | typeof requestStats | typeof requestSourceStats) =>
+    (await db.select({ n: count() }).from(table).where(eq(table.projectId, busy.project.id)))[0]!.n;
+  const left = {
+    requestLog: await rows(requestLog),
+    requestStats: await rows(requestStats),
+    sources: await rows(requestSourceStats),
+  };
+
+  const handler = createImageRouteHandler(async () => services);
+  const url = new URL(
+    await signUrl({
+      baseUrl: BASE,
+      projectSlug: other.project.slug,
+      ...other.key,
+      operations: "w_4,f_png",
+      source: "local/dot.png",
+    }),
+  );
+  const hit = async () => {
+    const response = await handler.web(new Request(url), () => {});
+    if (response.status !== 200) throw new Error(`status ${response.status}`);
+    await response.arrayBuffer();
+  };
+  for (let i = 0; i < 200; i++) await hit(); // cached from the first, warm
+
+  const range = resolveDateRange({ preset: "7d" }, new Date());
+  const page = async () => {
+    await Promise.all([
+      requestLogStats(db, busy.project.id, range),
+      projectUsage(db, busy.project.id, range),
+      requestLogPage(db, busy.project.id, range, { limit: 25 }),
+    ]);
+  };
+  const hitsFor = async (seconds: number) => {
+    const latencies: number[] = [];
+    const until = performance.now() + seconds * 1000;
+    while (performance.now() < until) {
+      const t0 = performance.now();
+      await hit();
+      latencies.push(performance.now() - t0);
+      await new Promise((resolve) => setImmediate(resolve)); // a visitor's pace, not a tight loop
+    }
+    return latencies;
+  };
+  const alone = await hitsFor(SECONDS);
+  let reading = true;
+  const pageTimes: number[] = [];
+  const reader = (async () => {
+    while (reading) {
+      const t0 = performance.now();
+      await page();
+      pageTimes.push(performance.now() - t0);
+      // PGlite answers from memory without a macrotask: yield as separate dashboard requests would.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  const beside = await hitsFor(SECONDS);
+  reading = false;
+  await reader;
+  await services.close();
+  rmSync(root, { recursive: true, force: true });
+
+  const summary = (latencies: number[]) => ({
+    requests: latencies.length,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: Math.max(...latencies),
+  });
+  const result = {
+    seeded: { perMinute: PER_MINUTE, minutes: MINUTES, requests: PER_MINUTE * MINUTES, seconds: seedSeconds },
+    rowsLeft: left,
+    otherTenant: { alone: summary(alone), besideUsagePage: summary(beside) },
+    usagePage: { reads: pageTimes.length, p50: percentile(pageTimes, 50), max: Math.max(...pageTimes) },
+  };
+  console.log(
+    `A day at one address's cap: ${result.seeded.requests.toLocaleString("en")} cache hits (${PER_MINUTE}/min × ${MINUTES} min) recorded in ${fmt(seedSeconds)} s`,
+  );
+  console.log(
+    `rows left: request_log ${left.requestLog.toLocaleString("en")}, request_stats ${left.requestStats.toLocaleString("en")}, request_source_stats ${left.sources.toLocaleString("en")}\n`,
+  );
+  console.log("| another tenant's cached image | requests | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|");
+  for (const [label, s] of [
+    ["alone", result.otherTenant.alone],
+    ["while the busy project's usage page is read in a loop", result.otherTenant.besideUsagePage],
+  ] as const)
+    console.log(`| ${label} | ${s.requests} | ${fmt(s.p50, 2)} | ${fmt(s.p99, 2)} | ${fmt(s.max, 2)} |`);
+  console.log(
+    `\nusage page (statistics + daily totals + first log page): ${pageTimes.length} reads, p50 ${fmt(result.usagePage.p50)} ms, max ${fmt(result.usagePage.max)} ms`,
+  );
+  const p99 = result.otherTenant.besideUsagePage.p99;
+  console.log(
+    `target: other tenant's p99 ≤ 50 ms beside the page: ${p99 <= 50 ? "met" : "NOT met"} (${fmt(p99, 2)} ms)`,
+  );
+  mkdirSync("artifacts", { recursive: true });
+  writeFileSync("artifacts/bench-usage-page.json", JSON.stringify(result, null, 2));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

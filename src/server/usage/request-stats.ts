@@ -1,0 +1,128 @@
+import { createHash } from "node:crypto";
+import { sql } from "drizzle-orm";
+import type { Database } from "@/server/db/client";
+import { PROCESSING_BOUNDS_MS, requestSourceStats, requestStats } from "@/server/db/schema";
+import type { RequestOutcome } from "@/server/delivery/serve-image";
+
+/** The database, or a transaction on it. */
+export type StatsWriter = Pick<Database, "insert">;
+
+type StatsRow = typeof requestStats.$inferInsert;
+type SourceRow = typeof requestSourceStats.$inferInsert;
+type Histogram = Pick<StatsRow, HistogramColumn>;
+export type HistogramColumn = (typeof HISTOGRAM_COLUMNS)[number];
+
+/** request_stats' histogram columns, one per PROCESSING_BOUNDS_MS entry and `over`, in order. */
+export const HISTOGRAM_COLUMNS = [
+  "le10",
+  "le25",
+  "le50",
+  "le100",
+  "le250",
+  "le500",
+  "le1000",
+  "le2500",
+  "le5000",
+  "over",
+] as const satisfies readonly (keyof StatsRow)[];
+
+const SUMMED = [
+  "requests",
+  "processingMs",
+  "measuredRequests",
+  "sourceBytes",
+  "outputBytes",
+  ...HISTOGRAM_COLUMNS,
+] as const;
+type SummedColumn = (typeof SUMMED)[number];
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const order = <T>(rows: Map<string, T>) =>
+  [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+
+function bucketOf(ms: number): HistogramColumn {
+  const index = PROCESSING_BOUNDS_MS.findIndex((bound) => ms <= bound);
+  return HISTOGRAM_COLUMNS[index === -1 ? HISTOGRAM_COLUMNS.length - 1 : index]!;
+}
+
+const emptyHistogram = (): Histogram =>
+  Object.fromEntries(HISTOGRAM_COLUMNS.map((column) => [column, 0])) as Required<Histogram>;
+
+/**
+ * Counts outcomes of projects into per-minute and per-day rows in memory, then adds them to
+ * request_stats and request_source_stats in one upsert each. Rows go in key order, so two writers
+ * cannot deadlock on PostgreSQL; a batch never holds one key twice (the upsert would refuse it).
+ */
+export function createStatsBatch() {
+  const minutes = new Map<string, StatsRow>();
+  const sources = new Map<string, SourceRow>();
+  function addSource(projectId: string, sourceUrl: string, outcome: RequestOutcome, at: Date): void {
+    const day = at.toISOString().slice(0, 10);
+    const sourceHash = sha256(sourceUrl);
+    const id = `${projectId}|${day}|${sourceHash}`;
+    const row = sources.get(id) ?? { day, projectId, sourceHash, sourceUrl, requests: 0, outputBytes: 0 };
+    row.requests! += 1;
+    row.outputBytes! += outcome.outputBytes ?? 0;
+    sources.set(id, row);
+  }
+  return {
+    get size() {
+      return minutes.size + sources.size;
+    },
+    add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
+      const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
+      const cache = outcome.cache ?? "";
+      const id = `${outcome.projectId}|${minute.toISOString()}|${outcome.status}|${cache}`;
+      const row = minutes.get(id) ?? {
+        minute,
+        projectId: outcome.projectId,
+        status: outcome.status,
+        cache,
+        requests: 0,
+        processingMs: 0,
+        measuredRequests: 0,
+        sourceBytes: 0,
+        outputBytes: 0,
+        ...emptyHistogram(),
+      };
+      const ms = Math.max(0, Math.round(outcome.durationMs));
+      row.requests! += 1;
+      row.processingMs! += ms;
+      row[bucketOf(ms)]! += 1;
+      if (outcome.status === "success" && outcome.sourceBytes != null && outcome.outputBytes != null) {
+        row.measuredRequests! += 1;
+        row.sourceBytes! += outcome.sourceBytes;
+        row.outputBytes! += outcome.outputBytes;
+      }
+      minutes.set(id, row);
+      if (outcome.status === "success" && outcome.sourceUrl)
+        addSource(outcome.projectId, outcome.sourceUrl, outcome, at);
+    },
+    async write(db: StatsWriter): Promise<void> {
+      if (minutes.size > 0) {
+        const added = (column: SummedColumn) =>
+          sql`${requestStats[column]} + excluded.${sql.identifier(requestStats[column].name)}`;
+        await db
+          .insert(requestStats)
+          .values(order(minutes))
+          .onConflictDoUpdate({
+            target: [requestStats.projectId, requestStats.minute, requestStats.status, requestStats.cache],
+            set: Object.fromEntries(SUMMED.map((column) => [column, added(column)])),
+          });
+      }
+      if (sources.size > 0)
+        await db
+          .insert(requestSourceStats)
+          .values(order(sources))
+          .onConflictDoUpdate({
+            target: [requestSourceStats.projectId, requestSourceStats.day, requestSourceStats.sourceHash],
+            set: {
+              requests: sql`${requestSourceStats.requests} + excluded.requests`,
+              outputBytes: sql`${requestSourceStats.outputBytes} + excluded.output_bytes`,
+            },
+          });
+    },
+  };
+}
+
+export type StatsBatch = ReturnType<typeof createStatsBatch>;
