@@ -31,5 +31,8 @@ CREATE TABLE "request_stats" (
 	CONSTRAINT "request_stats_project_id_minute_status_cache_pk" PRIMARY KEY("project_id","minute","status","cache")
 );
 --> statement-breakpoint
+DROP INDEX "request_log_project_created_idx";--> statement-breakpoint
 ALTER TABLE "request_source_stats" ADD CONSTRAINT "request_source_stats_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "request_stats" ADD CONSTRAINT "request_stats_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;
+ALTER TABLE "request_stats" ADD CONSTRAINT "request_stats_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "request_log_project_created_id_idx" ON "request_log" USING btree ("project_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "request_log_project_status_created_id_idx" ON "request_log" USING btree ("project_id","status","created_at","id");

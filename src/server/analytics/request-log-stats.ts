@@ -137,7 +137,13 @@ export interface RequestLogPageInput {
   limit: number;
 }
 
-/** Newest first, by id (keyset paging: stable while new rows arrive). */
+/** Rows after the given one in the page order (time, then id, newest first). */
+function before(projectId: string, id: number): SQL {
+  const cursor = sql`(select ${requestLog.createdAt}, ${requestLog.id} from ${requestLog} where ${requestLog.id} = ${id} and ${requestLog.projectId} = ${projectId})`;
+  return sql`(${requestLog.createdAt}, ${requestLog.id}) < ${cursor}`;
+}
+
+/** Newest first, by time then id (keyset paging: stable while new rows arrive). */
 export async function requestLogPage(db: Database, projectId: string, range: DateRange, input: RequestLogPageInput) {
   const rows = await db
     .select({
@@ -162,10 +168,10 @@ export async function requestLogPage(db: Database, projectId: string, range: Dat
         : and(
             inRange(projectId, range),
             input.status ? eq(requestLog.status, input.status) : undefined,
-            input.before ? lt(requestLog.id, input.before) : undefined,
+            input.before ? before(projectId, input.before) : undefined,
           ),
     )
-    .orderBy(desc(requestLog.id))
+    .orderBy(desc(requestLog.createdAt), desc(requestLog.id))
     .limit(input.limit + 1);
   const more = rows.length > input.limit;
   const page = more ? rows.slice(0, input.limit) : rows;

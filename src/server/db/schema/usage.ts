@@ -120,7 +120,11 @@ export const requestLog = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index("request_log_project_created_idx").on(t.projectId, t.createdAt),
+    // The usage page's newest-first pages walk it backwards and stop at a page, never sorting the range:
+    // the only plan, so it holds where statistics are never gathered (PGlite runs no autovacuum).
+    index("request_log_project_created_id_idx").on(t.projectId, t.createdAt, t.id),
+    // The same pages filtered by status (a rare one would otherwise walk the whole range).
+    index("request_log_project_status_created_id_idx").on(t.projectId, t.status, t.createdAt, t.id),
     index("request_log_created_idx").on(t.createdAt),
     // Looking one request up by the id its response carried (dashboard → Usage → request id).
     index("request_log_request_id_idx").on(t.requestId),
