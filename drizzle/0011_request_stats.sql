@@ -9,7 +9,7 @@ CREATE TABLE "request_source_stats" (
 );
 --> statement-breakpoint
 CREATE TABLE "request_stats" (
-	"minute" timestamp with time zone NOT NULL,
+	"hour" timestamp with time zone NOT NULL,
 	"project_id" uuid NOT NULL,
 	"status" text NOT NULL,
 	"cache" text NOT NULL,
@@ -28,7 +28,7 @@ CREATE TABLE "request_stats" (
 	"le_2500" bigint NOT NULL,
 	"le_5000" bigint NOT NULL,
 	"over" bigint NOT NULL,
-	CONSTRAINT "request_stats_project_id_minute_status_cache_pk" PRIMARY KEY("project_id","minute","status","cache")
+	CONSTRAINT "request_stats_project_id_hour_status_cache_pk" PRIMARY KEY("project_id","hour","status","cache")
 );
 --> statement-breakpoint
 DROP INDEX "request_log_project_created_idx";--> statement-breakpoint

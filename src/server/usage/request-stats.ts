@@ -49,12 +49,12 @@ const emptyHistogram = (): Histogram =>
   Object.fromEntries(HISTOGRAM_COLUMNS.map((column) => [column, 0])) as Required<Histogram>;
 
 /**
- * Counts outcomes of projects into per-minute and per-day rows in memory, then adds them to
+ * Counts outcomes of projects into per-hour and per-day rows in memory, then adds them to
  * request_stats and request_source_stats in one upsert each. Rows go in key order, so two writers
  * cannot deadlock on PostgreSQL; a batch never holds one key twice (the upsert would refuse it).
  */
 export function createStatsBatch() {
-  const minutes = new Map<string, StatsRow>();
+  const hours = new Map<string, StatsRow>();
   const sources = new Map<string, SourceRow>();
   function addSource(projectId: string, sourceUrl: string, outcome: RequestOutcome, at: Date): void {
     const day = at.toISOString().slice(0, 10);
@@ -67,14 +67,14 @@ export function createStatsBatch() {
   }
   return {
     get size() {
-      return minutes.size + sources.size;
+      return hours.size + sources.size;
     },
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
-      const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
+      const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
       const cache = outcome.cache ?? "";
-      const id = `${outcome.projectId}|${minute.toISOString()}|${outcome.status}|${cache}`;
-      const row = minutes.get(id) ?? {
-        minute,
+      const id = `${outcome.projectId}|${hour.toISOString()}|${outcome.status}|${cache}`;
+      const row = hours.get(id) ?? {
+        hour,
         projectId: outcome.projectId,
         status: outcome.status,
         cache,
@@ -94,19 +94,19 @@ export function createStatsBatch() {
         row.sourceBytes! += outcome.sourceBytes;
         row.outputBytes! += outcome.outputBytes;
       }
-      minutes.set(id, row);
+      hours.set(id, row);
       if (outcome.status === "success" && outcome.sourceUrl)
         addSource(outcome.projectId, outcome.sourceUrl, outcome, at);
     },
     async write(db: StatsWriter): Promise<void> {
-      if (minutes.size > 0) {
+      if (hours.size > 0) {
         const added = (column: SummedColumn) =>
           sql`${requestStats[column]} + excluded.${sql.identifier(requestStats[column].name)}`;
         await db
           .insert(requestStats)
-          .values(order(minutes))
+          .values(order(hours))
           .onConflictDoUpdate({
-            target: [requestStats.projectId, requestStats.minute, requestStats.status, requestStats.cache],
+            target: [requestStats.projectId, requestStats.hour, requestStats.status, requestStats.cache],
             set: Object.fromEntries(SUMMED.map((column) => [column, added(column)])),
           });
       }

@@ -36,18 +36,15 @@ export function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Pr
   return deleteInBatches(step, batchSize);
 }
 
-/** A day's statistics are a few rows per project-minute: one DELETE each, no batching needed. */
+/** A day's statistics are a few rows per project-hour: one DELETE each, no batching needed. */
 export async function pruneRequestStats(db: Database, now: Date): Promise<number> {
   const before = new Date(now.getTime() - REQUEST_STATS_RETENTION_DAYS * DAY_MS);
-  const minutes = await db
-    .delete(requestStats)
-    .where(lt(requestStats.minute, before))
-    .returning({ at: requestStats.minute });
+  const hours = await db.delete(requestStats).where(lt(requestStats.hour, before)).returning({ at: requestStats.hour });
   const days = await db
     .delete(requestSourceStats)
     .where(lt(requestSourceStats.day, before.toISOString().slice(0, 10)))
     .returning({ day: requestSourceStats.day });
-  return minutes.length + days.length;
+  return hours.length + days.length;
 }
 
 export async function pruneLedger(db: Database, now: Date): Promise<number> {

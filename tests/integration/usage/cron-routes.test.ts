@@ -163,7 +163,7 @@ describe("cron routes", () => {
         ...sums,
         ...rest,
         projectId: app.projectId,
-        minute: new Date(Math.floor((now - ago * day) / 60_000) * 60_000),
+        hour: new Date(Math.floor((now - ago * day) / 3_600_000) * 3_600_000),
       })),
     );
     await db.insert(requestSourceStats).values(
@@ -193,7 +193,7 @@ describe("cron routes", () => {
     const sources = (await db.select().from(requestSourceStats)).map((r) => r.sourceHash);
     expect(sources).toContain("h89");
     expect(sources).not.toContain("h92");
-    const kept = (await db.select().from(requestStats)).map((r) => r.minute.getTime());
+    const kept = (await db.select().from(requestStats)).map((r) => r.hour.getTime());
     expect(Math.min(...kept)).toBeGreaterThan(now - 90 * day);
     expect((await db.select().from(apiKeys).where(eq(apiKeys.id, expiring.id)))[0]!.expiredAt).not.toBeNull();
     expect(await db.select().from(invalidationRetry)).toHaveLength(0);

@@ -13,7 +13,7 @@ import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 
 /**
  * Cache hits used to write a row each (one address at its cap: 1.7 M rows a day), and the usage page
- * scanned them. Rows are now capped per project-minute and the page reads per-minute statistics that
+ * scanned them. Rows are now capped per project-minute and the page reads per-hour statistics that
  * count every request exactly.
  */
 let app: TestApp;
@@ -95,7 +95,7 @@ describe("request statistics", () => {
     );
   });
 
-  it("adds two instances' counts for the same minute into one row", async () => {
+  it("adds two instances' counts for the same hour into one row", async () => {
     const db = app.services.database.db;
     const logs = [0, 1].map(() =>
       createRequestLog(
@@ -124,7 +124,7 @@ describe("request statistics", () => {
     const rows = await db
       .select()
       .from(requestStats)
-      .where(eq(requestStats.minute, new Date("2026-01-02T03:04:00Z")));
+      .where(eq(requestStats.hour, new Date("2026-01-02T03:00:00Z")));
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       status: "success",

@@ -138,15 +138,16 @@ export const requestLog = pgTable(
 export const PROCESSING_BOUNDS_MS = [10, 25, 50, 100, 250, 500, 1000, 2500, 5000] as const;
 
 /**
- * Every request the request log sees, counted per project, UTC minute, status and cache tier: exact
- * where the log's rows are sampled and capped, and small enough (a few rows per project-minute) that the
+ * Every request the request log sees, counted per project, UTC hour, status and cache tier: exact
+ * where the log's rows are sampled and capped, and small enough (a few rows per project-hour) that the
  * usage page's statistics read it instead of scanning rows. Added to by each batch of the log, in the
  * batch's transaction.
  */
 export const requestStats = pgTable(
   "request_stats",
   {
-    minute: timestamp("minute", { withTimezone: true }).notNull(),
+    /** The UTC hour: the page shows days, and an hour keeps 90 days of a busy project small. */
+    hour: timestamp("hour", { withTimezone: true }).notNull(),
     projectId: uuid("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
@@ -170,7 +171,7 @@ export const requestStats = pgTable(
     le5000: bigint("le_5000", { mode: "number" }).notNull(),
     over: bigint("over", { mode: "number" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.minute, t.status, t.cache] })],
+  (t) => [primaryKey({ columns: [t.projectId, t.hour, t.status, t.cache] })],
 );
 
 /**
