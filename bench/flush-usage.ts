@@ -22,7 +22,7 @@ import { openDatabase, type Database } from "@/server/db/client";
 import * as schema from "@/server/db/schema";
 import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
-import { createApiKey } from "@/server/tenancy/create-api-key";
+import { insertApiKey } from "@/server/tenancy/create-api-key";
 import { usageFields } from "@/server/usage/buffer-usage";
 import {
   defaultFlushOptions,
@@ -127,9 +127,10 @@ async function seedKeys(db: Database): Promise<BenchKey[]> {
       { db, secretBox },
       { teamSlug: "bench", projectSlug: `project-${p}`, keyName: "key-0" },
     );
+    // Past the dashboard's 50 active keys a project (tenancy/quotas.ts): the insert alone, as a fixture.
     const more = await Promise.all(
       Array.from({ length: KEYS_PER_PROJECT - 1 }, (_, k) =>
-        createApiKey({ db, secretBox }, { projectId: project.id, name: `key-${k + 1}` }),
+        insertApiKey({ db, secretBox }, { projectId: project.id, name: `key-${k + 1}` }, new Date()),
       ),
     );
     byProject.push([key, ...more].map(({ id }) => ({ projectId: project.id, apiKeyId: id })));

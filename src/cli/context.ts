@@ -6,6 +6,7 @@ import { loadSecrets } from "@/server/config/secrets";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { createCounters } from "@/server/coordination/counters";
 import { openDatabase, type Database, type DatabaseTarget } from "@/server/db/client";
+import { createPublicNames, type PublicNames } from "@/server/delivery/public-names";
 import { DatabaseInUseError, type DatabaseOwner } from "@/server/db/embedded-lock";
 import { pendingMigrations } from "@/server/db/migrations";
 import { createLogger, type Logger } from "@/server/log";
@@ -51,9 +52,11 @@ export async function withReadDatabase<T>(ctx: CliContext, run: (db: Database) =
 export interface WriteDeps extends TenancyDeps {
   /** Redis-backed invalidation reaches every instance; without Redis there is no cache outside a server. */
   invalidate: ConfigInvalidator;
+  /** The servers' Cache-Tag names (same master secret), for the tag a purge answers with. */
+  publicNames: PublicNames;
 }
 
-/** The database and what writes need: the sealing box, and invalidation of what servers cache. */
+/** The database and what writes need: the sealing box, the public names, and invalidation of what servers cache. */
 export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDeps) => Promise<T>): Promise<T> {
   const e = ctx.env();
   const secrets = loadSecrets(e);
@@ -63,6 +66,7 @@ export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDep
     run({
       db,
       secretBox,
+      publicNames: createPublicNames(secrets.keyEncryption),
       // With shared Redis, other instances' L1 copies expire within a second, and a failed drop is
       // queued for the daily maintenance as the dashboard's are; the embedded server is stopped while
       // the command line owns its database, and starts with empty caches.

@@ -58,6 +58,10 @@ export const dashboardErrors = {
   LAST_OWNER: { status: 409, message: "A team needs at least one owner: make someone else owner first" },
   ALREADY_MEMBER: { status: 409, message: "That person is already a member of this team" },
   KEY_NOT_ACTIVE: { status: 409, message: "Only an active key can be changed or rotated" },
+  // What one account or team may hold (src/server/tenancy/quotas.ts); the message names the limit.
+  QUOTA_REACHED: { status: 409, message: "This would go over a limit of this server" },
+  // Past a per-account or per-team window (src/server/ratelimit/dashboard-limits.ts); with Retry-After.
+  DASHBOARD_RATE_LIMITED: { status: 429, message: "Too many requests in a short time: wait a moment and try again" },
   INVITATION_INVALID: { status: 410, message: "This invitation is no longer valid" },
   INVITATION_EMAIL_MISMATCH: { status: 403, message: "This invitation was sent to a different email address" },
   // Sign-up refused by the registration policy (OPTSTUFF_REGISTRATION); answered by the auth route.

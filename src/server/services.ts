@@ -26,6 +26,7 @@ import {
   type RegistrationPolicy,
 } from "@/server/tenancy/registration";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
+import { createDashboardAdmission, type DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
 import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/enforce-key-limits";
 import { createOutcomeRecorder } from "@/server/usage/record-outcome";
 import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
@@ -38,6 +39,7 @@ import { createUploadCheck, type UploadCheck } from "@/server/image/check-upload
 import { uploadLimits } from "@/server/tenancy/project-images";
 import { createSourceFailureMemory } from "@/server/delivery/source-failures";
 import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
+import { createPublicNames, type PublicNames } from "@/server/delivery/public-names";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
 import { configureSharp, createResultCache, createTransformScheduler, inProcessTransform } from "@/server/image";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
@@ -56,6 +58,8 @@ export interface Services {
   database: DatabaseHandle;
   secrets: Secrets;
   secretBox: SecretBox;
+  /** Keyed ETag and Cache-Tag names: what image responses carry and purges answer with. */
+  publicNames: PublicNames;
   config: CachedConfigStore;
   invalidate: ConfigInvalidator;
   coordination: Coordination;
@@ -67,6 +71,8 @@ export interface Services {
   auth: Auth;
   /** Wrong passwords per account and quarter hour, shared by every instance (Redis). */
   signInFailures: SignInFailureLimit;
+  /** The dashboard's per-account and per-team windows (changes, purges, slug checks, uploads). */
+  admission: DashboardAdmission;
   /** Null without SMTP: invitation links are shown to copy. */
   mailer: Mailer | null;
   tenancy: TenancyDeps;
@@ -100,6 +106,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const counters = createCounters();
   const logSampled = createSampledLogger(logger);
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
+  const publicNames = createPublicNames(options.secrets.keyEncryption);
   const coordination = createCoordination(options.redis, { counters });
   const { kv, shared } = coordination;
   const truth = createDatabaseConfigStore(database.db);
@@ -167,6 +174,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     secretBox,
     produce,
     projectImages: createProjectImageLoader(database.db),
+    publicNames,
     logger,
     now,
     limits: {
@@ -254,6 +262,14 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       }
     }),
     authProviders: enabledProviders(oauth),
+    admission: createDashboardAdmission({
+      limiter: coordination.limiter,
+      now: () => now().getTime(),
+      onLimiterError: (error) => {
+        counters.increment("ratelimit_fail_open");
+        logSampled("ratelimit-dashboard", "warn", "dashboard limit skipped (fail-open)", describeError(error));
+      },
+    }),
     signInFailures: createSignInFailureLimit(coordination.limiter, {
       onLimiterError: (error) =>
         logger.log("warn", "sign-in failure limit unavailable; the attempt went on", describeError(error)),
@@ -261,6 +277,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     registration,
     transformIsolation: pool ? "process" : "none",
     secretBox,
+    publicNames,
     config,
     invalidate,
     coordination,

@@ -257,13 +257,13 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     const page = alice.page;
     const before = await fetch(signedUrl);
     const oldEtag = before.headers.get("etag")!;
-    expect(before.headers.get("cache-tag")).toMatch(/optstuff-p-[0-9a-f-]{36},optstuff-s-/);
+    expect(before.headers.get("cache-tag")).toMatch(/^optstuff-p-[A-Za-z0-9_-]{22},optstuff-s-[A-Za-z0-9_-]{22}$/);
     await tab(page, "Usage");
     const tiers = page.getByTestId("cache-tiers");
     await expect.poll(() => tiers.textContent()).toContain("Transformed");
     expect(await tiers.textContent()).toContain("In memory (L1)");
     expect(await page.getByTestId("result-store-size").textContent()).toMatch(
-      /Result store \(files, shared by all projects\): .+ in [1-9]\d* results/,
+      /Result store \(files\): this project's results take .+ in [1-9]\d* results/,
     );
 
     await tab(page, "Cache");

@@ -115,5 +115,20 @@ export function coordinationContract(name: string, setup: () => CoordinationUnde
       await limiter.reset(a);
       expect((await limiter.limit("quarterHour", a, 2)).success).toBe(true);
     });
+
+    it("keeps an hour window of its own, with its reset time, and resets it too", async () => {
+      const { limiter } = setup();
+      const a = id();
+      await clearOfWindowEdge(3_600_000, 3_000);
+      expect((await limiter.limit("hour", a, 2)).success).toBe(true);
+      expect((await limiter.limit("hour", a, 2)).success).toBe(true);
+      const refused = await limiter.limit("hour", a, 2);
+      expect(refused.success).toBe(false);
+      expect(refused.reset % 3_600_000).toBe(0);
+      expect(refused.reset - Date.now()).toBeLessThanOrEqual(3_600_000);
+      expect((await limiter.limit("quarterHour", a, 2)).success).toBe(true);
+      await limiter.reset(a);
+      expect((await limiter.limit("hour", a, 2)).success).toBe(true);
+    });
   });
 }

@@ -115,6 +115,24 @@ export function resultStoreContract(name: string, setup: () => Promise<ResultSto
       expect(await store.get(`${project}/src12/a`)).toBeNull();
     });
 
+    it("counts one project's share apart from the others', or says it cannot", async () => {
+      const { store } = await setup();
+      const [mine, theirs] = [key(), key()];
+      for (const k of [`${mine}/src1/a`, `${mine}/src2/a`, `${theirs}/src1/a`]) await store.put(k, result(bytes(500)));
+      const share = store.projectSize(mine);
+      // A store that would have to list the bucket says so (null) rather than guess.
+      if (share === null) return;
+      expect(share.objects).toBe(2);
+      expect(share.bytes).toBeGreaterThanOrEqual(1_000);
+      expect(store.projectSize(theirs)).toEqual({ objects: 1, bytes: share.bytes / 2 });
+      expect(store.projectSize(key())).toEqual({ bytes: 0, objects: 0 });
+      await store.deletePrefix(`${mine}/src1`);
+      expect(store.projectSize(mine)).toEqual({ objects: 1, bytes: share.bytes / 2 });
+      await store.deletePrefix(mine);
+      expect(store.projectSize(mine)).toEqual({ bytes: 0, objects: 0 });
+      expect(store.projectSize(theirs)?.objects).toBe(1);
+    });
+
     it("is still there for another store over the same place (a restart, another instance)", async () => {
       const { store, reopen } = await setup();
       const k = key("src", "v");

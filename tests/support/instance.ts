@@ -59,7 +59,8 @@ async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promi
     // What the dashboard's purge does, for the project the test names.
     const scope = { teamId: url.searchParams.get("team")!, projectId: url.searchParams.get("project")! };
     const store = services.results?.store ?? null;
-    const purged = await purgeResults({ ...services.tenancy, store, logger: services.logger }, scope, {
+    const deps = { ...services.tenancy, store, logger: services.logger, publicNames: services.publicNames };
+    const purged = await purgeResults(deps, scope, {
       source: url.searchParams.get("source") ?? undefined,
       actorId: null,
     });

@@ -6,7 +6,8 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { DataTable } from "@/components/usage/data-table";
-import { formatBytes, formatCount, utcStamp } from "@/lib/format";
+import { describeStoreShare } from "@/components/usage/store-share";
+import { formatCount, utcStamp } from "@/lib/format";
 import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
 import { purgeSourceSchema } from "@/lib/schemas/cache";
 import { useTRPC } from "@/lib/trpc/client";
@@ -18,7 +19,7 @@ interface Purged {
   widened: boolean;
 }
 
-/** Project → Cache: what the store holds, recent purges, and (admins) purging a source or everything. */
+/** Project → Cache: the project's share of the store, recent purges, and (admins) purging a source or everything. */
 export function ProjectCache({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
   const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
@@ -31,9 +32,7 @@ export function ProjectCache({ teamSlug, projectSlug }: { teamSlug: string; proj
     <div className="space-y-6">
       <Card title="Result cache">
         <p className="text-sm text-neutral-600" data-testid="cache-store">
-          {store
-            ? `Results are kept in the ${store.kind === "s3" ? "S3-compatible bucket" : "data directory"} (shared by all projects): ${formatBytes(store.bytes)} in ${formatCount(store.objects)} results.`
-            : "Results are kept in memory only."}{" "}
+          {describeStoreShare(store)}{" "}
           {lastPurgedAt ? `Last purge: ${utcStamp(lastPurgedAt, "minute")} UTC.` : "Never purged."}
         </p>
       </Card>

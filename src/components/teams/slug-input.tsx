@@ -8,7 +8,8 @@ import { useTRPC } from "@/lib/trpc/client";
 
 /**
  * A team slug field that says, while typing, whether the slug is free (debounced server check). The
- * form owns the field; `value` is what it holds now.
+ * form owns the field; `value` is what it holds now; `current` is the team's slug when renaming it (the
+ * server answers for a new team's slug only while the account may still make one).
  */
 export function TeamSlugField({
   field,
@@ -27,7 +28,7 @@ export function TeamSlugField({
   }, [value]);
   const unchanged = debounced === current;
   const check = useQuery({
-    ...trpc.account.slugAvailable.queryOptions({ slug: debounced }),
+    ...trpc.account.slugAvailable.queryOptions({ slug: debounced, teamSlug: current }),
     enabled: debounced.length > 0 && !unchanged,
   });
   const status =

@@ -1,5 +1,7 @@
-import { formatBytes, formatCount, formatPercent } from "@/lib/format";
+import { formatCount, formatPercent } from "@/lib/format";
+import type { StoreShare } from "@/server/result-store/store-share";
 import { DataTable } from "./data-table";
+import { describeStoreShare } from "./store-share";
 
 /** What each request-log `cache` value means to a reader of the Usage page. */
 const TIERS: Record<string, string> = {
@@ -12,10 +14,10 @@ const TIERS: Record<string, string> = {
 
 export interface CacheTiersProps {
   tiers: ReadonlyArray<{ tier: string; requests: number }>;
-  store: { kind: "files" | "s3"; bytes: number; objects: number } | null;
+  store: StoreShare | null;
 }
 
-/** Share of successful requests answered by each tier, and what the result store holds. */
+/** Share of successful requests answered by each tier, and this project's share of the result store. */
 export function CacheTiers({ tiers, store }: CacheTiersProps) {
   const total = tiers.reduce((sum, t) => sum + t.requests, 0);
   return (
@@ -32,9 +34,7 @@ export function CacheTiers({ tiers, store }: CacheTiersProps) {
         ]}
       />
       <p className="text-sm text-neutral-600" data-testid="result-store-size">
-        {store
-          ? `Result store (${store.kind === "s3" ? "S3-compatible bucket" : "files"}, shared by all projects): ${formatBytes(store.bytes)} in ${formatCount(store.objects)} results.`
-          : "No result store: results are kept in memory only and made again after a restart."}
+        {describeStoreShare(store)}
       </p>
     </div>
   );

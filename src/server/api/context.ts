@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { ConfigInvalidator } from "@/server/config-cache";
+import type { PublicNames } from "@/server/delivery/public-names";
 import type { MeteringFreshness } from "@/server/cron/metering-freshness";
 import type { SessionUser } from "@/server/auth/session-user";
 import type { Database } from "@/server/db/client";
 import type { Logger } from "@/server/log";
 import type { Mailer } from "@/server/mail/mailer";
+import type { DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
 import type { ResultStore } from "@/server/result-store/types";
 import type { TenancyDeps } from "@/server/tenancy/deps";
 import type { UploadCheck } from "@/server/image/check-upload";
@@ -18,8 +20,10 @@ export interface DashboardServices {
   tenancy: TenancyDeps;
   /** Called after writes that change what the image route reads. */
   invalidate: ConfigInvalidator;
-  /** The durable result store (sizes, purges); null without one. */
+  /** The durable result store (a project's share of it, purges); null without one. */
   store: ResultStore | null;
+  /** The Cache-Tag values a purge answers with, as image responses carry them. */
+  publicNames: PublicNames;
   logger: Logger;
   /** Sends invitations; null without SMTP (the link is shown to copy). */
   mailer: Mailer | null;
@@ -29,6 +33,8 @@ export interface DashboardServices {
   freshness(): Promise<MeteringFreshness>;
   /** Decodes an uploaded image in a transform process, under its team's share. */
   checkUpload: UploadCheck;
+  /** The per-account and per-team windows (changes, purges, slug checks, uploads), across instances. */
+  admission: DashboardAdmission;
 }
 
 export interface Context {

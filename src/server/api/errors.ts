@@ -45,6 +45,12 @@ export function toTrpcError(error: unknown): TRPCError {
   });
 }
 
+/** Seconds a refusal asks the client to wait (its Retry-After): a dashboard limit's 429; null otherwise. */
+export function retryAfterOf(error: TRPCError): number | null {
+  const value = error.cause instanceof AppError ? error.cause.headers["Retry-After"] : undefined;
+  return value === undefined ? null : Number(value);
+}
+
 /** The catalogue code of a mapped error, for the client (e.g. to tell SLUG_TAKEN from NOT_FOUND). */
 export function appCodeOf(error: TRPCError): string {
   return error.cause instanceof AppError ? error.cause.code : error.code;

@@ -2,15 +2,18 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z } from "zod";
 import { AppError, errorCatalogue } from "@/server/errors";
+import { limitsFor, type DashboardCall } from "@/server/ratelimit/dashboard-limits";
 import { findProject, type ProjectRow } from "@/server/tenancy/projects";
 import { assertCan, type Permission } from "@/server/tenancy/roles";
 import { resolveMembership } from "@/server/tenancy/teams";
 import type { Context } from "./context";
-import { appCodeOf, fieldErrorsOf, toTrpcError } from "./errors";
+import { appCodeOf, fieldErrorsOf, retryAfterOf, toTrpcError } from "./errors";
 
 export interface Meta {
   /** Set by teamProcedure/projectProcedure: the table entry the role is checked against. */
   permission?: Permission;
+  /** A query with per-account windows of its own (src/server/ratelimit/dashboard-limits.ts). */
+  counts?: DashboardCall["counts"];
 }
 
 const t = initTRPC
@@ -30,6 +33,7 @@ const t = initTRPC
           stack: undefined,
           appCode: appCodeOf(error),
           fieldErrors: fieldErrorsOf(error),
+          retryAfter: retryAfterOf(error),
           requestId: ctx?.requestId ?? null,
         },
       };
@@ -47,8 +51,16 @@ const mapErrors = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(mapErrors);
 
-export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+/**
+ * Signed in, and within the account's windows (dashboard-limits.ts): every mutation counts as a change,
+ * a purge also in windows of its own, and a slug check (a query) in its own. Asked before the
+ * procedure's own lookups, so a refused call costs one round of limiter calls (none while the refusal
+ * is remembered).
+ */
+export const protectedProcedure = publicProcedure.use(async ({ ctx, type, meta, next }) => {
   if (!ctx.user) throw new AppError("UNAUTHENTICATED");
+  const limits = limitsFor({ type, permission: meta?.permission, counts: meta?.counts });
+  await ctx.services.admission.admit(limits, ctx.user.id);
   return next({ ctx: { user: ctx.user } });
 });
 

@@ -13,6 +13,7 @@ export const keySpecs = {
   apiKeyConfig: { prefix: "cache:apikey:pk:", ttl: "60 s (10 s for __NOT_FOUND__ and __INVALIDATED__)" },
   rateLimitMinute: { prefix: "ratelimit:minute:", ttl: "2 windows of 60 s (set by @upstash/ratelimit)" },
   rateLimitQuarterHour: { prefix: "ratelimit:quarter-hour:", ttl: "2 windows of 15 min (set by @upstash/ratelimit)" },
+  rateLimitHour: { prefix: "ratelimit:hour:", ttl: "2 windows of 60 min (set by @upstash/ratelimit)" },
   rateLimitDay: { prefix: "ratelimit:day:", ttl: "2 windows of 24 h (set by @upstash/ratelimit)" },
   rateLimitWarmUp: { prefix: "ratelimit:warmup:", ttl: "2 windows of 60 s (set by @upstash/ratelimit)" },
   apiKeyActivity: { prefix: "usage:apikey:", ttl: "30 s" },
@@ -31,6 +32,7 @@ export const redisKeys = {
   /** The limiter itself appends `:{window number}` to these. */
   rateLimitMinute: (identifier: string) => `${keySpecs.rateLimitMinute.prefix}{${identifier}}`,
   rateLimitQuarterHour: (identifier: string) => `${keySpecs.rateLimitQuarterHour.prefix}{${identifier}}`,
+  rateLimitHour: (identifier: string) => `${keySpecs.rateLimitHour.prefix}{${identifier}}`,
   rateLimitDay: (identifier: string) => `${keySpecs.rateLimitDay.prefix}{${identifier}}`,
   rateLimitWarmUp: () => `${keySpecs.rateLimitWarmUp.prefix}{warmup}`,
   apiKeyActivity: (apiKeyId: string) => `${keySpecs.apiKeyActivity.prefix}${apiKeyId}`,
@@ -57,6 +59,14 @@ export const rateLimitSubjects = {
   addressRequests: (address: string) => `addr:${address}`,
   /** A client address's transforms. */
   addressTransforms: (address: string) => `addr-transforms:${address}`,
+  /** A signed-in account's dashboard changes (every tRPC mutation), by its user id. */
+  userChanges: (userId: string) => `user-changes:${userId}`,
+  /** A signed-in account's cache purges, counted besides its changes. */
+  userPurges: (userId: string) => `user-purges:${userId}`,
+  /** A signed-in account's slug availability checks (the team forms' live check). */
+  userSlugChecks: (userId: string) => `user-slug-checks:${userId}`,
+  /** A team's uploaded images (watermarks, fallbacks), whoever of its admins sends them. */
+  teamUploads: (teamId: string) => `team-uploads:${teamId}`,
 } as const satisfies Record<string, (subject: string) => string>;
 
 /**

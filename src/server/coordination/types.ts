@@ -48,8 +48,11 @@ export interface LimitResult {
   failedOpen?: boolean;
 }
 
-/** `quarterHour`: the sign-in failure window per account (src/server/auth/sign-in-failures.ts). */
-export type LimitWindow = "minute" | "quarterHour" | "day";
+/**
+ * `quarterHour`: the sign-in failure window per account (src/server/auth/sign-in-failures.ts); `hour`:
+ * the dashboard's per-account and per-team windows (src/server/ratelimit/dashboard-limits.ts).
+ */
+export type LimitWindow = "minute" | "quarterHour" | "hour" | "day";
 
 /** Sliding-window limits per identifier; a window with a given maximum is one limiter. */
 export interface RateLimiter {

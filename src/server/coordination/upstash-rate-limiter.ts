@@ -17,6 +17,7 @@ export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: nu
   const prefixes: Record<LimitWindow, string> = {
     minute: keySpecs.rateLimitMinute.prefix.slice(0, -1),
     quarterHour: keySpecs.rateLimitQuarterHour.prefix.slice(0, -1),
+    hour: keySpecs.rateLimitHour.prefix.slice(0, -1),
     day: keySpecs.rateLimitDay.prefix.slice(0, -1),
   };
 

@@ -8,6 +8,7 @@ import type { AddressLimits } from "@/server/ratelimit/enforce-key-limits";
 import type { AuthorizeDeps } from "./authorize";
 import type { Producer, ResultTier } from "./produce";
 import type { ProjectImageLoader } from "./project-image-bytes";
+import type { PublicNames } from "./public-names";
 
 export interface ImageHttpRequest {
   method: string;
@@ -41,6 +42,8 @@ export interface DeliveryDeps extends AuthorizeDeps {
   produce: Producer;
   /** The project's watermark and fallback bytes, by hash. */
   projectImages: ProjectImageLoader;
+  /** Keyed names of the ETag and Cache-Tag values (the same ones a purge answers with). */
+  publicNames: PublicNames;
   logger: Logger;
   limits: {
     limiter: MemoRateLimiter;

@@ -51,7 +51,7 @@ export async function respond(
   const accept = request.headers.get("accept");
   const hinted = applyClientHints(expandPreset(parts.operations, project), request.headers);
   const operations = placeWatermark(hinted.operations, project);
-  const address = resultAddress(project, variantKey(operations, location, accept), location);
+  const address = resultAddress(project, variantKey(operations, location, accept), location, deps.publicNames);
   const common = {
     hints: hinted.hints,
     etag: address.etag,

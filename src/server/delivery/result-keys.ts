@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { CacheGenerations } from "@/server/config-cache";
 import type { SourceLocation } from "@/server/source";
+import type { PublicNames } from "./public-names";
 
 /**
  * The source as the request log, purges and Cache-Tag name it: origin and path (no query string, which
@@ -18,7 +19,7 @@ export function generationOf(cache: CacheGenerations, source: string): number {
 }
 
 export interface ResultAddress {
-  /** Strong ETag: the variant's, plus the purge generation once there was one (so a purge changes it). */
+  /** Strong ETag: a keyed digest of the project, the variant and its purge generation (so a purge changes it). */
   etag: string;
   /** L1, result store and transform-lease key: project / source / variant at its generation. */
   storeKey: string;
@@ -26,7 +27,7 @@ export interface ResultAddress {
   sourcePrefix: string;
   /** The source cache's key: the downloaded bytes are reused for this project, policy and generation only. */
   sourceKey: string;
-  /** Cache-Tag / Surrogate-Key values, for purging a CDN the same way. */
+  /** Cache-Tag / Surrogate-Key values (the project's, the source's), for purging a CDN the same way. */
   tags: string[];
 }
 
@@ -40,9 +41,15 @@ interface ProjectScope {
  * Where a variant's result lives, from the request alone (no fetch), so a conditional request is
  * answered before any work. Scoped to the project: a purge is one project's act, and a result fetched
  * through a redirect its source list allows must not reach another project (contract §5). Results are
- * keyed by the variant and never by key or signature, so a key rotation keeps them.
+ * keyed by the variant and never by key or signature, so a key rotation keeps them. What leaves the
+ * server (ETag, tags) is named by `names`, keyed digests that reveal neither the project nor the purges.
  */
-export function resultAddress(project: ProjectScope, variant: string, location: SourceLocation): ResultAddress {
+export function resultAddress(
+  project: ProjectScope,
+  variant: string,
+  location: SourceLocation,
+  names: PublicNames,
+): ResultAddress {
   const source = sourceName(location);
   const generation = generationOf(project.cache, source);
   // What decides which bytes the source names: the host list (redirects), or the alias's target.
@@ -54,11 +61,11 @@ export function resultAddress(project: ProjectScope, variant: string, location: 
         : "";
   const sourcePrefix = storePrefixOf(project.id, source);
   return {
-    etag: generation === 0 ? `"${variant}"` : `"${variant}.${generation}"`,
+    etag: names.etag(project.id, variant, generation),
     storeKey: `${sourcePrefix}/${digest(`${variant}\n${policy}\n${generation}`, 32)}`,
     sourcePrefix,
     sourceKey: `${project.id}\n${generation}\n${policy}\n${location.kind === "remote" ? location.url.href : source}`,
-    tags: [projectTag(project.id), sourceTag(project.id, source)],
+    tags: [names.projectTag(project.id), names.sourceTag(project.id, source)],
   };
 }
 
@@ -78,15 +85,6 @@ export function fallbackStoreKey(
 /** The store prefix of a source's results in a project, or of the whole project without a source. */
 export function storePrefixOf(projectId: string, source?: string): string {
   return source === undefined ? projectId : `${projectId}/${digest(source, 22)}`;
-}
-
-/** Cache-Tag values (what a purge tells the CDN to drop): opaque, so no source URL leaks into CDN logs. */
-export function projectTag(projectId: string): string {
-  return `optstuff-p-${projectId}`;
-}
-
-export function sourceTag(projectId: string, source: string): string {
-  return `optstuff-s-${digest(`${projectId}\n${source}`, 22)}`;
 }
 
 function digest(text: string, length: number): string {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext, type DashboardServices } from "@/server/api/context";
+import { retryAfterOf } from "@/server/api/errors";
 import { appRouter } from "@/server/api/root";
 import { sessionUser } from "@/server/auth/session-user";
 import { AppError, isAppError, toAppError } from "@/server/errors";
@@ -34,6 +35,11 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       router: appRouter,
       createContext: async () =>
         createContext(dashboardServices(services), await sessionUser(services.auth, req.headers)),
+      // A refusal's Retry-After (dashboard-limits.ts) as the header too; of a batch, the longest wait.
+      responseMeta({ errors }) {
+        const waits = errors.map(retryAfterOf).filter((seconds) => seconds !== null);
+        return waits.length > 0 ? { headers: { "Retry-After": String(Math.max(...waits)) } } : {};
+      },
       onError({ error, path, ctx }) {
         if (error.code !== "INTERNAL_SERVER_ERROR") return;
         services.logger.log("error", "procedure failed", {
@@ -76,10 +82,12 @@ export function dashboardServices(services: Services): DashboardServices {
     tenancy: services.tenancy,
     invalidate: services.invalidate,
     store: services.results?.store ?? null,
+    publicNames: services.publicNames,
     logger: services.logger,
     mailer: services.mailer,
     publicBaseUrl: services.publicBaseUrl,
     freshness: () => services.cron.freshness(),
     checkUpload: services.checkUpload,
+    admission: services.admission,
   };
 }

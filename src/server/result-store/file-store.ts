@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, utimes } from "node:fs/promises";
 import path from "node:path";
 import { decodeFile, encodeFile } from "./envelope";
-import { KEY_PATTERN, type ResultStore } from "./types";
+import { KEY_PATTERN, type ResultStore, type StoreSize } from "./types";
 
 export interface FileStoreOptions {
   /** Directory the store owns (created). */
@@ -32,6 +32,8 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
   const temporary = path.join(options.root, "tmp");
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
+  // Per project (the keys' first segment), kept with the index: a tenant's share without a scan.
+  const projects = new Map<string, StoreSize>();
   let bytes = 0;
   let pruning: Promise<{ deleted: number; bytes: number }> | null = null;
   const ready = start();
@@ -56,6 +58,7 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     forget(key);
     entries.set(key, entry);
     bytes += entry.bytes;
+    count(key, entry.bytes, 1);
   }
 
   function forget(key: string): void {
@@ -63,6 +66,15 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     if (!existing) return;
     entries.delete(key);
     bytes -= existing.bytes;
+    count(key, -existing.bytes, -1);
+  }
+
+  function count(key: string, bytesDelta: number, objectsDelta: number): void {
+    const project = key.split("/", 1)[0]!;
+    const share = projects.get(project) ?? { bytes: 0, objects: 0 };
+    const next = { bytes: share.bytes + bytesDelta, objects: share.objects + objectsDelta };
+    if (next.objects === 0) projects.delete(project);
+    else projects.set(project, next);
   }
 
   function fileOf(key: string): string {
@@ -154,6 +166,7 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
       return deleted;
     },
     size: () => ({ bytes, objects: entries.size }),
+    projectSize: (projectId) => ({ ...(projects.get(projectId) ?? { bytes: 0, objects: 0 }) }),
     prune,
     async close() {
       await ready.catch(() => undefined);

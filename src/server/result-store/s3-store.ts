@@ -133,6 +133,8 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
       return keys.length;
     },
     size: () => known,
+    // Only a listing of the project's prefix would tell, which is too costly for a page view.
+    projectSize: () => null,
     async prune() {
       const objects = (await list(prefix)).sort(
         (a, b) => (a.LastModified?.getTime() ?? 0) - (b.LastModified?.getTime() ?? 0),

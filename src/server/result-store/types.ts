@@ -17,11 +17,24 @@ export interface ResultStore {
   put(key: string, result: TransformResult): Promise<void>;
   /** Deletes every object whose key starts with `prefix` (a whole segment path); answers how many. */
   deletePrefix(prefix: string): Promise<number>;
-  /** Bytes and objects held, as last known (files: exact; S3: as of the last listing). */
-  size(): { bytes: number; objects: number };
+  /**
+   * Bytes and objects held, as last known (files: exact; S3: as of the last listing). Every tenant's
+   * results together: for the operator (metrics), never shown to a tenant.
+   */
+  size(): StoreSize;
+  /**
+   * One project's share (the keys under its first segment), when the store can count it without a
+   * listing: files exactly, from the index it keeps anyway; S3 null (it would list the bucket).
+   */
+  projectSize(projectId: string): StoreSize | null;
   /** Brings the store under its byte bound, least recently used first (S3: oldest written first). */
   prune(): Promise<{ deleted: number; bytes: number }>;
   close(): Promise<void>;
+}
+
+export interface StoreSize {
+  bytes: number;
+  objects: number;
 }
 
 /** Object metadata both backends keep next to the body, and check on every read. */

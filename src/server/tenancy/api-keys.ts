@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { keyLimitsSchema, MAX_ROTATION_GRACE_SECONDS } from "@/lib/schemas/api-key";
 import { nameSchema } from "@/lib/schemas/names";
 import { effectiveKeyLimits } from "@/server/config-cache/types";
@@ -8,6 +8,8 @@ import {
   assertFutureExpiry,
   assertLimitsInOrder,
   createApiKey,
+  insertApiKey,
+  isActiveKey,
   type CreatedApiKey,
   type KeyLimits,
 } from "./create-api-key";
@@ -103,7 +105,7 @@ export async function updateApiKey(
       rateLimitPerDay: perDay,
       updatedAt: now,
     })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId), isActive(now)))
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId), isActiveKey(now)))
     .returning(columns);
   if (!row) {
     // Revoked, rotated or gone since it was read: say which.
@@ -138,7 +140,7 @@ export async function rotateApiKey(
     const status = keyStatus(old, now);
     if (status !== "active")
       throw new AppError("KEY_NOT_ACTIVE", { message: `This key is ${status} and cannot be rotated` });
-    const created = await createApiKey(
+    const created = await insertApiKey(
       { db: tx, secretBox: deps.secretBox },
       {
         projectId: scope.projectId,
@@ -183,15 +185,6 @@ function assertActive(key: Pick<ApiKeyRow, "revokedAt" | "expiresAt" | "replaced
   if (status === "active") return;
   const why = status === "rotating" ? "rotating (the old half of a rotation): it ends with its grace period" : status;
   throw new AppError("KEY_NOT_ACTIVE", { message: `This key cannot be changed: it is ${why}` });
-}
-
-/** keyStatus(…) === "active", as SQL. */
-function isActive(now: Date) {
-  return and(
-    isNull(apiKeys.revokedAt),
-    isNull(apiKeys.replacedById),
-    or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
-  );
 }
 
 async function findKey(deps: Pick<TenancyDeps, "db">, scope: ProjectScope, keyId: string) {

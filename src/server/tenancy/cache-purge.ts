@@ -2,7 +2,8 @@ import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { Database } from "@/server/db/client";
 import { projects, sourcePurges } from "@/server/db/schema";
-import { projectTag, sourceName, sourceTag, storePrefixOf } from "@/server/delivery/result-keys";
+import type { PublicNames } from "@/server/delivery/public-names";
+import { sourceName, storePrefixOf } from "@/server/delivery/result-keys";
 import { AppError, isAppError } from "@/server/errors";
 import { describeError, type Logger } from "@/server/log";
 import type { ResultStore } from "@/server/result-store/types";
@@ -16,13 +17,15 @@ export interface PurgeDeps {
   store: ResultStore | null;
   logger: Logger;
   now: () => Date;
+  /** The image route's own tag names, so the tag answered is the one its responses carried. */
+  publicNames: Pick<PublicNames, "projectTag" | "sourceTag">;
 }
 
 export interface PurgeResult {
   /** What was purged: the source as the request log names it, or null for the whole project. */
   source: string | null;
   generation: number;
-  /** Cache-Tag / Surrogate-Key value to purge at the CDN for the same set. */
+  /** Cache-Tag / Surrogate-Key value to purge at the CDN for the same set (a keyed digest, public-names.ts). */
   cdnTag: string;
   /** Stored results deleted (the rest of the store is untouched). */
   deletedObjects: number;
@@ -79,7 +82,10 @@ export async function purgeResults(
   const result: PurgeResult = {
     source: purged,
     generation,
-    cdnTag: purged === null ? projectTag(scope.projectId) : sourceTag(scope.projectId, purged),
+    cdnTag:
+      purged === null
+        ? deps.publicNames.projectTag(scope.projectId)
+        : deps.publicNames.sourceTag(scope.projectId, purged),
     deletedObjects,
     widened,
   };

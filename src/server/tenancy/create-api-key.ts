@@ -1,10 +1,12 @@
+import { and, count, eq, gt, isNull, or } from "drizzle-orm";
 import type { z } from "zod";
 import { keyLimitsSchema } from "@/lib/schemas/api-key";
 import { nameSchema } from "@/lib/schemas/names";
 import type { Database } from "@/server/db/client";
-import { apiKeys } from "@/server/db/schema";
+import { apiKeys, projects } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import { generateKeyPair, type SecretBox } from "@/server/signing";
+import { assertBelowQuota, quotas } from "./quotas";
 
 export interface CreatedApiKey {
   id: string;
@@ -29,10 +31,56 @@ export function assertLimitsInOrder(perMinute: number | null | undefined, perDay
     });
 }
 
+type NewKey = { projectId: string; name: string; expiresAt?: Date | null; createdBy?: string | null } & KeyLimits;
+
+/** Makes a key, within the active keys a project may have (quotas.ts): the dashboard's and the command line's. */
 export async function createApiKey(
   deps: { db: Database; secretBox: SecretBox },
-  input: { projectId: string; name: string; expiresAt?: Date | null; createdBy?: string | null } & KeyLimits,
+  input: NewKey,
   now = new Date(),
+): Promise<CreatedApiKey> {
+  return deps.db.transaction(async (tx) => {
+    await assertRoomForKey(tx, input.projectId, now);
+    return insertApiKey({ db: tx, secretBox: deps.secretBox }, input, now);
+  });
+}
+
+/** keyStatus(…) === "active", as SQL: neither revoked nor replaced by a rotation nor expired. */
+export function isActiveKey(now: Date) {
+  return and(
+    isNull(apiKeys.revokedAt),
+    isNull(apiKeys.replacedById),
+    or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
+  );
+}
+
+/**
+ * Counted under a lock of the project's row (NO KEY UPDATE, which conflicts with itself and with the
+ * FOR UPDATE a project's deletion takes): two creations at once count in turn, and no key is made for
+ * a project being deleted.
+ */
+async function assertRoomForKey(tx: Database, projectId: string, now: Date): Promise<void> {
+  const [project] = await tx
+    .select({ id: projects.id })
+    .from(projects)
+    .where(eq(projects.id, projectId))
+    .for("no key update");
+  if (!project) throw new AppError("NOT_FOUND", { message: "Project not found" });
+  const [held] = await tx
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.projectId, projectId), isActiveKey(now)));
+  assertBelowQuota(quotas.activeKeysPerProject, held?.n ?? 0);
+}
+
+/**
+ * The insert alone, outside the quota: for a rotation, whose new key replaces an active one (the
+ * caller holds the old key's row locked in its transaction).
+ */
+export async function insertApiKey(
+  deps: { db: Database; secretBox: SecretBox },
+  input: NewKey,
+  now: Date,
 ): Promise<CreatedApiKey> {
   assertFutureExpiry(input.expiresAt, now);
   const limits = keyLimitsSchema.parse({

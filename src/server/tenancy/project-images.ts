@@ -6,8 +6,10 @@ import { projectImages } from "@/server/db/schema";
 import { AppError, isAppError, type ErrorCode } from "@/server/errors";
 import type { UploadCheck } from "@/server/image/check-upload";
 import type { TransformLimits } from "@/server/image";
+import type { DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
+import { quotas } from "./quotas";
 
 export const projectImageKinds = ["watermark", "fallback"] as const;
 export type ProjectImageKind = (typeof projectImageKinds)[number];
@@ -82,10 +84,11 @@ export async function getProjectImages(deps: Pick<TenancyDeps, "db">, scope: Pro
 /**
  * Replaces the project's watermark or fallback with an uploaded image, checked the way the image route
  * checks a source (decoded whole, within bounds) so that a bad upload is refused here and never fails
- * requests later. A replaced watermark keeps its settings.
+ * requests later. A replaced watermark keeps its settings. Every upload that reaches the decoder counts
+ * toward its team's uploads an hour (quotas.ts), refused ones too: the decode is the cost.
  */
 export async function uploadProjectImage(
-  deps: Deps & { checkUpload: UploadCheck },
+  deps: Deps & { checkUpload: UploadCheck; admission: DashboardAdmission },
   scope: ProjectScope,
   input: { kind: ProjectImageKind; base64: string; actorId: string },
 ): Promise<void> {
@@ -93,6 +96,7 @@ export async function uploadProjectImage(
   if (bytes.length === 0) throw new AppError("INVALID_INPUT", { message: "The file is empty" });
   if (bytes.length > MAX_PROJECT_IMAGE_BYTES)
     throw new AppError("INVALID_INPUT", { message: `The image is over ${MAX_PROJECT_IMAGE_BYTES / 1024} KiB` });
+  await deps.admission.admit([quotas.uploadsPerTeamHour], scope.teamId);
   const { format, width, height } = await checkedImage(deps.checkUpload, bytes, scope.teamId);
   const values = {
     format,

@@ -1,10 +1,11 @@
-import { and, asc, eq, ilike, or } from "drizzle-orm";
+import { and, asc, count, eq, ilike, or } from "drizzle-orm";
 import { nameSchema, slugSchema } from "@/lib/schemas/names";
 import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
-import { projects } from "@/server/db/schema";
+import { projects, teams } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { TenancyDeps } from "./deps";
+import { assertBelowQuota, quotas } from "./quotas";
 import { normaliseRefererHosts, normaliseSourceHosts, type SourceHostPolicy } from "./source-hosts";
 import { keysOfProjects } from "./teams";
 
@@ -43,6 +44,7 @@ const slugTaken = (error: unknown) =>
     field: "slug",
   });
 
+/** Within the projects a team may have (quotas.ts). */
 export async function createProject(
   db: Database,
   input: {
@@ -62,12 +64,26 @@ export async function createProject(
     allowedRefererHosts: normaliseRefererHosts(input.allowedRefererHosts ?? [], policy),
   };
   try {
-    const [row] = await db.insert(projects).values(values).returning(columns);
-    return row!;
+    return await db.transaction(async (tx) => {
+      await assertRoomForProject(tx, input.teamId);
+      const [row] = await tx.insert(projects).values(values).returning(columns);
+      return row!;
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken(error);
     throw error;
   }
+}
+
+/**
+ * Counted under a lock of the team's row (NO KEY UPDATE: two creations at once count in turn, and a
+ * team being deleted is waited for).
+ */
+async function assertRoomForProject(tx: Database, teamId: string): Promise<void> {
+  const [team] = await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for("no key update");
+  if (!team) throw new AppError("NOT_FOUND", { message: "Team not found" });
+  const [held] = await tx.select({ n: count() }).from(projects).where(eq(projects.teamId, teamId));
+  assertBelowQuota(quotas.projectsPerTeam, held?.n ?? 0);
 }
 
 export async function findProject(db: Database, teamId: string, slug: string): Promise<ProjectRow | null> {

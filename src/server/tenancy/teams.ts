@@ -2,10 +2,11 @@ import { and, asc, count, eq, inArray, notExists, sql } from "drizzle-orm";
 import { nameSchema, slugSchema } from "@/lib/schemas/names";
 import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
-import { apiKeys, projects, teamMembers, teams } from "@/server/db/schema";
+import { apiKeys, projects, teamMembers, teams, user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { TenancyDeps } from "./deps";
-import type { TeamRole } from "./roles";
+import { assertBelowQuota, quotas } from "./quotas";
+import { can, type TeamRole } from "./roles";
 
 export interface TeamRow {
   id: string;
@@ -21,7 +22,11 @@ export interface Membership {
 
 const columns = { id: teams.id, name: teams.name, slug: teams.slug, pendingOnboarding: teams.pendingOnboarding };
 
-/** Creates a team; with an owner, the team and the owner's membership are one transaction. */
+/**
+ * Creates a team; with an owner, the team and the owner's membership are one transaction, within the
+ * teams an account may own (quotas.ts). A team without one (made by the command line before anyone
+ * signed up) is the operator's.
+ */
 export async function createTeam(
   db: Database,
   input: { name: string; slug: string; ownerId?: string; pendingOnboarding?: boolean },
@@ -33,6 +38,7 @@ export async function createTeam(
   };
   try {
     return await db.transaction(async (tx) => {
+      if (input.ownerId) await assertRoomForTeam(tx, input.ownerId);
       const [row] = await tx.insert(teams).values(values).returning(columns);
       if (input.ownerId) await tx.insert(teamMembers).values({ teamId: row!.id, userId: input.ownerId, role: "owner" });
       return row!;
@@ -117,13 +123,42 @@ export async function adoptOwnerlessTeams(db: Database, userId: string): Promise
   });
 }
 
-/** For the live check while typing: a slug that would be refused says why. */
+/**
+ * The owner's row is locked for the count (NO KEY UPDATE: two creations at once count in turn, while
+ * memberships referencing the row are still written). Teams an account only belongs to (invited) are
+ * not its own.
+ */
+async function assertRoomForTeam(tx: Database, ownerId: string): Promise<void> {
+  await tx.select({ id: user.id }).from(user).where(eq(user.id, ownerId)).for("no key update");
+  assertBelowQuota(quotas.teamsPerAccount, await ownedTeams(tx, ownerId));
+}
+
+async function ownedTeams(db: Database, userId: string): Promise<number> {
+  const [owned] = await db
+    .select({ n: count() })
+    .from(teamMembers)
+    .where(and(eq(teamMembers.userId, userId), eq(teamMembers.role, "owner")));
+  return owned?.n ?? 0;
+}
+
+/**
+ * For the live check while typing, and only for a slug the account could take: a new team's while it
+ * owns fewer than its quota, or, with `teamSlug`, that team's new slug where it may rename it. Any
+ * other question is answered with why it could not take the slug anyway, so the check tells no more
+ * about other teams' slugs than creating a team would (the procedure also bounds its rate).
+ */
 export async function checkSlugAvailable(
   db: Database,
-  slug: string,
+  userId: string,
+  input: { slug: string; teamSlug?: string },
 ): Promise<{ available: boolean; reason: string | null }> {
-  const parsed = slugSchema.safeParse(slug);
+  const parsed = slugSchema.safeParse(input.slug);
   if (!parsed.success) return { available: false, reason: parsed.error.issues[0]?.message ?? "Invalid slug" };
+  const renaming = input.teamSlug ? await resolveMembership(db, userId, input.teamSlug) : null;
+  if (!renaming || !can(renaming.role, "team.update")) {
+    if ((await ownedTeams(db, userId)) >= quotas.teamsPerAccount.max)
+      return { available: false, reason: quotas.teamsPerAccount.refusal };
+  }
   const taken = await findTeamBySlug(db, parsed.data);
   return taken ? { available: false, reason: "That slug is already taken" } : { available: true, reason: null };
 }

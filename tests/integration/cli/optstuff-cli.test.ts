@@ -5,7 +5,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sign, signaturePayload } from "@/server/signing";
+import { openDatabase } from "@/server/db/client";
+import { createProjectKey } from "@/server/tenancy/api-keys";
+import { createProject, findProject } from "@/server/tenancy/projects";
+import { findTeamBySlug } from "@/server/tenancy/teams";
+import { createSecretBox, sign, signaturePayload } from "@/server/signing";
 import { createTestDatabase } from "../../support/database";
 import { buildSignedUrl } from "../../support/signed-url";
 
@@ -218,7 +222,8 @@ describe("optstuff on a database", () => {
     expect(one.stdout).toMatch(/# CDN: purge the cache tag optstuff-s-[A-Za-z0-9_-]{22}/);
     const all = await cli("purge", ...blog, "--all");
     expect(all.stdout).toContain("Purged every result of acme/blog");
-    expect(all.stdout).toMatch(/# CDN: purge the cache tag optstuff-p-[0-9a-f-]{36}/);
+    // Keyed by the master secret the CLI shares with the server: no project id in a CDN's logs.
+    expect(all.stdout).toMatch(/# CDN: purge the cache tag optstuff-p-[A-Za-z0-9_-]{22}$/m);
     const bad = await cli("purge", ...blog, "--source", "ftp://x/y");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("Not a source URL");
@@ -396,6 +401,42 @@ describe("optstuff on a database", () => {
     expect(failure.code).toBe(2);
     expect(failure.stderr).toContain("OPTSTUFF_KEY_ENCRYPTION_SECRET, BETTER_AUTH_SECRET");
   });
+});
+
+describe("optstuff within the quotas", () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "optstuff-cli-quotas-"));
+  // The embedded database, so that the test can fill it in process between two commands.
+  const cli = (...args: string[]) => optstuff(dataDir, args, { DATABASE_URL: "" });
+  const shop = ["--team", "full", "--project", "shop"];
+
+  it("refuses a key or a project past its quota in one line, as the dashboard does, and makes room when a key is revoked", async () => {
+    const first = json<{ publicKey: string }>(await cli("bootstrap", ...shop, "--sources", "local", "--json"));
+    // What the dashboard or earlier commands would have made: 49 more projects in the team, 49 more keys
+    // in the project (sealed under a throwaway master: they are only counted).
+    const handle = await openDatabase({ kind: "pglite", dataDir, owner: { role: "the quota test" } });
+    try {
+      const team = (await findTeamBySlug(handle.db, "full"))!;
+      const scope = { teamId: team.id, projectId: (await findProject(handle.db, team.id, "shop"))!.id };
+      const filler = { db: handle.db, secretBox: createSecretBox("filler"), now: () => new Date() };
+      for (let i = 1; i < 50; i++) {
+        await createProject(handle.db, { teamId: team.id, name: `p${i}`, slug: `p${i}` });
+        await createProjectKey(filler, scope, { name: `k${i}`, expiresAt: null, createdBy: null });
+      }
+    } finally {
+      await handle.close();
+    }
+
+    const key = await cli("keys", "create", ...shop, "--name", "extra");
+    expect(key).toMatchObject({ code: 2, stdout: "" });
+    expect(key.stderr).toMatch(/^optstuff: [^\n]*at most 50 active API keys[^\n]*\n$/);
+    const project = await cli("bootstrap", "--team", "full", "--project", "another", "--sources", "local");
+    expect(project).toMatchObject({ code: 2, stdout: "" });
+    expect(project.stderr).toMatch(/^optstuff: [^\n]*at most 50 projects[^\n]*\n$/);
+
+    expect((await cli("keys", "revoke", ...shop, "--key", first.publicKey)).code).toBe(0);
+    const made = json<{ publicKey: string }>(await cli("keys", "create", ...shop, "--name", "extra", "--json"));
+    expect(made.publicKey).toMatch(/^pk_/);
+  }, 180_000);
 });
 
 /** The embedded default's server in a process of its own (tests/support/embedded-instance.ts). */

@@ -185,14 +185,19 @@ describe("result store", () => {
       await t.services.results!.drain();
       const downloads = origin.requests.length;
       expect(downloads).toBeGreaterThanOrEqual(1);
-      expect(first.headers.get("cache-tag")).toContain(`optstuff-p-${t.projectId}`);
+      expect(first.headers.get("cache-tag")).toContain(t.services.publicNames.projectTag(t.projectId));
 
       // The origin now serves another picture under the same URL; the integrator purges it.
       photo = await makeJpeg(320, 640);
       version = 2;
       const teamId = (await t.services.config.getProject(t.projectId))!.teamId;
       const purged = await purgeResults(
-        { ...t.services.tenancy, store: t.services.results!.store, logger: t.services.logger },
+        {
+          ...t.services.tenancy,
+          store: t.services.results!.store,
+          logger: t.services.logger,
+          publicNames: t.services.publicNames,
+        },
         { teamId, projectId: t.projectId },
         { source: `${source()}?ignored=1`, actorId: null },
       );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NO_PURGES } from "@/server/config-cache";
-import { resultAddress, sourceName, sourceTag, storePrefixOf } from "@/server/delivery/result-keys";
+import { createPublicNames } from "@/server/delivery/public-names";
+import { resultAddress as addressWith, sourceName, storePrefixOf } from "@/server/delivery/result-keys";
 import { KEY_PATTERN } from "@/server/result-store/types";
 import { parseSource } from "@/server/source";
 
@@ -11,6 +12,9 @@ const project = {
   allowedSourceHosts: ["cdn.example.com"],
   cache: NO_PURGES,
 };
+const names = createPublicNames("test-master");
+const resultAddress = (scope: typeof project, variant: string, location: typeof cat) =>
+  addressWith(scope, variant, location, names);
 
 describe("result addresses", () => {
   it("name the source without its query string, as the request log does", () => {
@@ -20,17 +24,17 @@ describe("result addresses", () => {
 
   it("keep the variant's ETag until a purge, then change it for the purged source only", () => {
     const before = resultAddress(project, "VARIANT", cat);
-    expect(before.etag).toBe('"VARIANT"');
+    expect(before.etag).toBe(names.etag(project.id, "VARIANT", 0));
     const purged = { ...project, cache: { base: 0, sources: { "https://cdn.example.com/a/cat.jpg": 3 } } };
     const after = resultAddress(purged, "VARIANT", cat);
-    expect(after.etag).toBe('"VARIANT.3"');
+    expect(after.etag).toBe(names.etag(project.id, "VARIANT", 3));
     expect(after.storeKey).not.toBe(before.storeKey);
     expect(after.sourceKey).not.toBe(before.sourceKey);
     expect(resultAddress(purged, "OTHER", dog)).toEqual(resultAddress(project, "OTHER", dog));
     // A whole purge later than the source's moves every source on.
     const whole = { ...project, cache: { base: 5, sources: { "https://cdn.example.com/a/cat.jpg": 3 } } };
-    expect(resultAddress(whole, "VARIANT", cat).etag).toBe('"VARIANT.5"');
-    expect(resultAddress(whole, "OTHER", dog).etag).toBe('"OTHER.5"');
+    expect(resultAddress(whole, "VARIANT", cat).etag).toBe(names.etag(project.id, "VARIANT", 5));
+    expect(resultAddress(whole, "OTHER", dog).etag).toBe(names.etag(project.id, "OTHER", 5));
   });
 
   it("are store keys the store accepts, under the prefixes a purge deletes, scoped by project and source policy", () => {
@@ -42,7 +46,7 @@ describe("result addresses", () => {
     expect(resultAddress({ ...project, allowedSourceHosts: ["*.example.com"] }, "VARIANT", cat).storeKey).not.toBe(
       address.storeKey,
     );
-    expect(address.tags).toContain(sourceTag(project.id, sourceName(cat)));
+    expect(address.tags).toEqual([names.projectTag(project.id), names.sourceTag(project.id, sourceName(cat))]);
     expect(address.tags.join(",")).not.toContain("cdn.example.com");
   });
 });

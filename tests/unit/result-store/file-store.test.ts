@@ -80,16 +80,20 @@ describe("file result store", () => {
     expect(store.size()).toEqual({ bytes: 0, objects: 0 });
   });
 
-  it("counts what it finds at start", async () => {
+  it("counts what it finds at start, per project too", async () => {
     const root = tempDir();
     const store = createFileStore({ root, maxBytes: 1 << 20 });
     await store.put("p/s/a", result(bytes(1_000)));
     await store.put("p/t/b", result(bytes(1_000)));
+    await store.put("q/s/c", result(bytes(1_000)));
     const size = store.size();
+    const share = store.projectSize("p");
     await store.close();
     utimesSync(fileOf(root, "p/s/a"), new Date(0), new Date(0));
     const restarted = createFileStore({ root, maxBytes: 1 << 20 });
     await restarted.prune();
     expect(restarted.size()).toEqual(size);
+    expect(restarted.projectSize("p")).toEqual(share);
+    expect(share?.objects).toBe(2);
   });
 });

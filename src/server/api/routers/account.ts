@@ -16,9 +16,11 @@ export const accountRouter = router({
     return { user: ctx.user, teams, pendingTeamSlug: pending?.slug ?? null };
   }),
 
+  /** The team forms' live check; `teamSlug` when renaming that team. Rate-limited per account. */
   slugAvailable: protectedProcedure
-    .input(z.object({ slug: z.string().max(200) }))
-    .query(({ ctx, input }) => checkSlugAvailable(ctx.services.db, input.slug)),
+    .meta({ counts: "slugCheck" })
+    .input(z.object({ slug: z.string().max(200), teamSlug: z.string().min(1).max(100).optional() }))
+    .query(({ ctx, input }) => checkSlugAvailable(ctx.services.db, ctx.user.id, input)),
 
   completeOnboarding: protectedProcedure
     .input(teamSchema)

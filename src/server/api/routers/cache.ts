@@ -1,15 +1,13 @@
 import { purgeSchema } from "@/lib/schemas/cache";
+import { storeShare } from "@/server/result-store/store-share";
 import { cacheStatus, purgeResults } from "@/server/tenancy/cache-purge";
 import { projectProcedure, router } from "../trpc";
 
 export const cacheRouter = router({
-  status: projectProcedure("project.read").query(async ({ ctx }) => {
-    const store = ctx.services.store;
-    return {
-      ...(await cacheStatus(ctx.services.db, ctx.scope)),
-      store: store ? { kind: store.kind, ...store.size() } : null,
-    };
-  }),
+  status: projectProcedure("project.read").query(async ({ ctx }) => ({
+    ...(await cacheStatus(ctx.services.db, ctx.scope)),
+    store: storeShare(ctx.services.store, ctx.scope.projectId),
+  })),
 
   /** One source (every variant of it), or the whole project without `source`. */
   purge: projectProcedure("cache.purge")
@@ -22,6 +20,7 @@ export const cacheRouter = router({
           store: ctx.services.store,
           logger: ctx.services.logger,
           now: ctx.services.tenancy.now,
+          publicNames: ctx.services.publicNames,
         },
         ctx.scope,
         { source: input.source, actorId: ctx.user.id },

@@ -23,10 +23,11 @@ export const projectImageRouter = router({
   upload: projectProcedure("image.write")
     .input(z.object({ kind, base64 }))
     .mutation(({ ctx, input }) =>
-      uploadProjectImage({ ...ctx.services.tenancy, checkUpload: ctx.services.checkUpload }, ctx.scope, {
-        ...input,
-        actorId: ctx.user.id,
-      }),
+      uploadProjectImage(
+        { ...ctx.services.tenancy, checkUpload: ctx.services.checkUpload, admission: ctx.services.admission },
+        ctx.scope,
+        { ...input, actorId: ctx.user.id },
+      ),
     ),
 
   setWatermark: projectProcedure("image.write")

@@ -5,6 +5,7 @@ import { requestLogPage, requestLogStats } from "@/server/analytics/request-log-
 import { projectUsage, teamUsage } from "@/server/analytics/usage-totals";
 import { REQUEST_ID, REQUEST_ID_HINT } from "@/lib/request-id";
 import { requestLogStatuses } from "@/server/errors";
+import { storeShare } from "@/server/result-store/store-share";
 import { projectProcedure, router, teamProcedure } from "../trpc";
 
 export const usageRouter = router({
@@ -18,9 +19,7 @@ export const usageRouter = router({
         requestLogStats(db, ctx.project.id, range),
         ctx.services.freshness(),
       ]);
-      const store = ctx.services.store;
-      // The store is shared by every project on the instance: its size, not this project's share.
-      return { range, ...usage, log, metering, store: store ? { kind: store.kind, ...store.size() } : null };
+      return { range, ...usage, log, metering, store: storeShare(ctx.services.store, ctx.project.id) };
     }),
 
   requestLog: projectProcedure("usage.read")

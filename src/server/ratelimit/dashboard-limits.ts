@@ -1,0 +1,104 @@
+import { rateLimitSubjects } from "@/server/coordination/keys";
+import type { LimitWindow } from "@/server/coordination/types";
+import type { Permission } from "@/server/tenancy/roles";
+
+/** A sliding window over what one account (or one team) does in the dashboard. */
+export interface WindowLimit {
+  window: LimitWindow;
+  max: number;
+  /** Whose window: its identifier in the limiter (coordination/keys.ts, rateLimitSubjects). */
+  subject: (id: string) => string;
+  /** Who is counted, and what, for the refusal: "an account may make at most 60 changes a minute". */
+  per: "account" | "team";
+  what: string;
+  /** Why this number; docs/security.md (dashboard) repeats it. */
+  reason: string;
+}
+
+/** A tRPC call as the limits see it: its type, its permission (Meta), and a window of its own (Meta). */
+export interface DashboardCall {
+  type: "query" | "mutation" | "subscription";
+  permission?: Permission;
+  counts?: "slugCheck";
+}
+
+interface CallLimit extends WindowLimit {
+  appliesTo(call: DashboardCall): boolean;
+}
+
+const isChange = (call: DashboardCall) => call.type === "mutation";
+const isPurge = (call: DashboardCall) => isChange(call) && call.permission === "cache.purge";
+const isSlugCheck = (call: DashboardCall) => call.counts === "slugCheck";
+
+const CHANGES =
+  "A person clicking through the dashboard makes a few changes a minute; 800 purges in 17 s by one account moved another tenant's cached p95 from 27 to 68 ms (issue 27).";
+
+/**
+ * Per signed-in account, across every instance (the coordination limiter: Redis, or in process on the
+ * embedded default). Numbers a real admin never reaches that still bound what a script with a session
+ * cookie can make the server do. Every mutation is a change; a purge is counted besides, in windows of
+ * its own: each one makes every purged result be transformed again.
+ */
+export const dashboardLimits = {
+  changesPerMinute: {
+    appliesTo: isChange,
+    window: "minute",
+    max: 60,
+    subject: rateLimitSubjects.userChanges,
+    per: "account",
+    what: "changes",
+    reason: CHANGES,
+  },
+  changesPerHour: {
+    appliesTo: isChange,
+    window: "hour",
+    max: 600,
+    subject: rateLimitSubjects.userChanges,
+    per: "account",
+    what: "changes",
+    reason: "A sustained script stays at a tenth of the minute's pace; a busy admin's hour is a few dozen changes.",
+  },
+  purgesPerMinute: {
+    appliesTo: isPurge,
+    window: "minute",
+    max: 20,
+    subject: rateLimitSubjects.userPurges,
+    per: "account",
+    what: "purges",
+    reason:
+      "A purge widens to the whole project past 500 sources and every purged result is transformed again: a deploy purges a project once, or a handful of sources.",
+  },
+  purgesPerHour: {
+    appliesTo: isPurge,
+    window: "hour",
+    max: 200,
+    subject: rateLimitSubjects.userPurges,
+    per: "account",
+    what: "purges",
+    reason: "The same, sustained.",
+  },
+  slugChecksPerMinute: {
+    appliesTo: isSlugCheck,
+    window: "minute",
+    max: 30,
+    subject: rateLimitSubjects.userSlugChecks,
+    per: "account",
+    what: "slug checks",
+    reason:
+      "The team form checks once per pause in typing (300 ms debounce); a faster pace only enumerates other teams' slugs.",
+  },
+  slugChecksPerHour: {
+    appliesTo: isSlugCheck,
+    window: "hour",
+    max: 300,
+    subject: rateLimitSubjects.userSlugChecks,
+    per: "account",
+    what: "slug checks",
+    reason: "Bounds enumeration to a few thousand slugs a day per account.",
+  },
+} as const satisfies Record<string, CallLimit>;
+
+/** The windows a call spends a token of (none for most queries). */
+export function limitsFor(call: DashboardCall): WindowLimit[] {
+  return Object.values(dashboardLimits).filter((limit) => limit.appliesTo(call));
+}
