@@ -165,7 +165,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     transform: pool?.transform ?? inProcessTransform,
     resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
     shared: results,
-    failures: createSourceFailureMemory({ now: () => now().getTime() }),
+    failures: createSourceFailureMemory({ now: () => now().getTime(), shared, counters }),
     counters,
     limits: options.transformLimits,
   });

@@ -1,3 +1,8 @@
+import { createHash } from "node:crypto";
+import type { Counters } from "@/server/coordination/counters";
+import { withBudget } from "@/server/coordination/failure-policy";
+import { redisKeys } from "@/server/coordination/keys";
+import type { KeyValue } from "@/server/coordination/types";
 import { fromWireError, isAppError, toWireError, type AppError, type ErrorCode, type WireError } from "@/server/errors";
 
 /**
@@ -30,33 +35,82 @@ export const SOURCE_FAILURE_MEMORY_MS = 30_000;
 
 export interface SourceFailureMemory {
   /** The failure this source had within the memory's time, to answer again without a fetch. */
-  recall(sourceKey: string): AppError | null;
+  recall(sourceKey: string): Promise<AppError | null>;
   remember(sourceKey: string, error: AppError): void;
+}
+
+export interface SourceFailureMemoryOptions {
+  now?: () => number;
+  maxEntries?: number;
+  ttlMs?: number;
+  /**
+   * Redis, shared by every instance (null in process): a failure one instance met spares the others'
+   * fetches too. Read only when this process remembers nothing, within the failure policy's budget.
+   */
+  shared?: KeyValue | null;
+  counters?: Counters;
 }
 
 /**
  * Per source (every variant of it shares the entry: the key carries the project, its purge generation
- * and policy, and the source), in this process, least recently failed out first past `maxEntries`.
+ * and policy, and the source), in this process, least recently failed out first past `maxEntries`;
+ * and in the shared store when there is one, under the key's SHA-256 (a URL can carry tokens).
  */
-export function createSourceFailureMemory(
-  options: { now?: () => number; maxEntries?: number; ttlMs?: number } = {},
-): SourceFailureMemory {
+export function createSourceFailureMemory(options: SourceFailureMemoryOptions = {}): SourceFailureMemory {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 10_000;
   const ttlMs = options.ttlMs ?? SOURCE_FAILURE_MEMORY_MS;
+  const shared = options.shared ?? null;
   const failures = new Map<string, { error: WireError; until: number }>();
-  return {
-    recall(sourceKey) {
-      const known = failures.get(sourceKey);
-      if (!known) return null;
-      if (known.until > now()) return fromWireError(known.error);
-      failures.delete(sourceKey);
+
+  function keep(sourceKey: string, error: WireError, until: number): void {
+    failures.delete(sourceKey);
+    failures.set(sourceKey, { error, until });
+    if (failures.size > maxEntries) failures.delete(failures.keys().next().value!);
+  }
+
+  function local(sourceKey: string): AppError | null {
+    const known = failures.get(sourceKey);
+    if (!known) return null;
+    if (known.until > now()) return fromWireError(known.error);
+    failures.delete(sourceKey);
+    return null;
+  }
+
+  async function fromShared(sourceKey: string): Promise<AppError | null> {
+    try {
+      const key = redisKeys.sourceFailure(digestOf(sourceKey));
+      const value = await withBudget("sourceFailureRead", shared!.get(key));
+      if (value === null) return null;
+      const { error, until } = JSON.parse(value) as { error: WireError; until: number };
+      // Kept here no longer than the instance that met it said (and never past this memory's time).
+      const ends = Math.min(until, now() + ttlMs);
+      if (ends <= now()) return null;
+      keep(sourceKey, error, ends);
+      return fromWireError(error);
+    } catch {
+      options.counters?.increment("redis_failure_sourceFailureRead");
       return null;
+    }
+  }
+
+  return {
+    async recall(sourceKey) {
+      return local(sourceKey) ?? (shared ? fromShared(sourceKey) : null);
     },
     remember(sourceKey, error) {
-      failures.delete(sourceKey);
-      failures.set(sourceKey, { error: toWireError(error), until: now() + ttlMs });
-      if (failures.size > maxEntries) failures.delete(failures.keys().next().value!);
+      const wire = toWireError(error);
+      const until = now() + ttlMs;
+      keep(sourceKey, wire, until);
+      if (!shared) return;
+      const key = redisKeys.sourceFailure(digestOf(sourceKey));
+      const ttlSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
+      const value = JSON.stringify({ error: wire, until });
+      withBudget("sourceFailureWrite", shared.set(key, value, { ttlSeconds })).catch(() =>
+        options.counters?.increment("redis_failure_sourceFailureWrite"),
+      );
     },
   };
 }
+
+const digestOf = (sourceKey: string) => createHash("sha256").update(sourceKey).digest("base64url");
