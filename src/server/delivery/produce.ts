@@ -126,7 +126,7 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
     const made = await fetchAndTransform(input, deps);
     deps.resultCache?.set(input.key, made.result);
     deps.counters.increment("result_tier_transform");
-    if (deps.shared) deps.shared.writeBack(input.key, made.result, claim);
+    if (deps.shared) deps.shared.writeBack(input.key, made.result, claim, input.tenant);
     return { ...made, storeMs };
   } catch (error) {
     claim.release();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, utimes } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { decodeFile, encodeFile } from "./envelope";
 import { KEY_PATTERN, type ResultStore, type StoreSize } from "./types";
@@ -21,11 +21,18 @@ const TOUCH_EVERY_MS = 60_000;
 /** Eviction goes below the bound so that it does not run again on the next write. */
 const PRUNE_TO = 0.9;
 
+/** Keys that belong to no known team (written before teams were recorded, or without one). */
+const NO_TEAM = "";
+
 /**
  * Results as files under the data directory. Writes go to a temporary file that is renamed into place
  * (atomic on one filesystem), so a crash leaves a whole old file, a whole new one, or a stray temporary
  * that the next start deletes; every read is verified as well (envelope.ts). The recency index lives
  * in memory and is rebuilt from file mtimes at start.
+ *
+ * Past its bound the store evicts from the team that holds the most, its least recently used first:
+ * one tenant filling the store with new variants evicts its own results, never another's below its
+ * own size. Which team a project belongs to is kept in `teams.json`, so this holds after a restart.
  */
 export function createFileStore(options: FileStoreOptions): ResultStore {
   const objects = path.join(options.root, "objects");
@@ -34,6 +41,10 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
   const entries = new Map<string, Entry>();
   // Per project (the keys' first segment), kept with the index: a tenant's share without a scan.
   const projects = new Map<string, StoreSize>();
+  // Per team: its bytes and its keys in recency order (eviction picks the largest team's oldest).
+  const teamOfProject = new Map<string, string>();
+  const teams = new Map<string, { bytes: number; keys: Set<string> }>();
+  const teamsFile = path.join(options.root, "teams.json");
   let bytes = 0;
   let pruning: Promise<{ deleted: number; bytes: number }> | null = null;
   const ready = start();
@@ -45,6 +56,7 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     await rm(temporary, { recursive: true, force: true });
     await mkdir(temporary, { recursive: true });
     await mkdir(objects, { recursive: true });
+    for (const [project, team] of Object.entries(await readTeams(teamsFile))) teamOfProject.set(project, team);
     const found: Array<[string, Entry]> = [];
     for (const relative of await walk(objects)) {
       const info = await stat(path.join(objects, relative)).catch(() => null);
@@ -59,6 +71,28 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     entries.set(key, entry);
     bytes += entry.bytes;
     count(key, entry.bytes, 1);
+    const team = teamFor(key);
+    team.bytes += entry.bytes;
+    team.keys.add(key);
+  }
+
+  function teamFor(key: string) {
+    const name = teamOfProject.get(key.split("/", 1)[0]!) ?? NO_TEAM;
+    let team = teams.get(name);
+    if (!team) teams.set(name, (team = { bytes: 0, keys: new Set() }));
+    return team;
+  }
+
+  /** Records a project's team (once per project): its results so far move to that team. */
+  async function learnTeam(projectId: string, team: string): Promise<void> {
+    if (teamOfProject.get(projectId) === team) return;
+    const moved = [...entries].filter(([key]) => key.split("/", 1)[0] === projectId);
+    for (const [key] of moved) forget(key);
+    teamOfProject.set(projectId, team);
+    for (const [key, entry] of moved) remember(key, entry);
+    const staged = path.join(temporary, randomUUID());
+    await writeFile(staged, JSON.stringify(Object.fromEntries(teamOfProject)));
+    await rename(staged, teamsFile);
   }
 
   function forget(key: string): void {
@@ -67,6 +101,10 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     entries.delete(key);
     bytes -= existing.bytes;
     count(key, -existing.bytes, -1);
+    const team = teamFor(key);
+    team.bytes -= existing.bytes;
+    team.keys.delete(key);
+    if (team.keys.size === 0) teams.delete(teamOfProject.get(key.split("/", 1)[0]!) ?? NO_TEAM);
   }
 
   function count(key: string, bytesDelta: number, objectsDelta: number): void {
@@ -92,9 +130,10 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     let deleted = 0;
     let freed = 0;
     const target = options.maxBytes * PRUNE_TO;
-    for (const [key, entry] of entries) {
-      if (bytes <= target) break;
-      freed += entry.bytes;
+    while (bytes > target) {
+      const largest = [...teams.values()].reduce((a, b) => (b.bytes > a.bytes ? b : a));
+      const key = largest.keys.values().next().value!;
+      freed += entries.get(key)!.bytes;
       deleted++;
       await remove(key);
     }
@@ -122,9 +161,10 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
       remember(key, { bytes: entry.bytes, usedAt: Math.max(at, entry.usedAt) });
       return result;
     },
-    async put(key, result) {
+    async put(key, result, team) {
       await ready;
       const file = fileOf(key);
+      if (team !== undefined) await learnTeam(key.split("/", 1)[0]!, team);
       const content = encodeFile(result);
       // One result larger than a quarter of the store would flush everything else for a single hit.
       if (content.length > options.maxBytes / 4) return;
@@ -173,6 +213,18 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
       await pruning;
     },
   };
+}
+
+async function readTeams(file: string): Promise<Record<string, string>> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
+    if (!parsed || typeof parsed !== "object") return {};
+    return Object.fromEntries(
+      Object.entries(parsed).filter((pair): pair is [string, string] => typeof pair[1] === "string"),
+    );
+  } catch {
+    return {}; // none yet, or damaged: results count as no team's until their projects write again
+  }
 }
 
 /** Every file under `dir`, relative to it. */

@@ -28,7 +28,8 @@ export interface SharedResults {
    */
   claim(key: string): Promise<Claim>;
   /** Stores a made result after the response, then releases the claim. Never throws. */
-  writeBack(key: string, result: TransformResult, claim: Claim): void;
+  /** `team`: whose result it is (the store evicts the largest team's first). */
+  writeBack(key: string, result: TransformResult, claim: Claim, team?: string): void;
   /** Resolves when every write-back begun so far has finished (shutdown, tests). */
   drain(): Promise<void>;
 }
@@ -128,8 +129,8 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
       if (stored === "failed") return claim(key, { reread: false });
       return stored ? { kind: "stored", result: stored } : claim(key);
     },
-    writeBack(key, result, claimed) {
-      const write = withBudget("resultStoreWrite", deps.store.put(key, result))
+    writeBack(key, result, claimed, team) {
+      const write = withBudget("resultStoreWrite", deps.store.put(key, result, team))
         .catch((error: unknown) => failed("resultStoreWrite", "result_store_failure_write", error))
         .finally(() => {
           if (claimed.kind === "make") claimed.release();

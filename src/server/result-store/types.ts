@@ -14,7 +14,11 @@ export interface ResultStore {
   readonly kind: "files" | "s3";
   /** The stored result, or null when absent or damaged. Throws only when the store cannot answer. */
   get(key: string): Promise<TransformResult | null>;
-  put(key: string, result: TransformResult): Promise<void>;
+  /**
+   * Stores a result. `team` is whose it is (the project's team): when the store is full, the team
+   * holding the most goes first (files; S3 evicts oldest first, it cannot count teams without a listing).
+   */
+  put(key: string, result: TransformResult, team?: string): Promise<void>;
   /** Deletes every object whose key starts with `prefix` (a whole segment path); answers how many. */
   deletePrefix(prefix: string): Promise<number>;
   /**

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
 import type { ResultStoreSettings } from "@/server/result-store/types";
 import { purgeResults } from "@/server/tenancy/cache-purge";
+import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestApp, type TestApp, type TestAppOptions } from "../../support/app";
 import { createTestDatabase } from "../../support/database";
 import { makeJpeg } from "../../support/images";
@@ -82,6 +83,40 @@ const transforms = (t: TestApp) => t.services.counters.get("result_tier_transfor
 const fromStore = (t: TestApp) => t.services.counters.get("result_tier_store");
 
 describe("result store", () => {
+  it("keeps a quiet team's results while another team's new variants overflow the store", async () => {
+    const database = await createTestDatabase();
+    const root = storeDir();
+    try {
+      const shared = await createTestApp({
+        database,
+        sourceHosts: [origin.host],
+        resultStore: { kind: "files", root, maxBytes: 40 * 1024 },
+        resultCacheBytes: 0,
+      });
+      const quiet = await bootstrap(
+        { db: database.db, secretBox: shared.services.secretBox },
+        { teamSlug: "quiet", projectSlug: "quiet-site", keyName: "k", sourceHosts: [origin.host], allowLoopback: true },
+      );
+      const quietPath = (width: number) =>
+        shared.signedPath(`w_${width},f_webp`, source(), { key: quiet.key, slug: quiet.project.slug });
+      for (const width of [40, 48, 56]) expect((await shared.fetch(quietPath(width))).status).toBe(200);
+      await shared.services.results!.drain();
+      for (let i = 0; i < 60; i++)
+        expect((await shared.fetch(shared.signedPath(`w_${60 + i * 4},f_webp`, source()))).status).toBe(200);
+      await shared.services.results!.drain();
+      const store = shared.services.results!.store;
+      expect(store.size().bytes).toBeLessThanOrEqual(40 * 1024);
+      expect(store.projectSize(shared.projectId)!.objects).toBeLessThan(60); // the flood evicted its own
+      expect(store.projectSize(quiet.project.id)!.objects).toBe(3);
+      const before = fromStore(shared);
+      for (const width of [40, 48, 56]) expect((await shared.fetch(quietPath(width))).status).toBe(200);
+      expect(fromStore(shared) - before).toBe(3);
+      await shared.close();
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+
   it.each(["files", ...(s3Run ? ["s3"] : [])])(
     "keeps 50 results across a restart (%s): none is made again, byte for byte, and a new key finds them",
     async (kind) => {

@@ -56,6 +56,53 @@ describe("file result store", () => {
     expect(restarted.size().bytes).toBeLessThanOrEqual(maxBytes);
   });
 
+  it("evicts the team that holds the most first, so one tenant's flood evicts only its own, after a restart too", async () => {
+    const root = tempDir();
+    let clock = 1_700_000_000_000;
+    const now = () => clock;
+    const maxBytes = 40_000;
+    const store = createFileStore({ root, maxBytes, now });
+    // The quiet team's results are the oldest: a plain LRU would evict them first.
+    for (const name of ["q1", "q2", "q3"]) {
+      await store.put(`quiet/s/${name}`, result(bytes(2_000)), "team-quiet");
+      clock += 1_000;
+    }
+    for (let i = 0; i < 30; i++) {
+      await store.put(`loud/s/v${i}`, result(bytes(2_000)), "team-loud");
+      clock += 1_000;
+    }
+    const present = async (s: typeof store, key: string) => (await s.get(key)) !== null;
+    for (const name of ["q1", "q2", "q3"]) expect(await present(store, `quiet/s/${name}`)).toBe(true);
+    expect(await present(store, "loud/s/v0")).toBe(false);
+    expect(await present(store, "loud/s/v29")).toBe(true);
+    expect(store.size().bytes).toBeLessThanOrEqual(maxBytes);
+    await store.close();
+
+    const restarted = createFileStore({ root, maxBytes, now });
+    for (let i = 30; i < 60; i++) {
+      await restarted.put(`loud/s/v${i}`, result(bytes(2_000)), "team-loud");
+      clock += 1_000;
+    }
+    for (const name of ["q1", "q2", "q3"]) expect(await present(restarted, `quiet/s/${name}`)).toBe(true);
+    expect(restarted.projectSize("quiet")!.objects).toBe(3);
+  });
+
+  it("evicts from the team that holds the most when two share the store", async () => {
+    const root = tempDir();
+    let clock = 1_700_000_000_000;
+    const store = createFileStore({ root, maxBytes: 20_000, now: () => clock });
+    // Both teams hold the same; the next write evicts from the one that then holds the most.
+    for (let i = 0; i < 4; i++) {
+      await store.put(`a/s/${i}`, result(bytes(2_000)), "team-a");
+      await store.put(`b/s/${i}`, result(bytes(2_000)), "team-b");
+      clock += 1_000;
+    }
+    await store.put("a/s/4", result(bytes(2_000)), "team-a");
+    await store.put("a/s/5", result(bytes(2_000)), "team-a");
+    expect(store.projectSize("b")!.objects).toBe(4);
+    expect(store.projectSize("a")!.objects).toBeLessThan(6);
+  });
+
   it("never serves a half-written file: a crash leaves only a temporary, deleted at the next start", async () => {
     const root = tempDir();
     const store = createFileStore({ root, maxBytes: 1 << 20 });
