@@ -51,6 +51,7 @@ import { createSourceFetcher } from "@/server/source";
 import { createSourceCache } from "@/server/source/source-cache";
 import { createDownloadThread } from "@/server/source/download-thread/download-thread";
 import { createResultStore } from "@/server/result-store/create-store";
+import { teamsOfProjects } from "@/server/tenancy/projects";
 import { createSharedResults, type SharedResults } from "@/server/result-store/shared-results";
 
 /** Everything the app needs, built once. Tests build their own through createServices. */
@@ -139,7 +140,9 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         normalNice: isolation.nice,
       })
     : null;
-  const store = options.resultStore ? await createResultStore(options.resultStore) : null;
+  const store = options.resultStore
+    ? await createResultStore(options.resultStore, (ids) => teamsOfProjects(database.db, ids))
+    : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
   const results = store ? createSharedResults({ store, shared, counters, logSampled }) : null;
   const metrics = createMetrics({ counters, scheduler: transforms, store });

@@ -6,10 +6,14 @@ import type { ResultStore, ResultStoreSettings } from "./types";
 const S3_CALL_TIMEOUT_MS = 10_000;
 
 /** Builds the configured store; the S3 client is only loaded when a bucket is configured. */
-export async function createResultStore(settings: ResultStoreSettings): Promise<ResultStore> {
+export async function createResultStore(
+  settings: ResultStoreSettings,
+  /** For a bucket's pruning: the team of each project (files learn it from their writes). */
+  teamsOf?: (projectIds: readonly string[]) => Promise<ReadonlyMap<string, string>>,
+): Promise<ResultStore> {
   if (settings.kind === "files")
     return createFileStore({ root: path.resolve(settings.root), maxBytes: settings.maxBytes });
   const { createS3Store } = await import("./s3-store");
   const { kind: _kind, ...options } = settings;
-  return createS3Store({ ...options, timeoutMs: S3_CALL_TIMEOUT_MS });
+  return createS3Store({ ...options, timeoutMs: S3_CALL_TIMEOUT_MS, teamsOf });
 }

@@ -45,6 +45,7 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
   const teamOfProject = new Map<string, string>();
   const teams = new Map<string, { bytes: number; keys: Set<string> }>();
   const teamsFile = path.join(options.root, "teams.json");
+  let saving: Promise<void> = Promise.resolve();
   let bytes = 0;
   let pruning: Promise<{ deleted: number; bytes: number }> | null = null;
   const ready = start();
@@ -90,9 +91,15 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     for (const [key] of moved) forget(key);
     teamOfProject.set(projectId, team);
     for (const [key, entry] of moved) remember(key, entry);
-    const staged = path.join(temporary, randomUUID());
-    await writeFile(staged, JSON.stringify(Object.fromEntries(teamOfProject)));
-    await rename(staged, teamsFile);
+    // One write at a time, each of the whole map as it is then: the last rename holds every team.
+    saving = saving
+      .catch(() => undefined)
+      .then(async () => {
+        const staged = path.join(temporary, randomUUID());
+        await writeFile(staged, JSON.stringify(Object.fromEntries(teamOfProject)), { flush: true });
+        await rename(staged, teamsFile);
+      });
+    await saving;
   }
 
   function forget(key: string): void {

@@ -10,10 +10,16 @@ import {
 } from "@aws-sdk/client-s3";
 import { S3_COMPATIBLE } from "@/server/s3-compat";
 import { metaOf, verified } from "./envelope";
+import { fairEvictions } from "./fair-eviction";
 import { KEY_PATTERN, type ResultStore, type S3Settings, type StoredMeta } from "./types";
 
 export interface S3StoreOptions extends S3Settings {
   maxBytes: number;
+  /**
+   * The team of each project (the database): pruning evicts from the team that holds the most. A
+   * listing names only projects; without this, the oldest go first whoever they belong to.
+   */
+  teamsOf?: (projectIds: readonly string[]) => Promise<ReadonlyMap<string, string>>;
   /** Per call: a slower store is abandoned (the request transforms instead). */
   timeoutMs: number;
 }
@@ -139,18 +145,23 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
       const objects = (await list(prefix)).sort(
         (a, b) => (a.LastModified?.getTime() ?? 0) - (b.LastModified?.getTime() ?? 0),
       );
-      let bytes = objects.reduce((sum, o) => sum + (o.Size ?? 0), 0);
-      const doomed: _Object[] = [];
-      if (bytes > options.maxBytes) {
-        for (const object of objects) {
-          if (bytes <= options.maxBytes * PRUNE_TO) break;
-          doomed.push(object);
-          bytes -= object.Size ?? 0;
-        }
+      const total = objects.reduce((sum, o) => sum + (o.Size ?? 0), 0);
+      let doomed: _Object[] = [];
+      if (total > options.maxBytes) {
+        const projectOf = (o: _Object) => o.Key!.slice(prefix.length).split("/", 1)[0]!;
+        const teams = options.teamsOf ? await options.teamsOf([...new Set(objects.map(projectOf))]) : new Map();
+        const evictable = objects.map((o) => ({
+          key: o.Key!,
+          bytes: o.Size ?? 0,
+          team: teams.get(projectOf(o)) ?? null,
+        }));
+        const keys = new Set(fairEvictions(evictable, total - options.maxBytes * PRUNE_TO));
+        doomed = objects.filter((o) => keys.has(o.Key!));
         await remove(doomed.map((o) => o.Key!));
       }
-      known = { bytes, objects: objects.length - doomed.length };
-      return { deleted: doomed.length, bytes: doomed.reduce((sum, o) => sum + (o.Size ?? 0), 0) };
+      const freed = doomed.reduce((sum, o) => sum + (o.Size ?? 0), 0);
+      known = { bytes: total - freed, objects: objects.length - doomed.length };
+      return { deleted: doomed.length, bytes: freed };
     },
     async close() {
       client.destroy();

@@ -16,7 +16,7 @@ export interface ResultStore {
   get(key: string): Promise<TransformResult | null>;
   /**
    * Stores a result. `team` is whose it is (the project's team): when the store is full, the team
-   * holding the most goes first (files; S3 evicts oldest first, it cannot count teams without a listing).
+   * holding the most goes first (files learn teams here; a bucket's pruning asks the database).
    */
   put(key: string, result: TransformResult, team?: string): Promise<void>;
   /** Deletes every object whose key starts with `prefix` (a whole segment path); answers how many. */

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, ilike, or } from "drizzle-orm";
+import { and, asc, count, eq, ilike, inArray, or } from "drizzle-orm";
 import { nameSchema, slugSchema } from "@/lib/schemas/names";
 import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
@@ -85,6 +85,20 @@ async function assertRoomForProject(tx: Database, teamId: string): Promise<void>
   const [held] = await tx.select({ n: count() }).from(projects).where(eq(projects.teamId, teamId));
   assertBelowQuota(quotas.projectsPerTeam, held?.n ?? 0);
 }
+
+/** Each given project's team (projects deleted meanwhile are absent). */
+export async function teamsOfProjects(db: Database, projectIds: readonly string[]): Promise<Map<string, string>> {
+  const known = projectIds.filter((id) => UUID.test(id));
+  if (known.length === 0) return new Map();
+  const rows = await db
+    .select({ id: projects.id, teamId: projects.teamId })
+    .from(projects)
+    .where(inArray(projects.id, known));
+  return new Map(rows.map((row) => [row.id, row.teamId]));
+}
+
+/** A store key's first segment is a project id; anything else would fail the uuid cast. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function findProject(db: Database, teamId: string, slug: string): Promise<ProjectRow | null> {
   const [row] = await db
