@@ -21,6 +21,17 @@ const SOURCE_FAILURES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "IMAGE_DECODE_FAILED",
 ]);
 
+/**
+ * What the origin itself said (missing, gone, not an image): the same from any instance, so shared.
+ * A timeout or a failed connection can be this instance's own trouble (its DNS, its load): remembered
+ * here only, never passed to the others.
+ */
+const SAID_BY_THE_ORIGIN: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "SOURCE_NOT_FOUND",
+  "SOURCE_GONE",
+  "UNSUPPORTED_IMAGE",
+]);
+
 export function isSourceFailure(error: unknown): error is AppError {
   return isAppError(error) && SOURCE_FAILURES.has(error.code);
 }
@@ -102,10 +113,11 @@ export function createSourceFailureMemory(options: SourceFailureMemoryOptions = 
       const wire = toWireError(error);
       const until = now() + ttlMs;
       keep(sourceKey, wire, until);
-      if (!shared) return;
+      if (!shared || !SAID_BY_THE_ORIGIN.has(error.code)) return;
       const key = redisKeys.sourceFailure(digestOf(sourceKey));
       const ttlSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
-      const value = JSON.stringify({ error: wire, until });
+      // Code and public message only: the internal detail can quote a redirect's Location (a query).
+      const value = JSON.stringify({ error: { code: wire.code, message: wire.message }, until });
       withBudget("sourceFailureWrite", shared.set(key, value, { ttlSeconds })).catch(() =>
         options.counters?.increment("redis_failure_sourceFailureWrite"),
       );

@@ -23,6 +23,23 @@ describe("the source failure memory with a shared store", () => {
     expect(await second.recall("project\n0\nhosts\nhttps://img.example/a.png?token=x")).toBeNull();
   });
 
+  it("shares only what the origin said: a timeout may be this instance's own trouble", async () => {
+    const shared = createMemoryKeyValue();
+    const first = createSourceFailureMemory({ shared });
+    const second = createSourceFailureMemory({ shared });
+    first.remember("slow source", new AppError("SOURCE_TIMEOUT"));
+    first.remember("failing connection", new AppError("SOURCE_FAILED", { detail: "could not connect" }));
+    first.remember("redirected", new AppError("SOURCE_NOT_FOUND", { detail: "Location /a?sig=s3cret" }));
+    await settle();
+    expect((await first.recall("slow source"))?.code).toBe("SOURCE_TIMEOUT");
+    expect(await second.recall("slow source")).toBeNull();
+    expect(await second.recall("failing connection")).toBeNull();
+    expect((await second.recall("redirected"))?.code).toBe("SOURCE_NOT_FOUND");
+    const { keys } = await shared.scan("source:failure:", "0", 10);
+    expect(keys).toHaveLength(1);
+    expect(await shared.get(keys[0]!)).not.toContain("s3cret");
+  });
+
   it("fetches when the shared store fails, and counts it", async () => {
     const counters = createCounters();
     const broken = { get: () => Promise.reject(new Error("redis away")) } as unknown as KeyValue;
