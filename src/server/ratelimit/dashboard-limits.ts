@@ -26,7 +26,20 @@ interface CallLimit extends WindowLimit {
   appliesTo(call: DashboardCall): boolean;
 }
 
-const isChange = (call: DashboardCall) => call.type === "mutation";
+/**
+ * What only takes access away is never refused: during an incident an admin revoking keys and removing
+ * people must not meet the limit that a script (or their own retries) spent. Each needs something that
+ * was made within the limits first, so these cannot be multiplied.
+ */
+const TAKES_ACCESS_AWAY: ReadonlySet<Permission> = new Set<Permission>([
+  "apiKey.revoke",
+  "member.remove",
+  "member.leave",
+  "invitation.revoke",
+]);
+
+const isChange = (call: DashboardCall) =>
+  call.type === "mutation" && !(call.permission && TAKES_ACCESS_AWAY.has(call.permission));
 const isPurge = (call: DashboardCall) => isChange(call) && call.permission === "cache.purge";
 const isSlugCheck = (call: DashboardCall) => call.counts === "slugCheck";
 

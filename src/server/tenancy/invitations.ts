@@ -7,6 +7,7 @@ import { teamInvitations, teamMembers, teams, user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "./members";
 import { can, teamRoles, type TeamRole } from "./roles";
+import { assertRoomForTeam } from "./teams";
 
 /**
  * An invitation link stays valid for a week; a new one for the same email replaces it. It carries its
@@ -143,6 +144,7 @@ export async function acceptInvitation(
       .for("update");
     if (!invitation) throw new AppError("INVITATION_INVALID");
     if (invitation.email !== account.email.trim().toLowerCase()) throw new AppError("INVITATION_EMAIL_MISMATCH");
+    if (invitation.role === "owner") await assertRoomForTeam(tx, account.id);
     try {
       await tx.insert(teamMembers).values({ teamId: invitation.teamId, userId: account.id, role: invitation.role });
     } catch (error) {

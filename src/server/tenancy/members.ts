@@ -3,6 +3,7 @@ import type { Database } from "@/server/db/client";
 import { teamMembers, user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { TeamRole } from "./roles";
+import { assertRoomForTeam } from "./teams";
 
 export interface MemberRow {
   userId: string;
@@ -48,6 +49,8 @@ export async function changeRole(
     if ((target === "owner" || role === "owner") && actor.role !== "owner")
       throw new AppError("NOT_PERMITTED", { message: "Only an owner can grant or change the owner role" });
     if (target === "owner" && role !== "owner" && owners === 1) throw new AppError("LAST_OWNER");
+    // Becoming an owner is owning one more team: the same quota as making one.
+    if (role === "owner" && target !== "owner") await assertRoomForTeam(tx, targetUserId);
     await tx
       .update(teamMembers)
       .set({ role })

@@ -128,7 +128,7 @@ export async function adoptOwnerlessTeams(db: Database, userId: string): Promise
  * memberships referencing the row are still written). Teams an account only belongs to (invited) are
  * not its own.
  */
-async function assertRoomForTeam(tx: Database, ownerId: string): Promise<void> {
+export async function assertRoomForTeam(tx: Database, ownerId: string): Promise<void> {
   await tx.select({ id: user.id }).from(user).where(eq(user.id, ownerId)).for("no key update");
   assertBelowQuota(quotas.teamsPerAccount, await ownedTeams(tx, ownerId));
 }

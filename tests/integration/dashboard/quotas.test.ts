@@ -84,6 +84,25 @@ describe("teams an account owns", () => {
     const created = await guest.caller.account.createTeam({ name: "Own", slug: `own-${suffixOf(guest)}` });
     expect(created.slug).toBe(`own-${suffixOf(guest)}`);
   });
+
+  it("counts becoming an owner like making a team: a full account is not made owner, by role or by invitation", async () => {
+    const full = await signUp(app.services, "full");
+    const owned = (await full.caller.account.me()).teams.filter((team) => team.role === "owner").length;
+    for (let i = owned + 1; i <= 20; i++)
+      await full.caller.account.createTeam({ name: `Full ${i}`, slug: `f${i}-${suffixOf(full)}` });
+    const host = await onboarded("giver");
+    const asAdmin = await host.user.caller.team.invite({ teamSlug: host.teamSlug, email: full.email, role: "admin" });
+    await full.caller.account.acceptInvitation({ token: tokenOf(asAdmin.link) });
+    await expect(
+      host.user.caller.team.changeRole({ teamSlug: host.teamSlug, userId: full.id, role: "owner" }),
+    ).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/at most 20 teams/) as unknown });
+
+    const other = await onboarded("giver2");
+    const asOwner = await other.user.caller.team.invite({ teamSlug: other.teamSlug, email: full.email, role: "owner" });
+    await expect(full.caller.account.acceptInvitation({ token: tokenOf(asOwner.link) })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+  });
 });
 
 describe("projects a team has", () => {

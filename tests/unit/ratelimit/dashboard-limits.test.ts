@@ -59,6 +59,12 @@ describe("which windows a dashboard call spends", () => {
     expect(names({ type: "query", permission: "usage.read" })).toEqual([]);
   });
 
+  it("never refuses what only takes access away: revoking keys and invitations, removing members, leaving", () => {
+    for (const permission of ["apiKey.revoke", "invitation.revoke", "member.remove", "member.leave"] as const)
+      expect(limitsFor({ type: "mutation", permission })).toEqual([]);
+    expect(limitsFor({ type: "mutation", permission: "apiKey.create" })).not.toEqual([]);
+  });
+
   it("keeps each account's and each team's windows apart", () => {
     expect(new Set(Object.values(dashboardLimits).map((l) => l.subject("u1"))).size).toBe(3);
     expect(quotas.uploadsPerTeamHour.subject("t1")).toBe(rateLimitSubjects.teamUploads("t1"));
