@@ -16,7 +16,7 @@ function inRange(projectId: string, range: DateRange) {
 }
 
 /**
- * What the project's traffic looked like over the range, from request_stats (every request, per minute)
+ * What the project's traffic looked like over the range, from request_stats (every request, per hour)
  * and request_source_stats (successes per day and source): a few rows per project-hour whatever the
  * traffic, so the page stays fast at any rate. Timing is over successes, from a histogram (p95 to its
  * bucket, interpolated); bandwidth saved is over the successes that fetched their original (cache hits

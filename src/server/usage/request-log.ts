@@ -1,9 +1,10 @@
+import { inArray } from "drizzle-orm";
 import type { Counters } from "@/server/coordination/counters";
 import { withBudget } from "@/server/coordination/failure-policy";
 import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
 import type { KeyValue } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
-import { requestLog } from "@/server/db/schema";
+import { projects, requestLog } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { describeError, type SampledLog } from "@/server/log";
 import { meteredIncrement, type UsageIncrement } from "./buffer-usage";
@@ -93,11 +94,24 @@ export function createRequestLog(
     if (taken.length === 0) return;
     const rows = taken.flatMap((t) => (t.row ? [t.row] : []));
     const usage = taken.flatMap((t) => (t.usage ? [t.usage] : []));
-    try {
-      await deps.db.transaction(async (tx) => {
-        if (rows.length > 0) await tx.insert(requestLog).values(rows);
+    const together = (kept: Row[]) =>
+      deps.db.transaction(async (tx) => {
+        if (kept.length > 0) await tx.insert(requestLog).values(kept);
         await counted.write(tx);
         if (usage.length > 0) await addUsage(tx, usage);
+      });
+    try {
+      await together(rows).catch(async (error: unknown) => {
+        // A project deleted meanwhile fails the batch on its foreign key: the others' rows and
+        // statistics are written without it (a tenant deleting projects cannot erase everyone's).
+        const gone = await deletedProjects(deps.db, [
+          ...new Set([...rows.map((r) => r.projectId), ...counted.projects()]),
+        ]);
+        if (gone.size === 0) throw error;
+        counted.drop(gone);
+        const kept = rows.filter((r) => !gone.has(r.projectId));
+        await together(kept);
+        rows.splice(0, rows.length, ...kept);
       });
       deps.counters.increment("request_log_rows", rows.length);
     } catch (error) {
@@ -176,6 +190,17 @@ function createMinuteCounts() {
       return count;
     },
   };
+}
+
+/** Which of these projects no longer exist. */
+async function deletedProjects(db: Database, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const found = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(inArray(projects.id, [...ids]));
+  const existing = new Set(found.map((row) => row.id));
+  return new Set(ids.filter((id) => !existing.has(id)));
 }
 
 function toRow(outcome: RequestOutcome, at: Date): Row {

@@ -69,6 +69,15 @@ export function createStatsBatch() {
     get size() {
       return hours.size + sources.size;
     },
+    /** The projects counted so far. */
+    projects(): string[] {
+      return [...new Set([...hours.values()].map((row) => row.projectId))];
+    },
+    /** Forgets what was counted for these projects (deleted before the batch was written). */
+    drop(projectIds: ReadonlySet<string>): void {
+      for (const [id, row] of hours) if (projectIds.has(row.projectId)) hours.delete(id);
+      for (const [id, row] of sources) if (projectIds.has(row.projectId)) sources.delete(id);
+    },
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
       const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
       const cache = outcome.cache ?? "";

@@ -4,7 +4,7 @@ import { resolveDateRange } from "@/server/analytics/date-range";
 import { requestLogStats } from "@/server/analytics/request-log-stats";
 import { createCounters } from "@/server/coordination/counters";
 import { createMemoryKeyValue } from "@/server/coordination/memory-key-value";
-import { requestLog, requestStats } from "@/server/db/schema";
+import { projects, requestLog, requestStats } from "@/server/db/schema";
 import { createRequestLog, defaultRequestLogOptions } from "@/server/usage/request-log";
 import { createTestApp, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
@@ -93,6 +93,49 @@ describe("request statistics", () => {
       successes.reduce((sum, o) => sum + Math.round(o.durationMs), 0) / successes.length,
       6,
     );
+  });
+
+  it("keeps the other projects' rows and statistics when a project of the batch was deleted", async () => {
+    const db = app.services.database.db;
+    const [doomed] = await db
+      .insert(projects)
+      .values({
+        teamId: (await db.select().from(projects).where(eq(projects.id, app.projectId)))[0]!.teamId,
+        name: "Doomed",
+        slug: "doomed",
+      })
+      .returning({ id: projects.id });
+    const log = createRequestLog(
+      { db, kv: createMemoryKeyValue(), counters: createCounters(), logSampled: () => {} },
+      { ...defaultRequestLogOptions, batchWindowMs: 60_000 },
+    );
+    const at = new Date("2026-02-03T04:05:06Z");
+    const outcome = (projectId: string, i: number) =>
+      log.record(
+        {
+          requestId: `gone-${projectId}-${i}`,
+          status: "success",
+          httpStatus: 200,
+          projectId,
+          cache: "hit",
+          durationMs: 1,
+        },
+        at,
+      );
+    const written = [...[0, 1, 2].map((i) => outcome(app.projectId, i)), outcome(doomed!.id, 0)];
+    await db.delete(projects).where(eq(projects.id, doomed!.id));
+    await log.drain();
+    await Promise.all(written);
+    const [row] = await db
+      .select()
+      .from(requestStats)
+      .where(eq(requestStats.hour, new Date("2026-02-03T04:00:00Z")));
+    expect(row).toMatchObject({ projectId: app.projectId, requests: 3 });
+    const logged = await db
+      .select()
+      .from(requestLog)
+      .where(eq(requestLog.requestId, `gone-${app.projectId}-2`));
+    expect(logged).toHaveLength(1);
   });
 
   it("adds two instances' counts for the same hour into one row", async () => {
