@@ -168,7 +168,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     transform: pool?.transform ?? inProcessTransform,
     resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
     shared: results,
-    failures: createSourceFailureMemory({ now: () => now().getTime(), shared, counters }),
+    failures: createSourceFailureMemory({ now: () => now().getTime() }),
     counters,
     limits: options.transformLimits,
   });

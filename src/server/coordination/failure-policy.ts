@@ -28,13 +28,6 @@ export const failurePolicy = {
     blocking: false,
     onFailure: "leave the failure out of the request log (counted): an uncounted log could be flooded",
   },
-  // Asked only at a miss, before a source is fetched: a failure another instance met spares the fetch.
-  sourceFailureRead: {
-    timeoutMs: 50,
-    blocking: true,
-    onFailure: "fetch the source (this instance's own memory still answers); count",
-  },
-  sourceFailureWrite: { timeoutMs: 500, blocking: false, onFailure: "skip: other instances fetch it once themselves" },
   // Asked only at a miss, right before a transform of 50 ms to seconds: a wider budget than the hot
   // path's costs little and keeps a busy instance (a cold burst) from transforming what another is making.
   transformLease: {

@@ -21,7 +21,6 @@ export const keySpecs = {
   usageBucket: { prefix: "usage:buffer:minute:", ttl: "14 days" },
   usageFlushLock: { prefix: "usage:buffer:flush:lock", ttl: "55 s, extended while a flush runs" },
   requestLogFailures: { prefix: "log:failures:", ttl: "120 s" },
-  sourceFailure: { prefix: "source:failure:", ttl: "30 s" },
   transformLease: { prefix: "lease:transform:", ttl: "30 s, deleted by its owner once the result is stored" },
 } as const satisfies Record<string, KeySpec>;
 
@@ -44,8 +43,6 @@ export const redisKeys = {
   /** Failed requests of a project written to the request log in one UTC minute (the cap's counter). */
   requestLogFailures: (projectId: string, at: Date) =>
     `${keySpecs.requestLogFailures.prefix}${projectId}:${minuteStamp(at)}`,
-  /** A source that failed (its source-cache key's SHA-256: the URL can carry tokens), for every instance. */
-  sourceFailure: (sourceKeyDigest: string) => `${keySpecs.sourceFailure.prefix}${sourceKeyDigest}`,
   /** One per result being made somewhere (its result-store key): whoever holds it transforms, others wait for the store. */
   transformLease: (storeKey: string) => `${keySpecs.transformLease.prefix}${storeKey}`,
 } as const satisfies Record<keyof typeof keySpecs | "rateLimitIdentifier", (...args: never[]) => string>;
@@ -93,5 +90,4 @@ export const TTL_SECONDS = {
   activity: 30,
   usageBucket: 14 * 24 * 60 * 60,
   requestLogFailures: 120,
-  sourceFailure: 30,
 } as const;

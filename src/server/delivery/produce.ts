@@ -137,7 +137,7 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
 async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
   // Stored bytes (the fallback image) are the project's own: no source to remember.
   const failures = input.stored ? null : deps.failures;
-  const recalled = await failures?.recall(input.sourceKey);
+  const recalled = failures?.recall(input.sourceKey);
   if (recalled) {
     deps.counters.increment("source_failure_recalled");
     throw recalled;
