@@ -111,6 +111,8 @@ export function createRequestLog(
         counted.drop(gone);
         const kept = rows.filter((r) => !gone.has(r.projectId));
         await together(kept);
+        // The deleted projects' rows: nobody can read them any more, but they were not written.
+        deps.counters.increment("request_log_rows_lost", rows.length - kept.length);
         rows.splice(0, rows.length, ...kept);
       });
       deps.counters.increment("request_log_rows", rows.length);
