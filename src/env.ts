@@ -132,6 +132,7 @@ const envSchema = z.object({
   OPTSTUFF_CONFIG_CACHE_TTL_MS: int(1000),
   /** Failed authentications per client address and minute before that address is refused. Default 60. */
   OPTSTUFF_AUTH_FAILURES_PER_MINUTE: int(60, 1),
+  OPTSTUFF_ADDRESS_WINDOWS_MAX: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
   /**
    * Reverse proxies in front of the app, each appending the address it received the request from to
    * X-Forwarded-For: the client is the entry this many places from the right. Default 0: the socket's

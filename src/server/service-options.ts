@@ -40,6 +40,8 @@ export interface ServiceOptions {
   redis: UpstashSettings | null;
   /** Authentication failures per client address and minute before it is refused for the minute. */
   authFailuresPerMinute: number;
+  /** Client-address windows the in-process limiter keeps (no Redis); default 100,000. */
+  addressWindowsMax?: number;
   /** Reverse proxies in front of the app, each appending to X-Forwarded-For; 0: the socket's address counts. */
   trustedProxyHops: number;
   /** Image requests and transforms per client address and minute (0 turns one off). Default 1200 and 120. */
@@ -127,6 +129,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     configCacheTtlMs: e.OPTSTUFF_CONFIG_CACHE_TTL_MS,
     redis: redisFromEnv(e),
     authFailuresPerMinute: e.OPTSTUFF_AUTH_FAILURES_PER_MINUTE,
+    addressWindowsMax: e.OPTSTUFF_ADDRESS_WINDOWS_MAX,
     // Vercel's edge is a proxy that writes the client's address into X-Forwarded-For; our server, which
     // stamps the socket's address, does not run there, so a peer-address header would be the client's.
     trustedProxyHops:

@@ -108,7 +108,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const logSampled = createSampledLogger(logger);
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
   const publicNames = createPublicNames(options.secrets.keyEncryption);
-  const coordination = createCoordination(options.redis, { counters });
+  const coordination = createCoordination(options.redis, { counters, maxAddresses: options.addressWindowsMax });
   const { kv, shared } = coordination;
   const truth = createDatabaseConfigStore(database.db);
   // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
@@ -145,7 +145,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
   const results = store ? createSharedResults({ store, shared, counters, logSampled }) : null;
-  const metrics = createMetrics({ counters, scheduler: transforms, store });
+  const metrics = createMetrics({ counters, scheduler: transforms, store, limiterWindows: coordination.windows });
   // Injected network seams (tests) reach only this thread's fetcher.
   const downloads =
     options.sourceDownloadThread && !options.net

@@ -18,16 +18,23 @@ export interface Coordination {
    */
   shared: KeyValue | null;
   limiter: MemoRateLimiter;
+  /** Windows the in-process limiter holds; null with Redis. */
+  windows: (() => { addresses: number; others: number }) | null;
 }
 
 /** Upstash when configured, else in-process implementations of the same interfaces (one instance only). */
 export function createCoordination(
   upstash: UpstashSettings | null,
-  options: { rateLimitTimeoutMs?: number; counters?: Counters } = {},
+  options: { rateLimitTimeoutMs?: number; counters?: Counters; maxAddresses?: number } = {},
 ): Coordination {
   if (!upstash) {
-    const limiter = createMemoryRateLimiter({ isAddress: isAddressSubject });
-    return { kv: createMemoryKeyValue(), shared: null, limiter: withRefusalMemo(limiter) };
+    const limiter = createMemoryRateLimiter({ isAddress: isAddressSubject, maxAddresses: options.maxAddresses });
+    return {
+      kv: createMemoryKeyValue(),
+      shared: null,
+      limiter: withRefusalMemo(limiter),
+      windows: () => limiter.size(),
+    };
   }
   const redis = createUpstashClient(upstash);
   let kv = createUpstashKeyValue(redis);
@@ -36,5 +43,5 @@ export function createCoordination(
     kv = countCalls(kv, options.counters);
     limiter = countCalls(limiter, options.counters, (name) => `ratelimit_${name}`);
   }
-  return { kv, shared: kv, limiter: withRefusalMemo(limiter) };
+  return { kv, shared: kv, limiter: withRefusalMemo(limiter), windows: null };
 }

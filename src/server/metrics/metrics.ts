@@ -22,6 +22,8 @@ export function createMetrics(deps: {
   counters: Counters;
   scheduler: TransformScheduler;
   store?: ResultStore | null;
+  /** The in-process limiter's windows (null with Redis, which keeps them). */
+  limiterWindows?: (() => { addresses: number; others: number }) | null;
 }): Metrics {
   const registry = new Registry();
   let processMetrics = false;
@@ -61,6 +63,19 @@ export function createMetrics(deps: {
       this.set({ state: "queued" }, queued);
     },
   });
+  const windows = deps.limiterWindows;
+  if (windows)
+    new Gauge({
+      name: "optstuff_ratelimit_windows",
+      help: "Rate-limit windows the in-process limiter holds (client addresses are bounded by OPTSTUFF_ADDRESS_WINDOWS_MAX)",
+      labelNames: ["kind"],
+      registers: [registry],
+      collect() {
+        const { addresses, others } = windows();
+        this.set({ kind: "address" }, addresses);
+        this.set({ kind: "other" }, others);
+      },
+    });
   const store = deps.store;
   if (store) {
     new Gauge({
