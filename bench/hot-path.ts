@@ -7,19 +7,12 @@ import { signUrl } from "@optstuff/client";
  * Upstash-compatible endpoint on loopback; round trips are counted there per request, warm and cold.
  * Results: a table on stdout and artifacts/bench-hot-path.json.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { eq } from "drizzle-orm";
-import sharp from "sharp";
-import { apiKeys } from "@/server/db/schema";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createImageRouteHandler } from "@/server/http/image-route";
 import { parseOperations } from "@/server/image";
-import { createLogger } from "@/server/log";
-import { createServices } from "@/server/services";
 import { parseSource } from "@/server/source";
-import { bootstrap } from "@/server/tenancy/bootstrap";
 import { startRealRedis } from "../tests/support/redis";
+import { benchProject, inProcessServices, sourceRootWithDot } from "./lib/in-process";
 import { percentile } from "./lib/load";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -30,31 +23,12 @@ type Latency = { p50: number; p95: number; p99: number };
 /** One configuration: coordination on real Redis (through the endpoint) or in process. */
 async function measure(root: string, withRedis: boolean) {
   const redis = withRedis ? await startRealRedis() : null;
-  const services = await createServices({
-    database: { kind: "pglite", dataDir: null },
-    secrets: { keyEncryption: "bench", keyEncryptionPrevious: undefined, auth: "bench", cron: "bench" },
-    fetchLimits: { maxBytes: 1 << 20, timeoutMs: 5000, maxRedirects: 0, allowLoopback: false },
-    transformLimits: { maxInputPixels: 1_000_000, maxOutputDimension: 100, maxFrames: 1, timeoutMs: 5000 },
-    localSourceRoot: root,
-    transformConcurrency: 1,
+  const services = await inProcessServices(root, {
     // Measures authentication and limits; a 1×1 PNG's transform is the same wherever it runs.
-    transformIsolation: null,
-    transformQueue: 64,
     resultCacheBytes: 0, // every request transforms: the work under comparison is identical
-    configCacheTtlMs: 1000, // production's L1
     redis: redis?.settings ?? null,
-    authFailuresPerMinute: 1_000_000,
-    trustedProxyHops: 0,
-    logger: createLogger("error"),
   });
-  const { project, key } = await bootstrap(
-    { db: services.database.db, secretBox: services.secretBox },
-    { teamSlug: "bench", projectSlug: "hot", keyName: "k", sourceHosts: ["local"] },
-  );
-  await services.database.db
-    .update(apiKeys)
-    .set({ rateLimitPerMinute: 100_000, rateLimitPerDay: 100_000_000 })
-    .where(eq(apiKeys.id, key.id));
+  const { project, key } = await benchProject(services, "hot");
   await services.coordination.limiter.warmUp();
   const handler = createImageRouteHandler(async () => services);
   const skip = () => {}; // after-response work is not the hot path
@@ -134,13 +108,7 @@ async function measure(root: string, withRedis: boolean) {
 }
 
 async function main(): Promise<void> {
-  const root = mkdtempSync(path.join(tmpdir(), "optstuff-hot-"));
-  writeFileSync(
-    path.join(root, "dot.png"),
-    await sharp({ create: { width: 1, height: 1, channels: 4, background: "#f00" } })
-      .png()
-      .toBuffer(),
-  );
+  const root = await sourceRootWithDot(1, "#f00", 4);
   const runs = [await measure(root, true), await measure(root, false)];
   rmSync(root, { recursive: true, force: true });
 

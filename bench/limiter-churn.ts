@@ -7,17 +7,10 @@ import { signUrl } from "@optstuff/client";
  * held, and whether the spent day window still refuses a new variant (it must).
  * Results: a table on stdout and artifacts/bench-limiter-churn.json.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { eq } from "drizzle-orm";
-import sharp from "sharp";
-import { apiKeys } from "@/server/db/schema";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createImageRouteHandler } from "@/server/http/image-route";
-import { createLogger } from "@/server/log";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
-import { createServices } from "@/server/services";
-import { bootstrap } from "@/server/tenancy/bootstrap";
+import { benchProject, inProcessServices, sourceRootWithDot } from "./lib/in-process";
 import { fmt } from "./lib/load";
 
 const ADDRESSES = Number(process.env.BENCH_ADDRESSES ?? 101_000);
@@ -32,37 +25,9 @@ function memory() {
 }
 
 async function main(): Promise<void> {
-  const root = mkdtempSync(path.join(tmpdir(), "optstuff-churn-"));
-  writeFileSync(
-    path.join(root, "dot.png"),
-    await sharp({ create: { width: 8, height: 8, channels: 3, background: "#00f" } })
-      .png()
-      .toBuffer(),
-  );
-  const services = await createServices({
-    database: { kind: "pglite", dataDir: null },
-    secrets: { keyEncryption: "bench", keyEncryptionPrevious: undefined, auth: "bench", cron: "bench" },
-    fetchLimits: { maxBytes: 1 << 20, timeoutMs: 5000, maxRedirects: 0, allowLoopback: false },
-    transformLimits: { maxInputPixels: 1_000_000, maxOutputDimension: 100, maxFrames: 1, timeoutMs: 5000 },
-    localSourceRoot: root,
-    transformConcurrency: 1,
-    transformIsolation: null,
-    transformQueue: 64,
-    resultCacheBytes: 16 * 1024 * 1024,
-    configCacheTtlMs: 1000,
-    redis: null,
-    authFailuresPerMinute: 60,
-    trustedProxyHops: 0,
-    logger: createLogger("error"),
-  });
-  const { project, key } = await bootstrap(
-    { db: services.database.db, secretBox: services.secretBox },
-    { teamSlug: "churn", projectSlug: "churn", keyName: "k", sourceHosts: ["local"] },
-  );
-  await services.database.db
-    .update(apiKeys)
-    .set({ rateLimitPerMinute: DAY_LIMIT, rateLimitPerDay: DAY_LIMIT })
-    .where(eq(apiKeys.id, key.id));
+  const root = await sourceRootWithDot(8, "#00f");
+  const services = await inProcessServices(root, { authFailuresPerMinute: 60 });
+  const { project, key } = await benchProject(services, "churn", { perMinute: DAY_LIMIT, perDay: DAY_LIMIT });
   const handler = createImageRouteHandler(async () => services);
   const sign = (operations: string) =>
     signUrl({ baseUrl: BASE, projectSlug: project.slug, ...key, operations, source: "local/dot.png" });

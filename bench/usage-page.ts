@@ -8,19 +8,14 @@ import { signUrl } from "@optstuff/client";
  * with and without the page loop, the page's own time, and the rows the day left behind.
  * Results: a table on stdout and artifacts/bench-usage-page.json.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { count, eq } from "drizzle-orm";
-import sharp from "sharp";
 import { resolveDateRange } from "@/server/analytics/date-range";
 import { requestLogPage, requestLogStats } from "@/server/analytics/request-log-stats";
 import { projectUsage } from "@/server/analytics/usage-totals";
-import { apiKeys, requestLog, requestSourceStats, requestStats } from "@/server/db/schema";
+import { requestLog, requestSourceStats, requestStats } from "@/server/db/schema";
 import { createImageRouteHandler } from "@/server/http/image-route";
-import { createLogger } from "@/server/log";
-import { createServices } from "@/server/services";
-import { bootstrap } from "@/server/tenancy/bootstrap";
+import { benchProject, inProcessServices, sourceRootWithDot } from "./lib/in-process";
 import { fmt, percentile } from "./lib/load";
 
 const PER_MINUTE = Number(process.env.BENCH_PER_MINUTE ?? 1200);
@@ -30,42 +25,10 @@ const BASE = "http://optstuff.bench";
 const PACE_MS = 5;
 
 async function main(): Promise<void> {
-  const root = mkdtempSync(path.join(tmpdir(), "optstuff-usage-page-"));
-  writeFileSync(
-    path.join(root, "dot.png"),
-    await sharp({ create: { width: 8, height: 8, channels: 3, background: "#0a0" } })
-      .png()
-      .toBuffer(),
-  );
-  const services = await createServices({
-    database: { kind: "pglite", dataDir: null },
-    secrets: { keyEncryption: "bench", keyEncryptionPrevious: undefined, auth: "bench", cron: "bench" },
-    fetchLimits: { maxBytes: 1 << 20, timeoutMs: 5000, maxRedirects: 0, allowLoopback: false },
-    transformLimits: { maxInputPixels: 1_000_000, maxOutputDimension: 100, maxFrames: 1, timeoutMs: 5000 },
-    localSourceRoot: root,
-    transformConcurrency: 1,
-    transformIsolation: null,
-    transformQueue: 64,
-    resultCacheBytes: 16 * 1024 * 1024, // the other tenant's image is a memory hit, as in production
-    configCacheTtlMs: 1000, // production's L1
-    redis: null,
-    authFailuresPerMinute: 1_000_000,
-    trustedProxyHops: 0,
-    logger: createLogger("error"),
-  });
-  const deps = { db: services.database.db, secretBox: services.secretBox };
-  const busy = await bootstrap(deps, { teamSlug: "busy", projectSlug: "busy", keyName: "k", sourceHosts: ["local"] });
-  const other = await bootstrap(deps, {
-    teamSlug: "other",
-    projectSlug: "other",
-    keyName: "k",
-    sourceHosts: ["local"],
-  });
-  // The other tenant's own limits are not what is measured.
-  await deps.db
-    .update(apiKeys)
-    .set({ rateLimitPerMinute: 100_000, rateLimitPerDay: 100_000_000 })
-    .where(eq(apiKeys.id, other.key.id));
+  const root = await sourceRootWithDot(8, "#0a0");
+  const services = await inProcessServices(root);
+  const busy = await benchProject(services, "busy");
+  const other = await benchProject(services, "other");
 
   // A day of cache hits at the cap, recorded as the route records them (after the response).
   const seedStarted = performance.now();
