@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { decodeFile, encodeFile } from "./envelope";
+import { fairEvictions } from "./fair-eviction";
 import { KEY_PATTERN, type ResultStore, type StoreSize } from "./types";
 
 export interface FileStoreOptions {
@@ -21,8 +22,8 @@ const TOUCH_EVERY_MS = 60_000;
 /** Eviction goes below the bound so that it does not run again on the next write. */
 const PRUNE_TO = 0.9;
 
-/** Keys that belong to no known team (written before teams were recorded, or without one). */
-const NO_TEAM = "";
+/** A key's first segment: the project its result belongs to. */
+const projectOf = (key: string) => key.split("/", 1)[0]!;
 
 /**
  * Results as files under the data directory. Writes go to a temporary file that is renamed into place
@@ -41,9 +42,8 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
   const entries = new Map<string, Entry>();
   // Per project (the keys' first segment), kept with the index: a tenant's share without a scan.
   const projects = new Map<string, StoreSize>();
-  // Per team: its bytes and its keys in recency order (eviction picks the largest team's oldest).
+  // Whose each project's results are: eviction takes from the team that holds the most.
   const teamOfProject = new Map<string, string>();
-  const teams = new Map<string, { bytes: number; keys: Set<string> }>();
   const teamsFile = path.join(options.root, "teams.json");
   let saving: Promise<void> = Promise.resolve();
   let bytes = 0;
@@ -72,25 +72,12 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     entries.set(key, entry);
     bytes += entry.bytes;
     count(key, entry.bytes, 1);
-    const team = teamFor(key);
-    team.bytes += entry.bytes;
-    team.keys.add(key);
   }
 
-  function teamFor(key: string) {
-    const name = teamOfProject.get(key.split("/", 1)[0]!) ?? NO_TEAM;
-    let team = teams.get(name);
-    if (!team) teams.set(name, (team = { bytes: 0, keys: new Set() }));
-    return team;
-  }
-
-  /** Records a project's team (once per project): its results so far move to that team. */
+  /** Records a project's team (once per project), for eviction and across restarts. */
   async function learnTeam(projectId: string, team: string): Promise<void> {
     if (teamOfProject.get(projectId) === team) return;
-    const moved = [...entries].filter(([key]) => key.split("/", 1)[0] === projectId);
-    for (const [key] of moved) forget(key);
     teamOfProject.set(projectId, team);
-    for (const [key, entry] of moved) remember(key, entry);
     // One write at a time, each of the whole map as it is then: the last rename holds every team.
     saving = saving
       .catch(() => undefined)
@@ -108,14 +95,10 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     entries.delete(key);
     bytes -= existing.bytes;
     count(key, -existing.bytes, -1);
-    const team = teamFor(key);
-    team.bytes -= existing.bytes;
-    team.keys.delete(key);
-    if (team.keys.size === 0) teams.delete(teamOfProject.get(key.split("/", 1)[0]!) ?? NO_TEAM);
   }
 
   function count(key: string, bytesDelta: number, objectsDelta: number): void {
-    const project = key.split("/", 1)[0]!;
+    const project = projectOf(key);
     const share = projects.get(project) ?? { bytes: 0, objects: 0 };
     const next = { bytes: share.bytes + bytesDelta, objects: share.objects + objectsDelta };
     if (next.objects === 0) projects.delete(project);
@@ -137,10 +120,17 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     let deleted = 0;
     let freed = 0;
     const target = options.maxBytes * PRUNE_TO;
-    while (bytes > target) {
-      const largest = [...teams.values()].reduce((a, b) => (b.bytes > a.bytes ? b : a));
-      const key = largest.keys.values().next().value!;
-      freed += entries.get(key)!.bytes;
+    if (bytes <= target) return { deleted, bytes: freed };
+    // The index is in recency order: oldest first, as eviction wants it.
+    const held = [...entries].map(([key, entry]) => ({
+      key,
+      bytes: entry.bytes,
+      team: teamOfProject.get(projectOf(key)) ?? null,
+    }));
+    for (const key of fairEvictions(held, bytes - target)) {
+      const entry = entries.get(key);
+      if (!entry) continue; // gone meanwhile (a purge)
+      freed += entry.bytes;
       deleted++;
       await remove(key);
     }
@@ -171,7 +161,7 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
     async put(key, result, team) {
       await ready;
       const file = fileOf(key);
-      if (team !== undefined) await learnTeam(key.split("/", 1)[0]!, team);
+      if (team !== undefined) await learnTeam(projectOf(key), team);
       const content = encodeFile(result);
       // One result larger than a quarter of the store would flush everything else for a single hit.
       if (content.length > options.maxBytes / 4) return;
