@@ -3,21 +3,25 @@
 // jsdom and DOMPurify (the SVG sanitiser: jsdom reads files of its own at run time) stay external,
 // resolved from node_modules next to the bundle's folder. The source download thread's entry
 // (src/server/source/download-thread/thread-main.ts) is bundled the same way. `npm run build` and the
-// test setup run this; it takes well under a second.
+// test setup run this; it takes well under a second. So is the embedded database's process
+// (src/server/db/embedded/process-main.ts), which the server forks when it has no DATABASE_URL.
 import { build } from "esbuild";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const TRANSFORM_WORKER = "dist/transform-worker.mjs";
 export const DOWNLOAD_THREAD = "dist/source-download-thread.mjs";
+export const EMBEDDED_DATABASE = "dist/embedded-database.mjs";
 
 export async function buildTransformWorker(root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")) {
   await bundle(root, "src/server/image/isolation/child-main.ts", TRANSFORM_WORKER);
   await bundle(root, "src/server/source/download-thread/thread-main.ts", DOWNLOAD_THREAD);
+  // PGlite finds its WebAssembly and data files next to its own module: it stays in node_modules.
+  await bundle(root, "src/server/db/embedded/process-main.ts", EMBEDDED_DATABASE, ["@electric-sql/pglite"]);
   return path.join(root, TRANSFORM_WORKER);
 }
 
-async function bundle(root, entry, outfile) {
+async function bundle(root, entry, outfile, alsoExternal = []) {
   await build({
     absWorkingDir: root,
     entryPoints: [entry],
@@ -26,7 +30,7 @@ async function bundle(root, entry, outfile) {
     platform: "node",
     target: "node20",
     format: "esm",
-    external: ["sharp", "jsdom", "dompurify"],
+    external: ["sharp", "jsdom", "dompurify", ...alsoExternal],
     tsconfig: "tsconfig.json",
     logLevel: "warning",
     // A bundled CommonJS dependency may call require(): give the ESM bundle one.

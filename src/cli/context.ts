@@ -68,8 +68,8 @@ export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDep
       secretBox,
       publicNames: createPublicNames(secrets.keyEncryption),
       // With shared Redis, other instances' L1 copies expire within a second, and a failed drop is
-      // queued for the daily maintenance as the dashboard's are; the embedded server is stopped while
-      // the command line owns its database, and starts with empty caches.
+      // queued for the daily maintenance as the dashboard's are. A running embedded server keeps no
+      // tier but L1, whose copies expire within its second (OPTSTUFF_CONFIG_CACHE_TTL_MS).
       invalidate: createConfigInvalidator({
         l1: null,
         kv: redis ? createCoordination(redis).kv : null,
@@ -113,7 +113,7 @@ async function withDatabase<T>(ctx: CliContext, target: DatabaseTarget, run: (db
   } catch (error) {
     if (error instanceof DatabaseInUseError) {
       throw new CliError(
-        `${error.message}. Stop the server and run this again (an embedded database has one owner at a time), or make the change in the dashboard.`,
+        `${error.message}. Run this again when it is done (an embedded database has one owner at a time), or make the change in the dashboard.`,
         1,
       );
     }

@@ -67,7 +67,7 @@ const checks: Check[] = [
           ...(target.kind === "pglite" && { owner: { role: '"optstuff doctor"', onCompromised: () => {} } }),
         });
       } catch (error) {
-        if (error instanceof DatabaseInUseError) return ok(`${error.message} (expected while the server runs)`);
+        if (error instanceof DatabaseInUseError) return ok(`${error.message} (another command holds it for now)`);
         throw error;
       }
       try {

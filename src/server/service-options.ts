@@ -14,6 +14,8 @@ import type { ResultStoreSettings } from "@/server/result-store/types";
 
 export interface ServiceOptions {
   database: DatabaseTarget | DatabaseHandle;
+  /** The built embedded database process script: an embedded database directory is served from it. */
+  databaseProcess?: string;
   secrets: Secrets;
   fetchLimits: FetchLimits;
   transformLimits: TransformLimits;
@@ -78,6 +80,7 @@ export interface TransformIsolation {
 /** Written by scripts/build-transform-worker.mjs (`npm run build`, and the test setup). */
 export const TRANSFORM_WORKER_ENTRY = "dist/transform-worker.mjs";
 export const DOWNLOAD_THREAD_ENTRY = "dist/source-download-thread.mjs";
+export const EMBEDDED_DATABASE_ENTRY = "dist/embedded-database.mjs";
 
 /** The embedded database under OPTSTUFF_DATA_DIR, or DATABASE_URL's (the command line needs only this). */
 export function databaseTargetFromEnv(e: Env): DatabaseTarget {
@@ -95,6 +98,8 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
   const embedded = e.DATABASE_URL === undefined;
   return {
     database: databaseTargetFromEnv(e),
+    // The server runs PGlite in a process of its own (db/embedded/process-main.ts).
+    databaseProcess: embedded ? path.resolve(EMBEDDED_DATABASE_ENTRY) : undefined,
     secrets: loadSecrets(e),
     fetchLimits: {
       maxBytes: e.OPTSTUFF_MAX_SOURCE_BYTES,

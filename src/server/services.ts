@@ -103,7 +103,7 @@ export interface Services {
 
 export async function createServices(options: ServiceOptions): Promise<Services> {
   const logger = options.logger ?? createLogger();
-  const database = "db" in options.database ? options.database : await openDatabase(owned(options.database, logger));
+  const database = "db" in options.database ? options.database : await openDatabase(owned(options.database, options.databaseProcess, logger));
   const counters = createCounters();
   const logSampled = createSampledLogger(logger);
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
@@ -335,10 +335,16 @@ function closeOnSignals(services: Services): void {
 }
 
 /** The server owns its embedded database for as long as it runs, and says so if it loses it. */
-function owned(target: DatabaseTarget, logger: Logger): DatabaseTarget {
+function owned(target: DatabaseTarget, databaseProcess: string | undefined, logger: Logger): DatabaseTarget {
   if (target.kind !== "pglite") return target;
+  // Without its database the server can answer nothing right; a supervisor (or the operator) starts it again.
+  const lost = (reason: string) => {
+    logger.log("error", `the embedded database process stopped serving: ${reason}; stopping`);
+    process.exit(1);
+  };
   return {
     ...target,
+    serve: databaseProcess && target.dataDir ? { entry: databaseProcess, onLost: lost } : undefined,
     owner: {
       role: "the OptStuff server",
       // Another process may be writing the database now: serving on would overwrite its writes.

@@ -1,10 +1,11 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { lockEmbeddedDatabase, type DatabaseOwner } from "./embedded-lock";
+import { awaitOrphanedOwner, DatabaseInUseError, servingOwner } from "./embedded-lock";
+import { launchDatabaseProcess, type DatabaseProcessOptions } from "./embedded/launch";
+import { DEFAULT_SHARED_BUFFERS_MB, openPglite, type OwnerOptions } from "./embedded/open-pglite";
 import { migrationsFolder } from "./migrations";
 import * as schema from "./schema";
 
+export type { OwnerOptions } from "./embedded/open-pglite";
 export type Schema = typeof schema;
 /** Both drivers produce this type: domain code never knows which one it talks to. */
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -21,79 +22,77 @@ export type DatabaseTarget = (
   | { kind: "postgres"; url: string; maxConnections?: number }
   /**
    * `dataDir` null keeps the database in memory (tests). A directory is owned by one process at a time
-   * (embedded-lock.ts): `owner` names this one in another's refusal.
+   * (embedded-lock.ts): `owner` names this one in another's refusal. With `serve`, PGlite runs in a
+   * process of its own that owns the directory, and this one speaks PostgreSQL to it (the server);
+   * without, a directory some server's database process serves is reached through that process (the
+   * command line while the server runs), and otherwise opened here.
    */
-  | { kind: "pglite"; dataDir: string | null; sharedBuffersMb?: number; owner?: OwnerOptions }
+  | {
+      kind: "pglite";
+      dataDir: string | null;
+      sharedBuffersMb?: number;
+      owner?: OwnerOptions;
+      serve?: { entry: string; onLost: DatabaseProcessOptions["onLost"] };
+    }
 ) & {
   /** Apply pending migrations on open (default). A command that only reads checks pendingMigrations instead. */
   migrate?: boolean;
 };
 
-export interface OwnerOptions {
-  role: string;
-  /** What to do when the lock was lost (see lockEmbeddedDatabase); default: throw. */
-  onCompromised?(error: Error): void;
-  onTakeover?(owner: DatabaseOwner | null): void;
-}
-
 /** Opens the database and applies pending migrations (unless told not to). */
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   const migrate = target.migrate ?? true;
-  return target.kind === "postgres"
-    ? openPostgres(target.url, target.maxConnections ?? 10, migrate)
-    : openPglite(target.dataDir, target.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB, migrate, target.owner);
+  if (target.kind === "postgres")
+    return openPostgres({ url: target.url, max: target.maxConnections ?? 10, migrate, serialise: true });
+  const sharedBuffersMb = target.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB;
+  if (target.dataDir) await awaitOrphanedOwner(target.dataDir);
+  if (target.dataDir && target.serve) {
+    const process = await launchDatabaseProcess({
+      entry: target.serve.entry,
+      dataDir: target.dataDir,
+      sharedBuffersMb,
+      role: target.owner?.role ?? "the OptStuff server",
+      onTakeover: target.owner?.onTakeover,
+      onLost: target.serve.onLost,
+    });
+    try {
+      const handle = await openPostgres({ socket: process.socket, max: 10, migrate, serialise: false });
+      return { ...handle, kind: "pglite", close: () => handle.close().finally(() => process.stop()) };
+    } catch (error) {
+      await process.stop();
+      throw error;
+    }
+  }
+  const serving = target.dataDir ? servingOwner(target.dataDir) : null;
+  if (serving) {
+    const handle = await openPostgres({ socket: serving.socket, max: 2, migrate, serialise: false }).catch(() => {
+      throw new DatabaseInUseError(target.dataDir!, serving);
+    });
+    return { ...handle, kind: "pglite" };
+  }
+  return openInProcess(target.dataDir, sharedBuffersMb, migrate, target.owner);
 }
 
-/**
- * PGlite keeps PostgreSQL's buffer pool inside its WebAssembly memory, all of it resident, and that
- * memory never shrinks: the default 128 MB pool was most of the embedded server's idle footprint.
- * 16 MB holds a small deployment's working set (pages it misses come from the OS page cache); measured
- * in bare Node, reopening a data directory idled at 316 MB by default and 194 MB with 16 MB, with the
- * same durability (the pool is a cache; commits still reach the WAL). Passed as a start parameter, not
- * written into postgresql.conf, so a later start can choose again (OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB).
- */
-const DEFAULT_SHARED_BUFFERS_MB = 16;
-
-async function openPglite(
+async function openInProcess(
   dataDir: string | null,
   sharedBuffersMb: number,
   applyMigrations: boolean,
-  owner: OwnerOptions = { role: "another process" },
+  owner?: OwnerOptions,
 ): Promise<DatabaseHandle> {
-  const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const release = dataDir
-    ? await lockEmbeddedDatabase(dataDir, {
-        role: owner.role,
-        onCompromised:
-          owner.onCompromised ??
-          ((error) => {
-            throw error;
-          }),
-        onTakeover: owner.onTakeover,
-      })
-    : async () => {};
+  const pglite = await openPglite(dataDir, sharedBuffersMb, owner);
   try {
-    const options = { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`] };
-    const client = dataDir ? new PGlite(path.join(dataDir, "pglite"), options) : new PGlite(options);
-    const db = drizzle(client, { schema });
+    const db = drizzle(pglite.client, { schema });
     if (applyMigrations) await migrate(db, { migrationsFolder: migrationsFolder() });
     return {
       db: db as unknown as Database,
       kind: "pglite",
-      ping: async () => void (await client.query("select 1")),
-      close: async () => {
-        try {
-          await client.close();
-        } finally {
-          await release();
-        }
-      },
+      ping: async () => void (await pglite.client.query("select 1")),
+      close: () => pglite.close(),
     };
   } catch (error) {
-    await release();
+    await pglite.close();
     throw error;
   }
 }
@@ -101,26 +100,49 @@ async function openPglite(
 // Any constant shared by every instance: several instances starting together migrate one at a time.
 const MIGRATION_LOCK = 7_150_715;
 
-async function openPostgres(url: string, max: number, applyMigrations: boolean): Promise<DatabaseHandle> {
+interface PostgresOptions {
+  url?: string;
+  /** A Unix socket served by an embedded database process (PGlite: one session, no password). */
+  socket?: string;
+  max: number;
+  migrate: boolean;
+  /** Take the migration lock: several instances may start together (one owner for an embedded one). */
+  serialise: boolean;
+}
+
+async function openPostgres(options: PostgresOptions): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const { migrate } = await import("drizzle-orm/postgres-js/migrator");
-  const sql = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 30 });
-  const db = drizzle(sql, { schema });
-  if (applyMigrations) {
-    const lock = await sql.reserve();
-    try {
-      await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+  const common = { max: options.max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 30 };
+  const sql = options.socket
+    ? // Unnamed statements only: connections share PGlite's one session, where named ones would pile up.
+      postgres({ ...common, path: options.socket, username: "postgres", database: "postgres", prepare: false })
+    : postgres(options.url!, common);
+  try {
+    const db = drizzle(sql, { schema });
+    if (options.migrate && options.serialise) {
+      const lock = await sql.reserve();
+      try {
+        await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+        await migrate(db, { migrationsFolder: migrationsFolder() });
+      } finally {
+        await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+        lock.release();
+      }
+    } else if (options.migrate) {
       await migrate(db, { migrationsFolder: migrationsFolder() });
-    } finally {
-      await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
-      lock.release();
+    } else {
+      await sql`select 1`;
     }
+    return {
+      db: db as unknown as Database,
+      kind: "postgres",
+      ping: async () => void (await sql`select 1`),
+      close: () => sql.end({ timeout: 5 }),
+    };
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    throw error;
   }
-  return {
-    db: db as unknown as Database,
-    kind: "postgres",
-    ping: async () => void (await sql`select 1`),
-    close: () => sql.end({ timeout: 5 }),
-  };
 }

@@ -27,6 +27,10 @@ export interface DatabaseOwner {
   /** "the OptStuff server", "optstuff keys create", … */
   role: string;
   since: string;
+  /** The Unix socket a server's database process serves the database on (embedded/process-main.ts). */
+  socket?: string;
+  /** For a server's database process (the owner): the server's pid, which is what an operator stops. */
+  serverPid?: number;
 }
 
 const DATABASE_IN_USE = Symbol.for("optstuff.DatabaseInUseError");
@@ -60,6 +64,10 @@ const NEVER_STALE_MS = 10 * 365 * 86_400_000;
 export interface LockOptions {
   /** Who asks, as the other side will read it in its refusal. */
   role: string;
+  /** Written into the owner file: where this owner serves the database to other processes. */
+  socket?: string;
+  /** Written into the owner file: the server this owner (its database process) serves. */
+  serverPid?: number;
   /** Called when the lock could not be refreshed (its directory removed or unwritable): it is no longer ours. */
   onCompromised(error: Error): void;
   /** Called when the lock of an owner that ended is taken over. */
@@ -91,6 +99,8 @@ export async function lockEmbeddedDatabase(directory: string, options: LockOptio
       hostname: hostname(),
       role: options.role,
       since: new Date().toISOString(),
+      ...(options.socket ? { socket: options.socket } : {}),
+      ...(options.serverPid ? { serverPid: options.serverPid } : {}),
     };
     writeFileSync(paths.owner, `${JSON.stringify(me)}\n`, { mode: 0o600 });
     return async () => {
@@ -184,5 +194,24 @@ function readOwner(file: string): DatabaseOwner | null {
 function describeOwner(owner: DatabaseOwner | null): string {
   if (!owner) return "another process";
   const where = owner.hostname === hostname() ? "" : ` on ${owner.hostname}`;
-  return `${owner.role} (pid ${owner.pid}${where}, since ${owner.since})`;
+  return `${owner.role} (pid ${owner.serverPid ?? owner.pid}${where}, since ${owner.since})`;
+}
+
+/** The live owner of this machine that serves the directory's database on a socket, if there is one. */
+export function servingOwner(directory: string): (DatabaseOwner & { socket: string }) | null {
+  const owner = readOwner(path.join(directory, "pglite.owner.json"));
+  if (!owner?.socket || owner.hostname !== hostname() || !isProcessAlive(owner.pid)) return null;
+  return owner as DatabaseOwner & { socket: string };
+}
+
+/**
+ * Waits (up to `timeoutMs`) for a database process whose server is gone to finish closing: it does on
+ * its own once the server's channel closes, in well under a second. A server restarted at once after
+ * a crash (a supervisor's restart) or a command run then would otherwise find the directory in use.
+ */
+export async function awaitOrphanedOwner(directory: string, timeoutMs = 15_000): Promise<void> {
+  const owner = readOwner(path.join(directory, "pglite.owner.json"));
+  if (!owner?.serverPid || owner.hostname !== hostname() || isProcessAlive(owner.serverPid)) return;
+  const deadline = Date.now() + timeoutMs;
+  while (isProcessAlive(owner.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }

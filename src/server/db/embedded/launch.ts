@@ -1,0 +1,90 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { DatabaseInUseError, type DatabaseOwner } from "../embedded-lock";
+import type { DatabaseProcessMessage, DatabaseProcessSettings } from "./protocol";
+import { embeddedSocketPath } from "./socket-path";
+
+export interface DatabaseProcessOptions {
+  /** The built process script (dist/embedded-database.mjs). */
+  entry: string;
+  dataDir: string;
+  sharedBuffersMb: number;
+  role: string;
+  onTakeover?(owner: DatabaseOwner | null): void;
+  /** The process ended while the server still needed it (killed, or its lock lost). */
+  onLost(reason: string): void;
+}
+
+export interface DatabaseProcess {
+  socket: string;
+  pid: number;
+  /** Ends the process (it closes PGlite and releases the lock) and waits for it. */
+  stop(): Promise<void>;
+}
+
+/** Long enough for a first start on a slow disk (initdb); a normal start takes about a second. */
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+/** Starts the database process and waits until it serves, or throws what it said (DatabaseInUseError). */
+export async function launchDatabaseProcess(options: DatabaseProcessOptions): Promise<DatabaseProcess> {
+  const settings: DatabaseProcessSettings = {
+    dataDir: options.dataDir,
+    sharedBuffersMb: options.sharedBuffersMb,
+    socket: embeddedSocketPath(options.dataDir),
+    role: options.role,
+    serverPid: process.pid,
+  };
+  // No secret crosses: the process needs the directory and nothing of the environment.
+  const child = fork(options.entry, [JSON.stringify(settings)], {
+    execArgv: [],
+    env: {} as NodeJS.ProcessEnv,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  let stopping = false;
+  await started(child, options);
+  child.on("message", (message: DatabaseProcessMessage) => {
+    if (message.type === "took-over") options.onTakeover?.(message.owner);
+    if (message.type === "lost-lock") options.onLost(`it lost the directory's lock: ${message.message}`);
+  });
+  child.once("exit", (code, signal) => {
+    if (!stopping) options.onLost(`it ended (${signal ?? `exit code ${code}`})`);
+  });
+  return {
+    socket: settings.socket,
+    pid: child.pid!,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      stopping = true;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.disconnect();
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+      await exited.finally(() => clearTimeout(timer));
+    },
+  };
+}
+
+function started(child: ChildProcess, options: DatabaseProcessOptions): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the embedded database process did not start within ${START_TIMEOUT_MS / 1000} s`));
+    }, START_TIMEOUT_MS);
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      child.off("message", onMessage);
+      child.off("exit", onExit);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onMessage = (message: DatabaseProcessMessage) => {
+      if (message.type === "ready") done();
+      else if (message.type === "in-use") done(new DatabaseInUseError(options.dataDir, message.owner));
+      else if (message.type === "failed") done(new Error(`the embedded database did not open: ${message.message}`));
+      else if (message.type === "took-over") options.onTakeover?.(message.owner);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      done(new Error(`the embedded database process ended before serving (${signal ?? `exit code ${code}`})`));
+    child.on("message", onMessage);
+    child.once("exit", onExit);
+  });
+}
