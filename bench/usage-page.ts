@@ -3,18 +3,21 @@ import { signUrl } from "@optstuff/client";
  * npm run bench:usage-page — what a busy project's usage page costs the other tenants. One project gets
  * a day of traffic at one address's cap (BENCH_PER_MINUTE cache hits a minute, 1,200 by default: 1.7 M
  * a day) through the real request log, then its usage page (statistics, per-day totals, first log page)
- * is read in a loop while another tenant's cached image is requested; the embedded database (PGlite)
- * runs on the thread that serves both, as in the embedded default. Reported: the other tenant's latency
+ * is read in a loop while another tenant's cached image is requested. The embedded database runs as the
+ * embedded default runs it, in its own process behind a Unix socket (BENCH_EMBEDDED=in-process: PGlite
+ * on the thread that serves both, as before). Reported: the other tenant's latency
  * with and without the page loop, the page's own time, and the rows the day left behind.
  * Results: a table on stdout and artifacts/bench-usage-page.json.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { count, eq } from "drizzle-orm";
 import { resolveDateRange } from "@/server/analytics/date-range";
 import { requestLogPage, requestLogStats } from "@/server/analytics/request-log-stats";
 import { projectUsage } from "@/server/analytics/usage-totals";
 import { requestLog, requestSourceStats, requestStats } from "@/server/db/schema";
 import { createImageRouteHandler } from "@/server/http/image-route";
+import { EMBEDDED_DATABASE_ENTRY } from "@/server/service-options";
 import { benchProject, inProcessServices, sourceRootWithDot } from "./lib/in-process";
 import { fmt, percentile } from "./lib/load";
 
@@ -26,7 +29,15 @@ const PACE_MS = 5;
 
 async function main(): Promise<void> {
   const root = await sourceRootWithDot(8, "#0a0");
-  const services = await inProcessServices(root);
+  const services = await inProcessServices(
+    root,
+    process.env.BENCH_EMBEDDED === "in-process"
+      ? {}
+      : {
+          database: { kind: "pglite", dataDir: path.join(root, "data") },
+          databaseProcess: path.resolve(EMBEDDED_DATABASE_ENTRY),
+        },
+  );
   const busy = await benchProject(services, "busy");
   const other = await benchProject(services, "other");
 
