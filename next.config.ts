@@ -1,5 +1,19 @@
 import type { NextConfig } from "next";
 
+/** What no function needs, whatever the tracer finds (a deployment would upload it inside each one). */
+const TRACE_EXCLUDES = [
+  ".data/**",
+  ".git/**",
+  ".ci/**",
+  ".env*",
+  "tests/**",
+  "docs/**",
+  "bench/**",
+  "artifacts/**",
+  "coverage/**",
+  "examples/**",
+];
+
 const nextConfig: NextConfig = {
   // sharp and the database drivers are native or large; load them from node_modules at run time
   // instead of bundling them into the server build. proper-lockfile too: each bundled copy would add
@@ -7,6 +21,10 @@ const nextConfig: NextConfig = {
   // (drain the request log, flush usage, release the embedded database) finishes.
   serverExternalPackages: ["sharp", "@electric-sql/pglite", "postgres", "jsdom", "dompurify", "proper-lockfile"],
   poweredByHeader: false,
+  // Paths resolved from the working directory at run time (the migrations folder, the data directory)
+  // make the tracer take the whole project into every function: the embedded database and its
+  // generated secrets, the git history. None of this runs (tests/browser/build-traces.test.ts).
+  outputFileTracingExcludes: { "*": TRACE_EXCLUDES },
   // Compression is scripts/server.mjs's, which leaves the image API alone: Next's would gzip SVG and
   // JSON answers, drop their Content-Length and add `Vary: Accept-Encoding` (contract §4 allows only
   // Accept and Referer). A CDN or proxy in front compresses as it likes.
