@@ -37,7 +37,6 @@ export function inProcessServices(root: string, overrides: Partial<ServiceOption
     configCacheTtlMs: 1000, // production's L1
     redis: null,
     authFailuresPerMinute: 1_000_000,
-    trustedProxyHops: 0,
     logger: createLogger("error"),
     ...overrides,
   });

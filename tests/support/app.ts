@@ -80,7 +80,6 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     configCacheTtlMs: 0,
     redis: testRedisSettings(),
     authFailuresPerMinute: 1000,
-    trustedProxyHops: 0,
     logger: createLogger("error"),
     // Tests sign up many people; the registration tests choose their own policy.
     registration: { mode: "open", emailDomains: [] },

@@ -37,7 +37,6 @@ const services = await createServices({
   configCacheTtlMs: 1000, // the production default: the bound under test
   redis: config.redis,
   authFailuresPerMinute: 1000,
-  trustedProxyHops: 0,
   logger: createLogger(process.env.INSTANCE_LOG === "warn" ? "warn" : "error"),
   resultStore: config.resultStore ?? null,
   sourceCacheBytes: config.sourceCacheBytes ?? 0,

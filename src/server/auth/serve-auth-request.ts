@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AppError, isAppError } from "@/server/errors";
 import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "@/server/http/body-limit";
 import { errorResponse } from "@/server/http/error-response";
-import { clientAddress } from "@/server/ratelimit/client-address";
+import { clientAddress, type ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { Auth } from "./create-auth";
 import { CLIENT_ADDRESS_HEADER } from "./create-auth";
 import type { SignInAttempt, SignInFailureLimit } from "./sign-in-failures";
@@ -10,7 +10,7 @@ import type { SignInAttempt, SignInFailureLimit } from "./sign-in-failures";
 export interface AuthRequestDeps {
   auth: Pick<Auth, "handler">;
   signInFailures: SignInFailureLimit;
-  trustedProxyHops: number;
+  clientAddresses: ClientAddressPolicy;
 }
 
 /** The one better-auth path whose failures count against an account (password sign-in). */
@@ -31,7 +31,7 @@ export async function serveAuthRequest(request: Request, deps: AuthRequestDeps):
     if (request.method === "POST" && new URL(request.url).pathname === SIGN_IN_PATH)
       attempt = await beginSignIn(request, body, deps.signInFailures);
     const headers = new Headers(request.headers);
-    headers.set(CLIENT_ADDRESS_HEADER, clientAddress(request.headers, deps.trustedProxyHops));
+    headers.set(CLIENT_ADDRESS_HEADER, clientAddress(request.headers, deps.clientAddresses));
     forwarded = new Request(request.url, { method: request.method, headers, body, signal: request.signal });
   } catch (thrown) {
     if (!isAppError(thrown)) throw thrown;

@@ -1,3 +1,4 @@
+import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { Counters } from "@/server/coordination/counters";
 import type { MemoRateLimiter } from "@/server/coordination/types";
 import type { RequestLogStatus } from "@/server/errors";
@@ -48,7 +49,7 @@ export interface DeliveryDeps extends AuthorizeDeps {
   limits: {
     limiter: MemoRateLimiter;
     guard: AuthFailureGuard;
-    trustedProxyHops: number;
+    clientAddresses: ClientAddressPolicy;
     counters: Counters;
     logSampled: SampledLog;
     addressLimits: AddressLimits;

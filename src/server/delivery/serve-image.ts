@@ -24,7 +24,7 @@ export type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./d
 export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps): Promise<Served> {
   const requestId = randomUUID();
   const started = performance.now();
-  const address = clientAddress(request.headers, deps.limits.trustedProxyHops);
+  const address = clientAddress(request.headers, deps.limits.clientAddresses);
   let known: Known = {};
   try {
     const parts = parseImageRequest({ ...decodeImagePath(request.url.pathname), query: request.url.searchParams });

@@ -17,7 +17,7 @@ export function createAuthRouteHandler(getServices: () => Promise<Services>) {
       return await serveAuthRequest(request, {
         auth: services.auth,
         signInFailures: services.signInFailures,
-        trustedProxyHops: services.delivery.limits.trustedProxyHops,
+        clientAddresses: services.delivery.limits.clientAddresses,
       });
     } catch (thrown) {
       const requestId = randomUUID();

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
 
 /**
@@ -7,11 +8,31 @@ import { isIPv4, isIPv6 } from "node:net";
  */
 export const PEER_ADDRESS_HEADER = "x-optstuff-peer-address";
 
+/** Where a CDN in front proves it is the one speaking (OPTSTUFF_CDN_SECRET). */
+export const CDN_SECRET_HEADER = "x-optstuff-cdn-secret";
+
+/** How this deployment learns who a client is (service-options.ts builds it from the environment). */
+export interface ClientAddressPolicy {
+  /** Reverse proxies in front (self-hosted), each appending to X-Forwarded-For. */
+  trustedHops: number;
+  /**
+   * On Vercel: its edge replaces X-Forwarded-For with the one address it saw, and no server of ours
+   * stamps the peer header there, so a peer header is whatever the client sent.
+   */
+  vercel: boolean;
+  /** A CDN in front naming the client in a header of its own, believed only with the shared secret. */
+  cdn: { addressHeader: string; secret: string } | null;
+}
+
+export const directClients: ClientAddressPolicy = { trustedHops: 0, vercel: false, cdn: null };
+
 /**
- * The client's address as a rate-limit identity. `trustedHops` is the number of reverse proxies in
- * front of the app, each appending the address it received the request from to X-Forwarded-For
- * (service-options.ts counts Vercel's edge as one). Entries further left were written by the client
- * and prove nothing, so:
+ * The client's address as a rate-limit identity.
+ * - A CDN that sent the shared secret: its header names the client (a request around the CDN, without
+ *   the secret, is counted by the address that reached us, which a client cannot choose).
+ * - On Vercel: X-Forwarded-For as Vercel's edge wrote it.
+ * - Self-hosted, `trustedHops` reverse proxies each appending the address they received the request
+ *   from to X-Forwarded-For; entries further left were written by the client and prove nothing, so:
  * - no proxy: the socket's address, stamped by our server. A client can put anything in
  *   X-Forwarded-For: `next start` fills it from the socket only when the client sent none.
  * - N proxies: the N-th entry from the right, the one the outermost proxy appended.
@@ -21,15 +42,26 @@ export const PEER_ADDRESS_HEADER = "x-optstuff-peer-address";
  * better-auth's own address check accepts): one subscriber holds a whole /64 and could otherwise take
  * a fresh identity per request.
  */
-export function clientAddress(headers: Headers, trustedHops: number): string {
+export function clientAddress(headers: Headers, policy: ClientAddressPolicy): string {
+  if (policy.cdn && sameSecret(headers.get(CDN_SECRET_HEADER), policy.cdn.secret))
+    return identity(headers.get(policy.cdn.addressHeader)?.trim() ?? "unknown");
   const chain = (headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
+  if (policy.vercel) return identity(chain.at(-1) ?? "unknown");
+  const trustedHops = policy.trustedHops;
   const peer = headers.get(PEER_ADDRESS_HEADER)?.trim() || undefined;
   if (trustedHops > 0 && chain.length >= trustedHops) return identity(chain[chain.length - trustedHops]!);
   // A request that passed fewer proxies than configured reached us around them: its socket is all we know.
   return identity(peer ?? chain.at(-1) ?? "unknown");
+}
+
+function sameSecret(given: string | null, secret: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function identity(address: string): string {
