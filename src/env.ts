@@ -1,5 +1,6 @@
 import os from "node:os";
 import { z } from "zod";
+import { vercelProblems } from "./env-vercel";
 
 /**
  * The only reader of process.env. Parsed once, typed, validated; every option carries its default.
@@ -39,6 +40,22 @@ const envSchema = z.object({
   CRON_SECRET: optionalText,
   UPSTASH_REDIS_REST_URL: optionalText,
   UPSTASH_REDIS_REST_TOKEN: optionalText,
+  /** What Vercel's marketplace integration of Upstash sets: read when the UPSTASH_ pair is not given. */
+  KV_REST_API_URL: optionalText,
+  KV_REST_API_TOKEN: optionalText,
+  /**
+   * A CDN in front that names the client in a header of its own (`cf-connecting-ip`, `fastly-client-ip`,
+   * `true-client-ip`) and proves itself by sending `x-optstuff-cdn-secret: $OPTSTUFF_CDN_SECRET`
+   * (at least 32 characters). Requests without the secret are counted by the address that reached us.
+   */
+  OPTSTUFF_CDN_ADDRESS_HEADER: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, "a header name: letters, digits and dashes")
+      .transform((name) => name.toLowerCase())
+      .optional(),
+  ),
+  OPTSTUFF_CDN_SECRET: optionalText.pipe(z.string().min(32, "at least 32 characters").optional()),
   /**
    * Public origin of this server: printed URLs, snippets, invitation links, and the dashboard's sign-in
    * origin check and cookies. Default https://$VERCEL_PROJECT_PRODUCTION_URL on Vercel, else
@@ -186,7 +203,10 @@ const envSchema = z.object({
    * except on Vercel where Vercel Cron calls the routes. Safe on several instances: a lock elects one.
    */
   OPTSTUFF_SCHEDULER: z.enum(["auto", "on", "off"]).default("auto"),
-  /** Bearer token for /api/metrics; without it the endpoint is off in production, open on the embedded default. */
+  /**
+   * Bearer token for /api/metrics, or `off`; without it the endpoint is off in production, open on the
+   * embedded default. Required on Vercel (a token, or `off`).
+   */
   OPTSTUFF_METRICS_TOKEN: optionalText,
 });
 
@@ -249,6 +269,8 @@ export class EnvironmentError extends Error {
 const PAIRS: Array<[keyof Env, keyof Env]> = [
   ["UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN"],
   ["OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID", "OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY"],
+  ["KV_REST_API_URL", "KV_REST_API_TOKEN"],
+  ["OPTSTUFF_CDN_ADDRESS_HEADER", "OPTSTUFF_CDN_SECRET"],
 ];
 
 function unpaired(given: Record<string, string>): EnvironmentProblem[] {
@@ -274,6 +296,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     ...(parsed.success && parsed.data.OPTSTUFF_RESULT_STORE === "s3" && !parsed.data.OPTSTUFF_RESULT_STORE_S3_BUCKET
       ? [{ variable: "OPTSTUFF_RESULT_STORE_S3_BUCKET", problem: "missing: OPTSTUFF_RESULT_STORE is s3" }]
       : []),
+    ...(parsed.success ? vercelProblems(parsed.data) : []),
   ];
   if (problems.length > 0 || !parsed.success) throw new EnvironmentError(problems);
   return parsed.data;

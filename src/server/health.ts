@@ -11,6 +11,8 @@ export interface HealthReport {
    * limits let through, caches skipped: docs/redis-schema.md), so the instance stays in rotation.
    */
   status: "ok" | "degraded" | "unavailable";
+  /** How the instance runs: embedded (PGlite, in-process coordination), self-hosted or vercel. */
+  mode?: "embedded" | "self-hosted" | "vercel";
   checks?: { database: Check; redis?: RedisCheck };
 }
 
@@ -19,6 +21,7 @@ export interface HealthDeps {
   database: { ping(): Promise<void> };
   coordination: { shared: KeyValue | null };
   logger: Logger;
+  deployment: NonNullable<HealthReport["mode"]>;
 }
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -48,7 +51,7 @@ export async function checkHealth(
     checkRedis(services.coordination.shared, logger),
   ]);
   const status = !database.ok ? "unavailable" : redis.configured && !redis.ok ? "degraded" : "ok";
-  return { status, checks: { database, redis } };
+  return { status, mode: services.deployment, checks: { database, redis } };
 }
 
 async function checkRedis(kv: KeyValue | null, logger: Logger): Promise<RedisCheck> {

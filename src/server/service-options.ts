@@ -1,5 +1,6 @@
 import path from "node:path";
 import { isProduction, publicBaseUrl, transformProcessEnv, type Env } from "@/env";
+import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { OAuthCredentials } from "@/server/auth/create-auth";
 import { loadSecrets, type Secrets } from "@/server/config/secrets";
 import type { UpstashSettings } from "@/server/coordination/upstash-client";
@@ -44,8 +45,8 @@ export interface ServiceOptions {
   authFailuresPerMinute: number;
   /** Client-address windows the in-process limiter keeps (no Redis); default 100,000. */
   addressWindowsMax?: number;
-  /** Reverse proxies in front of the app, each appending to X-Forwarded-For; 0: the socket's address counts. */
-  trustedProxyHops: number;
+  /** Who a client is: proxies in front, Vercel's edge, a CDN with its secret. Default: the socket's address. */
+  clientAddresses?: ClientAddressPolicy;
   /** Image requests and transforms per client address and minute (0 turns one off). Default 1200 and 120. */
   addressLimits?: AddressLimits;
   /** Default http://127.0.0.1:3000. */
@@ -59,10 +60,14 @@ export interface ServiceOptions {
   requestLog?: Partial<RequestLogOptions>;
   /** Who may read /api/metrics. Default open (the embedded default on loopback). */
   metrics?: MetricsAccess;
+  /** How this instance runs, as /api/health reports it. Default: embedded with PGlite, else self-hosted. */
+  deployment?: Deployment;
   logger?: Logger;
   net?: NetDeps;
   now?: () => Date;
 }
+
+export type Deployment = "embedded" | "self-hosted" | "vercel";
 
 /** Who may read /api/metrics: anyone, nobody (404), or a bearer token's holder. */
 export type MetricsAccess = "open" | "off" | { token: string };
@@ -135,10 +140,14 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     redis: redisFromEnv(e),
     authFailuresPerMinute: e.OPTSTUFF_AUTH_FAILURES_PER_MINUTE,
     addressWindowsMax: e.OPTSTUFF_ADDRESS_WINDOWS_MAX,
-    // Vercel's edge is a proxy that writes the client's address into X-Forwarded-For; our server, which
-    // stamps the socket's address, does not run there, so a peer-address header would be the client's.
-    trustedProxyHops:
-      e.VERCEL !== undefined ? Math.max(1, e.OPTSTUFF_TRUSTED_PROXY_HOPS) : e.OPTSTUFF_TRUSTED_PROXY_HOPS,
+    clientAddresses: {
+      trustedHops: e.OPTSTUFF_TRUSTED_PROXY_HOPS,
+      vercel: e.VERCEL !== undefined,
+      cdn:
+        e.OPTSTUFF_CDN_ADDRESS_HEADER && e.OPTSTUFF_CDN_SECRET
+          ? { addressHeader: e.OPTSTUFF_CDN_ADDRESS_HEADER, secret: e.OPTSTUFF_CDN_SECRET }
+          : null,
+    },
     addressLimits: {
       requestsPerMinute: e.OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE,
       transformsPerMinute: e.OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE,
@@ -165,7 +174,16 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     },
     // In production the counters (tenants' traffic, cache tiers, failures) are not for the public: off
     // until a token is set. The embedded default serves them to whoever reaches its loopback.
-    metrics: e.OPTSTUFF_METRICS_TOKEN ? { token: e.OPTSTUFF_METRICS_TOKEN } : isProduction(e) ? "off" : "open",
+    deployment: e.VERCEL !== undefined ? "vercel" : embedded ? "embedded" : "self-hosted",
+    // `off` says so explicitly (Vercel asks for one or the other).
+    metrics:
+      e.OPTSTUFF_METRICS_TOKEN === "off"
+        ? "off"
+        : e.OPTSTUFF_METRICS_TOKEN
+          ? { token: e.OPTSTUFF_METRICS_TOKEN }
+          : isProduction(e)
+            ? "off"
+            : "open",
   };
 }
 
@@ -183,9 +201,10 @@ export function transformIsolationFromEnv(e: Env): TransformIsolation | null {
 }
 
 export function redisFromEnv(e: Env): UpstashSettings | null {
-  return e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
-    ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
-    : null;
+  if (e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN)
+    return { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN };
+  // Vercel's marketplace integration names the same pair this way.
+  return e.KV_REST_API_URL && e.KV_REST_API_TOKEN ? { url: e.KV_REST_API_URL, token: e.KV_REST_API_TOKEN } : null;
 }
 
 export function resultStoreFromEnv(e: Env): ResultStoreSettings | null {

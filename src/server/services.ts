@@ -43,8 +43,9 @@ import { createPublicNames, type PublicNames } from "@/server/delivery/public-na
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
 import { configureSharp, createResultCache, createTransformScheduler, inProcessTransform } from "@/server/image";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
+import { directClients } from "@/server/ratelimit/client-address";
 import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
-import { serviceOptionsFromEnv, type MetricsAccess, type ServiceOptions } from "@/server/service-options";
+import { serviceOptionsFromEnv, type Deployment, type MetricsAccess, type ServiceOptions } from "@/server/service-options";
 import { shutDown } from "@/server/shutdown";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import { createSourceFetcher } from "@/server/source";
@@ -94,6 +95,8 @@ export interface Services {
   checkUpload: UploadCheck;
   /** Who may read /api/metrics (service-options.ts). */
   metricsAccess: MetricsAccess;
+  /** How this instance runs (/api/health says it). */
+  deployment: Deployment;
   cron: CronJobs;
   /** Runs the cron jobs on their schedule in this process (servers only; close() stops it). */
   startScheduler(): void;
@@ -186,7 +189,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         maxFailuresPerMinute: options.authFailuresPerMinute,
         now: () => now().getTime(),
       }),
-      trustedProxyHops: options.trustedProxyHops,
+      clientAddresses: options.clientAddresses ?? directClients,
       counters,
       logSampled,
       addressLimits: options.addressLimits ?? DEFAULT_ADDRESS_LIMITS,
@@ -293,6 +296,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     startScheduler: scheduler.start,
     metrics,
     metricsAccess: options.metrics ?? "open",
+    deployment: options.deployment ?? (database.kind === "pglite" ? "embedded" : "self-hosted"),
     recordOutcome: createOutcomeRecorder({ kv, db: database.db, logger, logSampled, counters, requestLog, metrics }),
     close: () =>
       shutDown({

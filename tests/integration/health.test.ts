@@ -32,6 +32,7 @@ describe("health", () => {
     expect(report.status).toBe("ok");
     expect(report.checks?.database?.ok).toBe(true);
     expect(report.checks?.redis).toEqual({ configured: false });
+    expect(report.mode).toBe(app.services.database.kind === "pglite" ? "embedded" : "self-hosted");
   });
 
   it("is unavailable, naming the failed check without detail, when the database is gone", async () => {
@@ -44,6 +45,7 @@ describe("health", () => {
     }));
     expect(report).toEqual({
       status: "unavailable",
+      mode: app.services.deployment,
       checks: { database: { ok: false, error: "unreachable" }, redis: { configured: false } },
     });
     expect(JSON.stringify(report)).not.toContain("secret");
@@ -55,6 +57,7 @@ describe("health", () => {
     const text = await response.text();
     expect(JSON.parse(text)).toEqual({
       status: "degraded",
+      mode: app.services.deployment,
       checks: {
         database: { ok: true, latencyMs: expect.any(Number) as unknown },
         redis: { configured: true, ok: false, error: "unreachable" },

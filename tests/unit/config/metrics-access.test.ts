@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
 import { serviceOptionsFromEnv } from "@/server/service-options";
+import { vercelEnv } from "../../support/vercel-env";
 
 const production = {
   NODE_ENV: "production",
@@ -13,7 +14,7 @@ const access = (env: Record<string, string>) => serviceOptionsFromEnv(parseEnv(e
 describe("who may read /api/metrics", () => {
   it("nobody in production until a token is set: the counters describe every tenant's traffic", () => {
     expect(access(production)).toBe("off");
-    expect(access({ ...production, VERCEL: "1" })).toBe("off");
+    expect(access({ ...vercelEnv, OPTSTUFF_METRICS_TOKEN: "off" })).toBe("off");
   });
 
   it("the token's holder once one is set, anywhere", () => {

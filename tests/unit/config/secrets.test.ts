@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { vercelEnv } from "../../support/vercel-env";
 import { isProduction, parseEnv } from "@/env";
 import { loadSecrets, MissingSecretError } from "@/server/config/secrets";
 
@@ -21,7 +22,7 @@ describe("environment", () => {
   });
 
   it("is production on Vercel, or with NODE_ENV=production and a DATABASE_URL", () => {
-    expect(isProduction(parseEnv({ VERCEL: "1" }))).toBe(true);
+    expect(isProduction(parseEnv(vercelEnv))).toBe(true);
     expect(isProduction(parseEnv({ NODE_ENV: "production", DATABASE_URL: "postgres://db/x" }))).toBe(true);
     expect(isProduction(parseEnv({ NODE_ENV: "production" }))).toBe(false);
     expect(isProduction(parseEnv({ DATABASE_URL: "postgres://db/x" }))).toBe(false);
@@ -43,7 +44,8 @@ describe("secrets", () => {
   it("starts in production without CRON_SECRET, with the cron routes closed rather than open", () => {
     const dir = tempDir();
     const e = parseEnv({
-      VERCEL: "1",
+      NODE_ENV: "production",
+      DATABASE_URL: "postgres://db/x",
       OPTSTUFF_KEY_ENCRYPTION_SECRET: "k",
       BETTER_AUTH_SECRET: "a",
       OPTSTUFF_DATA_DIR: dir,
@@ -55,7 +57,7 @@ describe("secrets", () => {
   it("uses the given ones in production and writes nothing", () => {
     const dir = tempDir();
     const e = parseEnv({
-      VERCEL: "1",
+      ...vercelEnv,
       OPTSTUFF_KEY_ENCRYPTION_SECRET: "k",
       BETTER_AUTH_SECRET: "a",
       CRON_SECRET: "c",

@@ -1,0 +1,44 @@
+import type { Env, EnvironmentProblem } from "./env";
+
+/**
+ * What a deployment on Vercel needs that elsewhere has a working default. Each of these used to start
+ * and then fail quietly: the embedded database on a read-only file system (an error naming no
+ * variable), limits and caches kept per function instance, cron routes answering 503 while usage
+ * aged out, an S3 store signing with Vercel's placeholder AWS variables. Vercel starts functions with
+ * its variables set (VERCEL=1), so the refusal names the variable in the function's log at its start.
+ */
+export function vercelProblems(e: Env): EnvironmentProblem[] {
+  if (e.VERCEL === undefined) return [];
+  const problems: EnvironmentProblem[] = [];
+  const missing = (variable: string, problem: string) => problems.push({ variable, problem: `missing on Vercel: ${problem}` });
+  if (!e.DATABASE_URL)
+    missing(
+      "DATABASE_URL",
+      "functions cannot keep the embedded database (read-only file system, an instance per request); set a PostgreSQL URL (Neon's integration sets it)",
+    );
+  if (!(e.UPSTASH_REDIS_REST_URL ?? e.KV_REST_API_URL))
+    missing(
+      "UPSTASH_REDIS_REST_URL",
+      "without Redis every function instance keeps its own rate limits and caches; add Upstash Redis (its marketplace integration's KV_REST_API_URL and KV_REST_API_TOKEN are read too)",
+    );
+  if (!e.CRON_SECRET)
+    missing(
+      "CRON_SECRET",
+      "Vercel Cron authenticates with it; without it the cron routes refuse and buffered usage is lost after 14 days",
+    );
+  if (!e.OPTSTUFF_METRICS_TOKEN)
+    missing("OPTSTUFF_METRICS_TOKEN", "set the token /api/metrics asks for, or `off` to turn the endpoint off");
+  const s3 = e.OPTSTUFF_RESULT_STORE === "s3" || (e.OPTSTUFF_RESULT_STORE === "auto" && e.OPTSTUFF_RESULT_STORE_S3_BUCKET);
+  if (s3 && !e.OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID)
+    missing(
+      "OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID",
+      "the SDK's default chain would sign with Vercel's own AWS variables, which no bucket of yours accepts; set the key pair",
+    );
+  if (e.OPTSTUFF_TRUSTED_PROXY_HOPS > 1)
+    problems.push({
+      variable: "OPTSTUFF_TRUSTED_PROXY_HOPS",
+      problem:
+        "has no effect on Vercel, whose edge replaces X-Forwarded-For with the one address it saw; for a CDN in front set OPTSTUFF_CDN_ADDRESS_HEADER and OPTSTUFF_CDN_SECRET",
+    });
+  return problems;
+}

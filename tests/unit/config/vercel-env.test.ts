@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { EnvironmentError, parseEnv } from "@/env";
+import { redisFromEnv, serviceOptionsFromEnv } from "@/server/service-options";
+import { vercelEnv } from "../../support/vercel-env";
+
+/** The variables a refusal names, or [] when the environment is accepted. */
+function refused(env: Record<string, string | undefined>): string[] {
+  try {
+    parseEnv(env);
+    return [];
+  } catch (error) {
+    if (error instanceof EnvironmentError) return error.variables;
+    throw error;
+  }
+}
+
+const without = (name: string) => ({ ...vercelEnv, [name]: undefined });
+
+describe("a deployment on Vercel", () => {
+  it("starts with what docs/self-hosting.md lists", () => {
+    expect(refused(vercelEnv)).toEqual([]);
+  });
+
+  it.each([
+    ["DATABASE_URL", /embedded database.*PostgreSQL URL/],
+    ["UPSTASH_REDIS_REST_URL", /own rate limits and caches.*KV_REST_API_URL/],
+    ["CRON_SECRET", /Vercel Cron authenticates with it/],
+    ["OPTSTUFF_METRICS_TOKEN", /or `off`/],
+  ])("refuses to start without %s, saying why and what to set", (name, why) => {
+    const env = name === "UPSTASH_REDIS_REST_URL" ? { ...without(name), UPSTASH_REDIS_REST_TOKEN: undefined } : without(name);
+    expect(refused(env)).toEqual([name]);
+    expect(() => parseEnv(env)).toThrow(why);
+  });
+
+  it("reads Redis from the names Vercel's marketplace integration sets", () => {
+    const marketplace = {
+      ...vercelEnv,
+      UPSTASH_REDIS_REST_URL: undefined,
+      UPSTASH_REDIS_REST_TOKEN: undefined,
+      KV_REST_API_URL: "https://marketplace.upstash.example",
+      KV_REST_API_TOKEN: "marketplace-token",
+    };
+    expect(refused(marketplace)).toEqual([]);
+    expect(redisFromEnv(parseEnv(marketplace))).toEqual({
+      url: "https://marketplace.upstash.example",
+      token: "marketplace-token",
+    });
+    // Half of the pair is named, as with the UPSTASH_ one.
+    expect(refused({ ...marketplace, KV_REST_API_TOKEN: undefined })).toContain("KV_REST_API_TOKEN");
+  });
+
+  it("refuses an S3 result store without its own key pair, which would sign with Vercel's AWS variables", () => {
+    const s3 = { ...vercelEnv, OPTSTUFF_RESULT_STORE_S3_BUCKET: "results", AWS_ACCESS_KEY_ID: "ASIA-vercel" };
+    expect(refused(s3)).toEqual(["OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID"]);
+    const keyed = {
+      ...s3,
+      OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID: "id",
+      OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY: "secret",
+    };
+    expect(refused(keyed)).toEqual([]);
+  });
+
+  it("turns /api/metrics off when told `off`", () => {
+    expect(serviceOptionsFromEnv(parseEnv({ ...vercelEnv, OPTSTUFF_METRICS_TOKEN: "off" })).metrics).toBe("off");
+  });
+
+  it("asks nothing of a self-hosted or embedded instance", () => {
+    expect(refused({})).toEqual([]);
+    expect(refused({ NODE_ENV: "production", DATABASE_URL: "postgres://db/x" })).toEqual([]);
+  });
+});
