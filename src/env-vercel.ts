@@ -10,7 +10,8 @@ import type { Env, EnvironmentProblem } from "./env";
 export function vercelProblems(e: Env): EnvironmentProblem[] {
   if (e.VERCEL === undefined) return [];
   const problems: EnvironmentProblem[] = [];
-  const missing = (variable: string, problem: string) => problems.push({ variable, problem: `missing on Vercel: ${problem}` });
+  const missing = (variable: string, problem: string) =>
+    problems.push({ variable, problem: `missing on Vercel: ${problem}` });
   if (!e.DATABASE_URL)
     missing(
       "DATABASE_URL",
@@ -28,7 +29,8 @@ export function vercelProblems(e: Env): EnvironmentProblem[] {
     );
   if (!e.OPTSTUFF_METRICS_TOKEN)
     missing("OPTSTUFF_METRICS_TOKEN", "set the token /api/metrics asks for, or `off` to turn the endpoint off");
-  const s3 = e.OPTSTUFF_RESULT_STORE === "s3" || (e.OPTSTUFF_RESULT_STORE === "auto" && e.OPTSTUFF_RESULT_STORE_S3_BUCKET);
+  const s3 =
+    e.OPTSTUFF_RESULT_STORE === "s3" || (e.OPTSTUFF_RESULT_STORE === "auto" && e.OPTSTUFF_RESULT_STORE_S3_BUCKET);
   if (s3 && !e.OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID)
     missing(
       "OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID",

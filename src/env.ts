@@ -21,10 +21,30 @@ const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   /** Set by Vercel on its deployments. */
   VERCEL: optionalText,
+  /** Set by Vercel: production, preview or development (`optstuff migrate --only-production-deployment`). */
+  VERCEL_ENV: optionalText,
   /** Set by Vercel: the production domain, the public base URL when OPTSTUFF_PUBLIC_BASE_URL is not set. */
   VERCEL_PROJECT_PRODUCTION_URL: optionalText,
   /** PostgreSQL URL; when absent the embedded PGlite under OPTSTUFF_DATA_DIR is used. */
   DATABASE_URL: optionalText,
+  /**
+   * The direct URL when DATABASE_URL goes through a pooler (Neon's integration sets both): migrations
+   * and the command line use it, since a session's advisory lock means nothing through a pooler in
+   * transaction mode.
+   */
+  DATABASE_URL_UNPOOLED: optionalText,
+  /**
+   * Whether DATABASE_URL goes through a pooler in transaction mode (PgBouncer, Neon's `-pooler` host,
+   * Supabase's port 6543). `auto` (default): on Vercel, or a host containing `-pooler`. Pooled: no
+   * named prepared statements, no migrations through it.
+   */
+  OPTSTUFF_DATABASE_POOLED: z.enum(["auto", "on", "off"]).default("auto"),
+  /**
+   * Apply pending migrations when the server starts (over the direct URL). `auto` (default): on,
+   * except on Vercel, where a cold start must not migrate (a deploy step does: `optstuff migrate`).
+   * Off, a server whose database is behind refuses to start, saying so.
+   */
+  OPTSTUFF_MIGRATE_AT_START: z.enum(["auto", "on", "off"]).default("auto"),
   /** Where the embedded database and generated secrets live. Default `.data`. */
   OPTSTUFF_DATA_DIR: z.string().default(".data"),
   /**
@@ -284,6 +304,33 @@ function unpaired(given: Record<string, string>): EnvironmentProblem[] {
   });
 }
 
+/** Migrations need a direct connection: a pooled DATABASE_URL alone cannot carry them at start. */
+function migrationProblems(e: Env): EnvironmentProblem[] {
+  if (!e.DATABASE_URL || !migratesAtStart(e) || !databasePooled(e) || e.DATABASE_URL_UNPOOLED) return [];
+  return [
+    {
+      variable: "DATABASE_URL_UNPOOLED",
+      problem:
+        "missing: DATABASE_URL goes through a pooler, where a migration's lock cannot hold; set the direct URL here, or OPTSTUFF_MIGRATE_AT_START=off and run `optstuff migrate` on the direct URL as a deploy step",
+    },
+  ];
+}
+
+/** DATABASE_URL goes through a pooler in transaction mode (see OPTSTUFF_DATABASE_POOLED). */
+export function databasePooled(e: Env): boolean {
+  if (e.OPTSTUFF_DATABASE_POOLED !== "auto") return e.OPTSTUFF_DATABASE_POOLED === "on";
+  if (e.VERCEL !== undefined) return true;
+  try {
+    return new URL(e.DATABASE_URL ?? "").hostname.includes("-pooler");
+  } catch {
+    return false;
+  }
+}
+
+export function migratesAtStart(e: Env): boolean {
+  return e.OPTSTUFF_MIGRATE_AT_START === "auto" ? e.VERCEL === undefined : e.OPTSTUFF_MIGRATE_AT_START === "on";
+}
+
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // An empty assignment (as copied from .env.example) means "use the default".
   const given = Object.fromEntries(
@@ -297,6 +344,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       ? [{ variable: "OPTSTUFF_RESULT_STORE_S3_BUCKET", problem: "missing: OPTSTUFF_RESULT_STORE is s3" }]
       : []),
     ...(parsed.success ? vercelProblems(parsed.data) : []),
+    ...(parsed.success ? migrationProblems(parsed.data) : []),
   ];
   if (problems.length > 0 || !parsed.success) throw new EnvironmentError(problems);
   return parsed.data;

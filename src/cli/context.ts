@@ -8,7 +8,7 @@ import { createCounters } from "@/server/coordination/counters";
 import { openDatabase, type Database, type DatabaseTarget } from "@/server/db/client";
 import { createPublicNames, type PublicNames } from "@/server/delivery/public-names";
 import { DatabaseInUseError, type DatabaseOwner } from "@/server/db/embedded-lock";
-import { pendingMigrations } from "@/server/db/migrations";
+import { countMigrations, pendingMigrations } from "@/server/db/migrations";
 import { createLogger, type Logger } from "@/server/log";
 import { databaseTargetFromEnv, redisFromEnv } from "@/server/service-options";
 import { createSecretBox, type SecretBox } from "@/server/signing";
@@ -47,6 +47,16 @@ export async function withReadDatabase<T>(ctx: CliContext, run: (db: Database) =
       );
     return run(db);
   });
+}
+
+/** Applies pending migrations (creating an embedded database that does not exist yet); answers how many. */
+export async function migrateDatabase(ctx: CliContext): Promise<{ applied: number }> {
+  const target = databaseTargetFromEnv(ctx.env());
+  const fresh = target.kind === "pglite" && target.dataDir && !existsSync(path.join(target.dataDir, "pglite"));
+  const before = fresh ? null : await withDatabase(ctx, { ...target, migrate: false }, (db) => pendingMigrations(db));
+  const after = await withDatabase(ctx, target, (db) => pendingMigrations(db));
+  if (after > 0) throw new CliError(`${after} migration(s) are still pending after migrating`, 1);
+  return { applied: before ?? countMigrations() };
 }
 
 export interface WriteDeps extends TenancyDeps {

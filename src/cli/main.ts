@@ -9,13 +9,14 @@ import { registerDoctor } from "./commands/doctor";
 import { registerHostLists } from "./commands/hosts";
 import { registerKeys } from "./commands/keys";
 import { registerMaintenance } from "./commands/maintenance";
+import { registerMigrate } from "./commands/migrate";
 import { registerSign } from "./commands/sign";
 import { registerTeams } from "./commands/teams";
 import { CliError, rootMessage } from "./errors";
 import { version } from "../../package.json";
 
 const ABOUT =
-  "Administer OptStuff without the dashboard: on the embedded database (OPTSTUFF_DATA_DIR, default .data/) while the server is stopped, or on DATABASE_URL at any time. Commands that show change nothing; a command that changes a project or a key names it with --team and --project.";
+  "Administer OptStuff without the dashboard: on the embedded database (OPTSTUFF_DATA_DIR, default .data/; through the server's database process while the server runs), or on DATABASE_URL (DATABASE_URL_UNPOOLED when set). Commands that show change nothing; a command that changes a project or a key names it with --team and --project.";
 
 const EXAMPLES = `
 Examples:
@@ -37,6 +38,7 @@ export async function runCli(argv: readonly string[], streams: Streams): Promise
   registerSign(program, cli);
   registerBootstrap(program, cli);
   registerDoctor(program, cli);
+  registerMigrate(program, cli);
   configure(program, streams);
   if (argv.length === 0) {
     streams.stdout.write(program.helpInformation());

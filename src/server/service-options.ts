@@ -1,5 +1,5 @@
 import path from "node:path";
-import { isProduction, publicBaseUrl, transformProcessEnv, type Env } from "@/env";
+import { databasePooled, isProduction, migratesAtStart, publicBaseUrl, transformProcessEnv, type Env } from "@/env";
 import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { OAuthCredentials } from "@/server/auth/create-auth";
 import { loadSecrets, type Secrets } from "@/server/config/secrets";
@@ -87,22 +87,44 @@ export const TRANSFORM_WORKER_ENTRY = "dist/transform-worker.mjs";
 export const DOWNLOAD_THREAD_ENTRY = "dist/source-download-thread.mjs";
 export const EMBEDDED_DATABASE_ENTRY = "dist/embedded-database.mjs";
 
-/** The embedded database under OPTSTUFF_DATA_DIR, or DATABASE_URL's (the command line needs only this). */
+/**
+ * What the command line opens: the embedded database under OPTSTUFF_DATA_DIR, or PostgreSQL over the
+ * direct URL when there is one (a command that changes the schema, `migrate`, needs it).
+ */
 export function databaseTargetFromEnv(e: Env): DatabaseTarget {
-  return e.DATABASE_URL === undefined
-    ? {
-        kind: "pglite",
-        dataDir: path.resolve(e.OPTSTUFF_DATA_DIR),
-        sharedBuffersMb: e.OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB,
-      }
-    : { kind: "postgres", url: e.DATABASE_URL };
+  if (e.DATABASE_URL === undefined)
+    return {
+      kind: "pglite",
+      dataDir: path.resolve(e.OPTSTUFF_DATA_DIR),
+      sharedBuffersMb: e.OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB,
+    };
+  if (e.DATABASE_URL_UNPOOLED) return { kind: "postgres", url: e.DATABASE_URL_UNPOOLED };
+  return { kind: "postgres", url: e.DATABASE_URL, pooled: databasePooled(e) };
+}
+
+/**
+ * What the server opens: its pool over DATABASE_URL; migrations at start over the direct URL, or,
+ * where the server does not migrate (Vercel's cold starts), a refusal when the database is behind.
+ */
+function serverDatabaseTarget(e: Env): DatabaseTarget {
+  const command = databaseTargetFromEnv(e);
+  if (command.kind !== "postgres" || e.DATABASE_URL === undefined) return command;
+  const migrate = migratesAtStart(e);
+  return {
+    kind: "postgres",
+    url: e.DATABASE_URL,
+    pooled: databasePooled(e),
+    migrationUrl: e.DATABASE_URL_UNPOOLED,
+    migrate,
+    requireCurrent: !migrate,
+  };
 }
 
 /** Maps the validated environment onto service options: the only place that knows both. */
 export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: DatabaseTarget } {
   const embedded = e.DATABASE_URL === undefined;
   return {
-    database: databaseTargetFromEnv(e),
+    database: serverDatabaseTarget(e),
     // The server runs PGlite in a process of its own (db/embedded/process-main.ts).
     databaseProcess: embedded ? path.resolve(EMBEDDED_DATABASE_ENTRY) : undefined,
     secrets: loadSecrets(e),

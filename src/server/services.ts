@@ -45,7 +45,12 @@ import { configureSharp, createResultCache, createTransformScheduler, inProcessT
 import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { directClients } from "@/server/ratelimit/client-address";
 import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
-import { serviceOptionsFromEnv, type Deployment, type MetricsAccess, type ServiceOptions } from "@/server/service-options";
+import {
+  serviceOptionsFromEnv,
+  type Deployment,
+  type MetricsAccess,
+  type ServiceOptions,
+} from "@/server/service-options";
 import { shutDown } from "@/server/shutdown";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import { createSourceFetcher } from "@/server/source";
@@ -106,7 +111,10 @@ export interface Services {
 
 export async function createServices(options: ServiceOptions): Promise<Services> {
   const logger = options.logger ?? createLogger();
-  const database = "db" in options.database ? options.database : await openDatabase(owned(options.database, options.databaseProcess, logger));
+  const database =
+    "db" in options.database
+      ? options.database
+      : await openDatabase(owned(options.database, options.databaseProcess, logger));
   const counters = createCounters();
   const logSampled = createSampledLogger(logger);
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);

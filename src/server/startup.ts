@@ -1,6 +1,7 @@
 import { env, EnvironmentError, isProduction, type Env } from "@/env";
 import { MissingSecretError } from "@/server/config/secrets";
 import { DatabaseInUseError } from "@/server/db/embedded-lock";
+import { SchemaBehindError } from "@/server/db/migrations";
 import { describeError, type Logger } from "@/server/log";
 import { getServices, type Services } from "@/server/services";
 
@@ -32,7 +33,7 @@ export async function startServer(): Promise<void> {
   } catch (error) {
     // Configuration problems are the operator's to fix and say so whole; anything else is a failure.
     const message =
-      error instanceof EnvironmentError || error instanceof MissingSecretError
+      error instanceof EnvironmentError || error instanceof MissingSecretError || error instanceof SchemaBehindError
         ? error.message
         : error instanceof DatabaseInUseError
           ? `${error.message}: stop it first (one process at a time owns an embedded database), or give this server its own OPTSTUFF_DATA_DIR.`

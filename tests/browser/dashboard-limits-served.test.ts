@@ -24,7 +24,11 @@ async function signUp(label: string): Promise<string> {
   const response = await fetch(`${app.baseUrl}/api/auth/sign-up/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: app.baseUrl },
-    body: JSON.stringify({ email: `${label}-${Date.now()}@example.com`, password: "correct horse battery", name: label }),
+    body: JSON.stringify({
+      email: `${label}-${Date.now()}@example.com`,
+      password: "correct horse battery",
+      name: label,
+    }),
   });
   expect(response.status, `${label} sign-up`).toBe(200);
   return response.headers
@@ -60,13 +64,17 @@ describe("the dashboard's limits, served", () => {
       const made = await mutate(cookie, "project.create", { teamSlug: team, name: `P ${i}`, slug: `p-${i}` });
       expect(made.status, `project ${i}`).toBe(200);
     }
-    const full = await refusal(await mutate(cookie, "project.create", { teamSlug: team, name: "Extra", slug: "extra" }));
+    const full = await refusal(
+      await mutate(cookie, "project.create", { teamSlug: team, name: "Extra", slug: "extra" }),
+    );
     expect(full.status).toBe(409);
     expect(full.error?.data.appCode).toBe("QUOTA_REACHED");
     expect(full.error?.message).toMatch(/at most 50 projects/);
     // 52 changes so far (the onboarding, 50 projects, the refused one): 8 more pass, the 61st does not.
     for (let i = 53; i <= 60; i++)
-      expect((await mutate(cookie, "team.update", { teamSlug: team, name: `Quota ${i}` })).status, `change ${i}`).toBe(200);
+      expect((await mutate(cookie, "team.update", { teamSlug: team, name: `Quota ${i}` })).status, `change ${i}`).toBe(
+        200,
+      );
     const limited = await refusal(await mutate(cookie, "team.update", { teamSlug: team, name: "One too many" }));
     expect(limited.status).toBe(429);
     expect(limited.error?.data.appCode).toBe("DASHBOARD_RATE_LIMITED");
@@ -90,13 +98,20 @@ describe("the dashboard's limits, served", () => {
 
   it("refuses a mutation from another site's page, and /api/metrics without its token", async () => {
     const cookie = await signUp("crosssite");
-    const crossSite = await mutate(cookie, "account.createTeam", { name: "Evil", slug: "evil-team" }, "https://evil.example");
+    const crossSite = await mutate(
+      cookie,
+      "account.createTeam",
+      { name: "Evil", slug: "evil-team" },
+      "https://evil.example",
+    );
     expect(crossSite.status).toBe(403);
     expect(((await crossSite.json()) as { code: string }).code).toBe("CROSS_SITE_REQUEST");
     const metrics = await fetch(`${app.baseUrl}/api/metrics`, { headers: { authorization: "Bearer guessed" } });
     expect(metrics.status).toBe(401);
     expect(((await metrics.json()) as { code: string }).code).toBe("METRICS_UNAUTHORIZED");
-    const scraped = await fetch(`${app.baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const scraped = await fetch(`${app.baseUrl}/api/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     expect(scraped.status).toBe(200);
     expect(await scraped.text()).toContain("optstuff_");
   }, 30_000);

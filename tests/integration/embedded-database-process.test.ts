@@ -32,8 +32,7 @@ const connect = (dataDir: string, max = 4) =>
 /** postgres.js answers rows, PGlite in process a result holding them. */
 const count = async (handle: DatabaseHandle, table: string) => {
   const result = (await handle.db.execute(sql.raw(`select count(*)::int as n from ${table}`))) as unknown as
-    | Array<{ n: number }>
-    | { rows: Array<{ n: number }> };
+    Array<{ n: number }> | { rows: Array<{ n: number }> };
   return (Array.isArray(result) ? result : result.rows)[0]!.n;
 };
 

@@ -25,6 +25,10 @@ const needs = {
     present: () => spawnSync("npm", ["ping"], { timeout: 30_000 }).status === 0,
     how: "a connection to the npm registry (npm ping)",
   },
+  pgbouncer: {
+    present: () => onPath("pgbouncer"),
+    how: "apt-get install pgbouncer",
+  },
   go: { present: () => onPath("go"), how: "apt-get install golang-go" },
   php: { present: () => onPath("php"), how: "apt-get install php-cli" },
   ruby: { present: () => onPath("ruby"), how: "apt-get install ruby" },

@@ -2,7 +2,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { awaitOrphanedOwner, DatabaseInUseError, servingOwner } from "./embedded-lock";
 import { launchDatabaseProcess, type DatabaseProcessOptions } from "./embedded/launch";
 import { DEFAULT_SHARED_BUFFERS_MB, openPglite, type OwnerOptions } from "./embedded/open-pglite";
-import { migrationsFolder } from "./migrations";
+import { migrationsFolder, pendingMigrations, SchemaBehindError } from "./migrations";
 import * as schema from "./schema";
 
 export type { OwnerOptions } from "./embedded/open-pglite";
@@ -19,7 +19,17 @@ export interface DatabaseHandle {
 }
 
 export type DatabaseTarget = (
-  | { kind: "postgres"; url: string; maxConnections?: number }
+  | {
+      kind: "postgres";
+      url: string;
+      maxConnections?: number;
+      /** Through a pooler in transaction mode: no named prepared statements, no migrations over `url`. */
+      pooled?: boolean;
+      /** The direct URL migrations run over (DATABASE_URL_UNPOOLED); default `url` when not pooled. */
+      migrationUrl?: string;
+      /** Without migrating: refuse to open a database that is behind (SchemaBehindError). */
+      requireCurrent?: boolean;
+    }
   /**
    * `dataDir` null keeps the database in memory (tests). A directory is owned by one process at a time
    * (embedded-lock.ts): `owner` names this one in another's refusal. With `serve`, PGlite runs in a
@@ -42,8 +52,7 @@ export type DatabaseTarget = (
 /** Opens the database and applies pending migrations (unless told not to). */
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   const migrate = target.migrate ?? true;
-  if (target.kind === "postgres")
-    return openPostgres({ url: target.url, max: target.maxConnections ?? 10, migrate, serialise: true });
+  if (target.kind === "postgres") return openPostgresTarget(target, migrate);
   const sharedBuffersMb = target.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB;
   if (target.dataDir) await awaitOrphanedOwner(target.dataDir);
   if (target.dataDir && target.serve) {
@@ -71,6 +80,50 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     return { ...handle, kind: "pglite" };
   }
   return openInProcess(target.dataDir, sharedBuffersMb, migrate, target.owner);
+}
+
+async function openPostgresTarget(
+  target: Extract<DatabaseTarget, { kind: "postgres" }>,
+  migrate: boolean,
+): Promise<DatabaseHandle> {
+  const pooled = target.pooled ?? false;
+  if (migrate) {
+    const direct = target.migrationUrl ?? (pooled ? undefined : target.url);
+    if (!direct)
+      throw new Error("DATABASE_URL goes through a pooler: migrations need the direct URL (DATABASE_URL_UNPOOLED)");
+    // Its own connection: the advisory lock and its release must reach the same session.
+    if (direct !== target.url || pooled) {
+      // Two connections: one holds the lock, the migrator runs on the other.
+      const migrator = await openPostgres({ url: direct, max: 2, migrate: true, serialise: true, pooled: false });
+      await migrator.close();
+    } else {
+      return openPostgres({
+        url: target.url,
+        max: target.maxConnections ?? 10,
+        migrate: true,
+        serialise: true,
+        pooled,
+      });
+    }
+  }
+  const handle = await openPostgres({
+    url: target.url,
+    max: target.maxConnections ?? 10,
+    migrate: false,
+    serialise: false,
+    pooled,
+  });
+  if (target.requireCurrent) {
+    const behind = await pendingMigrations(handle.db).catch(async (error: unknown) => {
+      await handle.close();
+      throw error;
+    });
+    if (behind > 0) {
+      await handle.close();
+      throw new SchemaBehindError(behind);
+    }
+  }
+  return handle;
 }
 
 async function openInProcess(
@@ -108,6 +161,11 @@ interface PostgresOptions {
   migrate: boolean;
   /** Take the migration lock: several instances may start together (one owner for an embedded one). */
   serialise: boolean;
+  /**
+   * Through a pooler in transaction mode, where a named statement may reach a session that never
+   * prepared it (postgres.js then prepares it again, a failed round trip each time): unnamed only.
+   */
+  pooled?: boolean;
 }
 
 async function openPostgres(options: PostgresOptions): Promise<DatabaseHandle> {
@@ -118,7 +176,7 @@ async function openPostgres(options: PostgresOptions): Promise<DatabaseHandle> {
   const sql = options.socket
     ? // Unnamed statements only: connections share PGlite's one session, where named ones would pile up.
       postgres({ ...common, path: options.socket, username: "postgres", database: "postgres", prepare: false })
-    : postgres(options.url!, common);
+    : postgres(options.url!, { ...common, prepare: !options.pooled });
   try {
     const db = drizzle(sql, { schema });
     if (options.migrate && options.serialise) {

@@ -15,22 +15,51 @@ export function migrationsFolder(): string {
  * only reads checks instead of migrating. Drizzle's migrator applies every migration newer than the
  * newest it recorded, so that is the count.
  */
-export async function pendingMigrations(db: { execute(query: SQL): PromiseLike<unknown> }): Promise<number> {
-  const journal = JSON.parse(readFileSync(path.join(migrationsFolder(), "meta/_journal.json"), "utf8")) as {
+/** How many migrations this version carries. */
+export function countMigrations(): number {
+  return journal().entries.length;
+}
+
+function journal(): { entries: Array<{ when: number }> } {
+  return JSON.parse(readFileSync(path.join(migrationsFolder(), "meta/_journal.json"), "utf8")) as {
     entries: Array<{ when: number }>;
   };
+}
+
+export async function pendingMigrations(db: { execute(query: SQL): PromiseLike<unknown> }): Promise<number> {
+  const { entries } = journal();
   const [recorded] = rowsOf<{ exists: boolean }>(
     await db.execute(sql`select to_regclass('drizzle.__drizzle_migrations') is not null as exists`),
   );
-  if (!recorded?.exists) return journal.entries.length;
+  if (!recorded?.exists) return entries.length;
   const [last] = rowsOf<{ at: string | null }>(
     await db.execute(sql`select max(created_at)::text as at from drizzle.__drizzle_migrations`),
   );
   const newest = Number(last?.at ?? 0);
-  return journal.entries.filter((entry) => entry.when > newest).length;
+  return entries.filter((entry) => entry.when > newest).length;
 }
 
 /** postgres.js answers an array of rows, PGlite a result with `rows`. */
 function rowsOf<T>(result: unknown): T[] {
   return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
+}
+
+const SCHEMA_BEHIND = Symbol.for("optstuff.SchemaBehindError");
+
+/** A server that does not migrate at start found the database behind its code: the deploy step did not run. */
+export class SchemaBehindError extends Error {
+  readonly [SCHEMA_BEHIND] = true;
+
+  constructor(readonly behind: number) {
+    super(
+      `The database is ${behind} migration(s) behind this version of OptStuff, and this server does not migrate at start (OPTSTUFF_MIGRATE_AT_START): run \`npm run optstuff -- migrate\` with DATABASE_URL_UNPOOLED (or DATABASE_URL) set to the direct URL, as the deploy step does`,
+    );
+    this.name = "SchemaBehindError";
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return (
+      typeof value === "object" && value !== null && (value as { [SCHEMA_BEHIND]?: unknown })[SCHEMA_BEHIND] === true
+    );
+  }
 }

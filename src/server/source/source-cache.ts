@@ -83,8 +83,7 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
   const counts = { fresh: 0, revalidated: 0, downloaded: 0 };
   // A file of our scratch directory at run time: nothing for the build's tracer to follow (unignored,
   // it traced the whole project, the data directory's secrets included, into every function).
-  const nextPath = (suffix: string) =>
-    path.join(/*turbopackIgnore: true*/ directory.path(), `${++sequence}.${suffix}`);
+  const nextPath = (suffix: string) => path.join(/*turbopackIgnore: true*/ directory.path(), `${++sequence}.${suffix}`);
   const remove = (file: string) => void unlink(file).catch(() => {});
 
   function remember(key: string, entry: Entry): boolean {

@@ -523,9 +523,11 @@ describe("optstuff beside a running embedded server", () => {
       cli("projects", "list", "--team", "acme", "--json"),
       served(created, 65),
     ]);
-    expect(json<Array<{ name: string }>>(keys!).map((k) => k.name).sort()).toEqual(
-      expect.arrayContaining(["while-running"]) as unknown as string[],
-    );
+    expect(
+      json<Array<{ name: string }>>(keys!)
+        .map((k) => k.name)
+        .sort(),
+    ).toEqual(expect.arrayContaining(["while-running"]) as unknown as string[]);
     expect(json<string[]>(sources!)).toEqual(["local"]);
     expect(json<Array<{ slug: string }>>(teams!).map((t) => t.slug)).toContain("acme");
     expect(json<Array<{ slug: string }>>(projects!).map((p) => p.slug)).toEqual(["blog"]);

@@ -10,7 +10,10 @@ let app: TestApp;
 let behindProxy: TestApp;
 beforeAll(async () => {
   app = await createTestApp({ authFailuresPerMinute: 3 });
-  behindProxy = await createTestApp({ authFailuresPerMinute: 3, clientAddresses: { trustedHops: 1, vercel: false, cdn: null } });
+  behindProxy = await createTestApp({
+    authFailuresPerMinute: 3,
+    clientAddresses: { trustedHops: 1, vercel: false, cdn: null },
+  });
 });
 afterAll(async () => {
   await app?.close();

@@ -20,7 +20,10 @@ describe("which proxies the client address skips", () => {
     const vercel = policy(vercelEnv);
     expect(vercel).toMatchObject({ vercel: true, cdn: null });
     expect(
-      clientAddress(new Headers({ "x-forwarded-for": "203.0.113.5", "x-optstuff-peer-address": "198.51.100.1" }), vercel),
+      clientAddress(
+        new Headers({ "x-forwarded-for": "203.0.113.5", "x-optstuff-peer-address": "198.51.100.1" }),
+        vercel,
+      ),
     ).toBe("203.0.113.5");
   });
 
@@ -34,7 +37,9 @@ describe("which proxies the client address skips", () => {
 
   it("believes a CDN's header with its secret; both are needed, the secret long, the header a name", () => {
     const secret = "s".repeat(32);
-    expect(policy({ ...vercelEnv, OPTSTUFF_CDN_ADDRESS_HEADER: "CF-Connecting-IP", OPTSTUFF_CDN_SECRET: secret }).cdn).toEqual({
+    expect(
+      policy({ ...vercelEnv, OPTSTUFF_CDN_ADDRESS_HEADER: "CF-Connecting-IP", OPTSTUFF_CDN_SECRET: secret }).cdn,
+    ).toEqual({
       addressHeader: "cf-connecting-ip",
       secret,
     });

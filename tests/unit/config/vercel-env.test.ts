@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EnvironmentError, parseEnv } from "@/env";
-import { redisFromEnv, serviceOptionsFromEnv } from "@/server/service-options";
+import { databasePooled, EnvironmentError, parseEnv } from "@/env";
+import { databaseTargetFromEnv, redisFromEnv, serviceOptionsFromEnv } from "@/server/service-options";
 import { vercelEnv } from "../../support/vercel-env";
 
 /** The variables a refusal names, or [] when the environment is accepted. */
@@ -27,7 +27,8 @@ describe("a deployment on Vercel", () => {
     ["CRON_SECRET", /Vercel Cron authenticates with it/],
     ["OPTSTUFF_METRICS_TOKEN", /or `off`/],
   ])("refuses to start without %s, saying why and what to set", (name, why) => {
-    const env = name === "UPSTASH_REDIS_REST_URL" ? { ...without(name), UPSTASH_REDIS_REST_TOKEN: undefined } : without(name);
+    const env =
+      name === "UPSTASH_REDIS_REST_URL" ? { ...without(name), UPSTASH_REDIS_REST_TOKEN: undefined } : without(name);
     expect(refused(env)).toEqual([name]);
     expect(() => parseEnv(env)).toThrow(why);
   });
@@ -67,5 +68,57 @@ describe("a deployment on Vercel", () => {
   it("asks nothing of a self-hosted or embedded instance", () => {
     expect(refused({})).toEqual([]);
     expect(refused({ NODE_ENV: "production", DATABASE_URL: "postgres://db/x" })).toEqual([]);
+  });
+});
+
+describe("a DATABASE_URL through a pooler", () => {
+  const neon = "postgres://u:p@ep-cool-name-123-pooler.eu-central-1.aws.neon.tech/db";
+  const production = {
+    NODE_ENV: "production",
+    OPTSTUFF_KEY_ENCRYPTION_SECRET: "k".repeat(32),
+    BETTER_AUTH_SECRET: "a".repeat(32),
+  };
+
+  it("is recognised by Neon's -pooler host, on Vercel, or when told", () => {
+    expect(databasePooled(parseEnv({ DATABASE_URL: neon, OPTSTUFF_MIGRATE_AT_START: "off" }))).toBe(true);
+    expect(databasePooled(parseEnv({ DATABASE_URL: "postgres://db.example/x" }))).toBe(false);
+    expect(databasePooled(parseEnv(vercelEnv))).toBe(true);
+    expect(databasePooled(parseEnv({ DATABASE_URL: neon, OPTSTUFF_DATABASE_POOLED: "off" }))).toBe(false);
+  });
+
+  it("cannot carry migrations at start alone: the direct URL is asked for, by name", () => {
+    expect(refused({ ...production, DATABASE_URL: neon })).toEqual(["DATABASE_URL_UNPOOLED"]);
+    expect(() => parseEnv({ ...production, DATABASE_URL: neon })).toThrow(
+      /OPTSTUFF_MIGRATE_AT_START=off.*optstuff migrate/,
+    );
+    expect(
+      refused({
+        ...production,
+        DATABASE_URL: neon,
+        DATABASE_URL_UNPOOLED: "postgres://u:p@ep-cool-name-123.neon.tech/db",
+      }),
+    ).toEqual([]);
+    expect(refused({ ...production, DATABASE_URL: neon, OPTSTUFF_MIGRATE_AT_START: "off" })).toEqual([]);
+  });
+
+  it("is opened without migrating on Vercel, refusing a database that is behind; the command line takes the direct URL", () => {
+    const onVercel = serviceOptionsFromEnv(
+      parseEnv({ ...vercelEnv, DATABASE_URL_UNPOOLED: "postgres://direct/db" }),
+    ).database;
+    expect(onVercel).toMatchObject({
+      kind: "postgres",
+      url: vercelEnv.DATABASE_URL,
+      pooled: true,
+      migrate: false,
+      requireCurrent: true,
+    });
+    expect(databaseTargetFromEnv(parseEnv({ ...vercelEnv, DATABASE_URL_UNPOOLED: "postgres://direct/db" }))).toEqual({
+      kind: "postgres",
+      url: "postgres://direct/db",
+    });
+    const selfHosted = serviceOptionsFromEnv(
+      parseEnv({ ...production, DATABASE_URL: "postgres://db.example/x" }),
+    ).database;
+    expect(selfHosted).toMatchObject({ pooled: false, migrate: true, requireCurrent: false });
   });
 });

@@ -26,9 +26,9 @@ describe("the client address", () => {
     ["two proxies, client forged two entries", "198.51.100.1, 198.51.100.2, 203.0.113.9, 10.0.0.2", 2, "203.0.113.9"],
     ["fewer entries than proxies (a hop was bypassed)", "203.0.113.9", 2, "10.0.0.1"],
   ])("with proxies in front is the entry the outermost proxy appended: %s", (_case, forwarded, hops, expected) => {
-    expect(clientAddress(headers({ [PEER_ADDRESS_HEADER]: "10.0.0.1", "x-forwarded-for": forwarded }), proxies(hops))).toBe(
-      expected,
-    );
+    expect(
+      clientAddress(headers({ [PEER_ADDRESS_HEADER]: "10.0.0.1", "x-forwarded-for": forwarded }), proxies(hops)),
+    ).toBe(expected);
   });
 
   it("falls back to the last X-Forwarded-For entry when the server did not stamp the socket's address (next dev)", () => {
@@ -57,14 +57,22 @@ describe("the client address", () => {
 
   it("believes a CDN's client header only with the shared secret; without it, the address that reached us counts", () => {
     const secret = "s".repeat(40);
-    const cdn: ClientAddressPolicy = { trustedHops: 0, vercel: true, cdn: { addressHeader: "cf-connecting-ip", secret } };
+    const cdn: ClientAddressPolicy = {
+      trustedHops: 0,
+      vercel: true,
+      cdn: { addressHeader: "cf-connecting-ip", secret },
+    };
     const viaCdn = { "x-forwarded-for": "198.51.100.200", "cf-connecting-ip": "203.0.113.9" };
     expect(clientAddress(headers({ ...viaCdn, [CDN_SECRET_HEADER]: secret }), cdn)).toBe("203.0.113.9");
     // Around the CDN: a client naming itself, with no secret or a wrong one, is counted by its own address.
     expect(clientAddress(headers(viaCdn), cdn)).toBe("198.51.100.200");
-    expect(clientAddress(headers({ ...viaCdn, [CDN_SECRET_HEADER]: "s".repeat(39) + "t" }), cdn)).toBe("198.51.100.200");
+    expect(clientAddress(headers({ ...viaCdn, [CDN_SECRET_HEADER]: "s".repeat(39) + "t" }), cdn)).toBe(
+      "198.51.100.200",
+    );
     expect(clientAddress(headers({ ...viaCdn, [CDN_SECRET_HEADER]: "short" }), cdn)).toBe("198.51.100.200");
     // The CDN's header holds what the CDN wrote; anything but an address is no identity.
-    expect(clientAddress(headers({ [CDN_SECRET_HEADER]: secret, "cf-connecting-ip": "x".repeat(300) }), cdn)).toBe("unknown");
+    expect(clientAddress(headers({ [CDN_SECRET_HEADER]: secret, "cf-connecting-ip": "x".repeat(300) }), cdn)).toBe(
+      "unknown",
+    );
   });
 });
