@@ -1,4 +1,21 @@
-import type { Env, EnvironmentProblem } from "./env";
+/** The settings these checks read (src/env.ts parses them; no import back, to keep the graph acyclic). */
+interface VercelSettings {
+  VERCEL?: string;
+  DATABASE_URL?: string;
+  UPSTASH_REDIS_REST_URL?: string;
+  KV_REST_API_URL?: string;
+  CRON_SECRET?: string;
+  OPTSTUFF_METRICS_TOKEN?: string;
+  OPTSTUFF_RESULT_STORE: string;
+  OPTSTUFF_RESULT_STORE_S3_BUCKET?: string;
+  OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID?: string;
+  OPTSTUFF_TRUSTED_PROXY_HOPS: number;
+}
+
+interface Problem {
+  variable: string;
+  problem: string;
+}
 
 /**
  * What a deployment on Vercel needs that elsewhere has a working default. Each of these used to start
@@ -7,9 +24,9 @@ import type { Env, EnvironmentProblem } from "./env";
  * aged out, an S3 store signing with Vercel's placeholder AWS variables. Vercel starts functions with
  * its variables set (VERCEL=1), so the refusal names the variable in the function's log at its start.
  */
-export function vercelProblems(e: Env): EnvironmentProblem[] {
+export function vercelProblems(e: VercelSettings): Problem[] {
   if (e.VERCEL === undefined) return [];
-  const problems: EnvironmentProblem[] = [];
+  const problems: Problem[] = [];
   const missing = (variable: string, problem: string) =>
     problems.push({ variable, problem: `missing on Vercel: ${problem}` });
   if (!e.DATABASE_URL)
