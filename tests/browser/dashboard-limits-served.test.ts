@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServedApp, type ServedApp } from "../support/browser";
 import { clearOfWindowEdge } from "../support/clock";
+import { servedDashboard } from "../support/served-dashboard";
 
 /**
  * The dashboard's limits as a browser meets them from the built app (`npm start`): a quota refusal, the
@@ -20,34 +21,11 @@ interface WireError {
   error?: { json: { message: string; data: { httpStatus: number; appCode?: string; retryAfter?: number | null } } };
 }
 
-async function signUp(label: string): Promise<string> {
-  const response = await fetch(`${app.baseUrl}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: app.baseUrl },
-    body: JSON.stringify({
-      email: `${label}-${Date.now()}@example.com`,
-      password: "correct horse battery",
-      name: label,
-    }),
-  });
-  expect(response.status, `${label} sign-up`).toBe(200);
-  return response.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0]!)
-    .join("; ");
-}
-
-const mutate = (cookie: string, procedure: string, input: unknown, origin = app.baseUrl) =>
-  fetch(`${app.baseUrl}/api/trpc/${procedure}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin, cookie },
-    body: JSON.stringify({ json: input }),
-  });
-
-const query = (cookie: string, procedure: string, input: unknown) =>
-  fetch(`${app.baseUrl}/api/trpc/${procedure}?${new URLSearchParams({ input: JSON.stringify({ json: input }) })}`, {
-    headers: { cookie },
-  });
+const dashboard = () => servedDashboard(app.baseUrl);
+const signUp = (label: string) => dashboard().signUp(label);
+const mutate = (cookie: string, procedure: string, input: unknown, origin?: string) =>
+  dashboard().mutate(cookie, procedure, input, origin);
+const query = (cookie: string, procedure: string, input: unknown) => dashboard().query(cookie, procedure, input);
 
 async function refusal(response: Response) {
   const body = (await response.json()) as WireError;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 import { scanBombJpeg } from "../support/hostile";
+import { servedDashboard } from "../support/served-dashboard";
 import { buildSignedUrl } from "../support/signed-url";
 
 /**
@@ -20,31 +21,9 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => app?.stop());
 
-/** Sign-up (auto sign-in) through the auth route, as the dashboard's form posts it; answers the cookie. */
-async function signUp(label: string): Promise<string> {
-  const response = await fetch(`${app.baseUrl}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: app.baseUrl },
-    body: JSON.stringify({
-      email: `${label}-${Date.now()}@example.com`,
-      password: "correct horse battery",
-      name: label,
-    }),
-  });
-  expect(response.status, `${label} sign-up`).toBe(200);
-  return response.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0]!)
-    .join("; ");
-}
-
-function trpc(cookie: string, procedure: string, input: unknown): Promise<Response> {
-  return fetch(`${app.baseUrl}/api/trpc/${procedure}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: app.baseUrl, cookie },
-    body: JSON.stringify({ json: input }),
-  });
-}
+const signUp = (label: string) => servedDashboard(app.baseUrl).signUp(label);
+const trpc = (cookie: string, procedure: string, input: unknown) =>
+  servedDashboard(app.baseUrl).mutate(cookie, procedure, input);
 
 describe("uploads that take long to decode", () => {
   it("are refused without holding the server: another account signs in and is served meanwhile", async () => {

@@ -90,7 +90,9 @@ async function openPostgresTarget(
   if (migrate) {
     const direct = target.migrationUrl ?? (pooled ? undefined : target.url);
     if (!direct)
-      throw new Error("DATABASE_URL goes through a pooler: migrations need the direct URL (DATABASE_URL_UNPOOLED)");
+      throw new Error(
+        "DATABASE_URL goes through a pooler (OPTSTUFF_DATABASE_POOLED; on Vercel by default): migrations need the direct URL in DATABASE_URL_UNPOOLED, or OPTSTUFF_DATABASE_POOLED=off when DATABASE_URL is direct",
+      );
     // Its own connection: the advisory lock and its release must reach the same session.
     if (direct !== target.url || pooled) {
       // Two connections: one holds the lock, the migrator runs on the other.
