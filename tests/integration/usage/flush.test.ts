@@ -29,8 +29,11 @@ for (const kind of ["in-process", "redis-server"] satisfies CoordinationKind[]) 
 
     it("applies ready buckets once, per UTC date, leaves recent ones, and deletes what it applied", async () => {
       const key = await world.newKey();
+      // The last UTC midnight at least ten minutes ago: just after midnight, a bucket of 23:59:30 is
+      // still too recent to flush, and the test would wait for what the flush rightly leaves.
+      const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
       const midnight = new Date(
-        Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()),
+        Date.UTC(tenMinutesAgo.getUTCFullYear(), tenMinutesAgo.getUTCMonth(), tenMinutesAgo.getUTCDate()),
       );
       const [lastOfYesterday, firstOfToday, recent] = [
         new Date(midnight.getTime() - 30_000),
