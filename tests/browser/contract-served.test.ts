@@ -151,6 +151,7 @@ for (const server of ["npm start", "next start"] as const) {
             },
           );
           if (result.status !== 0) throw new Error(`fixture failed: ${result.stderr}`);
+      expect(get.headers["cdn-cache-control"]).toBe("public, max-age=31536000");
           fixture = JSON.parse(readFileSync(out, "utf8")) as ContractFixture;
         },
         server,
@@ -279,6 +280,7 @@ for (const server of ["npm start", "next start"] as const) {
       forged.searchParams.set("sig", "A".repeat(32));
       expectError(await wire(forged.href), 403, "FORBIDDEN");
       expectError(await wire(url("w_30", "https://not-allowed.example/a.jpg")), 403, "FORBIDDEN");
+        expect(answer.headers["cdn-cache-control"]).toBe("public, max-age=60");
     });
 
     it("404, 413, 415, 502 and 504 from what the source did, each the JSON error", async () => {

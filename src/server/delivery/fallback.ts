@@ -23,6 +23,7 @@ export function fallbackFor(
  */
 export function asFallback(headers: Headers, error: AppError): Headers {
   headers.set("Cache-Control", `public, max-age=${FALLBACK_MAX_AGE}, s-maxage=${FALLBACK_MAX_AGE}`);
+  headers.set("CDN-Cache-Control", `public, max-age=${FALLBACK_MAX_AGE}`);
   headers.delete("ETag");
   headers.set(FALLBACK_HEADER, error.publicCode);
   return headers;

@@ -53,6 +53,7 @@ describe("image route: success", () => {
     expect(response.headers.get("content-type")).toBe("image/webp");
     expect(response.headers.get("content-length")).toBe(String(body.length));
     expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, s-maxage=31536000, immutable");
+    expect(response.headers.get("cdn-cache-control")).toBe("public, max-age=31536000");
     expect(response.headers.get("etag")).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(response.headers.get("vary")).toBeNull();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { matchesIfNoneMatch, variantKey } from "@/server/delivery/cache-key";
-import { cacheControl, successHeaders } from "@/server/delivery/success-headers";
+import { cacheControl, cdnCacheControl, successHeaders } from "@/server/delivery/success-headers";
 import { parseOperations } from "@/server/image";
 
 const source = { kind: "remote" as const, url: new URL("https://cdn.example.com/a.jpg") };
@@ -11,6 +11,12 @@ describe("cache headers", () => {
     expect(cacheControl(1_000_600, 1_000_000_000)).toBe("public, max-age=600, s-maxage=600");
     expect(cacheControl(999_999, 1_000_000_000)).toBe("public, max-age=0, s-maxage=0");
     expect(cacheControl(9_999_999_999, 0)).toContain("max-age=31536000");
+  });
+
+  it("states the same lifetime for CDNs in CDN-Cache-Control, which has no s-maxage", () => {
+    expect(cdnCacheControl(undefined, 0)).toBe("public, max-age=31536000");
+    expect(cdnCacheControl(1_000_600, 1_000_000_000)).toBe("public, max-age=600");
+    expect(cdnCacheControl(999_999, 1_000_000_000)).toBe("public, max-age=0");
   });
 
   it("says Vary: Accept only for negotiated formats, adds Referer when restricted, CSP only on SVG", () => {
