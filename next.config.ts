@@ -14,6 +14,9 @@ const TRACE_EXCLUDES = [
   "examples/**",
 ];
 
+/** The bundled fonts for SVG text (src/server/image/configure-sharp.ts). */
+const FONTS = ["assets/fonts.conf", "node_modules/dejavu-fonts-ttf/ttf/*.ttf", "node_modules/dejavu-fonts-ttf/LICENSE"];
+
 const nextConfig: NextConfig = {
   // sharp and the database drivers are native or large; load them from node_modules at run time
   // instead of bundling them into the server build. proper-lockfile too: each bundled copy would add
@@ -25,6 +28,12 @@ const nextConfig: NextConfig = {
   // make the tracer take the whole project into every function: the embedded database and its
   // generated secrets, the git history. None of this runs (tests/browser/build-traces.test.ts).
   outputFileTracingExcludes: { "*": TRACE_EXCLUDES },
+  // Read by fontconfig from a path, never imported: the tracer cannot see them. SVG text is drawn
+  // where images are transformed (the image API, and uploads checked through tRPC).
+  outputFileTracingIncludes: {
+    "/api/image-delivery": FONTS,
+    "/api/trpc/[trpc]": FONTS,
+  },
   // Compression is scripts/server.mjs's, which leaves the image API alone: Next's would gzip SVG and
   // JSON answers, drop their Content-Length and add `Vary: Accept-Encoding` (contract §4 allows only
   // Accept and Referer). A CDN or proxy in front compresses as it likes.

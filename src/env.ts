@@ -25,6 +25,9 @@ const envSchema = z.object({
   VERCEL_ENV: optionalText,
   /** Set by Vercel: the production domain, the public base URL when OPTSTUFF_PUBLIC_BASE_URL is not set. */
   VERCEL_PROJECT_PRODUCTION_URL: optionalText,
+  /** Set by Vercel: this deployment's host, and its branch's; a preview is signed in to at either. */
+  VERCEL_URL: optionalText,
+  VERCEL_BRANCH_URL: optionalText,
   /** PostgreSQL URL; when absent the embedded PGlite under OPTSTUFF_DATA_DIR is used. */
   DATABASE_URL: optionalText,
   /**
@@ -158,6 +161,11 @@ const envSchema = z.object({
   OPTSTUFF_TRANSFORM_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** libuv's thread pool (read by Node itself; checked at startup against the transform slots). */
   UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).optional(),
+  /**
+   * The fonts SVG text is drawn with: `bundled` (default; DejaVu, the same on every machine, and the
+   * only fonts on Vercel) or `system` (the machine's fontconfig).
+   */
+  OPTSTUFF_SVG_FONTS: z.enum(["bundled", "system"]).default("bundled"),
   /** WebP encoder effort 0–6. Default 4; 2 is 30–40 % faster for a few percent more bytes. */
   OPTSTUFF_WEBP_EFFORT: z.coerce.number().int().min(0).max(6).default(4),
   /** Transforms waiting beyond the concurrent ones before 503. Default 64. */
@@ -186,6 +194,12 @@ const envSchema = z.object({
    * itself. Default 120 (a fifth of a key's default 600); 0 turns it off.
    */
   OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: int(120),
+  /**
+   * The largest image body answered directly, in bytes. A larger output is answered with a 307 to a
+   * signed URL of its object in the S3 result bucket, or refused (413 OUTPUT_TOO_LARGE) without one.
+   * Default 4 400 000 on Vercel (its functions answer at most 4.5 MB), no cap elsewhere; 0: no cap.
+   */
+  OPTSTUFF_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).optional(),
   /** In-memory cache of recent results, in bytes. Default 64 MB; 0 disables it. */
   OPTSTUFF_RESULT_CACHE_BYTES: int(64 * 1024 * 1024),
   /**
@@ -359,8 +373,17 @@ export function env(): Env {
 
 export function publicBaseUrl(e: Env): string {
   if (e.OPTSTUFF_PUBLIC_BASE_URL) return e.OPTSTUFF_PUBLIC_BASE_URL.replace(/\/+$/, "");
+  // A preview is not reached at the production domain: its sign-in would refuse its own pages' origin.
+  const [preview] = previewOrigins(e);
+  if (preview) return preview;
   if (e.VERCEL_PROJECT_PRODUCTION_URL) return `https://${e.VERCEL_PROJECT_PRODUCTION_URL}`;
   return `http://127.0.0.1:${e.PORT}`;
+}
+
+/** A Vercel preview's own origins, its branch's first (stable across its deployments); none elsewhere. */
+export function previewOrigins(e: Env): string[] {
+  if (e.VERCEL === undefined || e.VERCEL_ENV !== "preview") return [];
+  return [e.VERCEL_BRANCH_URL, e.VERCEL_URL].filter((host) => host !== undefined).map((host) => `https://${host}`);
 }
 
 /**
@@ -372,7 +395,9 @@ export function transformProcessEnv(source: Record<string, string | undefined> =
   return Object.fromEntries(kept.filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-const TRANSFORM_PROCESS_ENV = /^(MALLOC_ARENA_MAX|MALLOC_TRIM_THRESHOLD_|LD_PRELOAD|TMPDIR|LANG|LC_ALL|VIPS_[A-Z_]+)$/;
+// FONTCONFIG_*: the machine's fonts, for OPTSTUFF_SVG_FONTS=system (bundled fonts replace them).
+const TRANSFORM_PROCESS_ENV =
+  /^(MALLOC_ARENA_MAX|MALLOC_TRIM_THRESHOLD_|LD_PRELOAD|TMPDIR|LANG|LC_ALL|VIPS_[A-Z_]+|FONTCONFIG_FILE|FONTCONFIG_PATH)$/;
 
 /** Production means secrets must be given, never generated. */
 export function isProduction(e: Env): boolean {

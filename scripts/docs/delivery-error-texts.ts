@@ -30,6 +30,8 @@ export const errorWhen = {
   SOURCE_TOO_LARGE: "The declared, streamed or on-disk size is over `OPTSTUFF_MAX_SOURCE_BYTES`.",
   IMAGE_TOO_LARGE:
     "Width × height × decoded frames (plus the rasters an SVG embeds) is over `OPTSTUFF_MAX_INPUT_PIXELS`, the frames are over `OPTSTUFF_MAX_FRAMES`, or the output is too large for its format.",
+  OUTPUT_TOO_LARGE:
+    "The output is larger than the deployment answers directly (`OPTSTUFF_RESPONSE_MAX_BYTES`; on Vercel 4.4 MB, under its 4.5 MB cap on function responses) and no S3 result bucket can hold it for a redirect.",
   TRANSFORM_MEMORY_EXCEEDED:
     "The transform process grew past `OPTSTUFF_TRANSFORM_MEMORY_MB` (an SVG's filters, an enormous output) and was ended.",
   UNSUPPORTED_IMAGE:
@@ -89,6 +91,8 @@ export const errorFix = {
   SOURCE_TIMEOUT: "Check how fast the origin answers the server; operators can raise `OPTSTUFF_FETCH_TIMEOUT_MS`.",
   TRANSFORM_TIMEOUT:
     "Ask for a smaller output or use a smaller original; operators can raise `OPTSTUFF_TRANSFORM_TIMEOUT_MS`.",
+  OUTPUT_TOO_LARGE:
+    "Ask for a smaller size or a compressed format (`f_webp`, `f_avif`); operators configure an S3 result bucket, whose signed links answer large outputs ([Self-hosting](self-hosting.md)).",
   TRANSFORM_MEMORY_EXCEEDED:
     "Use a simpler or smaller original (an SVG's filters are the usual cause); operators can raise `OPTSTUFF_TRANSFORM_MEMORY_MB`.",
   INTERNAL:

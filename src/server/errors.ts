@@ -28,6 +28,11 @@ export const deliveryErrors = {
     message: "Image processing needs more memory than allowed",
     log: "too_large",
   },
+  OUTPUT_TOO_LARGE: {
+    status: 413,
+    message: "The output is larger than this deployment can answer",
+    log: "too_large",
+  },
   UNSUPPORTED_IMAGE: { status: 415, message: "Source is not a supported image", log: "unsupported_image" },
   IMAGE_DECODE_FAILED: { status: 422, message: "Source image could not be decoded", log: "unsupported_image" },
   RATE_LIMITED: { status: 429, message: "Rate limit exceeded", log: "rate_limited" },

@@ -1,5 +1,13 @@
 import path from "node:path";
-import { databasePooled, isProduction, migratesAtStart, publicBaseUrl, transformProcessEnv, type Env } from "@/env";
+import {
+  databasePooled,
+  isProduction,
+  migratesAtStart,
+  previewOrigins,
+  publicBaseUrl,
+  transformProcessEnv,
+  type Env,
+} from "@/env";
 import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { OAuthCredentials } from "@/server/auth/create-auth";
 import { loadSecrets, type Secrets } from "@/server/config/secrets";
@@ -28,6 +36,13 @@ export interface ServiceOptions {
   transformIsolation: TransformIsolation | null;
   transformQueue: number;
   resultCacheBytes: number;
+  /** The fontconfig file SVG text is drawn with (image/configure-sharp.ts); null: the machine's fonts. */
+  fontConfigFile?: string | null;
+  /**
+   * The largest image body answered directly; larger ones are redirected to the result bucket or
+   * refused (delivery/oversize.ts). 0 or absent: no cap.
+   */
+  responseMaxBytes?: number;
   /** Durable results (files or an S3-compatible bucket); null keeps results in memory only. */
   resultStore?: ResultStoreSettings | null;
   /** Recently downloaded sources kept (in files on tmpfs), in bytes; 0 or absent downloads every time. */
@@ -86,6 +101,8 @@ export interface TransformIsolation {
 export const TRANSFORM_WORKER_ENTRY = "dist/transform-worker.mjs";
 export const DOWNLOAD_THREAD_ENTRY = "dist/source-download-thread.mjs";
 export const EMBEDDED_DATABASE_ENTRY = "dist/embedded-database.mjs";
+/** The bundled fonts for SVG text (DejaVu, from the dejavu-fonts-ttf package), as fontconfig reads them. */
+export const FONT_CONFIG = "assets/fonts.conf";
 
 /**
  * What the command line opens: the embedded database under OPTSTUFF_DATA_DIR, or PostgreSQL over the
@@ -119,6 +136,9 @@ function serverDatabaseTarget(e: Env): DatabaseTarget {
     requireCurrent: !migrate,
   };
 }
+
+/** Under Vercel's 4.5 MB cap on a function's response, with room for the headers. */
+const VERCEL_RESPONSE_MAX_BYTES = 4_400_000;
 
 /** Maps the validated environment onto service options: the only place that knows both. */
 export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: DatabaseTarget } {
@@ -156,6 +176,8 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     sourceDownloadThread: e.VERCEL === undefined ? path.resolve(DOWNLOAD_THREAD_ENTRY) : null,
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
+    fontConfigFile: e.OPTSTUFF_SVG_FONTS === "bundled" ? path.resolve(FONT_CONFIG) : null,
+    responseMaxBytes: e.OPTSTUFF_RESPONSE_MAX_BYTES ?? (e.VERCEL !== undefined ? VERCEL_RESPONSE_MAX_BYTES : 0),
     resultStore: resultStoreFromEnv(e),
     sourceCacheBytes: e.OPTSTUFF_SOURCE_CACHE_BYTES,
     configCacheTtlMs: e.OPTSTUFF_CONFIG_CACHE_TTL_MS,
@@ -180,6 +202,8 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
         .split(",")
         .map((o) => o.trim())
         .filter(Boolean),
+      // A preview answers at its deployment's host and its branch's.
+      ...previewOrigins(e),
       // The embedded default answers on loopback under either name.
       ...(isProduction(e) ? [] : [`http://localhost:${e.PORT}`, `http://127.0.0.1:${e.PORT}`]),
     ],

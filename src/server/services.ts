@@ -41,7 +41,13 @@ import { createSourceFailureMemory } from "@/server/delivery/source-failures";
 import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
 import { createPublicNames, type PublicNames } from "@/server/delivery/public-names";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
-import { configureSharp, createResultCache, createTransformScheduler, inProcessTransform } from "@/server/image";
+import {
+  configureSharp,
+  createResultCache,
+  createTransformScheduler,
+  fontEnvironment,
+  inProcessTransform,
+} from "@/server/image";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { directClients } from "@/server/ratelimit/client-address";
 import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
@@ -56,6 +62,7 @@ import { createSecretBox, type SecretBox } from "@/server/signing";
 import { createSourceFetcher } from "@/server/source";
 import { createSourceCache } from "@/server/source/source-cache";
 import { createDownloadThread } from "@/server/source/download-thread/download-thread";
+import { createOversize } from "@/server/delivery/oversize";
 import { createResultStore } from "@/server/result-store/create-store";
 import { teamsOfProjects } from "@/server/tenancy/projects";
 import { createSharedResults, type SharedResults } from "@/server/result-store/shared-results";
@@ -136,7 +143,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     counters,
     queue: createInvalidationQueue(database.db),
   });
-  configureSharp();
+  configureSharp({ fontConfigFile: options.fontConfigFile });
   const transforms = createTransformScheduler({
     concurrency: options.transformConcurrency,
     maxQueue: options.transformQueue,
@@ -147,7 +154,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ? createProcessPool({
         entry: isolation.entry,
         memoryLimitBytes: isolation.memoryLimitBytes,
-        env: isolation.env,
+        env: { ...isolation.env, ...fontEnvironment(options.fontConfigFile) },
         normalNice: isolation.nice,
       })
     : null;
@@ -187,6 +194,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     config,
     secretBox,
     produce,
+    oversize: options.responseMaxBytes ? createOversize({ maxBytes: options.responseMaxBytes, store, now }) : null,
     projectImages: createProjectImageLoader(database.db),
     publicNames,
     logger,

@@ -33,11 +33,14 @@ describe("the build's function traces", () => {
     expect(carried.slice(0, 20)).toEqual([]);
   });
 
-  it("still carry what the functions read at run time: the migrations", () => {
+  it("still carry what the functions read at run time: the migrations, and the fonts for SVG text", () => {
     const image = JSON.parse(readFileSync(".next/server/pages/api/image-delivery.js.nft.json", "utf8")) as {
       files: string[];
     };
     const files = image.files.map((file) => path.relative(process.cwd(), path.resolve(".next/server/pages/api", file)));
     expect(files.some((file) => file.startsWith("drizzle/") && file.endsWith(".sql"))).toBe(true);
+    expect(files).toContain("assets/fonts.conf");
+    expect(files).toContain("node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf");
+    expect(files).toContain("node_modules/dejavu-fonts-ttf/ttf/DejaVuSerif-Bold.ttf");
   });
 });

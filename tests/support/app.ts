@@ -4,7 +4,12 @@ import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { DatabaseHandle } from "@/server/db/client";
 import { createImageRouteHandler } from "@/server/http/image-route";
 import { createLogger } from "@/server/log";
-import { DOWNLOAD_THREAD_ENTRY, TRANSFORM_WORKER_ENTRY, type ServiceOptions } from "@/server/service-options";
+import {
+  DOWNLOAD_THREAD_ENTRY,
+  FONT_CONFIG,
+  TRANSFORM_WORKER_ENTRY,
+  type ServiceOptions,
+} from "@/server/service-options";
 import { createServices, type Services } from "@/server/services";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "./database";
@@ -76,6 +81,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     sourceDownloadThread: TEST_DOWNLOAD_THREAD,
     transformQueue: 16,
     resultCacheBytes: 16 * 1024 * 1024,
+    // SVG text in the bundled fonts, as the product draws it.
+    fontConfigFile: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", FONT_CONFIG),
     // Off by default in tests: they change keys in the database and expect the next request to see it.
     configCacheTtlMs: 0,
     redis: testRedisSettings(),

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import type { ResultStoreSettings } from "@/server/result-store/types";
 import { S3RVER_CREDENTIALS, startS3rver, type S3rverProcess } from "../../tools/s3-local/s3rver-process";
 
 export interface LocalS3 {
@@ -8,6 +9,10 @@ export interface LocalS3 {
   secretAccessKey: string;
   /** A new, empty bucket; its name. */
   bucket(): Promise<string>;
+  /** A client of the server, to look at what a test's store wrote. */
+  client: S3Client;
+  /** A result store on `bucket`, as the app is configured with one. */
+  storeSettings(bucket: string, maxBytes: number): ResultStoreSettings;
   /** The server of this test file (null on CI's shared one, which a test must not stop). */
   process: S3rverProcess | null;
   stop(): Promise<void>;
@@ -36,6 +41,17 @@ export async function startS3(options: { own?: boolean } = {}): Promise<LocalS3>
       await client.send(new CreateBucketCommand({ Bucket: name }));
       return name;
     },
+    client,
+    storeSettings: (bucket, maxBytes) => ({
+      kind: "s3",
+      bucket,
+      prefix: "results/",
+      endpoint,
+      region: "us-east-1",
+      ...S3RVER_CREDENTIALS,
+      forcePathStyle: true,
+      maxBytes,
+    }),
     process: own,
     async stop() {
       client.destroy();

@@ -7,6 +7,7 @@ import type { SampledLog, Logger } from "@/server/log";
 import type { AuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import type { AddressLimits } from "@/server/ratelimit/enforce-key-limits";
 import type { AuthorizeDeps } from "./authorize";
+import type { Oversize } from "./oversize";
 import type { Producer, ResultTier } from "./produce";
 import type { ProjectImageLoader } from "./project-image-bytes";
 import type { PublicNames } from "./public-names";
@@ -41,6 +42,8 @@ export interface RequestOutcome {
 
 export interface DeliveryDeps extends AuthorizeDeps {
   produce: Producer;
+  /** Outputs over the deployment's response cap (oversize.ts); absent: no cap. */
+  oversize?: Oversize | null;
   /** The project's watermark and fallback bytes, by hash. */
   projectImages: ProjectImageLoader;
   /** Keyed names of the ETag and Cache-Tag values (the same ones a purge answers with). */

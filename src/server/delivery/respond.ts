@@ -8,12 +8,12 @@ import { bucketSettings } from "./buckets";
 import { matchesIfNoneMatch, variantKey } from "./cache-key";
 import { applyClientHints } from "./client-hints";
 import type { DeliveryDeps, ImageHttpRequest, RequestOutcome } from "./delivery-types";
-import { asFallback, fallbackFor } from "./fallback";
+import { asFallback, FALLBACK_MAX_AGE, fallbackFor } from "./fallback";
 import type { ImageRequestParts } from "./parse-request";
 import { expandPreset } from "./presets";
 import type { Produced } from "./produce";
 import { fallbackStoreKey, resultAddress } from "./result-keys";
-import { serverTiming, successHeaders, type SuccessHeaderInput } from "./success-headers";
+import { lifetimeSeconds, serverTiming, successHeaders, type SuccessHeaderInput } from "./success-headers";
 import { placeWatermark } from "./watermark";
 
 /** Where the request has got to, from serveImage. */
@@ -96,11 +96,12 @@ export async function respond(
   } catch (error) {
     const fallback = fallbackFor(error, project);
     if (!fallback) throw error;
+    const fallbackKey = fallbackStoreKey(project, variantKey(operations, "fallback", accept), fallback.sha256);
     // Its transform was charged by the attempt that failed; the fallback's output is cached per variant.
     produced = await deps
       .produce({
         ...job,
-        key: fallbackStoreKey(project, variantKey(operations, "fallback", accept), fallback.sha256),
+        key: fallbackKey,
         sourceKey: "",
         stored: () => deps.projectImages(project.id, "fallback", fallback.sha256),
       })
@@ -109,12 +110,35 @@ export async function respond(
         throw error;
       });
     const { answer, report } = answerProduced(request, produced, common, progress);
-    return {
+    const answered = {
       answer: { ...answer, headers: asFallback(answer.headers, fallback.error) },
       report: { ...report, status: fallback.error.logStatus },
     };
+    return capped(answered, produced, { key: fallbackKey, team: project.teamId, maxSeconds: FALLBACK_MAX_AGE }, deps);
   }
-  return answerProduced(request, produced, common, progress);
+  const answered = answerProduced(request, produced, common, progress);
+  const maxSeconds = lifetimeSeconds(parts.exp, common.nowMs);
+  return capped(answered, produced, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);
+}
+
+/** An output over the deployment's response cap goes out as a redirect to the bucket (oversize.ts). */
+async function capped(
+  answered: Answered,
+  produced: Produced,
+  at: { key: string; team: string; maxSeconds: number },
+  deps: DeliveryDeps,
+): Promise<Answered> {
+  const redirect = await deps.oversize?.({
+    ...at,
+    result: produced.result,
+    stored: produced.cache === "store",
+    headers: answered.answer.headers,
+  });
+  if (!redirect) return answered;
+  return {
+    answer: { status: redirect.status, headers: redirect.headers, body: null },
+    report: { ...answered.report, sentBytes: 0 },
+  };
 }
 
 function answerProduced(

@@ -22,7 +22,8 @@ const BODYLESS = new Set([204, 304]);
 function framedHeaders(answer: HttpAnswer): Headers {
   const { headers } = answer;
   headers.delete("content-length");
-  if (answer.body && !BODYLESS.has(answer.status)) headers.set("content-length", String(answer.body.byteLength));
+  // A redirect has no body: it says so, rather than leaving the framing to the writer.
+  if (!BODYLESS.has(answer.status)) headers.set("content-length", String(answer.body?.byteLength ?? 0));
   return headers;
 }
 

@@ -3,6 +3,13 @@ import sharp from "sharp";
 export interface SharpSettings {
   /** libvips threads per image. Default 1: see below. */
   threadsPerImage?: number;
+  /** The fontconfig file SVG text is drawn with (service-options FONT_CONFIG); null: the machine's fonts. */
+  fontConfigFile?: string | null;
+}
+
+/** What a transform process needs in its environment to draw SVG text with the given fonts. */
+export function fontEnvironment(fontConfigFile: string | null | undefined): Record<string, string> {
+  return fontConfigFile ? { FONTCONFIG_FILE: fontConfigFile } : {};
 }
 
 /**
@@ -19,4 +26,9 @@ export interface SharpSettings {
 export function configureSharp(settings: SharpSettings = {}): void {
   sharp.concurrency(Math.max(1, settings.threadsPerImage ?? 1));
   sharp.cache(false);
+  // SVG <text> is drawn by librsvg through fontconfig, which reads this variable once, at the first
+  // text it lays out. Machines differ in fonts (Vercel's functions have none: text came out as empty
+  // boxes), so the same URL drew differently per instance; bundled fonts make it the same everywhere.
+  // eslint-disable-next-line no-restricted-syntax -- a write for fontconfig (C), not configuration read here
+  if (settings.fontConfigFile) process.env.FONTCONFIG_FILE = settings.fontConfigFile;
 }

@@ -12,6 +12,6 @@ export {
 } from "./scheduler";
 export { inProcessTransform, type TransformInput, type Transformer } from "./transformer";
 export { createResultCache, type ResultCache, type ResultCacheOptions } from "./result-cache";
-export { configureSharp, type SharpSettings } from "./configure-sharp";
+export { configureSharp, fontEnvironment, type SharpSettings } from "./configure-sharp";
 export { DEFAULT_TRANSFORM_LIMITS } from "./limits";
 export { DEFAULT_QUALITY } from "./encode-options";

@@ -164,7 +164,7 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
       if (team !== undefined) await learnTeam(projectOf(key), team);
       const content = encodeFile(result);
       // One result larger than a quarter of the store would flush everything else for a single hit.
-      if (content.length > options.maxBytes / 4) return;
+      if (content.length > options.maxBytes / 4) return "too-large";
       const staged = path.join(temporary, randomUUID());
       const at = now();
       try {
@@ -188,6 +188,7 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
         pruning ??= prune().finally(() => (pruning = null));
         await pruning;
       }
+      return "stored";
     },
     async deletePrefix(prefix) {
       await ready;

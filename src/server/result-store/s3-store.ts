@@ -8,6 +8,7 @@ import {
   S3ServiceException,
   type _Object,
 } from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { S3_COMPATIBLE } from "@/server/s3-compat";
 import { metaOf, verified } from "./envelope";
 import { fairEvictions } from "./fair-eviction";
@@ -111,7 +112,7 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
     },
     async put(key, result) {
       const Key = objectKey(key);
-      if (result.body.length > options.maxBytes / 4) return;
+      if (result.body.length > options.maxBytes / 4) return "too-large";
       const meta = metaOf(result);
       await client.send(
         new PutObjectCommand({
@@ -132,7 +133,11 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
         signal(),
       );
       known = { bytes: known.bytes + meta.length, objects: known.objects + 1 };
+      return "stored";
     },
+    // Signed locally with the store's credentials: no request to the bucket.
+    link: (key, expiresIn) =>
+      getSignedUrl(client, new GetObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }), { expiresIn }),
     async deletePrefix(under) {
       const keys = (await list(`${objectKey(under)}/`)).map((o) => o.Key!);
       await remove(keys);

@@ -131,6 +131,7 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     },
     writeBack(key, result, claimed, team) {
       const write = withBudget("resultStoreWrite", deps.store.put(key, result, team))
+        .then(() => undefined)
         .catch((error: unknown) => failed("resultStoreWrite", "result_store_failure_write", error))
         .finally(() => {
           if (claimed.kind === "make") claimed.release();

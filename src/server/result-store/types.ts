@@ -18,7 +18,12 @@ export interface ResultStore {
    * Stores a result. `team` is whose it is (the project's team): when the store is full, the team
    * holding the most goes first (files learn teams here; a bucket's pruning asks the database).
    */
-  put(key: string, result: TransformResult, team?: string): Promise<void>;
+  put(key: string, result: TransformResult, team?: string): Promise<Kept>;
+  /**
+   * S3 only: a presigned URL anyone can GET the stored object at until it expires, for outputs too
+   * large to answer directly (delivery/oversize.ts). The object is not checked: sign after a put.
+   */
+  link?(key: string, expiresInSeconds: number): Promise<string>;
   /** Deletes every object whose key starts with `prefix` (a whole segment path); answers how many. */
   deletePrefix(prefix: string): Promise<number>;
   /**
@@ -35,6 +40,9 @@ export interface ResultStore {
   prune(): Promise<{ deleted: number; bytes: number }>;
   close(): Promise<void>;
 }
+
+/** Whether a put kept the result: one larger than a quarter of the store is not kept ("too-large"). */
+export type Kept = "stored" | "too-large";
 
 export interface StoreSize {
   bytes: number;

@@ -118,17 +118,7 @@ describe.skipIf(needs.skip)(needs.title("three instances sharing PostgreSQL, Red
         allowLoopback: true,
       },
     );
-    const store: ResultStoreSettings = {
-      kind: "s3",
-      maxBytes: 512 * 1024 * 1024,
-      bucket: await s3.bucket(),
-      prefix: "results/",
-      endpoint: s3.endpoint,
-      region: "us-east-1",
-      accessKeyId: s3.accessKeyId,
-      secretAccessKey: s3.secretAccessKey,
-      forcePathStyle: true,
-    };
+    const store: ResultStoreSettings = s3.storeSettings(await s3.bucket(), 512 * 1024 * 1024);
     const instances = await Promise.all([startInstance(store), startInstance(store), startInstance(store)]);
     const image = (base: string, width: number) =>
       buildSignedUrl({

@@ -65,6 +65,42 @@ describe("a deployment on Vercel", () => {
     expect(serviceOptionsFromEnv(parseEnv({ ...vercelEnv, OPTSTUFF_METRICS_TOKEN: "off" })).metrics).toBe("off");
   });
 
+  it("caps image bodies under Vercel's 4.5 MB response limit, and nowhere else unless told", () => {
+    expect(serviceOptionsFromEnv(parseEnv(vercelEnv)).responseMaxBytes).toBe(4_400_000);
+    const selfHosted = { ...vercelEnv, VERCEL: undefined };
+    expect(serviceOptionsFromEnv(parseEnv(selfHosted)).responseMaxBytes).toBe(0);
+    const told = { ...selfHosted, OPTSTUFF_RESPONSE_MAX_BYTES: "1000000" };
+    expect(serviceOptionsFromEnv(parseEnv(told)).responseMaxBytes).toBe(1_000_000);
+    expect(refused({ OPTSTUFF_RESPONSE_MAX_BYTES: "-1" })).toEqual(["OPTSTUFF_RESPONSE_MAX_BYTES"]);
+  });
+
+  it("draws SVG text with the bundled fonts unless told to use the machine's", () => {
+    expect(serviceOptionsFromEnv(parseEnv(vercelEnv)).fontConfigFile).toMatch(/\/assets\/fonts\.conf$/);
+    expect(serviceOptionsFromEnv(parseEnv({ ...vercelEnv, OPTSTUFF_SVG_FONTS: "system" })).fontConfigFile).toBeNull();
+  });
+
+  it("signs a preview in at its own hosts, and production at its domain", () => {
+    const preview = {
+      ...vercelEnv,
+      VERCEL_ENV: "preview",
+      VERCEL_PROJECT_PRODUCTION_URL: "img.example.com",
+      VERCEL_URL: "optstuff-abc123-team.vercel.app",
+      VERCEL_BRANCH_URL: "optstuff-git-feature-team.vercel.app",
+    };
+    const options = serviceOptionsFromEnv(parseEnv(preview));
+    expect(options.publicBaseUrl).toBe("https://optstuff-git-feature-team.vercel.app");
+    expect(options.trustedOrigins).toEqual([
+      "https://optstuff-git-feature-team.vercel.app",
+      "https://optstuff-abc123-team.vercel.app",
+    ]);
+    const production = serviceOptionsFromEnv(parseEnv({ ...preview, VERCEL_ENV: "production" }));
+    expect(production.publicBaseUrl).toBe("https://img.example.com");
+    expect(production.trustedOrigins).toEqual([]);
+    // An origin set on purpose wins, previews included.
+    const fixed = serviceOptionsFromEnv(parseEnv({ ...preview, OPTSTUFF_PUBLIC_BASE_URL: "https://img.example.com" }));
+    expect(fixed.publicBaseUrl).toBe("https://img.example.com");
+  });
+
   it("asks nothing of a self-hosted or embedded instance", () => {
     expect(refused({})).toEqual([]);
     expect(refused({ NODE_ENV: "production", DATABASE_URL: "postgres://db/x" })).toEqual([]);

@@ -1,0 +1,154 @@
+import { randomBytes } from "node:crypto";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, DEMO_ROOT, type TestApp } from "../../support/app";
+import { startS3, type LocalS3 } from "../../support/s3";
+
+/**
+ * A deployment whose functions cannot answer large bodies (Vercel: 4.5 MB) answers a larger output
+ * with a redirect to its object in the S3 result bucket, signed, or refuses it in words when it has no
+ * bucket: never the platform's opaque 500. Here the cap is 200 000 bytes; a 1200 px PNG of the demo
+ * photo is well over it, a 40 px WebP well under.
+ */
+const CAP = 200_000;
+const BIG = "w_1200,f_png";
+let s3: LocalS3;
+const apps: TestApp[] = [];
+const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-oversize-"));
+
+beforeAll(async () => {
+  copyFileSync(path.join(DEMO_ROOT, "photo.jpg"), path.join(root, "photo.jpg"));
+  // Noise with alpha: as PNG (what f_auto answers a browser that takes neither WebP nor AVIF) about 1 MB.
+  const noise = await sharp(randomBytes(600 * 400 * 4), { raw: { width: 600, height: 400, channels: 4 } })
+    .png()
+    .toBuffer();
+  writeFileSync(path.join(root, "noise.png"), noise);
+  s3 = await startS3();
+}, 30_000);
+
+afterAll(async () => {
+  for (const app of apps) await app.close();
+  await s3?.stop();
+});
+
+async function appWithBucket(options: { storeBytes?: number; resultCacheBytes?: number } = {}) {
+  const bucket = await s3.bucket();
+  const app = await createTestApp({
+    redis: null,
+    localSourceRoot: root,
+    responseMaxBytes: CAP,
+    resultCacheBytes: options.resultCacheBytes ?? 16 * 1024 * 1024,
+    resultStore: s3.storeSettings(bucket, options.storeBytes ?? 256 * 1024 * 1024),
+  });
+  apps.push(app);
+  return { app, bucket };
+}
+
+async function objectsIn(bucket: string): Promise<number> {
+  const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: bucket }));
+  return listed.KeyCount ?? 0;
+}
+
+describe("outputs over the response cap", () => {
+  it("are a 307 to a signed URL of the bucket's object, which is the image itself", async () => {
+    const { app, bucket } = await appWithBucket();
+    const response = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
+    expect(response.status).toBe(307);
+    expect(await response.arrayBuffer()).toHaveProperty("byteLength", 0);
+    const location = new URL(response.headers.get("location")!);
+    expect(location.origin).toBe(new URL(s3.endpoint).origin);
+    expect(location.pathname).toMatch(new RegExp(`^/${bucket}/results/`));
+    expect(location.searchParams.get("X-Amz-Expires")).toBe(String(6 * 3600));
+    // Kept an hour (the link lives six), by browsers and CDNs alike; the image's own headers are the bucket's.
+    expect(response.headers.get("cache-control")).toBe("public, max-age=3600, s-maxage=3600");
+    expect(response.headers.get("cdn-cache-control")).toBe("public, max-age=3600");
+    expect(response.headers.get("content-type")).toBeNull();
+    expect(response.headers.get("etag")).toBeNull();
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.headers.get("cache-tag")).toMatch(/^optstuff-p-/);
+
+    const followed = await fetch(location);
+    expect(followed.status).toBe(200);
+    expect(followed.headers.get("content-type")).toBe("image/png");
+    const body = Buffer.from(await followed.arrayBuffer());
+    expect(body.length).toBeGreaterThan(CAP);
+    const meta = await sharp(body).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["png", 1200, 800]);
+
+    await app.settled();
+    const outcome = app.outcomes.at(-1)!;
+    expect(outcome).toMatchObject({ status: "success", httpStatus: 307, sentBytes: 0, outputBytes: body.length });
+  }, 60_000);
+
+  it("answer the same link again without another upload, to HEAD as to GET", async () => {
+    const { app, bucket } = await appWithBucket();
+    const first = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
+    await app.services.results?.drain();
+    const stored = await objectsIn(bucket);
+    expect(stored).toBe(1);
+    const again = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
+    const head = await app.fetch(app.signedPath(BIG, "local/photo.jpg"), { method: "HEAD" });
+    expect([first.status, again.status, head.status]).toEqual([307, 307, 307]);
+    expect(again.headers.get("location")).toBe(first.headers.get("location"));
+    expect(head.headers.get("location")).toBe(first.headers.get("location"));
+    expect(await objectsIn(bucket)).toBe(1);
+  }, 60_000);
+
+  it("answer outputs within the cap directly, as before", async () => {
+    const { app } = await appWithBucket();
+    const response = await app.fetch(app.signedPath("w_40,f_webp", "local/photo.jpg"));
+    expect(response.status).toBe(200);
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(response.headers.get("content-length")).toBe(String(body.length));
+    expect((await sharp(body).metadata()).width).toBe(40);
+  }, 60_000);
+
+  it("keep the signature's expiry: the redirect is not kept past it", async () => {
+    const { app } = await appWithBucket();
+    const exp = Math.floor(Date.now() / 1000) + 120;
+    const response = await app.fetch(app.signedPath(BIG, "local/photo.jpg", { exp }));
+    expect(response.status).toBe(307);
+    const maxAge = Number(/max-age=(\d+)/.exec(response.headers.get("cache-control")!)![1]);
+    expect(maxAge).toBeGreaterThan(100);
+    expect(maxAge).toBeLessThanOrEqual(120);
+  }, 60_000);
+
+  it("keep Vary: Accept when the format was negotiated: each Accept has its own link", async () => {
+    const { app } = await appWithBucket();
+    const png = await app.fetch(app.signedPath("f_auto", "local/noise.png"), { headers: { accept: "image/png" } });
+    expect(png.status).toBe(307);
+    expect(png.headers.get("vary")).toBe("Accept");
+    const followed = await fetch(png.headers.get("location")!);
+    expect(followed.headers.get("content-type")).toBe("image/png");
+    const webp = await app.fetch(app.signedPath("f_auto", "local/noise.png"), { headers: { accept: "image/webp" } });
+    expect(webp.headers.get("vary")).toBe("Accept");
+    // Another variant, so another object and link (or, within the cap, the image itself).
+    if (webp.status === 307) expect(webp.headers.get("location")).not.toBe(png.headers.get("location"));
+    else expect(webp.headers.get("content-type")).toBe("image/webp");
+  }, 60_000);
+
+  it("are refused with 413 OUTPUT_TOO_LARGE, in words, without a bucket to link to", async () => {
+    const app = await createTestApp({ redis: null, localSourceRoot: root, responseMaxBytes: CAP, resultStore: null });
+    apps.push(app);
+    const response = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
+    expect(response.status).toBe(413);
+    const body = (await response.json()) as { code: string; error: string };
+    expect(body.code).toBe("OUTPUT_TOO_LARGE");
+    expect(body.error).toMatch(/^The output is \d+ bytes; this deployment answers at most 200000\. Ask for a smaller/);
+    // Within the cap, the same source still works.
+    expect((await app.fetch(app.signedPath("w_40,f_webp", "local/photo.jpg"))).status).toBe(200);
+  }, 60_000);
+
+  it("are refused with 413 when the bucket keeps nothing that large", async () => {
+    const { app, bucket } = await appWithBucket({ storeBytes: 2 * 1024 * 1024 });
+    const response = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { code: string }).code).toBe("OUTPUT_TOO_LARGE");
+    await app.services.results?.drain();
+    expect(await objectsIn(bucket)).toBe(0);
+  }, 60_000);
+});
