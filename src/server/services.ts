@@ -11,7 +11,8 @@ import {
 } from "@/server/config-cache";
 import { createCoordination, type Coordination } from "@/server/coordination/create-coordination";
 import { createCounters, type Counters } from "@/server/coordination/counters";
-import { createAuth, enabledProviders, type Auth } from "@/server/auth/create-auth";
+import type { Auth, AuthOptions } from "@/server/auth/create-auth";
+import { enabledProviders } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
 import { createMailer, type Mailer } from "@/server/mail/mailer";
 import type { TenancyDeps } from "@/server/tenancy/deps";
@@ -82,7 +83,11 @@ export interface Services {
   delivery: DeliveryDeps;
   /** The durable result store behind L1, and the lease that makes each result once; null without a store. */
   results: SharedResults | null;
-  auth: Auth;
+  /**
+   * better-auth, loaded and built by the first request that needs it (a sign-in, a dashboard page):
+   * the image API's and the cron routes' cold starts do not pay for it.
+   */
+  auth(): Promise<Auth>;
   /** Wrong passwords per account and quarter hour, shared by every instance (Redis). */
   signInFailures: SignInFailureLimit;
   /** The dashboard's per-account and per-team windows (changes, purges, slug checks, uploads). */
@@ -219,7 +224,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   const oauth = options.oauth ?? { github: null, google: null };
   const registration = options.registration ?? defaultRegistrationPolicy;
-  const auth = createAuth({
+  const authOptions: AuthOptions = {
     db: database.db,
     secret: options.secrets.auth,
     baseUrl: publicBaseUrl,
@@ -248,7 +253,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       isFirstAccount,
       lockAccountCreation,
     },
-  });
+  };
+  let auth: Promise<Auth> | undefined;
+  const loadAuth = () =>
+    (auth ??= import("@/server/auth/create-auth").then(({ createAuth }) => createAuth(authOptions)));
   const cron = createCronJobs({
     db: database.db,
     kv,
@@ -271,7 +279,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     database,
     secrets: options.secrets,
     checkUpload,
-    auth,
+    auth: loadAuth,
     mailer: createMailer(options.smtp ?? null),
     tenancy,
     publicBaseUrl,

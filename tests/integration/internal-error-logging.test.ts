@@ -47,20 +47,22 @@ const routes: Array<[string, () => Promise<Response>]> = [
   ],
   [
     "tRPC",
-    () => {
+    async () => {
+      const auth = await app.services.auth();
       // better-auth's endpoint type carries more than a function; only the call matters here.
-      const getSession = rejecting as unknown as Services["auth"]["api"]["getSession"];
+      const getSession = rejecting as unknown as typeof auth.api.getSession;
       const services: Services = {
         ...app.services,
-        auth: { ...app.services.auth, api: { ...app.services.auth.api, getSession } },
+        auth: async () => ({ ...auth, api: { ...auth.api, getSession } }),
       };
       return createTrpcRouteHandler(async () => services)(new Request("http://optstuff.test/api/trpc/account.me"));
     },
   ],
   [
     "auth",
-    () => {
-      const services: Services = { ...app.services, auth: { ...app.services.auth, handler: rejecting } };
+    async () => {
+      const auth = await app.services.auth();
+      const services: Services = { ...app.services, auth: async () => ({ ...auth, handler: rejecting }) };
       return createAuthRouteHandler(async () => services)(new Request("http://optstuff.test/api/auth/get-session"));
     },
   ],

@@ -66,5 +66,5 @@ export async function signUp(services: Services, label = "user"): Promise<TestUs
 
 export async function callerFor(services: Services, cookie: string | null) {
   const headers = new Headers(cookie ? { cookie } : {});
-  return createCaller(createContext(dashboardServices(services), await sessionUser(services.auth, headers)));
+  return createCaller(createContext(dashboardServices(services), await sessionUser(await services.auth(), headers)));
 }

@@ -173,8 +173,3 @@ function invitationTokenOf(body: unknown): string | null {
   const token = typeof body === "object" && body !== null ? (body as { invitation?: unknown }).invitation : undefined;
   return typeof token === "string" && token.length > 0 && token.length <= 200 ? token : null;
 }
-
-/** Which sign-in buttons the pages show. */
-export function enabledProviders(options: Pick<AuthOptions, "github" | "google">): Array<"github" | "google"> {
-  return (["github", "google"] as const).filter((name) => options[name] !== null);
-}

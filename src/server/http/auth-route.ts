@@ -15,7 +15,7 @@ export function createAuthRouteHandler(getServices: () => Promise<Services>) {
     try {
       services = await getServices();
       return await serveAuthRequest(request, {
-        auth: services.auth,
+        auth: await services.auth(),
         signInFailures: services.signInFailures,
         clientAddresses: services.delivery.limits.clientAddresses,
       });

@@ -34,7 +34,7 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       req,
       router: appRouter,
       createContext: async () =>
-        createContext(dashboardServices(services), await sessionUser(services.auth, req.headers)),
+        createContext(dashboardServices(services), await sessionUser(await services.auth(), req.headers)),
       // A refusal's Retry-After (dashboard-limits.ts) as the header too; of a batch, the longest wait.
       responseMeta({ errors }) {
         const waits = errors.map(retryAfterOf).filter((seconds) => seconds !== null);

@@ -1,4 +1,4 @@
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 
 export interface MailMessage {
   to: string;
@@ -16,10 +16,19 @@ export interface Mailer {
  */
 export function createMailer(settings: { url: string; from: string } | null): Mailer | null {
   if (!settings) return null;
-  const transport = nodemailer.createTransport(settings.url);
+  // Loaded by the first invitation mailed, not by every cold start.
+  let transport: Promise<Transporter> | undefined;
+  const transporter = () =>
+    (transport ??= import("nodemailer")
+      .then(({ default: nodemailer }) => nodemailer.createTransport(settings.url))
+      .catch((error: unknown) => {
+        transport = undefined; // the next invitation tries again
+        throw error;
+      }));
   return {
     async send(message) {
-      await transport.sendMail({ from: settings.from, to: message.to, subject: message.subject, text: message.text });
+      const mail = { from: settings.from, to: message.to, subject: message.subject, text: message.text };
+      await (await transporter()).sendMail(mail);
     },
   };
 }

@@ -7,7 +7,7 @@ import { bareHostname, effectivePort, secureIfNeeded, sendGet } from "./http-exc
 import { openCheckedSocket, type BlockedCode } from "./open-checked-socket";
 import { readLocalSource } from "./read-local-source";
 import { readResponse } from "./read-response";
-import { createBucketReader } from "./s3-source";
+import type { BucketReader } from "./s3-source";
 import { assertFetchableUrl, redirectLocation, resolveRedirect } from "./redirect-policy";
 import type { FetchLimits, FetchOptions, FetchedSource, NetDeps, SourceFetcher } from "./types";
 
@@ -35,7 +35,12 @@ export function createSourceFetcher(options: SourceFetcherOptions): SourceFetche
     lookup: (hostname) => (custom.lookup ? custom.lookup(hostname) : defaultNet.lookup(hostname)),
     connect: (target) => (custom.connect ? custom.connect(target) : defaultNet.connect(target)),
   };
-  const buckets = createBucketReader({ limits: options.limits, net });
+  // The S3 SDK is loaded by the first bucket source, not by every cold start of the image route.
+  let buckets: Promise<BucketReader> | undefined;
+  const bucketReader = () =>
+    (buckets ??= import("./s3-source").then(({ createBucketReader }) =>
+      createBucketReader({ limits: options.limits, net }),
+    ));
   return {
     fetch(location, fetchOptions = {}) {
       if (location.kind === "local") {
@@ -44,7 +49,8 @@ export function createSourceFetcher(options: SourceFetcherOptions): SourceFetche
       if (location.kind === "bucket") {
         if (!fetchOptions.bucket)
           throw new AppError("INTERNAL", { detail: `bucket ${location.alias} fetched without its settings` });
-        return buckets.read({ ...fetchOptions.bucket, alias: location.alias }, location.key, fetchOptions);
+        const settings = { ...fetchOptions.bucket, alias: location.alias };
+        return bucketReader().then((reader) => reader.read(settings, location.key, fetchOptions));
       }
       return fetchRemote(location.url, { limits: options.limits, net }, fetchOptions);
     },
