@@ -8,13 +8,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import sharp from "sharp";
-import {
-  configureSharp,
-  DEFAULT_TRANSFORM_LIMITS,
-  parseOperations,
-  transformImage,
-  type ImageOperations,
-} from "@/server/image";
+import { DEFAULT_TRANSFORM_LIMITS, parseOperations, type ImageOperations } from "@/server/image";
+import { configureSharp, transformImage } from "@/server/image/engine";
 import { drive, fmt, percentile } from "./lib/load";
 import { makeSources } from "./lib/sources";
 

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
-import { configureSharp } from "@/server/image";
+import { configureSharp } from "@/server/image/engine";
 import { makeSources } from "./lib/sources";
 
 const EFFORTS = [4, 3, 2];

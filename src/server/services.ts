@@ -42,13 +42,7 @@ import { createSourceFailureMemory } from "@/server/delivery/source-failures";
 import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
 import { createPublicNames, type PublicNames } from "@/server/delivery/public-names";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
-import {
-  configureSharp,
-  createResultCache,
-  createTransformScheduler,
-  fontEnvironment,
-  inProcessTransform,
-} from "@/server/image";
+import { createResultCache, createTransformScheduler, fontEnvironment, lazyInProcessTransform } from "@/server/image";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { directClients } from "@/server/ratelimit/client-address";
 import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
@@ -148,7 +142,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     counters,
     queue: createInvalidationQueue(database.db),
   });
-  configureSharp({ fontConfigFile: options.fontConfigFile });
+  // sharp loads with the first transform made in this process, if any (none with transform processes).
+  const inProcessTransform = lazyInProcessTransform({ fontConfigFile: options.fontConfigFile });
   const transforms = createTransformScheduler({
     concurrency: options.transformConcurrency,
     maxQueue: options.transformQueue,

@@ -7,11 +7,6 @@ export interface SharpSettings {
   fontConfigFile?: string | null;
 }
 
-/** What a transform process needs in its environment to draw SVG text with the given fonts. */
-export function fontEnvironment(fontConfigFile: string | null | undefined): Record<string, string> {
-  return fontConfigFile ? { FONTCONFIG_FILE: fontConfigFile } : {};
-}
-
 /**
  * Process-wide libvips settings, applied once by the composition root (not at import, so tests and
  * scripts that import this module do not change global state by accident).

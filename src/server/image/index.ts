@@ -3,15 +3,17 @@ export { checkCombination, parseOperations, canonicalOperations } from "./operat
 export { operationRegistry, type OperationName } from "./operations/registry";
 export type { OperationSpec } from "./operations/value-parsers";
 export { acceptClass, negotiateFormat, type AcceptClass, type NegotiatedFormat, type SourceTraits } from "./negotiate";
-export { transformImage, type TransformRequest } from "./pipeline";
+export type { TransformRequest } from "./pipeline";
 export {
   createTransformScheduler,
   type JobPriority,
   type SchedulerOptions,
   type TransformScheduler,
 } from "./scheduler";
-export { inProcessTransform, type TransformInput, type Transformer } from "./transformer";
+export type { TransformInput, Transformer } from "./transformer";
+export { lazyInProcessTransform } from "./lazy-transform";
 export { createResultCache, type ResultCache, type ResultCacheOptions } from "./result-cache";
-export { configureSharp, fontEnvironment, type SharpSettings } from "./configure-sharp";
+export type { SharpSettings } from "./configure-sharp";
+export { fontEnvironment } from "./fonts";
 export { DEFAULT_TRANSFORM_LIMITS } from "./limits";
 export { DEFAULT_QUALITY } from "./encode-options";

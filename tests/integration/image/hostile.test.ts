@@ -1,13 +1,8 @@
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
-import {
-  configureSharp,
-  DEFAULT_TRANSFORM_LIMITS,
-  parseOperations,
-  transformImage,
-  type TransformLimits,
-} from "@/server/image";
+import { DEFAULT_TRANSFORM_LIMITS, parseOperations, type TransformLimits } from "@/server/image";
+import { configureSharp, transformImage } from "@/server/image/engine";
 import { pixelBombPng, pngChunk, svgEmbedding } from "../../support/hostile";
 import { animatedGif, solid } from "./generate";
 

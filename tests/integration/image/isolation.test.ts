@@ -5,14 +5,8 @@ import sharp from "sharp";
 import { transformProcessEnv } from "@/env";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
-import {
-  configureSharp,
-  DEFAULT_TRANSFORM_LIMITS,
-  inProcessTransform,
-  parseOperations,
-  transformImage,
-  type TransformLimits,
-} from "@/server/image";
+import { DEFAULT_TRANSFORM_LIMITS, parseOperations, type TransformLimits } from "@/server/image";
+import { configureSharp, inProcessTransform, transformImage } from "@/server/image/engine";
 import { createProcessPool, type ProcessPool } from "@/server/image/isolation/process-pool";
 import { residentBytes } from "@/server/image/isolation/process-memory";
 import { testTransformIsolation } from "../../support/app";

@@ -2,14 +2,8 @@ import { decode as decodeBlurHash } from "blurhash";
 import sharp from "sharp";
 import { thumbHashToApproximateAspectRatio, thumbHashToAverageRGBA } from "thumbhash";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  configureSharp,
-  DEFAULT_TRANSFORM_LIMITS,
-  parseOperations,
-  transformImage,
-  type TransformLimits,
-  type TransformResult,
-} from "@/server/image";
+import { DEFAULT_TRANSFORM_LIMITS, parseOperations, type TransformLimits, type TransformResult } from "@/server/image";
+import { configureSharp, transformImage } from "@/server/image/engine";
 import type { ImageInfo } from "@optstuff/client";
 import { animatedGif, near, noisyJpeg, pixel, solid, stripes, type Rgb } from "./generate";
 

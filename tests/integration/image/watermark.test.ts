@@ -1,12 +1,7 @@
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  configureSharp,
-  DEFAULT_TRANSFORM_LIMITS,
-  parseOperations,
-  transformImage,
-  type ImageOperations,
-} from "@/server/image";
+import { DEFAULT_TRANSFORM_LIMITS, parseOperations, type ImageOperations } from "@/server/image";
+import { configureSharp, transformImage } from "@/server/image/engine";
 import type { WatermarkPlacement } from "@/server/image/types";
 import { place, type ResolvedPlacement } from "@/server/image/watermark";
 import { animatedGif, near, noisyJpeg, pixel, solid, type Rgb } from "./generate";
