@@ -1,8 +1,9 @@
 /**
  * The shape of src/ that `npm run check` holds: no import cycle (type-only imports count: a cycle of
  * types is still two modules that cannot be read apart), and the domain folders under src/server never
- * import the composition root; only adapters (src/server/http, startup) and src/app do. Code in src/lib is
- * shared with the browser and loads nothing from src/server.
+ * import the composition root; only adapters (src/server/http, startup) and src/app do; nothing under
+ * src/server imports the adapters. Code in src/lib is shared with the browser and loads nothing from
+ * src/server.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -23,6 +24,14 @@ export default {
         pathNot: ["^src/server/services\\.ts$", "^src/server/http/", "^src/server/startup\\.ts$"],
       },
       to: { path: "^src/server/services\\.ts$" },
+    },
+    {
+      name: "adapters-on-top",
+      severity: "error",
+      comment:
+        "src/server/http holds the route adapters, which only the app's route files mount; what the domain needs of HTTP (answers, error answers, body caps, bearer checks) is in src/server/wire, below them.",
+      from: { path: "^src/server/", pathNot: ["^src/server/http/"] },
+      to: { path: "^src/server/http/" },
     },
     {
       name: "shared-code-not-server",

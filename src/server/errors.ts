@@ -87,7 +87,7 @@ export const operatorErrors = {
 
 /**
  * What the routes that take a body (auth, tRPC, cron) answer before their own handling starts, as
- * JSON `{error, code, requestId}` (src/server/http/body-limit.ts).
+ * JSON `{error, code, requestId}` (src/server/wire/body-limit.ts).
  */
 export const requestErrors = {
   BODY_TOO_LARGE: { status: 413, message: "Request body is too large" },

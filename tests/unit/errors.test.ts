@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { AppError, errorCatalogue, refusingField, toAppError, type ErrorCode } from "@/server/errors";
 import type * as ErrorsModule from "@/server/errors";
-import { errorResponse } from "@/server/http/error-response";
+import { errorResponse } from "@/server/wire/error-response";
 
 describe("error catalogue", () => {
   it("maps every code to the contract's status family and a non-empty public message", () => {

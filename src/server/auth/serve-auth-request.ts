@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, isAppError } from "@/server/errors";
-import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "@/server/http/body-limit";
-import { errorResponse } from "@/server/http/error-response";
+import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "@/server/wire/body-limit";
+import { errorResponse } from "@/server/wire/error-response";
 import { clientAddress, type ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { Auth } from "./create-auth";
 import { CLIENT_ADDRESS_HEADER } from "./create-auth";

@@ -1,5 +1,5 @@
 import { AppError } from "@/server/errors";
-import { bearerMatches } from "@/server/http/bearer";
+import { bearerMatches } from "@/server/wire/bearer";
 
 /** `Authorization: Bearer $CRON_SECRET`; without a secret the routes are closed, never open. */
 export function authorizeCron(authorization: string | null, secret: string | null): void {

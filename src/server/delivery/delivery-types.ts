@@ -2,7 +2,7 @@ import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { Counters } from "@/server/coordination/counters";
 import type { MemoRateLimiter } from "@/server/coordination/types";
 import type { RequestLogStatus } from "@/server/errors";
-import type { HttpAnswer } from "@/server/http/answer";
+import type { HttpAnswer } from "@/server/wire/answer";
 import type { SampledLog, Logger } from "@/server/log";
 import type { AuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import type { AddressLimits } from "@/server/ratelimit/enforce-key-limits";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError, toAppError } from "@/server/errors";
-import { errorAnswer } from "@/server/http/error-response";
+import { errorAnswer } from "@/server/wire/error-response";
 import { parseSource, isRefererAllowed, type SourceLocation } from "@/server/source";
 import { describeError } from "@/server/log";
 import { isAuthFailure } from "@/server/ratelimit/auth-failure-guard";

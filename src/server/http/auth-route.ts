@@ -3,7 +3,7 @@ import { serveAuthRequest } from "@/server/auth/serve-auth-request";
 import { toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
-import { errorResponse } from "./error-response";
+import { errorResponse } from "@/server/wire/error-response";
 
 /**
  * better-auth's endpoints behind the body cap, the client address and the account failure window. What

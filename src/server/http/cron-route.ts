@@ -3,7 +3,7 @@ import type { CronJob } from "@/server/cron/cron-runs";
 import { AppError, toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
-import { BODY_LIMITS, readBodyWithin } from "./body-limit";
+import { BODY_LIMITS, readBodyWithin } from "@/server/wire/body-limit";
 
 /**
  * A cron route: the bearer secret first, then the job; its JSON report with 200, or 500 when the job

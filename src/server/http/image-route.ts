@@ -4,8 +4,8 @@ import { serveImage, type ImageHttpRequest, type Served } from "@/server/deliver
 import { toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
-import { toWebResponse, writeNodeAnswer } from "./answer";
-import { errorAnswer } from "./error-response";
+import { toWebResponse, writeNodeAnswer } from "@/server/wire/answer";
+import { errorAnswer } from "@/server/wire/error-response";
 
 /** The URL's origin is never read (only path and query): requests are parsed against a fixed one. */
 const ORIGIN = "http://image-route.invalid";

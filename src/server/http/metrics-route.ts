@@ -1,7 +1,7 @@
 import { AppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
-import { bearerMatches } from "./bearer";
+import { bearerMatches } from "@/server/wire/bearer";
 
 /** Prometheus text exposition: open, off (404) or behind a bearer token (service-options.ts, MetricsAccess). */
 export function createMetricsRouteHandler(getServices: () => Promise<Services>) {

@@ -7,8 +7,8 @@ import { sessionUser } from "@/server/auth/session-user";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
-import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "./body-limit";
-import { errorResponse } from "./error-response";
+import { BODY_LIMITS, isJsonContentType, readBodyWithin } from "@/server/wire/body-limit";
+import { errorResponse } from "@/server/wire/error-response";
 
 /** The dashboard's tRPC endpoint; unexpected errors are logged with the request id the client sees. */
 export function createTrpcRouteHandler(getServices: () => Promise<Services>) {

@@ -5,7 +5,7 @@ import { createAuthRouteHandler } from "@/server/http/auth-route";
 import { SIGN_IN_FAILURES } from "@/server/auth/sign-in-failures";
 import { WINDOW_MS } from "@/server/coordination/windows";
 import { createCronRouteHandler } from "@/server/http/cron-route";
-import { BODY_LIMITS } from "@/server/http/body-limit";
+import { BODY_LIMITS } from "@/server/wire/body-limit";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createTestApp, type TestApp } from "../../support/app";
 import { authRequest, DASHBOARD_ORIGIN, randomAddress, signUp, type TestUser } from "../../support/dashboard";
