@@ -19,7 +19,7 @@ export interface HealthReport {
 /** What readiness looks at: the services satisfy it as they are. */
 export interface HealthDeps {
   database: { ping(): Promise<void> };
-  coordination: { shared: KeyValue | null };
+  coordination: { redis: KeyValue | null };
   logger: Logger;
   deployment: NonNullable<HealthReport["mode"]>;
 }
@@ -48,7 +48,7 @@ export async function checkHealth(
       () => services.database.ping(),
       (error) => logger.log("error", "health check failed", { check: "database", ...describeError(error) }),
     ),
-    checkRedis(services.coordination.shared, logger),
+    checkRedis(services.coordination.redis, logger),
   ]);
   const status = !database.ok ? "unavailable" : redis.configured && !redis.ok ? "degraded" : "ok";
   return { status, mode: services.deployment, checks: { database, redis } };

@@ -32,7 +32,7 @@ import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/enforce-key-limits";
 import { createOutcomeRecorder } from "@/server/usage/record-outcome";
 import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";
-import { scheduleOnDemand } from "@/server/cron/scheduler";
+import { scheduleOnDemand } from "@/server/cron/cron-clock";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
 import { createProducer } from "@/server/delivery/produce";
@@ -126,10 +126,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
   const publicNames = createPublicNames(options.secrets.keyEncryption);
   const coordination = createCoordination(options.redis, { counters, maxAddresses: options.addressWindowsMax });
-  const { kv, shared } = coordination;
+  const { kv, redis } = coordination;
   const truth = createDatabaseConfigStore(database.db);
   // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
-  const behindL1 = shared ? createRedisTier(truth, { kv: shared, logSampled, counters }) : truth;
+  const behindL1 = redis ? createRedisTier(truth, { kv: redis, logSampled, counters }) : truth;
   const config = createMemoryTier(behindL1, {
     ttlMs: options.configCacheTtlMs,
     maxEntries: 10_000,
@@ -137,7 +137,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   });
   const invalidate = createConfigInvalidator({
     l1: config,
-    kv: shared,
+    kv: redis,
     logger,
     counters,
     queue: createInvalidationQueue(database.db),
@@ -162,7 +162,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ? await createResultStore(options.resultStore, (ids) => teamsOfProjects(database.db, ids))
     : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
-  const results = store ? createSharedResults({ store, shared, counters, logSampled }) : null;
+  const results = store ? createSharedResults({ store, redis, counters, logSampled }) : null;
   const metrics = createMetrics({ counters, scheduler: transforms, store, limiterWindows: coordination.windows });
   // Injected network seams (tests) reach only this thread's fetcher.
   const downloads =
@@ -185,7 +185,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     scheduler: transforms,
     transform: pool?.transform ?? inProcessTransform,
     resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
-    shared: results,
+    results,
     failures: createSourceFailureMemory({ now: () => now().getTime() }),
     counters,
     limits: options.transformLimits,
@@ -213,7 +213,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   };
   // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.
   const requestLog = createRequestLog(
-    { db: database.db, kv, counters, logSampled, metersUsage: shared === null },
+    { db: database.db, kv, counters, logSampled, metersUsage: redis === null },
     { ...defaultRequestLogOptions, ...options.requestLog },
   );
   const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
@@ -255,7 +255,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const cron = createCronJobs({
     db: database.db,
     kv,
-    shared,
+    redis,
     invalidate,
     logger,
     now,
@@ -321,7 +321,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       shutDown({
         scheduler,
         requestLog,
-        flushAll: shared ? null : cron.flushUsage,
+        flushAll: redis ? null : cron.flushUsage,
         results,
         closers: [store, pool, downloads, sources],
         database,

@@ -53,7 +53,7 @@ export function describeServices(
 ) {
   return {
     database: services.database.kind === "pglite" ? `embedded PGlite in ${dataDir}` : "PostgreSQL (DATABASE_URL)",
-    coordination: services.coordination.shared
+    coordination: services.coordination.redis
       ? "Upstash Redis (shared by every instance)"
       : "in-process (single instance only)",
     transformIsolation: services.transformIsolation === "process" ? "child processes" : "in the server process",

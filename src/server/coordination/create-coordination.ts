@@ -16,7 +16,7 @@ export interface Coordination {
    * The same store when every instance shares it (Upstash); null in process. What only makes sense
    * across instances (the config tier in Redis, invalidation, the transform lease) asks for this.
    */
-  shared: KeyValue | null;
+  redis: KeyValue | null;
   limiter: MemoRateLimiter;
   /** Windows the in-process limiter holds; null with Redis. */
   windows: (() => { addresses: number; others: number }) | null;
@@ -31,7 +31,7 @@ export function createCoordination(
     const limiter = createMemoryRateLimiter({ isAddress: isAddressSubject, maxAddresses: options.maxAddresses });
     return {
       kv: createMemoryKeyValue(),
-      shared: null,
+      redis: null,
       limiter: withRefusalMemo(limiter),
       windows: () => limiter.size(),
     };
@@ -43,5 +43,5 @@ export function createCoordination(
     kv = countCalls(kv, options.counters);
     limiter = countCalls(limiter, options.counters, (name) => `ratelimit_${name}`);
   }
-  return { kv, shared: kv, limiter: withRefusalMemo(limiter), windows: null };
+  return { kv, redis: kv, limiter: withRefusalMemo(limiter), windows: null };
 }

@@ -20,7 +20,7 @@ export interface CronDeps {
   db: Database;
   kv: KeyValue;
   /** Redis when every instance shares it: failed invalidations are retried there. Null in process. */
-  shared: KeyValue | null;
+  redis: KeyValue | null;
   invalidate: ConfigInvalidator;
   logger: Logger;
   now: () => Date;
@@ -75,7 +75,7 @@ export function createCronJobs(deps: CronDeps): CronJobs {
             { name: "expiredKeys", run: async () => ({ marked: await sweepExpiredKeys(deps, deps.now()) }) },
             {
               name: "invalidationRetries",
-              run: async () => ({ ...(await retryInvalidations({ db: deps.db, kv: deps.shared })) }),
+              run: async () => ({ ...(await retryInvalidations({ db: deps.db, kv: deps.redis })) }),
             },
             { name: "ledgerPrune", run: async () => ({ deleted: await pruneLedger(deps.db, deps.now()) }) },
             ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),

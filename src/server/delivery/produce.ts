@@ -42,7 +42,7 @@ export interface ProducerDeps {
   /** L1, in process. */
   resultCache: ResultCache | null;
   /** L2, durable and shared between instances; null when no store is configured. */
-  shared: SharedResults | null;
+  results: SharedResults | null;
   /** Sources that failed a moment ago: their replays are answered without a fetch. */
   failures: SourceFailureMemory | null;
   counters: Counters;
@@ -114,9 +114,9 @@ export function createProducer(deps: ProducerDeps): Producer {
 
 async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
   const started = performance.now();
-  const claim: Claim = deps.shared ? await deps.shared.lookup(input.key) : { kind: "make", release: () => undefined };
+  const claim: Claim = deps.results ? await deps.results.lookup(input.key) : { kind: "make", release: () => undefined };
   // No store, no store phase (Server-Timing lists only what this request spent time on).
-  const storeMs = deps.shared ? performance.now() - started : 0;
+  const storeMs = deps.results ? performance.now() - started : 0;
   if (claim.kind === "stored") {
     deps.resultCache?.set(input.key, claim.result);
     deps.counters.increment("result_tier_store");
@@ -126,7 +126,7 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
     const made = await fetchAndTransform(input, deps);
     deps.resultCache?.set(input.key, made.result);
     deps.counters.increment("result_tier_transform");
-    if (deps.shared) deps.shared.writeBack(input.key, made.result, claim, input.tenant);
+    if (deps.results) deps.results.writeBack(input.key, made.result, claim, input.tenant);
     return { ...made, storeMs };
   } catch (error) {
     claim.release();

@@ -1,6 +1,6 @@
 import type { ImageInfo } from "@optstuff/client";
 import { parseOperations } from "./operations/parse";
-import type { TransformScheduler } from "./scheduler";
+import type { TransformScheduler } from "./transform-scheduler";
 import type { Transformer } from "./transformer";
 import type { TransformLimits } from "./types";
 

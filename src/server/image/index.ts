@@ -9,7 +9,7 @@ export {
   type JobPriority,
   type SchedulerOptions,
   type TransformScheduler,
-} from "./scheduler";
+} from "./transform-scheduler";
 export type { TransformInput, Transformer } from "./transformer";
 export { lazyInProcessTransform } from "./lazy-transform";
 export { createResultCache, type ResultCache, type ResultCacheOptions } from "./result-cache";

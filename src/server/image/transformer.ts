@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { transformImage, type TransformRequest } from "./pipeline";
-import type { JobPriority } from "./scheduler";
+import type { JobPriority } from "./transform-scheduler";
 import type { ImageOperations, TransformLimits, TransformResult } from "./types";
 
 /** The source's bytes, or the file holding them (the source cache keeps originals in files). */

@@ -37,7 +37,7 @@ export interface SharedResults {
 export interface SharedResultsDeps {
   store: ResultStore;
   /** Null: one instance, no lease. */
-  shared: KeyValue | null;
+  redis: KeyValue | null;
   counters: Counters;
   logSampled: SampledLog;
   /** How long a lease lives when its holder never releases it (crash): waiters give up after it. */
@@ -89,7 +89,7 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
   }
 
   async function claim(key: string, { reread = true }: { reread?: boolean } = {}): Promise<Claim> {
-    const kv = deps.shared;
+    const kv = deps.redis;
     if (!kv) return made;
     const lease = redisKeys.transformLease(key);
     const token = randomUUID();

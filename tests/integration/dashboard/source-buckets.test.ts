@@ -121,13 +121,13 @@ describe("private buckets as sources", () => {
     // With Redis (CI's PostgreSQL + Redis run) the entry the project's config is cached under, written
     // back by the next request once the last save's invalidation marker is gone; in process, the same
     // config as the Redis tier would encode it.
-    const { kv, shared } = app.services.coordination;
+    const { kv, redis } = app.services.coordination;
     await kv.del([redisKeys.projectConfig(projectId)]);
     await get("w_60", "s3/media/photos/photo.jpg");
     await get("w_60", "s3/media/photos/missing.jpg");
     await app.settled();
-    const cached = shared
-      ? await shared.get(redisKeys.projectConfig(projectId))
+    const cached = redis
+      ? await redis.get(redisKeys.projectConfig(projectId))
       : JSON.stringify(await app.services.config.getProject(projectId));
     expect(cached).toContain('"buckets"');
     expect(cached).not.toContain(SECRET);

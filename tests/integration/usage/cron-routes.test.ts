@@ -212,7 +212,7 @@ describe("cron routes", () => {
     const cron = createCronJobs({
       db: app.services.database.db,
       kv,
-      shared: null,
+      redis: null,
       invalidate: app.services.invalidate,
       logger: createLogger("error"),
       now: () => new Date(),

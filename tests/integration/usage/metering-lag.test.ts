@@ -48,7 +48,7 @@ it("meters a request at the first scheduled run after its minute and the lag, wi
     createCronJobs({
       db: services.database.db,
       kv: services.coordination.kv,
-      shared: services.coordination.shared,
+      redis: services.coordination.redis,
       invalidate: services.invalidate,
       logger: createLogger("error"),
       now: () => new Date(at),

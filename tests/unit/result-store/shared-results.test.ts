@@ -28,7 +28,7 @@ function instance(shared: KeyValue | null, results: ResultStore) {
     counters,
     shared: createSharedResults({
       store: results,
-      shared,
+      redis: shared,
       counters,
       logSampled: createSampledLogger(createLogger("error")),
       leaseSeconds: 5,

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, unlink, writeFile } from "node:fs/promises";
 import os from "node:os";
-import type { JobPriority } from "../scheduler";
+import type { JobPriority } from "../transform-scheduler";
 import path from "node:path";
 import { AppError, fromWireError } from "@/server/errors";
 import { createScratchDirectory } from "@/server/scratch-directory";

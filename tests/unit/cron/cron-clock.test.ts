@@ -4,7 +4,7 @@ import { authorizeCron } from "@/server/cron/authorize-cron";
 import type { CronJobs } from "@/server/cron/jobs";
 import { meteringDelayMs } from "@/server/cron/metering-freshness";
 import { defaultSchedule, msUntilDaily, msUntilFlush } from "@/server/cron/schedule";
-import { startScheduler } from "@/server/cron/scheduler";
+import { startScheduler } from "@/server/cron/cron-clock";
 import { defaultFlushOptions } from "@/server/usage/flush-usage-buffer";
 import { createLogger } from "@/server/log";
 
