@@ -251,7 +251,12 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   };
   let auth: Promise<Auth> | undefined;
   const loadAuth = () =>
-    (auth ??= import("@/server/auth/create-auth").then(({ createAuth }) => createAuth(authOptions)));
+    (auth ??= import("@/server/auth/create-auth")
+      .then(({ createAuth }) => createAuth(authOptions))
+      .catch((error: unknown) => {
+        auth = undefined; // the next request tries again
+        throw error;
+      }));
   const cron = createCronJobs({
     db: database.db,
     kv,

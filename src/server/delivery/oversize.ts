@@ -2,11 +2,18 @@ import { AppError } from "@/server/errors";
 import type { TransformResult } from "@/server/image";
 import type { ResultStore } from "@/server/result-store/types";
 
-/** How long a signed link to the bucket is valid. */
+/** The longest a signed link to the bucket is valid. */
 const LINK_SECONDS = 6 * 3600;
-/** How long browsers and CDNs keep a redirect: always well inside its link's life. */
+/** The shortest: a link must outlive the browser's trip from the redirect to the bucket. */
+const LINK_MIN_SECONDS = 60;
+/** How long browsers and CDNs keep a redirect, at most: always inside its link's life. */
 const REDIRECT_SECONDS = 3600;
-/** Links remembered per process, so a popular large image is not uploaded again at every request. */
+/**
+ * An object this process wrote or read this recently is taken to be in the bucket without asking: the
+ * store prunes the oldest written first, so a fresh one is the last to go.
+ */
+const FRESH_MS = 10 * 60_000;
+/** Objects remembered per process, so a popular large image is not uploaded again at every request. */
 const REMEMBERED = 1000;
 
 export interface OversizeDeps {
@@ -21,8 +28,10 @@ export interface OversizeInput {
   /** The result's key in the store (result-keys.ts). */
   key: string;
   result: TransformResult;
-  /** Already in the store (this request read it from there): no upload before signing. */
+  /** This request read the result from the store: the object is there. */
   stored: boolean;
+  /** This request's transform is being written back to the store: true once it was kept. */
+  written?: Promise<boolean>;
   team: string;
   /** The answer's success headers: a redirect keeps its Vary, tags and timing, and drops the rest. */
   headers: Headers;
@@ -39,38 +48,57 @@ export type Oversize = (input: OversizeInput) => Promise<{ status: 307; headers:
  * Null: the output fits, answer it as usual.
  */
 export function createOversize(deps: OversizeDeps): Oversize {
-  const links = new Map<string, { url: string; until: number }>();
   const store = deps.store?.link ? deps.store : null;
+  /** When each object was last written or seen in the bucket by this process. */
+  const seen = new Map<string, number>();
+  /** Uploads in flight: concurrent requests for one large output share one. */
+  const uploads = new Map<string, Promise<void>>();
 
-  async function linkTo(input: OversizeInput, nowMs: number): Promise<{ url: string; until: number }> {
-    const known = links.get(input.key);
-    if (known && known.until - nowMs >= REDIRECT_SECONDS * 1000) return known;
-    if (!store?.link) throw tooLarge(input.result, deps.maxBytes, "no result bucket to link to");
-    if (!input.stored) {
-      let kept;
-      try {
-        kept = await store.put(input.key, input.result, input.team);
-      } catch (error) {
-        throw new AppError("NOT_READY", { detail: "storing a large output for its link failed", cause: error });
-      }
-      if (kept === "too-large") throw tooLarge(input.result, deps.maxBytes, "larger than the store keeps");
+  function remember(key: string, at: number): void {
+    seen.delete(key);
+    seen.set(key, at);
+    if (seen.size > REMEMBERED) seen.delete(seen.keys().next().value!);
+  }
+
+  async function upload(bucket: ResultStore, input: OversizeInput): Promise<void> {
+    if (input.written && (await input.written)) return;
+    let kept;
+    try {
+      kept = await bucket.put(input.key, input.result, input.team);
+    } catch (error) {
+      throw new AppError("NOT_READY", { detail: "storing a large output for its link failed", cause: error });
     }
-    const link = { url: await store.link(input.key, LINK_SECONDS), until: nowMs + LINK_SECONDS * 1000 };
-    links.delete(input.key);
-    links.set(input.key, link);
-    if (links.size > REMEMBERED) links.delete(links.keys().next().value!);
-    return link;
+    if (kept === "too-large") throw tooLarge(input.result, deps.maxBytes, "larger than the store keeps");
+  }
+
+  /** Makes sure the object is in the bucket: read or written just now, else uploaded (once) here. */
+  async function ensureStored(bucket: ResultStore, input: OversizeInput, nowMs: number): Promise<void> {
+    if (!input.stored) {
+      const seenAt = seen.get(input.key);
+      if (seenAt !== undefined && nowMs - seenAt < FRESH_MS) return;
+      let pending = uploads.get(input.key);
+      if (!pending) {
+        pending = upload(bucket, input).finally(() => uploads.delete(input.key));
+        uploads.set(input.key, pending);
+      }
+      await pending;
+    }
+    remember(input.key, nowMs);
   }
 
   return async (input) => {
     if (input.result.body.length <= deps.maxBytes) return null;
+    if (!store?.link) throw tooLarge(input.result, deps.maxBytes, "no result bucket to link to");
     const nowMs = deps.now().getTime();
-    const link = await linkTo(input, nowMs);
+    await ensureStored(store, input, nowMs);
+    // Signed here, each time (no request to the bucket): a link never outlives the URL's own expiry.
+    const linkSeconds = Math.min(LINK_SECONDS, Math.max(LINK_MIN_SECONDS, input.maxSeconds));
+    const url = await store.link(input.key, linkSeconds);
     const seconds = Math.min(REDIRECT_SECONDS, input.maxSeconds);
     const headers = new Headers(input.headers);
     // The image's own headers belong to the bucket's answer; this one only points there.
     for (const name of ["content-type", "etag", "content-security-policy"]) headers.delete(name);
-    headers.set("Location", link.url);
+    headers.set("Location", url);
     headers.set("Cache-Control", `public, max-age=${seconds}, s-maxage=${seconds}`);
     headers.set("CDN-Cache-Control", `public, max-age=${seconds}`);
     return { status: 307, headers };

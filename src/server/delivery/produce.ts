@@ -30,6 +30,8 @@ export interface Produced {
   /** Waiting on another request's job for the same variant ("shared"); that job's phases are its own. */
   waitMs: number;
   cache: ResultTier;
+  /** A transform's write-back to the result store (a miss with a store): true once the store kept it. */
+  written?: Promise<boolean>;
 }
 
 export interface ProducerDeps {
@@ -103,9 +105,9 @@ export function createProducer(deps: ProducerDeps): Producer {
     const running = inflight.running(input.key);
     if (running) {
       const joined = performance.now();
-      const { result } = await running;
+      const { result, written } = await running;
       deps.counters.increment("result_tier_shared");
-      return { ...none, result, waitMs: performance.now() - joined, cache: "shared" };
+      return { ...none, result, written, waitMs: performance.now() - joined, cache: "shared" };
     }
 
     return inflight.run(input.key, () => fromStoreOrMake(input, deps));
@@ -126,8 +128,8 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
     const made = await fetchAndTransform(input, deps);
     deps.resultCache?.set(input.key, made.result);
     deps.counters.increment("result_tier_transform");
-    if (deps.results) deps.results.writeBack(input.key, made.result, claim, input.tenant);
-    return { ...made, storeMs };
+    const written = deps.results?.writeBack(input.key, made.result, claim, input.tenant);
+    return { ...made, storeMs, written };
   } catch (error) {
     claim.release();
     throw error;

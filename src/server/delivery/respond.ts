@@ -132,6 +132,7 @@ async function capped(
     ...at,
     result: produced.result,
     stored: produced.cache === "store",
+    written: produced.written,
     headers: answered.answer.headers,
   });
   if (!redirect) return answered;

@@ -9,9 +9,14 @@ import type { Transformer } from "./transformer";
 export function lazyInProcessTransform(settings: SharpSettings): Transformer {
   let loaded: Promise<Transformer> | undefined;
   const load = () =>
-    (loaded ??= import("./engine").then(({ configureSharp, inProcessTransform }) => {
-      configureSharp(settings);
-      return inProcessTransform;
-    }));
+    (loaded ??= import("./engine")
+      .then(({ configureSharp, inProcessTransform }) => {
+        configureSharp(settings);
+        return inProcessTransform;
+      })
+      .catch((error: unknown) => {
+        loaded = undefined; // the next transform tries again
+        throw error;
+      }));
   return async (...args) => (await load())(...args);
 }

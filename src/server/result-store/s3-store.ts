@@ -135,9 +135,18 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
       known = { bytes: known.bytes + meta.length, objects: known.objects + 1 };
       return "stored";
     },
-    // Signed locally with the store's credentials: no request to the bucket.
+    // Signed locally with the store's credentials: no request to the bucket. An object never changes
+    // under its key, so whoever follows the link may keep the answer for as long as the link lives.
     link: (key, expiresIn) =>
-      getSignedUrl(client, new GetObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }), { expiresIn }),
+      getSignedUrl(
+        client,
+        new GetObjectCommand({
+          Bucket: options.bucket,
+          Key: objectKey(key),
+          ResponseCacheControl: `public, max-age=${expiresIn}, immutable`,
+        }),
+        { expiresIn },
+      ),
     async deletePrefix(under) {
       const keys = (await list(`${objectKey(under)}/`)).map((o) => o.Key!);
       await remove(keys);

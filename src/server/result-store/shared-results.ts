@@ -27,9 +27,12 @@ export interface SharedResults {
    * always "make" (in-process sharing already coalesces one instance's requests).
    */
   claim(key: string): Promise<Claim>;
-  /** Stores a made result after the response, then releases the claim. Never throws. */
-  /** `team`: whose result it is (the store evicts the largest team's first). */
-  writeBack(key: string, result: TransformResult, claim: Claim, team?: string): void;
+  /**
+   * Stores a made result after the response, then releases the claim. `team`: whose result it is (the
+   * store evicts the largest team's first). Resolves true once the store kept it, false when it did not
+   * (too large for it, or the write failed); never rejects, and nobody needs to wait for it.
+   */
+  writeBack(key: string, result: TransformResult, claim: Claim, team?: string): Promise<boolean>;
   /** Resolves when every write-back begun so far has finished (shutdown, tests). */
   drain(): Promise<void>;
 }
@@ -50,7 +53,7 @@ const made: Claim = { kind: "make", release: () => undefined };
 export function createSharedResults(deps: SharedResultsDeps): SharedResults {
   const leaseSeconds = deps.leaseSeconds ?? 30;
   const pollMs = deps.pollMs ?? 100;
-  const pending = new Set<Promise<void>>();
+  const pending = new Set<Promise<boolean>>();
 
   function failed(kind: FailureKind, counter: string, error: unknown): void {
     deps.counters.increment(counter);
@@ -131,13 +134,17 @@ export function createSharedResults(deps: SharedResultsDeps): SharedResults {
     },
     writeBack(key, result, claimed, team) {
       const write = withBudget("resultStoreWrite", deps.store.put(key, result, team))
-        .then(() => undefined)
-        .catch((error: unknown) => failed("resultStoreWrite", "result_store_failure_write", error))
+        .then((kept) => kept === "stored")
+        .catch((error: unknown) => {
+          failed("resultStoreWrite", "result_store_failure_write", error);
+          return false;
+        })
         .finally(() => {
           if (claimed.kind === "make") claimed.release();
           pending.delete(write);
         });
       pending.add(write);
+      return write;
     },
     async drain() {
       while (pending.size > 0) await Promise.allSettled([...pending]);

@@ -38,9 +38,12 @@ export function createSourceFetcher(options: SourceFetcherOptions): SourceFetche
   // The S3 SDK is loaded by the first bucket source, not by every cold start of the image route.
   let buckets: Promise<BucketReader> | undefined;
   const bucketReader = () =>
-    (buckets ??= import("./s3-source").then(({ createBucketReader }) =>
-      createBucketReader({ limits: options.limits, net }),
-    ));
+    (buckets ??= import("./s3-source")
+      .then(({ createBucketReader }) => createBucketReader({ limits: options.limits, net }))
+      .catch((error: unknown) => {
+        buckets = undefined; // the next bucket source tries again
+        throw error;
+      }));
   return {
     fetch(location, fetchOptions = {}) {
       if (location.kind === "local") {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, DEMO_ROOT, type TestApp } from "../../support/app";
@@ -35,13 +35,14 @@ afterAll(async () => {
   await s3?.stop();
 });
 
-async function appWithBucket(options: { storeBytes?: number; resultCacheBytes?: number } = {}) {
+async function appWithBucket(options: { storeBytes?: number; resultCacheBytes?: number; now?: () => Date } = {}) {
   const bucket = await s3.bucket();
   const app = await createTestApp({
     redis: null,
     localSourceRoot: root,
     responseMaxBytes: CAP,
     resultCacheBytes: options.resultCacheBytes ?? 16 * 1024 * 1024,
+    ...(options.now ? { now: options.now } : {}),
     resultStore: s3.storeSettings(bucket, options.storeBytes ?? 256 * 1024 * 1024),
   });
   apps.push(app);
@@ -74,6 +75,8 @@ describe("outputs over the response cap", () => {
     const followed = await fetch(location);
     expect(followed.status).toBe(200);
     expect(followed.headers.get("content-type")).toBe("image/png");
+    // The object never changes under its key: kept as long as the link lives.
+    expect(followed.headers.get("cache-control")).toBe("public, max-age=21600, immutable");
     const body = Buffer.from(await followed.arrayBuffer());
     expect(body.length).toBeGreaterThan(CAP);
     const meta = await sharp(body).metadata();
@@ -84,18 +87,48 @@ describe("outputs over the response cap", () => {
     expect(outcome).toMatchObject({ status: "success", httpStatus: 307, sentBytes: 0, outputBytes: body.length });
   }, 60_000);
 
-  it("answer the same link again without another upload, to HEAD as to GET", async () => {
+  it("upload each output once: the transform's write-back, not again at each request, to HEAD as to GET", async () => {
     const { app, bucket } = await appWithBucket();
+    // The store counts what it wrote since its last listing: one object per upload.
+    const uploads = () => app.services.results!.store.size().objects;
     const first = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
     await app.services.results?.drain();
-    const stored = await objectsIn(bucket);
-    expect(stored).toBe(1);
+    expect(uploads()).toBe(1);
     const again = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
     const head = await app.fetch(app.signedPath(BIG, "local/photo.jpg"), { method: "HEAD" });
     expect([first.status, again.status, head.status]).toEqual([307, 307, 307]);
-    expect(again.headers.get("location")).toBe(first.headers.get("location"));
-    expect(head.headers.get("location")).toBe(first.headers.get("location"));
+    const objectOf = (response: Response) => new URL(response.headers.get("location")!).pathname;
+    expect(objectOf(again)).toBe(objectOf(first));
+    expect(objectOf(head)).toBe(objectOf(first));
+    await app.services.results?.drain();
+    expect(uploads()).toBe(1);
     expect(await objectsIn(bucket)).toBe(1);
+  }, 60_000);
+
+  it("upload once for concurrent requests of one large output", async () => {
+    const { app } = await appWithBucket();
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => app.fetch(app.signedPath("w_1100,f_png", "local/photo.jpg"))),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([307, 307, 307, 307]);
+    await app.services.results?.drain();
+    expect(app.services.results!.store.size().objects).toBe(1);
+  }, 60_000);
+
+  it("upload again what the bucket may have dropped since: a link is trusted for ten minutes", async () => {
+    let nowMs = Date.now();
+    const { app, bucket } = await appWithBucket({ now: () => new Date(nowMs) });
+    const first = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
+    await app.services.results?.drain();
+    // The daily pruning (or a lifecycle rule) deletes the object.
+    const key = decodeURIComponent(new URL(first.headers.get("location")!).pathname.slice(`/${bucket}/`.length));
+    await s3.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    nowMs += 11 * 60_000;
+    const later = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
+    expect(later.status).toBe(307);
+    const followed = await fetch(later.headers.get("location")!);
+    expect(followed.status).toBe(200);
+    expect((await sharp(Buffer.from(await followed.arrayBuffer())).metadata()).width).toBe(1200);
   }, 60_000);
 
   it("answer outputs within the cap directly, as before", async () => {
@@ -115,6 +148,10 @@ describe("outputs over the response cap", () => {
     const maxAge = Number(/max-age=(\d+)/.exec(response.headers.get("cache-control")!)![1]);
     expect(maxAge).toBeGreaterThan(100);
     expect(maxAge).toBeLessThanOrEqual(120);
+    // The link dies with the signature, not six hours later.
+    const expires = Number(new URL(response.headers.get("location")!).searchParams.get("X-Amz-Expires"));
+    expect(expires).toBeGreaterThan(100);
+    expect(expires).toBeLessThanOrEqual(120);
   }, 60_000);
 
   it("keep Vary: Accept when the format was negotiated: each Accept has its own link", async () => {

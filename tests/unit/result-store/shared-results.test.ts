@@ -53,8 +53,9 @@ describe("shared results: the transform lease", () => {
     const waiting = b.shared.claim("p/s/v");
     await new Promise((resolve) => setTimeout(resolve, 50));
     const made = result(bytes(1_000));
-    a.shared.writeBack("p/s/v", made, claimA);
+    const kept = a.shared.writeBack("p/s/v", made, claimA);
     const claimB = await waiting;
+    expect(await kept).toBe(true);
     expect(claimB).toEqual({ kind: "stored", result: made });
     await a.shared.drain();
     expect(await kv.get(redisKeys.transformLease("p/s/v"))).toBeNull();
@@ -92,8 +93,9 @@ describe("shared results: the transform lease", () => {
     };
     const { shared, counters } = instance(null, broken);
     expect(await shared.read("p/s/v")).toBeNull();
-    shared.writeBack("p/s/v", result(bytes(10)), { kind: "make", release: () => undefined });
+    const kept = shared.writeBack("p/s/v", result(bytes(10)), { kind: "make", release: () => undefined });
     await shared.drain();
+    expect(await kept).toBe(false);
     expect(counters.get("result_store_failure_read")).toBe(1);
     expect(counters.get("result_store_failure_write")).toBe(1);
   });
@@ -114,7 +116,7 @@ describe("shared results: the transform lease", () => {
     // B waits on A's lease through failing polls, and makes the result once A lets go.
     const waiting = b.shared.lookup("p/s/v");
     await new Promise((resolve) => setTimeout(resolve, 50));
-    a.shared.writeBack("p/s/v", result(bytes(10)), claimA);
+    void a.shared.writeBack("p/s/v", result(bytes(10)), claimA);
     await a.shared.drain();
     expect((await waiting).kind).toBe("make");
     expect(b.counters.get("result_lease_wait")).toBe(1);
@@ -130,7 +132,7 @@ describe("shared results: the transform lease", () => {
     expect(miss.kind).toBe("make");
     expect(await kv.get(redisKeys.transformLease("p/s/v"))).not.toBeNull();
     const made = result(bytes(500));
-    shared.writeBack("p/s/v", made, miss);
+    void shared.writeBack("p/s/v", made, miss);
     await shared.drain();
     expect(await shared.lookup("p/s/v")).toEqual({ kind: "stored", result: made });
     expect(await kv.get(redisKeys.transformLease("p/s/v"))).toBeNull();
