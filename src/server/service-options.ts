@@ -15,7 +15,7 @@ import type { UpstashSettings } from "@/server/coordination/upstash-client";
 import type { DatabaseHandle, DatabaseTarget } from "@/server/db/client";
 import type { TransformLimits } from "@/server/image";
 import type { Logger } from "@/server/log";
-import type { AddressLimits } from "@/server/ratelimit/enforce-key-limits";
+import type { AddressLimits } from "@/server/ratelimit/request-limits";
 import type { RegistrationPolicy } from "@/server/tenancy/registration";
 import type { FetchLimits, NetDeps } from "@/server/source";
 import type { RequestLogOptions } from "@/server/usage/request-log";

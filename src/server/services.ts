@@ -28,7 +28,7 @@ import {
 } from "@/server/tenancy/registration";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { createDashboardAdmission, type DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
-import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/enforce-key-limits";
+import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/request-limits";
 import { createOutcomeRecorder } from "@/server/usage/record-outcome";
 import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";

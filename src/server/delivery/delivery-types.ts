@@ -5,7 +5,7 @@ import type { RequestLogStatus } from "@/server/errors";
 import type { HttpAnswer } from "@/server/wire/answer";
 import type { SampledLog, Logger } from "@/server/log";
 import type { AuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
-import type { AddressLimits } from "@/server/ratelimit/enforce-key-limits";
+import type { AddressLimits } from "@/server/ratelimit/request-limits";
 import type { AuthorizeDeps } from "./authorize";
 import type { Oversize } from "./oversize";
 import type { Producer, ResultTier } from "./produce";

@@ -1,7 +1,7 @@
 import type { RequestLogStatus } from "@/server/errors";
 import type { SourceLocation } from "@/server/source";
 import { describeError } from "@/server/log";
-import { withinLimits, type RequestLimits } from "@/server/ratelimit/enforce-key-limits";
+import { withinLimits, type RequestLimits } from "@/server/ratelimit/request-limits";
 import type { HttpAnswer } from "@/server/wire/answer";
 import type { Authorized } from "./authorize";
 import { bucketSettings } from "./buckets";

@@ -5,7 +5,7 @@ import { parseSource, isRefererAllowed, type SourceLocation } from "@/server/sou
 import { describeError } from "@/server/log";
 import { isAuthFailure } from "@/server/ratelimit/auth-failure-guard";
 import { clientAddress } from "@/server/ratelimit/client-address";
-import { requestLimits } from "@/server/ratelimit/enforce-key-limits";
+import { requestLimits } from "@/server/ratelimit/request-limits";
 import { attributionOf, authorizeRequest, type Authorized } from "./authorize";
 import type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./delivery-types";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";

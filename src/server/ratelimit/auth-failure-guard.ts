@@ -1,6 +1,6 @@
 import { createMemoryRateLimiter } from "@/server/coordination/memory-rate-limiter";
 import { type AppError } from "@/server/errors";
-import { refusal } from "./enforce-key-limits";
+import { refusal } from "./request-limits";
 
 export interface AuthFailureGuard {
   /** Before any lookup: refuses an address that recently failed authentication too often. */

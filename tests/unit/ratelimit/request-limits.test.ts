@@ -14,7 +14,7 @@ import {
   withinLimits,
   type AddressLimits,
   type LimitDeps,
-} from "@/server/ratelimit/enforce-key-limits";
+} from "@/server/ratelimit/request-limits";
 
 // A fixed instant 10 s into a minute and 10 s into a UTC day: no window edge inside a test.
 const NOW = Date.UTC(2026, 10, 23, 0, 0, 10);
