@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { env, publicBaseUrl, type Env } from "@/env";
-import { createConfigInvalidator, createInvalidationQueue, type ConfigInvalidator } from "@/server/config-cache";
+import { createConfigInvalidator, type ConfigInvalidator } from "@/server/config-cache";
 import { loadSecrets } from "@/server/config/secrets";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { createCounters } from "@/server/coordination/counters";
@@ -87,7 +87,6 @@ export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDep
         kv: redis ? createCoordination(redis).kv : null,
         logger: cliLogger(ctx),
         counters: createCounters(),
-        queue: createInvalidationQueue(db),
       }),
       hostPolicy: { allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES },
       now: () => new Date(),

@@ -3,7 +3,6 @@ import type { Secrets } from "@/server/config/secrets";
 import {
   createConfigInvalidator,
   createDatabaseConfigStore,
-  createInvalidationQueue,
   createMemoryTier,
   createRedisTier,
   type CachedConfigStore,
@@ -140,7 +139,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     kv: redis,
     logger,
     counters,
-    queue: createInvalidationQueue(database.db),
   });
   // sharp loads with the first transform made in this process, if any (none with transform processes).
   const inProcessTransform = lazyInProcessTransform({ fontConfigFile: options.fontConfigFile });

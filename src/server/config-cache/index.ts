@@ -3,5 +3,4 @@ export { createDatabaseConfigStore } from "./database-store";
 export { createMemoryTier, type CachedConfigStore, type MemoryTierOptions } from "./memory-tier";
 export { createRedisTier } from "./redis-tier";
 export { createConfigInvalidator, type ConfigInvalidator } from "./invalidate";
-export { createInvalidationQueue, retryInvalidations, type InvalidationQueue } from "./invalidation-queue";
 export { DEFAULT_WATERMARK_SETTINGS, readWatermarkSettings, type WatermarkConfig } from "./project-images";

@@ -3,7 +3,6 @@ import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
 import type { Counters } from "@/server/coordination/counters";
 import type { KeyValue } from "@/server/coordination/types";
 import { describeError, type Logger } from "@/server/log";
-import type { InvalidationQueue } from "./invalidation-queue";
 import type { CachedConfigStore } from "./memory-tier";
 import { INVALIDATED } from "./redis-tier";
 
@@ -18,8 +17,10 @@ export interface ConfigInvalidator {
  * Used by every write path (CLI and dashboard). This instance's L1 is cleared at once; the shared
  * Redis entries are replaced by a short-lived marker (not deleted: a delete would let another
  * instance's load, begun before the change, write the old config back; redis-tier.ts), so other
- * instances read fresh data once their L1 entry (≤ 1 s) expires. A Redis failure is logged, counted and queued for the daily maintenance, never thrown: the
- * database change has happened.
+ * instances read fresh data once their L1 entry (≤ 1 s) expires. A Redis failure is logged and counted,
+ * never thrown: the database change has happened, and the entry it could not replace expires by itself
+ * (≤ 60 s), so the other instances see the change then. Nothing is retried later: by the time a retry
+ * ran, there would be nothing left to drop.
  */
 export function createConfigInvalidator(deps: {
   /** This process's L1; null in processes that serve no images (the CLI). */
@@ -27,8 +28,6 @@ export function createConfigInvalidator(deps: {
   kv: KeyValue | null;
   logger: Logger;
   counters: Counters;
-  /** Where failed deletes wait for a retry (Postgres). */
-  queue?: InvalidationQueue;
 }): ConfigInvalidator {
   async function drop(keys: string[]): Promise<void> {
     if (!deps.kv || keys.length === 0) return;
@@ -40,12 +39,9 @@ export function createConfigInvalidator(deps: {
       );
     } catch (error) {
       deps.counters.increment("redis_failure_invalidation");
-      deps.logger.log("error", "cache invalidation failed; queued for retry", {
+      deps.logger.log("error", "cache invalidation failed; other instances see the change when the entry expires", {
         keys: keys.length,
         ...describeError(error),
-      });
-      await deps.queue?.enqueue(keys).catch((queueError: unknown) => {
-        deps.logger.log("error", "cache invalidation could not be queued", describeError(queueError));
       });
     }
   }

@@ -1,4 +1,4 @@
-import { retryInvalidations, type ConfigInvalidator } from "@/server/config-cache";
+import type { ConfigInvalidator } from "@/server/config-cache";
 import type { KeyValue } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
 import type { Logger } from "@/server/log";
@@ -73,10 +73,6 @@ export function createCronJobs(deps: CronDeps): CronJobs {
               run: async () => ({ deleted: await pruneRequestStats(deps.db, deps.now()) }),
             },
             { name: "expiredKeys", run: async () => ({ marked: await sweepExpiredKeys(deps, deps.now()) }) },
-            {
-              name: "invalidationRetries",
-              run: async () => ({ ...(await retryInvalidations({ db: deps.db, kv: deps.redis })) }),
-            },
             { name: "ledgerPrune", run: async () => ({ deleted: await pruneLedger(deps.db, deps.now()) }) },
             ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),
           ],

@@ -1,20 +1,13 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConfigInvalidator, createInvalidationQueue, retryInvalidations } from "@/server/config-cache";
+import { createConfigInvalidator } from "@/server/config-cache";
 import { createCounters } from "@/server/coordination/counters";
 import { redisKeys } from "@/server/coordination/keys";
 import { createMemoryKeyValue } from "@/server/coordination/memory-key-value";
 import { cronRunState } from "@/server/cron/cron-runs";
 import { createCronJobs } from "@/server/cron/jobs";
 import { createCronRouteHandler } from "@/server/http/cron-route";
-import {
-  apiKeys,
-  invalidationRetry,
-  requestLog,
-  requestSourceStats,
-  requestStats,
-  usageFlushLedger,
-} from "@/server/db/schema";
+import { apiKeys, requestLog, requestSourceStats, requestStats, usageFlushLedger } from "@/server/db/schema";
 import { createLogger } from "@/server/log";
 import type { Services } from "@/server/services";
 import { createApiKey } from "@/server/tenancy/create-api-key";
@@ -148,7 +141,6 @@ describe("cron routes", () => {
       .update(apiKeys)
       .set({ expiresAt: new Date(now - 1000) })
       .where(eq(apiKeys.id, expiring.id));
-    await db.insert(invalidationRetry).values({ keys: [redisKeys.apiKeyConfig("pk_queued")] });
     await db.insert(usageFlushLedger).values([
       { bucket: "202001010000", claim: "old", rows: 1, requests: 1, bytes: 1, flushedAt: new Date(now - 16 * day) },
       { bucket: "202001010001", claim: "kept", rows: 1, requests: 1, bytes: 1, flushedAt: new Date(now - 13 * day) },
@@ -186,7 +178,6 @@ describe("cron routes", () => {
       requestLogRetention: { ok: true, result: { deleted: 1 } },
       requestStatsRetention: { ok: true, result: { deleted: 2 } },
       expiredKeys: { ok: true, result: { marked: 1 } },
-      invalidationRetries: { ok: true, result: { retried: 1, failed: 0 } },
       ledgerPrune: { ok: true, result: { deleted: 1 } },
     });
     expect((await db.select().from(requestLog)).map((r) => r.requestId)).not.toContain("old");
@@ -196,7 +187,6 @@ describe("cron routes", () => {
     const kept = (await db.select().from(requestStats)).map((r) => r.hour.getTime());
     expect(Math.min(...kept)).toBeGreaterThan(now - 90 * day);
     expect((await db.select().from(apiKeys).where(eq(apiKeys.id, expiring.id)))[0]!.expiredAt).not.toBeNull();
-    expect(await db.select().from(invalidationRetry)).toHaveLength(0);
     expect((await db.select().from(usageFlushLedger)).map((r) => r.claim)).toContain("kept");
     // A second run finds nothing left to mark.
     expect((await (await call("daily-maintenance", `Bearer ${SECRET}`)).json()).parts.expiredKeys.result.marked).toBe(
@@ -227,29 +217,32 @@ describe("cron routes", () => {
   });
 });
 
-describe("invalidation retry queue", () => {
-  it("queues an invalidation that Redis refused and completes it on retry", async () => {
-    const { db } = app.services.database;
+describe("a failed invalidation", () => {
+  it("is logged and counted, never thrown, and leaves nothing to retry: the entry expires by itself", async () => {
     const kv = createMemoryKeyValue();
     await kv.set(redisKeys.apiKeyConfig("pk_stale"), "{}", { ttlSeconds: 60 });
     const refused = async () => Promise.reject(new Error("connection refused"));
     const broken = { ...kv, del: refused, set: refused };
+    const lines: string[] = [];
+    const counters = createCounters();
     const invalidate = createConfigInvalidator({
       l1: null,
       kv: broken,
-      logger: createLogger("error"),
-      counters: createCounters(),
-      queue: createInvalidationQueue(db),
+      logger: createLogger("error", (line) => lines.push(line)),
+      counters,
     });
-    await invalidate.apiKeys(["pk_stale"]);
-    const queued = await db.select().from(invalidationRetry);
-    expect(queued.map((r) => r.keys)).toEqual([[redisKeys.apiKeyConfig("pk_stale")]]);
-
-    expect(await retryInvalidations({ db, kv: broken })).toEqual({ retried: 0, failed: 1, abandoned: 0 });
-    expect((await db.select().from(invalidationRetry))[0]!.attempts).toBe(1);
-    expect(await retryInvalidations({ db, kv })).toEqual({ retried: 1, failed: 0, abandoned: 0 });
-    expect(await kv.get(redisKeys.apiKeyConfig("pk_stale"))).toBeNull();
-    expect(await db.select().from(invalidationRetry)).toHaveLength(0);
+    await expect(invalidate.apiKeys(["pk_stale"])).resolves.toBeUndefined();
+    expect(counters.get("redis_failure_invalidation")).toBe(1);
+    expect(lines.join("\n")).toMatch(
+      /cache invalidation failed; other instances see the change when the entry expires/,
+    );
+    // The cached entry keeps the lifetime it was written with (at most 60 s): that is the bound.
+    const ttl = await kv.ttl(redisKeys.apiKeyConfig("pk_stale"));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60);
+    // The daily maintenance has no retry part any more.
+    const response = await call("daily-maintenance", `Bearer ${SECRET}`);
+    expect(Object.keys((await response.json()).parts)).not.toContain("invalidationRetries");
   });
 });
 

@@ -85,16 +85,6 @@ export const cronRun = pgTable("cron_run", {
   lastError: text("last_error"),
 });
 
-/** Shared-cache invalidations that failed (Redis unreachable), retried by the daily maintenance. */
-export const invalidationRetry = pgTable("invalidation_retry", {
-  id: bigserial("id", { mode: "number" }).primaryKey(),
-  /** Redis keys to delete. */
-  keys: text("keys").array().notNull(),
-  attempts: integer("attempts").notNull().default(0),
-  lastError: text("last_error"),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-});
-
 export const requestLog = pgTable(
   "request_log",
   {

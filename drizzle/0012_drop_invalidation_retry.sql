@@ -1,0 +1,1 @@
+DROP TABLE "invalidation_retry" CASCADE;
