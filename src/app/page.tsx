@@ -1,9 +1,7 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { findPendingTeam } from "@/server/tenancy/onboarding";
-import { listTeamsForUser } from "@/server/tenancy/teams";
-import { getServices } from "@/server/services";
 import { currentUser } from "./_lib/session";
+import { procedures } from "./_lib/trpc";
 
 export const dynamic = "force-dynamic";
 
@@ -11,9 +9,8 @@ export const dynamic = "force-dynamic";
 export default async function HomePage() {
   const user = await currentUser();
   if (user) {
-    const db = (await getServices()).database.db;
-    const [pending, teams] = await Promise.all([findPendingTeam(db, user.id), listTeamsForUser(db, user.id)]);
-    redirect(pending || teams.length === 0 ? "/onboarding" : `/t/${teams[0]!.slug}`);
+    const { pendingTeamSlug, teams } = await (await procedures()).account.me();
+    redirect(pendingTeamSlug || teams.length === 0 ? "/onboarding" : `/t/${teams[0]!.slug}`);
   }
   return (
     <main className="mx-auto max-w-2xl px-4 py-16">

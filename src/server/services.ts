@@ -242,7 +242,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     },
     logger,
     registration: {
-      admit: (candidate, db) => admitAccount(db, registration, candidate, now()),
+      admit: (candidate, db) => admitAccount({ db, now }, registration, candidate),
       isFirstAccount,
       lockAccountCreation,
     },

@@ -8,7 +8,7 @@ import { notFound, redirect } from "next/navigation";
 import { cache, type ReactNode } from "react";
 import { makeQueryClient } from "@/lib/trpc/query-client";
 import { createContext } from "@/server/api/context";
-import { appRouter } from "@/server/api/root";
+import { appRouter, createCaller } from "@/server/api/root";
 import { dashboardServices } from "@/server/http/trpc-route";
 import { getServices } from "@/server/services";
 import { currentUser } from "./session";
@@ -19,6 +19,9 @@ const getQueryClient = cache(() => makeQueryClient({ server: true }));
 const contextForRequest = cache(async () => createContext(dashboardServices(await getServices()), await currentUser()));
 
 export const trpc = createTRPCOptionsProxy({ ctx: contextForRequest, router: appRouter, queryClient: getQueryClient });
+
+/** The procedures, called directly: for a page that only decides where to go, with nothing to hydrate. */
+export const procedures = cache(async () => createCaller(await contextForRequest()));
 
 /** Fetches a query into the request's cache; a failure is left for the client component to show. */
 export function prefetch<TData, TError, TKey extends QueryKey>(

@@ -1,7 +1,6 @@
 import { TeamForm } from "@/components/teams/onboarding-form";
-import { findPendingTeam } from "@/server/tenancy/onboarding";
-import { getServices } from "@/server/services";
 import { requireUser, safeNext } from "../_lib/session";
+import { procedures } from "../_lib/trpc";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Welcome · OptStuff" };
@@ -12,7 +11,7 @@ export default async function OnboardingPage({
   searchParams: Promise<{ next?: string | string[] }>;
 }) {
   const user = await requireUser("/onboarding");
-  const pending = await findPendingTeam((await getServices()).database.db, user.id);
+  const { pendingTeamName } = await (await procedures()).account.me();
   return (
     <main className="mx-auto flex min-h-screen max-w-md flex-col justify-center px-4 py-12">
       <div className="rounded-lg border border-neutral-200 bg-white p-6 shadow-sm">
@@ -20,7 +19,7 @@ export default async function OnboardingPage({
         <p className="mt-2 mb-6 text-sm text-neutral-600">
           Name your team. Projects, API keys and members live in a team; you can invite people later.
         </p>
-        <TeamForm mode="onboarding" next={safeNext((await searchParams).next)} initialName={pending?.name ?? ""} />
+        <TeamForm mode="onboarding" next={safeNext((await searchParams).next)} initialName={pendingTeamName ?? ""} />
       </div>
     </main>
   );

@@ -1,8 +1,7 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { currentUser, safeNext } from "@/app/_lib/session";
-import { getServices } from "@/server/services";
-import { signUpOffer } from "@/server/tenancy/registration";
+import { procedures } from "@/app/_lib/trpc";
 import { AuthForm } from "./auth-form";
 
 /** The invitation page sends a signed-out visitor here with next=/invite/{token}. */
@@ -22,23 +21,17 @@ export async function AuthPage({
 }) {
   const next = safeNext((await searchParams).next);
   if (await currentUser()) redirect(next);
-  const services = await getServices();
+  const account = (await procedures()).account;
   if (mode === "sign-in") {
     return (
       <>
         <h1 className="mb-6 text-2xl font-semibold">Sign in</h1>
-        <AuthForm mode="sign-in" next={next} providers={services.authProviders} />
+        <AuthForm mode="sign-in" next={next} providers={await account.signInProviders()} />
       </>
     );
   }
-  const offer = await signUpOffer(
-    services.database.db,
-    services.registration,
-    INVITATION_PATH.exec(next)?.[1] ?? null,
-    services.tenancy.now(),
-  );
+  const { offer, providers } = await account.signUpOffer({ invitation: INVITATION_PATH.exec(next)?.[1] ?? null });
   if (offer.kind === "closed") {
-    const providers = offer.emailDomains.length > 0 ? services.authProviders : [];
     return (
       <>
         <h1 className="mb-4 text-2xl font-semibold">Registration is by invitation</h1>
@@ -78,7 +71,7 @@ export async function AuthPage({
       <AuthForm
         mode="sign-up"
         next={next}
-        providers={services.authProviders}
+        providers={providers}
         invitation={offer.kind === "invited" ? { email: offer.email, token: offer.token } : null}
       />
     </>

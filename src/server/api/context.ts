@@ -9,6 +9,7 @@ import type { Mailer } from "@/server/mail/mailer";
 import type { DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
 import type { ResultStore } from "@/server/result-store/types";
 import type { TenancyDeps } from "@/server/tenancy/deps";
+import type { RegistrationPolicy } from "@/server/tenancy/registration";
 import type { UploadCheck } from "@/server/image/check-upload";
 
 /**
@@ -35,6 +36,12 @@ export interface DashboardServices {
   checkUpload: UploadCheck;
   /** The per-account and per-team windows (changes, purges, slug checks, uploads), across instances. */
   admission: DashboardAdmission;
+  /** The social sign-in buttons configured. */
+  authProviders: Array<"github" | "google">;
+  /** Who may create an account (the sign-up page shows what it allows). */
+  registration: RegistrationPolicy;
+  /** The clock the usage pages' ranges end at (the tenancy functions carry their own in `tenancy`). */
+  now: () => Date;
 }
 
 export interface Context {

@@ -89,5 +89,8 @@ export function dashboardServices(services: Services): DashboardServices {
     freshness: () => services.cron.freshness(),
     checkUpload: services.checkUpload,
     admission: services.admission,
+    authProviders: services.authProviders,
+    registration: services.registration,
+    now: services.tenancy.now,
   };
 }

@@ -12,3 +12,6 @@ export interface TenancyDeps {
   hostPolicy: SourceHostPolicy;
   now: () => Date;
 }
+
+/** The database and the clock: what functions that only read and write rows at a moment need. */
+export type TenancyClock = Pick<TenancyDeps, "db" | "now">;

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { emailSchema } from "@/lib/schemas/team";
-import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
 import { teamInvitations, teamMembers, teams, user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
+import type { TenancyClock } from "./deps";
 import type { Actor } from "./members";
 import { can, teamRoles, type TeamRole } from "./roles";
 import { assertRoomForTeam } from "./teams";
@@ -31,12 +31,13 @@ const hashToken = (token: string) => createHash("sha256").update(token).digest("
 
 /** The token goes into the link once; only its hash is stored, so a database leak opens no team. */
 export async function createInvitation(
-  db: Database,
+  deps: TenancyClock,
   actor: Actor,
   teamId: string,
   input: { email: string; role: TeamRole },
-  now: Date,
 ): Promise<{ id: string; token: string; expiresAt: Date; email: string }> {
+  const { db } = deps;
+  const now = deps.now();
   if (input.role === "owner" && actor.role !== "owner")
     throw new AppError("NOT_PERMITTED", { message: "Only an owner can invite an owner" });
   const email = emailSchema.parse(input.email);
@@ -62,7 +63,9 @@ export async function createInvitation(
   return { id, token, expiresAt, email };
 }
 
-export async function listInvitations(db: Database, teamId: string, now: Date): Promise<PendingInvitation[]> {
+export async function listInvitations(deps: TenancyClock, teamId: string): Promise<PendingInvitation[]> {
+  const { db } = deps;
+  const now = deps.now();
   return db
     .select({
       id: teamInvitations.id,
@@ -76,7 +79,9 @@ export async function listInvitations(db: Database, teamId: string, now: Date): 
     .orderBy(desc(teamInvitations.createdAt));
 }
 
-export async function revokeInvitation(db: Database, teamId: string, invitationId: string, now: Date): Promise<void> {
+export async function revokeInvitation(deps: TenancyClock, teamId: string, invitationId: string): Promise<void> {
+  const { db } = deps;
+  const now = deps.now();
   const revoked = await db
     .update(teamInvitations)
     .set({ revokedAt: now })
@@ -94,7 +99,9 @@ export interface InvitationPreview {
 }
 
 /** What the invitation page shows to whoever holds the link (the token is the capability). */
-export async function previewInvitation(db: Database, token: string, now: Date): Promise<InvitationPreview | null> {
+export async function previewInvitation(deps: TenancyClock, token: string): Promise<InvitationPreview | null> {
+  const { db } = deps;
+  const now = deps.now();
   const [row] = await db
     .select({
       teamName: teams.name,
@@ -126,11 +133,12 @@ export async function previewInvitation(db: Database, token: string, now: Date):
  * use it: a forwarded or leaked link is useless to anyone else.
  */
 export async function acceptInvitation(
-  db: Database,
+  deps: TenancyClock,
   token: string,
   account: { id: string; email: string },
-  now: Date,
 ): Promise<{ teamSlug: string }> {
+  const { db } = deps;
+  const now = deps.now();
   return db.transaction(async (tx) => {
     const [invitation] = await tx
       .select({
@@ -158,7 +166,9 @@ export async function acceptInvitation(
 }
 
 /** The pending invitation a link's token opens (registration checks the address against it). */
-export async function findPendingInvitation(db: Database, token: string, now: Date): Promise<{ email: string } | null> {
+export async function findPendingInvitation(deps: TenancyClock, token: string): Promise<{ email: string } | null> {
+  const { db } = deps;
+  const now = deps.now();
   const [row] = await db
     .select({ email: teamInvitations.email })
     .from(teamInvitations)
@@ -166,7 +176,9 @@ export async function findPendingInvitation(db: Database, token: string, now: Da
   return row ?? null;
 }
 
-export async function hasPendingInvitation(db: Database, email: string, now: Date): Promise<boolean> {
+export async function hasPendingInvitation(deps: TenancyClock, email: string): Promise<boolean> {
+  const { db } = deps;
+  const now = deps.now();
   const [row] = await db
     .select({ id: teamInvitations.id })
     .from(teamInvitations)

@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
+import type { TenancyClock } from "./deps";
 import { findPendingInvitation, hasPendingInvitation } from "./invitations";
 
 /**
@@ -67,15 +68,14 @@ export async function findInstanceOwner(db: Database): Promise<{ id: string; ema
 
 /** Throws REGISTRATION_CLOSED (or INVITATION_EMAIL_MISMATCH) when the policy does not admit the candidate. */
 export async function admitAccount(
-  db: Database,
+  deps: TenancyClock,
   policy: RegistrationPolicy,
   candidate: AccountCandidate,
-  now: Date,
 ): Promise<void> {
-  if (anyoneMay(policy) || (await isFirstAccount(db))) return;
+  if (anyoneMay(policy) || (await isFirstAccount(deps.db))) return;
   const email = candidate.email.trim().toLowerCase();
   if (candidate.invitationToken) {
-    const invitation = await findPendingInvitation(db, candidate.invitationToken, now);
+    const invitation = await findPendingInvitation(deps, candidate.invitationToken);
     if (invitation?.email === email) return;
     if (invitation)
       throw new AppError("INVITATION_EMAIL_MISMATCH", {
@@ -84,19 +84,18 @@ export async function admitAccount(
     throw closed(policy, "This invitation link is no longer valid: ask a team admin for a new one");
   }
   if (candidate.emailVerified && policy.emailDomains.includes(email.slice(email.lastIndexOf("@") + 1))) return;
-  if (candidate.emailVerified && (await hasPendingInvitation(db, email, now))) return;
+  if (candidate.emailVerified && (await hasPendingInvitation(deps, email))) return;
   throw closed(policy);
 }
 
 export async function signUpOffer(
-  db: Database,
+  deps: TenancyClock,
   policy: RegistrationPolicy,
   invitationToken: string | null,
-  now: Date,
 ): Promise<SignUpOffer> {
   if (anyoneMay(policy)) return { kind: "open" };
-  if (await isFirstAccount(db)) return { kind: "first-account" };
-  const invitation = invitationToken ? await findPendingInvitation(db, invitationToken, now) : null;
+  if (await isFirstAccount(deps.db)) return { kind: "first-account" };
+  const invitation = invitationToken ? await findPendingInvitation(deps, invitationToken) : null;
   if (invitation && invitationToken) return { kind: "invited", email: invitation.email, token: invitationToken };
   return { kind: "closed", emailDomains: [...policy.emailDomains] };
 }

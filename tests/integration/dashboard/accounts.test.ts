@@ -19,6 +19,7 @@ describe("accounts", () => {
     expect(personal).toHaveLength(1);
     expect(me.teams.map((t) => t.role)).toEqual(["owner", "owner"]);
     expect(me.pendingTeamSlug).toBe(personal[0]!.slug);
+    expect(me.pendingTeamName).toBe(personal[0]!.name);
 
     const team = await alice.caller.account.completeOnboarding({
       name: "Alice Co",
@@ -26,6 +27,7 @@ describe("accounts", () => {
     });
     const after = await alice.caller.account.me();
     expect(after.pendingTeamSlug).toBeNull();
+    expect(after.pendingTeamName).toBeNull();
     expect(after.teams.map((t) => t.slug).sort()).toEqual(["acme", team.slug].sort());
   });
 });

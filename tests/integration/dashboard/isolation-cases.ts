@@ -40,6 +40,12 @@ export const isolationCases: Record<string, IsolationCase> = {
     call: (c) => c.account.createTeam({ name: "Another", slug: `another-${Date.now()}` }),
   },
   "account.invitation": { scope: "token", call: (c, t) => c.account.invitation({ token: t.invitationToken }) },
+  "account.signInProviders": { scope: "account", call: (c) => c.account.signInProviders() },
+  // The invited address is shown to whoever holds the link, as on the sign-up page itself.
+  "account.signUpOffer": {
+    scope: "token",
+    call: (c, t) => c.account.signUpOffer({ invitation: t.invitationToken }),
+  },
   "account.acceptInvitation": {
     scope: "token",
     call: (c, t) => c.account.acceptInvitation({ token: t.invitationToken }),

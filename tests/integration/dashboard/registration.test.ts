@@ -45,7 +45,7 @@ describe("invite-only (the default)", () => {
   it("makes the first account the owner of the instance and closes sign-up behind it", async () => {
     const db = app.services.database.db;
     expect(await findInstanceOwner(db)).toBeNull();
-    expect(await signUpOffer(db, inviteOnly, null, new Date())).toEqual({ kind: "first-account" });
+    expect(await signUpOffer({ db, now: () => new Date() }, inviteOnly, null)).toEqual({ kind: "first-account" });
 
     const first = await register(app.services, address("founder"));
     expect(first.status).toBe(200);
@@ -56,8 +56,21 @@ describe("invite-only (the default)", () => {
     expect(stranger.status).toBe(403);
     expect(stranger.body).toMatchObject({ code: "REGISTRATION_CLOSED", message: expect.stringMatching(/invitation/i) });
     expect(await accountCount(app.services, strangerEmail)).toBe(0);
-    expect(await signUpOffer(db, inviteOnly, null, new Date())).toEqual({ kind: "closed", emailDomains: [] });
+    expect(await signUpOffer({ db, now: () => new Date() }, inviteOnly, null)).toEqual({
+      kind: "closed",
+      emailDomains: [],
+    });
     expect((await findInstanceOwner(db))?.id).toBe(first.body.user!.id);
+  });
+
+  it("tells the sign-up page what it offers through a public procedure: the closed door, without buttons", async () => {
+    const anonymous = await callerFor(app.services, null);
+    expect(await anonymous.account.signUpOffer({ invitation: null })).toEqual({
+      offer: { kind: "closed", emailDomains: [] },
+      providers: [],
+    });
+    expect(await anonymous.account.signInProviders()).toEqual([]);
+    await expect(anonymous.account.signUpOffer({ invitation: "" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("lets an invited address register from its invitation link, and nobody else with that link", async () => {
@@ -67,7 +80,7 @@ describe("invite-only (the default)", () => {
     const inviteeEmail = address("invitee");
     const invitation = await owner.team.invite({ teamSlug, email: inviteeEmail, role: "member" });
     const token = tokenOf(invitation.link);
-    expect(await signUpOffer(db, inviteOnly, token, new Date())).toEqual({
+    expect(await signUpOffer({ db, now: () => new Date() }, inviteOnly, token)).toEqual({
       kind: "invited",
       email: inviteeEmail,
       token,
@@ -174,9 +187,13 @@ describe("open registration and e-mail domains", () => {
       const second = await register(app.services, address("second"));
       expect([first.status, second.status]).toEqual([200, 200]);
       expect((await findInstanceOwner(app.services.database.db))?.id).toBe(first.body.user!.id);
-      expect(await signUpOffer(app.services.database.db, { mode: "open", emailDomains: [] }, null, new Date())).toEqual(
-        { kind: "open" },
-      );
+      expect(
+        await signUpOffer(
+          { db: app.services.database.db, now: () => new Date() },
+          { mode: "open", emailDomains: [] },
+          null,
+        ),
+      ).toEqual({ kind: "open" });
 
       // The owner mark is not an input: a client cannot set it, in any policy.
       const usurper = await register(app.services, address("usurper"), { instanceRole: "owner" });
@@ -196,37 +213,63 @@ describe("open registration and e-mail domains", () => {
       const now = new Date();
       // OptStuff sends no verification mail: a typed address proves nothing, a provider's verified one does.
       await expect(
-        admitAccount(db, policy, { email: "dev@corp.example", emailVerified: true, invitationToken: null }, now),
+        admitAccount({ db, now: () => now }, policy, {
+          email: "dev@corp.example",
+          emailVerified: true,
+          invitationToken: null,
+        }),
       ).resolves.toBeUndefined();
       await expect(
-        admitAccount(db, policy, { email: "Dev@CORP.example", emailVerified: true, invitationToken: null }, now),
+        admitAccount({ db, now: () => now }, policy, {
+          email: "Dev@CORP.example",
+          emailVerified: true,
+          invitationToken: null,
+        }),
       ).resolves.toBeUndefined();
       await expect(
-        admitAccount(db, policy, { email: "dev@corp.example", emailVerified: false, invitationToken: null }, now),
+        admitAccount({ db, now: () => now }, policy, {
+          email: "dev@corp.example",
+          emailVerified: false,
+          invitationToken: null,
+        }),
       ).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
       await expect(
-        admitAccount(db, policy, { email: "dev@sub.corp.example", emailVerified: true, invitationToken: null }, now),
+        admitAccount({ db, now: () => now }, policy, {
+          email: "dev@sub.corp.example",
+          emailVerified: true,
+          invitationToken: null,
+        }),
       ).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
       await expect(
-        admitAccount(db, policy, { email: "dev@evilcorp.example", emailVerified: true, invitationToken: null }, now),
+        admitAccount({ db, now: () => now }, policy, {
+          email: "dev@evilcorp.example",
+          emailVerified: true,
+          invitationToken: null,
+        }),
       ).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
       expect((await register(app.services, address("typed", "corp.example"))).status).toBe(403);
-      expect(await signUpOffer(db, policy, null, now)).toEqual({ kind: "closed", emailDomains: ["corp.example"] });
+      expect(await signUpOffer({ db, now: () => now }, policy, null)).toEqual({
+        kind: "closed",
+        emailDomains: ["corp.example"],
+      });
 
       // A provider-verified address holding a pending invitation needs no link (the OAuth round trip loses it).
       const owner = await callerFor(app.services, (await findOwnerCookie(app.services)).cookie);
       const teamSlug = (await owner.account.me()).teams[0]!.slug;
       await owner.team.invite({ teamSlug, email: "guest@elsewhere.example", role: "member" });
       await expect(
-        admitAccount(db, policy, { email: "guest@elsewhere.example", emailVerified: true, invitationToken: null }, now),
+        admitAccount({ db, now: () => now }, policy, {
+          email: "guest@elsewhere.example",
+          emailVerified: true,
+          invitationToken: null,
+        }),
       ).resolves.toBeUndefined();
       await expect(
-        admitAccount(
-          db,
-          policy,
-          { email: "guest@elsewhere.example", emailVerified: false, invitationToken: null },
-          now,
-        ),
+        admitAccount({ db, now: () => now }, policy, {
+          email: "guest@elsewhere.example",
+          emailVerified: false,
+          invitationToken: null,
+        }),
       ).rejects.toMatchObject({ code: "REGISTRATION_CLOSED" });
     } finally {
       await app.close();

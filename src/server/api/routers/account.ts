@@ -3,6 +3,7 @@ import { teamSchema } from "@/lib/schemas/team";
 import { AppError } from "@/server/errors";
 import { acceptInvitation, previewInvitation } from "@/server/tenancy/invitations";
 import { completeOnboarding, findPendingTeam } from "@/server/tenancy/onboarding";
+import { signUpOffer } from "@/server/tenancy/registration";
 import { checkSlugAvailable, createTeam, listTeamsForUser } from "@/server/tenancy/teams";
 import { protectedProcedure, publicProcedure, router } from "../trpc";
 
@@ -13,7 +14,8 @@ export const accountRouter = router({
   me: protectedProcedure.query(async ({ ctx }) => {
     const db = ctx.services.db;
     const [teams, pending] = await Promise.all([listTeamsForUser(db, ctx.user.id), findPendingTeam(db, ctx.user.id)]);
-    return { user: ctx.user, teams, pendingTeamSlug: pending?.slug ?? null };
+    // The pending team is the personal one made at sign-up, until onboarding names it.
+    return { user: ctx.user, teams, pendingTeamSlug: pending?.slug ?? null, pendingTeamName: pending?.name ?? null };
   }),
 
   /** The team forms' live check; `teamSlug` when renaming that team. Rate-limited per account. */
@@ -30,14 +32,31 @@ export const accountRouter = router({
     .input(teamSchema)
     .mutation(({ ctx, input }) => createTeam(ctx.services.db, { ...input, ownerId: ctx.user.id })),
 
+  /** Public: the social sign-in buttons the sign-in and sign-up pages show. */
+  signInProviders: publicProcedure.query(({ ctx }) => ctx.services.authProviders),
+
+  /**
+   * Public: what the sign-up page offers this visitor under the registration policy (a form, a form
+   * for the address an invitation names, or why there is none), and the buttons that go with it.
+   */
+  signUpOffer: publicProcedure
+    .input(z.object({ invitation: z.string().min(1).max(200).nullable() }))
+    .query(async ({ ctx, input }) => {
+      const { registration, authProviders, tenancy } = ctx.services;
+      const offer = await signUpOffer(tenancy, registration, input.invitation);
+      // Closed to everyone else, a provider account at one of the listed domains may still join.
+      const providers = offer.kind !== "closed" || offer.emailDomains.length > 0 ? authProviders : [];
+      return { offer, providers };
+    }),
+
   /** Public: the invitation page tells a signed-out visitor which team invited them. */
   invitation: publicProcedure.input(token).query(async ({ ctx, input }) => {
-    const preview = await previewInvitation(ctx.services.db, input.token, ctx.services.tenancy.now());
+    const preview = await previewInvitation(ctx.services.tenancy, input.token);
     if (!preview) throw new AppError("NOT_FOUND", { message: "This invitation link is not valid" });
     return preview;
   }),
 
   acceptInvitation: protectedProcedure
     .input(token)
-    .mutation(({ ctx, input }) => acceptInvitation(ctx.services.db, input.token, ctx.user, ctx.services.tenancy.now())),
+    .mutation(({ ctx, input }) => acceptInvitation(ctx.services.tenancy, input.token, ctx.user)),
 });

@@ -50,15 +50,13 @@ export const teamRouter = router({
 
   leave: teamProcedure("member.leave").mutation(({ ctx }) => leaveTeam(ctx.services.db, ctx.user.id, ctx.team.id)),
 
-  invitations: teamProcedure("invitation.read").query(({ ctx }) =>
-    listInvitations(ctx.services.db, ctx.team.id, ctx.services.tenancy.now()),
-  ),
+  invitations: teamProcedure("invitation.read").query(({ ctx }) => listInvitations(ctx.services.tenancy, ctx.team.id)),
 
   invite: teamProcedure("invitation.create")
     .input(invitationSchema)
     .mutation(async ({ ctx, input }) => {
       const actor = { userId: ctx.user.id, role: ctx.role };
-      const created = await createInvitation(ctx.services.db, actor, ctx.team.id, input, ctx.services.tenancy.now());
+      const created = await createInvitation(ctx.services.tenancy, actor, ctx.team.id, input);
       const link = `${ctx.services.publicBaseUrl}/invite/${created.token}`;
       const emailed = await sendInvitationEmail(ctx.services, {
         to: created.email,
@@ -71,7 +69,5 @@ export const teamRouter = router({
 
   revokeInvitation: teamProcedure("invitation.revoke")
     .input(z.object({ invitationId: z.uuid() }))
-    .mutation(({ ctx, input }) =>
-      revokeInvitation(ctx.services.db, ctx.team.id, input.invitationId, ctx.services.tenancy.now()),
-    ),
+    .mutation(({ ctx, input }) => revokeInvitation(ctx.services.tenancy, ctx.team.id, input.invitationId)),
 });

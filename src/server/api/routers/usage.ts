@@ -13,7 +13,7 @@ export const usageRouter = router({
     .input(z.object({ range: dateRangeInput }))
     .query(async ({ ctx, input }) => {
       const { db } = ctx.services;
-      const range = resolveDateRange(input.range, ctx.services.tenancy.now());
+      const range = resolveDateRange(input.range, ctx.services.now());
       const [usage, log, metering] = await Promise.all([
         projectUsage(db, ctx.project.id, range),
         requestLogStats(db, ctx.project.id, range),
@@ -33,14 +33,14 @@ export const usageRouter = router({
       }),
     )
     .query(({ ctx, input }) =>
-      requestLogPage(ctx.services.db, ctx.project.id, resolveDateRange(input.range, ctx.services.tenancy.now()), input),
+      requestLogPage(ctx.services.db, ctx.project.id, resolveDateRange(input.range, ctx.services.now()), input),
     ),
 
   team: teamProcedure("usage.read")
     .input(z.object({ range: dateRangeInput }))
     .query(async ({ ctx, input }) => {
       const { db } = ctx.services;
-      const range = resolveDateRange(input.range, ctx.services.tenancy.now());
+      const range = resolveDateRange(input.range, ctx.services.now());
       const [usage, metering] = await Promise.all([teamUsage(db, ctx.team.id, range), ctx.services.freshness()]);
       return { range, ...usage, metering };
     }),
