@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { BucketConfig } from "./types";
+import type { BucketConfig } from "./model";
 
 /**
  * A digest of where an alias reads from: a new bucket, endpoint, prefix or access key makes a new one.

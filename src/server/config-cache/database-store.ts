@@ -3,7 +3,8 @@ import type { Database } from "@/server/db/client";
 import { apiKeys, presets, projectImages, projects, sourceBuckets, sourcePurges } from "@/server/db/schema";
 import { bucketRevision } from "./bucket-revision";
 import { readWatermarkSettings } from "./project-images";
-import { effectiveKeyLimits, type ConfigStore } from "./types";
+import type { ConfigStore } from "./config-store";
+import { effectiveKeyLimits } from "./key-limits";
 
 /** The source of truth: one indexed select per lookup. */
 export function createDatabaseConfigStore(db: Database): ConfigStore {

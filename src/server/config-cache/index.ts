@@ -1,4 +1,6 @@
-export * from "./types";
+export * from "./model";
+export * from "./config-store";
+export * from "./key-limits";
 export { createDatabaseConfigStore } from "./database-store";
 export { createMemoryTier, type CachedConfigStore, type MemoryTierOptions } from "./memory-tier";
 export { createRedisTier } from "./redis-tier";

@@ -1,5 +1,6 @@
 import { createSingleFlight } from "@/server/single-flight";
-import type { ApiKeyConfig, ConfigStore, ProjectConfig } from "./types";
+import type { ConfigStore } from "./config-store";
+import type { ApiKeyConfig, ProjectConfig } from "./model";
 
 export interface MemoryTierOptions {
   /** How long an entry (found or not) is trusted. Bounds how late another process's change is seen. */

@@ -3,7 +3,8 @@ import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
 import type { Counters } from "@/server/coordination/counters";
 import type { KeyValue } from "@/server/coordination/types";
 import { describeError, type SampledLog } from "@/server/log";
-import { NO_PURGES, type ApiKeyConfig, type ConfigStore, type ProjectConfig } from "./types";
+import type { ConfigStore } from "./config-store";
+import { NO_PURGES, type ApiKeyConfig, type ProjectConfig } from "./model";
 
 const NOT_FOUND = "__NOT_FOUND__";
 /**

@@ -1,4 +1,4 @@
-import type { ProjectConfig } from "@/server/config-cache/types";
+import type { ProjectConfig } from "@/server/config-cache/model";
 import type { AppError } from "@/server/errors";
 import { isSourceFailure } from "./source-failures";
 

@@ -1,4 +1,4 @@
-import type { ProjectConfig } from "@/server/config-cache/types";
+import type { ProjectConfig } from "@/server/config-cache/model";
 import { AppError } from "@/server/errors";
 import type { ImageOperations } from "@/server/image";
 

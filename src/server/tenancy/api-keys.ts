@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { keyLimitsSchema, MAX_ROTATION_GRACE_SECONDS } from "@/lib/schemas/api-key";
 import { nameSchema } from "@/lib/schemas/names";
-import { effectiveKeyLimits } from "@/server/config-cache/types";
+import { effectiveKeyLimits } from "@/server/config-cache/key-limits";
 import { apiKeys } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import {

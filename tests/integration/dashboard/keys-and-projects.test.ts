@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_RATE_LIMIT_PER_DAY } from "@/server/config-cache/types";
+import { DEFAULT_RATE_LIMIT_PER_DAY } from "@/server/config-cache/key-limits";
 import { createTestApp, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
 import { signUp, type TestUser } from "../../support/dashboard";

@@ -1,6 +1,6 @@
 import { HydrateClient, prefetch, trpc } from "@/app/_lib/trpc";
 import { ApiKeys } from "@/components/keys/api-keys";
-import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE } from "@/server/config-cache/types";
+import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE } from "@/server/config-cache/key-limits";
 
 export const metadata = { title: "API keys · OptStuff" };
 
