@@ -1,7 +1,8 @@
 /**
- * Regenerates the parts of docs/*.md that must never drift from the code: the operations table of
- * docs/url-format.md and the error tables of docs/errors.md. Only the text between the
- * `<!-- name:start -->` / `<!-- name:end -->` markers is rewritten.
+ * Regenerates what must never drift from the code: the operations table of docs/url-format.md, the
+ * error tables of docs/errors.md, the variables tables of docs/self-hosting.md and .env.example. In
+ * the documents only the text between the `<!-- name:start -->` / `<!-- name:end -->` markers is
+ * rewritten; .env.example is written whole.
  *
  *   npx tsx scripts/generate-docs.ts           rewrites the documents
  *   npx tsx scripts/generate-docs.ts --check   exits 1 if one is out of date
@@ -14,12 +15,16 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { updateErrorsDoc } from "./docs/errors";
 import { GENERATOR } from "./docs/markdown";
+import { renderEnvExample, updateSelfHostingDoc } from "./docs/settings";
 import { updateUrlFormatDoc } from "./docs/url-format";
 
 /** Each generated document (relative to the repository) and the pure function that brings it up to date. */
 export const generatedDocs = {
   "docs/url-format.md": updateUrlFormatDoc,
   "docs/errors.md": updateErrorsDoc,
+  "docs/self-hosting.md": updateSelfHostingDoc,
+  // Generated whole: whatever it held is replaced.
+  ".env.example": () => renderEnvExample(),
 } as const satisfies Record<string, (markdown: string) => string>;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -1,3 +1,4 @@
+import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -28,7 +29,13 @@ export function inProcessServices(root: string, overrides: Partial<ServiceOption
     database: { kind: "pglite", dataDir: null },
     secrets: { keyEncryption: "bench", keyEncryptionPrevious: undefined, auth: "bench", cron: "bench" },
     fetchLimits: { maxBytes: 1 << 20, timeoutMs: 5000, maxRedirects: 0, allowLoopback: false },
-    transformLimits: { maxInputPixels: 1_000_000, maxOutputDimension: 100, maxFrames: 1, timeoutMs: 5000 },
+    transformLimits: {
+      ...DEFAULT_TRANSFORM_LIMITS,
+      maxInputPixels: 1_000_000,
+      maxOutputDimension: 100,
+      maxFrames: 1,
+      timeoutMs: 5000,
+    },
     localSourceRoot: root,
     transformConcurrency: 1,
     transformIsolation: null,

@@ -20,6 +20,7 @@ import type { RegistrationPolicy } from "@/server/tenancy/registration";
 import type { FetchLimits, NetDeps } from "@/server/source";
 import type { RequestLogOptions } from "@/server/usage/request-log";
 import type { ResultStoreSettings } from "@/server/result-store/types";
+import { VERCEL_RESPONSE_MAX_BYTES } from "@/server/delivery/settings";
 
 export interface ServiceOptions {
   database: DatabaseTarget | DatabaseHandle;
@@ -58,11 +59,11 @@ export interface ServiceOptions {
   redis: UpstashSettings | null;
   /** Authentication failures per client address and minute before it is refused for the minute. */
   authFailuresPerMinute: number;
-  /** Client-address windows the in-process limiter keeps (no Redis); default 100,000. */
+  /** Client-address windows the in-process limiter keeps (no Redis). */
   addressWindowsMax?: number;
   /** Who a client is: proxies in front, Vercel's edge, a CDN with its secret. Default: the socket's address. */
   clientAddresses?: ClientAddressPolicy;
-  /** Image requests and transforms per client address and minute (0 turns one off). Default 1200 and 120. */
+  /** Image requests and transforms per client address and minute (0 turns one off). */
   addressLimits?: AddressLimits;
   /** Default http://127.0.0.1:3000. */
   publicBaseUrl?: string;
@@ -136,9 +137,6 @@ function serverDatabaseTarget(e: Env): DatabaseTarget {
     requireCurrent: !migrate,
   };
 }
-
-/** Under Vercel's 4.5 MB cap on a function's response, with room for the headers. */
-const VERCEL_RESPONSE_MAX_BYTES = 4_400_000;
 
 /** Maps the validated environment onto service options: the only place that knows both. */
 export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: DatabaseTarget } {

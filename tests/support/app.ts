@@ -1,3 +1,4 @@
+import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
@@ -73,7 +74,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     database,
     secrets: { keyEncryption: "test-master", keyEncryptionPrevious: undefined, auth: "test-auth", cron: "test-cron" },
     fetchLimits: { maxBytes: 25 * 1024 * 1024, timeoutMs: 5000, maxRedirects: 3, allowLoopback: true },
-    transformLimits: { maxInputPixels: 50_000_000, maxOutputDimension: 8192, maxFrames: 500, timeoutMs: 20_000 },
+    transformLimits: DEFAULT_TRANSFORM_LIMITS,
     localSourceRoot: DEMO_ROOT,
     transformConcurrency: 2,
     // The real thing: transforms in killable child processes (tests/support/global-setup.ts builds the script).

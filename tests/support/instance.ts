@@ -3,6 +3,7 @@
  * behind a plain HTTP server, plus one admin route that does what the dashboard's revoke does (write
  * the database, then invalidate), one that purges as the dashboard does, and the metrics. Usage: tsx tests/support/instance.ts '<json config>'; prints "READY <port>".
  */
+import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
@@ -28,7 +29,7 @@ const services = await createServices({
   database: { kind: "postgres", url: config.databaseUrl, maxConnections: 4 },
   secrets: { keyEncryption: config.master, keyEncryptionPrevious: undefined, auth: "a", cron: "c" },
   fetchLimits: { maxBytes: 5_000_000, timeoutMs: 5000, maxRedirects: 3, allowLoopback: true },
-  transformLimits: { maxInputPixels: 50_000_000, maxOutputDimension: 8192, maxFrames: 100, timeoutMs: 10_000 },
+  transformLimits: { ...DEFAULT_TRANSFORM_LIMITS, maxFrames: 100, timeoutMs: 10_000 },
   localSourceRoot: null,
   transformConcurrency: 1,
   transformIsolation: testTransformIsolation(),

@@ -1,7 +1,8 @@
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { awaitOrphanedOwner, DatabaseInUseError, servingOwner } from "./embedded-lock";
 import { launchDatabaseProcess, type DatabaseProcessOptions } from "./embedded/launch";
-import { DEFAULT_SHARED_BUFFERS_MB, openPglite, type OwnerOptions } from "./embedded/open-pglite";
+import { openPglite, type OwnerOptions } from "./embedded/open-pglite";
+import { databaseSettings } from "./settings";
 import { migrationsFolder, pendingMigrations, SchemaBehindError } from "./migrations";
 import * as schema from "./schema";
 
@@ -53,7 +54,8 @@ export type DatabaseTarget = (
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   const migrate = target.migrate ?? true;
   if (target.kind === "postgres") return openPostgresTarget(target, migrate);
-  const sharedBuffersMb = target.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB;
+  const sharedBuffersMb =
+    target.sharedBuffersMb ?? databaseSettings.settings.OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB.default;
   if (target.dataDir) await awaitOrphanedOwner(target.dataDir);
   if (target.dataDir && target.serve) {
     const process = await launchDatabaseProcess({

@@ -26,13 +26,6 @@ export const PLACEHOLDER_QUALITY = 40;
 export const AVIF_EFFORT = 2;
 
 /**
- * WebP effort 4, libwebp's own default. Effort 2 encodes 30–40 % faster on this project's machine for
- * 1–5 % more bytes at the same quality setting (docs/benchmarks.md); an image is transformed once and
- * then served from caches many times, so bytes win by default. OPTSTUFF_WEBP_EFFORT changes it.
- */
-export const DEFAULT_WEBP_EFFORT = 4;
-
-/**
  * With f_auto the integrator cannot know which format answers, so q_ names a look on the JPEG/WebP
  * scale, and AVIF gets the quality that looks the same: scaled by the two defaults (80 → 50), the ratio
  * Next.js's optimizer also uses. Read literally, f_auto,q_75 made AVIFs about three times the bytes of
@@ -60,7 +53,11 @@ export function applyEncoder(
   image: Sharp,
   format: OutputFormat,
   ops: ImageOperations,
-  webpEffort = DEFAULT_WEBP_EFFORT,
+  /**
+   * OPTSTUFF_WEBP_EFFORT, by default libwebp's own 4: effort 2 encodes 30–40 % faster for 1–5 % more
+   * bytes (docs/benchmarks.md), and an image is transformed once then served from caches many times.
+   */
+  webpEffort: number,
 ): Sharp {
   const quality = (fallback: number) => ops.quality ?? (ops.placeholder ? PLACEHOLDER_QUALITY : fallback);
   switch (format) {

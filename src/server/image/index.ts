@@ -15,5 +15,5 @@ export { lazyInProcessTransform } from "./lazy-transform";
 export { createResultCache, type ResultCache, type ResultCacheOptions } from "./result-cache";
 export type { SharpSettings } from "./configure-sharp";
 export { fontEnvironment } from "./fonts";
-export { DEFAULT_TRANSFORM_LIMITS } from "./limits";
+export { DEFAULT_TRANSFORM_LIMITS } from "./settings";
 export { DEFAULT_QUALITY } from "./encode-options";

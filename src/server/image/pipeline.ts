@@ -4,7 +4,6 @@ import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-so
 import { describeImage } from "./describe-image";
 import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } from "./fit-bytes";
 import { negotiateFormat } from "./negotiate";
-import { DEFAULT_TRANSFORM_LIMITS } from "./limits";
 import { pixelated } from "./pixelate";
 import { planGeometry } from "./plan-geometry";
 import { renderImage, renderPixels, type RenderInput } from "./render-image";
@@ -51,11 +50,8 @@ export async function transformImage(
       : 0;
   assertWithinLimits(source, keepFrames ? source.frames : 1, limits, embedded);
   const geometry = { source, ops, maxOutputDimension: limits.maxOutputDimension, keepFrames };
-  let plan = planGeometry({
-    ...geometry,
-    maxOutputPixels: limits.maxOutputPixels ?? DEFAULT_TRANSFORM_LIMITS.maxOutputPixels,
-  });
-  const maxAvifPixels = limits.maxAvifPixels ?? DEFAULT_TRANSFORM_LIMITS.maxAvifPixels!;
+  let plan = planGeometry({ ...geometry, maxOutputPixels: limits.maxOutputPixels });
+  const { maxAvifPixels } = limits;
   if (format === "avif" && plan.outputPixels > maxAvifPixels) {
     // Negotiated: every browser that takes AVIF takes WebP, which encodes a large image in a fraction
     // of the time. Asked for by name: keep the format, at the area AVIF is allowed.

@@ -68,26 +68,23 @@ export interface ImageOperations {
 }
 
 export interface TransformLimits {
-  /** Input pixels over all frames. Default 50 MP. */
+  /** Input pixels over all frames. */
   maxInputPixels: number;
-  /** Largest output width or height. Default 8192. */
+  /** Largest output width or height. */
   maxOutputDimension: number;
-  /** Largest output area of one frame; larger results are scaled down to fit. Default 24 MP. */
-  maxOutputPixels?: number;
+  /** Largest output area of one frame; larger results are scaled down to fit. */
+  maxOutputPixels: number;
   /**
    * Largest AVIF output area: libheif's encode is one call that no timeout interrupts and costs about
-   * 0.7 s per megapixel. f_auto answers WebP above it; f_avif is scaled down to it. Default 8.3 MP (4K).
+   * 0.7 s per megapixel. f_auto answers WebP above it; f_avif is scaled down to it.
    */
-  maxAvifPixels?: number;
+  maxAvifPixels: number;
   /** Most animation frames decoded. */
   maxFrames: number;
   /** Transform budget; libvips is told to stop past it. */
   timeoutMs: number;
-  /**
-   * WebP encoder effort 0–6, a CPU budget per image: lower is faster for a few percent more bytes.
-   * Default 4 (libwebp's). See docs/benchmarks.md for the measured trade.
-   */
-  webpEffort?: number;
+  /** WebP encoder effort 0–6, a CPU budget per image: lower is faster for a few percent more bytes. */
+  webpEffort: number;
 }
 
 export interface TransformResult {

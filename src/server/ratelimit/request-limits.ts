@@ -6,17 +6,21 @@ import type { LimitResult, LimitWindow, MemoRateLimiter } from "@/server/coordin
 import { AppError } from "@/server/errors";
 import { describeError, type SampledLog } from "@/server/log";
 import { addressSubject } from "./address-subject";
+import { rateLimitSettings } from "./settings";
 
 /** The per-address windows, the same for every key of the instance; 0 turns one off. */
 export interface AddressLimits {
-  /** Image requests per client address and minute, whatever they cost. Default 1200. */
+  /** Image requests per client address and minute, whatever they cost. */
   requestsPerMinute: number;
-  /** Transforms per client address and minute. Default 120. */
+  /** Transforms per client address and minute. */
   transformsPerMinute: number;
 }
 
-/** The reasoning behind these numbers is in docs/architecture.md (rate limiting). */
-export const DEFAULT_ADDRESS_LIMITS: AddressLimits = { requestsPerMinute: 1200, transformsPerMinute: 120 };
+/** The reasoning behind the defaults is in docs/architecture.md (rate limiting). */
+export const DEFAULT_ADDRESS_LIMITS: AddressLimits = {
+  requestsPerMinute: rateLimitSettings.settings.OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE.default,
+  transformsPerMinute: rateLimitSettings.settings.OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE.default,
+};
 
 export interface LimitDeps {
   limiter: MemoRateLimiter;

@@ -10,6 +10,7 @@ import { describeError, type SampledLog } from "@/server/log";
 import { meteredIncrement, type UsageIncrement } from "./buffer-usage";
 import { addUsage } from "./database-buffer";
 import { createStatsBatch } from "./request-stats";
+import { requestLogSettings } from "./settings";
 
 export interface RequestLogOptions {
   /** Share of successes written, 0 to 1. */
@@ -26,10 +27,12 @@ export interface RequestLogOptions {
   batchWindowMs: number;
 }
 
+const logged = requestLogSettings.settings;
+
 export const defaultRequestLogOptions: RequestLogOptions = {
-  successSampleRate: 1,
-  failuresPerProjectMinute: 60,
-  successesPerProjectMinute: 120,
+  successSampleRate: logged.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE.default,
+  failuresPerProjectMinute: logged.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE.default,
+  successesPerProjectMinute: logged.OPTSTUFF_REQUEST_LOG_SUCCESSES_PER_MINUTE.default,
   batchSize: 200,
   batchWindowMs: 50,
 };

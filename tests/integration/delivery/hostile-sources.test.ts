@@ -1,3 +1,4 @@
+import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../support/app";
@@ -44,7 +45,7 @@ beforeAll(async () => {
   app = await createTestApp({
     sourceHosts: [origin.host],
     fetchLimits: { maxBytes: MAX_BYTES, timeoutMs: 800, maxRedirects: 3, allowLoopback: true },
-    transformLimits: { maxInputPixels: 50_000_000, maxOutputDimension: 8192, maxFrames: 100, timeoutMs: 10_000 },
+    transformLimits: { ...DEFAULT_TRANSFORM_LIMITS, maxFrames: 100, timeoutMs: 10_000 },
   });
   // Warm the pipeline once so the baseline includes libvips' own start-up allocations.
   await app.fetch(app.signedPath("w_32", `http://${origin.host}/ok.png`));

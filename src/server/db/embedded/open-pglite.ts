@@ -14,16 +14,6 @@ export interface OwnerOptions {
   onTakeover?(owner: DatabaseOwner | null): void;
 }
 
-/**
- * PGlite keeps PostgreSQL's buffer pool inside its WebAssembly memory, all of it resident, and that
- * memory never shrinks: the default 128 MB pool was most of the embedded server's idle footprint.
- * 16 MB holds a small deployment's working set (pages it misses come from the OS page cache); measured
- * in bare Node, reopening a data directory idled at 316 MB by default and 194 MB with 16 MB, with the
- * same durability (the pool is a cache; commits still reach the WAL). Passed as a start parameter, not
- * written into postgresql.conf, so a later start can choose again (OPTSTUFF_EMBEDDED_SHARED_BUFFERS_MB).
- */
-export const DEFAULT_SHARED_BUFFERS_MB = 16;
-
 /** Opens PGlite on a directory it then owns (embedded-lock.ts), or in memory when dataDir is null. */
 export async function openPglite(
   dataDir: string | null,

@@ -1,0 +1,16 @@
+import { group, text } from "@/server/config/setting";
+
+/** How team admins sign in to the dashboard. Each provider's button appears only with both of its values. */
+export const authSettings = group("Dashboard sign-in", {
+  OPTSTUFF_TRUSTED_ORIGINS: text({
+    doc: "Further origins the dashboard accepts sign-ins from (comma-separated), besides the public base URL.",
+  }),
+  GITHUB_CLIENT_ID: text({
+    doc: "GitHub sign-in, with its secret; the callback is `{public base URL}/api/auth/callback/github`.",
+  }),
+  GITHUB_CLIENT_SECRET: text({ doc: "GitHub sign-in's client secret.", secret: true }),
+  GOOGLE_CLIENT_ID: text({
+    doc: "Google sign-in, with its secret; the callback is `{public base URL}/api/auth/callback/google`.",
+  }),
+  GOOGLE_CLIENT_SECRET: text({ doc: "Google sign-in's client secret.", secret: true }),
+});

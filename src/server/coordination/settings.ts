@@ -1,0 +1,14 @@
+import { group, text } from "@/server/config/setting";
+
+/** Redis over the Upstash REST protocol; without it rate limits, caches and the usage buffer stay in process. */
+export const coordinationSettings = group("Redis (rate limits, caches, usage buffer)", {
+  UPSTASH_REDIS_REST_URL: text({
+    defaultText: "in-process coordination (one instance only)",
+    doc: "Redis over the Upstash REST protocol, shared by every instance; with its token, both or neither.",
+  }),
+  UPSTASH_REDIS_REST_TOKEN: text({ doc: "The REST endpoint's token.", secret: true }),
+  KV_REST_API_URL: text({
+    doc: "The same endpoint as Vercel's marketplace integration of Upstash names it: read when the `UPSTASH_` pair is not set.",
+  }),
+  KV_REST_API_TOKEN: text({ doc: "Its token.", secret: true }),
+});
