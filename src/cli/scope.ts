@@ -6,7 +6,7 @@ import { CliError } from "./errors";
 
 /** `--team`, read as the dashboard's URLs read it: an unknown slug is refused by name. */
 export async function resolveTeam(db: Database, teamSlug: string): Promise<TeamRow> {
-  const team = await findTeamBySlug(db, teamSlug);
+  const team = await findTeamBySlug({ db }, teamSlug);
   if (!team) throw new CliError(`No team "${teamSlug}" (optstuff teams list shows them)`);
   return team;
 }
@@ -18,7 +18,7 @@ export async function resolveProject(
   projectSlug: string,
 ): Promise<{ team: TeamRow; project: ProjectRow; scope: { teamId: string; projectId: string } }> {
   const team = await resolveTeam(db, teamSlug);
-  const project = await findProject(db, team.id, projectSlug);
+  const project = await findProject({ db }, team.id, projectSlug);
   if (!project)
     throw new CliError(
       `No project "${projectSlug}" in team "${team.slug}" (optstuff projects list --team ${team.slug})`,

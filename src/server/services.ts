@@ -157,7 +157,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       })
     : null;
   const store = options.resultStore
-    ? await createResultStore(options.resultStore, (ids) => teamsOfProjects(database.db, ids))
+    ? await createResultStore(options.resultStore, (ids) => teamsOfProjects(database, ids))
     : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
   const results = store ? createSharedResults({ store, redis, counters, logSampled }) : null;
@@ -225,14 +225,14 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     limiter: coordination.limiter,
     ...oauth,
     onUserCreated: async (account) => {
-      await createPersonalTeam(database.db, account);
+      await createPersonalTeam(database, account);
     },
     // The instance's owner adopts the teams nobody can see: the quickstart's demo, made before any
     // account existed, and any team whose last member's account is gone.
     onSignedIn: async (userId) => {
       try {
-        if ((await findInstanceOwner(database.db))?.id !== userId) return;
-        const adopted = await adoptOwnerlessTeams(database.db, userId);
+        if ((await findInstanceOwner(database))?.id !== userId) return;
+        const adopted = await adoptOwnerlessTeams(database, userId);
         if (adopted.length > 0)
           logger.log("info", "the instance owner adopted teams nobody belonged to", { teams: adopted });
       } catch (error) {
@@ -243,8 +243,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     logger,
     registration: {
       admit: (candidate, db) => admitAccount({ db, now }, registration, candidate),
-      isFirstAccount,
-      lockAccountCreation,
+      isFirstAccount: (db) => isFirstAccount({ db }),
+      lockAccountCreation: (db) => lockAccountCreation({ db }),
     },
   };
   let auth: Promise<Auth> | undefined;

@@ -53,7 +53,7 @@ export function registerBootstrap(program: Command, cli: Cli): void {
           // URL works. An existing project keeps its hosts unless --sources says otherwise.
           newProjectSourceHosts: e.DATABASE_URL === undefined ? ["local"] : undefined,
           allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
-          ownerId: (await findInstanceOwner(deps.db))?.id ?? null,
+          ownerId: (await findInstanceOwner(deps))?.id ?? null,
         });
         if (!result.created.project) await deps.invalidate.project(result.project.id);
         await printCredentials(

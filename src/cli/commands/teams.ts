@@ -16,7 +16,7 @@ export function registerTeams(program: Command, cli: Cli): void {
     .option("--json", JSON_HELP)
     .action(async (options, command) => {
       const ctx = cli.context(command, options);
-      const teams = await withReadDatabase(ctx, listAllTeams);
+      const teams = await withReadDatabase(ctx, (db) => listAllTeams({ db }));
       ctx.out.result(teams, () =>
         table(
           teams.map((t) => ({ slug: t.slug, name: t.name, members: String(t.members), projects: String(t.projects) })),
@@ -35,7 +35,7 @@ export function registerTeams(program: Command, cli: Cli): void {
     .action(async (options, command) => {
       const ctx = cli.context(command, options);
       const projects = await withReadDatabase(ctx, async (db) =>
-        listProjects(db, (await resolveTeam(db, options.team)).id),
+        listProjects({ db }, (await resolveTeam(db, options.team)).id),
       );
       ctx.out.result(projects, () =>
         table(

@@ -76,7 +76,7 @@ export function teamProcedure(permission: Permission) {
     .meta({ permission })
     .input(z.object({ teamSlug: pathSlug }))
     .use(async ({ ctx, input, next }) => {
-      const membership = await resolveMembership(ctx.services.db, ctx.user.id, input.teamSlug);
+      const membership = await resolveMembership(ctx.services.tenancy, ctx.user.id, input.teamSlug);
       if (!membership) throw new AppError("NOT_FOUND", { message: "Team not found" });
       assertCan(membership.role, permission);
       return next({ ctx: { team: membership.team, role: membership.role } });
@@ -87,7 +87,7 @@ export function projectProcedure(permission: Permission) {
   return teamProcedure(permission)
     .input(z.object({ projectSlug: pathSlug }))
     .use(async ({ ctx, input, next }) => {
-      const project: ProjectRow | null = await findProject(ctx.services.db, ctx.team.id, input.projectSlug);
+      const project: ProjectRow | null = await findProject(ctx.services.tenancy, ctx.team.id, input.projectSlug);
       if (!project) throw new AppError("NOT_FOUND", { message: "Project not found" });
       return next({ ctx: { project, scope: { teamId: ctx.team.id, projectId: project.id } } });
     });

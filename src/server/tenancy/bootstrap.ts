@@ -34,15 +34,15 @@ export async function bootstrap(
   input: BootstrapInput,
 ): Promise<BootstrapResult> {
   const policy = { allowLoopback: input.allowLoopback ?? false };
-  const existingTeam = await findTeamBySlug(deps.db, input.teamSlug);
+  const existingTeam = await findTeamBySlug(deps, input.teamSlug);
   const team =
     existingTeam ??
-    (await createTeam(deps.db, { name: input.teamSlug, slug: input.teamSlug, ownerId: input.ownerId ?? undefined }));
-  const existingProject = await findProject(deps.db, team.id, input.projectSlug);
+    (await createTeam(deps, { name: input.teamSlug, slug: input.teamSlug, ownerId: input.ownerId ?? undefined }));
+  const existingProject = await findProject(deps, team.id, input.projectSlug);
   let project =
     existingProject ??
     (await createProject(
-      deps.db,
+      deps,
       {
         teamId: team.id,
         name: input.projectSlug,
@@ -53,7 +53,7 @@ export async function bootstrap(
     ));
   if (existingProject && input.sourceHosts) {
     project = await writeProject(
-      deps.db,
+      deps,
       { teamId: team.id, projectId: project.id },
       { allowedSourceHosts: input.sourceHosts },
       policy,

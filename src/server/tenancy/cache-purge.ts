@@ -8,6 +8,7 @@ import { AppError, isAppError } from "@/server/errors";
 import { describeError, type Logger } from "@/server/log";
 import type { ResultStore } from "@/server/result-store/types";
 import { parseSource } from "@/server/source";
+import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 
 export interface PurgeDeps {
@@ -129,13 +130,13 @@ export interface CacheStatus {
   purgedSources: Array<{ source: string; purgedAt: Date }>;
 }
 
-export async function cacheStatus(db: Database, scope: ProjectScope): Promise<CacheStatus> {
-  const [project] = await db
+export async function cacheStatus(deps: Pick<TenancyDeps, "db">, scope: ProjectScope): Promise<CacheStatus> {
+  const [project] = await deps.db
     .select({ lastPurgedAt: projects.cachePurgedAt })
     .from(projects)
     .where(and(eq(projects.id, scope.projectId), eq(projects.teamId, scope.teamId)));
   if (!project) throw new AppError("NOT_FOUND");
-  const purgedSources = await db
+  const purgedSources = await deps.db
     .select({ source: sourcePurges.source, purgedAt: sourcePurges.purgedAt })
     .from(sourcePurges)
     .where(eq(sourcePurges.projectId, scope.projectId))

@@ -41,7 +41,7 @@ export async function signTestUrl(
       field: "source",
     });
   }
-  await assertTesterSourceAllowed(deps.db, scope, location);
+  await assertTesterSourceAllowed(deps, scope, location);
   const [key] = await deps.db
     .select({
       publicKey: apiKeys.publicKey,

@@ -152,7 +152,7 @@ export async function acceptInvitation(
       .for("update");
     if (!invitation) throw new AppError("INVITATION_INVALID");
     if (invitation.email !== account.email.trim().toLowerCase()) throw new AppError("INVITATION_EMAIL_MISMATCH");
-    if (invitation.role === "owner") await assertRoomForTeam(tx, account.id);
+    if (invitation.role === "owner") await assertRoomForTeam({ db: tx }, account.id);
     try {
       await tx.insert(teamMembers).values({ teamId: invitation.teamId, userId: account.id, role: invitation.role });
     } catch (error) {

@@ -1,5 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
+import type { TenancyDeps } from "./deps";
 import { teamMembers, user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { TeamRole } from "./roles";
@@ -19,8 +20,8 @@ export interface Actor {
   role: TeamRole;
 }
 
-export async function listMembers(db: Database, teamId: string): Promise<MemberRow[]> {
-  return db
+export async function listMembers(deps: Pick<TenancyDeps, "db">, teamId: string): Promise<MemberRow[]> {
+  return deps.db
     .select({
       userId: teamMembers.userId,
       name: user.name,
@@ -39,18 +40,18 @@ export async function listMembers(db: Database, teamId: string): Promise<MemberR
  * owner rows locked so two owners demoting each other at once cannot leave the team without one.
  */
 export async function changeRole(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   actor: Actor,
   teamId: string,
   targetUserId: string,
   role: TeamRole,
 ): Promise<void> {
-  await withOwnersLocked(db, teamId, targetUserId, async (tx, target, owners) => {
+  await withOwnersLocked(deps.db, teamId, targetUserId, async (tx, target, owners) => {
     if ((target === "owner" || role === "owner") && actor.role !== "owner")
       throw new AppError("NOT_PERMITTED", { message: "Only an owner can grant or change the owner role" });
     if (target === "owner" && role !== "owner" && owners === 1) throw new AppError("LAST_OWNER");
     // Becoming an owner is owning one more team: the same quota as making one.
-    if (role === "owner" && target !== "owner") await assertRoomForTeam(tx, targetUserId);
+    if (role === "owner" && target !== "owner") await assertRoomForTeam({ db: tx }, targetUserId);
     await tx
       .update(teamMembers)
       .set({ role })
@@ -58,8 +59,13 @@ export async function changeRole(
   });
 }
 
-export async function removeMember(db: Database, actor: Actor, teamId: string, targetUserId: string): Promise<void> {
-  await withOwnersLocked(db, teamId, targetUserId, async (tx, target, owners) => {
+export async function removeMember(
+  deps: Pick<TenancyDeps, "db">,
+  actor: Actor,
+  teamId: string,
+  targetUserId: string,
+): Promise<void> {
+  await withOwnersLocked(deps.db, teamId, targetUserId, async (tx, target, owners) => {
     if (target === "owner" && actor.role !== "owner")
       throw new AppError("NOT_PERMITTED", { message: "Only an owner can remove an owner" });
     if (target === "owner" && owners === 1) throw new AppError("LAST_OWNER");
@@ -67,8 +73,8 @@ export async function removeMember(db: Database, actor: Actor, teamId: string, t
   });
 }
 
-export async function leaveTeam(db: Database, userId: string, teamId: string): Promise<void> {
-  await withOwnersLocked(db, teamId, userId, async (tx, role, owners) => {
+export async function leaveTeam(deps: Pick<TenancyDeps, "db">, userId: string, teamId: string): Promise<void> {
+  await withOwnersLocked(deps.db, teamId, userId, async (tx, role, owners) => {
     if (role === "owner" && owners === 1)
       throw new AppError("LAST_OWNER", {
         message: "You are the last owner: make someone else owner or delete the team",

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { slugify } from "@/lib/slugify";
-import type { Database } from "@/server/db/client";
 import { teamMembers, teams } from "@/server/db/schema";
+import type { TenancyDeps } from "./deps";
 import { createTeam, updateTeam, type TeamRow } from "./teams";
 
 /**
@@ -10,18 +10,18 @@ import { createTeam, updateTeam, type TeamRow } from "./teams";
  * (from the email and a random suffix) and flagged for onboarding, where the user picks the real one.
  */
 export async function createPersonalTeam(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   user: { id: string; name: string; email: string },
 ): Promise<TeamRow> {
   const base = slugify(user.email.split("@")[0]!).slice(0, 30).replace(/-+$/, "") || "team";
   const slug = `${base.length >= 2 ? base : `${base}-team`}-${randomBytes(3).toString("hex")}`;
   const name = `${user.name.trim() || base}'s team`.slice(0, 80);
-  return createTeam(db, { name, slug, ownerId: user.id, pendingOnboarding: true });
+  return createTeam(deps, { name, slug, ownerId: user.id, pendingOnboarding: true });
 }
 
 /** The user's personal team still waiting for its name, if any. */
-export async function findPendingTeam(db: Database, userId: string): Promise<TeamRow | null> {
-  const [row] = await db
+export async function findPendingTeam(deps: Pick<TenancyDeps, "db">, userId: string): Promise<TeamRow | null> {
+  const [row] = await deps.db
     .select({ id: teams.id, name: teams.name, slug: teams.slug, pendingOnboarding: teams.pendingOnboarding })
     .from(teams)
     .innerJoin(
@@ -35,11 +35,11 @@ export async function findPendingTeam(db: Database, userId: string): Promise<Tea
 
 /** Names the pending team; when there is none (deleted meanwhile), creates the team instead. */
 export async function completeOnboarding(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   userId: string,
   input: { name: string; slug: string },
 ): Promise<TeamRow> {
-  const pending = await findPendingTeam(db, userId);
-  if (!pending) return createTeam(db, { ...input, ownerId: userId });
-  return updateTeam(db, pending.id, { ...input, pendingOnboarding: false });
+  const pending = await findPendingTeam(deps, userId);
+  if (!pending) return createTeam(deps, { ...input, ownerId: userId });
+  return updateTeam(deps, pending.id, { ...input, pendingOnboarding: false });
 }

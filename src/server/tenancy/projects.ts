@@ -46,7 +46,7 @@ const slugTaken = (error: unknown) =>
 
 /** Within the projects a team may have (quotas.ts). */
 export async function createProject(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   input: {
     teamId: string;
     name: string;
@@ -64,7 +64,7 @@ export async function createProject(
     allowedRefererHosts: normaliseRefererHosts(input.allowedRefererHosts ?? [], policy),
   };
   try {
-    return await db.transaction(async (tx) => {
+    return await deps.db.transaction(async (tx) => {
       await assertRoomForProject(tx, input.teamId);
       const [row] = await tx.insert(projects).values(values).returning(columns);
       return row!;
@@ -87,10 +87,13 @@ async function assertRoomForProject(tx: Database, teamId: string): Promise<void>
 }
 
 /** Each given project's team (projects deleted meanwhile are absent). */
-export async function teamsOfProjects(db: Database, projectIds: readonly string[]): Promise<Map<string, string>> {
+export async function teamsOfProjects(
+  deps: Pick<TenancyDeps, "db">,
+  projectIds: readonly string[],
+): Promise<Map<string, string>> {
   const known = projectIds.filter((id) => UUID.test(id));
   if (known.length === 0) return new Map();
-  const rows = await db
+  const rows = await deps.db
     .select({ id: projects.id, teamId: projects.teamId })
     .from(projects)
     .where(inArray(projects.id, known));
@@ -100,8 +103,12 @@ export async function teamsOfProjects(db: Database, projectIds: readonly string[
 /** A store key's first segment is a project id; anything else would fail the uuid cast. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function findProject(db: Database, teamId: string, slug: string): Promise<ProjectRow | null> {
-  const [row] = await db
+export async function findProject(
+  deps: Pick<TenancyDeps, "db">,
+  teamId: string,
+  slug: string,
+): Promise<ProjectRow | null> {
+  const [row] = await deps.db
     .select(columns)
     .from(projects)
     .where(and(eq(projects.teamId, teamId), eq(projects.slug, slug)));
@@ -109,10 +116,14 @@ export async function findProject(db: Database, teamId: string, slug: string): P
 }
 
 /** The team's projects by name; `search` matches name or slug, case-insensitively. */
-export async function listProjects(db: Database, teamId: string, search?: string): Promise<ProjectRow[]> {
+export async function listProjects(
+  deps: Pick<TenancyDeps, "db">,
+  teamId: string,
+  search?: string,
+): Promise<ProjectRow[]> {
   const term = search?.trim();
   const pattern = term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  return db
+  return deps.db
     .select(columns)
     .from(projects)
     .where(
@@ -126,7 +137,7 @@ export async function listProjects(db: Database, teamId: string, search?: string
 
 /** The write alone: callers drop the cached project (updateProject does; bootstrap's caller does). */
 export async function writeProject(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   scope: ProjectScope,
   input: {
     name?: string;
@@ -149,7 +160,7 @@ export async function writeProject(
   };
   let row: ProjectRow | undefined;
   try {
-    [row] = await db.update(projects).set(changes).where(inScope(scope)).returning(columns);
+    [row] = await deps.db.update(projects).set(changes).where(inScope(scope)).returning(columns);
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken(error);
     throw error;
@@ -167,7 +178,7 @@ export async function updateProject(
   scope: ProjectScope,
   input: Parameters<typeof writeProject>[2],
 ): Promise<ProjectRow> {
-  const row = await writeProject(deps.db, scope, input, deps.hostPolicy);
+  const row = await writeProject(deps, scope, input, deps.hostPolicy);
   await deps.invalidate.project(row.id);
   return row;
 }
@@ -177,7 +188,7 @@ export async function deleteProject(deps: Pick<TenancyDeps, "db" | "invalidate">
   const publicKeys = await deps.db.transaction(async (tx) => {
     const [locked] = await tx.select({ id: projects.id }).from(projects).where(inScope(scope)).for("update");
     if (!locked) throw new AppError("NOT_FOUND");
-    const keys = await keysOfProjects(tx, [locked.id]);
+    const keys = await keysOfProjects({ db: tx }, [locked.id]);
     await tx.delete(projects).where(inScope(scope));
     return keys.map((k) => k.publicKey);
   });

@@ -1,8 +1,7 @@
 import { eq, sql } from "drizzle-orm";
-import type { Database } from "@/server/db/client";
 import { user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
-import type { TenancyClock } from "./deps";
+import type { TenancyClock, TenancyDeps } from "./deps";
 import { findPendingInvitation, hasPendingInvitation } from "./invitations";
 
 /**
@@ -50,19 +49,22 @@ const ACCOUNT_CREATION_LOCK = 0x6f707473_74756672n;
  * earlier, outside the lock; two sign-ups on an empty instance are both "the first" there, so the
  * caller asks again once it holds the lock.
  */
-export async function lockAccountCreation(db: Database): Promise<void> {
-  await db.execute(sql`select pg_advisory_xact_lock(${ACCOUNT_CREATION_LOCK})`);
+export async function lockAccountCreation(deps: Pick<TenancyDeps, "db">): Promise<void> {
+  await deps.db.execute(sql`select pg_advisory_xact_lock(${ACCOUNT_CREATION_LOCK})`);
 }
 
 /** No account exists yet: the one being created will own the instance. */
-export async function isFirstAccount(db: Database): Promise<boolean> {
-  const [row] = await db.select({ id: user.id }).from(user).limit(1);
+export async function isFirstAccount(deps: Pick<TenancyDeps, "db">): Promise<boolean> {
+  const [row] = await deps.db.select({ id: user.id }).from(user).limit(1);
   return row === undefined;
 }
 
 /** The account that set the instance up (`user.instance_role = 'owner'`), if it still exists. */
-export async function findInstanceOwner(db: Database): Promise<{ id: string; email: string } | null> {
-  const [row] = await db.select({ id: user.id, email: user.email }).from(user).where(eq(user.instanceRole, "owner"));
+export async function findInstanceOwner(deps: Pick<TenancyDeps, "db">): Promise<{ id: string; email: string } | null> {
+  const [row] = await deps.db
+    .select({ id: user.id, email: user.email })
+    .from(user)
+    .where(eq(user.instanceRole, "owner"));
   return row ?? null;
 }
 
@@ -72,7 +74,7 @@ export async function admitAccount(
   policy: RegistrationPolicy,
   candidate: AccountCandidate,
 ): Promise<void> {
-  if (anyoneMay(policy) || (await isFirstAccount(deps.db))) return;
+  if (anyoneMay(policy) || (await isFirstAccount(deps))) return;
   const email = candidate.email.trim().toLowerCase();
   if (candidate.invitationToken) {
     const invitation = await findPendingInvitation(deps, candidate.invitationToken);
@@ -94,7 +96,7 @@ export async function signUpOffer(
   invitationToken: string | null,
 ): Promise<SignUpOffer> {
   if (anyoneMay(policy)) return { kind: "open" };
-  if (await isFirstAccount(deps.db)) return { kind: "first-account" };
+  if (await isFirstAccount(deps)) return { kind: "first-account" };
   const invitation = invitationToken ? await findPendingInvitation(deps, invitationToken) : null;
   if (invitation && invitationToken) return { kind: "invited", email: invitation.email, token: invitationToken };
   return { kind: "closed", emailDomains: [...policy.emailDomains] };

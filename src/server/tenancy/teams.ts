@@ -28,7 +28,7 @@ const columns = { id: teams.id, name: teams.name, slug: teams.slug, pendingOnboa
  * signed up) is the operator's.
  */
 export async function createTeam(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   input: { name: string; slug: string; ownerId?: string; pendingOnboarding?: boolean },
 ): Promise<TeamRow> {
   const values = {
@@ -37,8 +37,8 @@ export async function createTeam(
     pendingOnboarding: input.pendingOnboarding ?? false,
   };
   try {
-    return await db.transaction(async (tx) => {
-      if (input.ownerId) await assertRoomForTeam(tx, input.ownerId);
+    return await deps.db.transaction(async (tx) => {
+      if (input.ownerId) await assertRoomForTeam({ db: tx }, input.ownerId);
       const [row] = await tx.insert(teams).values(values).returning(columns);
       if (input.ownerId) await tx.insert(teamMembers).values({ teamId: row!.id, userId: input.ownerId, role: "owner" });
       return row!;
@@ -49,14 +49,18 @@ export async function createTeam(
   }
 }
 
-export async function findTeamBySlug(db: Database, slug: string): Promise<TeamRow | null> {
-  const [row] = await db.select(columns).from(teams).where(eq(teams.slug, slug));
+export async function findTeamBySlug(deps: Pick<TenancyDeps, "db">, slug: string): Promise<TeamRow | null> {
+  const [row] = await deps.db.select(columns).from(teams).where(eq(teams.slug, slug));
   return row ?? null;
 }
 
 /** The session user's membership in the team at this slug; null when not a member (or no such team). */
-export async function resolveMembership(db: Database, userId: string, teamSlug: string): Promise<Membership | null> {
-  const [row] = await db
+export async function resolveMembership(
+  deps: Pick<TenancyDeps, "db">,
+  userId: string,
+  teamSlug: string,
+): Promise<Membership | null> {
+  const [row] = await deps.db
     .select({ ...columns, role: teamMembers.role })
     .from(teams)
     .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId)))
@@ -66,8 +70,11 @@ export async function resolveMembership(db: Database, userId: string, teamSlug: 
   return { team, role };
 }
 
-export async function listTeamsForUser(db: Database, userId: string): Promise<Array<TeamRow & { role: TeamRole }>> {
-  return db
+export async function listTeamsForUser(
+  deps: Pick<TenancyDeps, "db">,
+  userId: string,
+): Promise<Array<TeamRow & { role: TeamRole }>> {
+  return deps.db
     .select({ ...columns, role: teamMembers.role })
     .from(teams)
     .innerJoin(teamMembers, eq(teamMembers.teamId, teams.id))
@@ -76,7 +83,10 @@ export async function listTeamsForUser(db: Database, userId: string): Promise<Ar
 }
 
 /** Every team of the instance, with its member and project counts: the operator's view (command line). */
-export async function listAllTeams(db: Database): Promise<Array<TeamRow & { members: number; projects: number }>> {
+export async function listAllTeams(
+  deps: Pick<TenancyDeps, "db">,
+): Promise<Array<TeamRow & { members: number; projects: number }>> {
+  const { db } = deps;
   const memberCounts = db
     .select({ teamId: teamMembers.teamId, n: count().as("members") })
     .from(teamMembers)
@@ -100,8 +110,8 @@ export async function listAllTeams(db: Database): Promise<Array<TeamRow & { memb
  * Teams nobody belongs to (made by the command line before anyone signed up, as the quickstart's demo
  * is) become the user's, as owner: no team is left that no account can see. Returns their slugs.
  */
-export async function adoptOwnerlessTeams(db: Database, userId: string): Promise<string[]> {
-  return db.transaction(async (tx) => {
+export async function adoptOwnerlessTeams(deps: Pick<TenancyDeps, "db">, userId: string): Promise<string[]> {
+  return deps.db.transaction(async (tx) => {
     const ownerless = await tx
       .select({ id: teams.id, slug: teams.slug })
       .from(teams)
@@ -128,9 +138,9 @@ export async function adoptOwnerlessTeams(db: Database, userId: string): Promise
  * memberships referencing the row are still written). Teams an account only belongs to (invited) are
  * not its own.
  */
-export async function assertRoomForTeam(tx: Database, ownerId: string): Promise<void> {
-  await tx.select({ id: user.id }).from(user).where(eq(user.id, ownerId)).for("no key update");
-  assertBelowQuota(quotas.teamsPerAccount, await ownedTeams(tx, ownerId));
+export async function assertRoomForTeam(deps: Pick<TenancyDeps, "db">, ownerId: string): Promise<void> {
+  await deps.db.select({ id: user.id }).from(user).where(eq(user.id, ownerId)).for("no key update");
+  assertBelowQuota(quotas.teamsPerAccount, await ownedTeams(deps.db, ownerId));
 }
 
 async function ownedTeams(db: Database, userId: string): Promise<number> {
@@ -148,23 +158,23 @@ async function ownedTeams(db: Database, userId: string): Promise<number> {
  * about other teams' slugs than creating a team would (the procedure also bounds its rate).
  */
 export async function checkSlugAvailable(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   userId: string,
   input: { slug: string; teamSlug?: string },
 ): Promise<{ available: boolean; reason: string | null }> {
   const parsed = slugSchema.safeParse(input.slug);
   if (!parsed.success) return { available: false, reason: parsed.error.issues[0]?.message ?? "Invalid slug" };
-  const renaming = input.teamSlug ? await resolveMembership(db, userId, input.teamSlug) : null;
+  const renaming = input.teamSlug ? await resolveMembership(deps, userId, input.teamSlug) : null;
   if (!renaming || !can(renaming.role, "team.update")) {
-    if ((await ownedTeams(db, userId)) >= quotas.teamsPerAccount.max)
+    if ((await ownedTeams(deps.db, userId)) >= quotas.teamsPerAccount.max)
       return { available: false, reason: quotas.teamsPerAccount.refusal };
   }
-  const taken = await findTeamBySlug(db, parsed.data);
+  const taken = await findTeamBySlug(deps, parsed.data);
   return taken ? { available: false, reason: "That slug is already taken" } : { available: true, reason: null };
 }
 
 export async function updateTeam(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   teamId: string,
   input: { name?: string; slug?: string; pendingOnboarding?: false },
 ): Promise<TeamRow> {
@@ -175,7 +185,7 @@ export async function updateTeam(
     updatedAt: new Date(),
   };
   try {
-    const [row] = await db.update(teams).set(changes).where(eq(teams.id, teamId)).returning(columns);
+    const [row] = await deps.db.update(teams).set(changes).where(eq(teams.id, teamId)).returning(columns);
     if (!row) throw new AppError("NOT_FOUND");
     return row;
   } catch (error) {
@@ -191,7 +201,7 @@ export async function deleteTeam(deps: Pick<TenancyDeps, "db" | "invalidate">, t
     // key escapes the invalidation below.
     const owned = await tx.select({ id: projects.id }).from(projects).where(eq(projects.teamId, teamId)).for("update");
     const keys = await keysOfProjects(
-      tx,
+      { db: tx },
       owned.map((p) => p.id),
     );
     await tx.delete(teams).where(eq(teams.id, teamId));
@@ -204,11 +214,11 @@ export async function deleteTeam(deps: Pick<TenancyDeps, "db" | "invalidate">, t
 }
 
 export async function keysOfProjects(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   projectIds: string[],
 ): Promise<Array<{ projectId: string; publicKey: string }>> {
   if (projectIds.length === 0) return [];
-  return db
+  return deps.db
     .select({ projectId: apiKeys.projectId, publicKey: apiKeys.publicKey })
     .from(apiKeys)
     .where(inArray(apiKeys.projectId, projectIds));

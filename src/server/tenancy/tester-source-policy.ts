@@ -1,8 +1,8 @@
 import { createDatabaseConfigStore, type ProjectConfig } from "@/server/config-cache";
-import type { Database } from "@/server/db/client";
 import { allowedSource } from "@/server/delivery/source-policy";
 import { AppError, isAppError } from "@/server/errors";
 import type { SourceLocation } from "@/server/source";
+import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 
 /**
@@ -13,11 +13,11 @@ import type { ProjectScope } from "./projects";
  * about `local/…`, `s3/{alias}/…`, `*` or `*.example.com`.
  */
 export async function assertTesterSourceAllowed(
-  db: Database,
+  deps: Pick<TenancyDeps, "db">,
   scope: ProjectScope,
   location: SourceLocation,
 ): Promise<void> {
-  const project = await createDatabaseConfigStore(db).getProject(scope.projectId);
+  const project = await createDatabaseConfigStore(deps.db).getProject(scope.projectId);
   if (!project) throw new AppError("NOT_FOUND", { message: "Project not found" });
   try {
     allowedSource(location, project);

@@ -415,11 +415,11 @@ describe("optstuff within the quotas", () => {
     // in the project (sealed under a throwaway master: they are only counted).
     const handle = await openDatabase({ kind: "pglite", dataDir, owner: { role: "the quota test" } });
     try {
-      const team = (await findTeamBySlug(handle.db, "full"))!;
-      const scope = { teamId: team.id, projectId: (await findProject(handle.db, team.id, "shop"))!.id };
+      const team = (await findTeamBySlug(handle, "full"))!;
+      const scope = { teamId: team.id, projectId: (await findProject(handle, team.id, "shop"))!.id };
       const filler = { db: handle.db, secretBox: createSecretBox("filler"), now: () => new Date() };
       for (let i = 1; i < 50; i++) {
-        await createProject(handle.db, { teamId: team.id, name: `p${i}`, slug: `p${i}` });
+        await createProject(handle, { teamId: team.id, name: `p${i}`, slug: `p${i}` });
         await createProjectKey(filler, scope, { name: `k${i}`, expiresAt: null, createdBy: null });
       }
     } finally {

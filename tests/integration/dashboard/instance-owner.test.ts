@@ -41,11 +41,11 @@ describe("the teams the command line made before anyone signed up", () => {
 
   it("made after the owner exists are the owner's at once; one left ownerless is adopted at the owner's next sign-in", async () => {
     const db = app.services.database.db;
-    const ownerId = (await findInstanceOwner(db))!.id;
+    const ownerId = (await findInstanceOwner({ db }))!.id;
     const secretBox = app.services.secretBox;
     await bootstrap({ db, secretBox }, { teamSlug: "made-later", projectSlug: "site", keyName: "k", ownerId });
     await bootstrap({ db, secretBox }, { teamSlug: "orphan", projectSlug: "site", keyName: "k" });
-    const [{ email }] = [(await findInstanceOwner(db))!];
+    const [{ email }] = [(await findInstanceOwner({ db }))!];
     const signIn = await authRequest(app.services, "/sign-in/email", { email, password: "correct horse battery" });
     expect(signIn.status).toBe(200);
     const teams = (await (await callerFor(app.services, cookieFrom(signIn))).account.me()).teams;

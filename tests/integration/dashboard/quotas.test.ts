@@ -64,7 +64,7 @@ describe("teams an account owns", () => {
       ownerId: user.id,
     });
     await expect(ownerFull).rejects.toMatchObject({ code: "QUOTA_REACHED" });
-    expect(await findTeamBySlug(app.services.database.db, `cli-${suffix}`)).toBeNull();
+    expect(await findTeamBySlug(app.services.tenancy, `cli-${suffix}`)).toBeNull();
 
     await user.caller.team.delete({ teamSlug: made[0]!, confirmSlug: made[0]! });
     expect((await user.caller.account.createTeam({ name: "One more", slug: `more-${suffix}` })).slug).toBe(
@@ -109,14 +109,14 @@ describe("projects a team has", () => {
   it("refuses the 51st, naming the limit, and makes room when one is deleted", async () => {
     const { user, teamSlug, teamId } = await onboarded("builder");
     const db = app.services.database.db;
-    for (let i = 1; i <= 49; i++) await createProject(db, { teamId, name: `P${i}`, slug: `p${i}` });
+    for (let i = 1; i <= 49; i++) await createProject({ db }, { teamId, name: `P${i}`, slug: `p${i}` });
     await user.caller.project.create({ teamSlug, name: "Fiftieth", slug: "p50" });
 
     await expect(user.caller.project.create({ teamSlug, name: "Extra", slug: "extra" })).rejects.toMatchObject({
       code: "CONFLICT",
       message: expect.stringMatching(/at most 50 projects/) as unknown,
     });
-    expect(await findProject(db, teamId, "extra")).toBeNull();
+    expect(await findProject({ db }, teamId, "extra")).toBeNull();
     await user.caller.project.delete({ teamSlug, projectSlug: "p1", confirmSlug: "p1" });
     expect((await user.caller.project.create({ teamSlug, name: "Extra", slug: "extra" })).slug).toBe("extra");
   }, 60_000);
@@ -126,14 +126,14 @@ describe("creations at the same moment", () => {
   it("let only one of two creations take a team's last project place or a project's last key place", async () => {
     const { user, teamSlug, teamId } = await onboarded("racer");
     const db = app.services.database.db;
-    for (let i = 1; i <= 49; i++) await createProject(db, { teamId, name: `P${i}`, slug: `p${i}` });
+    for (let i = 1; i <= 49; i++) await createProject({ db }, { teamId, name: `P${i}`, slug: `p${i}` });
     const projects = await Promise.allSettled([
       user.caller.project.create({ teamSlug, name: "A", slug: "first" }),
       user.caller.project.create({ teamSlug, name: "B", slug: "second" }),
     ]);
     expect(projects.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
 
-    const scope = { teamId, projectId: (await findProject(db, teamId, "p1"))!.id };
+    const scope = { teamId, projectId: (await findProject({ db }, teamId, "p1"))!.id };
     for (let i = 1; i <= 49; i++)
       await createProjectKey(app.services.tenancy, scope, { name: `k${i}`, expiresAt: null, createdBy: null });
     const keys = await Promise.allSettled(

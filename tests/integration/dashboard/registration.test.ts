@@ -44,12 +44,12 @@ describe("invite-only (the default)", () => {
 
   it("makes the first account the owner of the instance and closes sign-up behind it", async () => {
     const db = app.services.database.db;
-    expect(await findInstanceOwner(db)).toBeNull();
+    expect(await findInstanceOwner({ db })).toBeNull();
     expect(await signUpOffer({ db, now: () => new Date() }, inviteOnly, null)).toEqual({ kind: "first-account" });
 
     const first = await register(app.services, address("founder"));
     expect(first.status).toBe(200);
-    expect((await findInstanceOwner(db))?.id).toBe(first.body.user!.id);
+    expect((await findInstanceOwner({ db }))?.id).toBe(first.body.user!.id);
 
     const strangerEmail = address("stranger");
     const stranger = await register(app.services, strangerEmail);
@@ -60,7 +60,7 @@ describe("invite-only (the default)", () => {
       kind: "closed",
       emailDomains: [],
     });
-    expect((await findInstanceOwner(db))?.id).toBe(first.body.user!.id);
+    expect((await findInstanceOwner({ db }))?.id).toBe(first.body.user!.id);
   });
 
   it("tells the sign-up page what it offers through a public procedure: the closed door, without buttons", async () => {
@@ -97,7 +97,7 @@ describe("invite-only (the default)", () => {
     expect(invitee.status).toBe(200);
     const joined = await (await callerFor(app.services, invitee.cookie)).account.acceptInvitation({ token });
     expect(joined).toEqual({ teamSlug });
-    expect((await findInstanceOwner(db))?.email).not.toBe(inviteeEmail);
+    expect((await findInstanceOwner({ db }))?.email).not.toBe(inviteeEmail);
     // Used: the link opens no further account.
     expect((await register(app.services, address("late"), { invitation: token })).status).toBe(403);
   });
@@ -133,7 +133,7 @@ describe("the first account on a busy first start", () => {
       ]);
       expect(results.filter((r) => r.status === 200)).toHaveLength(1);
       expect(results.filter((r) => r.status === 200)[0]!.body.user!.id).toBe(
-        (await findInstanceOwner(app.services.database.db))?.id,
+        (await findInstanceOwner(app.services.tenancy))?.id,
       );
       const owners = await app.services.database.db
         .select({ id: user.id })
@@ -186,7 +186,7 @@ describe("open registration and e-mail domains", () => {
       const first = await register(app.services, address("first"));
       const second = await register(app.services, address("second"));
       expect([first.status, second.status]).toEqual([200, 200]);
-      expect((await findInstanceOwner(app.services.database.db))?.id).toBe(first.body.user!.id);
+      expect((await findInstanceOwner(app.services.tenancy))?.id).toBe(first.body.user!.id);
       expect(
         await signUpOffer(
           { db: app.services.database.db, now: () => new Date() },
@@ -198,7 +198,7 @@ describe("open registration and e-mail domains", () => {
       // The owner mark is not an input: a client cannot set it, in any policy.
       const usurper = await register(app.services, address("usurper"), { instanceRole: "owner" });
       expect(usurper.status).toBe(400);
-      expect((await findInstanceOwner(app.services.database.db))?.id).toBe(first.body.user!.id);
+      expect((await findInstanceOwner(app.services.tenancy))?.id).toBe(first.body.user!.id);
     } finally {
       await app.close();
     }
@@ -296,7 +296,7 @@ describe("open registration and e-mail domains", () => {
 
 /** Signs the instance owner in again (the tests do not keep cookies across cases). */
 async function findOwnerCookie(services: Services): Promise<{ cookie: string }> {
-  const owner = await findInstanceOwner(services.database.db);
+  const owner = await findInstanceOwner(services.tenancy);
   const response = await authRequest(services, "/sign-in/email", { email: owner!.email, password });
   if (response.status !== 200) throw new Error(`owner sign-in failed: ${response.status}`);
   return { cookie: cookieFrom(response) };

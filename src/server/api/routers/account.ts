@@ -12,8 +12,11 @@ const token = z.object({ token: z.string().min(1).max(200) });
 /** What concerns the signed-in person rather than one team. */
 export const accountRouter = router({
   me: protectedProcedure.query(async ({ ctx }) => {
-    const db = ctx.services.db;
-    const [teams, pending] = await Promise.all([listTeamsForUser(db, ctx.user.id), findPendingTeam(db, ctx.user.id)]);
+    const tenancy = ctx.services.tenancy;
+    const [teams, pending] = await Promise.all([
+      listTeamsForUser(tenancy, ctx.user.id),
+      findPendingTeam(tenancy, ctx.user.id),
+    ]);
     // The pending team is the personal one made at sign-up, until onboarding names it.
     return { user: ctx.user, teams, pendingTeamSlug: pending?.slug ?? null, pendingTeamName: pending?.name ?? null };
   }),
@@ -22,15 +25,15 @@ export const accountRouter = router({
   slugAvailable: protectedProcedure
     .meta({ counts: "slugCheck" })
     .input(z.object({ slug: z.string().max(200), teamSlug: z.string().min(1).max(100).optional() }))
-    .query(({ ctx, input }) => checkSlugAvailable(ctx.services.db, ctx.user.id, input)),
+    .query(({ ctx, input }) => checkSlugAvailable(ctx.services.tenancy, ctx.user.id, input)),
 
   completeOnboarding: protectedProcedure
     .input(teamSchema)
-    .mutation(({ ctx, input }) => completeOnboarding(ctx.services.db, ctx.user.id, input)),
+    .mutation(({ ctx, input }) => completeOnboarding(ctx.services.tenancy, ctx.user.id, input)),
 
   createTeam: protectedProcedure
     .input(teamSchema)
-    .mutation(({ ctx, input }) => createTeam(ctx.services.db, { ...input, ownerId: ctx.user.id })),
+    .mutation(({ ctx, input }) => createTeam(ctx.services.tenancy, { ...input, ownerId: ctx.user.id })),
 
   /** Public: the social sign-in buttons the sign-in and sign-up pages show. */
   signInProviders: publicProcedure.query(({ ctx }) => ctx.services.authProviders),

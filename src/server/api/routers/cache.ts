@@ -5,7 +5,7 @@ import { projectProcedure, router } from "../trpc";
 
 export const cacheRouter = router({
   status: projectProcedure("project.read").query(async ({ ctx }) => ({
-    ...(await cacheStatus(ctx.services.db, ctx.scope)),
+    ...(await cacheStatus(ctx.services.tenancy, ctx.scope)),
     store: storeShare(ctx.services.store, ctx.scope.projectId),
   })),
 

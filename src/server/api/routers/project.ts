@@ -8,12 +8,12 @@ import { projectProcedure, router, teamProcedure } from "../trpc";
 export const projectRouter = router({
   list: teamProcedure("project.read")
     .input(z.object({ search: z.string().max(100).optional() }))
-    .query(({ ctx, input }) => listProjects(ctx.services.db, ctx.team.id, input.search)),
+    .query(({ ctx, input }) => listProjects(ctx.services.tenancy, ctx.team.id, input.search)),
 
   create: teamProcedure("project.create")
     .input(projectSchema.partial({ allowedSourceHosts: true, allowedRefererHosts: true }))
     .mutation(({ ctx, input }) =>
-      createProject(ctx.services.db, { teamId: ctx.team.id, ...input }, ctx.services.tenancy.hostPolicy),
+      createProject(ctx.services.tenancy, { teamId: ctx.team.id, ...input }, ctx.services.tenancy.hostPolicy),
     ),
 
   /** With the public base URL, for the endpoint shown on the overview and in the snippets. */

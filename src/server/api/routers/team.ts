@@ -24,7 +24,9 @@ export const teamRouter = router({
 
   update: teamProcedure("team.update")
     .input(teamSchema.partial())
-    .mutation(({ ctx, input }) => updateTeam(ctx.services.db, ctx.team.id, { name: input.name, slug: input.slug })),
+    .mutation(({ ctx, input }) =>
+      updateTeam(ctx.services.tenancy, ctx.team.id, { name: input.name, slug: input.slug }),
+    ),
 
   delete: teamProcedure("team.delete")
     .input(z.object({ confirmSlug: z.string().max(200) }))
@@ -34,21 +36,21 @@ export const teamRouter = router({
       await deleteTeam(ctx.services.tenancy, ctx.team.id);
     }),
 
-  members: teamProcedure("member.read").query(({ ctx }) => listMembers(ctx.services.db, ctx.team.id)),
+  members: teamProcedure("member.read").query(({ ctx }) => listMembers(ctx.services.tenancy, ctx.team.id)),
 
   changeRole: teamProcedure("member.changeRole")
     .input(userId.extend({ role }))
     .mutation(({ ctx, input }) =>
-      changeRole(ctx.services.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId, input.role),
+      changeRole(ctx.services.tenancy, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId, input.role),
     ),
 
   removeMember: teamProcedure("member.remove")
     .input(userId)
     .mutation(({ ctx, input }) =>
-      removeMember(ctx.services.db, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId),
+      removeMember(ctx.services.tenancy, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId),
     ),
 
-  leave: teamProcedure("member.leave").mutation(({ ctx }) => leaveTeam(ctx.services.db, ctx.user.id, ctx.team.id)),
+  leave: teamProcedure("member.leave").mutation(({ ctx }) => leaveTeam(ctx.services.tenancy, ctx.user.id, ctx.team.id)),
 
   invitations: teamProcedure("invitation.read").query(({ ctx }) => listInvitations(ctx.services.tenancy, ctx.team.id)),
 
