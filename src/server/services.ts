@@ -59,6 +59,7 @@ import { createDownloadThread } from "@/server/source/download-thread/download-t
 import { createOversize } from "@/server/delivery/oversize";
 import { createResultStore } from "@/server/result-store/create-store";
 import { teamsOfProjects } from "@/server/tenancy/projects";
+import { lazyOnce } from "@/server/lazy-once";
 import { createSharedResults, type SharedResults } from "@/server/result-store/shared-results";
 
 /** Everything the app needs, built once. Tests build their own through createServices. */
@@ -247,14 +248,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       lockAccountCreation: (db) => lockAccountCreation({ db }),
     },
   };
-  let auth: Promise<Auth> | undefined;
-  const loadAuth = () =>
-    (auth ??= import("@/server/auth/create-auth")
-      .then(({ createAuth }) => createAuth(authOptions))
-      .catch((error: unknown) => {
-        auth = undefined; // the next request tries again
-        throw error;
-      }));
+  const loadAuth = lazyOnce(async (): Promise<Auth> => {
+    const { createAuth } = await import("@/server/auth/create-auth");
+    return createAuth(authOptions);
+  });
   const cron = createCronJobs({
     db: database.db,
     kv,

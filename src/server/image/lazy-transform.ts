@@ -1,3 +1,4 @@
+import { lazyOnce } from "@/server/lazy-once";
 import type { SharpSettings } from "./configure-sharp";
 import type { Transformer } from "./transformer";
 
@@ -7,16 +8,10 @@ import type { Transformer } from "./transformer";
  * never loads it (npm run bench:cold-start).
  */
 export function lazyInProcessTransform(settings: SharpSettings): Transformer {
-  let loaded: Promise<Transformer> | undefined;
-  const load = () =>
-    (loaded ??= import("./engine")
-      .then(({ configureSharp, inProcessTransform }) => {
-        configureSharp(settings);
-        return inProcessTransform;
-      })
-      .catch((error: unknown) => {
-        loaded = undefined; // the next transform tries again
-        throw error;
-      }));
+  const load = lazyOnce(async (): Promise<Transformer> => {
+    const { configureSharp, inProcessTransform } = await import("./engine");
+    configureSharp(settings);
+    return inProcessTransform;
+  });
   return async (...args) => (await load())(...args);
 }

@@ -1,3 +1,4 @@
+import { lazyOnce } from "@/server/lazy-once";
 import type { Transporter } from "nodemailer";
 
 export interface MailMessage {
@@ -17,14 +18,10 @@ export interface Mailer {
 export function createMailer(settings: { url: string; from: string } | null): Mailer | null {
   if (!settings) return null;
   // Loaded by the first invitation mailed, not by every cold start.
-  let transport: Promise<Transporter> | undefined;
-  const transporter = () =>
-    (transport ??= import("nodemailer")
-      .then(({ default: nodemailer }) => nodemailer.createTransport(settings.url))
-      .catch((error: unknown) => {
-        transport = undefined; // the next invitation tries again
-        throw error;
-      }));
+  const transporter = lazyOnce(async (): Promise<Transporter> => {
+    const { default: nodemailer } = await import("nodemailer");
+    return nodemailer.createTransport(settings.url);
+  });
   return {
     async send(message) {
       const mail = { from: settings.from, to: message.to, subject: message.subject, text: message.text };

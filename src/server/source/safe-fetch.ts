@@ -1,3 +1,4 @@
+import { lazyOnce } from "@/server/lazy-once";
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import { AppError, isAppError } from "@/server/errors";
@@ -36,14 +37,10 @@ export function createSourceFetcher(options: SourceFetcherOptions): SourceFetche
     connect: (target) => (custom.connect ? custom.connect(target) : defaultNet.connect(target)),
   };
   // The S3 SDK is loaded by the first bucket source, not by every cold start of the image route.
-  let buckets: Promise<BucketReader> | undefined;
-  const bucketReader = () =>
-    (buckets ??= import("./s3-source")
-      .then(({ createBucketReader }) => createBucketReader({ limits: options.limits, net }))
-      .catch((error: unknown) => {
-        buckets = undefined; // the next bucket source tries again
-        throw error;
-      }));
+  const bucketReader = lazyOnce(async (): Promise<BucketReader> => {
+    const { createBucketReader } = await import("./s3-source");
+    return createBucketReader({ limits: options.limits, net });
+  });
   return {
     fetch(location, fetchOptions = {}) {
       if (location.kind === "local") {
