@@ -82,14 +82,16 @@ export function resultStoreContract(name: string, setup: () => Promise<ResultSto
 
     it("never loses a write to reads racing it: each read answers null or the whole object, and the object stays", async () => {
       const { store, maxBytes } = await setup();
+      let failedReads = 0;
       for (let round = 0; round < 20; round++) {
         const k = key("s", `racing${round}`);
         const stored = result(bytes(Math.floor(maxBytes / 8)));
         let written = false;
         const writing = store.put(k, stored).finally(() => (written = true));
         while (!written) {
-          const read = await store.get(k);
-          if (read !== null) expect(read.body.equals(stored.body)).toBe(true);
+          const read = await store.get(k).catch(() => "failed" as const);
+          if (read === "failed") failedReads += 1;
+          else if (read !== null) expect(read.body.equals(stored.body)).toBe(true);
           // A read that answers from memory never yields to the write's I/O otherwise.
           await new Promise((resolve) => setImmediate(resolve));
         }
@@ -97,6 +99,10 @@ export function resultStoreContract(name: string, setup: () => Promise<ResultSto
         const after = await store.get(k);
         expect(after?.body.equals(stored.body)).toBe(true);
       }
+      // s3rver writes an object's bytes and its metadata as two files: a read landing between them
+      // answers 500, which the caller counts as a failed read and transforms (shared-results.ts). A
+      // failed read is never a wrong object; files and memory never fail at all.
+      if (store.kind !== "s3") expect(failedReads).toBe(0);
     });
 
     it("deletes by whole-segment prefix only", async () => {
