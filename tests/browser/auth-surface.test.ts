@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 import { clearOfWindowEdge } from "../support/clock";
-import { buildSignedUrl } from "../support/signed-url";
+import { signedFor } from "../support/signed-url";
 
 /**
  * The dashboard's auth surface on the built app as `npm start` serves it (no Chromium: what a client
@@ -113,16 +113,7 @@ describe("the served dashboard", () => {
       expect(response.headers.get("content-security-policy"), page).toBe("frame-ancestors 'none'");
       expect(response.headers.get("x-frame-options"), page).toBe("DENY");
     }
-    const image = await fetch(
-      buildSignedUrl({
-        baseUrl: app.baseUrl,
-        projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
-        publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
-        secretKey: vars.OPTSTUFF_SECRET_KEY!,
-        operations: "w_40,f_png",
-        source: "local/photo.jpg",
-      }),
-    );
+    const image = await fetch(signedFor(app.baseUrl, vars, "w_40,f_png", "local/photo.jpg"));
     expect(image.status).toBe(200);
     expect(image.headers.get("x-frame-options")).toBeNull();
     expect(image.headers.get("content-security-policy")).toBeNull();

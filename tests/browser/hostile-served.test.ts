@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sign, signaturePayload } from "@/server/signing";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 import { pixelBombPng, svgEmbedding } from "../support/hostile";
-import { buildSignedUrl } from "../support/signed-url";
+import { signedFor } from "../support/signed-url";
 
 /**
  * Hostile inputs against the built app as `npm start` runs it: what the client gets (status, JSON
@@ -35,15 +35,7 @@ afterAll(async () => {
 });
 
 const signed = (operations: string, source: string, exp?: number) =>
-  buildSignedUrl({
-    baseUrl: app.baseUrl,
-    projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
-    publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
-    secretKey: vars.OPTSTUFF_SECRET_KEY!,
-    operations,
-    source,
-    exp,
-  });
+  signedFor(app.baseUrl, vars, operations, source, exp);
 
 describe("hostile inputs through the served app", () => {
   it("answers an SVG carrying a 10000² data: PNG with the contract's 413, quickly", async () => {

@@ -5,7 +5,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 import { startS3, type LocalS3 } from "../support/s3";
-import { buildSignedUrl } from "../support/signed-url";
+import { signedFor } from "../support/signed-url";
 import { wire } from "../support/wire";
 
 /**
@@ -51,15 +51,7 @@ afterAll(async () => {
   await s3?.stop();
 });
 
-const url = (operations: string, source: string) =>
-  buildSignedUrl({
-    baseUrl: app.baseUrl,
-    projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
-    publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
-    secretKey: vars.OPTSTUFF_SECRET_KEY!,
-    operations,
-    source,
-  });
+const url = (operations: string, source: string) => signedFor(app.baseUrl, vars, operations, source);
 
 describe("a response cap, served", () => {
   it("answers an output over it with a 307 to the bucket, framed, whose object is the whole image", async () => {

@@ -3,7 +3,7 @@ import { afterAll, expect, it } from "vitest";
 import { openDatabase } from "@/server/db/client";
 import { requestLog, usageRecord } from "@/server/db/schema";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
-import { buildSignedUrl } from "../support/signed-url";
+import { signedFor } from "../support/signed-url";
 
 /**
  * On SIGTERM the embedded default writes the pending request log (and the usage buffered with it) and
@@ -19,30 +19,14 @@ it("writes the pending request log and flushes every buffered minute on SIGTERM"
   });
   let bytes = 0;
   for (const width of [50, 60, 70]) {
-    const url = buildSignedUrl({
-      baseUrl: app.baseUrl,
-      projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
-      publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
-      secretKey: vars.OPTSTUFF_SECRET_KEY!,
-      operations: `w_${width},f_png`,
-      source: "local/photo.jpg",
-    });
+    const url = signedFor(app.baseUrl, vars, `w_${width},f_png`, "local/photo.jpg");
     const response = await fetch(url);
     expect(response.status).toBe(200);
     bytes += (await response.arrayBuffer()).byteLength;
   }
   // A missing source is the client's 404 under `next start` too, where the error is thrown by another
   // bundle's copy of the error module than the route's (not a 500).
-  const missing = await fetch(
-    buildSignedUrl({
-      baseUrl: app.baseUrl,
-      projectSlug: vars.OPTSTUFF_PROJECT_SLUG!,
-      publicKey: vars.OPTSTUFF_PUBLIC_KEY!,
-      secretKey: vars.OPTSTUFF_SECRET_KEY!,
-      operations: "w_50",
-      source: "local/missing.jpg",
-    }),
-  );
+  const missing = await fetch(signedFor(app.baseUrl, vars, "w_50", "local/missing.jpg"));
   expect(missing.status).toBe(404);
   expect(((await missing.json()) as { code: string }).code).toBe("SOURCE_NOT_FOUND");
   await new Promise((resolve) => setTimeout(resolve, 300)); // after-response work of the last request

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 import { scanBombJpeg } from "../support/hostile";
 import { servedDashboard } from "../support/served-dashboard";
-import { buildSignedUrl } from "../support/signed-url";
+import { signedFor } from "../support/signed-url";
 
 /**
  * Uploads are decoded where sources are, not on the server's threads. Eight uploads of a JPEG made of
@@ -49,16 +49,7 @@ describe("uploads that take long to decode", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await signUp("bystander");
     order.push("sign-up");
-    const image = await fetch(
-      buildSignedUrl({
-        baseUrl: app.baseUrl,
-        projectSlug: demo.OPTSTUFF_PROJECT_SLUG!,
-        publicKey: demo.OPTSTUFF_PUBLIC_KEY!,
-        secretKey: demo.OPTSTUFF_SECRET_KEY!,
-        operations: "w_333,f_webp",
-        source: "local/photo.jpg",
-      }),
-    );
+    const image = await fetch(signedFor(app.baseUrl, demo, "w_333,f_webp", "local/photo.jpg"));
     expect(image.status).toBe(200);
     order.push("image");
 

@@ -39,3 +39,27 @@ export function buildSignedUrl(input: SignedUrlInput): string {
   const base = input.baseUrl.replace(/\/+$/, "");
   return `${base}/api/v1/${encodeURIComponent(input.projectSlug)}/${encodeURIComponent(input.operations)}/${path}?${query}`;
 }
+
+/** A URL signed with a bootstrapped project's credentials (the OPTSTUFF_* variables bootstrapProject returns). */
+export function signedFor(
+  baseUrl: string,
+  credentials: Readonly<Record<string, string>>,
+  operations: string,
+  source: string,
+  exp?: number,
+): string {
+  const need = (name: string) => {
+    const value = credentials[name];
+    if (!value) throw new Error(`the credentials lack ${name}`);
+    return value;
+  };
+  return buildSignedUrl({
+    baseUrl,
+    projectSlug: need("OPTSTUFF_PROJECT_SLUG"),
+    publicKey: need("OPTSTUFF_PUBLIC_KEY"),
+    secretKey: need("OPTSTUFF_SECRET_KEY"),
+    operations,
+    source,
+    exp,
+  });
+}
