@@ -22,7 +22,21 @@ const nextConfig: NextConfig = {
   // instead of bundling them into the server build. proper-lockfile too: each bundled copy would add
   // its own signal-exit hook, and with two of them a SIGTERM kills the server before its shutdown
   // (drain the request log, flush usage, release the embedded database) finishes.
-  serverExternalPackages: ["sharp", "@electric-sql/pglite", "postgres", "jsdom", "dompurify", "proper-lockfile"],
+  // One copy of the OpenTelemetry API for the whole server: a bundled copy in a route would never see
+  // the tracer provider the instrumentation hook registers, and its spans would be lost.
+  serverExternalPackages: [
+    "sharp",
+    "@electric-sql/pglite",
+    "postgres",
+    "jsdom",
+    "dompurify",
+    "proper-lockfile",
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-node",
+    "@opentelemetry/resources",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/exporter-trace-otlp-proto",
+  ],
   poweredByHeader: false,
   // Paths resolved from the working directory at run time (the migrations folder, the data directory)
   // make the tracer take the whole project into every function: the embedded database and its

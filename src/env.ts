@@ -17,6 +17,7 @@ import { resultStoreSettings } from "./server/result-store/settings";
 import { registrationSettings } from "./server/tenancy/settings";
 import { requestLogSettings } from "./server/usage/settings";
 import { sourceSettings } from "./server/source/settings";
+import { tracingSettings } from "./server/telemetry/settings";
 import { vercelProblems } from "./env-vercel";
 
 /**
@@ -44,6 +45,7 @@ export const SETTING_GROUPS = [
   requestLogSettings,
   schedulerSettings,
   metricsSettings,
+  tracingSettings,
   platformSettings,
 ] as const;
 

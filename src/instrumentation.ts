@@ -6,4 +6,7 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { startServer } = await import("./server/startup");
   await startServer();
+  // After the environment was checked; before the first request, which Next holds until this returns.
+  const { startTracingIfConfigured } = await import("./server/telemetry/configured");
+  await startTracingIfConfigured();
 }

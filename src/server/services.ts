@@ -59,6 +59,7 @@ import { createDownloadThread } from "@/server/source/download-thread/download-t
 import { createOversize } from "@/server/delivery/oversize";
 import { createResultStore } from "@/server/result-store/create-store";
 import { teamsOfProjects } from "@/server/tenancy/projects";
+import { stopTracing } from "@/server/telemetry/spans";
 import { lazyOnce } from "@/server/lazy-once";
 import { createSharedResults, type SharedResults } from "@/server/result-store/shared-results";
 
@@ -351,7 +352,8 @@ function closeOnSignals(services: Services): void {
     services
       .close()
       .catch((error: unknown) => services.logger.log("error", "shutdown was not clean", describeError(error)))
-      .finally(() => process.exit(0));
+      // Last, so the spans of the drained request log and the final flush are sent too.
+      .finally(() => stopTracing().finally(() => process.exit(0)));
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);

@@ -5,6 +5,7 @@ import { AppError, errorCatalogue } from "@/server/errors";
 import { limitsFor, type DashboardCall } from "@/server/ratelimit/dashboard-limits";
 import { findProject, type ProjectRow } from "@/server/tenancy/projects";
 import { assertCan, type Permission } from "@/server/tenancy/roles";
+import { failed, traced } from "@/server/telemetry/spans";
 import { resolveMembership } from "@/server/tenancy/teams";
 import type { Context } from "./context";
 import { appCodeOf, fieldErrorsOf, retryAfterOf, toTrpcError } from "./errors";
@@ -43,11 +44,16 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-const mapErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok) throw toTrpcError(result.error);
-  return result;
-});
+/** Every procedure in a span named by its path; a refusal marks it failed with the catalogue's code. */
+const mapErrors = t.middleware(({ next, path, type }) =>
+  traced(`trpc ${path}`, { "rpc.system": "trpc", "rpc.method": path, "optstuff.trpc.type": type }, async (span) => {
+    const result = await next();
+    if (result.ok) return result;
+    const error = toTrpcError(result.error);
+    if (span) failed(span, error.cause instanceof AppError ? error.cause : error);
+    throw error;
+  }),
+);
 
 export const publicProcedure = t.procedure.use(mapErrors);
 

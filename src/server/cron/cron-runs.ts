@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
+import { traced } from "@/server/telemetry/spans";
 import { cronRun } from "@/server/db/schema";
 
 export type CronJob = "flush-usage-buffer" | "daily-maintenance";
@@ -33,6 +34,20 @@ export interface CronReport {
  * skipped run moves neither. The dashboard reads the flush's last success as metering freshness.
  */
 export async function runRecorded<T extends CronReport>(
+  db: Database,
+  job: CronJob,
+  now: () => Date,
+  run: () => Promise<T>,
+  asOf?: (report: T) => Date | null,
+): Promise<T> {
+  return traced(`cron ${job}`, { "optstuff.cron.job": job }, async (span) => {
+    const report = await recorded(db, job, now, run, asOf);
+    span?.setAttributes({ "optstuff.cron.ok": report.ok, "optstuff.cron.skipped": report.skipped === true });
+    return report;
+  });
+}
+
+async function recorded<T extends CronReport>(
   db: Database,
   job: CronJob,
   now: () => Date,

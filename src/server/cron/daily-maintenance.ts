@@ -1,4 +1,5 @@
 import { describeError, type Logger } from "@/server/log";
+import { traced } from "@/server/telemetry/spans";
 
 export interface MaintenancePart {
   name: string;
@@ -20,7 +21,7 @@ export async function runMaintenance(parts: readonly MaintenancePart[], logger: 
   const report: MaintenanceReport = { ok: true, parts: {}, durationMs: 0 };
   for (const part of parts) {
     try {
-      report.parts[part.name] = { ok: true, result: await part.run() };
+      report.parts[part.name] = { ok: true, result: await traced(`maintenance ${part.name}`, {}, () => part.run()) };
     } catch (error) {
       report.ok = false;
       report.parts[part.name] = { ok: false, error: error instanceof Error ? error.message : String(error) };

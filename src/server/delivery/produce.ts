@@ -11,6 +11,7 @@ import type { Claim, SharedResults } from "@/server/result-store/shared-results"
 import { createSingleFlight } from "@/server/single-flight";
 import { redirectsWithin, type BucketSettings, type SourceFetcher, type SourceLocation } from "@/server/source";
 import type { SourceCache, SourceFile } from "@/server/source/source-cache";
+import { recordSpan, traced } from "@/server/telemetry/spans";
 import { isSourceFailure, type SourceFailureMemory } from "./source-failures";
 
 /** Which tier answered: in-process (hit), the result store (store), another request's job (shared), or a transform here (miss). */
@@ -116,7 +117,14 @@ export function createProducer(deps: ProducerDeps): Producer {
 
 async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
   const started = performance.now();
-  const claim: Claim = deps.results ? await deps.results.lookup(input.key) : { kind: "make", release: () => undefined };
+  const results = deps.results;
+  const claim: Claim = results
+    ? await traced("image.store.read", {}, async (span) => {
+        const found = await results.lookup(input.key);
+        span?.setAttribute("optstuff.store.hit", found.kind === "stored");
+        return found;
+      })
+    : { kind: "make", release: () => undefined };
   // No store, no store phase (Server-Timing lists only what this request spent time on).
   const storeMs = deps.results ? performance.now() - started : 0;
   if (claim.kind === "stored") {
@@ -128,7 +136,9 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
     const made = await fetchAndTransform(input, deps);
     deps.resultCache?.set(input.key, made.result);
     deps.counters.increment("result_tier_transform");
-    const written = deps.results?.writeBack(input.key, made.result, claim, input.tenant);
+    const written = results
+      ? traced("image.store.write", {}, () => results.writeBack(input.key, made.result, claim, input.tenant))
+      : undefined;
     return { ...made, storeMs, written };
   } catch (error) {
     claim.release();
@@ -167,7 +177,18 @@ async function fetchAndTransformAdmitted(input: ProduceInput, deps: ProducerDeps
     let started = queued;
     const result = await deps.scheduler.run(input.tenant, (priority) => {
       started = performance.now();
-      return deps.transform(source, input.operations, { accept: input.accept, watermark }, deps.limits, priority);
+      recordSpan("image.transform.queue", queued, started, { "optstuff.priority": priority });
+      return traced("image.transform", { "optstuff.priority": priority }, async (span) => {
+        const made = await deps.transform(
+          source,
+          input.operations,
+          { accept: input.accept, watermark },
+          deps.limits,
+          priority,
+        );
+        span?.setAttributes({ "optstuff.output_format": made.format, "optstuff.output_bytes": made.body.length });
+        return made;
+      });
     });
     const transformMs = performance.now() - started;
     const sourceBytes = Buffer.isBuffer(source) ? source.length : source.size;
@@ -178,7 +199,15 @@ async function fetchAndTransformAdmitted(input: ProduceInput, deps: ProducerDeps
 }
 
 /** The source cache's file, or without a cache the downloaded bytes. */
-async function fetchSource(input: ProduceInput, deps: ProducerDeps): Promise<Buffer | SourceFile> {
+function fetchSource(input: ProduceInput, deps: ProducerDeps): Promise<Buffer | SourceFile> {
+  return traced("image.source.fetch", { "optstuff.source.kind": input.location.kind }, async (span) => {
+    const fetched = await download(input, deps);
+    span?.setAttribute("optstuff.source.bytes", Buffer.isBuffer(fetched) ? fetched.length : fetched.size);
+    return fetched;
+  });
+}
+
+async function download(input: ProduceInput, deps: ProducerDeps): Promise<Buffer | SourceFile> {
   const options = {
     mayFollow: redirectsWithin(input.sourceHosts),
     // The same policy as data, for a download in another thread.

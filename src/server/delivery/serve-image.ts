@@ -5,7 +5,8 @@ import { parseSource, isRefererAllowed, type SourceLocation } from "@/server/sou
 import { describeError } from "@/server/log";
 import { isAuthFailure } from "@/server/ratelimit/auth-failure-guard";
 import { clientAddress } from "@/server/ratelimit/client-address";
-import { requestLimits } from "@/server/ratelimit/request-limits";
+import { requestLimits, type RequestLimits } from "@/server/ratelimit/request-limits";
+import { traced } from "@/server/telemetry/spans";
 import { attributionOf, authorizeRequest, type Authorized } from "./authorize";
 import type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./delivery-types";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
@@ -30,15 +31,19 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     const parts = parseImageRequest({ ...decodeImagePath(request.url.pathname), query: request.url.searchParams });
     known = { operations: parts.operationsSegment };
     deps.limits.guard.assertAllowed(address);
-    const authorized = await authorizeRequest(parts, deps).catch(async (error: unknown) => {
-      if (error instanceof AppError && isAuthFailure(error)) await deps.limits.guard.recordFailure(address);
-      throw error;
-    });
+    const authorized = await traced("image.authorize", {}, () => authorizeRequest(parts, deps)).catch(
+      async (error: unknown) => {
+        if (error instanceof AppError && isAuthFailure(error)) await deps.limits.guard.recordFailure(address);
+        throw error;
+      },
+    );
     known = { ...known, projectId: authorized.project.id, apiKeyId: authorized.apiKey.id };
     const location = checkPolicy(parts, authorized, request.headers);
     known = { ...known, sourceUrl: sourceName(location) };
     // Charged in respond(), once the request knows what it costs: a transform, or only a request.
-    const limits = requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() });
+    const limits = tracedLimits(
+      requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() }),
+    );
     const authMs = performance.now() - started;
     const { answer, report } = await respond(request, parts, authorized, location, deps, {
       requestId,
@@ -70,6 +75,16 @@ function outcomeOf(
 ): RequestOutcome {
   const durationMs = Math.round(performance.now() - started);
   return { ...learned, requestId, status: learned.status ?? "success", durationMs };
+}
+
+/** The limiter's round trips in spans of their own: a slow Redis shows here, not as a slow image. */
+function tracedLimits(limits: RequestLimits): RequestLimits {
+  return {
+    admitRequest: () => traced("image.limits", { "optstuff.limits.charge": "request" }, () => limits.admitRequest()),
+    admitTransform: () =>
+      traced("image.limits", { "optstuff.limits.charge": "transform" }, () => limits.admitTransform()),
+    refundKey: () => limits.refundKey(),
+  };
 }
 
 function checkPolicy(parts: ImageRequestParts, { project }: Authorized, headers: Headers): SourceLocation {

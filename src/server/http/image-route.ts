@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { serveImage, type ImageHttpRequest, type Served } from "@/server/delivery/serve-image";
+import type { Attributes } from "@opentelemetry/api";
+import { serveImage, type ImageHttpRequest, type RequestOutcome, type Served } from "@/server/delivery/serve-image";
 import { toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
+import { currentContext, traced, withinContext } from "@/server/telemetry/spans";
 import { toWebResponse, writeNodeAnswer } from "@/server/wire/answer";
 import { errorAnswer } from "@/server/wire/error-response";
 
@@ -41,25 +43,51 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
      */
     async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const method = req.method ?? "GET";
-      const { services, answer, outcome } = await serve({
-        method,
-        url: new URL(req.url ?? "/", ORIGIN),
-        headers: toHeaders(req.headers),
+      await traced("image.request", { "http.request.method": method }, async (span) => {
+        const { services, answer, outcome } = await serve({
+          method,
+          url: new URL(req.url ?? "/", ORIGIN),
+          headers: toHeaders(req.headers),
+        });
+        span?.setAttributes(outcomeAttributes(outcome));
+        writeNodeAnswer(res, answer, method);
+        await record(services, outcome);
       });
-      writeNodeAnswer(res, answer, method);
-      await services?.recordOutcome(outcome);
     },
     /** The same route for web Requests; `defer` runs the recording after the response is returned. */
     async web(request: Request, defer: (task: () => void) => void): Promise<Response> {
       const url = new URL(request.url);
-      const { services, answer, outcome } = await serve({
-        method: request.method,
-        url: new URL(url.pathname + url.search, ORIGIN),
-        headers: request.headers,
+      return traced("image.request", { "http.request.method": request.method }, async (span) => {
+        const { services, answer, outcome } = await serve({
+          method: request.method,
+          url: new URL(url.pathname + url.search, ORIGIN),
+          headers: request.headers,
+        });
+        span?.setAttributes(outcomeAttributes(outcome));
+        // Recorded after the answer, in this request's trace.
+        const within = currentContext();
+        defer(() => withinContext(within, () => void record(services, outcome)));
+        return toWebResponse(answer, request.method);
       });
-      if (services) defer(() => void services.recordOutcome(outcome));
-      return toWebResponse(answer, request.method);
     },
+  };
+}
+
+function record(services: Services | null, outcome: RequestOutcome): Promise<void> {
+  if (!services) return Promise.resolve();
+  return traced("image.request_log", {}, () => services.recordOutcome(outcome));
+}
+
+/** What an operator filters traces by; never the URL (its signature) nor the source's address. */
+function outcomeAttributes(outcome: RequestOutcome): Attributes {
+  return {
+    "http.response.status_code": outcome.httpStatus,
+    "optstuff.request_id": outcome.requestId,
+    "optstuff.outcome": outcome.status,
+    ...(outcome.cache ? { "optstuff.cache": outcome.cache } : {}),
+    ...(outcome.projectId ? { "optstuff.project_id": outcome.projectId } : {}),
+    ...(outcome.outputFormat ? { "optstuff.output_format": outcome.outputFormat } : {}),
+    ...(outcome.sentBytes !== undefined ? { "optstuff.sent_bytes": outcome.sentBytes } : {}),
   };
 }
 

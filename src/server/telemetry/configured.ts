@@ -1,0 +1,27 @@
+import { env, type Env } from "@/env";
+import { bootLogger } from "@/server/log";
+
+/** The collector's traces URL: the specific variable as given, else the base URL's `/v1/traces`. */
+export function tracesUrl(e: Env): string | null {
+  if (e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (!e.OTEL_EXPORTER_OTLP_ENDPOINT) return null;
+  return `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`;
+}
+
+/** Starts tracing when an endpoint is set; otherwise loads nothing (src/instrumentation.ts). */
+export async function startTracingIfConfigured(e: Env = env()): Promise<void> {
+  const url = tracesUrl(e);
+  if (url === null) return;
+  const { startTracing } = await import("./start-tracing");
+  await startTracing({
+    url,
+    protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
+    headers: e.OTEL_EXPORTER_OTLP_HEADERS,
+    serviceName: e.OTEL_SERVICE_NAME,
+  });
+  // The origin only: a path or query may carry a hosted collector's token.
+  bootLogger.log("info", "tracing started", {
+    collector: new URL(url).origin,
+    protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
+  });
+}
