@@ -1,0 +1,43 @@
+import type { DateRangeInput } from "@/lib/schemas/date-range";
+import type { MeteringFreshness } from "@/server/cron/metering-freshness";
+import type { Database } from "@/server/db/client";
+import { storeShare } from "@/server/result-store/store-share";
+import type { ResultStore } from "@/server/result-store/types";
+import { resolveDateRange } from "./date-range";
+import { requestLogPage, requestLogStats, type RequestLogPageInput } from "./request-log-stats";
+import { projectUsage, teamUsage } from "./usage-totals";
+
+/** What the usage pages read: the database, the clock a range is resolved against, metering's lag. */
+export interface UsageReportDeps {
+  db: Database;
+  now: () => Date;
+  freshness(): Promise<MeteringFreshness>;
+  store: ResultStore | null;
+}
+
+/** A project's usage page: totals, the request log's statistics, how current metering is, its stored share. */
+export async function projectUsageReport(deps: UsageReportDeps, projectId: string, rangeInput: DateRangeInput) {
+  const range = resolveDateRange(rangeInput, deps.now());
+  const [usage, log, metering] = await Promise.all([
+    projectUsage(deps.db, projectId, range),
+    requestLogStats(deps.db, projectId, range),
+    deps.freshness(),
+  ]);
+  return { range, ...usage, log, metering, store: storeShare(deps.store, projectId) };
+}
+
+/** One page of a project's request log within the range. */
+export function projectRequestLog(
+  deps: Pick<UsageReportDeps, "db" | "now">,
+  projectId: string,
+  input: RequestLogPageInput & { range: DateRangeInput },
+) {
+  return requestLogPage(deps.db, projectId, resolveDateRange(input.range, deps.now()), input);
+}
+
+/** A team's usage page: its projects' totals and how current metering is. */
+export async function teamUsageReport(deps: UsageReportDeps, teamId: string, rangeInput: DateRangeInput) {
+  const range = resolveDateRange(rangeInput, deps.now());
+  const [usage, metering] = await Promise.all([teamUsage(deps.db, teamId, range), deps.freshness()]);
+  return { range, ...usage, metering };
+}
