@@ -24,10 +24,13 @@ await app.prepare();
 const handle = app.getRequestHandler();
 // What Next's own `compress` did (turned off in next.config.ts), for everything but the image API,
 // whose answers are framed exactly as the contract says: fixed length, no Accept-Encoding variant.
-const compress = compression({
-  filter: (req, res) => !req.url?.startsWith("/api/v1/") && compression.filter(req, res),
-});
-const server = createPeerAddressServer((req, res) => compress(req, res, () => handle(req, res)));
+// The image API skips the middleware altogether: wrapping a response costs it about 0.5 ms of CPU an
+// image (--cpu-prof over bench:image) for nothing it would ever compress.
+const compress = compression();
+const imageApi = (req) => req.url?.startsWith("/api/v1/") === true;
+const server = createPeerAddressServer((req, res) =>
+  imageApi(req) ? handle(req, res) : compress(req, res, () => handle(req, res)),
+);
 server.on("error", (error) => {
   console.error("Failed to start server", error);
   process.exit(1);
