@@ -92,6 +92,8 @@ export interface TransformIsolation {
   /** The built transform process script. */
   entry: string;
   memoryLimitBytes: number;
+  /** Jobs one process runs at once (OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS). */
+  jobsPerProcess?: number;
   /** What the processes may see of the environment (transformProcessEnv); default none. */
   env?: Record<string, string>;
   /** CPU niceness of the processes running normal jobs (OPTSTUFF_TRANSFORM_NICE). */
@@ -239,6 +241,7 @@ export function transformIsolationFromEnv(e: Env): TransformIsolation | null {
   return {
     entry: path.resolve(TRANSFORM_WORKER_ENTRY),
     memoryLimitBytes: e.OPTSTUFF_TRANSFORM_MEMORY_MB * 2 ** 20,
+    jobsPerProcess: e.OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS,
     env: transformProcessEnv(),
     nice: e.OPTSTUFF_TRANSFORM_NICE,
   };

@@ -154,6 +154,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ? createProcessPool({
         entry: isolation.entry,
         memoryLimitBytes: isolation.memoryLimitBytes,
+        jobsPerProcess: isolation.jobsPerProcess,
         env: { ...isolation.env, ...fontEnvironment(options.fontConfigFile) },
         normalNice: isolation.nice,
       })

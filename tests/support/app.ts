@@ -1,3 +1,4 @@
+import { imageSettings } from "@/server/image/settings";
 import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +29,8 @@ export function testTransformIsolation(memoryLimitBytes = 512 * 2 ** 20) {
   return {
     entry: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", TRANSFORM_WORKER_ENTRY),
     memoryLimitBytes,
+    // The production default (OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS).
+    jobsPerProcess: imageSettings.settings.OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS.default,
   };
 }
 

@@ -51,6 +51,12 @@ export const imageSettings = group("Transforms", {
     default: "auto",
     doc: "Where transforms run: `process` (child processes killed past the time budget or the memory cap, since some native calls ignore libvips' timeout), `none` (this process); `auto` is `process` except on Vercel, whose function limits bound each call.",
   }),
+  OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS: integer({
+    default: 2,
+    min: 1,
+    max: 16,
+    doc: "Transforms one transform process runs at once: they share its start-up and libraries (≈ 60 MB a process). A job killed past its budget ends its neighbours too; they are run again, each alone.",
+  }),
   OPTSTUFF_TRANSFORM_MEMORY_MB: integer({
     default: 512,
     min: 64,

@@ -142,6 +142,67 @@ describe("transform processes", () => {
     expect(after.format).toBe("webp");
   });
 
+  it("kill a job past its budget and run the three innocent jobs that shared its process again: all three answer", async () => {
+    // A short grace, so the kill lands while the three are surely still running.
+    const shared = createProcessPool({ ...testTransformIsolation(1024 * 2 ** 20), jobsPerProcess: 4, graceMs: 100 });
+    try {
+      const photo = await makeJpeg(3000, 3000);
+      const innocentOps = ["blur_30,f_avif,q_80", "blur_25,f_avif,q_70", "blur_20,f_avif,q_60"].map((s) =>
+        parseOperations(s),
+      );
+      const slow = { ...limits, timeoutMs: 30_000 };
+      // The hostile job first: the three after it are packed into its process.
+      const hostile = timed(
+        shared.transform(
+          filterBombSvg(7000, 4),
+          parseOperations("f_png"),
+          { accept: null },
+          { ...limits, timeoutMs: 300 },
+        ),
+      );
+      const innocents = innocentOps.map((ops) => timed(shared.transform(photo, ops, { accept: null }, slow)));
+      const { error } = await hostile;
+      expect(["TRANSFORM_TIMEOUT", "TRANSFORM_MEMORY_EXCEEDED"]).toContain(error?.code);
+      const answers = await Promise.all(innocents);
+      for (const [i, answer] of answers.entries()) {
+        expect(answer.error, `innocent ${i}`).toBeNull();
+        const alone = await transformImage(photo, innocentOps[i]!, { accept: null }, slow);
+        expect(Buffer.compare(answer.value!.body, alone.body), `innocent ${i}`).toBe(0);
+      }
+      // Each was still running when the process was killed, and ran again alone (past the memory cap,
+      // no one job is to blame: the hostile one is retried alone too, and refused again).
+      expect(shared.stats().retried).toBeGreaterThanOrEqual(3);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it("end a process past the memory cap with no one to blame, and let each job prove itself alone: only the heavy one is refused", async () => {
+    const shared = createProcessPool({ ...testTransformIsolation(256 * 2 ** 20), jobsPerProcess: 3 });
+    try {
+      const big = await solid(8000, 8000, [10, 200, 10]).png({ compressionLevel: 1 }).toBuffer();
+      const photo = await makeJpeg(1600, 1600);
+      const roomy = { ...limits, timeoutMs: 30_000, maxInputPixels: 100_000_000 };
+      // The light ones first, so they are running when the heavy one fills the process.
+      const lightOps = ["blur_30,f_avif", "blur_20,f_avif"].map((s) => parseOperations(s));
+      const light = lightOps.map((ops) => timed(shared.transform(photo, ops, { accept: null }, roomy)));
+      const heavy = timed(shared.transform(big, parseOperations("r_90,blur_20,f_png"), { accept: null }, roomy));
+      const { error } = await heavy;
+      expect(error?.code).toBe("TRANSFORM_MEMORY_EXCEEDED");
+      const answers = await Promise.all(light);
+      for (const [i, answer] of answers.entries()) {
+        expect(answer.error, `light ${i}`).toBeNull();
+        const alone = await transformImage(photo, lightOps[i]!, { accept: null }, roomy);
+        expect(Buffer.compare(answer.value!.body, alone.body), `light ${i}`).toBe(0);
+      }
+      // Killed with three jobs in it: all three ran again alone, and only the heavy one failed again.
+      expect(shared.stats().killed.memory).toBe(2);
+      expect(shared.stats().retried).toBe(3);
+    } finally {
+      await shared.close();
+    }
+  });
+
   it("never hand a job to a process that died after its last answer (every job settles)", async () => {
     // A stand-in transform process: answers each job with a large output, then exits at once, so the
     // exit races the server's read of the output.

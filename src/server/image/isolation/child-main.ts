@@ -5,7 +5,7 @@ import { transformImage } from "../pipeline";
 import type { ChildSettings, JobMessage, JobReply } from "./protocol";
 
 /**
- * A transform process: one job at a time, as the server's pool hands them out. It holds no secret and
+ * A transform process: the jobs the server's pool hands it, several at once. It holds no secret and
  * opens no connection; the server may SIGKILL it at any moment (past the time budget or the memory
  * cap), which is the point of running libvips here: a native call that no timeout interrupts
  * (libheif's AVIF encode, librsvg's filters) stops with the process, and its memory goes with it.

@@ -1,26 +1,31 @@
-import { fork, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
 import { readFile, unlink, writeFile } from "node:fs/promises";
-import os from "node:os";
-import type { JobPriority } from "../transform-scheduler";
 import path from "node:path";
 import { AppError, fromWireError } from "@/server/errors";
 import { createScratchDirectory } from "@/server/scratch-directory";
 import type { SharpSettings } from "../configure-sharp";
 import type { Transformer } from "../transformer";
-import type { ChildSettings, JobMessage, JobReply } from "./protocol";
+import type { JobPriority } from "../transform-scheduler";
+import type { TransformResult } from "../types";
 import { residentBytes } from "./process-memory";
+import type { JobMessage } from "./protocol";
+import { spawnTransformProcess, type ProcessEnd, type TransformProcess } from "./transform-process";
 
 export interface ProcessPoolOptions {
   /** The built child script (scripts/build-transform-worker.mjs writes it). */
   entry: string;
-  /** Resident bytes a transform process may reach; past it the job is killed (413). */
+  /** Resident bytes a transform process may reach; past it its jobs are ended (413 for the one to blame). */
   memoryLimitBytes: number;
+  /**
+   * Jobs one process runs at once. Default 1. More share one process's start-up, libraries and
+   * memory (a process costs ≈ 60 MB before its first pixel); a kill then ends its neighbours too, and
+   * they are retried once, each in a process of its own.
+   */
+  jobsPerProcess?: number;
   /** How long past the job's time budget the process is killed, when libvips' own timeout could not stop it. Default 1 s. */
   graceMs?: number;
   /** A process idle this long exits, so an idle server holds no transform memory. Default 30 s. */
   idleMs?: number;
-  /** A process larger than this after a job is replaced: glibc keeps freed arenas, a new process starts small (≈ 60 MB). Default 160 MB. */
+  /** A process larger than this once idle is replaced: glibc keeps freed arenas, a new process starts small (≈ 60 MB). Default 160 MB. */
   recycleBytes?: number;
   /** CPU niceness of the processes that run a tenant's extra jobs (see JobPriority). Default 19: they only use what nobody else wants. */
   backgroundNice?: number;
@@ -28,121 +33,110 @@ export interface ProcessPoolOptions {
   normalNice?: number;
   /** The transform processes' environment. Default empty: they need no secret, URL or token. */
   env?: Record<string, string>;
-  /** How often a running job's process size is read. Default 25 ms. */
+  /** How often a busy process's size is read. Default 25 ms. */
   watchIntervalMs?: number;
   sharp?: SharpSettings;
 }
 
 export interface ProcessPool {
   transform: Transformer;
-  stats(): { processes: number; busyPids: number[]; killed: { timeout: number; memory: number; crashed: number } };
+  stats(): {
+    processes: number;
+    busyPids: number[];
+    killed: { timeout: number; memory: number; crashed: number };
+    /** Jobs ended by a neighbour's kill or crash and run again alone. */
+    retried: number;
+  };
   close(): Promise<void>;
 }
 
-interface Worker {
-  child: ChildProcess;
-  priority: JobPriority;
-  /** Exited, or never started: never handed a job again. */
-  dead: boolean;
-  ready: Promise<void>;
-  busy: boolean;
-  idleTimer?: NodeJS.Timeout;
-  /** Settles the running job when the process exits (killed or crashed). */
-  onExit?: (detail: string) => void;
-  onReply?: (reply: JobReply) => void;
-}
+/** A job's way out of one process: its answer, its own failure, or a neighbour's (run it again). */
+type Outcome =
+  { kind: "answered"; result: TransformResult } | { kind: "failed"; error: unknown } | { kind: "collateral" };
 
 /**
  * Transforms in child processes that can be stopped. sharp's timeout is checked between libvips
  * operations, so a single long native call (libheif's AVIF encode, librsvg's SVG filters) runs past
  * any budget and can take gigabytes; inside a child, the server kills it at the budget or at the memory
- * cap, answers 504 or 413, and the memory returns to the system with the process. The number of
- * processes follows the transform scheduler's slots (it never runs more jobs than that at once).
+ * cap, answers 504 or 413, and the memory returns to the system with the process. The transform
+ * scheduler bounds the jobs running at once; this pool packs them `jobsPerProcess` to a process.
+ *
+ * A kill ends every job in the process. The one past its time budget is to blame; past the memory cap
+ * or in a crash, no one job is, unless it ran alone. Every other job is run again once, alone in a new
+ * process, where only its own fault can end it: an innocent neighbour still gets its answer.
  */
 export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
+  const capacity = Math.max(1, options.jobsPerProcess ?? 1);
   const graceMs = options.graceMs ?? 1000;
   const idleMs = options.idleMs ?? 30_000;
   const recycleBytes = options.recycleBytes ?? Math.min(160 * 2 ** 20, options.memoryLimitBytes / 2);
   const watchIntervalMs = options.watchIntervalMs ?? 25;
-  const settings: ChildSettings = { sharp: options.sharp ?? {} };
   const scratch = createScratchDirectory("optstuff-transform-");
   // Niceness can only be raised without privileges, so each process keeps the priority it started with.
-  const idle: Record<JobPriority, Worker[]> = { normal: [], background: [] };
-  const all = new Set<Worker>();
+  const live: Record<JobPriority, Set<TransformProcess>> = { normal: new Set(), background: new Set() };
   const killed = { timeout: 0, memory: 0, crashed: 0 };
+  let retried = 0;
   let sequence = 0;
   let closed = false;
 
-  function spawnWorker(priority: JobPriority): Worker {
-    if (!existsSync(options.entry)) {
-      throw new AppError("INTERNAL", {
-        detail: `transform worker not built: ${options.entry} (npm run build writes it)`,
-      });
+  function spawn(priority: JobPriority): TransformProcess {
+    const proc = spawnTransformProcess(priority, {
+      entry: options.entry,
+      settings: { sharp: options.sharp ?? {} },
+      env: options.env ?? {},
+      nice: priority === "background" ? (options.backgroundNice ?? 19) : (options.normalNice ?? 0),
+      onGone: (gone, held) => {
+        live[gone.priority].delete(gone);
+        // Ended with jobs and not by us: it crashed (or something outside killed it).
+        if (held > 0 && !gone.killedFor && gone.started) killed.crashed++;
+      },
+    });
+    live[priority].add(proc);
+    return proc;
+  }
+
+  /** The fullest process with room (fewer processes, less memory), or a new one; alone: always new. */
+  function acquire(priority: JobPriority, alone: boolean): TransformProcess {
+    let chosen: TransformProcess | undefined;
+    if (!alone) {
+      for (const proc of live[priority]) {
+        if (proc.dead || proc.solo || !proc.child.connected || proc.jobs.size >= capacity) continue;
+        if (!chosen || proc.jobs.size > chosen.jobs.size) chosen = proc;
+      }
     }
-    // Only what a libvips process needs: no secret or database URL reaches code that parses hostile bytes.
-    const child = fork(options.entry, [JSON.stringify(settings)], {
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-      execArgv: [],
-      env: { NODE_ENV: "production", ...options.env },
-    });
-    const nice = priority === "background" ? (options.backgroundNice ?? 19) : (options.normalNice ?? 0);
-    if (nice > 0 && child.pid !== undefined) lowerPriority(child.pid, nice);
-    let started!: () => void;
-    let failed!: (error: AppError) => void;
-    const ready = new Promise<void>((resolve, reject) => ((started = resolve), (failed = reject)));
-    ready.catch(() => {});
-    const worker: Worker = { child, priority, dead: false, busy: false, ready };
-    const die = (detail: string) => {
-      if (worker.dead) return;
-      worker.dead = true;
-      all.delete(worker);
-      removeIdle(worker);
-      failed(new AppError("INTERNAL", { detail: `transform process did not start (${detail})` }));
-      worker.onExit?.(detail);
-    };
-    child.on("message", (reply: JobReply | { ready: true }) => {
-      if (!("id" in reply)) started();
-      else worker.onReply?.(reply);
-    });
-    child.on("exit", (code, signal) => die(`transform process exited (${signal ?? `code ${code}`})`));
-    // A spawn that fails (EAGAIN, ENOENT) emits "error" and no "exit".
-    child.on("error", (error) => {
-      child.kill("SIGKILL");
-      if (child.pid === undefined || child.exitCode !== null) die(`transform process failed: ${error.message}`);
-    });
-    all.add(worker);
-    return worker;
+    chosen ??= spawn(priority);
+    chosen.solo = alone;
+    clearTimeout(chosen.idleTimer);
+    watchMemory(chosen);
+    return chosen;
   }
 
-  function removeIdle(worker: Worker): void {
-    clearTimeout(worker.idleTimer);
-    const list = idle[worker.priority];
-    const index = list.indexOf(worker);
-    if (index >= 0) list.splice(index, 1);
+  function watchMemory(proc: TransformProcess): void {
+    if (proc.watch) return;
+    const pid = proc.child.pid ?? -1;
+    proc.watch = setInterval(() => {
+      const size = residentBytes(pid);
+      if (size === null || size <= options.memoryLimitBytes || proc.killedFor) return;
+      killed.memory++;
+      const detail = `transform process at ${Math.round(size / 2 ** 20)} MB > ${Math.round(options.memoryLimitBytes / 2 ** 20)} MB`;
+      proc.kill({ job: null, error: new AppError("TRANSFORM_MEMORY_EXCEEDED", { detail }) });
+    }, watchIntervalMs);
   }
 
-  function acquire(priority: JobPriority): Worker {
-    let worker = idle[priority].pop();
-    while (worker && (worker.dead || !worker.child.connected)) worker = idle[priority].pop();
-    worker ??= spawnWorker(priority);
-    clearTimeout(worker.idleTimer);
-    worker.busy = true;
-    return worker;
-  }
-
-  function release(worker: Worker): void {
-    worker.busy = false;
-    worker.onReply = undefined;
-    worker.onExit = undefined;
-    if (worker.dead) return;
-    const size = residentBytes(worker.child.pid ?? -1);
-    if (closed || !worker.child.connected || (size !== null && size > recycleBytes)) {
-      worker.child.kill("SIGKILL");
+  /** A job left the process: once it holds none, it waits for the next (or is replaced, if grown large). */
+  function release(proc: TransformProcess, id: number): void {
+    proc.jobs.delete(id);
+    if (proc.dead || proc.jobs.size > 0) return;
+    clearInterval(proc.watch);
+    proc.watch = undefined;
+    proc.solo = false;
+    const size = residentBytes(proc.child.pid ?? -1);
+    if (closed || !proc.child.connected || (size !== null && size > recycleBytes)) {
+      proc.child.kill("SIGKILL");
       return;
     }
-    worker.idleTimer = setTimeout(() => worker.child.kill("SIGKILL"), idleMs);
-    worker.idleTimer.unref();
-    idle[worker.priority].push(worker);
+    proc.idleTimer = setTimeout(() => proc.child.kill("SIGKILL"), idleMs);
+    proc.idleTimer.unref();
   }
 
   const transform: Transformer = async (input, ops, request, limits, priority = "normal") => {
@@ -163,9 +157,13 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     try {
       if (Buffer.isBuffer(input)) await writeFile(job.inputPath, input);
       if (job.watermarkPath && request.watermark) await writeFile(job.watermarkPath, request.watermark);
-      const worker = acquire(priority);
-      await worker.ready;
-      return await runJob(worker, job);
+      let outcome = await runIn(acquire(priority, false), job);
+      if (outcome.kind === "collateral") {
+        retried++;
+        outcome = await runIn(acquire(priority, true), job);
+      }
+      if (outcome.kind === "answered") return outcome.result;
+      throw outcome.kind === "failed" ? outcome.error : new AppError("INTERNAL", { detail: "transform retried twice" });
     } finally {
       if (!given) void unlink(job.inputPath).catch(() => {});
       void unlink(job.outputPath).catch(() => {});
@@ -173,103 +171,87 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     }
   };
 
-  function runJob(worker: Worker, job: JobMessage): Promise<Awaited<ReturnType<Transformer>>> {
-    return new Promise((resolve, reject) => {
-      let reason: AppError | null = null;
+  function runIn(proc: TransformProcess, job: JobMessage): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
       let settled = false;
-      const pid = worker.child.pid ?? -1;
-      // Every way out goes through here once: timers stop, the worker is let go, the job settles.
-      const finish = (outcome: () => void, free: boolean) => {
+      let deadline: NodeJS.Timeout | undefined;
+      const finish = (outcome: Outcome) => {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
-        clearInterval(watch);
-        worker.onReply = undefined;
-        worker.onExit = undefined;
-        if (free) release(worker);
-        outcome();
+        release(proc, job.id);
+        resolve(outcome);
       };
-      const stop = (error: AppError, counter: keyof typeof killed) => {
-        if (reason || settled) return;
-        reason = error;
-        killed[counter]++;
-        worker.child.kill("SIGKILL");
-        // The exit event settles the job; if the process was already gone, none will come.
-        if (worker.dead) finish(() => reject(error), false);
-      };
-      const deadline = setTimeout(
-        () =>
-          stop(
-            new AppError("TRANSFORM_TIMEOUT", {
-              detail: `transform process killed after ${job.limits.timeoutMs + graceMs} ms`,
-            }),
-            "timeout",
-          ),
-        job.limits.timeoutMs + graceMs,
-      );
-      const watch = setInterval(() => {
-        const size = residentBytes(pid);
-        if (size !== null && size > options.memoryLimitBytes) {
-          const detail = `transform process at ${Math.round(size / 2 ** 20)} MB > ${Math.round(options.memoryLimitBytes / 2 ** 20)} MB`;
-          stop(new AppError("TRANSFORM_MEMORY_EXCEEDED", { detail }), "memory");
-        }
-      }, watchIntervalMs);
-      worker.onExit = (detail) => {
-        if (!reason) killed.crashed++;
-        // A crash inside libvips on hostile bytes is the input's doing: it costs that request only.
-        finish(() => reject(reason ?? new AppError("IMAGE_DECODE_FAILED", { detail })), false);
-      };
-      worker.onReply = (reply) => {
-        // A reply racing a kill, or one for another job, is not this job's answer.
-        if (reason || reply.id !== job.id) return;
-        if (!reply.ok) {
-          finish(() => reject(fromWireError(reply.error)), true);
-          return;
-        }
-        readFile(job.outputPath).then(
-          (bytes) => finish(() => resolve({ ...reply.result, body: bytes }), true),
-          (error: unknown) => finish(() => reject(error), true),
-        );
-      };
-      worker.child.send(job, (error) => {
-        if (!error) return;
-        worker.child.kill("SIGKILL");
-        finish(
-          () =>
-            reject(new AppError("INTERNAL", { detail: "could not hand a job to a transform process", cause: error })),
-          false,
-        );
+      // Counted in the process from now on, so the next acquire sees its room taken even while it starts.
+      proc.jobs.set(job.id, {
+        reply: (reply) => {
+          // A reply racing a kill is not an answer: the process's end decides.
+          if (proc.killedFor) return;
+          if (!reply.ok) return finish({ kind: "failed", error: fromWireError(reply.error) });
+          // Its output is in the file: a kill from now on (a neighbour's) cannot take the answer away.
+          proc.jobs.delete(job.id);
+          readFile(job.outputPath).then(
+            (bytes) => finish({ kind: "answered", result: { ...reply.result, body: bytes } }),
+            (error: unknown) => finish({ kind: "failed", error }),
+          );
+        },
+        ended: (end) => finish(blame(end, job.id, proc)),
+      });
+      void proc.ready.then(() => {
+        if (settled) return;
+        deadline = setTimeout(() => {
+          if (proc.killedFor) return;
+          killed.timeout++;
+          const detail = `transform process killed after ${job.limits.timeoutMs + graceMs} ms`;
+          proc.kill({ job: job.id, error: new AppError("TRANSFORM_TIMEOUT", { detail }) });
+        }, job.limits.timeoutMs + graceMs);
+        proc.child.send(job, (error) => {
+          if (!error) return;
+          const detail = "could not hand a job to a transform process";
+          proc.kill({ job: null, error: new AppError("INTERNAL", { detail, cause: error }) });
+        });
       });
     });
   }
 
+  /** Whose fault a process's end was, for one of the jobs it held. */
+  function blame(end: ProcessEnd, id: number, proc: TransformProcess): Outcome {
+    const by = end.killedFor;
+    if (!proc.started) {
+      const detail = `transform process did not start (${end.detail})`;
+      return { kind: "failed", error: new AppError("INTERNAL", { detail }) };
+    }
+    if (by?.job === id) return { kind: "failed", error: by.error };
+    // Another job's timeout, or a kill or crash no one job can be blamed for: run it again, alone.
+    if ((by && by.job !== null) || (end.held > 1 && !proc.solo)) return { kind: "collateral" };
+    if (by) return { kind: "failed", error: by.error };
+    // A crash inside libvips on hostile bytes is the input's doing: it costs that request only.
+    return { kind: "failed", error: new AppError("IMAGE_DECODE_FAILED", { detail: end.detail }) };
+  }
+
   return {
     transform,
-    stats: () => ({
-      processes: all.size,
-      busyPids: [...all].filter((w) => w.busy && w.child.pid !== undefined).map((w) => w.child.pid!),
-      killed: { ...killed },
-    }),
+    stats: () => {
+      const all = [...live.normal, ...live.background];
+      return {
+        processes: all.length,
+        busyPids: all.filter((p) => p.jobs.size > 0 && p.child.pid !== undefined).map((p) => p.child.pid!),
+        killed: { ...killed },
+        retried,
+      };
+    },
     async close() {
       closed = true;
-      const exits = [...all].map(
-        (worker) =>
+      const exits = [...live.normal, ...live.background].map(
+        (proc) =>
           new Promise<void>((resolve) => {
-            if (worker.child.exitCode !== null || worker.child.signalCode !== null) return resolve();
-            worker.child.once("exit", () => resolve());
-            worker.child.kill("SIGKILL");
+            if (proc.child.exitCode !== null || proc.child.signalCode !== null) return resolve();
+            proc.child.once("exit", () => resolve());
+            proc.child.kill("SIGKILL");
           }),
       );
       await Promise.all(exits);
       scratch.remove();
     },
   };
-}
-
-function lowerPriority(pid: number, nice: number): void {
-  try {
-    os.setPriority(pid, nice);
-  } catch {
-    // Not permitted here (some sandboxes): the job still runs, at normal priority.
-  }
 }
