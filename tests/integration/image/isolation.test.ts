@@ -203,6 +203,30 @@ describe("transform processes", () => {
     }
   });
 
+  it("hand no job to a process that is being replaced: back-to-back jobs all answer", async () => {
+    // Every process is over this size after a job, so each one is replaced as its job ends.
+    const replacing = createProcessPool({ ...testTransformIsolation(400 * 2 ** 20), recycleBytes: 1 });
+    const dir = mkdtempSync(path.join(os.tmpdir(), "optstuff-replaced-"));
+    const file = path.join(dir, "photo.png");
+    writeFileSync(file, await solid(300, 200, [20, 140, 220]).png().toBuffer());
+    try {
+      for (let i = 0; i < 12; i++) {
+        // A source in a file: nothing is awaited between one job's end and the next one's process.
+        const out = await replacing.transform(
+          { path: file },
+          parseOperations(`w_${20 + i},f_webp`),
+          { accept: null },
+          limits,
+        );
+        expect((await sharp(out.body).metadata()).width).toBe(20 + i);
+      }
+      expect(replacing.stats().killed.crashed).toBe(0);
+    } finally {
+      await replacing.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("never hand a job to a process that died after its last answer (every job settles)", async () => {
     // A stand-in transform process: answers each job with a large output, then exits at once, so the
     // exit races the server's read of the output.

@@ -6,6 +6,7 @@ import type { SharpSettings } from "../configure-sharp";
 import type { Transformer } from "../transformer";
 import type { JobPriority } from "../transform-scheduler";
 import type { TransformResult } from "../types";
+import { imageSettings } from "../settings";
 import { residentBytes } from "./process-memory";
 import type { JobMessage } from "./protocol";
 import { spawnTransformProcess, type ProcessEnd, type TransformProcess } from "./transform-process";
@@ -16,7 +17,7 @@ export interface ProcessPoolOptions {
   /** Resident bytes a transform process may reach; past it its jobs are ended (413 for the one to blame). */
   memoryLimitBytes: number;
   /**
-   * Jobs one process runs at once. Default 1. More share one process's start-up, libraries and
+   * Jobs one process runs at once (default: OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS's). More share one process's start-up, libraries and
    * memory (a process costs ≈ 60 MB before its first pixel); a kill then ends its neighbours too, and
    * they are retried once, each in a process of its own.
    */
@@ -66,7 +67,10 @@ type Outcome =
  * process, where only its own fault can end it: an innocent neighbour still gets its answer.
  */
 export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
-  const capacity = Math.max(1, options.jobsPerProcess ?? 1);
+  const capacity = Math.max(
+    1,
+    options.jobsPerProcess ?? imageSettings.settings.OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS.default,
+  );
   const graceMs = options.graceMs ?? 1000;
   const idleMs = options.idleMs ?? 30_000;
   const recycleBytes = options.recycleBytes ?? Math.min(160 * 2 ** 20, options.memoryLimitBytes / 2);
@@ -83,7 +87,8 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     const proc = spawnTransformProcess(priority, {
       entry: options.entry,
       settings: { sharp: options.sharp ?? {} },
-      env: options.env ?? {},
+      // Each running job holds a libuv thread; two more for the files it reads and writes.
+      env: { ...options.env, UV_THREADPOOL_SIZE: String(Math.max(4, capacity + 2)) },
       nice: priority === "background" ? (options.backgroundNice ?? 19) : (options.normalNice ?? 0),
       onGone: (gone, held) => {
         live[gone.priority].delete(gone);
@@ -100,7 +105,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     let chosen: TransformProcess | undefined;
     if (!alone) {
       for (const proc of live[priority]) {
-        if (proc.dead || proc.solo || !proc.child.connected || proc.jobs.size >= capacity) continue;
+        if (proc.dead || proc.solo || proc.retiring || !proc.child.connected || proc.jobs.size >= capacity) continue;
         if (!chosen || proc.jobs.size > chosen.jobs.size) chosen = proc;
       }
     }
@@ -123,19 +128,24 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     }, watchIntervalMs);
   }
 
-  /** A job left the process: once it holds none, it waits for the next (or is replaced, if grown large). */
+  /**
+   * A job left the process. One grown large takes no new job (glibc keeps what its jobs freed) and ends
+   * with its last one; otherwise, once it holds none, it waits for the next.
+   */
   function release(proc: TransformProcess, id: number): void {
     proc.jobs.delete(id);
-    if (proc.dead || proc.jobs.size > 0) return;
+    if (proc.dead) return;
+    const size = residentBytes(proc.child.pid ?? -1);
+    if (closed || !proc.child.connected || (size !== null && size > recycleBytes)) proc.retiring = true;
+    if (proc.jobs.size > 0) return;
     clearInterval(proc.watch);
     proc.watch = undefined;
     proc.solo = false;
-    const size = residentBytes(proc.child.pid ?? -1);
-    if (closed || !proc.child.connected || (size !== null && size > recycleBytes)) {
-      proc.child.kill("SIGKILL");
-      return;
-    }
-    proc.idleTimer = setTimeout(() => proc.child.kill("SIGKILL"), idleMs);
+    if (proc.retiring) return proc.retire();
+    clearTimeout(proc.idleTimer);
+    proc.idleTimer = setTimeout(() => {
+      if (proc.jobs.size === 0) proc.retire();
+    }, idleMs);
     proc.idleTimer.unref();
   }
 
@@ -158,6 +168,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       if (Buffer.isBuffer(input)) await writeFile(job.inputPath, input);
       if (job.watermarkPath && request.watermark) await writeFile(job.watermarkPath, request.watermark);
       let outcome = await runIn(acquire(priority, false), job);
+      if (outcome.kind === "collateral" && closed) throw new AppError("NOT_READY", { detail: "transform pool closed" });
       if (outcome.kind === "collateral") {
         retried++;
         outcome = await runIn(acquire(priority, true), job);
@@ -187,6 +198,8 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
         reply: (reply) => {
           // A reply racing a kill is not an answer: the process's end decides.
           if (proc.killedFor) return;
+          // Answered: its budget no longer runs (a kill now would blame a job that is done).
+          clearTimeout(deadline);
           if (!reply.ok) return finish({ kind: "failed", error: fromWireError(reply.error) });
           // Its output is in the file: a kill from now on (a neighbour's) cannot take the answer away.
           proc.jobs.delete(job.id);
@@ -197,20 +210,24 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
         },
         ended: (end) => finish(blame(end, job.id, proc)),
       });
-      void proc.ready.then(() => {
-        if (settled) return;
-        deadline = setTimeout(() => {
-          if (proc.killedFor) return;
-          killed.timeout++;
-          const detail = `transform process killed after ${job.limits.timeoutMs + graceMs} ms`;
-          proc.kill({ job: job.id, error: new AppError("TRANSFORM_TIMEOUT", { detail }) });
-        }, job.limits.timeoutMs + graceMs);
-        proc.child.send(job, (error) => {
-          if (!error) return;
-          const detail = "could not hand a job to a transform process";
-          proc.kill({ job: null, error: new AppError("INTERNAL", { detail, cause: error }) });
-        });
-      });
+      proc.ready.then(
+        () => {
+          if (settled) return;
+          deadline = setTimeout(() => {
+            if (proc.killedFor) return;
+            killed.timeout++;
+            const detail = `transform process killed after ${job.limits.timeoutMs + graceMs} ms`;
+            proc.kill({ job: job.id, error: new AppError("TRANSFORM_TIMEOUT", { detail }) });
+          }, job.limits.timeoutMs + graceMs);
+          proc.child.send(job, (error) => {
+            if (!error) return;
+            const detail = "could not hand a job to a transform process";
+            proc.kill({ job: null, error: new AppError("INTERNAL", { detail, cause: error }) });
+          });
+          // A process that never starts tells its jobs so itself (blame: not a job's doing).
+        },
+        () => undefined,
+      );
     });
   }
 
@@ -247,7 +264,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
           new Promise<void>((resolve) => {
             if (proc.child.exitCode !== null || proc.child.signalCode !== null) return resolve();
             proc.child.once("exit", () => resolve());
-            proc.child.kill("SIGKILL");
+            proc.kill({ job: null, error: new AppError("NOT_READY", { detail: "transform pool closed" }) });
           }),
       );
       await Promise.all(exits);

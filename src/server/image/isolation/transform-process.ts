@@ -33,11 +33,15 @@ export interface TransformProcess {
   jobs: Map<number, RunningJob>;
   /** Runs one retried job alone: handed nothing else until it is done. */
   solo: boolean;
+  /** Takes no new job: it is being killed, or grew large and ends once its jobs are done. */
+  retiring: boolean;
   killedFor: ProcessEnd["killedFor"];
   idleTimer?: NodeJS.Timeout;
   watch?: NodeJS.Timeout;
   /** Kills it for a reason its jobs are told (the first reason wins). */
   kill(reason: NonNullable<ProcessEnd["killedFor"]>): void;
+  /** Ends it with no job to tell (idle, or grown large): it takes no new job from now on. */
+  retire(): void;
 }
 
 export interface SpawnOptions {
@@ -78,12 +82,18 @@ export function spawnTransformProcess(priority: JobPriority, options: SpawnOptio
     ready,
     jobs: new Map(),
     solo: false,
+    retiring: false,
     killedFor: null,
     kill(reason) {
       proc.killedFor ??= reason;
+      proc.retiring = true;
       child.kill("SIGKILL");
       // Already gone: no exit event will come to tell the jobs.
       if (proc.dead) tellJobs("already exited");
+    },
+    retire() {
+      proc.retiring = true;
+      child.kill("SIGKILL");
     },
   };
   const tellJobs = (detail: string) => {
