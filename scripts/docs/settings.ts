@@ -52,7 +52,9 @@ function describe(setting: Setting<unknown>): string {
   const range =
     setting.max !== undefined
       ? ` Accepts ${(setting.min ?? 0).toLocaleString("en")}–${setting.max.toLocaleString("en")}.`
-      : "";
+      : setting.min !== undefined && setting.min > 0
+        ? ` At least ${setting.min.toLocaleString("en")}.`
+        : "";
   const words = setting.values ? ` One of ${setting.values.map(code).join(", ")}.` : "";
   return `${setting.doc}${range}${words}`;
 }

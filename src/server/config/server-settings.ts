@@ -2,10 +2,15 @@ import { group, integer, optionalInteger, text, textWithDefault } from "./settin
 
 /** Where this server listens, where it keeps its files, and the origin its visitors know it by. */
 export const serverSettings = group("Server", {
-  PORT: integer({ default: 3000, min: 1, max: 65_535, doc: "The port `npm start` listens on." }),
+  PORT: integer({
+    default: 3000,
+    min: 1,
+    max: 65_535,
+    doc: "The port `npm start` listens on, read from its environment (not from a `.env` file, which Next loads later).",
+  }),
   HOST: textWithDefault({
     default: "127.0.0.1",
-    doc: "The address `npm start` (scripts/server.mjs) listens on: `0.0.0.0` to be reached from other machines.",
+    doc: "The address `npm start` (scripts/server.mjs) listens on, read from its environment (not from a `.env` file): `0.0.0.0` to be reached from other machines.",
   }),
   OPTSTUFF_PUBLIC_BASE_URL: text({
     defaultText: "`https://$VERCEL_PROJECT_PRODUCTION_URL` on Vercel, else `http://127.0.0.1:$PORT`",

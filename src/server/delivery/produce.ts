@@ -11,7 +11,7 @@ import type { Claim, SharedResults } from "@/server/result-store/shared-results"
 import { createSingleFlight } from "@/server/single-flight";
 import { redirectsWithin, type BucketSettings, type SourceFetcher, type SourceLocation } from "@/server/source";
 import type { SourceCache, SourceFile } from "@/server/source/source-cache";
-import { recordSpan, traced } from "@/server/telemetry/spans";
+import { currentContext, recordSpan, traced, withinContext } from "@/server/telemetry/spans";
 import { isSourceFailure, type SourceFailureMemory } from "./source-failures";
 
 /** Which tier answered: in-process (hit), the result store (store), another request's job (shared), or a transform here (miss). */
@@ -175,21 +175,26 @@ async function fetchAndTransformAdmitted(input: ProduceInput, deps: ProducerDeps
 
     const queued = performance.now();
     let started = queued;
-    const result = await deps.scheduler.run(input.tenant, (priority) => {
-      started = performance.now();
-      recordSpan("image.transform.queue", queued, started, { "optstuff.priority": priority });
-      return traced("image.transform", { "optstuff.priority": priority }, async (span) => {
-        const made = await deps.transform(
-          source,
-          input.operations,
-          { accept: input.accept, watermark },
-          deps.limits,
-          priority,
-        );
-        span?.setAttributes({ "optstuff.output_format": made.format, "optstuff.output_bytes": made.body.length });
-        return made;
-      });
-    });
+    // The scheduler starts a queued job from the callback of the one that finished: without this, its
+    // spans would join that other request's trace.
+    const trace = currentContext();
+    const result = await deps.scheduler.run(input.tenant, (priority) =>
+      withinContext(trace, () => {
+        started = performance.now();
+        recordSpan("image.transform.queue", queued, started, { "optstuff.priority": priority });
+        return traced("image.transform", { "optstuff.priority": priority }, async (span) => {
+          const made = await deps.transform(
+            source,
+            input.operations,
+            { accept: input.accept, watermark },
+            deps.limits,
+            priority,
+          );
+          span?.setAttributes({ "optstuff.output_format": made.format, "optstuff.output_bytes": made.body.length });
+          return made;
+        });
+      }),
+    );
     const transformMs = performance.now() - started;
     const sourceBytes = Buffer.isBuffer(source) ? source.length : source.size;
     return { ...none, result, sourceBytes, fetchMs, queueMs: started - queued, transformMs, cache: "miss" };

@@ -12,10 +12,15 @@ export function tracesUrl(e: Env): string | null {
 export async function startTracingIfConfigured(e: Env = env()): Promise<void> {
   const url = tracesUrl(e);
   if (url === null) return;
+  const protocol = e.OTEL_EXPORTER_OTLP_PROTOCOL;
+  if (protocol === "grpc") {
+    bootLogger.log("warn", "tracing is off: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not spoken (use http/protobuf)");
+    return;
+  }
   const { startTracing } = await import("./start-tracing");
   await startTracing({
     url,
-    protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
+    protocol,
     headers: e.OTEL_EXPORTER_OTLP_HEADERS,
     serviceName: e.OTEL_SERVICE_NAME,
   });

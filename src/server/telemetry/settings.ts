@@ -34,9 +34,9 @@ export const tracingSettings = group("Tracing", {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: parsed(httpUrl, {
     doc: "The full URL traces are posted to, when it is not `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`.",
   }),
-  OTEL_EXPORTER_OTLP_PROTOCOL: choice(["http/protobuf", "http/json"], {
+  OTEL_EXPORTER_OTLP_PROTOCOL: choice(["http/protobuf", "http/json", "grpc"], {
     default: "http/protobuf",
-    doc: "The OTLP encoding the collector is sent (gRPC is not spoken).",
+    doc: "The OTLP encoding the collector is sent. `grpc` is not spoken: with it no trace is sent (a warning says so), so a machine-wide setting meant for other services does not stop this one.",
   }),
   OTEL_EXPORTER_OTLP_HEADERS: parsed(headerList, {
     defaultText: "none",

@@ -30,7 +30,7 @@ it("exports in OTLP protobuf by default, the encoding collectors expect, redacte
   const body = receiver.protobuf[0]!.toString("latin1");
   expect(body).toContain("image.request");
   expect(body).toContain("optstuff-proto");
-  expect(body).toContain("sig=[redacted]");
+  expect(body).toContain("/api/v1/p/w_1/[source]?[redacted]");
   expect(body).not.toContain("c2lnbmF0dXJlLXZhbHVl");
   expect(receiver.spans).toHaveLength(0);
 });

@@ -18,11 +18,16 @@ let before: { requestId: string };
 let cold: { path: string; requestId: string };
 let cached: { requestId: string };
 let cookie: string;
+let queued: string[];
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
   resultsDir = mkdtempSync(path.join(os.tmpdir(), "optstuff-tracing-"));
-  app = await createTestApp({ resultStore: { kind: "files", maxBytes: 64 * 2 ** 20, root: resultsDir } });
+  app = await createTestApp({
+    resultStore: { kind: "files", maxBytes: 64 * 2 ** 20, root: resultsDir },
+    // One transform at a time: a second one waits, and is started by the first one's end.
+    transformConcurrency: 1,
+  });
 
   // Before tracing starts: no span, whatever happens.
   expect((await app.fetch(app.signedPath("w_40", "local/logo.png"))).status).toBe(200);
@@ -46,6 +51,13 @@ beforeAll(async () => {
   expect(again.status).toBe(200);
   await app.settled();
   cached = { requestId: app.outcomes.at(-1)!.requestId };
+
+  const both = await Promise.all(
+    ["w_48", "w_56"].map((width) => app.fetch(app.signedPath(`${width},f_webp`, "local/photo.jpg"))),
+  );
+  expect(both.map((r) => r.status)).toEqual([200, 200]);
+  await app.settled();
+  queued = app.outcomes.slice(-2).map((o) => o.requestId);
 
   const user = await signUp(app.services, "tracer");
   cookie = user.cookie;
@@ -128,6 +140,20 @@ describe("OpenTelemetry traces over OTLP", () => {
       "image.request",
       "image.request_log",
     ]);
+  });
+
+  it("keeps a queued transform in its own request's trace, not in the one whose end started it", () => {
+    for (const requestId of queued) {
+      const steps = descendants(receiver.spans, requestSpan(requestId)!).map((s) => s.name);
+      expect(
+        steps.filter((name) => name === "image.transform"),
+        requestId,
+      ).toHaveLength(1);
+      expect(
+        steps.filter((name) => name === "image.transform.queue"),
+        requestId,
+      ).toHaveLength(1);
+    }
   });
 
   it("traces dashboard procedures, a refusal marked failed with its code", () => {

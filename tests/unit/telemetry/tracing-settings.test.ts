@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
 import { tracesUrl, startTracingIfConfigured } from "@/server/telemetry/configured";
-import { redactText } from "@/server/telemetry/redact";
+import { redactAttributes, redactText, redactUrl } from "@/server/telemetry/redact";
 import { recordSpan, traced, tracingStarted } from "@/server/telemetry/spans";
 
 describe("tracing settings", () => {
@@ -23,7 +23,7 @@ describe("tracing settings", () => {
   it("refuses an endpoint that is not an http(s) URL, and a protocol it does not speak", () => {
     expect(() => parseEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
     expect(() => parseEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "ftp://collector" })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
-    expect(() => parseEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+    expect(() => parseEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: "udp" })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
   });
 
   it("reads the collector's headers as percent-encoded name=value pairs, and refuses others without echoing them", () => {
@@ -41,6 +41,15 @@ describe("tracing settings", () => {
   });
 });
 
+describe("with gRPC asked for", () => {
+  it("sends nothing and starts anyway", async () => {
+    await startTracingIfConfigured(
+      parseEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4317", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }),
+    );
+    expect(tracingStarted()).toBe(false);
+  });
+});
+
 describe("without an endpoint", () => {
   it("starts nothing, and every helper calls straight through", async () => {
     await startTracingIfConfigured(parseEnv({}));
@@ -52,6 +61,33 @@ describe("without an endpoint", () => {
 });
 
 describe("redaction", () => {
+  it("keeps of a URL attribute only the path's shape: project and operations, never the source, a token or a query", () => {
+    const presigned = "local%2Fa.png";
+    expect(redactUrl(`/api/v1/blog/w_100,f_webp/${presigned}?key=pk_abc&sig=Zm9v`)).toBe(
+      "/api/v1/blog/w_100,f_webp/[source]?[redacted]",
+    );
+    expect(redactUrl("/api/v1/blog/_/https%3A/b.s3.example/o.jpg%3FX-Amz-Signature%3Ddead")).toBe(
+      "/api/v1/blog/_/[source]",
+    );
+    expect(redactUrl("/invite/tok_123456")).toBe("/invite/[token]");
+    expect(redactUrl("/api/auth/callback/github?code=abc&state=def")).toBe("/api/auth/callback/github?[redacted]");
+    expect(redactUrl("/api/trpc/account.invitation?batch=1&input=%7B%22token%22%3A%22t%22%7D")).toBe(
+      "/api/trpc/account.invitation?[redacted]",
+    );
+    expect(redactUrl("https://img.example.com/api/v1/p/w_1/x?%73ig=1")).toBe(
+      "https://img.example.com/api/v1/p/w_1/[source]?[redacted]",
+    );
+    expect(redactUrl("/api/health")).toBe("/api/health");
+    const attributes = { "http.target": "/invite/abc?x=1", "url.query": "sig=1", "http.method": "GET", n: 1 };
+    redactAttributes(attributes);
+    expect(attributes).toEqual({
+      "http.target": "/invite/[token]?[redacted]",
+      "url.query": "[redacted]",
+      "http.method": "GET",
+      n: 1,
+    });
+  });
+
   it("hides the signature, the key and presigned credentials in a URL, and nothing else", () => {
     expect(redactText("/api/v1/blog/w_100/local%2Fa.png?key=pk_abc&sig=Zm9vYmFy&exp=9")).toBe(
       "/api/v1/blog/w_100/local%2Fa.png?key=[redacted]&sig=[redacted]&exp=9",
