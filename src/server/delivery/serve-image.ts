@@ -6,7 +6,7 @@ import { describeError } from "@/server/log";
 import { isAuthFailure } from "@/server/ratelimit/auth-failure-guard";
 import { clientAddress } from "@/server/ratelimit/client-address";
 import { requestLimits, type RequestLimits } from "@/server/ratelimit/request-limits";
-import { traced } from "@/server/telemetry/spans";
+import { traced, tracingStarted } from "@/server/telemetry/spans";
 import { attributionOf, authorizeRequest, type Authorized } from "./authorize";
 import type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./delivery-types";
 import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
@@ -77,8 +77,12 @@ function outcomeOf(
   return { ...learned, requestId, status: learned.status ?? "success", durationMs };
 }
 
-/** The limiter's round trips in spans of their own: a slow Redis shows here, not as a slow image. */
+/**
+ * The limiter's round trips in spans of their own: a slow Redis shows here, not as a slow image.
+ * Without tracing the limits are used as they are (no wrapper on the hot path).
+ */
 function tracedLimits(limits: RequestLimits): RequestLimits {
+  if (!tracingStarted()) return limits;
   return {
     admitRequest: () => traced("image.limits", { "optstuff.limits.charge": "request" }, () => limits.admitRequest()),
     admitTransform: () =>
