@@ -4,8 +4,8 @@
 // X-Forwarded-For itself when nothing is in front (docs/self-hosting.md).
 // Usage: node scripts/server.mjs [--hostname 127.0.0.1] [--port 3000], from the app's directory.
 import { parseArgs } from "node:util";
-import compression from "compression";
 import { createPeerAddressServer } from "./peer-address.mjs";
+import { createRequestRouter } from "./request-routes.mjs";
 
 const { values } = parseArgs({
   options: { hostname: { type: "string", short: "H" }, port: { type: "string", short: "p" } },
@@ -21,16 +21,7 @@ const { default: next } = await import("next");
 
 const app = next({ dev: false, dir: process.cwd(), hostname, port });
 await app.prepare();
-const handle = app.getRequestHandler();
-// What Next's own `compress` did (turned off in next.config.ts), for everything but the image API,
-// whose answers are framed exactly as the contract says: fixed length, no Accept-Encoding variant.
-// The image API skips the middleware altogether: wrapping a response costs it about 0.5 ms of CPU an
-// image (--cpu-prof over bench:image) for nothing it would ever compress.
-const compress = compression();
-const imageApi = (req) => req.url?.startsWith("/api/v1/") === true;
-const server = createPeerAddressServer((req, res) =>
-  imageApi(req) ? handle(req, res) : compress(req, res, () => handle(req, res)),
-);
+const server = createPeerAddressServer(createRequestRouter(app.getRequestHandler()));
 server.on("error", (error) => {
   console.error("Failed to start server", error);
   process.exit(1);

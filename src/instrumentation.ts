@@ -8,5 +8,9 @@ export async function register(): Promise<void> {
   await startServer();
   // After the environment was checked; before the first request, which Next holds until this returns.
   const { startTracingIfConfigured } = await import("./server/telemetry/configured");
-  await startTracingIfConfigured();
+  const tracing = await startTracingIfConfigured();
+  // Traced, an image request keeps Next's span for it (its route and timing) as the root of its trace.
+  if (tracing) return;
+  const { publishImageApi } = await import("./server/http/published-image-api");
+  publishImageApi();
 }

@@ -42,6 +42,17 @@ export function cpuMsOfProcess(pid: number): number {
   }
 }
 
+/** The processes of a tree whose command line matches `pattern` (the embedded database's, say). */
+export function processesOfTree(rootPid: number, pattern: RegExp): number[] {
+  return treeOf(rootPid).filter((pid) => {
+    try {
+      return pattern.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "));
+    } catch {
+      return false;
+    }
+  });
+}
+
 function treeOf(rootPid: number): number[] {
   const parents = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {

@@ -8,14 +8,17 @@ export function tracesUrl(e: Env): string | null {
   return `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`;
 }
 
-/** Starts tracing when an endpoint is set; otherwise loads nothing (src/instrumentation.ts). */
-export async function startTracingIfConfigured(e: Env = env()): Promise<void> {
+/**
+ * Starts tracing when an endpoint is set; otherwise loads nothing (src/instrumentation.ts). True when
+ * tracing runs.
+ */
+export async function startTracingIfConfigured(e: Env = env()): Promise<boolean> {
   const url = tracesUrl(e);
-  if (url === null) return;
+  if (url === null) return false;
   const protocol = e.OTEL_EXPORTER_OTLP_PROTOCOL;
   if (protocol === "grpc") {
     bootLogger.log("warn", "tracing is off: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not spoken (use http/protobuf)");
-    return;
+    return false;
   }
   const { startTracing } = await import("./start-tracing");
   await startTracing({
@@ -29,4 +32,5 @@ export async function startTracingIfConfigured(e: Env = env()): Promise<void> {
     collector: new URL(url).origin,
     protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
   });
+  return true;
 }
