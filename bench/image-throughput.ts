@@ -31,6 +31,7 @@ import {
   cpuMsOfTree,
   machineBusyMs,
   mappedFilesOfTree,
+  peakRssOf,
   peakRssOfTree,
   processesOfTree,
 } from "./lib/process-memory";
@@ -105,6 +106,8 @@ interface RunResult extends Summary {
   serverCpuMsPerRequest?: number;
   /** The embedded database's process, per request (0 on PostgreSQL). */
   databaseCpuMsPerRequest?: number;
+  /** Peak RSS in bytes of the server's own process, the embedded database's and the live transform processes. */
+  peakRssParts?: { server: number; database: number; transforms: number };
   /** CPU of the benchmark process itself (load generator + origin) per request. */
   clientCpuMsPerRequest?: number;
   /**
@@ -259,6 +262,12 @@ async function runHttp(
   const client = process.cpuUsage(clientBefore);
   const clientMs = (client.user + client.system) / 1000;
   const peak = peakRssOfTree(child.pid!);
+  // Where the signed route's peak sits: its own process, the embedded database's, the transform processes'.
+  const peakParts = {
+    server: peakRssOf([child.pid!]),
+    database: peakRssOf(databasePids),
+    transforms: peakRssOf(processesOfTree(child.pid!, /transform-worker/)),
+  };
   const originRequests = ctx.origin.counts.GET + ctx.origin.counts.HEAD - originBefore;
   await stop(child);
 
@@ -274,6 +283,7 @@ async function runHttp(
       ? {
           serverCpuMsPerRequest: serverMs / measured.latencies.length,
           databaseCpuMsPerRequest: databaseMs / measured.latencies.length,
+          peakRssParts: peakParts,
         }
       : {}),
     clientCpuMsPerRequest: clientMs / measured.latencies.length,
@@ -380,6 +390,13 @@ const TARGET_VS_PEERS = 1.0;
 const TARGET_VS_RAW = 0.85;
 /** Peak RSS of the whole process tree at concurrency 8, at most this multiple of Next's. */
 const TARGET_RSS_VS_NEXT = 1.5;
+
+function parts(r: RunResult): string {
+  const p = r.peakRssParts;
+  if (!p) return "";
+  const mb = (bytes: number) => fmt(bytes / 2 ** 20, 0);
+  return ` (server ${mb(p.server)}, database ${mb(p.database)}, transform processes ${mb(p.transforms)})`;
+}
 
 function ratios(results: RunResult[]): Ratio[] {
   const out: Ratio[] = [];
@@ -589,7 +606,7 @@ async function main(): Promise<void> {
             ? ""
             : ` (server process ${fmt(r.serverCpuMsPerRequest, 0)}, database ${fmt(r.databaseCpuMsPerRequest ?? 0, 1)})`;
         console.log(
-          `  ${r.label} ${source.kind} c${concurrency}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50)} ms, ${fmt(r.cpuMsPerRequest, 0)} CPU ms/img${server}, ${fmt(r.peakRssMb, 0)} MB${r.first.comparable ? "" : ` — not comparable: ${r.first.note}`}`,
+          `  ${r.label} ${source.kind} c${concurrency}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50)} ms, ${fmt(r.cpuMsPerRequest, 0)} CPU ms/img${server}, ${fmt(r.peakRssMb, 0)} MB${parts(r)}${r.first.comparable ? "" : ` — not comparable: ${r.first.note}`}`,
         );
       }
     }

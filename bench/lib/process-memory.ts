@@ -5,6 +5,11 @@ export function peakRssOfTree(rootPid: number): number {
   return treeOf(rootPid).reduce((sum, pid) => sum + readKb(pid, "VmHWM") * 1024, 0);
 }
 
+/** Peak resident memory (VmHWM) of the given processes, in bytes. */
+export function peakRssOf(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + readKb(pid, "VmHWM") * 1024, 0);
+}
+
 /** Current resident memory (VmRSS) of a process and its descendants, in bytes. */
 export function rssOfTree(rootPid: number): number {
   return treeOf(rootPid).reduce((sum, pid) => sum + readKb(pid, "VmRSS") * 1024, 0);
