@@ -183,6 +183,19 @@ for (const server of ["npm start", "next start"] as const) {
       expect(revalidated.headers.etag).toBe(get.headers.etag);
     });
 
+    it("q_auto under f_auto: the chosen quality and score in X-OptStuff-Quality, Vary exactly Accept, the same on HEAD", async () => {
+      const target = url("w_120,q_auto:eco,f_auto", "local/photo.jpg");
+      const accept = { accept: "image/webp,*/*" };
+      const get = await wire(target, { headers: accept });
+      expect(get.status).toBe(200);
+      expectFraming(get);
+      expect(get.headers["content-type"]).toBe("image/webp");
+      expect(get.headers.vary).toBe("Accept");
+      expect(get.headers["x-optstuff-quality"]).toMatch(/^\d{1,3}; score=\d+\.\d$/);
+      const head = await wire(target, { method: "HEAD", headers: accept });
+      expect(head.headers["x-optstuff-quality"]).toBe(get.headers["x-optstuff-quality"]);
+    });
+
     it("w_auto,dpr_auto: Vary and Accept-CH name the hints as sent, on the 200 and its 304, and the width follows Sec-CH-Width", async () => {
       const hints = ["Sec-CH-DPR", "Sec-CH-Width", "Save-Data"];
       const target = url("w_auto_40,dpr_auto,f_png", "local/photo.jpg");

@@ -157,6 +157,7 @@ function answerProduced(
     contentType: result.contentType,
     svg: result.format === "svg",
     negotiated: result.negotiated,
+    ...(result.measured ? { measured: result.measured } : {}),
     serverTiming: timing,
   });
   return {

@@ -1,3 +1,5 @@
+import type { MeasuredQuality } from "@/server/image";
+
 const YEAR = 31_536_000;
 
 export interface SuccessHeaderInput {
@@ -17,6 +19,8 @@ export interface SuccessHeaderInput {
   hints?: readonly string[];
   /** Cache-Tag / Surrogate-Key values: what a purge tells a CDN to drop (docs/caching.md). */
   tags: readonly string[];
+  /** What q_auto chose (a 200 only: a 304 is answered before the output is known). */
+  measured?: MeasuredQuality;
 }
 
 /** Headers shared by 200 and 304 (a 304 repeats the caching headers of the 200 it stands for). */
@@ -46,6 +50,10 @@ export function successHeaders(input: SuccessHeaderInput): Headers {
   // Asks the browser for the hints on its next requests to this origin (a page on another origin
   // delegates them itself: docs/url-format.md).
   if (hints.length > 0) headers.set("Accept-CH", hints.join(", "));
+  // Contract §3: the chosen quality and its score, as the result was stored.
+  if (input.measured) {
+    headers.set("X-OptStuff-Quality", `${input.measured.quality}; score=${input.measured.score.toFixed(1)}`);
+  }
   // An SVG opened directly as a document must not run anything it carries.
   if (input.svg) headers.set("Content-Security-Policy", "default-src 'none'");
   return headers;

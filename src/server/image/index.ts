@@ -1,4 +1,11 @@
-export type { FitMode, ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
+export type {
+  FitMode,
+  ImageOperations,
+  MeasuredQuality,
+  OutputFormat,
+  TransformLimits,
+  TransformResult,
+} from "./types";
 export { checkCombination, parseOperations, canonicalOperations } from "./operations/parse";
 export { operationRegistry, type OperationName } from "./operations/registry";
 export type { OperationSpec } from "./operations/value-parsers";

@@ -6,6 +6,8 @@ import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } fro
 import { negotiateFormat } from "./negotiate";
 import { pixelated } from "./pixelate";
 import { planGeometry } from "./plan-geometry";
+import { isSearchedFormat } from "./quality/auto-quality";
+import { encodeToTarget } from "./quality/encode-to-target";
 import { renderImage, renderPixels, type RenderInput } from "./render-image";
 import { toImageError } from "./sharp-errors";
 import { sanitiseSvg } from "./svg-safety";
@@ -62,6 +64,11 @@ export async function transformImage(
   try {
     const job = { ops, format, keepFrames, plan };
     const finish = await passesOverPixels(input, job, limits, request.watermark);
+    if (ops.qualityTarget && isSearchedFormat(format) && !keepFrames && !ops.placeholder) {
+      const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true });
+      const { encoded, measured } = await encodeToTarget({ pixels, format, level: ops.qualityTarget, ops }, limits);
+      return { ...answerOf(encoded, format, negotiated), measured };
+    }
     const render = (quality: number | undefined, timeoutMs: number): Promise<Encoded> =>
       (finish
         ? applyEncoder(finish(), format, { ...ops, quality }, limits.webpEffort)
@@ -71,12 +78,16 @@ export async function transformImage(
       ops.maxBytes !== undefined && honoursMaxBytes(format)
         ? await encodeWithinBytes(render, ops.maxBytes, startingQuality(ops, format), limits.timeoutMs)
         : await render(ops.quality, limits.timeoutMs);
-    // For an animation, info.height is all frames stacked; report one frame.
-    const height = info.pageHeight ?? info.height;
-    return { body: data, format, contentType: CONTENT_TYPES[format], width: info.width, height, negotiated };
+    return answerOf({ data, info }, format, negotiated);
   } catch (error) {
     throw toImageError(error, "transform");
   }
+}
+
+function answerOf({ data, info }: Encoded, format: OutputFormat, negotiated: boolean): TransformResult {
+  // For an animation, info.height is all frames stacked; report one frame.
+  const height = info.pageHeight ?? info.height;
+  return { body: data, format, contentType: CONTENT_TYPES[format], width: info.width, height, negotiated };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { QualityLevel } from "./quality/levels";
 import type { CompassGravity } from "@/lib/compass";
 
 export type { CompassGravity };
@@ -27,6 +28,8 @@ export interface ImageOperations {
   height?: number;
   fit?: FitMode;
   quality?: number;
+  /** q_auto: search the encoder quality for this perceptual level (src/server/image/quality/auto-quality.ts). */
+  qualityTarget?: QualityLevel;
   /** Explicit format, or "auto" to negotiate from Accept. Absent = keep the source format. */
   format?: OutputFormat | "auto";
   embed?: boolean;
@@ -96,4 +99,11 @@ export interface TransformResult {
   height: number;
   /** True when the format came from Accept (f_auto): the response must say Vary: Accept. */
   negotiated: boolean;
+  /** What q_auto chose: the encoder quality and the SSIMULACRA 2 score its output reached. */
+  measured?: MeasuredQuality;
+}
+
+export interface MeasuredQuality {
+  quality: number;
+  score: number;
 }

@@ -9,6 +9,7 @@ export function metaOf(result: TransformResult): StoredMeta {
     width: result.width,
     height: result.height,
     negotiated: result.negotiated,
+    ...(result.measured ? { measured: result.measured } : {}),
     length: result.body.length,
     sha256: sha256(result.body),
   };
@@ -31,6 +32,7 @@ export function verified(meta: StoredMeta, body: Buffer): TransformResult | null
     width: meta.width,
     height: meta.height,
     negotiated: meta.negotiated,
+    ...(meta.measured ? { measured: meta.measured } : {}),
   };
 }
 

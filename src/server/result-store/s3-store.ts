@@ -126,6 +126,7 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
             width: String(meta.width),
             height: String(meta.height),
             negotiated: String(meta.negotiated),
+            ...(meta.measured ? { quality: String(meta.measured.quality), score: String(meta.measured.score) } : {}),
             length: String(meta.length),
             sha256: meta.sha256,
           },
@@ -188,7 +189,7 @@ function isMissing(error: unknown): boolean {
 }
 
 function metaFrom(contentType: string | undefined, metadata: Record<string, string>): StoredMeta | null {
-  const { format, width, height, negotiated, length, sha256 } = metadata;
+  const { format, width, height, negotiated, length, sha256, quality, score } = metadata;
   if (!contentType || !format || !width || !height || !negotiated || !length || !sha256) return null;
   return {
     contentType,
@@ -196,6 +197,7 @@ function metaFrom(contentType: string | undefined, metadata: Record<string, stri
     width: Number(width),
     height: Number(height),
     negotiated: negotiated === "true",
+    ...(quality && score ? { measured: { quality: Number(quality), score: Number(score) } } : {}),
     length: Number(length),
     sha256,
   };

@@ -56,6 +56,8 @@ export interface StoredMeta {
   width: number;
   height: number;
   negotiated: boolean;
+  /** What q_auto chose, when it chose: served again with the result (contract §3: never recomputed). */
+  measured?: TransformResult["measured"];
   length: number;
   sha256: string;
 }

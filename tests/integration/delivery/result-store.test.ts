@@ -171,6 +171,38 @@ describe("result store", () => {
     120_000,
   );
 
+  it.each(["files", ...(s3Run ? ["s3"] : [])])(
+    "keeps q_auto's choice with the result (%s): after a restart the same bytes, quality and score, nothing searched again",
+    async (kind) => {
+      const database = await createTestDatabase();
+      const root = kind === "files" ? storeDir() : await bucketStore();
+      try {
+        const first = await app(root, database, { resultCacheBytes: 0 });
+        const path = first.signedPath("w_320,q_auto,f_webp", source());
+        const made = await first.fetch(path);
+        expect(made.status).toBe(200);
+        const chosen = made.headers.get("x-optstuff-quality");
+        expect(chosen).toMatch(/^\d{1,3}; score=\d+\.\d$/);
+        const body = Buffer.from(await made.arrayBuffer());
+        await first.close();
+
+        const restarted = await app(root, database, { resultCacheBytes: 0 });
+        const served = await restarted.fetch(restarted.signedPath("w_320,q_auto,f_webp", source()));
+        expect(served.headers.get("x-optstuff-quality")).toBe(chosen);
+        expect(Buffer.from(await served.arrayBuffer()).equals(body)).toBe(true);
+        expect(transforms(restarted)).toBe(0);
+        // A fixed quality reports nothing: only a measured choice has a score.
+        const fixed = await restarted.fetch(restarted.signedPath("w_320,q_70,f_webp", source()));
+        expect(fixed.headers.get("x-optstuff-quality")).toBeNull();
+        await restarted.settled();
+        await restarted.close();
+      } finally {
+        await database.close();
+      }
+    },
+    120_000,
+  );
+
   it("makes a damaged stored result again instead of serving it", async () => {
     const database = await createTestDatabase();
     const root = storeDir();

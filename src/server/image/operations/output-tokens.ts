@@ -1,3 +1,4 @@
+import { DEFAULT_LEVEL, QUALITY_LEVELS } from "../quality/levels";
 import { bare, hexColour, integer, oneOf, presetName, type OperationSpec } from "./value-parsers";
 
 /** No image worth showing fits in under 1 KB; 10 MB is above any useful target. */
@@ -5,15 +6,19 @@ const MIN_MAX_BYTES = 1024;
 const MAX_MAX_BYTES = 10 * 1024 * 1024;
 
 const FORMATS = ["webp", "avif", "png", "jpg", "jpeg", "gif", "auto"] as const;
+const LEVELS = Object.keys(QUALITY_LEVELS) as (keyof typeof QUALITY_LEVELS)[];
 
 /** Encoding and output-shape tokens. */
 export const outputTokens = [
   {
     name: "q",
-    syntax: "q_{1-100}",
+    syntax: "q_{1-100} | q_auto | q_auto:{best|good|eco|low}",
     description:
-      "Quality for lossy formats (JPEG, WebP, AVIF); PNG and GIF ignore it. Defaults per format. With f_auto it is on the JPEG/WebP scale (an AVIF answer gets the quality that looks the same, ×5/8).",
-    parse: (v) => ({ quality: integer(v, 1, 100) }),
+      "Quality for lossy formats (JPEG, WebP, AVIF); PNG and GIF ignore it. Defaults per format. With f_auto it is on the JPEG/WebP scale (an AVIF answer gets the quality that looks the same, ×5/8). q_auto finds, per image, the lowest quality whose output reaches a perceptual score (SSIMULACRA 2: best 90, good 80, eco 70, low 60; q_auto is good), in at most four encodes; an animation gets the format's default.",
+    parse: (v) =>
+      v === "auto" || v?.startsWith("auto:")
+        ? { quality: undefined, qualityTarget: v === "auto" ? DEFAULT_LEVEL : oneOf(v.slice(5), LEVELS) }
+        : { quality: integer(v, 1, 100), qualityTarget: undefined },
   },
   {
     name: "maxbytes",

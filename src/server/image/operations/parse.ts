@@ -36,6 +36,11 @@ export function checkCombination(operations: ImageOperations): void {
       message: "info takes no other operation: it describes the source itself",
     });
   }
+  if (operations.qualityTarget && operations.maxBytes !== undefined) {
+    throw new AppError("INVALID_OPERATION", {
+      message: "q_auto and maxbytes_ cannot be combined: ask for a look, or for a size",
+    });
+  }
   if (operations.trim !== undefined && operations.crop) {
     throw new AppError("INVALID_OPERATION", {
       message: "trim and c_ cannot be combined: crop a region, or trim its borders",
