@@ -116,6 +116,12 @@ export function RequestLogTable({
               numeric: true,
               cell: (r) => (r.outputBytes === null ? "–" : `${formatBytes(r.outputBytes)} ${r.outputFormat ?? ""}`),
             },
+            // q_auto's choice: the encoder quality, and the perceptual score it reached.
+            {
+              header: "Quality",
+              numeric: true,
+              cell: (r) => (r.quality === null ? "–" : `q${r.quality} · ${(r.score ?? 0).toFixed(1)}`),
+            },
             { header: "Time", numeric: true, cell: (r) => formatMs(r.processingMs) },
             { header: "Cache", cell: (r) => r.cache ?? "–" },
             // Truncated on screen; selecting it copies the whole id.

@@ -1,3 +1,4 @@
+import type { MeasuredQuality } from "@/server/image";
 import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { Counters } from "@/server/coordination/counters";
 import type { MemoRateLimiter } from "@/server/coordination/types";
@@ -30,6 +31,8 @@ export interface RequestOutcome {
   sourceUrl?: string;
   operations?: string;
   outputFormat?: string;
+  /** What q_auto chose, when it chose. */
+  measured?: MeasuredQuality;
   sourceBytes?: number;
   outputBytes?: number;
   /** Body bytes actually sent (0 for HEAD and 304): what usage metering counts. */

@@ -27,7 +27,7 @@ export interface Progress {
 /** What answering learned, for the request's outcome: the tier, sizes and phases; a fallback's status. */
 export type AnswerReport = Pick<
   RequestOutcome,
-  "cache" | "outputFormat" | "sourceBytes" | "outputBytes" | "sentBytes" | "phases"
+  "cache" | "outputFormat" | "measured" | "sourceBytes" | "outputBytes" | "sentBytes" | "phases"
 > & { status?: RequestLogStatus };
 
 export interface Answered {
@@ -165,6 +165,7 @@ function answerProduced(
     report: {
       cache: produced.cache,
       outputFormat: result.format,
+      ...(result.measured ? { measured: result.measured } : {}),
       sourceBytes: produced.sourceBytes,
       outputBytes: result.body.length,
       sentBytes: request.method === "HEAD" ? 0 : result.body.length,

@@ -219,6 +219,8 @@ function toRow(outcome: RequestOutcome, at: Date): Row {
     sourceUrl: outcome.sourceUrl ?? null,
     operations: outcome.operations ?? null,
     outputFormat: outcome.outputFormat ?? null,
+    quality: outcome.measured?.quality ?? null,
+    score: outcome.measured?.score ?? null,
     sourceBytes: outcome.sourceBytes ?? null,
     outputBytes: outcome.outputBytes ?? null,
     processingMs: Math.round(outcome.durationMs),

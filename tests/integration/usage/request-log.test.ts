@@ -45,6 +45,21 @@ describe("request log", () => {
     expect(row!.processingMs).toBeGreaterThanOrEqual(0);
   });
 
+  it("records q_auto's chosen quality and score with the request, as the answer's header says; none for a fixed quality", async () => {
+    const operations = "w_30,q_auto:eco,f_webp";
+    const response = await app.fetch(app.signedPath(operations, `http://${origin.host}/a.png`));
+    expect(response.status).toBe(200);
+    const [quality, score] = /^(\d+); score=([\d.]+)$/.exec(response.headers.get("x-optstuff-quality")!)!.slice(1);
+    await app.settled();
+    const rows = await app.services.database.db.select().from(requestLog).where(eq(requestLog.operations, operations));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.quality).toBe(Number(quality));
+    // The header rounds to a tenth; the column keeps a float4.
+    expect(Math.abs(rows[0]!.score! - Number(score))).toBeLessThanOrEqual(0.051);
+    const [fixed] = await rowsOf("success");
+    expect(fixed).toMatchObject({ operations: "w_20,f_webp", quality: null, score: null });
+  });
+
   it("keeps failures with their status, capped per project and minute", async () => {
     await clearOfWindowEdge(60_000, 10_000);
     const forged = app.signedPath("w_21", `http://${origin.host}/a.png`).replace(/sig=[^&]+/, `sig=${"A".repeat(32)}`);

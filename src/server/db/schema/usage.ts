@@ -100,6 +100,9 @@ export const requestLog = pgTable(
     sourceUrl: text("source_url"),
     operations: text("operations"),
     outputFormat: text("output_format"),
+    /** What q_auto chose: the encoder quality and the SSIMULACRA 2 score it reached (null otherwise). */
+    quality: integer("quality"),
+    score: real("score"),
     sourceBytes: integer("source_bytes"),
     outputBytes: integer("output_bytes"),
     processingMs: integer("processing_ms"),
