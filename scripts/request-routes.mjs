@@ -5,6 +5,14 @@ import compression from "compression";
 export const IMAGE_API_KEY = "optstuff.image-api";
 
 const isImageApi = (req) => req.url?.startsWith("/api/v1/") === true;
+/**
+ * Paths Next's router answers with a redirect before any route (a trailing slash, `//`, a backslash)
+ * stay with it, so that `npm start` answers them as `next start` and Vercel do.
+ */
+const redirectedByNext = (url) => {
+  const path = url.split("?")[0];
+  return path.endsWith("/") || path.includes("//") || path.includes("\\");
+};
 
 /**
  * The image API goes straight to the handler the app published once it started, past Next's router:
@@ -21,6 +29,7 @@ export function createRequestRouter(handleWithNext, published = globalThis) {
   const compress = compression();
   return (req, res) => {
     if (!isImageApi(req)) return compress(req, res, () => handleWithNext(req, res));
+    if (redirectedByNext(req.url)) return handleWithNext(req, res);
     const imageApi = published[Symbol.for(IMAGE_API_KEY)];
     return typeof imageApi === "function" ? imageApi(req, res) : handleWithNext(req, res);
   };

@@ -1,4 +1,4 @@
-import type http from "node:http";
+import http from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -30,6 +30,18 @@ async function get(url: string): Promise<{ who: string; encoding: string | null 
   return { who: (await response.text()).split(" ")[0]!, encoding: response.headers.get("content-encoding") };
 }
 
+function rawGet(base: string, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${base}/`, { path }, (response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        response.on("end", () => resolve(text.split(" ")[0]!));
+      })
+      .on("error", reject);
+  });
+}
+
 describe("the app server's routes", () => {
   it("looks the image API up under the name the app publishes it by", () => {
     expect(SCRIPT_KEY).toBe(IMAGE_API_KEY);
@@ -40,6 +52,11 @@ describe("the app server's routes", () => {
     expect(await get(`${base}/api/v1/p/w_10/a.jpg?key=k&sig=s`)).toEqual({ who: "image-api", encoding: null });
     expect(await get(`${base}/api/v1/p/w_10/%zz`)).toEqual({ who: "image-api", encoding: null });
     expect(await get(`${base}/api/v1`)).toMatchObject({ who: "next" });
+    // What Next's router redirects (trailing slash, doubled or back slashes) stays with it.
+    for (const path of ["/api/v1/p/w_10/a.jpg/", "/api/v1/p/w_10//a.jpg"])
+      expect(await get(`${base}${path}`), path).toMatchObject({ who: "next" });
+    // fetch would turn a backslash into a slash: sent as written.
+    expect(await rawGet(base, "/api/v1/p/w_10/a\\b.jpg?x=1")).toBe("next");
     expect(await get(`${base}/api/health`)).toMatchObject({ who: "next" });
     expect(await get(`${base}/`)).toEqual({ who: "next", encoding: "gzip" });
   });
