@@ -1,4 +1,4 @@
-import { DEFAULT_QUALITY, type ImageOperations } from "@/server/image";
+import { DEFAULT_QUALITY, QUALITY_LEVELS, type ImageOperations, type QualityLevel } from "@/server/image";
 
 /**
  * Widths a w_auto answer is rounded up to: the hint is an unsigned header, so without steps one signed
@@ -40,9 +40,16 @@ export function applyClientHints(ops: ImageOperations, headers: Headers): Hinted
   }
   hints.push("Save-Data");
   if (headers.get("save-data")?.trim().toLowerCase() === "on" && !operations.placeholder) {
-    operations.quality = Math.max(10, Math.round(startingQuality(operations) * SAVE_DATA_SHARE));
+    // q_auto searches its own quality: Save-Data asks it for the next level down instead.
+    if (operations.qualityTarget) operations.qualityTarget = lowerLevel(operations.qualityTarget);
+    else operations.quality = Math.max(10, Math.round(startingQuality(operations) * SAVE_DATA_SHARE));
   }
   return { operations, hints };
+}
+
+function lowerLevel(level: QualityLevel): QualityLevel {
+  const levels = Object.keys(QUALITY_LEVELS) as QualityLevel[]; // best first
+  return levels[Math.min(levels.indexOf(level) + 1, levels.length - 1)]!;
 }
 
 /** q_ or the default on its scale (f_auto's AVIF reads it as WebP's; an explicit f_avif has its own). */

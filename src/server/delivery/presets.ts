@@ -21,7 +21,11 @@ export function expandPreset(
   if (preset === undefined) return ops;
   const segment = Object.hasOwn(project.presets, preset) ? project.presets[preset] : undefined;
   if (segment === undefined) throw new AppError("INVALID_OPERATION", { message: `Unknown preset "${preset}"` });
-  const expanded: ImageOperations = { ...parseOperations(segment), ...rest };
+  const fromPreset = parseOperations(segment);
+  // A look (q_auto) or a size (maxbytes_) asked for in the URL wins over the preset's other choice.
+  if (rest.qualityTarget !== undefined) delete fromPreset.maxBytes;
+  if (rest.maxBytes !== undefined) delete fromPreset.qualityTarget;
+  const expanded: ImageOperations = { ...fromPreset, ...rest };
   checkCombination(expanded);
   return expanded;
 }

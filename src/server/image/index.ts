@@ -24,3 +24,4 @@ export type { SharpSettings } from "./configure-sharp";
 export { fontEnvironment } from "./fonts";
 export { DEFAULT_TRANSFORM_LIMITS } from "./settings";
 export { DEFAULT_QUALITY } from "./encode-options";
+export { QUALITY_LEVELS, type QualityLevel } from "./quality/levels";

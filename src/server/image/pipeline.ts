@@ -67,7 +67,7 @@ export async function transformImage(
     if (ops.qualityTarget && isSearchedFormat(format) && !keepFrames && !ops.placeholder) {
       const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true });
       const { encoded, measured } = await encodeToTarget({ pixels, format, level: ops.qualityTarget, ops }, limits);
-      return { ...answerOf(encoded, format, negotiated), measured };
+      return { ...answerOf(encoded, format, negotiated), ...(measured ? { measured } : {}) };
     }
     const render = (quality: number | undefined, timeoutMs: number): Promise<Encoded> =>
       (finish

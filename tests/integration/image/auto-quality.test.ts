@@ -71,6 +71,35 @@ describe("q_auto", () => {
   });
 });
 
+describe("q_auto on unusual outputs", () => {
+  it("searches a grayscale output (one channel after the effect) like any other", async () => {
+    const result = await transform("w_300,grayscale,q_auto,f_jpg");
+    expect(result.measured!.score).toBeGreaterThan(0);
+    const decodedOutput = await sharp(result.body).raw().toBuffer({ resolveWithObject: true });
+    expect(decodedOutput.info.width).toBe(300);
+  });
+
+  it("keeps the default quality, unmeasured, for an output under the metric's 8×8", async () => {
+    const tiny = await transform("s_16x6,q_auto,f_webp");
+    expect([tiny.width, tiny.height]).toEqual([16, 6]);
+    expect(tiny.measured).toBeUndefined();
+    expect(tiny.body.equals((await transform("s_16x6,f_webp")).body)).toBe(true);
+  });
+
+  it("scores an output over 1 MP on a copy shrunk to 1 MP, and still serves the full size", async () => {
+    const big = await transform("w_1600,enlarge,q_auto,f_webp");
+    expect([big.width, big.height]).toEqual([1600, 1600]);
+    expect(big.measured!.score >= 80 || big.measured!.quality >= 90).toBe(true);
+  });
+
+  it("searches an image with alpha, scoring it over dark and light grey", async () => {
+    const logo = await sharp(photo).resize(200).ensureAlpha(0.6).png().toBuffer();
+    const result = await transform("q_auto,f_webp", logo);
+    expect((await sharp(result.body).metadata()).hasAlpha).toBe(true);
+    expect(result.measured!.score >= 80 || result.measured!.quality >= 90).toBe(true);
+  });
+});
+
 describe("q_auto's spelling", () => {
   it("takes a level, the last q_ token wins, and maxbytes_ is refused beside it", () => {
     expect(parseOperations("q_auto")).toMatchObject({ qualityTarget: "good" });

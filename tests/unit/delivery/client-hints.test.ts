@@ -12,6 +12,12 @@ describe("client hints", () => {
     expect(hints).toEqual([]);
   });
 
+  it("Save-Data asks q_auto for the next level down, never a fixed quality", () => {
+    expect(hinted("w_auto,q_auto", { "save-data": "on" }).operations).toEqual({ qualityTarget: "eco" });
+    expect(hinted("w_auto,q_auto:low", { "save-data": "on" }).operations).toEqual({ qualityTarget: "low" });
+    expect(hinted("w_auto,q_auto:best", {}).operations).toEqual({ qualityTarget: "best" });
+  });
+
   it("w_auto takes Sec-CH-Width rounded up to a step, else the fallback, else no width", () => {
     expect(hinted("w_auto", { "sec-ch-width": "500" }).operations).toEqual({ width: 640 });
     expect(hinted("w_auto_300", { "sec-ch-width": "640" }).operations).toEqual({ width: 640 });

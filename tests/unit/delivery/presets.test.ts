@@ -22,6 +22,14 @@ describe("expandPreset", () => {
     }
   });
 
+  it("q_auto in the URL wins over a preset's maxbytes_ and a fixed q_, and maxbytes_ over a preset's q_auto", () => {
+    const presets = { ...project.presets, small: "w_400,maxbytes_20000", looks: "w_400,q_auto:best" };
+    expect(expand("pr_small,q_auto", { presets })).toEqual({ width: 400, qualityTarget: "good" });
+    expect(expand("pr_hero,q_auto:eco", { presets })).toMatchObject({ qualityTarget: "eco", quality: undefined });
+    expect(expand("pr_looks,maxbytes_9000", { presets })).toEqual({ width: 400, maxBytes: 9000 });
+    expect(expand("pr_looks,q_60", { presets })).toMatchObject({ quality: 60, qualityTarget: undefined });
+  });
+
   it("checks the combination after merging: a preset's trim with the URL's c_ is refused", () => {
     expect(() => expand("pr_frame,c_0_0_10_10")).toThrow(/trim and c_ cannot be combined/);
   });

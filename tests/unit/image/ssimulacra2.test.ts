@@ -36,26 +36,24 @@ describe("SSIMULACRA 2", () => {
     expect(ssimulacra2(original, q20)).toBeLessThan(ssimulacra2(original, q90));
   });
 
-  it("sees transparency over grey: fully transparent pixels score as the grey they show", async () => {
-    const size = { width: 64, height: 64 };
-    const transparentRed = await decoded(
-      await sharp({ create: { ...size, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 0 } } })
+  it("sees damage to the alpha of mid-grey content, scoring over dark and light grey", async () => {
+    // A mid-grey square on transparency; the "encode" keeps every colour but halves the square's alpha.
+    const square = (alpha: number) =>
+      sharp({ create: { width: 64, height: 64, channels: 4, background: { r: 128, g: 128, b: 128, alpha: 0 } } })
+        .composite([
+          {
+            input: { create: { width: 32, height: 32, channels: 4, background: { r: 128, g: 128, b: 128, alpha } } },
+            left: 16,
+            top: 16,
+          },
+        ])
         .png()
-        .toBuffer(),
-    );
-    const grey = await decoded(
-      await sharp({ create: { ...size, channels: 3, background: { r: 128, g: 128, b: 128 } } })
-        .png()
-        .toBuffer(),
-    );
-    const red = await decoded(
-      await sharp({ create: { ...size, channels: 3, background: { r: 255, g: 0, b: 0 } } })
-        .png()
-        .toBuffer(),
-    );
-    expect(ssimulacra2(transparentRed, grey)).toBeGreaterThan(99);
-    // Opaque, the same red is far from grey (a flat colour shift costs this metric less than structure does).
-    expect(ssimulacra2(red, grey)).toBeLessThan(80);
+        .toBuffer();
+    const original = await decoded(await square(1));
+    expect(original.channels).toBe(4);
+    expect(ssimulacra2(original, original)).toBe(100);
+    // Over one mid grey (0.5) both would be the same grey everywhere: a perfect 100.
+    expect(ssimulacra2(original, await decoded(await square(0.5)))).toBeLessThan(90);
   });
 
   it("refuses images of different sizes and images under 8×8", async () => {

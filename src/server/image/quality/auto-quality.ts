@@ -43,7 +43,8 @@ export interface Searched {
  * format's start for the level, then bisection between the highest quality known to fall short and the
  * lowest known to reach it. When nothing has reached it by the last encode, that one is made at the
  * range's top and served whatever its score: an image a little under its target is more use than an
- * error. The time budget is the transform's; a search that runs short serves its best so far.
+ * error. The time budget is what the transform has left; a search that runs short serves the lowest
+ * encode that reached the target, else its last, with the score it has.
  */
 export async function searchQuality(request: SearchRequest): Promise<Searched> {
   const { min, max, start } = SEARCH[request.format];
@@ -53,12 +54,16 @@ export async function searchQuality(request: SearchRequest): Promise<Searched> {
   let reached: Searched | null = null;
   let last: Searched | null = null;
   let quality = start[request.level];
+  let attemptMs = 0;
   for (let encodes = 1; encodes <= MAX_ENCODES; encodes++) {
     if (encodes === MAX_ENCODES && !reached) quality = max;
     const left = deadline - performance.now();
-    if (last && left < MIN_ATTEMPT_MS) break;
+    // Another encode and its scoring must fit in what is left, judged by the last one's time.
+    if (last && left < Math.max(MIN_ATTEMPT_MS, 1.5 * attemptMs)) break;
+    const attemptStart = performance.now();
     const encoded = await request.encodeAt(quality, left);
     const score = await request.scoreOf(encoded);
+    attemptMs = performance.now() - attemptStart;
     last = { encoded, quality, score, encodes };
     if (score >= target) reached = last;
     else below = quality;

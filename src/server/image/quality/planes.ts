@@ -17,10 +17,16 @@ const SRGB_TO_LINEAR = Float32Array.from({ length: 256 }, (_, i) => {
 });
 
 /**
- * 8-bit sRGB pixels (3 or 4 channels, as sharp's raw output) → linear RGB planes. A pixel's alpha
- * blends it over middle grey first, in sRGB values, as the metric's reference implementation does.
+ * 8-bit sRGB pixels (3 or 4 channels, as sharp's raw output) → linear RGB planes. With alpha, each
+ * pixel is first blended over `background` (0..1, a grey), in sRGB values, as the reference does.
  */
-export function linearPlanes(pixels: Uint8Array, width: number, height: number, channelCount: 3 | 4): Planes {
+export function linearPlanes(
+  pixels: Uint8Array,
+  width: number,
+  height: number,
+  channelCount: 3 | 4,
+  background = 0.5,
+): Planes {
   const planes = emptyPlanes(width, height);
   const [r, g, b] = planes.channels;
   for (let i = 0, p = 0; i < width * height; i++, p += channelCount) {
@@ -31,9 +37,9 @@ export function linearPlanes(pixels: Uint8Array, width: number, height: number, 
       continue;
     }
     const alpha = pixels[p + 3]! / 255;
-    r[i] = decode(alpha * (pixels[p]! / 255) + (1 - alpha) * 0.5);
-    g[i] = decode(alpha * (pixels[p + 1]! / 255) + (1 - alpha) * 0.5);
-    b[i] = decode(alpha * (pixels[p + 2]! / 255) + (1 - alpha) * 0.5);
+    r[i] = decode(alpha * (pixels[p]! / 255) + (1 - alpha) * background);
+    g[i] = decode(alpha * (pixels[p + 1]! / 255) + (1 - alpha) * background);
+    b[i] = decode(alpha * (pixels[p + 2]! / 255) + (1 - alpha) * background);
   }
   return planes;
 }

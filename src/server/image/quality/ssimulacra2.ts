@@ -31,18 +31,27 @@ interface ScaleReference {
  * and its 4-norm; a weighted sum of those 108 numbers, mapped onto the score's scale.
  *
  * Returns a scorer for encodes of `original`: the original's side of every scale is computed here,
- * once, so that a search over qualities pays only for each encode's side.
+ * once, so that a search over qualities pays only for each encode's side. Images with alpha are scored
+ * over a dark and a light grey (0.1 and 0.9), the worse of the two, as libjxl's ssimulacra2 tool does:
+ * over one mid grey, errors in the alpha of mid-grey content would not show.
  */
 export function ssimulacra2Against(original: RawImage): (distorted: RawImage) => number {
   const { width, height } = original;
   // The reference scores anything smaller as identical (it computes no scale at all).
   if (width < 8 || height < 8) throw new RangeError("SSIMULACRA 2 needs at least 8×8 pixels");
-  const scales = prepare(linearPlanes(original.data, width, height, original.channels));
+  const backgrounds = original.channels === 4 ? [0.1, 0.9] : [0.5];
+  const prepared = backgrounds.map((background) => ({
+    background,
+    scales: prepare(linearPlanes(original.data, width, height, original.channels, background)),
+  }));
   return (distorted) => {
     if (distorted.width !== width || distorted.height !== height) {
       throw new RangeError("SSIMULACRA 2 compares images of the same size");
     }
-    return compare(scales, linearPlanes(distorted.data, width, height, distorted.channels));
+    const scores = prepared.map(({ background, scales }) =>
+      compare(scales, linearPlanes(distorted.data, width, height, distorted.channels, background)),
+    );
+    return Math.min(...scores);
   };
 }
 
