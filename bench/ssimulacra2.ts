@@ -3,8 +3,12 @@
  * this machine: preparing an original (its side of every scale, once per image), one comparison with
  * an encode (paid per candidate quality), and both together, for three sizes. The pair is bench:image's
  * photographic JPEG texture resized, against its JPEG q60 encode. Median of 9 runs after 2 unmeasured.
+ * Then what q_auto costs a whole transform (the route's pipeline in this process, one at a time):
+ * bench:image's 12 MP JPEG to an 800 px WebP at q_80 and at each q_auto level, median of 5.
  */
 import sharp from "sharp";
+import { DEFAULT_TRANSFORM_LIMITS, parseOperations } from "@/server/image";
+import { configureSharp, transformImage } from "@/server/image/engine";
 import { ssimulacra2Against, type RawImage } from "@/server/image/quality/ssimulacra2";
 import { fmt } from "./lib/load";
 import { makeSources } from "./lib/sources";
@@ -31,6 +35,32 @@ function medianMs(run: () => unknown): number {
   return times[Math.floor(RUNS / 2)]!;
 }
 
+async function wholeTransforms(jpeg: Buffer): Promise<void> {
+  configureSharp();
+  console.log("\n| 12 MP JPEG → 800 px WebP | median ms | CPU ms | bytes | quality; score |");
+  console.log("|---|---|---|---|---|");
+  for (const segment of [
+    "w_800,q_80,f_webp",
+    ...["low", "eco", "good", "best"].map((l) => `w_800,q_auto:${l},f_webp`),
+  ]) {
+    const run = () => transformImage(jpeg, parseOperations(segment), { accept: null }, DEFAULT_TRANSFORM_LIMITS);
+    const result = await run();
+    const times: number[] = [];
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      await run();
+      times.push(performance.now() - start);
+    }
+    const used = process.cpuUsage(cpu);
+    const median = times.sort((a, b) => a - b)[2]!;
+    const chosen = result.measured ? `${result.measured.quality}; ${fmt(result.measured.score, 1)}` : "–";
+    console.log(
+      `| ${segment} | ${fmt(median, 0)} | ${fmt((used.user + used.system) / 5000, 0)} | ${result.body.length} | ${chosen} |`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const jpeg = (await makeSources()).find((s) => s.kind === "jpeg")!.body;
   console.log("| size | prepare the original ms | compare one encode ms | both (one pair) ms | score |");
@@ -47,6 +77,7 @@ async function main(): Promise<void> {
       `| ${width}×${height} | ${fmt(prepare, 0)} | ${fmt(compare, 0)} | ${fmt(both, 0)} | ${fmt(against(encode), 2)} |`,
     );
   }
+  await wholeTransforms(jpeg);
 }
 
 main().catch((error: unknown) => {
