@@ -94,6 +94,7 @@ function filterColumns(input: Float32Array, out: Float32Array, width: number, he
 
   // Each section's last two outputs per column; the older is overwritten by the new one, then the
   // two swap roles, which saves copying a row of state per row.
+  const zeros = new Float32Array(width);
   let prev = [new Float64Array(width), new Float64Array(width), new Float64Array(width)] as const;
   let before = [new Float64Array(width), new Float64Array(width), new Float64Array(width)] as const;
   for (let n = -RADIUS + 1; n < height; n++) {
@@ -104,9 +105,13 @@ function filterColumns(input: Float32Array, out: Float32Array, width: number, he
     const row = n * width;
     const [p1, p3, p5] = prev;
     const [b1, b3, b5] = before;
+    // Outside the image is zero: a row past either edge is read from a row of zeros.
+    const topFrom = topRow >= 0 ? input : zeros;
+    const topAt = Math.max(0, topRow);
+    const bottomFrom = bottomRow >= 0 ? input : zeros;
+    const bottomAt = Math.max(0, bottomRow);
     for (let x = 0; x < width; x++) {
-      // Outside the image is zero.
-      const sum = (topRow >= 0 ? input[topRow + x]! : 0) + (bottomRow >= 0 ? input[bottomRow + x]! : 0);
+      const sum = topFrom[topAt + x]! + bottomFrom[bottomAt + x]!;
       const out1 = in1 * sum + prev1 * p1[x]! - b1[x]!;
       const out3 = in3 * sum + prev3 * p3[x]! - b3[x]!;
       const out5 = in5 * sum + prev5 * p5[x]! - b5[x]!;
