@@ -6,18 +6,21 @@ export { QUALITY_LEVELS, type QualityLevel } from "./levels";
 export type SearchedFormat = "jpeg" | "webp" | "avif";
 
 /**
- * Where each format's search starts for each level, and the range it stays in: a start close to the
- * usual answer leaves the bisection a narrow bracket. Provisional figures, to be replaced by what
- * bench:quality measures on its corpus.
+ * Where each format's search starts for each level, the range it stays in, and how many SSIMULACRA 2
+ * points one quality step usually buys there (the first guess's slope, before two encodes measure the
+ * image's own). Provisional figures, to be replaced by what bench:quality measures on its corpus.
  */
-const SEARCH: Record<SearchedFormat, { min: number; max: number; start: Record<QualityLevel, number> }> = {
-  jpeg: { min: 20, max: 95, start: { best: 90, good: 80, eco: 68, low: 55 } },
-  webp: { min: 20, max: 95, start: { best: 88, good: 76, eco: 64, low: 50 } },
-  avif: { min: 15, max: 90, start: { best: 74, good: 60, eco: 48, low: 38 } },
-};
+const SEARCH: Record<SearchedFormat, { min: number; max: number; slope: number; start: Record<QualityLevel, number> }> =
+  {
+    jpeg: { min: 20, max: 95, slope: 0.7, start: { best: 90, good: 80, eco: 68, low: 55 } },
+    webp: { min: 20, max: 95, slope: 0.6, start: { best: 88, good: 76, eco: 64, low: 50 } },
+    avif: { min: 15, max: 90, slope: 0.6, start: { best: 74, good: 60, eco: 48, low: 38 } },
+  };
 
 /** Never more encodes than this for one output. */
 export const MAX_ENCODES = 4;
+/** A score this close above the target is the answer: one quality step lower would fall short. */
+export const SCORE_TOLERANCE = 1;
 /** An encode needs at least this much of the transform budget left to be worth starting. */
 const MIN_ATTEMPT_MS = 1000;
 
@@ -28,6 +31,8 @@ export interface SearchRequest {
   /** The SSIMULACRA 2 score of an encode against the pixels it was made from. */
   scoreOf(encoded: Encoded): Promise<number>;
   budgetMs: number;
+  /** At most this many encodes (default MAX_ENCODES): f_best shares them between formats. */
+  maxEncodes?: number;
 }
 
 export interface Searched {
@@ -36,27 +41,35 @@ export interface Searched {
   score: number;
   /** Encodes made to find it (each also decoded and scored). */
   encodes: number;
+  /** The score reached the level's target. */
+  reached: boolean;
 }
 
+type Point = { quality: number; score: number };
+
 /**
- * The lowest quality whose encode reaches the level's score, in at most MAX_ENCODES encodes: the
- * format's start for the level, then bisection between the highest quality known to fall short and the
- * lowest known to reach it. When nothing has reached it by the last encode, that one is made at the
- * range's top and served whatever its score: an image a little under its target is more use than an
- * error. The time budget is what the transform has left; a search that runs short serves the lowest
- * encode that reached the target, else its last, with the score it has.
+ * The lowest quality whose encode reaches the level's score, in at most `maxEncodes` encodes: the
+ * format's start for the level, then a guess along the score's slope (measured once two encodes exist),
+ * kept inside the bracket between the highest quality known to fall short and the lowest known to reach
+ * it. It stops at a score within SCORE_TOLERANCE above the target or when the bracket closes. When
+ * nothing has reached the target by the last encode, that one is made at the range's top and served
+ * whatever its score: an image a little under its target is more use than an error. The time budget is
+ * what the transform has left; a search that runs short serves the lowest encode that reached the
+ * target, else its last, with the score it has.
  */
 export async function searchQuality(request: SearchRequest): Promise<Searched> {
   const { min, max, start } = SEARCH[request.format];
   const target = QUALITY_LEVELS[request.level];
+  const maxEncodes = request.maxEncodes ?? MAX_ENCODES;
   const deadline = performance.now() + request.budgetMs;
-  let below = min - 1;
-  let reached: Searched | null = null;
+  let below: Point | null = null;
+  let reached: (Searched & Point) | null = null;
   let last: Searched | null = null;
+  let previous: Point | null = null;
   let quality = start[request.level];
   let attemptMs = 0;
-  for (let encodes = 1; encodes <= MAX_ENCODES; encodes++) {
-    if (encodes === MAX_ENCODES && !reached) quality = max;
+  for (let encodes = 1; encodes <= maxEncodes; encodes++) {
+    if (encodes === maxEncodes && !reached) quality = max;
     const left = deadline - performance.now();
     // Another encode and its scoring must fit in what is left, judged by the last one's time.
     if (last && left < Math.max(MIN_ATTEMPT_MS, 1.5 * attemptMs)) break;
@@ -64,17 +77,52 @@ export async function searchQuality(request: SearchRequest): Promise<Searched> {
     const encoded = await request.encodeAt(quality, left);
     const score = await request.scoreOf(encoded);
     attemptMs = performance.now() - attemptStart;
-    last = { encoded, quality, score, encodes };
+    const point = { quality, score };
+    last = { encoded, quality, score, encodes, reached: score >= target };
     if (score >= target) reached = last;
-    else below = quality;
-    const above = reached ? reached.quality : max + 1;
-    const next = Math.floor((below + above) / 2);
-    // The bracket is closed: the lowest that reached is the answer (or the top itself fell short).
-    if (next <= below || next >= above) break;
+    else below = point;
+    if (reached && reached.score < target + SCORE_TOLERANCE) break;
+    const next = nextGuess(request.format, target, { below, above: reached, last: point, previous, min, max });
+    if (next === null) break;
+    previous = point;
     quality = next;
   }
   const chosen = reached ?? last!;
   return { ...chosen, encodes: last!.encodes };
+}
+
+interface Bracket {
+  below: Point | null;
+  above: Point | null;
+  last: Point;
+  previous: Point | null;
+  min: number;
+  max: number;
+}
+
+/**
+ * The quality expected to score just above the target: between the bracket's two sides when both are
+ * known, else along the slope of the last two encodes (or the format's usual slope). Null when no
+ * untried quality is left inside the bracket.
+ */
+export function nextGuess(format: SearchedFormat, target: number, b: Bracket): number | null {
+  const low = b.below ? b.below.quality + 1 : b.min;
+  const high = b.above ? b.above.quality - 1 : b.max;
+  if (low > high) return null;
+  const aim = target + SCORE_TOLERANCE / 2;
+  let guess: number;
+  if (b.below && b.above) {
+    const rise = b.above.score - b.below.score;
+    const share = rise > 0 ? (aim - b.below.score) / rise : 0.5;
+    guess = b.below.quality + share * (b.above.quality - b.below.quality);
+  } else {
+    const measured = b.previous ? (b.last.score - b.previous.score) / (b.last.quality - b.previous.quality) : 0;
+    // A flat or falling measured slope says nothing about where the target is: use the usual one.
+    const slope = measured > 0.05 ? measured : SEARCH[format].slope;
+    guess = b.last.quality + (aim - b.last.score) / slope;
+  }
+  // Aimed half a point above the target, so rounding to the nearest quality seldom falls short.
+  return Math.min(high, Math.max(low, Math.round(guess)));
 }
 
 export function isSearchedFormat(format: string): format is SearchedFormat {
