@@ -196,6 +196,26 @@ for (const server of ["npm start", "next start"] as const) {
       expect(head.headers["x-optstuff-quality"]).toBe(get.headers["x-optstuff-quality"]);
     });
 
+    it("f_best: one of the formats Accept allows, Vary exactly Accept, an ETag per Accept class, its 304", async () => {
+      const target = url("w_120,f_best", "local/photo.jpg");
+      const browser = { accept: "image/avif,image/webp,*/*" };
+      const get = await wire(target, { headers: browser });
+      expect(get.status).toBe(200);
+      expectFraming(get);
+      expect(["image/avif", "image/webp"]).toContain(get.headers["content-type"]);
+      expect(get.headers.vary).toBe("Accept");
+      expect(get.headers["x-optstuff-quality"]).toMatch(/^\d{1,3}; score=\d+\.\d$/);
+      const old = await wire(target, { headers: { accept: "image/*" } });
+      expect(old.headers["content-type"]).toBe("image/jpeg");
+      expect(old.headers.etag).not.toBe(get.headers.etag);
+      const revalidated = await wire(target, { headers: { ...browser, "if-none-match": get.headers.etag! } });
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.headers.vary).toBe("Accept");
+      const refused = await wire(url("w_120,f_best,q_70", "local/photo.jpg"));
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.body.toString()).error).toMatch(/f_best chooses by a perceptual level/);
+    });
+
     it("w_auto,dpr_auto: Vary and Accept-CH name the hints as sent, on the 200 and its 304, and the width follows Sec-CH-Width", async () => {
       const hints = ["Sec-CH-DPR", "Sec-CH-Width", "Save-Data"];
       const target = url("w_auto_40,dpr_auto,f_png", "local/photo.jpg");

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { acceptClass, canonicalOperations, type ImageOperations } from "@/server/image";
+import { acceptClass, canonicalOperations, negotiatesFormat, type ImageOperations } from "@/server/image";
 import type { SourceLocation } from "@/server/source";
 
 /** Bumped when the pipeline's output for the same request changes, so old ETags stop matching. */
@@ -17,7 +17,7 @@ export function variantKey(
 ): string {
   // "fallback" (the project's fallback image) cannot collide: the others are a URL or start local:.
   const where = location === "fallback" ? location : sourceIdentity(location);
-  const negotiation = operations.format === "auto" ? acceptClass(accept) : "";
+  const negotiation = negotiatesFormat(operations) ? acceptClass(accept) : "";
   return createHash("sha256")
     .update(`${PIPELINE_VERSION}\n${canonicalOperations(operations)}\n${where}\n${negotiation}`)
     .digest("base64url")

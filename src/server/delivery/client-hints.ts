@@ -1,4 +1,10 @@
-import { DEFAULT_QUALITY, QUALITY_LEVELS, type ImageOperations, type QualityLevel } from "@/server/image";
+import {
+  DEFAULT_LEVEL,
+  DEFAULT_QUALITY,
+  QUALITY_LEVELS,
+  type ImageOperations,
+  type QualityLevel,
+} from "@/server/image";
 
 /**
  * Widths a w_auto answer is rounded up to: the hint is an unsigned header, so without steps one signed
@@ -41,7 +47,8 @@ export function applyClientHints(ops: ImageOperations, headers: Headers): Hinted
   hints.push("Save-Data");
   if (headers.get("save-data")?.trim().toLowerCase() === "on" && !operations.placeholder) {
     // q_auto searches its own quality: Save-Data asks it for the next level down instead.
-    if (operations.qualityTarget) operations.qualityTarget = lowerLevel(operations.qualityTarget);
+    if (operations.qualityTarget || operations.format === "best")
+      operations.qualityTarget = lowerLevel(operations.qualityTarget ?? DEFAULT_LEVEL);
     else operations.quality = Math.max(10, Math.round(startingQuality(operations) * SAVE_DATA_SHARE));
   }
   return { operations, hints };

@@ -25,6 +25,11 @@ export function expandPreset(
   // A look (q_auto) or a size (maxbytes_) asked for in the URL wins over the preset's other choice.
   if (rest.qualityTarget !== undefined) delete fromPreset.maxBytes;
   if (rest.maxBytes !== undefined) delete fromPreset.qualityTarget;
+  // f_best in the URL chooses by a level: the preset's fixed quality or size gives way to it.
+  if (rest.format === "best") {
+    delete fromPreset.quality;
+    delete fromPreset.maxBytes;
+  }
   const expanded: ImageOperations = { ...fromPreset, ...rest };
   checkCombination(expanded);
   return expanded;

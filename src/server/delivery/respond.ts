@@ -1,5 +1,6 @@
 import type { RequestLogStatus } from "@/server/errors";
 import type { SourceLocation } from "@/server/source";
+import { negotiatesFormat } from "@/server/image";
 import { describeError } from "@/server/log";
 import { withinLimits, type RequestLimits } from "@/server/ratelimit/request-limits";
 import type { HttpAnswer } from "@/server/wire/answer";
@@ -65,7 +66,7 @@ export async function respond(
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), common.etag)) {
     await progress.limits.admitRequest();
     const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
-    const headers = successHeaders({ ...common, negotiated: operations.format === "auto", serverTiming: timing });
+    const headers = successHeaders({ ...common, negotiated: negotiatesFormat(operations), serverTiming: timing });
     return {
       answer: { status: 304, headers, body: null },
       report: { cache: "revalidated", sentBytes: 0, phases: { auth: progress.authMs } },

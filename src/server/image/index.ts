@@ -9,7 +9,14 @@ export type {
 export { checkCombination, parseOperations, canonicalOperations } from "./operations/parse";
 export { operationRegistry, type OperationName } from "./operations/registry";
 export type { OperationSpec } from "./operations/value-parsers";
-export { acceptClass, negotiateFormat, type AcceptClass, type NegotiatedFormat, type SourceTraits } from "./negotiate";
+export {
+  acceptClass,
+  negotiateFormat,
+  negotiatesFormat,
+  type AcceptClass,
+  type NegotiatedFormat,
+  type SourceTraits,
+} from "./negotiate";
 export type { TransformRequest } from "./pipeline";
 export {
   createTransformScheduler,
@@ -24,4 +31,4 @@ export type { SharpSettings } from "./configure-sharp";
 export { fontEnvironment } from "./fonts";
 export { DEFAULT_TRANSFORM_LIMITS } from "./settings";
 export { DEFAULT_QUALITY } from "./encode-options";
-export { QUALITY_LEVELS, type QualityLevel } from "./quality/levels";
+export { DEFAULT_LEVEL, QUALITY_LEVELS, type QualityLevel } from "./quality/levels";

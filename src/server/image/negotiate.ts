@@ -54,7 +54,9 @@ export function negotiateFormat(
   sourceFormat: string | undefined,
   traits: SourceTraits = {},
 ): NegotiatedFormat {
-  if (ops.format === "auto") return { format: autoFormat(acceptClass(accept), sourceFormat, traits), negotiated: true };
+  // f_best starts from f_auto's answer; the pipeline then tries the other formats Accept allows.
+  if (ops.format === "auto" || ops.format === "best")
+    return { format: autoFormat(acceptClass(accept), sourceFormat, traits), negotiated: true };
   if (ops.format !== undefined) return { format: ops.format, negotiated: false };
   if (sourceFormat === "svg") {
     return { format: Object.keys(ops).length === 0 ? "svg" : "png", negotiated: false };
@@ -63,6 +65,11 @@ export function negotiateFormat(
     return { format: sourceFormat as OutputFormat, negotiated: false };
   }
   return { format: fallback(traits), negotiated: false };
+}
+
+/** f_auto and f_best: the answer depends on the Accept header (Vary: Accept, an ETag per class). */
+export function negotiatesFormat(ops: Pick<ImageOperations, "format">): boolean {
+  return ops.format === "auto" || ops.format === "best";
 }
 
 function autoFormat(accepts: AcceptClass, sourceFormat: string | undefined, traits: SourceTraits): OutputFormat {

@@ -3,11 +3,13 @@ import { applyEncoder, CONTENT_TYPES, supportsAnimation } from "./encode-options
 import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-source";
 import { describeImage } from "./describe-image";
 import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } from "./fit-bytes";
-import { negotiateFormat } from "./negotiate";
+import { acceptClass, negotiateFormat } from "./negotiate";
 import { pixelated } from "./pixelate";
 import { planGeometry } from "./plan-geometry";
 import { isSearchedFormat } from "./quality/auto-quality";
+import { encodeBest } from "./quality/best-format";
 import { encodeToTarget } from "./quality/encode-to-target";
+import { DEFAULT_LEVEL } from "./quality/levels";
 import { renderImage, renderPixels, type RenderInput } from "./render-image";
 import { toImageError } from "./sharp-errors";
 import { sanitiseSvg } from "./svg-safety";
@@ -64,6 +66,16 @@ export async function transformImage(
   try {
     const job = { ops, format, keepFrames, plan };
     const finish = await passesOverPixels(input, job, limits, request.watermark);
+    if (ops.format === "best" && !keepFrames && !ops.placeholder) {
+      const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true });
+      const level = ops.qualityTarget ?? DEFAULT_LEVEL;
+      const accepts = acceptClass(request.accept);
+      const best = await encodeBest({ pixels, primary: format, accepts, level, ops }, limits);
+      return {
+        ...answerOf(best.encoded, best.format, negotiated),
+        ...(best.measured ? { measured: best.measured } : {}),
+      };
+    }
     if (ops.qualityTarget && isSearchedFormat(format) && !keepFrames && !ops.placeholder) {
       const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true });
       const { encoded, measured } = await encodeToTarget({ pixels, format, level: ops.qualityTarget, ops }, limits);

@@ -30,8 +30,11 @@ export interface ImageOperations {
   quality?: number;
   /** q_auto: search the encoder quality for this perceptual level (src/server/image/quality/auto-quality.ts). */
   qualityTarget?: QualityLevel;
-  /** Explicit format, or "auto" to negotiate from Accept. Absent = keep the source format. */
-  format?: OutputFormat | "auto";
+  /**
+   * Explicit format, "auto" to negotiate from Accept, or "best" to encode what Accept allows and keep
+   * the smallest that reaches q_auto's level. Absent = keep the source format.
+   */
+  format?: OutputFormat | "auto" | "best";
   embed?: boolean;
   dpr?: number;
   /** w_auto: the width comes from Sec-CH-Width when the browser sends it (width, if set, is the fallback). */

@@ -15,6 +15,8 @@ describe("client hints", () => {
   it("Save-Data asks q_auto for the next level down, never a fixed quality", () => {
     expect(hinted("w_auto,q_auto", { "save-data": "on" }).operations).toEqual({ qualityTarget: "eco" });
     expect(hinted("w_auto,q_auto:low", { "save-data": "on" }).operations).toEqual({ qualityTarget: "low" });
+    // f_best is at q_auto's level (good unless named): Save-Data asks it for the next one down too.
+    expect(hinted("w_auto,f_best", { "save-data": "on" }).operations).toEqual({ format: "best", qualityTarget: "eco" });
     expect(hinted("w_auto,q_auto:best", {}).operations).toEqual({ qualityTarget: "best" });
   });
 

@@ -64,6 +64,10 @@ describe("variant keys and ETags", () => {
     expect(variantKey(parseOperations("w_800,f_webp"), source, "image/avif")).toBe(a);
     const auto = parseOperations("w_800,f_auto");
     expect(variantKey(auto, source, "image/avif,image/webp")).not.toBe(variantKey(auto, source, "image/webp"));
+    const best = parseOperations("w_800,f_best");
+    expect(variantKey(best, source, "image/avif,image/webp")).not.toBe(variantKey(best, source, "image/webp"));
+    expect(variantKey(best, source, "image/webp")).not.toBe(variantKey(best, source, "image/png"));
+    expect(variantKey(best, source, "image/webp")).toBe(variantKey(best, source, "image/webp,image/*"));
   });
 
   it("matches If-None-Match lists, weak tags and *", () => {

@@ -30,6 +30,19 @@ describe("expandPreset", () => {
     expect(expand("pr_looks,q_60", { presets })).toMatchObject({ quality: 60, qualityTarget: undefined });
   });
 
+  it("f_best in the URL sets the preset's fixed q_ and maxbytes_ aside; the URL's own q_ with it is refused", () => {
+    const presets = { ...project.presets, small: "w_400,maxbytes_20000", smallest: "w_400,f_best" };
+    expect(expand("pr_hero,f_best", { presets })).toEqual({
+      width: 1200,
+      height: 630,
+      gravity: "attention",
+      format: "best",
+    });
+    expect(expand("pr_small,f_best", { presets })).toEqual({ width: 400, format: "best" });
+    expect(expand("pr_smallest,q_auto:low", { presets })).toMatchObject({ format: "best", qualityTarget: "low" });
+    expect(() => expand("pr_smallest,q_60", { presets })).toThrow(/f_best chooses by a perceptual level/);
+  });
+
   it("checks the combination after merging: a preset's trim with the URL's c_ is refused", () => {
     expect(() => expand("pr_frame,c_0_0_10_10")).toThrow(/trim and c_ cannot be combined/);
   });

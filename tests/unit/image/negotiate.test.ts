@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { acceptClass, negotiateFormat, parseOperations } from "@/server/image";
+import { acceptClass, negotiateFormat, negotiatesFormat, parseOperations } from "@/server/image";
+import { candidatesFor, FLAT_COLOURS } from "@/server/image/quality/best-format";
 
 const CHROME = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
 const SAFARI_15 = "image/webp,image/png,image/svg+xml,image/*;q=0.8,video/*;q=0.8,*/*;q=0.5";
@@ -83,5 +84,32 @@ describe("negotiateFormat without f_auto", () => {
     expect(negotiateFormat(ops("_"), CHROME, "svg")).toEqual({ format: "svg", negotiated: false });
     expect(negotiateFormat(ops("w_100"), CHROME, "svg")).toEqual({ format: "png", negotiated: false });
     expect(negotiateFormat(ops("q_80"), CHROME, "svg")).toEqual({ format: "png", negotiated: false });
+  });
+});
+
+describe("negotiateFormat with f_best, and the formats it tries", () => {
+  it("starts from f_auto's answer, negotiated", () => {
+    for (const accept of [CHROME, SAFARI_15, OLD, null]) {
+      for (const source of ["jpeg", "png", "gif", "webp"]) {
+        expect(negotiateFormat(ops("f_best"), accept, source)).toEqual(negotiateFormat(ops("f_auto"), accept, source));
+      }
+    }
+    expect(negotiatesFormat(ops("f_best"))).toBe(true);
+    expect(negotiatesFormat(ops("f_webp"))).toBe(false);
+  });
+
+  const pixels = (opaque: boolean, colours: number) => ({ opaque, coloursAtMost: (limit: number) => colours <= limit });
+
+  it.each([
+    ["avif", "avif", true, 100_000, { lossy: ["avif", "webp"] }],
+    ["avif", "avif", true, 300, { lossy: ["avif", "webp"], lossless: "webp" }],
+    ["webp", "webp", false, 100_000, { lossy: ["webp"] }],
+    ["webp", "webp", true, FLAT_COLOURS, { lossy: ["webp"], lossless: "webp" }],
+    ["jpeg", "other", true, 100_000, { lossy: ["jpeg"] }],
+    ["png", "other", true, 100_000, { lossy: ["jpeg"], lossless: "png" }],
+    ["jpeg", "other", true, 12, { lossy: ["jpeg"], lossless: "png" }],
+    ["png", "other", false, 100_000, { lossy: [], lossless: "png" }],
+  ] as const)("f_auto's %s for Accept class %s (opaque %s, %i colours)", (primary, accepts, opaque, colours, plan) => {
+    expect(candidatesFor(primary, accepts, pixels(opaque, colours))).toEqual(plan);
   });
 });

@@ -324,6 +324,16 @@ describe("parseOperations", () => {
     }
   });
 
+  it("refuses f_best with a fixed quality or a byte target, and takes a q_auto level", () => {
+    for (const segment of ["f_best,q_80", "q_80,f_best", "f_best,maxbytes_20000"]) {
+      const error = refusal(segment);
+      expect(error.code).toBe("INVALID_OPERATION");
+      expect(error.message).toMatch(/f_best chooses by a perceptual level/);
+    }
+    expect(parseOperations("f_best,q_auto:eco")).toEqual({ format: "best", qualityTarget: "eco", quality: undefined });
+    expect(parseOperations("w_10,f_best")).toEqual({ width: 10, format: "best" });
+  });
+
   it("names an unknown token in a 400", () => {
     const error = refusal("w_800,foo_bar");
     expect(error.code).toBe("UNKNOWN_OPERATION");

@@ -5,7 +5,7 @@ import { bare, hexColour, integer, oneOf, presetName, type OperationSpec } from 
 const MIN_MAX_BYTES = 1024;
 const MAX_MAX_BYTES = 10 * 1024 * 1024;
 
-const FORMATS = ["webp", "avif", "png", "jpg", "jpeg", "gif", "auto"] as const;
+const FORMATS = ["webp", "avif", "png", "jpg", "jpeg", "gif", "auto", "best"] as const;
 const LEVELS = Object.keys(QUALITY_LEVELS) as (keyof typeof QUALITY_LEVELS)[];
 
 /** Encoding and output-shape tokens. */
@@ -29,9 +29,9 @@ export const outputTokens = [
   },
   {
     name: "f",
-    syntax: "f_{webp|avif|png|jpg|jpeg|gif|auto}",
+    syntax: "f_{webp|avif|png|jpg|jpeg|gif|auto|best}",
     description:
-      "Output format. auto picks AVIF, then WebP, from the Accept header, else a universal format. Absent: the source's format.",
+      "Output format. auto picks AVIF, then WebP, from the Accept header, else a universal format. best encodes the formats the Accept header allows (AVIF and WebP, else JPEG or PNG; lossless WebP or PNG too for flat graphics) at q_auto's level (good unless q_auto names one) and serves the smallest that reaches it, in at most four encodes in all, never larger than f_auto,q_auto; it takes no q_{1-100} or maxbytes_. Absent: the source's format.",
     parse: (v) => {
       const format = oneOf(v, FORMATS);
       return { format: format === "jpg" ? "jpeg" : format };

@@ -41,6 +41,11 @@ export function checkCombination(operations: ImageOperations): void {
       message: "q_auto and maxbytes_ cannot be combined: ask for a look, or for a size",
     });
   }
+  if (operations.format === "best" && (operations.quality !== undefined || operations.maxBytes !== undefined)) {
+    throw new AppError("INVALID_OPERATION", {
+      message: "f_best chooses by a perceptual level: use q_auto or q_auto:{level} with it, not q_{1-100} or maxbytes_",
+    });
+  }
   if (operations.trim !== undefined && operations.crop) {
     throw new AppError("INVALID_OPERATION", {
       message: "trim and c_ cannot be combined: crop a region, or trim its borders",

@@ -22,7 +22,7 @@ export const MAX_ENCODES = 4;
 /** A score this close above the target is the answer: one quality step lower would fall short. */
 export const SCORE_TOLERANCE = 1;
 /** An encode needs at least this much of the transform budget left to be worth starting. */
-const MIN_ATTEMPT_MS = 1000;
+export const MIN_ATTEMPT_MS = 1000;
 
 export interface SearchRequest {
   format: SearchedFormat;
@@ -33,6 +33,13 @@ export interface SearchRequest {
   budgetMs: number;
   /** At most this many encodes (default MAX_ENCODES): f_best shares them between formats. */
   maxEncodes?: number;
+  /** The last allowed encode goes to the range's top when none before it reached the target (default). */
+  lastAtTop?: boolean;
+  /**
+   * An encode that falls short of the target at this many bytes or more ends the search: every encode
+   * that reaches it would be larger still (f_best, with a smaller answer already in hand).
+   */
+  ceilingBytes?: number;
 }
 
 export interface Searched {
@@ -69,7 +76,7 @@ export async function searchQuality(request: SearchRequest): Promise<Searched> {
   let quality = start[request.level];
   let attemptMs = 0;
   for (let encodes = 1; encodes <= maxEncodes; encodes++) {
-    if (encodes === maxEncodes && !reached) quality = max;
+    if (encodes === maxEncodes && !reached && request.lastAtTop !== false) quality = max;
     const left = deadline - performance.now();
     // Another encode and its scoring must fit in what is left, judged by the last one's time.
     if (last && left < Math.max(MIN_ATTEMPT_MS, 1.5 * attemptMs)) break;
@@ -81,6 +88,7 @@ export async function searchQuality(request: SearchRequest): Promise<Searched> {
     last = { encoded, quality, score, encodes, reached: score >= target };
     if (score >= target) reached = last;
     else below = point;
+    if (score < target && encoded.data.length >= (request.ceilingBytes ?? Infinity)) break;
     if (reached && reached.score < target + SCORE_TOLERANCE) break;
     const next = nextGuess(request.format, target, { below, above: reached, last: point, previous, min, max });
     if (next === null) break;
