@@ -311,6 +311,25 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await page.getByRole("button", { name: "Accept any operations" }).click();
     await expect.poll(() => page.getByTestId("presets-only").textContent()).toContain("Off:");
     await expect.poll(async () => (await fetch(signedUrl)).status, { timeout: 5000 }).toBe(200);
+
+    // The default quality mode: the key's plain URL (w_320,f_webp, no q_) is searched from then on.
+    expect((await fetch(signedUrl)).headers.get("x-optstuff-quality")).toBeNull();
+    const mode = page.getByLabel("Quality mode");
+    expect(await page.getByRole("button", { name: "Save quality mode" }).isDisabled()).toBe(true);
+    await mode.selectOption("eco");
+    await page.getByRole("button", { name: "Save quality mode" }).click();
+    await page.getByText("Saved. Image requests use it at once.").waitFor();
+    await expect
+      .poll(async () => (await fetch(signedUrl)).headers.get("x-optstuff-quality"), { timeout: 5000 })
+      .toMatch(/^\d+; score=/);
+    await page.reload();
+    expect(await page.getByLabel("Quality mode").inputValue()).toBe("eco");
+    await page.getByLabel("Quality mode").selectOption("fixed");
+    await page.getByRole("button", { name: "Save quality mode" }).click();
+    await page.getByText("Saved. Image requests use it at once.").waitFor();
+    await expect
+      .poll(async () => (await fetch(signedUrl)).headers.get("x-optstuff-quality"), { timeout: 5000 })
+      .toBeNull();
   });
 
   it("uploads a watermark (a non-image is refused next to the form), puts it on every output, and adds a fallback image", async () => {

@@ -5,6 +5,7 @@ import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
+import { DefaultQuality } from "./default-quality";
 import { DataTable } from "@/components/usage/data-table";
 import { utcStamp } from "@/lib/format";
 import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
@@ -13,7 +14,10 @@ import { useTRPC } from "@/lib/trpc/client";
 
 type Scope = { teamSlug: string; projectSlug: string };
 
-/** Project → Presets: named operations used in URLs as pr_{name}; admins edit them and "presets only". */
+/**
+ * Project → Presets: named operations used in URLs as pr_{name}; admins edit them, the default quality
+ * mode and "presets only".
+ */
 export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
   const trpc = useTRPC();
   const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
@@ -21,7 +25,7 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
   if (list.isPending || team.isPending) return <Loading />;
   if (list.error) return <ErrorMessage error={list.error} />;
   const canWrite = team.data?.can["preset.write"] ?? false;
-  const { presets, presetsOnly } = list.data;
+  const { presets, presetsOnly, defaultQuality } = list.data;
   return (
     <div className="space-y-6">
       <Card title="Presets">
@@ -61,6 +65,7 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
       {canWrite ? (
         <>
           <SavePreset scope={{ teamSlug, projectSlug }} />
+          <DefaultQuality scope={{ teamSlug, projectSlug }} level={defaultQuality} />
           <PresetsOnly scope={{ teamSlug, projectSlug }} presetsOnly={presetsOnly} />
         </>
       ) : (

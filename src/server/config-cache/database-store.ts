@@ -39,6 +39,7 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
           allowedRefererHosts: projects.allowedRefererHosts,
           cacheBase: projects.cacheBase,
           presetsOnly: projects.presetsOnly,
+          defaultQuality: projects.defaultQuality,
         })
         .from(projects)
         .where(eq(projects.id, projectId))

@@ -1,3 +1,4 @@
+import type { QualityLevel } from "@/server/image";
 import type { WatermarkConfig } from "./project-images";
 
 // What the image route knows about an API key and a project: the values every configuration tier
@@ -27,6 +28,8 @@ export interface ProjectConfig {
   presets: Record<string, string>;
   /** Only a single preset token is accepted in URLs. */
   presetsOnly: boolean;
+  /** q_auto's level for URLs that name no quality (q_, q_auto, maxbytes_, f_best); null: the formats' defaults. */
+  defaultQuality: QualityLevel | null;
   /** The uploaded watermark's settings and hash (its bytes are read by hash, not carried here). */
   watermark: WatermarkConfig | null;
   /** The image served, transformed, when the source fails; null answers the JSON error. */

@@ -55,6 +55,7 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
             cache: NO_PURGES,
             presets: {},
             presetsOnly: false,
+            defaultQuality: null,
             watermark: null,
             fallback: null,
             buckets: {},

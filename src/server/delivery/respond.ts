@@ -11,6 +11,7 @@ import { applyClientHints } from "./client-hints";
 import type { DeliveryDeps, ImageHttpRequest, RequestOutcome } from "./delivery-types";
 import { asFallback, FALLBACK_MAX_AGE, fallbackFor } from "./fallback";
 import type { ImageRequestParts } from "./parse-request";
+import { withDefaultQuality } from "./default-quality";
 import { expandPreset } from "./presets";
 import type { Produced } from "./produce";
 import { fallbackStoreKey, resultAddress } from "./result-keys";
@@ -50,7 +51,8 @@ export async function respond(
   progress: Progress,
 ): Promise<Answered> {
   const accept = request.headers.get("accept");
-  const hinted = applyClientHints(expandPreset(parts.operations, project), request.headers);
+  const asked = withDefaultQuality(expandPreset(parts.operations, project), project);
+  const hinted = applyClientHints(asked, request.headers);
   const operations = placeWatermark(hinted.operations, project);
   const address = resultAddress(project, variantKey(operations, location, accept), location, deps.publicNames);
   const common = {

@@ -1,7 +1,7 @@
 import { and, asc, count, eq } from "drizzle-orm";
 import { presets, projects } from "@/server/db/schema";
 import { AppError, isAppError } from "@/server/errors";
-import { canonicalOperations, parseOperations } from "@/server/image";
+import { canonicalOperations, parseOperations, type QualityLevel } from "@/server/image";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 
@@ -19,16 +19,19 @@ type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now">;
 export async function listPresets(
   deps: Pick<TenancyDeps, "db">,
   scope: ProjectScope,
-): Promise<{ presets: PresetRow[]; presetsOnly: boolean }> {
+): Promise<{ presets: PresetRow[]; presetsOnly: boolean; defaultQuality: QualityLevel | null }> {
   const [rows, [project]] = await Promise.all([
     deps.db
       .select({ name: presets.name, operations: presets.operations, updatedAt: presets.updatedAt })
       .from(presets)
       .where(eq(presets.projectId, scope.projectId))
       .orderBy(asc(presets.name)),
-    deps.db.select({ presetsOnly: projects.presetsOnly }).from(projects).where(eq(projects.id, scope.projectId)),
+    deps.db
+      .select({ presetsOnly: projects.presetsOnly, defaultQuality: projects.defaultQuality })
+      .from(projects)
+      .where(eq(projects.id, scope.projectId)),
   ]);
-  return { presets: rows, presetsOnly: project?.presetsOnly ?? false };
+  return { presets: rows, presetsOnly: project?.presetsOnly ?? false, defaultQuality: project?.defaultQuality ?? null };
 }
 
 /**
@@ -84,6 +87,19 @@ export async function deletePreset(deps: Deps, scope: ProjectScope, name: string
 /** Presets only: every URL of the project must be a single `pr_{name}`, which caps its variants. */
 export async function setPresetsOnly(deps: Deps, scope: ProjectScope, presetsOnly: boolean): Promise<void> {
   await deps.db.update(projects).set({ presetsOnly, updatedAt: deps.now() }).where(eq(projects.id, scope.projectId));
+  await deps.invalidate.project(scope.projectId);
+}
+
+/**
+ * q_auto's level for the project's URLs that name no quality; null returns them to the formats'
+ * defaults. URLs whose answer changes get new variant keys (and ETags); a CDN keeps what it already
+ * holds for them until it is purged.
+ */
+export async function setDefaultQuality(deps: Deps, scope: ProjectScope, level: QualityLevel | null): Promise<void> {
+  await deps.db
+    .update(projects)
+    .set({ defaultQuality: level, updatedAt: deps.now() })
+    .where(eq(projects.id, scope.projectId));
   await deps.invalidate.project(scope.projectId);
 }
 

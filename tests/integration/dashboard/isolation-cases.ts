@@ -139,6 +139,10 @@ export const isolationCases: Record<string, IsolationCase> = {
     scope: "project",
     call: (c, t) => c.preset.setPresetsOnly({ ...project(t), presetsOnly: true }),
   },
+  "preset.setDefaultQuality": {
+    scope: "project",
+    call: (c, t) => c.preset.setDefaultQuality({ ...project(t), defaultQuality: "eco" }),
+  },
 
   "projectImage.get": { scope: "project", call: (c, t) => c.projectImage.get(project(t)) },
   "projectImage.upload": {

@@ -87,6 +87,37 @@ describe("presets", () => {
     expect((await get("w_41")).status).toBe(200);
   });
 
+  it("the default quality mode gives q_auto to URLs that name no quality, at once, and back", async () => {
+    const plain = await get("w_64,f_webp");
+    expect(plain.headers.get("x-optstuff-quality")).toBeNull();
+    await owner.caller.preset.setDefaultQuality({ ...scope(), defaultQuality: "eco" });
+    try {
+      expect((await owner.caller.preset.list(scope())).defaultQuality).toBe("eco");
+      const searched = await get("w_64,f_webp");
+      expect(searched.status).toBe(200);
+      const [quality, score] = (searched.headers.get("x-optstuff-quality") ?? "").split("; score=").map(Number);
+      expect(quality).toBeGreaterThan(0);
+      expect(score).toBeGreaterThanOrEqual(70);
+      // A new variant: the ETag says which mode made the bytes.
+      expect(searched.headers.get("etag")).not.toBe(plain.headers.get("etag"));
+      // A URL's own quality wins; so does a preset's.
+      expect((await get("w_64,f_webp,q_40")).headers.get("x-optstuff-quality")).toBeNull();
+      await owner.caller.preset.save({ ...scope(), name: "fixed", operations: "w_64,f_webp,q_40" });
+      expect((await get("pr_fixed")).headers.get("x-optstuff-quality")).toBeNull();
+      const best = (await get("w_64,f_webp,q_auto:best")).headers.get("x-optstuff-quality") ?? "";
+      expect(Number(best.split(";")[0])).toBeGreaterThan(quality!);
+    } finally {
+      await owner.caller.preset.setDefaultQuality({ ...scope(), defaultQuality: null });
+    }
+    expect((await owner.caller.preset.list(scope())).defaultQuality).toBeNull();
+    const back = await get("w_64,f_webp");
+    expect(back.headers.get("x-optstuff-quality")).toBeNull();
+    expect(back.headers.get("etag")).toBe(plain.headers.get("etag"));
+    await expect(
+      owner.caller.preset.setDefaultQuality({ ...scope(), defaultQuality: "great" as "good" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
   it("refuses bad presets with a message naming the problem, and is for admins", async () => {
     const bad = (name: string, operations: string) => owner.caller.preset.save({ ...scope(), name, operations });
     await expect(bad("x", "w_0")).rejects.toMatchObject({
@@ -115,6 +146,9 @@ describe("presets", () => {
       code: "FORBIDDEN",
     });
     await expect(member.caller.preset.setPresetsOnly({ ...scope(), presetsOnly: true })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(member.caller.preset.setDefaultQuality({ ...scope(), defaultQuality: "low" })).rejects.toMatchObject({
       code: "FORBIDDEN",
     });
   });

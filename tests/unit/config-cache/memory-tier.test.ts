@@ -26,6 +26,7 @@ function countingStore(keys: Record<string, ApiKeyConfig>, delayMs = 0) {
         cache: NO_PURGES,
         presets: {},
         presetsOnly: false,
+        defaultQuality: null,
         watermark: null,
         fallback: null,
         buckets: {},

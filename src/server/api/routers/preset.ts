@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { presetNameSchema as name, presetSchema } from "@/lib/schemas/preset";
-import { deletePreset, listPresets, savePreset, setPresetsOnly } from "@/server/tenancy/presets";
+import { QUALITY_LEVELS, type QualityLevel } from "@/server/image";
+import { deletePreset, listPresets, savePreset, setDefaultQuality, setPresetsOnly } from "@/server/tenancy/presets";
 import { projectProcedure, router } from "../trpc";
 
 export const presetRouter = router({
@@ -17,4 +18,8 @@ export const presetRouter = router({
   setPresetsOnly: projectProcedure("preset.write")
     .input(z.object({ presetsOnly: z.boolean() }))
     .mutation(({ ctx, input }) => setPresetsOnly(ctx.services.tenancy, ctx.scope, input.presetsOnly)),
+
+  setDefaultQuality: projectProcedure("preset.write")
+    .input(z.object({ defaultQuality: z.enum(Object.keys(QUALITY_LEVELS) as [QualityLevel]).nullable() }))
+    .mutation(({ ctx, input }) => setDefaultQuality(ctx.services.tenancy, ctx.scope, input.defaultQuality)),
 });

@@ -89,6 +89,8 @@ export const projects = pgTable(
     cachePurgedAt: timestamp("cache_purged_at", { withTimezone: true }),
     /** Refuse every URL but a single preset token (presets.ts): caps what integrators' URLs can make. */
     presetsOnly: boolean("presets_only").notNull().default(false),
+    /** q_auto's level for URLs that name no quality (default-quality.ts); null keeps the formats' defaults. */
+    defaultQuality: text("default_quality", { enum: ["best", "good", "eco", "low"] }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
