@@ -211,6 +211,16 @@ for (const server of ["npm start", "next start"] as const) {
       const revalidated = await wire(target, { headers: { ...browser, "if-none-match": get.headers.etag! } });
       expect(revalidated.status).toBe(304);
       expect(revalidated.headers.vary).toBe("Accept");
+      // info beside the operations: what they make, as JSON, varying as the image does.
+      const info = await wire(url("w_120,f_best,info", "local/photo.jpg"), { headers: browser });
+      expect(info.status).toBe(200);
+      expectFraming(info);
+      expect(info.headers["content-type"]).toMatch(/^application\/json/);
+      expect(info.headers.vary).toBe("Accept");
+      const output = (JSON.parse(info.body.toString()) as { output: { format: string; width: number; bytes: number } })
+        .output;
+      expect(output).toMatchObject({ format: get.headers["content-type"]!.slice(6), width: 120 });
+      expect(output.bytes).toBe(get.body.length);
       const refused = await wire(url("w_120,f_best,q_70", "local/photo.jpg"));
       expect(refused.status).toBe(400);
       expect(JSON.parse(refused.body.toString()).error).toMatch(/f_best chooses by a perceptual level/);

@@ -5,6 +5,7 @@ export {
   type Format,
   type Gravity,
   type Operations,
+  type QualityLevel,
   type Watermark,
 } from "./operations.js";
 export { bucketedExpiry, signature, signUrl, type SignUrlInput, type SigningKeys } from "./sign.js";
@@ -14,5 +15,6 @@ export {
   placeholder,
   type BlurPlaceholderInput,
   type ImageInfo,
+  type OutputInfo,
   type InfoInput,
 } from "./placeholder.js";

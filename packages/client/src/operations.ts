@@ -31,7 +31,9 @@ export interface Watermark {
   /** The watermark's width as a share of the output's, 0.05–1; 0 keeps its own size. */
   scale?: number;
 }
-export type Format = "webp" | "avif" | "png" | "jpeg" | "gif" | "auto";
+export type Format = "webp" | "avif" | "png" | "jpeg" | "gif" | "auto" | "best";
+/** q_auto's levels: the perceptual score an output must reach (best 90, good 80, eco 70, low 60). */
+export type QualityLevel = "best" | "good" | "eco" | "low";
 
 export interface Operations {
   /**
@@ -55,8 +57,11 @@ export interface Operations {
   trim?: boolean | number;
   /** Pixels (× dpr) added around the output, 0–256: one number for every side, or each side. */
   padding?: number | { top: number; right: number; bottom: number; left: number };
-  /** 1–100, for JPEG, WebP and AVIF; with format "auto", on the WebP scale (an AVIF answer gets × 5/8). */
-  quality?: number;
+  /**
+   * 1–100, for JPEG, WebP and AVIF; with format "auto", on the WebP scale (an AVIF answer gets × 5/8).
+   * `"auto"` (good) or `{ auto: level }`: the lowest quality whose output reaches the level's score.
+   */
+  quality?: number | "auto" | { auto: QualityLevel };
   /** Lower the quality (up to three steps) until the output is at most this many bytes, 1024–10485760. */
   maxBytes?: number;
   format?: Format;
@@ -68,7 +73,7 @@ export interface Operations {
   placeholder?: boolean;
   /** A preset of the project (dashboard → Presets): its operations, which the others here override. */
   preset?: string;
-  /** JSON about the source instead of an image (alone: see info()). */
+  /** JSON about the source instead of an image (see info()); with other operations, also what they make. */
   info?: boolean;
   rotate?: 0 | 90 | 180 | 270;
   flip?: boolean;
@@ -107,7 +112,8 @@ const GRAVITIES: readonly Gravity[] = [
   "attention",
   "entropy",
 ];
-const FORMATS: readonly Format[] = ["webp", "avif", "png", "jpeg", "gif", "auto"];
+const FORMATS: readonly Format[] = ["webp", "avif", "png", "jpeg", "gif", "auto", "best"];
+const LEVELS: readonly QualityLevel[] = ["best", "good", "eco", "low"];
 
 function integer(name: string, value: number, min: number, max: number): string {
   if (!Number.isInteger(value) || value < min || value > max)
@@ -157,7 +163,12 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
     typeof v === "number"
       ? `pad_${integer("padding", v, 0, MAX_PADDING)}`
       : `pad_${(["top", "right", "bottom", "left"] as const).map((side) => integer(`padding.${side}`, v[side], 0, MAX_PADDING)).join("_")}`,
-  quality: (v) => `q_${integer("quality", v, 1, 100)}`,
+  quality: (v) =>
+    v === "auto"
+      ? "q_auto"
+      : typeof v === "object"
+        ? `q_auto:${oneOf("quality.auto", v.auto, LEVELS)}`
+        : `q_${integer("quality", v, 1, 100)}`,
   maxBytes: (v) => `maxbytes_${integer("maxBytes", v, 1024, 10 * 1024 * 1024)}`,
   format: (v) => `f_${oneOf("format", v, FORMATS)}`,
   background: (v) => `bg_${colour(v)}`,

@@ -16,6 +16,19 @@ export interface ImageInfo {
   /** Base64; placeholder() makes it a data URL. */
   thumbhash: string;
   blurhash: string;
+  /** With operations beside `info`: what they make of the source, as the same URL without `info` would. */
+  output?: OutputInfo;
+}
+
+/** One output: its format, size and bytes, and for q_auto and f_best the quality chosen and its score. */
+export interface OutputInfo {
+  format: string;
+  width: number;
+  height: number;
+  bytes: number;
+  /** SSIMULACRA 2, 100 for a lossless answer. */
+  quality?: number;
+  score?: number;
 }
 
 export interface InfoInput extends SigningKeys {

@@ -1,18 +1,18 @@
 import type { ProjectConfig } from "@/server/config-cache/model";
-import type { ImageOperations } from "@/server/image";
+import { describesSourceOnly, type ImageOperations } from "@/server/image";
 
 /**
  * The project's default quality mode (dashboard → Presets): q_auto at its level for a URL that, once
  * its preset is expanded, names no quality of its own (q_, q_auto, maxbytes_). Runs before the variant
- * key is made, so the key and the ETag say which mode made the bytes. Placeholders and info answers
- * have no quality to choose.
+ * key is made, so the key and the ETag say which mode made the bytes. Placeholders and `info` alone
+ * have no quality to choose; `info` with operations describes what the same URL without it makes.
  */
 export function withDefaultQuality(
   ops: ImageOperations,
   project: Pick<ProjectConfig, "defaultQuality">,
 ): ImageOperations {
   const level = project.defaultQuality;
-  if (!level || ops.info || ops.placeholder) return ops;
+  if (!level || describesSourceOnly(ops) || ops.placeholder) return ops;
   if (ops.quality !== undefined || ops.qualityTarget !== undefined || ops.maxBytes !== undefined) return ops;
   return { ...ops, qualityTarget: level };
 }

@@ -1,16 +1,16 @@
 import type { ProjectConfig } from "@/server/config-cache/model";
 import { AppError } from "@/server/errors";
-import type { ImageOperations } from "@/server/image";
+import { describesSourceOnly, type ImageOperations } from "@/server/image";
 
 /**
  * Fills in the watermark the output will carry, before the variant key is made: the URL's wm_ values
  * over the project's settings, and the uploaded image's hash, so a new upload or new settings make new
  * variants and nothing stale is served. A project that puts its watermark on every output does so with
- * its own placement (a URL may not move or fade it); info answers and placeholders carry none.
+ * its own placement (a URL may not move or fade it); `info` alone and placeholders carry none.
  */
 export function placeWatermark(ops: ImageOperations, project: Pick<ProjectConfig, "watermark">): ImageOperations {
   const mark = project.watermark;
-  const always = mark?.always === true && !ops.info && !ops.placeholder;
+  const always = mark?.always === true && !describesSourceOnly(ops) && !ops.placeholder;
   if (!ops.watermark && !always) return ops;
   if (!mark) {
     throw new AppError("INVALID_OPERATION", {

@@ -1,4 +1,4 @@
-import type { ImageInfo } from "@optstuff/client";
+import type { ImageInfo, OutputInfo } from "@optstuff/client";
 import { encode as encodeBlurHash } from "blurhash";
 import sharp from "sharp";
 import { rgbaToThumbHash } from "thumbhash";
@@ -21,7 +21,11 @@ const BLURHASH_SIDE = 32;
  * transform process, cached and stored as a result) so it is signed, limited and metered the same.
  * Only the first frame is decoded, at most 100 px on its longer side.
  */
-export async function describeImage(input: Buffer, limits: TransformLimits): Promise<TransformResult> {
+export async function describeImage(
+  input: Buffer,
+  limits: TransformLimits,
+  output?: TransformResult,
+): Promise<TransformResult> {
   const source = await inspectSource(input, limits);
   const canvas = source.width * source.height;
   const embedded =
@@ -64,6 +68,7 @@ export async function describeImage(input: Buffer, limits: TransformLimits): Pro
         4,
         3,
       ),
+      ...(output ? { output: outputInfo(output) } : {}),
     };
     return {
       body: Buffer.from(JSON.stringify(described)),
@@ -71,9 +76,16 @@ export async function describeImage(input: Buffer, limits: TransformLimits): Pro
       contentType: "application/json",
       width: source.width,
       height: source.height,
-      negotiated: false,
+      // The output's format may follow Accept: then so does this answer.
+      negotiated: output?.negotiated ?? false,
+      ...(output?.measured ? { measured: output.measured } : {}),
     };
   } catch (error) {
     throw toImageError(error, "transform");
   }
+}
+
+function outputInfo(output: TransformResult): OutputInfo {
+  const { format, width, height, body, measured } = output;
+  return { format, width, height, bytes: body.length, ...(measured ?? {}) };
 }

@@ -6,7 +6,7 @@ export type {
   TransformLimits,
   TransformResult,
 } from "./types";
-export { checkCombination, parseOperations, canonicalOperations } from "./operations/parse";
+export { checkCombination, describesSourceOnly, parseOperations, canonicalOperations } from "./operations/parse";
 export { operationRegistry, type OperationName } from "./operations/registry";
 export type { OperationSpec } from "./operations/value-parsers";
 export {

@@ -4,6 +4,7 @@ import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-so
 import { describeImage } from "./describe-image";
 import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } from "./fit-bytes";
 import { acceptClass, negotiateFormat } from "./negotiate";
+import { describesSourceOnly } from "./operations/parse";
 import { pixelated } from "./pixelate";
 import { planGeometry } from "./plan-geometry";
 import { isSearchedFormat } from "./quality/auto-quality";
@@ -38,7 +39,12 @@ export async function transformImage(
   request: TransformRequest,
   limits: TransformLimits,
 ): Promise<TransformResult> {
-  if (ops.info) return await describeImage(input, limits);
+  if (ops.info) {
+    // With operations: describe what they make too, exactly as the same URL without info makes it.
+    const { info: _, ...rest } = ops;
+    const output = describesSourceOnly(ops) ? undefined : await transformImage(input, rest, request, limits);
+    return await describeImage(input, limits, output);
+  }
   const source = await inspectSource(input, limits);
   const chosen = negotiateFormat(ops, request.accept, source.format, source);
   if (chosen.format === "svg") return await passThroughSvg(input, source);

@@ -375,6 +375,27 @@ describe("info", () => {
     expect(await infoOf(turned)).toMatchObject({ width: 10, height: 40 });
   });
 
+  it("with operations, also describes what they make, exactly as the URL without info makes it", async () => {
+    const described = await transform(photo, "info,w_300,f_webp,q_auto:eco");
+    const info = JSON.parse(described.body.toString()) as ImageInfo;
+    const image = await transform(photo, "w_300,f_webp,q_auto:eco");
+    expect(info).toMatchObject({ width: 3000, height: 2000, format: "jpeg" });
+    expect(info.output).toEqual({
+      format: "webp",
+      width: 300,
+      height: 200,
+      bytes: image.body.length,
+      quality: image.measured!.quality,
+      score: image.measured!.score,
+    });
+    expect(described.negotiated).toBe(false);
+    // A negotiated output makes the description negotiated too (Vary: Accept on the answer).
+    const negotiated = await transform(photo, "info,w_120,f_auto", CHROME);
+    expect(negotiated.negotiated).toBe(true);
+    expect((JSON.parse(negotiated.body.toString()) as ImageInfo).output).toMatchObject({ format: "avif", width: 120 });
+    expect((JSON.parse((await transform(photo, "info")).body.toString()) as ImageInfo).output).toBeUndefined();
+  });
+
   it("refuses what is not an image, and a pixel bomb, as a transform would", async () => {
     await expect(transform(Buffer.from("not an image"), "info")).rejects.toMatchObject({
       code: expect.stringMatching(/UNSUPPORTED_IMAGE|UNDECODABLE_IMAGE/),

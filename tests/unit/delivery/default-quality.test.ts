@@ -19,6 +19,8 @@ describe("the project's default quality mode", () => {
     expect(apply("maxbytes_20000")).toEqual({ maxBytes: 20000 });
     expect(apply("w_20,placeholder")).toEqual({ width: 20, placeholder: true });
     expect(apply("info")).toEqual({ info: true });
+    // info with operations describes what the same URL without info makes: with the default too.
+    expect(apply("w_20,info")).toEqual({ width: 20, info: true, qualityTarget: "eco" });
   });
 
   it("changes nothing when the project keeps the formats' defaults", () => {

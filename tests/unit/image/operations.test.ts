@@ -308,12 +308,11 @@ describe("parseOperations", () => {
     });
   });
 
-  it("refuses info with any other operation", () => {
-    for (const segment of ["info,w_100", "f_webp,info", "info,info,q_50"]) {
-      const error = refusal(segment);
-      expect(error.code).toBe("INVALID_OPERATION");
-      expect(error.message).toMatch(/info takes no other operation/);
-    }
+  it("takes info with other operations (it then describes their output too), but not with placeholder", () => {
+    expect(parseOperations("info,w_100,f_best")).toEqual({ info: true, width: 100, format: "best" });
+    const error = refusal("w_20,placeholder,info");
+    expect(error.code).toBe("INVALID_OPERATION");
+    expect(error.message).toMatch(/info and placeholder cannot be combined/);
   });
 
   it("refuses trim with c_ in either order, saying why", () => {

@@ -62,7 +62,7 @@ export const outputTokens = [
     name: "info",
     syntax: "info",
     description:
-      "Answer JSON about the source instead of an image: width, height, format, frames, alpha, bytes, dominant colour, ThumbHash and BlurHash. Takes no other operation.",
+      "Answer JSON about the source instead of an image: width, height, format, frames, alpha, bytes, dominant colour, ThumbHash and BlurHash. With other operations, also what they make under output: format, width, height, bytes, and q_auto's quality and score. Not with placeholder.",
     parse: (v) => ({ info: bare(v) }),
   },
   {

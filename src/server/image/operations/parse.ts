@@ -31,9 +31,9 @@ export function parseOperations(segment: string): ImageOperations {
  * edge nobody can see in the URL. Refused before the source is fetched.
  */
 export function checkCombination(operations: ImageOperations): void {
-  if (operations.info && Object.values(operations).filter((value) => value !== undefined).length > 1) {
+  if (operations.info && operations.placeholder) {
     throw new AppError("INVALID_OPERATION", {
-      message: "info takes no other operation: it describes the source itself",
+      message: "info and placeholder cannot be combined: info already carries ThumbHash and BlurHash",
     });
   }
   if (operations.qualityTarget && operations.maxBytes !== undefined) {
@@ -51,6 +51,11 @@ export function checkCombination(operations: ImageOperations): void {
       message: "trim and c_ cannot be combined: crop a region, or trim its borders",
     });
   }
+}
+
+/** `info` alone: the source's own facts, with no output to describe, no quality, no watermark. */
+export function describesSourceOnly(operations: ImageOperations): boolean {
+  return operations.info === true && Object.values(operations).filter((value) => value !== undefined).length === 1;
 }
 
 function parseToken(token: string): Partial<ImageOperations> {
