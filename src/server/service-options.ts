@@ -37,6 +37,8 @@ export interface ServiceOptions {
   transformIsolation: TransformIsolation | null;
   transformQueue: number;
   resultCacheBytes: number;
+  /** delivery/avif-later.ts: the predicted output size from which a cold AVIF is answered WebP first; 0 never. */
+  avifLaterMinPixels?: number;
   /** The fontconfig file SVG text is drawn with (image/configure-sharp.ts); null: the machine's fonts. */
   fontConfigFile?: string | null;
   /**
@@ -176,6 +178,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     sourceDownloadThread: e.VERCEL === undefined ? path.resolve(DOWNLOAD_THREAD_ENTRY) : null,
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
+    avifLaterMinPixels: e.OPTSTUFF_AVIF_LATER_MIN_PIXELS,
     fontConfigFile: e.OPTSTUFF_SVG_FONTS === "bundled" ? path.resolve(FONT_CONFIG) : null,
     responseMaxBytes: e.OPTSTUFF_RESPONSE_MAX_BYTES ?? (e.VERCEL !== undefined ? VERCEL_RESPONSE_MAX_BYTES : 0),
     resultStore: resultStoreFromEnv(e),

@@ -195,6 +195,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     config,
     secretBox,
     produce,
+    avifLaterMinPixels: options.avifLaterMinPixels ?? 0,
     oversize: options.responseMaxBytes ? createOversize({ maxBytes: options.responseMaxBytes, store, now }) : null,
     projectImages: createProjectImageLoader(database.db),
     publicNames,

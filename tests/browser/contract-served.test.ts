@@ -196,6 +196,33 @@ for (const server of ["npm start", "next start"] as const) {
       expect(head.headers["x-optstuff-quality"]).toBe(get.headers["x-optstuff-quality"]);
     });
 
+    it("AVIF without the wait: a cold AVIF answers the WebP under a 60 s lifetime and its own ETag, then the AVIF for good", async () => {
+      const target = url("w_900,f_auto", "local/photo.jpg");
+      const browser = { accept: "image/avif,image/webp,*/*" };
+      const interim = await wire(target, { headers: browser });
+      expect(interim.status).toBe(200);
+      expectFraming(interim);
+      expect(interim.headers["content-type"]).toBe("image/webp");
+      expect(interim.headers["cache-control"]).toBe("public, max-age=60, s-maxage=60");
+      expect(interim.headers["cdn-cache-control"]).toBe("public, max-age=60");
+      expect(interim.headers.vary).toBe("Accept");
+      // The source is 320 px wide and is not enlarged; the prediction reads only the URL.
+      expect((await sharp(interim.body).metadata()).width).toBe(320);
+      // The AVIF is made after the answer: the next requests get it, immutable, under another ETag.
+      let final = interim;
+      for (let tries = 0; tries < 100 && final.headers["content-type"] !== "image/avif"; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        final = await wire(target, { headers: browser });
+      }
+      expect(final.headers["content-type"]).toBe("image/avif");
+      expectFraming(final);
+      expect(final.headers["cache-control"]).toBe("public, max-age=31536000, s-maxage=31536000, immutable");
+      expect(final.headers.etag).not.toBe(interim.headers.etag);
+      const head = await wire(target, { method: "HEAD", headers: browser });
+      expect(head.headers["content-type"]).toBe("image/avif");
+      expect(head.headers.etag).toBe(final.headers.etag);
+    });
+
     it("f_best: one of the formats Accept allows, Vary exactly Accept, an ETag per Accept class, its 304", async () => {
       const target = url("w_120,f_best", "local/photo.jpg");
       const browser = { accept: "image/avif,image/webp,*/*" };

@@ -38,13 +38,19 @@ export interface RequestOutcome {
   /** Body bytes actually sent (0 for HEAD and 304): what usage metering counts. */
   sentBytes?: number;
   durationMs: number;
-  cache?: ResultTier | "revalidated";
+  /** `later`: not a request but the final AVIF made after an interim answer (avif-later.ts). */
+  cache?: ResultTier | "revalidated" | "later";
   /** Milliseconds per phase, for the metrics' histograms. */
   phases?: Partial<Record<"auth" | "store" | "queue" | "fetch" | "transform", number>>;
 }
 
 export interface DeliveryDeps extends AuthorizeDeps {
   produce: Producer;
+  /**
+   * AVIF without the wait (avif-later.ts): a cold f_auto/f_best request for AVIF at this many output
+   * pixels or more is answered WebP at once, the AVIF made after; absent or 0: never.
+   */
+  avifLaterMinPixels?: number;
   /** Outputs over the deployment's response cap (oversize.ts); absent: no cap. */
   oversize?: Oversize | null;
   /** The project's watermark and fallback bytes, by hash. */
@@ -65,4 +71,6 @@ export interface DeliveryDeps extends AuthorizeDeps {
 export interface Served {
   answer: HttpAnswer;
   outcome: RequestOutcome;
+  /** Work to run once the answer is on the wire (the final AVIF after an interim answer); its own log entry. */
+  later?: () => Promise<RequestOutcome | null>;
 }

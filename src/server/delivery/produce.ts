@@ -81,9 +81,15 @@ export interface ProduceInput {
   admit?: () => Promise<void>;
   /** Called when the admitted work failed at the source: the key gets back what `admit` charged. */
   refund?: () => void;
+  /** Nobody waits for it (avif-later.ts): background priority, never the slot kept for idle tenants. */
+  background?: boolean;
 }
 
-export type Producer = (input: ProduceInput) => Promise<Produced>;
+export interface Producer {
+  (input: ProduceInput): Promise<Produced>;
+  /** The result if it is already made (in process or in the store), without making it or claiming it. */
+  peek(key: string): Promise<TransformResult | null>;
+}
 
 const none = { sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, storeMs: 0, waitMs: 0 };
 
@@ -96,7 +102,7 @@ const none = { sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, s
 export function createProducer(deps: ProducerDeps): Producer {
   const inflight = createSingleFlight<Produced>();
 
-  return async function produce(input) {
+  async function produce(input: ProduceInput): Promise<Produced> {
     const cached = deps.resultCache?.get(input.key);
     if (cached) {
       deps.counters.increment("result_tier_l1");
@@ -112,7 +118,13 @@ export function createProducer(deps: ProducerDeps): Producer {
     }
 
     return inflight.run(input.key, () => fromStoreOrMake(input, deps));
-  };
+  }
+
+  return Object.assign(produce, {
+    async peek(key: string): Promise<TransformResult | null> {
+      return deps.resultCache?.get(key) ?? (deps.results ? await deps.results.read(key) : null);
+    },
+  });
 }
 
 async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
@@ -178,22 +190,25 @@ async function fetchAndTransformAdmitted(input: ProduceInput, deps: ProducerDeps
     // The scheduler starts a queued job from the callback of the one that finished: without this, its
     // spans would join that other request's trace.
     const trace = currentContext();
-    const result = await deps.scheduler.run(input.tenant, (priority) =>
-      withinContext(trace, () => {
-        started = performance.now();
-        recordSpan("image.transform.queue", queued, started, { "optstuff.priority": priority });
-        return traced("image.transform", { "optstuff.priority": priority }, async (span) => {
-          const made = await deps.transform(
-            source,
-            input.operations,
-            { accept: input.accept, watermark },
-            deps.limits,
-            priority,
-          );
-          span?.setAttributes({ "optstuff.output_format": made.format, "optstuff.output_bytes": made.body.length });
-          return made;
-        });
-      }),
+    const result = await deps.scheduler.run(
+      input.tenant,
+      (priority) =>
+        withinContext(trace, () => {
+          started = performance.now();
+          recordSpan("image.transform.queue", queued, started, { "optstuff.priority": priority });
+          return traced("image.transform", { "optstuff.priority": priority }, async (span) => {
+            const made = await deps.transform(
+              source,
+              input.operations,
+              { accept: input.accept, watermark },
+              deps.limits,
+              priority,
+            );
+            span?.setAttributes({ "optstuff.output_format": made.format, "optstuff.output_bytes": made.body.length });
+            return made;
+          });
+        }),
+      { background: input.background === true },
     );
     const transformMs = performance.now() - started;
     const sourceBytes = Buffer.isBuffer(source) ? source.length : source.size;

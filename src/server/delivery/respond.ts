@@ -1,10 +1,11 @@
-import type { RequestLogStatus } from "@/server/errors";
 import type { SourceLocation } from "@/server/source";
 import { negotiatesFormat } from "@/server/image";
 import { describeError } from "@/server/log";
-import { withinLimits, type RequestLimits } from "@/server/ratelimit/request-limits";
+import { withinLimits } from "@/server/ratelimit/request-limits";
 import type { HttpAnswer } from "@/server/wire/answer";
+import { answerProduced, type AnswerReport, type Progress } from "./answer-produced";
 import type { Authorized } from "./authorize";
+import { answersAvifLater, asInterim, finishLater, INTERIM_ACCEPT, INTERIM_MAX_AGE } from "./avif-later";
 import { bucketSettings } from "./buckets";
 import { matchesIfNoneMatch, variantKey } from "./cache-key";
 import { applyClientHints } from "./client-hints";
@@ -15,26 +16,16 @@ import { withDefaultQuality } from "./default-quality";
 import { expandPreset } from "./presets";
 import type { Produced } from "./produce";
 import { fallbackStoreKey, resultAddress } from "./result-keys";
-import { lifetimeSeconds, serverTiming, successHeaders, type SuccessHeaderInput } from "./success-headers";
+import { lifetimeSeconds, serverTiming, successHeaders } from "./success-headers";
 import { placeWatermark } from "./watermark";
 
-/** Where the request has got to, from serveImage. */
-export interface Progress {
-  requestId: string;
-  started: number;
-  authMs: number;
-  limits: RequestLimits;
-}
-
-/** What answering learned, for the request's outcome: the tier, sizes and phases; a fallback's status. */
-export type AnswerReport = Pick<
-  RequestOutcome,
-  "cache" | "outputFormat" | "measured" | "sourceBytes" | "outputBytes" | "sentBytes" | "phases"
-> & { status?: RequestLogStatus };
+export type { AnswerReport, Progress } from "./answer-produced";
 
 export interface Answered {
   answer: HttpAnswer;
   report: AnswerReport;
+  /** Work to run once the answer is on the wire (avif-later.ts). */
+  later?: () => Promise<RequestOutcome | null>;
 }
 
 /**
@@ -83,15 +74,24 @@ export async function respond(
     accept,
     watermark: sha256 === undefined ? undefined : () => deps.projectImages(project.id, "watermark", sha256),
   };
+  const final = {
+    ...job,
+    key: address.storeKey,
+    sourceKey: address.sourceKey,
+    sourceHosts: project.allowedSourceHosts,
+    bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
+  };
+  // AVIF without the wait: a cold request whose AVIF would be slow gets the WebP variant now.
+  const interim =
+    answersAvifLater(operations, accept, deps.avifLaterMinPixels ?? 0) && !(await deps.produce.peek(address.storeKey))
+      ? resultAddress(project, variantKey(operations, location, INTERIM_ACCEPT), location, deps.publicNames)
+      : null;
   let produced: Produced;
   try {
     produced = await withinLimits(progress.limits, (admit, refund) =>
       deps.produce({
-        ...job,
-        key: address.storeKey,
-        sourceKey: address.sourceKey,
-        sourceHosts: project.allowedSourceHosts,
-        bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
+        ...final,
+        ...(interim ? { key: interim.storeKey, accept: INTERIM_ACCEPT } : {}),
         admit,
         refund,
       }),
@@ -119,8 +119,23 @@ export async function respond(
     };
     return capped(answered, produced, { key: fallbackKey, team: project.teamId, maxSeconds: FALLBACK_MAX_AGE }, deps);
   }
-  const answered = answerProduced(request, produced, common, progress);
   const maxSeconds = lifetimeSeconds(parts.exp, common.nowMs);
+  if (interim) {
+    // Its own ETag (the WebP variant's), so a revalidation after the AVIF is made gets the AVIF.
+    const answered = answerProduced(request, produced, { ...common, etag: interim.etag }, progress);
+    asInterim(answered.answer.headers, maxSeconds);
+    const later = finishLater({
+      produce: deps.produce,
+      logger: deps.logger,
+      input: final,
+      limits: progress.freshLimits,
+      attribution: progress.attribution,
+      requestId: progress.requestId,
+    });
+    const at = { key: interim.storeKey, team: project.teamId, maxSeconds: INTERIM_MAX_AGE };
+    return { ...(await capped(answered, produced, at, deps)), later };
+  }
+  const answered = answerProduced(request, produced, common, progress);
   return capped(answered, produced, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);
 }
 
@@ -143,44 +158,4 @@ async function capped(
     answer: { status: redirect.status, headers: redirect.headers, body: null },
     report: { ...answered.report, sentBytes: 0 },
   };
-}
-
-function answerProduced(
-  request: ImageHttpRequest,
-  produced: Produced,
-  common: Omit<SuccessHeaderInput, "negotiated" | "serverTiming">,
-  progress: Progress,
-): { answer: HttpAnswer & { headers: Headers }; report: AnswerReport } {
-  const { result } = produced;
-  // A request that joined another's job reports its wait, not that job's fetch and transform.
-  const timingWork: Record<string, number> = produced.cache === "shared" ? { wait: produced.waitMs } : work(produced);
-  const timing = serverTiming({ auth: progress.authMs, ...timingWork, total: performance.now() - progress.started });
-  const headers = successHeaders({
-    ...common,
-    contentType: result.contentType,
-    svg: result.format === "svg",
-    negotiated: result.negotiated,
-    ...(result.measured ? { measured: result.measured } : {}),
-    serverTiming: timing,
-  });
-  return {
-    answer: { status: 200, headers, body: result.body },
-    report: {
-      cache: produced.cache,
-      outputFormat: result.format,
-      ...(result.measured ? { measured: result.measured } : {}),
-      sourceBytes: produced.sourceBytes,
-      outputBytes: result.body.length,
-      sentBytes: request.method === "HEAD" ? 0 : result.body.length,
-      phases: { auth: progress.authMs, ...work(produced) },
-    },
-  };
-}
-
-/** The phases this request spent time in: the store's read (and wait), and the fetch and transform at a miss. */
-function work(produced: Produced): Record<string, number> {
-  if (produced.cache === "hit" || produced.cache === "shared") return {};
-  const store: Record<string, number> = produced.storeMs > 0 ? { store: produced.storeMs } : {};
-  if (produced.cache === "store") return store;
-  return { ...store, fetch: produced.fetchMs, queue: produced.queueMs, transform: produced.transformMs };
 }

@@ -41,18 +41,19 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     const location = checkPolicy(parts, authorized, request.headers);
     known = { ...known, sourceUrl: sourceName(location) };
     // Charged in respond(), once the request knows what it costs: a transform, or only a request.
-    const limits = tracedLimits(
-      requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() }),
-    );
+    const freshLimits = () =>
+      tracedLimits(requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() }));
     const authMs = performance.now() - started;
-    const { answer, report } = await respond(request, parts, authorized, location, deps, {
+    const { answer, report, later } = await respond(request, parts, authorized, location, deps, {
       requestId,
       started,
       authMs,
-      limits,
+      limits: freshLimits(),
+      freshLimits,
+      attribution: known,
     });
     const outcome = outcomeOf(requestId, started, { ...known, ...report, httpStatus: answer.status });
-    return { answer, outcome };
+    return later ? { answer, outcome, later } : { answer, outcome };
   } catch (thrown) {
     const error = toAppError(thrown);
     // A 500 is our bug; other 5xx are the source's or the load's doing.

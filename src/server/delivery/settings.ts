@@ -9,6 +9,11 @@ export const deliverySettings = group("Answers", {
     min: 0,
     doc: "Recent results kept in memory, in bytes; 0 keeps none.",
   }),
+  OPTSTUFF_AVIF_LATER_MIN_PIXELS: integer({
+    default: 250_000,
+    min: 0,
+    doc: "AVIF without the wait: a cold `f_auto` or `f_best` request for AVIF whose output is predicted to have at least this many pixels (from `w_`, `h_` and `dpr_`; unknown counts as large) is answered at once with the WebP, under a 60-second lifetime, while the AVIF is made at background priority and served from then on; 0 always waits for the AVIF.",
+  }),
   OPTSTUFF_RESPONSE_MAX_BYTES: optionalInteger({
     min: 0,
     defaultText: `${VERCEL_RESPONSE_MAX_BYTES} on Vercel (its functions answer at most 4.5 MB), no cap elsewhere`,

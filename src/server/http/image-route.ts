@@ -44,7 +44,7 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
     async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const method = req.method ?? "GET";
       await traced("image.request", { "http.request.method": method }, async (span) => {
-        const { services, answer, outcome } = await serve({
+        const { services, answer, outcome, later } = await serve({
           method,
           url: new URL(req.url ?? "/", ORIGIN),
           headers: toHeaders(req.headers),
@@ -52,13 +52,14 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
         span?.setAttributes(outcomeAttributes(outcome));
         writeNodeAnswer(res, answer, method);
         await record(services, outcome);
+        await runLater(services, later);
       });
     },
     /** The same route for web Requests; `defer` runs the recording after the response is returned. */
     async web(request: Request, defer: (task: () => void) => void): Promise<Response> {
       const url = new URL(request.url);
       return traced("image.request", { "http.request.method": request.method }, async (span) => {
-        const { services, answer, outcome } = await serve({
+        const { services, answer, outcome, later } = await serve({
           method: request.method,
           url: new URL(url.pathname + url.search, ORIGIN),
           headers: request.headers,
@@ -66,11 +67,18 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
         span?.setAttributes(outcomeAttributes(outcome));
         // Recorded after the answer, in this request's trace.
         const within = currentContext();
-        defer(() => withinContext(within, () => void record(services, outcome)));
+        defer(() => withinContext(within, () => void record(services, outcome).then(() => runLater(services, later))));
         return toWebResponse(answer, request.method);
       });
     },
   };
+}
+
+/** Work the answer left for later (the final AVIF after an interim answer), then its log entry. */
+async function runLater(services: Services | null, later: Served["later"]): Promise<void> {
+  if (!later) return;
+  const made = await traced("image.later", {}, later);
+  if (made) await record(services, made);
 }
 
 function record(services: Services | null, outcome: RequestOutcome): Promise<void> {

@@ -18,8 +18,12 @@ export interface SchedulerOptions {
 export type JobPriority = "normal" | "background";
 
 export interface TransformScheduler {
-  /** Runs `job` when a slot is free, in turn with the other tenants' jobs (round robin). */
-  run<T>(tenant: string, job: (priority: JobPriority) => Promise<T>): Promise<T>;
+  /**
+   * Runs `job` when a slot is free, in turn with the other tenants' jobs (round robin). A `background`
+   * job (work nobody waits for: an AVIF made after its interim answer) runs at background priority and
+   * never takes the slot kept for tenants with nothing running.
+   */
+  run<T>(tenant: string, job: (priority: JobPriority) => Promise<T>, options?: { background?: boolean }): Promise<T>;
   stats(): { running: number; queued: number };
 }
 
@@ -55,9 +59,9 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
   let queued = 0;
   let averageMs = 0;
 
-  function canStart(tenant: Tenant): boolean {
+  function canStart(tenant: Tenant, background = false): boolean {
     if (running >= concurrency) return false;
-    return tenant.running === 0 || running < concurrency - reserved;
+    return (tenant.running === 0 && !background) || running < concurrency - reserved;
   }
 
   function start(
@@ -65,8 +69,9 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
     tenant: Tenant,
     job: (priority: JobPriority) => Promise<unknown>,
     settle: (outcome: Promise<unknown>) => void,
+    background = false,
   ): void {
-    const priority: JobPriority = !fair || tenant.running === 0 ? "normal" : "background";
+    const priority: JobPriority = background ? "background" : !fair || tenant.running === 0 ? "normal" : "background";
     running++;
     tenant.running++;
     const startedAt = performance.now();
@@ -113,13 +118,18 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
   }
 
   return {
-    run<T>(given: string, job: (priority: JobPriority) => Promise<T>): Promise<T> {
+    run<T>(
+      given: string,
+      job: (priority: JobPriority) => Promise<T>,
+      options: { background?: boolean } = {},
+    ): Promise<T> {
       const name = fair ? given : "";
+      const background = options.background === true;
       const tenant = tenants.get(name) ?? { running: 0, waiting: [] };
       tenants.set(name, tenant);
-      if (canStart(tenant) && tenant.waiting.length === 0) {
+      if (canStart(tenant, background) && tenant.waiting.length === 0) {
         return new Promise<T>((resolve, reject) =>
-          start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject)),
+          start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject), background),
         );
       }
       if (queued >= maxQueue || tenant.waiting.length >= tenantQueue) {
@@ -133,7 +143,7 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
       return new Promise<T>((resolve, reject) => {
         if (tenant.waiting.length === 0) turns.push(name);
         tenant.waiting.push(() =>
-          start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject)),
+          start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject), background),
         );
         queued++;
       });

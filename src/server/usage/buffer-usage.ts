@@ -13,7 +13,8 @@ export interface UsageIncrement {
 
 /** What a request adds to metering: one request and its bytes for a served image, nothing otherwise. */
 export function meteredIncrement(outcome: RequestOutcome, at: Date): UsageIncrement | null {
-  if (outcome.status !== "success" || !outcome.apiKeyId || !outcome.projectId) return null;
+  // A `later` entry is an encode made after its request, which was metered itself: nothing was sent.
+  if (outcome.status !== "success" || !outcome.apiKeyId || !outcome.projectId || outcome.cache === "later") return null;
   return { projectId: outcome.projectId, apiKeyId: outcome.apiKeyId, bytes: outcome.sentBytes ?? 0, at };
 }
 

@@ -136,9 +136,13 @@ describe("image route: success", () => {
     const revalidated = await app.fetch(path, { headers: { "If-None-Match": response.headers.get("etag")! } });
     expect(revalidated.status).toBe(304);
     expect(photoHits).toBe(hits);
+    // Beside operations, info describes their output too (docs/url-format.md, Info).
     const mixed = await app.fetch(app.signedPath("info,w_100", remote("/photo.jpg")));
-    expect(mixed.status).toBe(400);
-    expect(((await mixed.json()) as { code: string }).code).toBe("INVALID_OPERATION");
+    expect(mixed.status).toBe(200);
+    expect(((await mixed.json()) as { output: { width: number } }).output.width).toBe(100);
+    const refused = await app.fetch(app.signedPath("info,placeholder", remote("/photo.jpg")));
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { code: string }).code).toBe("INVALID_OPERATION");
   });
 
   it("answers a matching If-None-Match with 304 without fetching or transforming again", async () => {

@@ -115,6 +115,23 @@ describe("createTransformScheduler", () => {
     await Promise.all(noisy);
   });
 
+  it("runs a background job at background priority, never in the slot kept for idle tenants", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 3, maxQueue: 10 });
+    const gate = deferred();
+    const busy = [scheduler.run("a", () => gate.promise), scheduler.run("b", () => gate.promise)];
+    await tick();
+    // Two of three slots busy: the third is kept for a tenant with nothing running, so a background job
+    // of such a tenant waits, and a foreground one of a third tenant takes it.
+    const priorities: string[] = [];
+    const later = scheduler.run("c", async (priority) => priorities.push(`c:${priority}`), { background: true });
+    await tick();
+    expect(scheduler.stats()).toEqual({ running: 2, queued: 1 });
+    await expect(scheduler.run("d", async (priority) => priority)).resolves.toBe("normal");
+    gate.resolve("x");
+    await Promise.all([...busy, later]);
+    expect(priorities).toEqual(["c:background"]);
+  });
+
   it("takes tenants in turn when slots free up, whatever their queue lengths", async () => {
     const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 20 });
     const gates = Array.from({ length: 9 }, () => deferred());

@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import { acceptClass, negotiatesFormat, type ImageOperations } from "@/server/image";
+import { describeError, type Logger } from "@/server/log";
+import type { RequestLimits } from "@/server/ratelimit/request-limits";
+import type { RequestOutcome } from "./delivery-types";
+import type { Producer, ProduceInput } from "./produce";
+
+/** The interim answer's shared lifetime, in seconds (contract §4: 60 or shorter, never immutable). */
+export const INTERIM_MAX_AGE = 60;
+/** The Accept class the interim answer is made for: every browser that takes AVIF takes WebP. */
+export const INTERIM_ACCEPT = "image/webp";
+
+/**
+ * Whether a cold request would wait for a slow AVIF: f_auto or f_best, AVIF in Accept, and an output of
+ * at least `minPixels` (0: never). Predicted before the source is read, from the requested size: `w_`
+ * and `h_` (a missing one taken as equal to the other) times dpr²; with neither, the source's own size,
+ * unknown yet, so assumed large.
+ */
+export function answersAvifLater(ops: ImageOperations, accept: string | null, minPixels: number): boolean {
+  if (minPixels <= 0 || !negotiatesFormat(ops) || acceptClass(accept) !== "avif") return false;
+  if (ops.info || ops.placeholder) return false;
+  return requestedPixels(ops) >= minPixels;
+}
+
+export function requestedPixels(ops: Pick<ImageOperations, "width" | "height" | "dpr">): number {
+  const width = ops.width ?? ops.height;
+  const height = ops.height ?? ops.width;
+  if (width === undefined || height === undefined) return Infinity;
+  const dpr = ops.dpr ?? 1;
+  return width * height * dpr * dpr;
+}
+
+/** Short-lived and revalidated: no CDN or browser keeps the interim answer as the final one. */
+export function asInterim(headers: Headers, lifetimeSeconds: number): Headers {
+  const seconds = Math.min(INTERIM_MAX_AGE, lifetimeSeconds);
+  headers.set("Cache-Control", `public, max-age=${seconds}, s-maxage=${seconds}`);
+  headers.set("CDN-Cache-Control", `public, max-age=${seconds}`);
+  return headers;
+}
+
+export interface LaterJob {
+  produce: Producer;
+  logger: Logger;
+  /** The final result's production, as the request would have made it. */
+  input: Omit<ProduceInput, "admit" | "refund" | "background">;
+  /** Fresh limits for this request's key and address: the later encode is charged as a transform of its own. */
+  limits: () => RequestLimits;
+  /** Whose it is, for its request-log entry. */
+  attribution: Pick<RequestOutcome, "projectId" | "apiKeyId" | "sourceUrl" | "operations">;
+  requestId: string;
+}
+
+/**
+ * Makes the final AVIF after the interim answer went out: at background priority, charged to the key
+ * and address as a transform, stored, and served from then on. Its request-log entry (cache `later`,
+ * nothing sent) is returned when this job made it, null when another request or instance had, or when
+ * it failed (logged: the interim answer stands, and the next request tries again).
+ */
+export function finishLater(job: LaterJob): () => Promise<RequestOutcome | null> {
+  return async () => {
+    const started = performance.now();
+    const limits = job.limits();
+    try {
+      const produced = await job.produce({
+        ...job.input,
+        background: true,
+        admit: () => limits.admitTransform(),
+        refund: () => limits.refundKey(),
+      });
+      await produced.written;
+      if (produced.cache !== "miss") return null;
+      const { result } = produced;
+      return {
+        ...job.attribution,
+        requestId: randomUUID(),
+        status: "success",
+        httpStatus: 200,
+        cache: "later",
+        outputFormat: result.format,
+        ...(result.measured ? { measured: result.measured } : {}),
+        sourceBytes: produced.sourceBytes,
+        outputBytes: result.body.length,
+        sentBytes: 0,
+        durationMs: Math.round(performance.now() - started),
+        phases: { fetch: produced.fetchMs, queue: produced.queueMs, transform: produced.transformMs },
+      };
+    } catch (error) {
+      job.logger.log("warn", "the final AVIF was not made; the interim answer stands", {
+        requestId: job.requestId,
+        ...describeError(error),
+      });
+      return null;
+    }
+  };
+}

@@ -1,0 +1,116 @@
+import { eq } from "drizzle-orm";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiKeys } from "@/server/db/schema";
+import type { RequestOutcome } from "@/server/delivery/serve-image";
+import { createApiKey } from "@/server/tenancy/create-api-key";
+import { clearOfWindowEdge } from "../../support/clock";
+import { createTestApp, type TestApp } from "../../support/app";
+
+/** Chromium's Accept for images: AVIF first. */
+const CHROME = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
+const INTERIM_CACHE = "public, max-age=60, s-maxage=60";
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await createTestApp({ avifLaterMinPixels: 100_000 });
+}, 30_000);
+afterAll(() => app.close());
+
+const get = (operations: string, accept = CHROME, headers: Record<string, string> = {}) =>
+  app.fetch(app.signedPath(operations, "local/photo.jpg"), { headers: { accept, ...headers } });
+
+async function laterEntries(operations: string, count: number): Promise<RequestOutcome[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const found = app.outcomes.filter((o) => o.cache === "later" && o.operations === operations);
+    if (found.length >= count || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function formatOf(response: Response): Promise<{ format?: string; width?: number }> {
+  const { format, width } = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+  return { format, width };
+}
+
+describe("AVIF without the wait", () => {
+  it("answers a cold AVIF request with the WebP at once, short-lived, then the AVIF from then on", async () => {
+    const first = await get("w_600,f_auto");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe("image/webp");
+    expect(first.headers.get("cache-control")).toBe(INTERIM_CACHE);
+    expect(first.headers.get("cdn-cache-control")).toBe("public, max-age=60");
+    expect(first.headers.get("vary")).toBe("Accept");
+    expect(await formatOf(first)).toEqual({ format: "webp", width: 600 });
+
+    // The AVIF is made after the answer, once, and logged as work done later (nothing sent).
+    const [later] = await laterEntries("w_600,f_auto", 1);
+    expect(later).toMatchObject({ status: "success", outputFormat: "avif", sentBytes: 0, cache: "later" });
+
+    const second = await get("w_600,f_auto");
+    expect(second.headers.get("content-type")).toBe("image/avif");
+    expect(second.headers.get("cache-control")).toContain("immutable");
+    expect(second.headers.get("etag")).not.toBe(first.headers.get("etag"));
+    expect(await formatOf(second)).toEqual({ format: "heif", width: 600 });
+    // A browser that kept the interim answer revalidates it and gets the AVIF, not a 304.
+    const revalidated = await get("w_600,f_auto", CHROME, { "if-none-match": first.headers.get("etag")! });
+    expect(revalidated.status).toBe(200);
+    expect(revalidated.headers.get("content-type")).toBe("image/avif");
+    const current = await get("w_600,f_auto", CHROME, { "if-none-match": second.headers.get("etag")! });
+    expect(current.status).toBe(304);
+  });
+
+  it("concurrent cold requests all get the interim answer, and the AVIF is made once", async () => {
+    const answers = await Promise.all([1, 2, 3].map(() => get("w_640,f_auto")));
+    expect(answers.map((a) => a.headers.get("content-type"))).toEqual(["image/webp", "image/webp", "image/webp"]);
+    await laterEntries("w_640,f_auto", 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(app.outcomes.filter((o) => o.cache === "later" && o.operations === "w_640,f_auto")).toHaveLength(1);
+    expect((await get("w_640,f_auto")).headers.get("content-type")).toBe("image/avif");
+  });
+
+  it("waits for the AVIF when it is small, named, or not wanted", async () => {
+    const small = await get("w_200,f_auto");
+    expect(small.headers.get("content-type")).toBe("image/avif");
+    expect(small.headers.get("cache-control")).toContain("immutable");
+    const named = await get("w_600,f_avif");
+    expect(named.headers.get("content-type")).toBe("image/avif");
+    const webpOnly = await get("w_700,f_auto", "image/webp,*/*");
+    expect(webpOnly.headers.get("content-type")).toBe("image/webp");
+    expect(webpOnly.headers.get("cache-control")).toContain("immutable");
+    await app.settled();
+    expect(app.outcomes.filter((o) => o.cache === "later" && /w_(200|700)|f_avif/.test(o.operations ?? ""))).toEqual(
+      [],
+    );
+  });
+
+  it("makes f_best's AVIF later too, at its level, and reports the choice on the final answer", async () => {
+    const first = await get("w_600,f_best");
+    expect(first.headers.get("content-type")).toBe("image/webp");
+    expect(first.headers.get("cache-control")).toBe(INTERIM_CACHE);
+    const [later] = await laterEntries("w_600,f_best", 1);
+    expect(["avif", "webp"]).toContain(later!.outputFormat);
+    const final = await get("w_600,f_best");
+    expect(final.headers.get("cache-control")).toContain("immutable");
+    expect(final.headers.get("x-optstuff-quality")).toMatch(/score=/);
+  });
+
+  it("charges the key for the later encode as a transform of its own", async () => {
+    await clearOfWindowEdge();
+    const key = await createApiKey(
+      { db: app.services.database.db, secretBox: app.services.secretBox },
+      { projectId: app.projectId, name: "later-limits" },
+    );
+    await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 2 }).where(eq(apiKeys.id, key.id));
+    const signed = (operations: string) =>
+      app.fetch(app.signedPath(operations, "local/photo.jpg", { key }), { headers: { accept: CHROME } });
+    // One transform now (the WebP), one after (the AVIF): the key's two per minute are spent.
+    expect((await signed("w_610,f_auto")).headers.get("content-type")).toBe("image/webp");
+    await laterEntries("w_610,f_auto", 1);
+    const refused = await signed("w_620,f_auto");
+    expect(refused.status).toBe(429);
+    // What is made is still served: the stored AVIF costs the key no transform.
+    expect((await signed("w_610,f_auto")).headers.get("content-type")).toBe("image/avif");
+  });
+});

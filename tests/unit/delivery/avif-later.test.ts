@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { answersAvifLater, asInterim, requestedPixels } from "@/server/delivery/avif-later";
+import { parseOperations } from "@/server/image";
+import { meteredIncrement } from "@/server/usage/buffer-usage";
+
+const CHROME = "image/avif,image/webp,*/*";
+const later = (segment: string, accept: string | null = CHROME, minPixels = 250_000) =>
+  answersAvifLater(parseOperations(segment), accept, minPixels);
+
+describe("which requests get an interim answer", () => {
+  it("predicts the output's pixels from w_, h_ and dpr_, and counts an unknown size as large", () => {
+    expect(requestedPixels(parseOperations("w_800,h_600"))).toBe(480_000);
+    expect(requestedPixels(parseOperations("w_500"))).toBe(250_000);
+    expect(requestedPixels(parseOperations("h_300,dpr_2"))).toBe(360_000);
+    expect(requestedPixels(parseOperations("f_auto"))).toBe(Infinity);
+  });
+
+  it("f_auto or f_best, AVIF in Accept, large enough; never info, placeholders or a named format", () => {
+    expect(later("w_800,f_auto")).toBe(true);
+    expect(later("w_800,f_best")).toBe(true);
+    expect(later("f_auto")).toBe(true);
+    expect(later("w_400,f_auto")).toBe(false);
+    expect(later("w_800,f_auto", "image/webp,*/*")).toBe(false);
+    expect(later("w_800,f_auto", null)).toBe(false);
+    expect(later("w_800,f_avif")).toBe(false);
+    expect(later("w_800,f_auto,info")).toBe(false);
+    expect(later("w_800,f_auto,placeholder")).toBe(false);
+    expect(later("w_800,f_auto", CHROME, 0)).toBe(false);
+  });
+
+  it("marks the answer short-lived and not immutable, within the signature's lifetime", () => {
+    const headers = asInterim(new Headers({ "Cache-Control": "public, max-age=31536000, immutable" }), 31_536_000);
+    expect(headers.get("cache-control")).toBe("public, max-age=60, s-maxage=60");
+    expect(headers.get("cdn-cache-control")).toBe("public, max-age=60");
+    expect(asInterim(new Headers(), 20).get("cache-control")).toBe("public, max-age=20, s-maxage=20");
+  });
+
+  it("does not meter the later encode as a request: its request was metered", () => {
+    const base = {
+      requestId: "r",
+      status: "success",
+      httpStatus: 200,
+      durationMs: 1,
+      projectId: "p",
+      apiKeyId: "k",
+    } as const;
+    expect(meteredIncrement({ ...base, cache: "miss", sentBytes: 10 }, new Date())).not.toBeNull();
+    expect(meteredIncrement({ ...base, cache: "later", sentBytes: 0 }, new Date())).toBeNull();
+  });
+});
