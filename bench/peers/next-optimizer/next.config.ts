@@ -14,14 +14,24 @@ const remote = {
 /**
  * `next start` reads this file again, so one build serves both: bench:image's fixed 800 px WebP, and
  * with BENCH_NEXT_IMAGES=srcset bench:srcset's defaults as a next/image site has them (every default
- * width, AVIF and WebP, q75, the disk cache on).
+ * width, AVIF and WebP, q75, the disk cache on), and with BENCH_NEXT_IMAGES=quality bench:quality's.
  */
 const nextConfig: NextConfig = {
   poweredByHeader: false,
   images:
     process.env.BENCH_NEXT_IMAGES === "srcset"
       ? { ...remote, formats: ["image/avif", "image/webp"] }
-      : { ...remote, deviceSizes: [800], imageSizes: [], qualities: [80], formats: ["image/webp"], minimumCacheTTL: 0 },
+      : process.env.BENCH_NEXT_IMAGES === "quality"
+        ? // bench:quality: AVIF and WebP at Next's default quality (75), at the corpus's 800 px.
+          { ...remote, deviceSizes: [800], imageSizes: [], formats: ["image/avif", "image/webp"] }
+        : {
+            ...remote,
+            deviceSizes: [800],
+            imageSizes: [],
+            qualities: [80],
+            formats: ["image/webp"],
+            minimumCacheTTL: 0,
+          },
 };
 
 export default nextConfig;

@@ -27,6 +27,8 @@ export const MIN_ATTEMPT_MS = 1000;
 export interface SearchRequest {
   format: SearchedFormat;
   level: QualityLevel;
+  /** A score to reach other than the level's (bench:quality sets a peer's worst score); the start stays the level's. */
+  target?: number;
   encodeAt(quality: number, budgetMs: number): Promise<Encoded>;
   /** The SSIMULACRA 2 score of an encode against the pixels it was made from. */
   scoreOf(encoded: Encoded): Promise<number>;
@@ -66,7 +68,7 @@ type Point = { quality: number; score: number };
  */
 export async function searchQuality(request: SearchRequest): Promise<Searched> {
   const { min, max, start } = SEARCH[request.format];
-  const target = QUALITY_LEVELS[request.level];
+  const target = request.target ?? QUALITY_LEVELS[request.level];
   const maxEncodes = request.maxEncodes ?? MAX_ENCODES;
   const deadline = performance.now() + request.budgetMs;
   let below: Point | null = null;

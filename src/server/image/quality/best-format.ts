@@ -20,6 +20,8 @@ export interface BestJob {
   primary: OutputFormat;
   accepts: AcceptClass;
   level: QualityLevel;
+  /** A score other than the level's (bench:quality); URLs name levels only. */
+  target?: number;
   ops: ImageOperations;
 }
 
@@ -66,6 +68,7 @@ export async function encodeBest(job: BestJob, limits: TransformLimits): Promise
     const searched = await searchQuality({
       format,
       level: job.level,
+      target: job.target,
       budgetMs: left(),
       maxEncodes: MAX_ENCODES - scored,
       // Only f_auto's format must be served whatever it scores; another one competes only if it

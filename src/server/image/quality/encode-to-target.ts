@@ -9,6 +9,8 @@ export interface TargetJob {
   pixels: Sharp;
   format: SearchedFormat;
   level: QualityLevel;
+  /** A score other than the level's (bench:quality); URLs name levels only. */
+  target?: number;
   ops: ImageOperations;
 }
 
@@ -21,18 +23,20 @@ export interface TargetJob {
 export async function encodeToTarget(
   job: TargetJob,
   limits: TransformLimits,
-): Promise<{ encoded: Encoded; measured?: MeasuredQuality }> {
+): Promise<{ encoded: Encoded; measured?: MeasuredQuality; encodes: number }> {
   const deadline = performance.now() + limits.timeoutMs;
   const rendered = await renderForScoring(job.pixels, limits);
   // Too small for the metric: the format's default, unmeasured.
   if (rendered.unscored)
-    return { encoded: await rendered.encodeLossy(job.format, job.ops, undefined, limits.timeoutMs) };
+    return { encoded: await rendered.encodeLossy(job.format, job.ops, undefined, limits.timeoutMs), encodes: 1 };
   const searched = await searchQuality({
     format: job.format,
     level: job.level,
+    target: job.target,
     budgetMs: deadline - performance.now(),
     encodeAt: (quality, budgetMs) => rendered.encodeLossy(job.format, job.ops, quality, budgetMs),
     scoreOf: (encoded) => rendered.scoreOf(encoded),
   });
-  return { encoded: searched.encoded, measured: { quality: searched.quality, score: searched.score } };
+  const measured = { quality: searched.quality, score: searched.score };
+  return { encoded: searched.encoded, measured, encodes: searched.encodes };
 }
