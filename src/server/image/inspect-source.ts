@@ -1,5 +1,6 @@
 import sharp, { type Metadata } from "sharp";
 import { AppError } from "@/server/errors";
+import { readAttribution, type Attribution } from "./attribution";
 import { toImageError } from "./sharp-errors";
 import type { TransformLimits } from "./types";
 
@@ -28,6 +29,8 @@ export interface SourceInfo {
   frames: number;
   animated: boolean;
   hasAlpha: boolean;
+  /** EXIF Copyright and Artist: kept in the output when the rest of the metadata is stripped. */
+  attribution?: Attribution;
 }
 
 /** Reads the header only (no pixel is decoded), so it is cheap even for a pixel bomb. */
@@ -46,6 +49,7 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
     throw new AppError("UNSUPPORTED_IMAGE", { detail: `source format ${format} ${metadata.compression ?? ""}`.trim() });
   }
   const frames = Math.max(1, metadata.pages ?? 1);
+  const attribution = readAttribution(metadata.exif);
   return {
     format,
     width: metadata.autoOrient.width,
@@ -53,6 +57,7 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
     frames,
     animated: frames > 1 && ANIMATABLE.has(format),
     hasAlpha: metadata.hasAlpha,
+    ...(attribution ? { attribution } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { AppError } from "@/server/errors";
 import { applyEncoder, CONTENT_TYPES, supportsAnimation } from "./encode-options";
+import { withAttribution } from "./attribution";
 import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-source";
 import { describeImage } from "./describe-image";
 import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } from "./fit-bytes";
@@ -69,6 +70,8 @@ export async function transformImage(
     else plan = planGeometry({ ...geometry, maxOutputPixels: maxAvifPixels });
   }
 
+  // Everything but the credit line is stripped (docs/url-format.md, Metadata and colour).
+  const { attribution } = source;
   try {
     const job = { ops, format, keepFrames, plan };
     const finish = await passesOverPixels(input, job, limits, request.watermark);
@@ -76,7 +79,7 @@ export async function transformImage(
       const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true });
       const level = ops.qualityTarget ?? DEFAULT_LEVEL;
       const accepts = acceptClass(request.accept);
-      const best = await encodeBest({ pixels, primary: format, accepts, level, ops }, limits);
+      const best = await encodeBest({ pixels, primary: format, accepts, level, ops, attribution }, limits);
       return {
         ...answerOf(best.encoded, best.format, negotiated),
         ...(best.measured ? { measured: best.measured } : {}),
@@ -84,13 +87,18 @@ export async function transformImage(
     }
     if (ops.qualityTarget && isSearchedFormat(format) && !keepFrames && !ops.placeholder) {
       const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true });
-      const { encoded, measured } = await encodeToTarget({ pixels, format, level: ops.qualityTarget, ops }, limits);
+      const { encoded, measured } = await encodeToTarget(
+        { pixels, format, level: ops.qualityTarget, ops, attribution },
+        limits,
+      );
       return { ...answerOf(encoded, format, negotiated), ...(measured ? { measured } : {}) };
     }
     const render = (quality: number | undefined, timeoutMs: number): Promise<Encoded> =>
-      (finish
-        ? applyEncoder(finish(), format, { ...ops, quality }, limits.webpEffort)
-        : renderImage(input, { ...job, ops: { ...ops, quality } }, { ...limits, timeoutMs })
+      withAttribution(
+        finish
+          ? applyEncoder(finish(), format, { ...ops, quality }, limits.webpEffort)
+          : renderImage(input, { ...job, ops: { ...ops, quality } }, { ...limits, timeoutMs }),
+        attribution,
       ).toBuffer({ resolveWithObject: true });
     const { data, info } =
       ops.maxBytes !== undefined && honoursMaxBytes(format)

@@ -1,4 +1,5 @@
 import type { Sharp } from "sharp";
+import type { Attribution } from "../attribution";
 import type { Encoded } from "../fit-bytes";
 import type { AcceptClass } from "../negotiate";
 import type { ImageOperations, MeasuredQuality, OutputFormat, TransformLimits } from "../types";
@@ -23,6 +24,8 @@ export interface BestJob {
   /** A score other than the level's (bench:quality); URLs name levels only. */
   target?: number;
   ops: ImageOperations;
+  /** The source's credit line, written into every encode. */
+  attribution?: Attribution;
 }
 
 export interface Best {
@@ -45,7 +48,7 @@ type Candidate = { encoded: Encoded; format: OutputFormat; measured: MeasuredQua
  */
 export async function encodeBest(job: BestJob, limits: TransformLimits): Promise<Best> {
   const deadline = performance.now() + limits.timeoutMs;
-  const rendered = await renderForScoring(job.pixels, limits);
+  const rendered = await renderForScoring(job.pixels, limits, job.attribution);
   const plan = candidatesFor(job.primary, job.accepts, rendered);
   if (rendered.unscored) {
     const format = plan.lossy[0] ?? plan.lossless!;

@@ -1,4 +1,5 @@
 import type { Sharp } from "sharp";
+import type { Attribution } from "../attribution";
 import type { Encoded } from "../fit-bytes";
 import type { ImageOperations, MeasuredQuality, TransformLimits } from "../types";
 import { searchQuality, type QualityLevel, type SearchedFormat } from "./auto-quality";
@@ -12,6 +13,8 @@ export interface TargetJob {
   /** A score other than the level's (bench:quality); URLs name levels only. */
   target?: number;
   ops: ImageOperations;
+  /** The source's credit line, written into every encode. */
+  attribution?: Attribution;
 }
 
 /**
@@ -25,7 +28,7 @@ export async function encodeToTarget(
   limits: TransformLimits,
 ): Promise<{ encoded: Encoded; measured?: MeasuredQuality; encodes: number }> {
   const deadline = performance.now() + limits.timeoutMs;
-  const rendered = await renderForScoring(job.pixels, limits);
+  const rendered = await renderForScoring(job.pixels, limits, job.attribution);
   // Too small for the metric: the format's default, unmeasured.
   if (rendered.unscored)
     return { encoded: await rendered.encodeLossy(job.format, job.ops, undefined, limits.timeoutMs), encodes: 1 };

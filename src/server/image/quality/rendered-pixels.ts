@@ -1,5 +1,6 @@
 import sharp, { type Sharp } from "sharp";
 import { AppError } from "@/server/errors";
+import { withAttribution, type Attribution } from "../attribution";
 import { applyEncoder } from "../encode-options";
 import type { Encoded } from "../fit-bytes";
 import { timeoutSeconds } from "../render-image";
@@ -43,7 +44,11 @@ export interface RenderedPixels {
  * Renders `pixels` (decode, geometry, effects) to raw 8-bit sRGB once. Grey (after grayscale, or a grey
  * source) is expanded to sRGB, the metric's and the encoders' input.
  */
-export async function renderForScoring(pixels: Sharp, limits: TransformLimits): Promise<RenderedPixels> {
+export async function renderForScoring(
+  pixels: Sharp,
+  limits: TransformLimits,
+  attribution?: Attribution,
+): Promise<RenderedPixels> {
   let rendered = await pixels
     .timeout({ seconds: timeoutSeconds(limits.timeoutMs) })
     .raw()
@@ -60,6 +65,8 @@ export async function renderForScoring(pixels: Sharp, limits: TransformLimits): 
   const channels = rendered.info.channels === 4 ? 4 : 3;
   const raw: { width: number; height: number; channels: 3 | 4 } = { width, height, channels };
   const from = (budgetMs: number) => sharp(data, { raw }).timeout({ seconds: timeoutSeconds(budgetMs) });
+  // Candidates carry the credit line too: the chosen one is served as it was encoded.
+  const credited = (budgetMs: number) => withAttribution(from(budgetMs), attribution);
   const unscored = width < MIN_SCORED_SIDE || height < MIN_SCORED_SIDE;
   const scored = scoredSize(width, height);
   const shrinks = scored.width !== width || scored.height !== height;
@@ -73,13 +80,13 @@ export async function renderForScoring(pixels: Sharp, limits: TransformLimits): 
     unscored,
     encodeLossy: (format, ops, quality, budgetMs) =>
       // The concrete format: under f_auto a q_ is read on WebP's scale, a searched quality is the format's own.
-      applyEncoder(from(budgetMs), format, { ...ops, format, quality }, limits.webpEffort).toBuffer({
+      applyEncoder(credited(budgetMs), format, { ...ops, format, quality }, limits.webpEffort).toBuffer({
         resolveWithObject: true,
       }),
     encodeLossless: (format, budgetMs) =>
       (format === "webp"
-        ? from(budgetMs).webp({ lossless: true, effort: limits.webpEffort })
-        : from(budgetMs).png()
+        ? credited(budgetMs).webp({ lossless: true, effort: limits.webpEffort })
+        : credited(budgetMs).png()
       ).toBuffer({
         resolveWithObject: true,
       }),

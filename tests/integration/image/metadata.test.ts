@@ -1,0 +1,111 @@
+import exifReader from "exif-reader";
+import sharp from "sharp";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_TRANSFORM_LIMITS, parseOperations } from "@/server/image";
+import { readAttribution } from "@/server/image/attribution";
+import { configureSharp, transformImage } from "@/server/image/engine";
+
+const CHROME = "image/avif,image/webp,*/*";
+
+/** A camera JPEG: credit line, camera make, GPS position, and an XMP packet. */
+let camera: Buffer;
+beforeAll(async () => {
+  configureSharp();
+  camera = await sharp({ create: { width: 320, height: 200, channels: 3, background: "#6a8caf" } })
+    .composite([
+      { input: { create: { width: 160, height: 100, channels: 3, background: "#d2691e" } }, left: 40, top: 30 },
+    ])
+    .jpeg({ quality: 90 })
+    .withExif({
+      IFD0: { Copyright: "Copyright 2026 Jane Doe", Artist: "Jane Doe", Make: "Canon", Model: "EOS R5" },
+      IFD3: {
+        GPSLatitudeRef: "N",
+        GPSLatitude: "48/1 51/1 2400/100",
+        GPSLongitudeRef: "E",
+        GPSLongitude: "2/1 21/1 0/1",
+      },
+    })
+    .withXmp(
+      '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>',
+    )
+    .toBuffer();
+});
+
+const transform = (segment: string, input = camera, accept: string | null = CHROME) =>
+  transformImage(input, parseOperations(segment), { accept }, DEFAULT_TRANSFORM_LIMITS);
+
+describe("metadata in outputs", () => {
+  it("the source carries what a camera writes (the test's premise)", async () => {
+    const metadata = await sharp(camera).metadata();
+    const exif = exifReader(metadata.exif!);
+    expect(exif.Image?.Make).toBe("Canon");
+    expect(exif.GPSInfo?.GPSLatitudeRef).toBe("N");
+    expect(metadata.xmp).toBeDefined();
+  });
+
+  it.each([
+    "w_200,f_jpg",
+    "w_200,f_webp",
+    "w_200,f_avif",
+    "w_200,f_png",
+    "w_200,f_webp,q_auto",
+    "w_200,f_best",
+    "w_200,f_jpg,maxbytes_2000",
+  ])("%s keeps the copyright and artist, and strips the camera, the GPS position and the XMP", async (segment) => {
+    const result = await transform(segment);
+    const metadata = await sharp(result.body).metadata();
+    expect(metadata.exif, segment).toBeDefined();
+    const exif = exifReader(metadata.exif!);
+    expect(exif.Image?.Copyright).toBe("Copyright 2026 Jane Doe");
+    expect(exif.Image?.Artist).toBe("Jane Doe");
+    expect(exif.Image?.Make).toBeUndefined();
+    expect(exif.Image?.Model).toBeUndefined();
+    expect(exif.GPSInfo).toBeUndefined();
+    expect(metadata.xmp).toBeUndefined();
+    expect(metadata.icc).toBeUndefined();
+  });
+
+  it("writes no EXIF at all for a source without a credit line", async () => {
+    const plain = await sharp(camera).jpeg().toBuffer();
+    expect((await sharp(plain).metadata()).exif).toBeUndefined();
+    expect((await sharp((await transform("w_100,f_webp", plain)).body).metadata()).exif).toBeUndefined();
+  });
+
+  it("reads a damaged EXIF block as no credit line, and cleans control characters out of one", async () => {
+    expect(readAttribution(Buffer.from("Exif\0\0garbage"))).toBeUndefined();
+    expect(readAttribution(undefined)).toBeUndefined();
+    const odd = await sharp(camera)
+      .withExif({ IFD0: { Copyright: "Jane\u0007Doe\u001b[31m", Artist: "   " } })
+      .jpeg()
+      .toBuffer();
+    expect(readAttribution((await sharp(odd).metadata()).exif)).toEqual({ Copyright: "Jane Doe [31m" });
+  });
+
+  it("converts a Display P3 or CMYK source to sRGB from its embedded profile, and tags nothing", async () => {
+    const srgb = { r: 200, g: 60, b: 40 };
+    const flat = () => sharp({ create: { width: 64, height: 64, channels: 3, background: srgb } });
+    const p3 = await flat().withIccProfile("p3").jpeg({ quality: 100 }).toBuffer();
+    // The premise: the file stores P3 numbers, which read as sRGB would be another colour.
+    const stored = await sharp(p3).keepIccProfile().raw().toBuffer();
+    expect(Math.abs(stored[0]! - srgb.r)).toBeGreaterThan(8);
+    const cmyk = await flat().toColourspace("cmyk").withIccProfile("cmyk").jpeg({ quality: 100 }).toBuffer();
+    for (const [source, tolerance] of [
+      [p3, 2],
+      [cmyk, 14],
+    ] as const) {
+      for (const segment of ["w_32,f_png", "w_32,f_jpg", "w_32,f_webp,q_auto"]) {
+        const out = await transform(segment, source, null);
+        const metadata = await sharp(out.body).metadata();
+        expect(metadata.icc, segment).toBeUndefined();
+        expect(metadata.space).toBe("srgb");
+        const [r, g, b] = await sharp(out.body).raw().toBuffer();
+        // CMYK's round trip through the print gamut loses a little more; lossy formats add their own.
+        const slack = segment.includes("q_auto") ? 6 : 0;
+        expect(
+          Math.max(Math.abs(r! - srgb.r), Math.abs(g! - srgb.g), Math.abs(b! - srgb.b)),
+          segment,
+        ).toBeLessThanOrEqual(tolerance + slack);
+      }
+    }
+  });
+});
