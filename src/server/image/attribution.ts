@@ -38,6 +38,9 @@ export function withAttribution(image: Sharp, attribution: Attribution | undefin
 function clean(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
   // NULs end an EXIF ASCII value; control characters have no place in a credit line.
-  const text = value.replace(/[\u0000-\u001f\u007f]/g, " ").trim();
+  const text = [...value]
+    .map((c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? " " : c))
+    .join("")
+    .trim();
   return text === "" ? undefined : text.slice(0, MAX_LENGTH);
 }
