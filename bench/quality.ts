@@ -11,9 +11,9 @@
  * pixels: the encodes each q_auto and f_best variant makes, the lowest fixed WebP quality at which every
  * image reaches each level (the issue's comparison), and f_best at Next's worst score.
  * BENCH_LEVELS (default best,good,eco,low) picks levels; results in artifacts/bench-quality.json and
- * docs/bench-quality.png.
+ * docs/bench-quality.png (`-- --chart` draws the chart again from the JSON).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -356,7 +356,7 @@ async function main(): Promise<void> {
 function chart(rows: Row[]): string {
   const W = 900;
   const barH = 26;
-  const left = 330;
+  const left = 420;
   const H = 70 + rows.length * (barH + 10);
   const max = Math.max(...rows.map((r) => sum(r.outputs.map((o) => o.bytes))));
   const parts = [
@@ -383,7 +383,15 @@ function chart(rows: Row[]): string {
   return parts.join("");
 }
 
-main().catch((error: unknown) => {
+/** `--chart`: draws docs/bench-quality.png again from the last run's artifacts/bench-quality.json. */
+async function redraw(): Promise<void> {
+  const { rows } = JSON.parse(readFileSync("artifacts/bench-quality.json", "utf8")) as { rows: Row[] };
+  await sharp(Buffer.from(chart(rows)), { density: 144 })
+    .png()
+    .toFile("docs/bench-quality.png");
+}
+
+(process.argv.includes("--chart") ? redraw() : main()).catch((error: unknown) => {
   console.error(error);
   killAll();
   process.exitCode = 1;
