@@ -195,7 +195,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     config,
     secretBox,
     produce,
-    avifLaterMinPixels: options.avifLaterMinPixels ?? 0,
+    // Made later means served later from a cache: with neither cache nor store it never would be.
+    avifLater:
+      options.resultCacheBytes > 0 || results
+        ? { minPixels: options.avifLaterMinPixels ?? 0, maxPixels: options.transformLimits.maxAvifPixels }
+        : null,
     oversize: options.responseMaxBytes ? createOversize({ maxBytes: options.responseMaxBytes, store, now }) : null,
     projectImages: createProjectImageLoader(database.db),
     publicNames,

@@ -28,7 +28,7 @@ export interface ProjectConfig {
   presets: Record<string, string>;
   /** Only a single preset token is accepted in URLs. */
   presetsOnly: boolean;
-  /** q_auto's level for URLs that name no quality (q_, q_auto, maxbytes_, f_best); null: the formats' defaults. */
+  /** q_auto's level for URLs that name no quality (q_, q_auto, maxbytes_); null: the formats' defaults. */
   defaultQuality: QualityLevel | null;
   /** The uploaded watermark's settings and hash (its bytes are read by hash, not carried here). */
   watermark: WatermarkConfig | null;

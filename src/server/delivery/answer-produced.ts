@@ -11,8 +11,8 @@ export interface Progress {
   started: number;
   authMs: number;
   limits: RequestLimits;
-  /** New limits for the same key and address: work done after the answer is charged on its own. */
-  freshLimits: () => RequestLimits;
+  /** Limits for work done after the answer: charged as a transform of its own, not as another request. */
+  laterLimits: () => RequestLimits;
   /** Whose request it is and what it asked, for the log entry of work done after the answer. */
   attribution: Pick<RequestOutcome, "projectId" | "apiKeyId" | "sourceUrl" | "operations">;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { acceptClass, negotiatesFormat, type ImageOperations } from "@/server/image";
 import { describeError, type Logger } from "@/server/log";
 import type { RequestLimits } from "@/server/ratelimit/request-limits";
-import type { RequestOutcome } from "./delivery-types";
+import type { AvifLaterPolicy, RequestOutcome } from "./delivery-types";
 import type { Producer, ProduceInput } from "./produce";
 
 /** The interim answer's shared lifetime, in seconds (contract §4: 60 or shorter, never immutable). */
@@ -12,14 +12,15 @@ export const INTERIM_ACCEPT = "image/webp";
 
 /**
  * Whether a cold request would wait for a slow AVIF: f_auto or f_best, AVIF in Accept, and an output of
- * at least `minPixels` (0: never). Predicted before the source is read, from the requested size: `w_`
- * and `h_` (a missing one taken as equal to the other) times dpr²; with neither, the source's own size,
- * unknown yet, so assumed large.
+ * at least `minPixels` that is not known to be over `maxPixels`. Predicted before the source is read,
+ * from the requested size: `w_` and `h_` (a missing one taken as equal to the other) times dpr²; with
+ * neither, the source's own size, unknown yet, so assumed large (and made later if it is AVIF after all).
  */
-export function answersAvifLater(ops: ImageOperations, accept: string | null, minPixels: number): boolean {
-  if (minPixels <= 0 || !negotiatesFormat(ops) || acceptClass(accept) !== "avif") return false;
+export function answersAvifLater(ops: ImageOperations, accept: string | null, policy: AvifLaterPolicy): boolean {
+  if (policy.minPixels <= 0 || !negotiatesFormat(ops) || acceptClass(accept) !== "avif") return false;
   if (ops.info || ops.placeholder) return false;
-  return requestedPixels(ops) >= minPixels;
+  const pixels = requestedPixels(ops);
+  return pixels >= policy.minPixels && (pixels === Infinity || pixels <= policy.maxPixels);
 }
 
 export function requestedPixels(ops: Pick<ImageOperations, "width" | "height" | "dpr">): number {

@@ -44,13 +44,21 @@ export interface RequestOutcome {
   phases?: Partial<Record<"auth" | "store" | "queue" | "fetch" | "transform", number>>;
 }
 
+export interface AvifLaterPolicy {
+  /** OPTSTUFF_AVIF_LATER_MIN_PIXELS; 0: never. */
+  minPixels: number;
+  /** OPTSTUFF_MAX_AVIF_PIXELS: a negotiated output larger than this is WebP anyway, so nothing is made later. */
+  maxPixels: number;
+}
+
 export interface DeliveryDeps extends AuthorizeDeps {
   produce: Producer;
   /**
-   * AVIF without the wait (avif-later.ts): a cold f_auto/f_best request for AVIF at this many output
-   * pixels or more is answered WebP at once, the AVIF made after; absent or 0: never.
+   * AVIF without the wait (avif-later.ts): a cold f_auto/f_best request for AVIF at `minPixels` output
+   * pixels or more, but not over `maxPixels` (past which the answer is WebP anyway), is answered WebP at
+   * once, the AVIF made after. Absent: never.
    */
-  avifLaterMinPixels?: number;
+  avifLater?: AvifLaterPolicy | null;
   /** Outputs over the deployment's response cap (oversize.ts); absent: no cap. */
   oversize?: Oversize | null;
   /** The project's watermark and fallback bytes, by hash. */

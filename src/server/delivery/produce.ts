@@ -122,7 +122,12 @@ export function createProducer(deps: ProducerDeps): Producer {
 
   return Object.assign(produce, {
     async peek(key: string): Promise<TransformResult | null> {
-      return deps.resultCache?.get(key) ?? (deps.results ? await deps.results.read(key) : null);
+      const cached = deps.resultCache?.get(key);
+      if (cached) return cached;
+      const stored = deps.results ? await deps.results.read(key) : null;
+      // Kept in L1, so the request that peeked is answered from it rather than reading the store again.
+      if (stored) deps.resultCache?.set(key, stored);
+      return stored;
     },
   });
 }

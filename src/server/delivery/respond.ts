@@ -83,7 +83,9 @@ export async function respond(
   };
   // AVIF without the wait: a cold request whose AVIF would be slow gets the WebP variant now.
   const interim =
-    answersAvifLater(operations, accept, deps.avifLaterMinPixels ?? 0) && !(await deps.produce.peek(address.storeKey))
+    deps.avifLater &&
+    answersAvifLater(operations, accept, deps.avifLater) &&
+    !(await deps.produce.peek(address.storeKey))
       ? resultAddress(project, variantKey(operations, location, INTERIM_ACCEPT), location, deps.publicNames)
       : null;
   let produced: Produced;
@@ -128,7 +130,7 @@ export async function respond(
       produce: deps.produce,
       logger: deps.logger,
       input: final,
-      limits: progress.freshLimits,
+      limits: progress.laterLimits,
       attribution: progress.attribution,
       requestId: progress.requestId,
     });

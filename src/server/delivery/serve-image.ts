@@ -41,15 +41,17 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
     const location = checkPolicy(parts, authorized, request.headers);
     known = { ...known, sourceUrl: sourceName(location) };
     // Charged in respond(), once the request knows what it costs: a transform, or only a request.
-    const freshLimits = () =>
-      tracedLimits(requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() }));
+    const limitsOf = (afterAnswer: boolean) =>
+      tracedLimits(
+        requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() }, { afterAnswer }),
+      );
     const authMs = performance.now() - started;
     const { answer, report, later } = await respond(request, parts, authorized, location, deps, {
       requestId,
       started,
       authMs,
-      limits: freshLimits(),
-      freshLimits,
+      limits: limitsOf(false),
+      laterLimits: () => limitsOf(true),
       attribution: known,
     });
     const outcome = outcomeOf(requestId, started, { ...known, ...report, httpStatus: answer.status });

@@ -31,9 +31,14 @@ export interface TransformScheduler {
 const MIN_RETRY_AFTER = 1;
 const MAX_RETRY_AFTER = 30;
 
+interface Waiting {
+  background: boolean;
+  start: () => void;
+}
+
 interface Tenant {
   running: number;
-  waiting: Array<() => void>;
+  waiting: Waiting[];
 }
 
 /**
@@ -95,14 +100,14 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
     while (turns.length > 0 && skipped < turns.length) {
       const name = turns.shift()!;
       const tenant = tenants.get(name)!;
-      if (!canStart(tenant)) {
+      if (!canStart(tenant, tenant.waiting[0]!.background)) {
         turns.push(name);
         skipped++;
         continue;
       }
       skipped = 0;
       queued--;
-      tenant.waiting.shift()!();
+      tenant.waiting.shift()!.start();
       if (tenant.waiting.length > 0) turns.push(name);
     }
   }
@@ -132,7 +137,10 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
           start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject), background),
         );
       }
-      if (queued >= maxQueue || tenant.waiting.length >= tenantQueue) {
+      // Background work gives way first: it may fill half of what a request may, so that it never
+      // leaves a tenant's own requests, or anyone else's, refused.
+      const share = background ? 0.5 : 1;
+      if (queued >= maxQueue * share || tenant.waiting.length >= tenantQueue * share) {
         forgetIfIdle(name, tenant);
         const scope =
           queued >= maxQueue ? "transform queue full" : "this project's share of the transform queue is full";
@@ -142,9 +150,11 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
       }
       return new Promise<T>((resolve, reject) => {
         if (tenant.waiting.length === 0) turns.push(name);
-        tenant.waiting.push(() =>
-          start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject), background),
-        );
+        tenant.waiting.push({
+          background,
+          start: () =>
+            start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject), background),
+        });
         queued++;
       });
     },

@@ -121,10 +121,16 @@ export interface RequestLimits {
  * Each window is charged at most once per request, whichever calls come, so a request that transformed
  * is not charged again when it is answered.
  */
-export function requestLimits(apiKey: ApiKeyConfig, clientAddress: string, deps: LimitDeps): RequestLimits {
+export function requestLimits(
+  apiKey: ApiKeyConfig,
+  clientAddress: string,
+  deps: LimitDeps,
+  /** Work a request left for after its answer: a transform of its own, but not another request. */
+  { afterAnswer = false }: { afterAnswer?: boolean } = {},
+): RequestLimits {
   const address = addressSubject(clientAddress);
   const subjects: Subjects = { apiKey, address, addressLimits: deps.addressLimits };
-  const charged = new Set<PolicyName>();
+  const charged = new Set<PolicyName>(afterAnswer ? REQUEST_POLICIES : []);
   const admitted: Check[] = [];
 
   async function charge(names: readonly PolicyName[]): Promise<void> {

@@ -79,6 +79,8 @@ export function createStatsBatch() {
       for (const [id, row] of sources) if (projectIds.has(row.projectId)) sources.delete(id);
     },
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
+      // The final AVIF made after an interim answer is work, not a request: the request log shows it.
+      if (outcome.cache === "later") return;
       const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
       const cache = outcome.cache ?? "";
       const id = `${outcome.projectId}|${hour.toISOString()}|${outcome.status}|${cache}`;

@@ -122,15 +122,36 @@ describe("request statistics", () => {
         },
         at,
       );
-    const written = [...[0, 1, 2].map((i) => outcome(app.projectId, i)), outcome(doomed!.id, 0)];
+    // Work done after an answer (the final AVIF after an interim one) is logged but is no request.
+    const later = log.record(
+      {
+        requestId: `later-${app.projectId}`,
+        status: "success",
+        httpStatus: 200,
+        projectId: app.projectId,
+        cache: "later",
+        durationMs: 900,
+      },
+      at,
+    );
+    const written = [...[0, 1, 2].map((i) => outcome(app.projectId, i)), outcome(doomed!.id, 0), later];
     await db.delete(projects).where(eq(projects.id, doomed!.id));
     await log.drain();
     await Promise.all(written);
-    const [row] = await db
+    const rows = await db
       .select()
       .from(requestStats)
       .where(eq(requestStats.hour, new Date("2026-02-03T04:00:00Z")));
-    expect(row).toMatchObject({ projectId: app.projectId, requests: 3 });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ projectId: app.projectId, requests: 3 });
+    expect(
+      (
+        await db
+          .select()
+          .from(requestLog)
+          .where(eq(requestLog.requestId, `later-${app.projectId}`))
+      ).length,
+    ).toBe(1);
     const logged = await db
       .select()
       .from(requestLog)

@@ -5,7 +5,7 @@ import { meteredIncrement } from "@/server/usage/buffer-usage";
 
 const CHROME = "image/avif,image/webp,*/*";
 const later = (segment: string, accept: string | null = CHROME, minPixels = 250_000) =>
-  answersAvifLater(parseOperations(segment), accept, minPixels);
+  answersAvifLater(parseOperations(segment), accept, { minPixels, maxPixels: 4_000_000 });
 
 describe("which requests get an interim answer", () => {
   it("predicts the output's pixels from w_, h_ and dpr_, and counts an unknown size as large", () => {
@@ -26,6 +26,9 @@ describe("which requests get an interim answer", () => {
     expect(later("w_800,f_auto,info")).toBe(false);
     expect(later("w_800,f_auto,placeholder")).toBe(false);
     expect(later("w_800,f_auto", CHROME, 0)).toBe(false);
+    // Over the AVIF area the negotiated answer is WebP anyway: nothing to make later.
+    expect(later("w_2100,h_2000,f_auto")).toBe(false);
+    expect(later("w_2000,h_2000,f_auto")).toBe(true);
   });
 
   it("marks the answer short-lived and not immutable, within the signature's lifetime", () => {

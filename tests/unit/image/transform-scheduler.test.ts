@@ -132,6 +132,49 @@ describe("createTransformScheduler", () => {
     expect(priorities).toEqual(["c:background"]);
   });
 
+  it("keeps a queued background job out of the reserved slot when it is dequeued, and refuses it first", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 3, maxQueue: 4 });
+    const first = deferred();
+    const second = deferred();
+    const third = deferred();
+    const busy = [
+      scheduler.run("a", () => first.promise),
+      scheduler.run("b", () => second.promise),
+      scheduler.run("x", () => third.promise),
+    ];
+    await tick();
+    const started: string[] = [];
+    const later = scheduler.run("c", async () => started.push("c"), { background: true });
+    await tick();
+    expect(scheduler.stats()).toEqual({ running: 3, queued: 1 });
+    // One job ends: the free slot is the one kept for idle tenants, which the background job may not take.
+    third.resolve("x");
+    await busy[2];
+    await tick();
+    expect(scheduler.stats()).toEqual({ running: 2, queued: 1 });
+    expect(started).toEqual([]);
+    // Another ends: now a slot other than the kept one is free.
+    first.resolve("x");
+    await busy[0];
+    await later;
+    expect(started).toEqual(["c"]);
+    // Background work may fill half the queue: past it, it is refused while requests still queue.
+    const gate = deferred();
+    const hold = [scheduler.run("d", () => gate.promise), scheduler.run("e", () => gate.promise)];
+    await tick();
+    const queuedLater = ["f1", "f2"].map((tenant) => scheduler.run(tenant, () => gate.promise, { background: true }));
+    await tick();
+    await expect(scheduler.run("f3", () => gate.promise, { background: true })).rejects.toMatchObject({
+      code: "OVERLOADED",
+    });
+    const request = scheduler.run("g", () => gate.promise);
+    await tick();
+    expect(scheduler.stats().queued).toBe(3);
+    second.resolve("x");
+    gate.resolve("x");
+    await Promise.all([...busy, ...hold, ...queuedLater, request]);
+  });
+
   it("takes tenants in turn when slots free up, whatever their queue lengths", async () => {
     const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 20 });
     const gates = Array.from({ length: 9 }, () => deferred());

@@ -31,7 +31,7 @@ export const outputTokens = [
     name: "f",
     syntax: "f_{webp|avif|png|jpg|jpeg|gif|auto|best}",
     description:
-      "Output format. auto picks AVIF, then WebP, from the Accept header, else a universal format. best encodes the formats the Accept header allows (AVIF and WebP, else JPEG or PNG; lossless WebP or PNG too for flat graphics) at q_auto's level (good unless q_auto names one) and serves the smallest that reaches it, in at most four encodes in all, never larger than f_auto,q_auto; it takes no q_{1-100} or maxbytes_. Absent: the source's format.",
+      "Output format. auto picks AVIF, then WebP, from the Accept header, else a universal format. best encodes the formats the Accept header allows (AVIF and WebP, else JPEG or PNG; lossless WebP or PNG too for flat graphics) at q_auto's level (good unless q_auto or the project's default quality names one) and serves the smallest that reaches it, in at most four scored encodes (and one lossless encode for flat graphics), never larger than f_auto,q_auto's answer when that reaches the level; it takes no q_{1-100} or maxbytes_. Absent: the source's format.",
     parse: (v) => {
       const format = oneOf(v, FORMATS);
       return { format: format === "jpg" ? "jpeg" : format };
