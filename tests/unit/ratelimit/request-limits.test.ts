@@ -95,6 +95,18 @@ describe("what a request is charged", () => {
     );
   });
 
+  it("charges work left for after the answer as a transform, but not as another request", async () => {
+    const { apiKey, deps, calls } = setup();
+    await requestLimits(apiKey, "203.0.113.9", deps, { afterAnswer: true }).admitTransform();
+    expect(calls.sort()).toEqual(
+      [
+        `limit minute ${rateLimitSubjects.addressTransforms("203.0.113.9")}`,
+        "limit minute pk_test",
+        "limit day pk_test",
+      ].sort(),
+    );
+  });
+
   it("lets cache hits through when the key's transforms are spent, and refuses the next transform", async () => {
     const { forRequest } = setup(undefined, { perMinute: 1, perDay: 100 });
     expect(await status(forRequest("203.0.113.1").admitTransform())).toBe(200);
