@@ -208,10 +208,11 @@ describe("orientation and metadata", () => {
     expect([result.width, result.height]).toEqual([200, 300]);
   });
 
+  // The credit line (EXIF Copyright and Artist) is kept: tests/integration/image/metadata.test.ts.
   it("strips EXIF, XMP and ICC metadata", async () => {
     const tagged = await solid(64, 64, [10, 120, 200])
       .jpeg()
-      .withExif({ IFD0: { Copyright: "secret", Artist: "someone" } })
+      .withExif({ IFD0: { Make: "secret", Model: "someone", Software: "editor" } })
       .withXmp(
         '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>',
       )
