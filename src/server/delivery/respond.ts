@@ -88,6 +88,28 @@ export async function respond(
     !(await deps.produce.peek(address.storeKey))
       ? resultAddress(project, variantKey(operations, location, INTERIM_ACCEPT), location, deps.publicNames)
       : null;
+  const maxSeconds = lifetimeSeconds(parts.exp, common.nowMs);
+  const laterJob = () =>
+    finishLater({
+      produce: deps.produce,
+      logger: deps.logger,
+      input: final,
+      limits: progress.laterLimits,
+      attribution: progress.attribution,
+      requestId: progress.requestId,
+    });
+  // A browser revalidating the interim answer while the AVIF is still being made: it already has it.
+  if (interim && matchesIfNoneMatch(request.headers.get("if-none-match"), interim.etag)) {
+    await progress.limits.admitRequest();
+    const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
+    const headers = successHeaders({ ...common, etag: interim.etag, negotiated: true, serverTiming: timing });
+    return {
+      answer: { status: 304, headers: asInterim(headers, maxSeconds), body: null },
+      report: { cache: "revalidated", sentBytes: 0, phases: { auth: progress.authMs } },
+      // Made once whoever asks (single flight): this starts it again only if the first attempt failed.
+      later: laterJob(),
+    };
+  }
   let produced: Produced;
   try {
     produced = await withinLimits(progress.limits, (admit, refund) =>
@@ -121,21 +143,12 @@ export async function respond(
     };
     return capped(answered, produced, { key: fallbackKey, team: project.teamId, maxSeconds: FALLBACK_MAX_AGE }, deps);
   }
-  const maxSeconds = lifetimeSeconds(parts.exp, common.nowMs);
   if (interim) {
     // Its own ETag (the WebP variant's), so a revalidation after the AVIF is made gets the AVIF.
     const answered = answerProduced(request, produced, { ...common, etag: interim.etag }, progress);
     asInterim(answered.answer.headers, maxSeconds);
-    const later = finishLater({
-      produce: deps.produce,
-      logger: deps.logger,
-      input: final,
-      limits: progress.laterLimits,
-      attribution: progress.attribution,
-      requestId: progress.requestId,
-    });
     const at = { key: interim.storeKey, team: project.teamId, maxSeconds: INTERIM_MAX_AGE };
-    return { ...(await capped(answered, produced, at, deps)), later };
+    return { ...(await capped(answered, produced, at, deps)), later: laterJob() };
   }
   const answered = answerProduced(request, produced, common, progress);
   return capped(answered, produced, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);

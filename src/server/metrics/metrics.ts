@@ -98,9 +98,11 @@ export function createMetrics(deps: {
   fromCounters(registry, deps.counters);
   return {
     observe(outcome) {
+      for (const [phase, ms] of Object.entries(outcome.phases ?? {})) phases.observe({ phase }, ms / 1000);
+      // The final AVIF made after an interim answer: its phases are work done, but it is no request.
+      if (outcome.cache === "later") return;
       requests.inc({ status: outcome.status, code: String(outcome.httpStatus) });
       duration.observe({ cache: outcome.cache ?? "none" }, outcome.durationMs / 1000);
-      for (const [phase, ms] of Object.entries(outcome.phases ?? {})) phases.observe({ phase }, ms / 1000);
       bytes.inc(outcome.sentBytes ?? 0);
     },
     render() {

@@ -61,6 +61,23 @@ describe("AVIF without the wait", () => {
     expect(current.status).toBe(304);
   });
 
+  it("answers a revalidation of the interim answer with a 304 while the AVIF is being made", async () => {
+    const first = await get("w_660,f_auto");
+    expect(first.headers.get("content-type")).toBe("image/webp");
+    // At once: the AVIF takes a transform process far longer than this request.
+    const revalidated = await get("w_660,f_auto", CHROME, { "if-none-match": first.headers.get("etag")! });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(revalidated.headers.get("cache-control")).toBe(INTERIM_CACHE);
+    expect(revalidated.headers.get("vary")).toBe("Accept");
+    await laterEntries("w_660,f_auto", 1);
+    const final = await get("w_660,f_auto", CHROME, { "if-none-match": first.headers.get("etag")! });
+    expect(final.status).toBe(200);
+    expect(final.headers.get("content-type")).toBe("image/avif");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(app.outcomes.filter((o) => o.cache === "later" && o.operations === "w_660,f_auto")).toHaveLength(1);
+  });
+
   it("concurrent cold requests all get the interim answer, and the AVIF is made once", async () => {
     const answers = await Promise.all([1, 2, 3].map(() => get("w_640,f_auto")));
     expect(answers.map((a) => a.headers.get("content-type"))).toEqual(["image/webp", "image/webp", "image/webp"]);
