@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DatabaseInUseError, lockEmbeddedDatabase, type DatabaseOwner } from "@/server/db/embedded-lock";
@@ -110,6 +110,29 @@ describe("the embedded database's lock", () => {
     for (const outcome of outcomes.filter((o) => o !== "LOCKED"))
       expect(outcome).toContain(`is in use by racer ${winners[0]} (pid ${winner.child.pid}, since `);
     await Promise.all(racers.map((r) => (r.child.exitCode === null ? killed(r.child) : undefined)));
+  });
+
+  it("decides nothing from the owner file while another claim is under way, and then names the new owner", async () => {
+    const directory = fresh();
+    const dead = contender(directory, "the OptStuff server");
+    expect(await dead.outcome).toBe("LOCKED");
+    await killed(dead.child);
+    // Mid-claim, as a takeover leaves it for a moment: the dead owner's lock replaced by a new one whose
+    // owner file is not written yet, so the file still names the dead owner.
+    const claim = path.join(directory, "pglite.claim.lock");
+    mkdirSync(claim);
+    rmSync(path.join(directory, "pglite.lock"), { recursive: true });
+    mkdirSync(path.join(directory, "pglite.lock"));
+    const late = contender(directory, "late");
+    let settled = false;
+    void late.outcome.then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(settled).toBe(false);
+    expect(existsSync(path.join(directory, "pglite.lock"))).toBe(true);
+    const owner = { pid: process.pid, hostname: hostname(), role: "the claimer", since: new Date().toISOString() };
+    writeFileSync(path.join(directory, "pglite.owner.json"), JSON.stringify(owner));
+    rmSync(claim, { recursive: true });
+    expect(await late.outcome).toContain(`is in use by the claimer (pid ${process.pid}, since `);
   });
 
   it("never takes over a live owner of this machine, however long its lock went without a refresh", async () => {

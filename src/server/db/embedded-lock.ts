@@ -15,9 +15,12 @@ import { isProcessAlive } from "@/server/process-alive";
  * when that owner was a process of this machine that no longer runs (its pid gone, or now another
  * process's: a container's pid 1 after a restart), and after 30 s without refresh when it was another
  * machine's (a directory shared over the network). A live owner of this machine is never taken over,
- * however long it went without refreshing (stopped with Ctrl-Z, or its event loop held by a long query). Takeovers are serialised by a second
- * lock, so two processes that both find the dead owner's lock cannot both remove it: the second one
- * finds the first one's live lock instead.
+ * however long it went without refreshing (stopped with Ctrl-Z, or its event loop held by a long query).
+ *
+ * Every claim (taking the lock, and taking it over) runs under a second lock, held for milliseconds,
+ * and writes the owner file before letting it go. So whoever reads the owner file under that lock reads
+ * the owner of the lock it sees: a claim made in the moment after a takeover removed a dead owner's
+ * lock, with the dead owner's file still in place, would otherwise be judged ended and removed too.
  */
 export interface DatabaseOwner {
   pid: number;
@@ -79,7 +82,7 @@ export async function lockEmbeddedDatabase(directory: string, options: LockOptio
   const paths = {
     lock: path.join(directory, "pglite.lock"),
     owner: path.join(directory, "pglite.owner.json"),
-    takeover: path.join(directory, "pglite.takeover.lock"),
+    claim: path.join(directory, "pglite.claim.lock"),
   };
   // proper-lockfile keeps its locks by the path given (not the lock's own path): one path per lock.
   const take = () =>
@@ -90,7 +93,6 @@ export async function lockEmbeddedDatabase(directory: string, options: LockOptio
       update: REFRESH_MS,
       onCompromised: options.onCompromised,
     });
-  // The owner file is written before anyone else can look: inside a takeover, before its lock is let go.
   const acquire = async () => {
     const release = await take();
     const me: DatabaseOwner = {
@@ -111,25 +113,27 @@ export async function lockEmbeddedDatabase(directory: string, options: LockOptio
       });
     };
   };
-  try {
-    return await acquire();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
-    return takeOver(directory, paths, acquire, options);
-  }
+  return claimed(directory, paths, async () => {
+    try {
+      return await acquire();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+    }
+    const owner = readOwner(paths.owner);
+    if (!ended(owner, paths.lock)) throw new DatabaseInUseError(directory, owner);
+    options.onTakeover?.(owner);
+    rmSync(paths.lock, { recursive: true, force: true });
+    return acquire();
+  });
 }
 
-async function takeOver(
-  directory: string,
-  paths: { lock: string; owner: string; takeover: string },
-  acquire: () => Promise<() => Promise<void>>,
-  options: LockOptions,
-): Promise<() => Promise<void>> {
-  // Held for milliseconds; one left by a process killed mid-takeover goes stale after 10 s, which the
+/** Runs a claim under the claim lock: one claim at a time, each one's owner file written before the next looks. */
+async function claimed<T>(directory: string, paths: { owner: string; claim: string }, claim: () => Promise<T>) {
+  // Held for milliseconds; one left by a process killed mid-claim goes stale after 10 s, which the
   // retries outlast.
   const serialised = await lockfile
-    .lock(paths.takeover, {
-      lockfilePath: paths.takeover,
+    .lock(paths.claim, {
+      lockfilePath: paths.claim,
       realpath: false,
       stale: 10_000,
       retries: { retries: 30, minTimeout: 500, maxTimeout: 500, factor: 1 },
@@ -139,18 +143,7 @@ async function takeOver(
       throw error;
     });
   try {
-    const owner = readOwner(paths.owner);
-    if (!ended(owner, paths.lock)) throw new DatabaseInUseError(directory, owner);
-    options.onTakeover?.(owner);
-    rmSync(paths.lock, { recursive: true, force: true });
-    try {
-      return await acquire();
-    } catch (error) {
-      // Someone took it in the moment between: they are alive.
-      if ((error as NodeJS.ErrnoException).code === "ELOCKED")
-        throw new DatabaseInUseError(directory, readOwner(paths.owner));
-      throw error;
-    }
+    return await claim();
   } finally {
     await serialised();
   }
