@@ -262,6 +262,10 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     const tiers = page.getByTestId("cache-tiers");
     await expect.poll(() => tiers.textContent()).toContain("Transformed");
     expect(await tiers.textContent()).toContain("In memory (L1)");
+    // How each image's quality was chosen, and what it came to against the originals.
+    const modes = page.getByRole("table", { name: "Images by quality mode" });
+    await expect.poll(() => modes.textContent()).toContain("Fixed quality");
+    expect(await modes.textContent()).toMatch(/\d+(\.\d)?%/);
     expect(await page.getByTestId("result-store-size").textContent()).toMatch(
       /Result store \(files\): this project's results take .+ in [1-9]\d* results/,
     );

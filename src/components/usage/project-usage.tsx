@@ -8,6 +8,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { CacheTiers } from "./cache-tiers";
 import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
+import { QualityModes } from "./quality-modes";
 import { RequestLogTable } from "./request-log-table";
 import type { RequestLogStatus } from "@/server/errors";
 import { Stat } from "./stat";
@@ -81,6 +82,11 @@ export function ProjectUsage({
       {data ? (
         <Card title="Cache">
           <CacheTiers tiers={data.log.tiers} store={data.store} />
+        </Card>
+      ) : null}
+      {data ? (
+        <Card title="Quality modes">
+          <QualityModes rows={data.qualityModes} />
         </Card>
       ) : null}
       {data ? (

@@ -4,6 +4,7 @@ import type { Database } from "@/server/db/client";
 import { storeShare } from "@/server/result-store/store-share";
 import type { ResultStore } from "@/server/result-store/types";
 import { resolveDateRange } from "./date-range";
+import { qualityModeStats } from "./quality-mode-stats";
 import { requestLogPage, requestLogStats, type RequestLogPageInput } from "./request-log-stats";
 import { projectUsage, teamUsage } from "./usage-totals";
 
@@ -15,15 +16,19 @@ export interface UsageReportDeps {
   store: ResultStore | null;
 }
 
-/** A project's usage page: totals, the request log's statistics, how current metering is, its stored share. */
+/**
+ * A project's usage page: totals, the request log's statistics, what each quality mode delivered, how
+ * current metering is, its stored share.
+ */
 export async function projectUsageReport(deps: UsageReportDeps, projectId: string, rangeInput: DateRangeInput) {
   const range = resolveDateRange(rangeInput, deps.now());
-  const [usage, log, metering] = await Promise.all([
+  const [usage, log, qualityModes, metering] = await Promise.all([
     projectUsage(deps.db, projectId, range),
     requestLogStats(deps.db, projectId, range),
+    qualityModeStats(deps.db, projectId, range),
     deps.freshness(),
   ]);
-  return { range, ...usage, log, metering, store: storeShare(deps.store, projectId) };
+  return { range, ...usage, log, qualityModes, metering, store: storeShare(deps.store, projectId) };
 }
 
 /** One page of a project's request log within the range. */

@@ -20,7 +20,7 @@ export interface Progress {
 /** What answering learned, for the request's outcome: the tier, sizes and phases; a fallback's status. */
 export type AnswerReport = Pick<
   RequestOutcome,
-  "cache" | "outputFormat" | "measured" | "sourceBytes" | "outputBytes" | "sentBytes" | "phases"
+  "cache" | "outputFormat" | "qualityMode" | "measured" | "sourceBytes" | "outputBytes" | "sentBytes" | "phases"
 > & { status?: RequestLogStatus };
 
 /** A produced result as the client gets it: the success headers, and what the outcome records. */

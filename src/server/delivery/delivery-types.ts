@@ -31,6 +31,8 @@ export interface RequestOutcome {
   sourceUrl?: string;
   operations?: string;
   outputFormat?: string;
+  /** How the output's quality was chosen (image/quality/quality-mode.ts), for an image answer. */
+  qualityMode?: string;
   /** What q_auto chose, when it chose. */
   measured?: MeasuredQuality;
   sourceBytes?: number;

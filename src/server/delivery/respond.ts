@@ -1,5 +1,5 @@
 import type { SourceLocation } from "@/server/source";
-import { negotiatesFormat } from "@/server/image";
+import { negotiatesFormat, qualityModeOf, type ImageOperations } from "@/server/image";
 import { describeError } from "@/server/log";
 import { withinLimits } from "@/server/ratelimit/request-limits";
 import type { HttpAnswer } from "@/server/wire/answer";
@@ -41,13 +41,37 @@ export async function respond(
   deps: DeliveryDeps,
   progress: Progress,
 ): Promise<Answered> {
-  const accept = request.headers.get("accept");
   const asked = withDefaultQuality(expandPreset(parts.operations, project), project);
   const hinted = applyClientHints(asked, request.headers);
   const operations = placeWatermark(hinted.operations, project);
+  const answered = await answerWith(
+    { operations, hints: hinted.hints },
+    request,
+    parts,
+    project,
+    location,
+    deps,
+    progress,
+  );
+  // An image answer records how its quality was chosen (the usage page's quality modes); JSON has none.
+  const format = answered.report.outputFormat;
+  if (!format || format === "json") return answered;
+  return { ...answered, report: { ...answered.report, qualityMode: qualityModeOf(operations) } };
+}
+
+async function answerWith(
+  { operations, hints }: { operations: ImageOperations; hints: string[] },
+  request: ImageHttpRequest,
+  parts: ImageRequestParts,
+  project: Authorized["project"],
+  location: SourceLocation,
+  deps: DeliveryDeps,
+  progress: Progress,
+): Promise<Answered> {
+  const accept = request.headers.get("accept");
   const address = resultAddress(project, variantKey(operations, location, accept), location, deps.publicNames);
   const common = {
-    hints: hinted.hints,
+    hints,
     etag: address.etag,
     tags: address.tags,
     exp: parts.exp,

@@ -32,3 +32,4 @@ export { fontEnvironment } from "./fonts";
 export { DEFAULT_TRANSFORM_LIMITS } from "./settings";
 export { DEFAULT_QUALITY } from "./encode-options";
 export { DEFAULT_LEVEL, QUALITY_LEVELS, type QualityLevel } from "./quality/levels";
+export { qualityModeOf } from "./quality/quality-mode";

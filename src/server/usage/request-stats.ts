@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { PROCESSING_BOUNDS_MS, requestSourceStats, requestStats } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
+import { createQualityRows } from "./quality-stats";
 
 /** The database, or a transaction on it. */
 export type StatsWriter = Pick<Database, "insert">;
@@ -56,6 +57,7 @@ const emptyHistogram = (): Histogram =>
 export function createStatsBatch() {
   const hours = new Map<string, StatsRow>();
   const sources = new Map<string, SourceRow>();
+  const qualities = createQualityRows();
   function addSource(projectId: string, sourceUrl: string, outcome: RequestOutcome, at: Date): void {
     const day = at.toISOString().slice(0, 10);
     const sourceHash = sha256(sourceUrl);
@@ -67,7 +69,7 @@ export function createStatsBatch() {
   }
   return {
     get size() {
-      return hours.size + sources.size;
+      return hours.size + sources.size + qualities.size;
     },
     /** The projects counted so far. */
     projects(): string[] {
@@ -77,6 +79,7 @@ export function createStatsBatch() {
     drop(projectIds: ReadonlySet<string>): void {
       for (const [id, row] of hours) if (projectIds.has(row.projectId)) hours.delete(id);
       for (const [id, row] of sources) if (projectIds.has(row.projectId)) sources.delete(id);
+      qualities.drop(projectIds);
     },
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
       // The final AVIF made after an interim answer is work, not a request: the request log shows it.
@@ -108,6 +111,7 @@ export function createStatsBatch() {
       hours.set(id, row);
       if (outcome.status === "success" && outcome.sourceUrl)
         addSource(outcome.projectId, outcome.sourceUrl, outcome, at);
+      qualities.add(outcome, at);
     },
     async write(db: StatsWriter): Promise<void> {
       if (hours.size > 0) {
@@ -132,6 +136,7 @@ export function createStatsBatch() {
               outputBytes: sql`${requestSourceStats.outputBytes} + excluded.output_bytes`,
             },
           });
+      await qualities.write(db);
     },
   };
 }

@@ -1,7 +1,13 @@
 import { inArray, lt } from "drizzle-orm";
 import { TTL_SECONDS } from "@/server/coordination/keys";
 import type { Database } from "@/server/db/client";
-import { requestLog, requestSourceStats, requestStats, usageFlushLedger } from "@/server/db/schema";
+import {
+  requestLog,
+  requestQualityStats,
+  requestSourceStats,
+  requestStats,
+  usageFlushLedger,
+} from "@/server/db/schema";
 
 export const REQUEST_LOG_RETENTION_DAYS = 30;
 /** The statistics cover the longest range the usage page shows (90 days) and the day that is running. */
@@ -44,7 +50,11 @@ export async function pruneRequestStats(db: Database, now: Date): Promise<number
     .delete(requestSourceStats)
     .where(lt(requestSourceStats.day, before.toISOString().slice(0, 10)))
     .returning({ day: requestSourceStats.day });
-  return hours.length + days.length;
+  const modes = await db
+    .delete(requestQualityStats)
+    .where(lt(requestQualityStats.day, before.toISOString().slice(0, 10)))
+    .returning({ day: requestQualityStats.day });
+  return hours.length + days.length + modes.length;
 }
 
 export async function pruneLedger(db: Database, now: Date): Promise<number> {

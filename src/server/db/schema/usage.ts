@@ -2,6 +2,7 @@ import {
   bigint,
   bigserial,
   date,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -165,6 +166,35 @@ export const requestStats = pgTable(
     over: bigint("over", { mode: "number" }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hour, t.status, t.cache] })],
+);
+
+/**
+ * Successful image answers per project, UTC day, quality mode (q_auto:good, f_best:eco, fixed, …:
+ * image/quality/quality-mode.ts) and output format: what each mode delivered, how much smaller than the
+ * originals (over the answers that fetched theirs) and at what perceptual score (over the answers
+ * q_auto or f_best measured). The usage page's quality modes read it.
+ */
+export const requestQualityStats = pgTable(
+  "request_quality_stats",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    mode: text("mode").notNull(),
+    format: text("format").notNull(),
+    requests: bigint("requests", { mode: "number" }).notNull(),
+    outputBytes: bigint("output_bytes", { mode: "number" }).notNull(),
+    /** Answers that fetched their original: both sizes known. */
+    measuredRequests: bigint("measured_requests", { mode: "number" }).notNull(),
+    measuredSourceBytes: bigint("measured_source_bytes", { mode: "number" }).notNull(),
+    measuredOutputBytes: bigint("measured_output_bytes", { mode: "number" }).notNull(),
+    /** Answers carrying the SSIMULACRA 2 score their search reached, their sum and the lowest. */
+    scoredRequests: bigint("scored_requests", { mode: "number" }).notNull(),
+    scoreSum: doublePrecision("score_sum").notNull(),
+    scoreMin: doublePrecision("score_min"),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.day, t.mode, t.format] })],
 );
 
 /**

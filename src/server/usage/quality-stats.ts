@@ -1,0 +1,81 @@
+import { sql } from "drizzle-orm";
+import { requestQualityStats } from "@/server/db/schema";
+import type { RequestOutcome } from "@/server/delivery/serve-image";
+import type { Database } from "@/server/db/client";
+
+type QualityRow = typeof requestQualityStats.$inferInsert;
+
+const SUMMED = [
+  "requests",
+  "outputBytes",
+  "measuredRequests",
+  "measuredSourceBytes",
+  "measuredOutputBytes",
+  "scoredRequests",
+  "scoreSum",
+] as const;
+
+/**
+ * request_quality_stats' share of a stats batch: successful image answers per project, day, quality
+ * mode and format, summed in memory, then added in one upsert (rows in key order, as request_stats').
+ */
+export function createQualityRows() {
+  const rows = new Map<string, QualityRow>();
+  return {
+    get size() {
+      return rows.size;
+    },
+    drop(projectIds: ReadonlySet<string>): void {
+      for (const [id, row] of rows) if (projectIds.has(row.projectId)) rows.delete(id);
+    },
+    add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
+      const { qualityMode: mode, outputFormat: format, outputBytes } = outcome;
+      if (outcome.status !== "success" || !mode || !format || outputBytes == null) return;
+      const day = at.toISOString().slice(0, 10);
+      const id = `${outcome.projectId}|${day}|${mode}|${format}`;
+      const row = rows.get(id) ?? {
+        day,
+        projectId: outcome.projectId,
+        mode,
+        format,
+        ...(Object.fromEntries(SUMMED.map((column) => [column, 0])) as Record<(typeof SUMMED)[number], number>),
+        scoreMin: null,
+      };
+      row.requests! += 1;
+      row.outputBytes! += outputBytes;
+      if (outcome.sourceBytes != null) {
+        row.measuredRequests! += 1;
+        row.measuredSourceBytes! += outcome.sourceBytes;
+        row.measuredOutputBytes! += outputBytes;
+      }
+      if (outcome.measured) {
+        row.scoredRequests! += 1;
+        row.scoreSum! += outcome.measured.score;
+        row.scoreMin = Math.min(row.scoreMin ?? Infinity, outcome.measured.score);
+      }
+      rows.set(id, row);
+    },
+    async write(db: Pick<Database, "insert">): Promise<void> {
+      if (rows.size === 0) return;
+      const added = (column: (typeof SUMMED)[number]) =>
+        sql`${requestQualityStats[column]} + excluded.${sql.identifier(requestQualityStats[column].name)}`;
+      const ordered = [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+      await db
+        .insert(requestQualityStats)
+        .values(ordered)
+        .onConflictDoUpdate({
+          target: [
+            requestQualityStats.projectId,
+            requestQualityStats.day,
+            requestQualityStats.mode,
+            requestQualityStats.format,
+          ],
+          set: {
+            ...Object.fromEntries(SUMMED.map((column) => [column, added(column)])),
+            // least() skips nulls: the lowest of the two, or whichever is known.
+            scoreMin: sql`least(${requestQualityStats.scoreMin}, excluded.score_min)`,
+          },
+        });
+    },
+  };
+}
