@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { acceptClass, negotiatesFormat, type ImageOperations } from "@/server/image";
+import sharp from "sharp";
+import { acceptClass, negotiatesFormat, type ImageOperations, type TransformResult } from "@/server/image";
 import { describeError, type Logger } from "@/server/log";
 import type { RequestLimits } from "@/server/ratelimit/request-limits";
 import type { AvifLaterPolicy, RequestOutcome } from "./delivery-types";
@@ -29,6 +30,23 @@ export function requestedPixels(ops: Pick<ImageOperations, "width" | "height" | 
   if (width === undefined || height === undefined) return Infinity;
   const dpr = ops.dpr ?? 1;
   return width * height * dpr * dpr;
+}
+
+/**
+ * Whether the final answer would be this interim WebP itself, so that making it later would only make
+ * the same bytes again: an animation (AVIF output here takes one frame, so f_auto and f_best give an
+ * animation WebP), or f_auto's output over AVIF's area (answered WebP whatever the Accept).
+ */
+export async function interimIsFinal(
+  result: TransformResult,
+  ops: ImageOperations,
+  policy: AvifLaterPolicy,
+): Promise<boolean> {
+  if (result.format !== "webp") return false;
+  if (ops.format === "auto" && result.width * result.height > policy.maxPixels) return true;
+  // The header only: a WebP's frame count is in its first chunks.
+  const { pages } = await sharp(result.body).metadata();
+  return (pages ?? 1) > 1;
 }
 
 /** Short-lived and revalidated: no CDN or browser keeps the interim answer as the final one. */

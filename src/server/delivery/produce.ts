@@ -81,6 +81,11 @@ export interface ProduceInput {
   admit?: () => Promise<void>;
   /** Called when the admitted work failed at the source: the key gets back what `admit` charged. */
   refund?: () => void;
+  /**
+   * The result, already made under another key (an interim answer that is final too, avif-later.ts):
+   * kept in L1 and the store under this key, with no fetch, transform or charge.
+   */
+  made?: TransformResult;
   /** Nobody waits for it (avif-later.ts): background priority, never the slot kept for idle tenants. */
   background?: boolean;
 }
@@ -152,7 +157,7 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
   try {
     const made = await fetchAndTransform(input, deps);
     deps.resultCache?.set(input.key, made.result);
-    deps.counters.increment("result_tier_transform");
+    if (!input.made) deps.counters.increment("result_tier_transform");
     const written = results
       ? traced("image.store.write", {}, () => results.writeBack(input.key, made.result, claim, input.tenant))
       : undefined;
@@ -164,6 +169,7 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
 }
 
 async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
+  if (input.made) return { ...none, result: input.made, cache: "miss" };
   // Stored bytes (the fallback image) are the project's own: no source to remember.
   const failures = input.stored ? null : deps.failures;
   const recalled = failures?.recall(input.sourceKey);

@@ -5,7 +5,14 @@ import { withinLimits } from "@/server/ratelimit/request-limits";
 import type { HttpAnswer } from "@/server/wire/answer";
 import { answerProduced, type AnswerReport, type Progress } from "./answer-produced";
 import type { Authorized } from "./authorize";
-import { answersAvifLater, asInterim, finishLater, INTERIM_ACCEPT, INTERIM_MAX_AGE } from "./avif-later";
+import {
+  answersAvifLater,
+  asInterim,
+  finishLater,
+  INTERIM_ACCEPT,
+  INTERIM_MAX_AGE,
+  interimIsFinal,
+} from "./avif-later";
 import { bucketSettings } from "./buckets";
 import { matchesIfNoneMatch, variantKey } from "./cache-key";
 import { applyClientHints } from "./client-hints";
@@ -166,6 +173,12 @@ async function answerWith(
       report: { ...report, status: fallback.error.logStatus },
     };
     return capped(answered, produced, { key: fallbackKey, team: project.teamId, maxSeconds: FALLBACK_MAX_AGE }, deps);
+  }
+  if (interim && deps.avifLater && (await interimIsFinal(produced.result, operations, deps.avifLater))) {
+    // Nothing better to make later: the WebP is the final answer, kept under the final key too.
+    await deps.produce({ ...final, made: produced.result });
+    const answered = answerProduced(request, produced, common, progress);
+    return capped(answered, produced, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);
   }
   if (interim) {
     // Its own ETag (the WebP variant's), so a revalidation after the AVIF is made gets the AVIF.

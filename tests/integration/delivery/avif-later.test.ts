@@ -2,10 +2,12 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "@/server/db/schema";
+import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { clearOfWindowEdge } from "../../support/clock";
 import { createTestApp, type TestApp } from "../../support/app";
+import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 
 /** Chromium's Accept for images: AVIF first. */
 const CHROME = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
@@ -129,5 +131,57 @@ describe("AVIF without the wait", () => {
     expect(refused.status).toBe(429);
     // What is made is still served: the stored AVIF costs the key no transform.
     expect((await signed("w_610,f_auto")).headers.get("content-type")).toBe("image/avif");
+  });
+});
+
+describe("an interim answer that is final already", () => {
+  let app: TestApp;
+  let origin: Origin;
+  beforeAll(async () => {
+    const frames = await Promise.all(
+      ["#c0392b", "#27ae60", "#2980b9"].map((colour) =>
+        sharp({ create: { width: 600, height: 500, channels: 3, background: colour } })
+          .png()
+          .toBuffer(),
+      ),
+    );
+    const gif = await sharp(frames, { join: { animated: true } })
+      .gif({ delay: [100, 100, 100], loop: 0 })
+      .toBuffer();
+    origin = await startOrigin({ "/spinner.gif": serveBytes(gif, "image/gif") });
+    // The demo photo (1600×1067) is over this AVIF area: f_auto answers it WebP whatever the Accept.
+    app = await createTestApp({
+      avifLaterMinPixels: 100_000,
+      transformLimits: { ...DEFAULT_TRANSFORM_LIMITS, maxAvifPixels: 1_000_000 },
+      sourceHosts: ["local", origin.host],
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await app?.close();
+    await origin?.close();
+  });
+
+  it.each([
+    ["an animation", () => `http://${origin.host}/spinner.gif`, 3],
+    ["an output over AVIF's area", () => "local/photo.jpg", 1],
+  ])("is answered as final for %s: immutable, made once, nothing made later", async (_, source, frames) => {
+    const path = app.signedPath("f_auto", source());
+    const first = await app.fetch(path, { headers: { accept: CHROME } });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe("image/webp");
+    expect(first.headers.get("cache-control")).toContain("immutable");
+    expect(first.headers.get("vary")).toBe("Accept");
+    const metadata = await sharp(Buffer.from(await first.arrayBuffer())).metadata();
+    expect(metadata.pages ?? 1).toBe(frames);
+    const second = await app.fetch(path, { headers: { accept: CHROME } });
+    expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(second.headers.get("content-type")).toBe("image/webp");
+    expect(
+      (await app.fetch(path, { headers: { accept: CHROME, "if-none-match": first.headers.get("etag")! } })).status,
+    ).toBe(304);
+    await app.settled();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const made = app.outcomes.filter((o) => o.sourceUrl?.includes(source().replace(/^http:\/\//, "")));
+    expect(made.map((o) => o.cache)).toEqual(["miss", "hit", "revalidated"]);
   });
 });
