@@ -76,7 +76,7 @@ export async function transformImage(
     const job = { ops, format, keepFrames, plan };
     const finish = await passesOverPixels(input, job, limits, request.watermark);
     if (ops.format === "best" && !keepFrames && !ops.placeholder) {
-      const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true });
+      const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true, raw: true });
       const level = ops.qualityTarget ?? DEFAULT_LEVEL;
       const accepts = acceptClass(request.accept);
       const best = await encodeBest({ pixels, primary: format, accepts, level, ops, attribution }, limits);
@@ -86,7 +86,7 @@ export async function transformImage(
       };
     }
     if (ops.qualityTarget && isSearchedFormat(format) && !keepFrames && !ops.placeholder) {
-      const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true });
+      const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true, raw: true });
       const { encoded, measured } = await encodeToTarget(
         { pixels, format, level: ops.qualityTarget, ops, attribution },
         limits,
@@ -130,7 +130,7 @@ async function passesOverPixels(
   const pixels = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
   if (!ops.watermark) return pixels;
   if (!mark) throw new AppError("INTERNAL", { message: "a watermark was placed without its image" });
-  const under = pixels ? pixels() : renderPixels(input, job, limits, { padded: true });
+  const under = pixels ? pixels() : renderPixels(input, job, limits, { padded: true, raw: true });
   return await watermarked(under, mark, resolvedPlacement(ops.watermark), ops.dpr ?? 1, limits);
 }
 

@@ -14,7 +14,9 @@ type Pixels = { data: Buffer; info: OutputInfo };
  */
 export async function pixelated(input: Buffer, job: RenderInput, limits: TransformLimits): Promise<() => Sharp> {
   const block = Math.max(2, Math.round(job.ops.pixelate! * (job.ops.dpr ?? 1)));
-  const full = await renderPixels(input, job, limits, { padded: false }).raw().toBuffer({ resolveWithObject: true });
+  const full = await renderPixels(input, job, limits, { padded: false, raw: true })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const { width, height } = full.info;
   const small = await fromRaw(full, limits)
     .resize(Math.max(1, Math.ceil(width / block)), Math.max(1, Math.ceil(height / block)), { fit: "fill" })

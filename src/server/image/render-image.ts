@@ -27,12 +27,17 @@ export function renderImage(input: Buffer, job: RenderInput, limits: TransformLi
   return applyEncoder(renderPixels(input, job, limits, { padded: true }), job.format, job.ops, limits.webpEffort);
 }
 
-/** Decode, geometry and effects, without the encoder; padding only when asked (pixelate pads after). */
+/**
+ * Decode, geometry and effects, without the encoder; padding only when asked (pixelate pads after).
+ * `raw`: the pixels are read back as raw (pixelate, the watermark, q_auto's scoring). sharp's raw
+ * output of a greyscale() pipeline keeps its first band only, which drops the alpha; there, grey is
+ * made by taking the saturation out (the same lightness, within one level) and the image stays RGB.
+ */
 export function renderPixels(
   input: Buffer,
   job: RenderInput,
   limits: TransformLimits,
-  { padded }: { padded: boolean },
+  { padded, raw = false }: { padded: boolean; raw?: boolean },
 ): Sharp {
   const { ops, format, plan } = job;
   let image = sharp(input, {
@@ -58,9 +63,14 @@ export function renderPixels(
   // (often black). An opaque bg_ also fills transparency in formats that could keep it.
   if (!supportsAlpha(format) || ops.background?.alpha === 1)
     image = image.flatten({ background: ops.background ?? WHITE });
-  const modulate = definedOnly({ brightness: ops.brightness, saturation: ops.saturation, hue: ops.hue });
+  const greyByModulate = raw && ops.grayscale === true;
+  const modulate = definedOnly({
+    brightness: ops.brightness,
+    saturation: greyByModulate ? 0 : ops.saturation,
+    hue: greyByModulate ? undefined : ops.hue,
+  });
   if (Object.keys(modulate).length > 0) image = image.modulate(modulate);
-  if (ops.grayscale) image = image.grayscale();
+  if (ops.grayscale && !greyByModulate) image = image.grayscale();
   const blur = ops.placeholder ? Math.max(ops.blur ?? 0, PLACEHOLDER_BLUR) : ops.blur;
   if (blur !== undefined) image = image.blur(blur);
   if (ops.sharpen !== undefined) image = image.sharpen({ sigma: ops.sharpen });

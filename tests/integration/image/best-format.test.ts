@@ -83,6 +83,24 @@ describe("f_best", () => {
     expect(decoded.data[3]).toBe(153);
   });
 
+  it.each(["f_best", "grayscale,f_best"])(
+    "%s answers a grey graphic never larger than f_auto; with transparency, a PNG of its pixels exactly",
+    async (segment) => {
+      const grey = await sharp(graphic).grayscale().removeAlpha().png().toBuffer();
+      const auto = segment.replace("f_best", "f_auto");
+      const opaque = await transform(segment, grey, "image/*");
+      expect(opaque.body.length).toBeLessThanOrEqual((await transform(auto, grey, "image/*")).body.length);
+
+      const translucent = await sharp(grey).ensureAlpha(0.5).png().toBuffer();
+      const best = await transform(segment, translucent, "image/*");
+      const fromAuto = await transform(auto, translucent, "image/*");
+      expect([best.format, fromAuto.format]).toEqual(["png", "png"]);
+      expect(best.body.length).toBeLessThanOrEqual(fromAuto.body.length);
+      const [decoded, source] = await Promise.all([rgb(best.body, 4), rgb(translucent, 4)]);
+      expect(Buffer.from(decoded.data).equals(Buffer.from(source.data))).toBe(true);
+    },
+  );
+
   it("spends at most four scored encodes, and one lossless encode for flat graphics", async () => {
     for (const [input, accept] of [
       [photo, BROWSER],

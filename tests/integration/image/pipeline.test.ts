@@ -525,6 +525,37 @@ describe("placeholder and effects", () => {
     }
   });
 
+  it.each(["grayscale,f_png", "grayscale,q_auto,f_webp", "grayscale,f_best", "grayscale,pixelate_4,f_png"])(
+    "%s keeps the transparency, and makes the colours grey",
+    async (segment) => {
+      // Half transparent on the left, opaque on the right.
+      const half = await stripes(300, 100, [RED, GREEN, BLUE])
+        .ensureAlpha()
+        .composite([
+          {
+            input: Buffer.from([0, 0, 0, 128]),
+            raw: { width: 1, height: 1, channels: 4 },
+            tile: true,
+            blend: "dest-in",
+          },
+        ])
+        .png()
+        .toBuffer();
+      const result = await transformImage(
+        half,
+        parseOperations(segment),
+        { accept: "image/png,*/*" },
+        DEFAULT_TRANSFORM_LIMITS,
+      );
+      expect(result.format).toBe(segment.includes("webp") ? "webp" : "png");
+      for (const x of [50, 150, 250]) {
+        const [r, g, b, alpha] = await pixel(result.body, x, 50);
+        expect(Math.abs(alpha - 128), segment).toBeLessThanOrEqual(2);
+        expect(Math.max(r, g, b) - Math.min(r, g, b), segment).toBeLessThanOrEqual(2);
+      }
+    },
+  );
+
   it("pad_ grows the output by its sides, in bg_ or transparent, after resize and rotation", async () => {
     const red = await solid(40, 20, RED).png().toBuffer();
     const clear = await transform(red, "pad_10,f_png");
