@@ -23,7 +23,7 @@ import { withDefaultQuality } from "./default-quality";
 import { expandPreset } from "./presets";
 import type { Produced } from "./produce";
 import { fallbackStoreKey, resultAddress } from "./result-keys";
-import { lifetimeSeconds, serverTiming, successHeaders } from "./success-headers";
+import { lifetimeSeconds, serverTiming, successHeaders, type SuccessHeaderInput } from "./success-headers";
 import { placeWatermark } from "./watermark";
 
 export type { AnswerReport, Progress } from "./answer-produced";
@@ -88,13 +88,7 @@ async function answerWith(
   };
 
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), common.etag)) {
-    await progress.limits.admitRequest();
-    const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
-    const headers = successHeaders({ ...common, negotiated: negotiatesFormat(operations), serverTiming: timing });
-    return {
-      answer: { status: 304, headers, body: null },
-      report: { cache: "revalidated", sentBytes: 0, phases: { auth: progress.authMs } },
-    };
+    return await notModified({ ...common, negotiated: negotiatesFormat(operations) }, progress);
   }
 
   const sha256 = operations.watermark?.sha256;
@@ -131,15 +125,10 @@ async function answerWith(
     });
   // A browser revalidating the interim answer while the AVIF is still being made: it already has it.
   if (interim && matchesIfNoneMatch(request.headers.get("if-none-match"), interim.etag)) {
-    await progress.limits.admitRequest();
-    const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
-    const headers = successHeaders({ ...common, etag: interim.etag, negotiated: true, serverTiming: timing });
-    return {
-      answer: { status: 304, headers: asInterim(headers, maxSeconds), body: null },
-      report: { cache: "revalidated", sentBytes: 0, phases: { auth: progress.authMs } },
-      // Made once whoever asks (single flight): this starts it again only if the first attempt failed.
-      later: laterJob(),
-    };
+    const answered = await notModified({ ...common, etag: interim.etag, negotiated: true }, progress);
+    asInterim(answered.answer.headers, maxSeconds);
+    // Made once whoever asks (single flight): this starts it again only if the first attempt failed.
+    return { ...answered, later: laterJob() };
   }
   let produced: Produced;
   try {
@@ -189,6 +178,19 @@ async function answerWith(
   }
   const answered = answerProduced(request, produced, common, progress);
   return capped(answered, produced, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);
+}
+
+/** A 304: the client has these bytes. Charged as a request; no work is done. */
+async function notModified(
+  headerInput: Omit<SuccessHeaderInput, "serverTiming">,
+  progress: Progress,
+): Promise<Answered & { answer: { headers: Headers } }> {
+  await progress.limits.admitRequest();
+  const timing = serverTiming({ auth: progress.authMs, total: performance.now() - progress.started });
+  return {
+    answer: { status: 304, headers: successHeaders({ ...headerInput, serverTiming: timing }), body: null },
+    report: { cache: "revalidated", sentBytes: 0, phases: { auth: progress.authMs } },
+  };
 }
 
 /** An output over the deployment's response cap goes out as a redirect to the bucket (oversize.ts). */
