@@ -71,6 +71,8 @@ export interface Operations {
   animated?: boolean;
   /** A tiny blurred still for blur-up loading. */
   placeholder?: boolean;
+  /** `"keep"`: all of the source's metadata (EXIF, GPS, XMP, IPTC); `"strip"`: none. Default: the credit line. */
+  metadata?: "keep" | "strip";
   /** A preset of the project (dashboard → Presets): its operations, which the others here override. */
   preset?: string;
   /** JSON about the source instead of an image (see info()); with other operations, also what they make. */
@@ -174,6 +176,7 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   background: (v) => `bg_${colour(v)}`,
   animated: (v) => `anim_${v ? "true" : "false"}`,
   placeholder: (v) => (v ? "placeholder" : null),
+  metadata: (v) => `meta_${oneOf("metadata", v, ["keep", "strip"] as const)}`,
   info: (v) => (v ? "info" : null),
   preset: (v) => {
     if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(v))

@@ -30,9 +30,24 @@ export function readAttribution(exif: Buffer | undefined): Attribution | undefin
   return Object.keys(attribution).length > 0 ? attribution : undefined;
 }
 
-/** Written as the output's only EXIF (sharp strips the rest, GPS included, by default). */
-export function withAttribution(image: Sharp, attribution: Attribution | undefined): Sharp {
-  return attribution ? image.withExif({ IFD0: { ...attribution } }) : image;
+/** What an output carries, and where from (docs/url-format.md, Metadata and colour). */
+export interface OutputMetadata {
+  /** The source's credit line: the output's only EXIF by default. */
+  attribution?: Attribution;
+  /** meta_keep: all of the source's metadata; meta_strip: none. */
+  mode?: "keep" | "strip";
+}
+
+/**
+ * Sets the output's metadata. By default the credit line is the only EXIF (sharp strips the rest, GPS
+ * included). meta_keep keeps everything the source has: sharp's keepMetadata would also keep its colour
+ * profile and leave the pixels in it, so the output is converted to sRGB and tagged so instead. Only a
+ * pipeline that decodes the source has its metadata to keep: raw pixels carry none.
+ */
+export function withMetadata(image: Sharp, metadata: OutputMetadata): Sharp {
+  if (metadata.mode === "strip") return image;
+  if (metadata.mode === "keep") return image.keepMetadata().withIccProfile("srgb");
+  return metadata.attribution ? image.withExif({ IFD0: { ...metadata.attribution } }) : image;
 }
 
 function clean(value: unknown): string | undefined {

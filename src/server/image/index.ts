@@ -6,7 +6,13 @@ export type {
   TransformLimits,
   TransformResult,
 } from "./types";
-export { checkCombination, describesSourceOnly, parseOperations, canonicalOperations } from "./operations/parse";
+export {
+  checkCombination,
+  describesSourceOnly,
+  KEEP_REDRAWN,
+  parseOperations,
+  canonicalOperations,
+} from "./operations/parse";
 export { operationRegistry, type OperationName } from "./operations/registry";
 export type { OperationSpec } from "./operations/value-parsers";
 export {

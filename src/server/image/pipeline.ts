@@ -1,6 +1,6 @@
 import { AppError } from "@/server/errors";
 import { applyEncoder, CONTENT_TYPES, supportsAnimation } from "./encode-options";
-import { withAttribution } from "./attribution";
+import { withMetadata } from "./attribution";
 import { assertWithinLimits, inspectSource, type SourceInfo } from "./inspect-source";
 import { describeImage } from "./describe-image";
 import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } from "./fit-bytes";
@@ -70,16 +70,20 @@ export async function transformImage(
     else plan = planGeometry({ ...geometry, maxOutputPixels: maxAvifPixels });
   }
 
-  // Everything but the credit line is stripped (docs/url-format.md, Metadata and colour).
-  const { attribution } = source;
   try {
     const job = { ops, format, keepFrames, plan };
+    // The credit line only, unless meta_ says otherwise (docs/url-format.md, Metadata and colour).
+    const metadata = {
+      attribution: source.attribution,
+      mode: ops.metadata,
+      ...(ops.metadata === "keep" ? { keepFrom: () => renderPixels(input, job, limits, { padded: true }) } : {}),
+    };
     const finish = await passesOverPixels(input, job, limits, request.watermark);
     if (ops.format === "best" && !keepFrames && !ops.placeholder) {
       const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true, raw: true });
       const level = ops.qualityTarget ?? DEFAULT_LEVEL;
       const accepts = acceptClass(request.accept);
-      const best = await encodeBest({ pixels, primary: format, accepts, level, ops, attribution }, limits);
+      const best = await encodeBest({ pixels, primary: format, accepts, level, ops, output: metadata }, limits);
       return {
         ...answerOf(best.encoded, best.format, negotiated),
         ...(best.measured ? { measured: best.measured } : {}),
@@ -88,17 +92,17 @@ export async function transformImage(
     if (ops.qualityTarget && isSearchedFormat(format) && !keepFrames && !ops.placeholder) {
       const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true, raw: true });
       const { encoded, measured } = await encodeToTarget(
-        { pixels, format, level: ops.qualityTarget, ops, attribution },
+        { pixels, format, level: ops.qualityTarget, ops, output: metadata },
         limits,
       );
       return { ...answerOf(encoded, format, negotiated), ...(measured ? { measured } : {}) };
     }
     const render = (quality: number | undefined, timeoutMs: number): Promise<Encoded> =>
-      withAttribution(
+      withMetadata(
         finish
           ? applyEncoder(finish(), format, { ...ops, quality }, limits.webpEffort)
           : renderImage(input, { ...job, ops: { ...ops, quality } }, { ...limits, timeoutMs }),
-        attribution,
+        metadata,
       ).toBuffer({ resolveWithObject: true });
     const { data, info } =
       ops.maxBytes !== undefined && honoursMaxBytes(format)

@@ -71,6 +71,8 @@ export interface ImageOperations {
   watermark?: WatermarkPlacement;
   animated?: boolean;
   placeholder?: boolean;
+  /** meta_: keep all the source's metadata, or none; absent keeps the credit line (EXIF Copyright, Artist). */
+  metadata?: "keep" | "strip";
 }
 
 export interface TransformLimits {

@@ -108,4 +108,75 @@ describe("metadata in outputs", () => {
       }
     }
   });
+
+  it.each([
+    "w_200,f_jpg,meta_keep",
+    "w_200,f_webp,meta_keep",
+    "w_200,f_avif,meta_keep",
+    "w_200,f_png,meta_keep",
+    "w_200,f_webp,q_auto,meta_keep",
+    "w_200,f_best,meta_keep",
+  ])("%s keeps the camera, the GPS position and the XMP, in sRGB tagged as such", async (segment) => {
+    const result = await transform(segment);
+    const metadata = await sharp(result.body).metadata();
+    expect(metadata.exif, segment).toBeDefined();
+    const exif = exifReader(metadata.exif!);
+    expect(exif.Image?.Make).toBe("Canon");
+    expect(exif.Image?.Copyright).toBe("Copyright 2026 Jane Doe");
+    expect(exif.GPSInfo?.GPSLatitudeRef).toBe("N");
+    expect(metadata.xmp, segment).toBeDefined();
+    expect(metadata.space).toBe("srgb");
+    expect(metadata.icc, segment).toBeDefined();
+    if (segment.includes("q_auto") || segment.includes("f_best")) expect(result.measured?.score).toBeGreaterThan(0);
+  });
+
+  it("meta_keep turns the pixels upright and says so: the Orientation tag no longer rotates them", async () => {
+    const tall = await sharp({ create: { width: 120, height: 60, channels: 3, background: "#808080" } })
+      .composite([
+        { input: { create: { width: 60, height: 60, channels: 3, background: "#ff0000" } }, left: 0, top: 0 },
+      ])
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .withExifMerge({ IFD0: { Make: "Canon" } })
+      .toBuffer();
+    expect((await sharp(tall).metadata()).orientation).toBe(6);
+    for (const segment of ["f_jpg,meta_keep", "f_webp,q_auto,meta_keep"]) {
+      const out = await transform(segment, tall, null);
+      const metadata = await sharp(out.body).metadata();
+      // Upright: a 90° turn makes the 120×60 landscape a 60×120 portrait.
+      expect([metadata.width, metadata.height], segment).toEqual([60, 120]);
+      expect(metadata.orientation ?? 1, segment).toBe(1);
+      expect(exifReader(metadata.exif!).Image?.Make).toBe("Canon");
+    }
+  });
+
+  it("meta_keep converts a Display P3 source to sRGB and tags it sRGB, not P3", async () => {
+    const srgb = { r: 200, g: 60, b: 40 };
+    const p3 = await sharp({ create: { width: 64, height: 64, channels: 3, background: srgb } })
+      .withIccProfile("p3")
+      .jpeg({ quality: 100 })
+      .toBuffer();
+    const out = await transform("w_32,f_png,meta_keep", p3, null);
+    // The profiles' descriptions, in UTF-16 big-endian as ICC v4 writes them.
+    const utf16 = (text: string) => Buffer.from(text, "utf16le").swap16();
+    const icc = (await sharp(out.body).metadata()).icc!;
+    expect(icc.includes(utf16("sRGB"))).toBe(true);
+    expect(icc.includes(utf16("P3"))).toBe(false);
+    const [r, g, b] = await sharp(out.body).raw().toBuffer();
+    expect(Math.max(Math.abs(r! - srgb.r), Math.abs(g! - srgb.g), Math.abs(b! - srgb.b))).toBeLessThanOrEqual(2);
+  });
+
+  it("meta_strip writes no metadata at all, not even the credit line", async () => {
+    for (const segment of ["w_200,f_jpg,meta_strip", "w_200,f_webp,q_auto,meta_strip"]) {
+      const metadata = await sharp((await transform(segment)).body).metadata();
+      expect(metadata.exif, segment).toBeUndefined();
+      expect(metadata.xmp, segment).toBeUndefined();
+      expect(metadata.icc, segment).toBeUndefined();
+    }
+  });
+
+  it("refuses meta_keep with pixelate_ (the pixels are redrawn without it), and an unknown meta_ value", () => {
+    expect(() => parseOperations("pixelate_8,meta_keep")).toThrow(/meta_keep cannot be combined with pixelate_/);
+    expect(() => parseOperations("meta_all")).toThrow(/meta_\{keep\|strip\}/);
+  });
 });

@@ -189,6 +189,13 @@ const cases: Record<string, TokenCases> = {
     ],
     bad: ["anim", "anim_0", "anim_no"],
   },
+  meta: {
+    ok: [
+      ["meta_keep", { metadata: "keep" }],
+      ["meta_strip", { metadata: "strip" }],
+    ],
+    bad: ["meta", "meta_all", "meta_KEEP", "meta_keep_all"],
+  },
   pr: {
     ok: [
       ["pr_hero", { preset: "hero" }],

@@ -52,6 +52,13 @@ export const outputTokens = [
     parse: (v) => ({ animated: oneOf(v, ["true", "false"] as const) === "true" }),
   },
   {
+    name: "meta",
+    syntax: "meta_{keep|strip}",
+    description:
+      "Metadata in the output. By default only the source's EXIF Copyright and Artist are kept. keep: all of the source's EXIF (camera, GPS position, dates; Orientation reset, as the pixels are turned upright), XMP and IPTC; the pixels are still converted to sRGB, and the output is tagged sRGB. strip: none at all. keep is not with pixelate_ or a watermark (they redraw the pixels).",
+    parse: (v) => ({ metadata: oneOf(v, ["keep", "strip"] as const) }),
+  },
+  {
     name: "pr",
     syntax: "pr_{name}",
     description:

@@ -26,6 +26,10 @@ export function parseOperations(segment: string): ImageOperations {
   return dropDefaults(operations);
 }
 
+/** pixelate_ and the watermark redraw the pixels from a copy that carries no metadata. */
+export const KEEP_REDRAWN =
+  "meta_keep cannot be combined with pixelate_ or a watermark: they redraw the pixels, and the metadata would be lost";
+
 /**
  * Pairs whose meaning would be ambiguous: libvips trims before it crops, so c_ would count from an
  * edge nobody can see in the URL. Refused before the source is fetched.
@@ -45,6 +49,9 @@ export function checkCombination(operations: ImageOperations): void {
     throw new AppError("INVALID_OPERATION", {
       message: "f_best chooses by a perceptual level: use q_auto or q_auto:{level} with it, not q_{1-100} or maxbytes_",
     });
+  }
+  if (operations.metadata === "keep" && (operations.pixelate !== undefined || operations.watermark)) {
+    throw new AppError("INVALID_OPERATION", { message: KEEP_REDRAWN });
   }
   if (operations.trim !== undefined && operations.crop) {
     throw new AppError("INVALID_OPERATION", {

@@ -1,10 +1,9 @@
 import type { Sharp } from "sharp";
-import type { Attribution } from "../attribution";
 import type { Encoded } from "../fit-bytes";
 import type { AcceptClass } from "../negotiate";
 import type { ImageOperations, MeasuredQuality, OutputFormat, TransformLimits } from "../types";
 import { MAX_ENCODES, MIN_ATTEMPT_MS, searchQuality, type QualityLevel, type SearchedFormat } from "./auto-quality";
-import { renderForScoring, type RenderedPixels } from "./rendered-pixels";
+import { renderForScoring, type RenderedPixels, type ScoredOutput } from "./rendered-pixels";
 
 /**
  * Images with at most this many colours are tried lossless as well: screenshots, icons and
@@ -24,8 +23,8 @@ export interface BestJob {
   /** A score other than the level's (bench:quality); URLs name levels only. */
   target?: number;
   ops: ImageOperations;
-  /** The source's credit line, written into every encode. */
-  attribution?: Attribution;
+  /** The metadata written into every encode (rendered-pixels.ts). */
+  output?: ScoredOutput;
 }
 
 export interface Best {
@@ -48,7 +47,7 @@ type Candidate = { encoded: Encoded; format: OutputFormat; measured: MeasuredQua
  */
 export async function encodeBest(job: BestJob, limits: TransformLimits): Promise<Best> {
   const deadline = performance.now() + limits.timeoutMs;
-  const rendered = await renderForScoring(job.pixels, limits, job.attribution);
+  const rendered = await renderForScoring(job.pixels, limits, job.output);
   const plan = candidatesFor(job.primary, job.accepts, rendered);
   if (rendered.unscored) {
     const format = plan.lossy[0] ?? plan.lossless!;

@@ -1,9 +1,8 @@
 import type { Sharp } from "sharp";
-import type { Attribution } from "../attribution";
 import type { Encoded } from "../fit-bytes";
 import type { ImageOperations, MeasuredQuality, TransformLimits } from "../types";
 import { searchQuality, type QualityLevel, type SearchedFormat } from "./auto-quality";
-import { renderForScoring } from "./rendered-pixels";
+import { renderForScoring, type ScoredOutput } from "./rendered-pixels";
 
 export interface TargetJob {
   /** The finished pixels, before any encoder: what every candidate is made from and scored against. */
@@ -13,8 +12,8 @@ export interface TargetJob {
   /** A score other than the level's (bench:quality); URLs name levels only. */
   target?: number;
   ops: ImageOperations;
-  /** The source's credit line, written into every encode. */
-  attribution?: Attribution;
+  /** The metadata written into every encode (rendered-pixels.ts). */
+  output?: ScoredOutput;
 }
 
 /**
@@ -28,7 +27,7 @@ export async function encodeToTarget(
   limits: TransformLimits,
 ): Promise<{ encoded: Encoded; measured?: MeasuredQuality; encodes: number }> {
   const deadline = performance.now() + limits.timeoutMs;
-  const rendered = await renderForScoring(job.pixels, limits, job.attribution);
+  const rendered = await renderForScoring(job.pixels, limits, job.output);
   // Too small for the metric: the format's default, unmeasured.
   if (rendered.unscored)
     return { encoded: await rendered.encodeLossy(job.format, job.ops, undefined, limits.timeoutMs), encodes: 1 };

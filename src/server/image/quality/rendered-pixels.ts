@@ -1,6 +1,6 @@
 import sharp, { type Sharp } from "sharp";
 import { AppError } from "@/server/errors";
-import { withAttribution, type Attribution } from "../attribution";
+import { withMetadata, type OutputMetadata } from "../attribution";
 import { applyEncoder } from "../encode-options";
 import type { Encoded } from "../fit-bytes";
 import { timeoutSeconds } from "../render-image";
@@ -16,6 +16,12 @@ import { ssimulacra2Against, type RawImage } from "./ssimulacra2";
 export const MAX_SCORED_PIXELS = 1_000_000;
 /** The metric's smallest image: smaller outputs keep the format's default quality. */
 export const MIN_SCORED_SIDE = 8;
+
+/** The metadata each candidate carries (attribution.ts), and for meta_keep the pipeline it rides on. */
+export interface ScoredOutput extends OutputMetadata {
+  /** The same pixels from the source, not yet encoded: each candidate is encoded from it (meta_keep). */
+  keepFrom?: () => Sharp;
+}
 
 /** Finished pixels, rendered once, that candidate encodes are made from and scored against. */
 export interface RenderedPixels {
@@ -47,7 +53,7 @@ export interface RenderedPixels {
 export async function renderForScoring(
   pixels: Sharp,
   limits: TransformLimits,
-  attribution?: Attribution,
+  output: ScoredOutput = {},
 ): Promise<RenderedPixels> {
   let rendered = await pixels
     .timeout({ seconds: timeoutSeconds(limits.timeoutMs) })
@@ -65,8 +71,13 @@ export async function renderForScoring(
   const channels = rendered.info.channels === 4 ? 4 : 3;
   const raw: { width: number; height: number; channels: 3 | 4 } = { width, height, channels };
   const from = (budgetMs: number) => sharp(data, { raw }).timeout({ seconds: timeoutSeconds(budgetMs) });
-  // Candidates carry the credit line too: the chosen one is served as it was encoded.
-  const credited = (budgetMs: number) => withAttribution(from(budgetMs), attribution);
+  // Candidates carry the output's metadata too: the chosen one is served as it was encoded. With
+  // meta_keep they are encoded from the pipeline that decodes the source: raw pixels carry none.
+  const credited = (budgetMs: number) =>
+    withMetadata(
+      output.keepFrom ? output.keepFrom().timeout({ seconds: timeoutSeconds(budgetMs) }) : from(budgetMs),
+      output,
+    );
   const unscored = width < MIN_SCORED_SIDE || height < MIN_SCORED_SIDE;
   const scored = scoredSize(width, height);
   const shrinks = scored.width !== width || scored.height !== height;
