@@ -123,7 +123,11 @@ export async function lockEmbeddedDatabase(directory: string, options: LockOptio
     if (!ended(owner, paths.lock)) throw new DatabaseInUseError(directory, owner);
     options.onTakeover?.(owner);
     rmSync(paths.lock, { recursive: true, force: true });
-    return acquire();
+    return acquire().catch((error: NodeJS.ErrnoException) => {
+      // Taken in the moment between by a process that claims without the claim lock (an older version).
+      if (error.code === "ELOCKED") throw new DatabaseInUseError(directory, readOwner(paths.owner));
+      throw error;
+    });
   });
 }
 
@@ -137,6 +141,8 @@ async function claimed<T>(directory: string, paths: { owner: string; claim: stri
       realpath: false,
       stale: 10_000,
       retries: { retries: 30, minTimeout: 500, maxTimeout: 500, factor: 1 },
+      // Held for milliseconds and never refreshed for long: losing it changes nothing for the lock itself.
+      onCompromised: () => undefined,
     })
     .catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ELOCKED") throw new DatabaseInUseError(directory, readOwner(paths.owner));
@@ -145,7 +151,8 @@ async function claimed<T>(directory: string, paths: { owner: string; claim: stri
   try {
     return await claim();
   } finally {
-    await serialised();
+    // The claim is made or refused either way; a claim lock that cannot be let go goes stale in 10 s.
+    await serialised().catch(() => undefined);
   }
 }
 
