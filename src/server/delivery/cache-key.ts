@@ -3,7 +3,7 @@ import { acceptClass, canonicalOperations, negotiatesFormat, type ImageOperation
 import type { SourceLocation } from "@/server/source";
 
 /** Bumped when the pipeline's output for the same request changes, so old ETags stop matching. */
-const PIPELINE_VERSION = "4";
+const PIPELINE_VERSION = "5";
 
 /**
  * Identifies one output variant from the request alone (no fetch, no decode), so a conditional request

@@ -10,18 +10,33 @@ export interface Attribution {
 /** Longer values are cut: credit lines are short, and the EXIF block must stay small. */
 const MAX_LENGTH = 512;
 
+/** What the output's metadata depends on in the source's EXIF. */
+export interface SourceExif {
+  attribution?: Attribution;
+  /**
+   * The EXIF block carries a preview image (IFD1, the camera's thumbnail of the whole, unedited shot).
+   * libvips keeps it whenever a pipeline that decoded the source writes EXIF, even fields of its own.
+   */
+  preview: boolean;
+}
+
 /**
- * The source's EXIF Copyright and Artist, if it has them. A damaged EXIF block yields none rather than
- * failing the image: the pixels do not depend on it.
+ * The source's EXIF Copyright and Artist, if it has them, and whether it embeds a preview. A damaged
+ * EXIF block yields neither rather than failing the image: the pixels do not depend on it.
  */
-export function readAttribution(exif: Buffer | undefined): Attribution | undefined {
-  if (!exif) return undefined;
-  let tags;
+export function readSourceExif(exif: Buffer | undefined): SourceExif {
+  if (!exif) return { preview: false };
+  let parsed;
   try {
-    tags = exifReader(exif).Image;
+    parsed = exifReader(exif);
   } catch {
-    return undefined;
+    return { preview: false };
   }
+  const attribution = readAttribution(parsed.Image as Record<string, unknown> | undefined);
+  return { ...(attribution ? { attribution } : {}), preview: parsed.Thumbnail !== undefined };
+}
+
+function readAttribution(tags: Record<string, unknown> | undefined): Attribution | undefined {
   const attribution: Attribution = {};
   for (const name of ["Copyright", "Artist"] as const) {
     const value = clean(tags?.[name]);

@@ -1,6 +1,6 @@
 import sharp, { type Metadata } from "sharp";
 import { AppError } from "@/server/errors";
-import { readAttribution, type Attribution } from "./attribution";
+import { readSourceExif, type Attribution } from "./attribution";
 import { toImageError } from "./sharp-errors";
 import type { TransformLimits } from "./types";
 
@@ -31,6 +31,8 @@ export interface SourceInfo {
   hasAlpha: boolean;
   /** EXIF Copyright and Artist: kept in the output when the rest of the metadata is stripped. */
   attribution?: Attribution;
+  /** The EXIF block embeds a preview image (attribution.ts): no output may carry the block along. */
+  exifPreview?: boolean;
 }
 
 /** Reads the header only (no pixel is decoded), so it is cheap even for a pixel bomb. */
@@ -49,7 +51,7 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
     throw new AppError("UNSUPPORTED_IMAGE", { detail: `source format ${format} ${metadata.compression ?? ""}`.trim() });
   }
   const frames = Math.max(1, metadata.pages ?? 1);
-  const attribution = readAttribution(metadata.exif);
+  const { attribution, preview } = readSourceExif(metadata.exif);
   return {
     format,
     width: metadata.autoOrient.width,
@@ -58,6 +60,7 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
     animated: frames > 1 && ANIMATABLE.has(format),
     hasAlpha: metadata.hasAlpha,
     ...(attribution ? { attribution } : {}),
+    ...(preview ? { exifPreview: true } : {}),
   };
 }
 

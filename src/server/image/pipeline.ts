@@ -12,7 +12,7 @@ import { isSearchedFormat } from "./quality/auto-quality";
 import { encodeBest } from "./quality/best-format";
 import { encodeToTarget } from "./quality/encode-to-target";
 import { DEFAULT_LEVEL } from "./quality/levels";
-import { renderImage, renderPixels, type RenderInput } from "./render-image";
+import { detachedPixels, renderImage, renderPixels, type RenderInput } from "./render-image";
 import { toImageError } from "./sharp-errors";
 import { sanitiseSvg } from "./svg-safety";
 import { embeddedRasterPixels } from "./svg-rasters";
@@ -72,13 +72,17 @@ export async function transformImage(
 
   try {
     const job = { ops, format, keepFrames, plan };
-    // The credit line only, unless meta_ says otherwise (docs/url-format.md, Metadata and colour).
+    // The credit line only, unless meta_ says otherwise (docs/url-format.md, Metadata and colour). A
+    // credit line written by a pipeline that decodes the source would carry the source's EXIF preview
+    // along (attribution.ts): such a still is encoded from its raw pixels, and an animation (no raw
+    // route here) goes without the credit line.
+    const detach = source.exifPreview === true && ops.metadata === undefined && source.attribution !== undefined;
     const metadata = {
-      attribution: source.attribution,
+      attribution: detach && keepFrames ? undefined : source.attribution,
       mode: ops.metadata,
       ...(ops.metadata === "keep" ? { keepFrom: () => renderPixels(input, job, limits, { padded: true }) } : {}),
     };
-    const finish = await passesOverPixels(input, job, limits, request.watermark);
+    const finish = await passesOverPixels(input, job, limits, request.watermark, detach && !keepFrames);
     if (ops.format === "best" && !keepFrames && !ops.placeholder) {
       const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true, raw: true });
       const level = ops.qualityTarget ?? DEFAULT_LEVEL;
@@ -122,17 +126,19 @@ function answerOf({ data, info }: Encoded, format: OutputFormat, negotiated: boo
 
 /**
  * Passes that need the rendered pixels first: pixelate, then the watermark over the result (it is not
- * pixelated). Null when one sharp pipeline does the whole job.
+ * pixelated). Null when one sharp pipeline does the whole job; with `detach`, never: the raw pixels
+ * then, so that the encode carries none of the source's metadata.
  */
 async function passesOverPixels(
   input: Buffer,
   job: RenderInput,
   limits: TransformLimits,
   mark: Buffer | undefined,
+  detach: boolean,
 ): Promise<(() => Sharp) | null> {
   const { ops } = job;
   const pixels = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
-  if (!ops.watermark) return pixels;
+  if (!ops.watermark) return pixels ?? (detach ? await detachedPixels(input, job, limits) : null);
   if (!mark) throw new AppError("INTERNAL", { message: "a watermark was placed without its image" });
   const under = pixels ? pixels() : renderPixels(input, job, limits, { padded: true, raw: true });
   return await watermarked(under, mark, resolvedPlacement(ops.watermark), ops.dpr ?? 1, limits);

@@ -77,6 +77,18 @@ export function renderPixels(
   return image;
 }
 
+/**
+ * The finished pixels rendered once to raw, as a function that starts an encode from them: an encode
+ * made from raw pixels carries nothing of the source's metadata but what it is given.
+ */
+export async function detachedPixels(input: Buffer, job: RenderInput, limits: TransformLimits): Promise<() => Sharp> {
+  const { data, info } = await renderPixels(input, job, limits, { padded: true, raw: true })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const raw = { width: info.width, height: info.height, channels: info.channels };
+  return () => sharp(data, { raw }).timeout({ seconds: timeoutSeconds(limits.timeoutMs) });
+}
+
 export function padWith(image: Sharp, plan: GeometryPlan, ops: ImageOperations, format: OutputFormat): Sharp {
   return plan.padding ? image.extend({ ...plan.padding, background: letterboxBackground(ops, format) }) : image;
 }

@@ -2,7 +2,8 @@ import exifReader from "exif-reader";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_TRANSFORM_LIMITS, parseOperations } from "@/server/image";
-import { readAttribution } from "@/server/image/attribution";
+import piexif from "piexifjs";
+import { readSourceExif } from "@/server/image/attribution";
 import { configureSharp, transformImage } from "@/server/image/engine";
 
 const CHROME = "image/avif,image/webp,*/*";
@@ -72,13 +73,13 @@ describe("metadata in outputs", () => {
   });
 
   it("reads a damaged EXIF block as no credit line, and cleans control characters out of one", async () => {
-    expect(readAttribution(Buffer.from("Exif\0\0garbage"))).toBeUndefined();
-    expect(readAttribution(undefined)).toBeUndefined();
+    expect(readSourceExif(Buffer.from("Exif\0\0garbage"))).toEqual({ preview: false });
+    expect(readSourceExif(undefined)).toEqual({ preview: false });
     const odd = await sharp(camera)
       .withExif({ IFD0: { Copyright: "Jane\u0007Doe\u001b[31m", Artist: "   " } })
       .jpeg()
       .toBuffer();
-    expect(readAttribution((await sharp(odd).metadata()).exif)).toEqual({ Copyright: "Jane Doe [31m" });
+    expect(readSourceExif((await sharp(odd).metadata()).exif).attribution).toEqual({ Copyright: "Jane Doe [31m" });
   });
 
   it("converts a Display P3 or CMYK source to sRGB from its embedded profile, and tags nothing", async () => {
@@ -178,5 +179,58 @@ describe("metadata in outputs", () => {
   it("refuses meta_keep with pixelate_ (the pixels are redrawn without it), and an unknown meta_ value", () => {
     expect(() => parseOperations("pixelate_8,meta_keep")).toThrow(/meta_keep cannot be combined with pixelate_/);
     expect(() => parseOperations("meta_all")).toThrow(/meta_\{keep\|strip\}/);
+  });
+
+  describe("a camera JPEG that embeds a preview of the whole shot (EXIF IFD1)", () => {
+    /** A blue photo whose EXIF holds a red 80×60 preview, a credit line and the camera. */
+    let previewed: Buffer;
+    beforeAll(async () => {
+      const photo = await sharp({ create: { width: 400, height: 300, channels: 3, background: "#3366cc" } })
+        .jpeg()
+        .toBuffer();
+      const preview = await sharp({ create: { width: 80, height: 60, channels: 3, background: "#ff0000" } })
+        .jpeg()
+        .toBuffer();
+      const exif = piexif.dump({
+        "0th": { [piexif.ImageIFD.Make]: "Canon", [piexif.ImageIFD.Copyright]: "Jane Doe" },
+        "1st": { [piexif.ImageIFD.JPEGInterchangeFormat]: 0, [piexif.ImageIFD.JPEGInterchangeFormatLength]: 0 },
+        thumbnail: preview.toString("binary"),
+      });
+      previewed = Buffer.from(piexif.insert(exif, photo.toString("binary")), "binary");
+      // The premise: the preview is there, and sharp reads the block that holds it.
+      expect(readSourceExif((await sharp(previewed).metadata()).exif)).toEqual({
+        attribution: { Copyright: "Jane Doe" },
+        preview: true,
+      });
+    });
+
+    const carriesPreview = (exif: Buffer | undefined) =>
+      exif !== undefined &&
+      (exifReader(exif).Thumbnail !== undefined || exif.includes(Buffer.from([0xff, 0xd8, 0xff])));
+
+    it.each([
+      "w_200,f_jpg",
+      "w_200,f_webp",
+      "w_200,f_avif",
+      "w_200,f_png",
+      "w_200,f_webp,q_auto",
+      "w_200,f_best",
+      "w_200,f_jpg,maxbytes_2000",
+      "c_0_0_100_100,f_jpg",
+    ])("%s keeps the credit line and never the preview", async (segment) => {
+      const metadata = await sharp((await transform(segment, previewed)).body).metadata();
+      expect(exifReader(metadata.exif!).Image?.Copyright, segment).toBe("Jane Doe");
+      expect(exifReader(metadata.exif!).Image?.Make, segment).toBeUndefined();
+      expect(carriesPreview(metadata.exif), segment).toBe(false);
+    });
+
+    it("meta_keep keeps it, with everything else the file carries (documented)", async () => {
+      const metadata = await sharp((await transform("w_200,f_jpg,meta_keep", previewed)).body).metadata();
+      expect(carriesPreview(metadata.exif)).toBe(true);
+    });
+  });
+
+  it("refuses meta_keep with placeholder", () => {
+    expect(() => parseOperations("placeholder,meta_keep")).toThrow(/meta_keep and placeholder cannot be combined/);
   });
 });

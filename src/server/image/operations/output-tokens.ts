@@ -55,7 +55,7 @@ export const outputTokens = [
     name: "meta",
     syntax: "meta_{keep|strip}",
     description:
-      "Metadata in the output. By default only the source's EXIF Copyright and Artist are kept. keep: all of the source's EXIF (camera, GPS position, dates; Orientation reset, as the pixels are turned upright), XMP and IPTC; the pixels are still converted to sRGB, and the output is tagged sRGB. strip: none at all. keep is not with pixelate_ or a watermark (they redraw the pixels).",
+      "Metadata in the output. By default only the source's EXIF Copyright and Artist are kept. keep: all of the source's EXIF (camera, GPS position, dates, its embedded preview of the whole original; Orientation reset, as the pixels are turned upright), XMP, and IPTC in JPEG; the pixels are still converted to sRGB, and the output is tagged sRGB. strip: none at all. keep is not with pixelate_ or a watermark (they redraw the pixels), nor with placeholder.",
     parse: (v) => ({ metadata: oneOf(v, ["keep", "strip"] as const) }),
   },
   {

@@ -53,6 +53,12 @@ export function checkCombination(operations: ImageOperations): void {
   if (operations.metadata === "keep" && (operations.pixelate !== undefined || operations.watermark)) {
     throw new AppError("INVALID_OPERATION", { message: KEEP_REDRAWN });
   }
+  if (operations.metadata === "keep" && operations.placeholder) {
+    throw new AppError("INVALID_OPERATION", {
+      message:
+        "meta_keep and placeholder cannot be combined: a placeholder is a few hundred bytes, metadata would be most of it",
+    });
+  }
   if (operations.trim !== undefined && operations.crop) {
     throw new AppError("INVALID_OPERATION", {
       message: "trim and c_ cannot be combined: crop a region, or trim its borders",
