@@ -165,9 +165,10 @@ async function answerWith(
   }
   if (interim && deps.avifLater && (await interimIsFinal(produced.result, operations, deps.avifLater))) {
     // Nothing better to make later: the WebP is the final answer, kept under the final key too.
-    await deps.produce({ ...final, made: produced.result });
+    const kept = await deps.produce({ ...final, made: produced.result });
     const answered = answerProduced(request, produced, common, progress);
-    return capped(answered, produced, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);
+    // Capped as kept: an output over the response cap is redirected to the final key's object.
+    return capped(answered, kept, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);
   }
   if (interim) {
     // Its own ETag (the WebP variant's), so a revalidation after the AVIF is made gets the AVIF.
