@@ -5,17 +5,26 @@ export { QUALITY_LEVELS, type QualityLevel } from "./levels";
 
 export type SearchedFormat = "jpeg" | "webp" | "avif";
 
+export interface FormatSearch {
+  min: number;
+  max: number;
+  slope: number;
+  start: Record<QualityLevel, number>;
+}
+
 /**
  * Where each format's search starts for each level, the range it stays in, and how many SSIMULACRA 2
  * points one quality step usually buys there (the first guess's slope, before two encodes measure the
- * image's own). Provisional figures, to be replaced by what bench:quality measures on its corpus.
+ * image's own). Chosen by `npm run bench:quality-curves -- --optimise` on bench:quality's 24
+ * photographs at 800 px: the fewest encodes that keep as many images within a point of the target as
+ * the table before (docs/benchmarks.md). AVIF's low starts above eco: with its steeper slope the first
+ * step down lands closer than a start below the target climbs back.
  */
-const SEARCH: Record<SearchedFormat, { min: number; max: number; slope: number; start: Record<QualityLevel, number> }> =
-  {
-    jpeg: { min: 20, max: 95, slope: 0.7, start: { best: 90, good: 80, eco: 68, low: 55 } },
-    webp: { min: 20, max: 95, slope: 0.6, start: { best: 88, good: 76, eco: 64, low: 50 } },
-    avif: { min: 15, max: 90, slope: 0.6, start: { best: 74, good: 60, eco: 48, low: 38 } },
-  };
+export const SEARCH: Record<SearchedFormat, FormatSearch> = {
+  jpeg: { min: 20, max: 95, slope: 0.4, start: { best: 95, good: 83, eco: 63, low: 41 } },
+  webp: { min: 20, max: 95, slope: 0.6, start: { best: 95, good: 87, eco: 71, low: 43 } },
+  avif: { min: 15, max: 90, slope: 0.8, start: { best: 90, good: 57, eco: 47, low: 49 } },
+};
 
 /** Never more encodes than this for one output. */
 export const MAX_ENCODES = 4;
@@ -42,6 +51,8 @@ export interface SearchRequest {
    * that reaches it would be larger still (f_best, with a smaller answer already in hand).
    */
   ceilingBytes?: number;
+  /** Another start, range and slope than the format's (bench:quality-curves tries candidate tables). */
+  table?: FormatSearch;
 }
 
 export interface Searched {
@@ -67,7 +78,8 @@ type Point = { quality: number; score: number };
  * target, else its last, with the score it has.
  */
 export async function searchQuality(request: SearchRequest): Promise<Searched> {
-  const { min, max, start } = SEARCH[request.format];
+  const table = request.table ?? SEARCH[request.format];
+  const { min, max, start } = table;
   const target = request.target ?? QUALITY_LEVELS[request.level];
   const maxEncodes = request.maxEncodes ?? MAX_ENCODES;
   const deadline = performance.now() + request.budgetMs;
@@ -92,7 +104,7 @@ export async function searchQuality(request: SearchRequest): Promise<Searched> {
     else below = point;
     if (score < target && encoded.data.length >= (request.ceilingBytes ?? Infinity)) break;
     if (reached && reached.score < target + SCORE_TOLERANCE) break;
-    const next = nextGuess(request.format, target, { below, above: reached, last: point, previous, min, max });
+    const next = nextGuess(table.slope, target, { below, above: reached, last: point, previous, min, max });
     if (next === null) break;
     previous = point;
     quality = next;
@@ -115,7 +127,7 @@ interface Bracket {
  * known, else along the slope of the last two encodes (or the format's usual slope). Null when no
  * untried quality is left inside the bracket.
  */
-export function nextGuess(format: SearchedFormat, target: number, b: Bracket): number | null {
+export function nextGuess(usualSlope: number, target: number, b: Bracket): number | null {
   const low = b.below ? b.below.quality + 1 : b.min;
   const high = b.above ? b.above.quality - 1 : b.max;
   if (low > high) return null;
@@ -128,7 +140,7 @@ export function nextGuess(format: SearchedFormat, target: number, b: Bracket): n
   } else {
     const measured = b.previous ? (b.last.score - b.previous.score) / (b.last.quality - b.previous.quality) : 0;
     // A flat or falling measured slope says nothing about where the target is: use the usual one.
-    const slope = measured > 0.05 ? measured : SEARCH[format].slope;
+    const slope = measured > 0.05 ? measured : usualSlope;
     guess = b.last.quality + (aim - b.last.score) / slope;
   }
   // Aimed half a point above the target, so rounding to the nearest quality seldom falls short.
