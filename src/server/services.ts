@@ -31,6 +31,7 @@ import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/request-limits";
 import { createOutcomeRecorder } from "@/server/usage/record-outcome";
 import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";
+import { createLaterQueue } from "@/server/delivery/later-queue";
 import { scheduleOnDemand } from "@/server/cron/cron-clock";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
@@ -164,7 +165,19 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
   const results = store ? createSharedResults({ store, redis, counters, logSampled }) : null;
-  const metrics = createMetrics({ counters, scheduler: transforms, store, limiterWindows: coordination.windows });
+  // One AVIF made after its answer at a time per process, at background priority (later-queue.ts).
+  const laterQueue = createLaterQueue({
+    concurrency: 1,
+    perTenant: 256,
+    ready: (tenant) => transforms.roomForBackground(tenant),
+  });
+  const metrics = createMetrics({
+    counters,
+    scheduler: transforms,
+    later: laterQueue,
+    store,
+    limiterWindows: coordination.windows,
+  });
   // Injected network seams (tests) reach only this thread's fetcher.
   const downloads =
     options.sourceDownloadThread && !options.net
@@ -198,7 +211,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     // Made later means served later from a cache: with neither cache nor store it never would be.
     avifLater:
       options.resultCacheBytes > 0 || results
-        ? { minPixels: options.avifLaterMinPixels ?? 0, maxPixels: options.transformLimits.maxAvifPixels }
+        ? {
+            minPixels: options.avifLaterMinPixels ?? 0,
+            maxPixels: options.transformLimits.maxAvifPixels,
+            queue: laterQueue,
+          }
         : null,
     oversize: options.responseMaxBytes ? createOversize({ maxBytes: options.responseMaxBytes, store, now }) : null,
     projectImages: createProjectImageLoader(database.db),

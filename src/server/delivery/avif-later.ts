@@ -1,11 +1,15 @@
 import { randomUUID } from "node:crypto";
 import sharp from "sharp";
+import { AppError } from "@/server/errors";
 import { acceptClass, negotiatesFormat, type ImageOperations, type TransformResult } from "@/server/image";
 import { describeError, type Logger } from "@/server/log";
 import type { RequestLimits } from "@/server/ratelimit/request-limits";
 import type { AvifLaterPolicy, RequestOutcome } from "./delivery-types";
+import type { LaterQueue } from "./later-queue";
 import type { Producer, ProduceInput } from "./produce";
 
+/** Tries of a later job refused for room in the scheduler before it gives up (the next request asks again). */
+const LATER_ATTEMPTS = 3;
 /** The interim answer's shared lifetime, in seconds (contract §4: 60 or shorter, never immutable). */
 export const INTERIM_MAX_AGE = 60;
 /** The Accept class the interim answer is made for: every browser that takes AVIF takes WebP. */
@@ -17,7 +21,11 @@ export const INTERIM_ACCEPT = "image/webp";
  * from the requested size: `w_` and `h_` (a missing one taken as equal to the other) times dpr²; with
  * neither, the source's own size, unknown yet, so assumed large (and made later if it is AVIF after all).
  */
-export function answersAvifLater(ops: ImageOperations, accept: string | null, policy: AvifLaterPolicy): boolean {
+export function answersAvifLater(
+  ops: ImageOperations,
+  accept: string | null,
+  policy: Pick<AvifLaterPolicy, "minPixels" | "maxPixels">,
+): boolean {
   if (policy.minPixels <= 0 || !negotiatesFormat(ops) || acceptClass(accept) !== "avif") return false;
   if (ops.info || ops.placeholder) return false;
   const pixels = requestedPixels(ops);
@@ -40,7 +48,7 @@ export function requestedPixels(ops: Pick<ImageOperations, "width" | "height" | 
 export async function interimIsFinal(
   result: TransformResult,
   ops: ImageOperations,
-  policy: AvifLaterPolicy,
+  policy: Pick<AvifLaterPolicy, "maxPixels">,
 ): Promise<boolean> {
   if (result.format !== "webp") return false;
   if (ops.format === "auto" && result.width * result.height > policy.maxPixels) return true;
@@ -59,6 +67,8 @@ export function asInterim(headers: Headers, lifetimeSeconds: number): Headers {
 
 export interface LaterJob {
   produce: Producer;
+  /** The process's queue of work after answers: the job waits its tenant's turn there. */
+  queue: LaterQueue;
   logger: Logger;
   /** The final result's production, as the request would have made it. */
   input: Omit<ProduceInput, "admit" | "refund" | "background">;
@@ -78,14 +88,29 @@ export interface LaterJob {
 export function finishLater(job: LaterJob): () => Promise<RequestOutcome | null> {
   return async () => {
     const started = performance.now();
-    const limits = job.limits();
     try {
-      const produced = await job.produce({
-        ...job.input,
-        background: true,
-        admit: () => limits.admitTransform(),
-        refund: () => limits.refundKey(),
+      const produced = await job.queue.run(job.input.tenant, async () => {
+        for (let attempt = 1; ; attempt++) {
+          // Limits asked when the job starts: the key pays for the work when it is done.
+          const limits = job.limits();
+          try {
+            return await job.produce({
+              ...job.input,
+              background: true,
+              admit: () => limits.admitTransform(),
+              refund: () => limits.refundKey(),
+            });
+          } catch (error) {
+            // The scheduler filled up in the moment after the queue saw room: the key gets its
+            // transform back, and the job tries again shortly.
+            if (!(error instanceof AppError && error.code === "OVERLOADED") || attempt >= LATER_ATTEMPTS) throw error;
+            limits.refundKey();
+            await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+          }
+        }
       });
+      // Dropped (its tenant's line is full): the next request of the URL asks again.
+      if (!produced) return null;
       await produced.written;
       if (produced.cache !== "miss") return null;
       const { result } = produced;

@@ -1,3 +1,4 @@
+import type { LaterQueue } from "./later-queue";
 import type { MeasuredQuality } from "@/server/image";
 import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { Counters } from "@/server/coordination/counters";
@@ -51,6 +52,8 @@ export interface AvifLaterPolicy {
   minPixels: number;
   /** OPTSTUFF_MAX_AVIF_PIXELS: a negotiated output larger than this is WebP anyway, so nothing is made later. */
   maxPixels: number;
+  /** Where the AVIFs made after their answers wait their turn (later-queue.ts). */
+  queue: LaterQueue;
 }
 
 export interface DeliveryDeps extends AuthorizeDeps {

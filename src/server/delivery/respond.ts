@@ -117,6 +117,7 @@ async function answerWith(
   const laterJob = () =>
     finishLater({
       produce: deps.produce,
+      queue: deps.avifLater!.queue,
       logger: deps.logger,
       input: final,
       limits: progress.laterLimits,

@@ -24,6 +24,8 @@ export interface TransformScheduler {
    * never takes the slot kept for tenants with nothing running.
    */
   run<T>(tenant: string, job: (priority: JobPriority) => Promise<T>, options?: { background?: boolean }): Promise<T>;
+  /** Whether a background job of `tenant` would start or wait now, rather than be refused as overloaded. */
+  roomForBackground(tenant: string): boolean;
   stats(): { running: number; queued: number };
 }
 
@@ -112,6 +114,12 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
     }
   }
 
+  /** Room to wait in the queue. Background work may fill half of what a request may, so that it never leaves a tenant's own requests, or anyone else's, refused. */
+  function roomFor(tenant: Tenant, background: boolean): boolean {
+    const share = background ? 0.5 : 1;
+    return queued < maxQueue * share && tenant.waiting.length < tenantQueue * share;
+  }
+
   function forgetIfIdle(name: string, tenant: Tenant): void {
     if (tenant.running === 0 && tenant.waiting.length === 0) tenants.delete(name);
   }
@@ -137,10 +145,7 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
           start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject), background),
         );
       }
-      // Background work gives way first: it may fill half of what a request may, so that it never
-      // leaves a tenant's own requests, or anyone else's, refused.
-      const share = background ? 0.5 : 1;
-      if (queued >= maxQueue * share || tenant.waiting.length >= tenantQueue * share) {
+      if (!roomFor(tenant, background)) {
         forgetIfIdle(name, tenant);
         const scope =
           queued >= maxQueue ? "transform queue full" : "this project's share of the transform queue is full";
@@ -157,6 +162,10 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
         });
         queued++;
       });
+    },
+    roomForBackground(given: string): boolean {
+      const tenant = tenants.get(fair ? given : "") ?? { running: 0, waiting: [] };
+      return (canStart(tenant, true) && tenant.waiting.length === 0) || roomFor(tenant, true);
     },
     stats: () => ({ running, queued }),
   };

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { LaterQueue } from "@/server/delivery/later-queue";
 import type { Counters } from "@/server/coordination/counters";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { TransformScheduler } from "@/server/image";
@@ -21,6 +22,8 @@ const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export function createMetrics(deps: {
   counters: Counters;
   scheduler: TransformScheduler;
+  /** AVIFs waiting to be made after their answers (delivery/later-queue.ts). */
+  later?: Pick<LaterQueue, "stats">;
   store?: ResultStore | null;
   /** The in-process limiter's windows (null with Redis, which keeps them). */
   limiterWindows?: (() => { addresses: number; others: number }) | null;
@@ -54,13 +57,15 @@ export function createMetrics(deps: {
   });
   new Gauge({
     name: "optstuff_transforms",
-    help: "Transforms running and queued",
+    help: "Transforms running and queued, and AVIFs waiting to be made after their answers (later)",
     labelNames: ["state"],
     registers: [registry],
     collect() {
       const { running, queued } = deps.scheduler.stats();
       this.set({ state: "running" }, running);
       this.set({ state: "queued" }, queued);
+      // AVIFs to make after their answers, not yet handed to the scheduler.
+      if (deps.later) this.set({ state: "later" }, deps.later.stats().waiting);
     },
   });
   const windows = deps.limiterWindows;

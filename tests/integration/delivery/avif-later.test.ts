@@ -89,6 +89,16 @@ describe("AVIF without the wait", () => {
     expect((await get("w_640,f_auto")).headers.get("content-type")).toBe("image/avif");
   });
 
+  it("makes every AVIF of a burst of cold requests (a srcset), one after another, and loses none", async () => {
+    // More than the scheduler's queue lets background work hold at once (half a tenant's share).
+    const widths = [500, 510, 520, 530, 540, 550, 560, 570];
+    const first = await Promise.all(widths.map((w) => get(`w_${w},f_auto`)));
+    expect(first.map((r) => r.headers.get("content-type"))).toEqual(widths.map(() => "image/webp"));
+    for (const w of widths) await laterEntries(`w_${w},f_auto`, 1);
+    const second = await Promise.all(widths.map((w) => get(`w_${w},f_auto`)));
+    expect(second.map((r) => r.headers.get("content-type"))).toEqual(widths.map(() => "image/avif"));
+  });
+
   it("waits for the AVIF when it is small, named, or not wanted", async () => {
     const small = await get("w_200,f_auto");
     expect(small.headers.get("content-type")).toBe("image/avif");

@@ -144,6 +144,7 @@ describe("createTransformScheduler", () => {
     ];
     await tick();
     const started: string[] = [];
+    expect(scheduler.roomForBackground("c")).toBe(true);
     const later = scheduler.run("c", async () => started.push("c"), { background: true });
     await tick();
     expect(scheduler.stats()).toEqual({ running: 3, queued: 1 });
@@ -164,6 +165,8 @@ describe("createTransformScheduler", () => {
     await tick();
     const queuedLater = ["f1", "f2"].map((tenant) => scheduler.run(tenant, () => gate.promise, { background: true }));
     await tick();
+    // The later queue asks first: no room for a background job now, room for a request still.
+    expect(scheduler.roomForBackground("f3")).toBe(false);
     await expect(scheduler.run("f3", () => gate.promise, { background: true })).rejects.toMatchObject({
       code: "OVERLOADED",
     });

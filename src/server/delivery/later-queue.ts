@@ -1,0 +1,83 @@
+/**
+ * Work done after the answer (AVIF without the wait, avif-later.ts), started a few at a time per
+ * process, tenants in turn. A burst of cold requests (a page's srcset at once) would otherwise hand every
+ * AVIF to the transform scheduler together, where background work may fill only half of a tenant's
+ * queue share (a queued transform holds its source's bytes), and the rest would be refused and lost
+ * until the URL was asked again. An entry here holds a closure, not bytes (the source is read when the
+ * job starts), so the queue can be long; past `perTenant` waiting jobs a tenant's new ones are dropped
+ * (the next request of that URL asks again), so that one tenant cannot hold the process's memory.
+ */
+export interface LaterQueue {
+  /** Runs `job` in its tenant's turn; null when it was dropped. */
+  run<T>(tenant: string, job: () => Promise<T>): Promise<T | null>;
+  stats(): { running: number; waiting: number };
+}
+
+export interface LaterQueueOptions {
+  concurrency: number;
+  perTenant: number;
+  /**
+   * Whether the transform scheduler has room for the tenant's background work now: a job waits for it
+   * (checked every `pollMs`, for at most `maxWaitMs`) before it starts, so that a burst of the tenant's
+   * own requests filling the scheduler's queue delays its later work instead of refusing it.
+   */
+  ready?: (tenant: string) => boolean;
+  pollMs?: number;
+  maxWaitMs?: number;
+}
+
+export function createLaterQueue({
+  concurrency,
+  perTenant,
+  ready,
+  pollMs = 100,
+  maxWaitMs = 60_000,
+}: LaterQueueOptions): LaterQueue {
+  const roomFor = async (tenant: string) => {
+    const deadline = Date.now() + maxWaitMs;
+    while (ready && !ready(tenant) && Date.now() < deadline) await new Promise((r) => setTimeout(r, pollMs));
+  };
+  const waiting = new Map<string, Array<(tenant: string) => void>>();
+  let running = 0;
+  let queued = 0;
+
+  let last: string | null = null;
+  const next = () => {
+    // Round robin: the first tenant in line runs one job, then goes to the back if it has more; the
+    // tenant whose job just ran waits for the others.
+    for (const [tenant, jobs] of waiting) {
+      if (tenant === last && waiting.size > 1) continue;
+      const start = jobs.shift()!;
+      waiting.delete(tenant);
+      if (jobs.length > 0) waiting.set(tenant, jobs);
+      queued--;
+      start(tenant);
+      return;
+    }
+  };
+
+  return {
+    run<T>(tenant: string, job: () => Promise<T>): Promise<T | null> {
+      const line = waiting.get(tenant) ?? [];
+      if (running >= concurrency && line.length >= perTenant) return Promise.resolve(null);
+      return new Promise<T | null>((resolve, reject) => {
+        const start = (_: string) => {
+          last = tenant;
+          running++;
+          roomFor(tenant)
+            .then(job)
+            .then(resolve, reject)
+            .finally(() => {
+              running--;
+              next();
+            });
+        };
+        if (running < concurrency) return start(tenant);
+        line.push(start);
+        waiting.set(tenant, line);
+        queued++;
+      });
+    },
+    stats: () => ({ running, waiting: queued }),
+  };
+}
