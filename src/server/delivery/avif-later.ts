@@ -89,7 +89,7 @@ export function finishLater(job: LaterJob): () => Promise<RequestOutcome | null>
   return async () => {
     const started = performance.now();
     try {
-      const produced = await job.queue.run(job.input.tenant, async () => {
+      const made = async () => {
         for (let attempt = 1; ; attempt++) {
           // Limits asked when the job starts: the key pays for the work when it is done.
           const limits = job.limits();
@@ -108,8 +108,9 @@ export function finishLater(job: LaterJob): () => Promise<RequestOutcome | null>
             await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
           }
         }
-      });
-      // Dropped (its tenant's line is full): the next request of the URL asks again.
+      };
+      const produced = await job.queue.run(job.input.tenant, made, job.input.key);
+      // Dropped (its tenant's line is full: the next request of the URL asks again), or already asked for.
       if (!produced) return null;
       await produced.written;
       if (produced.cache !== "miss") return null;

@@ -8,8 +8,11 @@
  * (the next request of that URL asks again), so that one tenant cannot hold the process's memory.
  */
 export interface LaterQueue {
-  /** Runs `job` in its tenant's turn; null when it was dropped. */
-  run<T>(tenant: string, job: () => Promise<T>): Promise<T | null>;
+  /**
+   * Runs `job` in its tenant's turn; null when it was dropped, or when a job for the same `key` is
+   * already waiting or running (each interim answer, and each revalidation of one, asks again).
+   */
+  run<T>(tenant: string, job: () => Promise<T>, key?: string): Promise<T | null>;
   stats(): { running: number; waiting: number };
 }
 
@@ -38,6 +41,8 @@ export function createLaterQueue({
     while (ready && !ready(tenant) && Date.now() < deadline) await new Promise((r) => setTimeout(r, pollMs));
   };
   const waiting = new Map<string, Array<(tenant: string) => void>>();
+  /** Keys of the jobs waiting or running. */
+  const pending = new Set<string>();
   let running = 0;
   let queued = 0;
 
@@ -57,9 +62,11 @@ export function createLaterQueue({
   };
 
   return {
-    run<T>(tenant: string, job: () => Promise<T>): Promise<T | null> {
+    run<T>(tenant: string, job: () => Promise<T>, key?: string): Promise<T | null> {
       const line = waiting.get(tenant) ?? [];
       if (running >= concurrency && line.length >= perTenant) return Promise.resolve(null);
+      if (key !== undefined && pending.has(key)) return Promise.resolve(null);
+      if (key !== undefined) pending.add(key);
       return new Promise<T | null>((resolve, reject) => {
         const start = (_: string) => {
           last = tenant;
@@ -68,6 +75,7 @@ export function createLaterQueue({
             .then(job)
             .then(resolve, reject)
             .finally(() => {
+              if (key !== undefined) pending.delete(key);
               running--;
               next();
             });

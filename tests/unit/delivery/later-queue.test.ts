@@ -68,4 +68,18 @@ describe("the queue of work after answers", () => {
     const impatient = createLaterQueue({ concurrency: 1, perTenant: 5, ready: () => false, pollMs: 5, maxWaitMs: 20 });
     expect(await impatient.run("a", async () => "ran anyway")).toBe("ran anyway");
   });
+
+  it("runs one job per key at a time: the same AVIF asked again while it waits or runs is not queued twice", async () => {
+    const queue = createLaterQueue({ concurrency: 1, perTenant: 5 });
+    const log: string[] = [];
+    const first = gate(log, "first");
+    const running = queue.run("a", first.job, "k1");
+    expect(await queue.run("a", async () => "again", "k1")).toBeNull();
+    const other = queue.run("a", async () => "other key", "k2");
+    expect(await queue.run("a", async () => "again", "k2")).toBeNull();
+    first.open();
+    expect(await Promise.all([running, other])).toEqual(["first", "other key"]);
+    // Done: the key may be asked for again.
+    expect(await queue.run("a", async () => "later again", "k1")).toBe("later again");
+  });
 });
