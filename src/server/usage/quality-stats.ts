@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { requestQualityStats } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { Database } from "@/server/db/client";
+import { added, inKeyOrder } from "./batch-rows";
 
 type QualityRow = typeof requestQualityStats.$inferInsert;
 
@@ -57,12 +58,9 @@ export function createQualityRows() {
     },
     async write(db: Pick<Database, "insert">): Promise<void> {
       if (rows.size === 0) return;
-      const added = (column: (typeof SUMMED)[number]) =>
-        sql`${requestQualityStats[column]} + excluded.${sql.identifier(requestQualityStats[column].name)}`;
-      const ordered = [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
       await db
         .insert(requestQualityStats)
-        .values(ordered)
+        .values(inKeyOrder(rows))
         .onConflictDoUpdate({
           target: [
             requestQualityStats.projectId,
@@ -71,7 +69,7 @@ export function createQualityRows() {
             requestQualityStats.format,
           ],
           set: {
-            ...Object.fromEntries(SUMMED.map((column) => [column, added(column)])),
+            ...Object.fromEntries(SUMMED.map((column) => [column, added(requestQualityStats[column])])),
             // least() skips nulls: the lowest of the two, or whichever is known.
             scoreMin: sql`least(${requestQualityStats.scoreMin}, excluded.score_min)`,
           },

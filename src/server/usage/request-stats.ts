@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { PROCESSING_BOUNDS_MS, requestSourceStats, requestStats } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
+import { added, inKeyOrder } from "./batch-rows";
 import { createQualityRows } from "./quality-stats";
 
 /** The database, or a transaction on it. */
@@ -35,11 +35,8 @@ const SUMMED = [
   "outputBytes",
   ...HISTOGRAM_COLUMNS,
 ] as const;
-type SummedColumn = (typeof SUMMED)[number];
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-const order = <T>(rows: Map<string, T>) =>
-  [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 
 function bucketOf(ms: number): HistogramColumn {
   const index = PROCESSING_BOUNDS_MS.findIndex((bound) => ms <= bound);
@@ -115,25 +112,23 @@ export function createStatsBatch() {
     },
     async write(db: StatsWriter): Promise<void> {
       if (hours.size > 0) {
-        const added = (column: SummedColumn) =>
-          sql`${requestStats[column]} + excluded.${sql.identifier(requestStats[column].name)}`;
         await db
           .insert(requestStats)
-          .values(order(hours))
+          .values(inKeyOrder(hours))
           .onConflictDoUpdate({
             target: [requestStats.projectId, requestStats.hour, requestStats.status, requestStats.cache],
-            set: Object.fromEntries(SUMMED.map((column) => [column, added(column)])),
+            set: Object.fromEntries(SUMMED.map((column) => [column, added(requestStats[column])])),
           });
       }
       if (sources.size > 0)
         await db
           .insert(requestSourceStats)
-          .values(order(sources))
+          .values(inKeyOrder(sources))
           .onConflictDoUpdate({
             target: [requestSourceStats.projectId, requestSourceStats.day, requestSourceStats.sourceHash],
             set: {
-              requests: sql`${requestSourceStats.requests} + excluded.requests`,
-              outputBytes: sql`${requestSourceStats.outputBytes} + excluded.output_bytes`,
+              requests: added(requestSourceStats.requests),
+              outputBytes: added(requestSourceStats.outputBytes),
             },
           });
       await qualities.write(db);

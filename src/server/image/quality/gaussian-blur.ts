@@ -53,81 +53,99 @@ function inverse(m: number[][]): number[][] {
   ];
 }
 
+/** Zeros before a padded line: its first input, N + 1 places before its first output, sits at 0. */
+const PAD = 2 * RADIUS;
+
 /**
- * One row of `length` values, `stride` apart from `start`, filtered into `out` at the same places.
- * Outputs start N − 1 steps before the line so the filter has settled by its first value.
+ * Two lines at once (two independent recursions keep the processor busier than one), each read from
+ * a zero-padded copy so that the loop has no edge tests. Output n of line `a` goes to
+ * `out[outA + n * stride]`, of line `b` to `out[outB + n * stride]`. Outputs start N − 1 steps before
+ * the line so the filter has settled by its first value.
  */
-function filterLine(input: Float32Array, out: Float32Array, start: number, stride: number, length: number): void {
-  const [s1, s2, s3] = SECTIONS as [Section, Section, Section];
-  let prev1 = 0,
-    prev3 = 0,
-    prev5 = 0;
-  let before1 = 0,
-    before3 = 0,
-    before5 = 0;
+function filterLines(
+  a: Float32Array,
+  b: Float32Array,
+  out: Float32Array,
+  outA: number,
+  outB: number,
+  stride: number,
+  length: number,
+): void {
+  const [s1, s3, s5] = SECTIONS as [Section, Section, Section];
+  const { input: in1, previous: pv1 } = s1;
+  const { input: in3, previous: pv3 } = s3;
+  const { input: in5, previous: pv5 } = s5;
+  let a1 = 0,
+    a3 = 0,
+    a5 = 0,
+    aa1 = 0,
+    aa3 = 0,
+    aa5 = 0;
+  let b1 = 0,
+    b3 = 0,
+    b5 = 0,
+    bb1 = 0,
+    bb3 = 0,
+    bb5 = 0;
   for (let n = -RADIUS + 1; n < length; n++) {
-    const left = n - RADIUS - 1;
-    const right = n + RADIUS - 1;
-    const sum = (left >= 0 ? input[start + left * stride]! : 0) + (right < length ? input[start + right * stride]! : 0);
-    const out1 = s1.input * sum + s1.previous * prev1 - before1;
-    const out3 = s2.input * sum + s2.previous * prev3 - before3;
-    const out5 = s3.input * sum + s3.previous * prev5 - before5;
-    before1 = prev1;
-    before3 = prev3;
-    before5 = prev5;
-    prev1 = out1;
-    prev3 = out3;
-    prev5 = out5;
-    if (n >= 0) out[start + n * stride] = out1 + out3 + out5;
+    const left = n + RADIUS - 1; // PAD + n − N − 1
+    const right = n + 3 * RADIUS - 1; // PAD + n + N − 1
+    const sumA = a[left]! + a[right]!;
+    const sumB = b[left]! + b[right]!;
+    const outA1 = in1 * sumA + pv1 * a1 - aa1;
+    const outA3 = in3 * sumA + pv3 * a3 - aa3;
+    const outA5 = in5 * sumA + pv5 * a5 - aa5;
+    const outB1 = in1 * sumB + pv1 * b1 - bb1;
+    const outB3 = in3 * sumB + pv3 * b3 - bb3;
+    const outB5 = in5 * sumB + pv5 * b5 - bb5;
+    aa1 = a1;
+    aa3 = a3;
+    aa5 = a5;
+    a1 = outA1;
+    a3 = outA3;
+    a5 = outA5;
+    bb1 = b1;
+    bb3 = b3;
+    bb5 = b5;
+    b1 = outB1;
+    b3 = outB3;
+    b5 = outB5;
+    if (n >= 0) {
+      out[outA + n * stride] = outA1 + outA3 + outA5;
+      out[outB + n * stride] = outB1 + outB3 + outB5;
+    }
   }
 }
 
 /**
- * The columns, all at once, row by row: the same filter as filterLine with a state per column, so that
- * memory is read in order (a column at a time would miss the cache on every pixel of a wide image).
+ * Filters each of `count` lines of `length` values in `input` (row-major) and writes them transposed
+ * into `out`: line i becomes column i. Run twice, rows then the transposed rows, it blurs both ways
+ * with every read in memory order; that is twice as fast here as carrying a state per column.
  */
-function filterColumns(input: Float32Array, out: Float32Array, width: number, height: number): void {
-  const [s1, s2, s3] = SECTIONS as [Section, Section, Section];
-  const { input: in1, previous: prev1 } = s1;
-  const { input: in3, previous: prev3 } = s2;
-  const { input: in5, previous: prev5 } = s3;
-
-  // Each section's last two outputs per column; the older is overwritten by the new one, then the
-  // two swap roles, which saves copying a row of state per row.
-  const zeros = new Float32Array(width);
-  let prev = [new Float64Array(width), new Float64Array(width), new Float64Array(width)] as const;
-  let before = [new Float64Array(width), new Float64Array(width), new Float64Array(width)] as const;
-  for (let n = -RADIUS + 1; n < height; n++) {
-    const top = n - RADIUS - 1;
-    const bottom = n + RADIUS - 1;
-    const topRow = top >= 0 ? top * width : -1;
-    const bottomRow = bottom < height ? bottom * width : -1;
-    const row = n * width;
-    const [p1, p3, p5] = prev;
-    const [b1, b3, b5] = before;
-    // Outside the image is zero: a row past either edge is read from a row of zeros.
-    const topFrom = topRow >= 0 ? input : zeros;
-    const topAt = Math.max(0, topRow);
-    const bottomFrom = bottomRow >= 0 ? input : zeros;
-    const bottomAt = Math.max(0, bottomRow);
-    for (let x = 0; x < width; x++) {
-      const sum = topFrom[topAt + x]! + bottomFrom[bottomAt + x]!;
-      const out1 = in1 * sum + prev1 * p1[x]! - b1[x]!;
-      const out3 = in3 * sum + prev3 * p3[x]! - b3[x]!;
-      const out5 = in5 * sum + prev5 * p5[x]! - b5[x]!;
-      b1[x] = out1;
-      b3[x] = out3;
-      b5[x] = out5;
-      if (n >= 0) out[row + x] = out1 + out3 + out5;
-    }
-    [prev, before] = [before, prev];
+function filterTransposed(input: Float32Array, out: Float32Array, count: number, length: number): void {
+  const a = new Float32Array(length + 3 * RADIUS);
+  const b = new Float32Array(length + 3 * RADIUS);
+  for (let i = 0; i < count; i += 2) {
+    // An odd last line is filtered twice, into the same place.
+    const j = Math.min(i + 1, count - 1);
+    a.set(input.subarray(i * length, (i + 1) * length), PAD);
+    b.set(input.subarray(j * length, (j + 1) * length), PAD);
+    filterLines(a, b, out, i, j, count, length);
   }
 }
 
-/** Blurs a width × height plane; `scratch` (the same size) holds the pass between rows and columns. */
-export function blur(input: Float32Array, width: number, height: number, scratch: Float32Array): Float32Array {
-  const out = new Float32Array(input.length);
-  for (let y = 0; y < height; y++) filterLine(input, scratch, y * width, 1, width);
-  filterColumns(scratch, out, width, height);
+/**
+ * Blurs a width × height plane into `out` (a new plane unless given); `scratch` (the same size) holds
+ * the pass between rows and columns.
+ */
+export function blur(
+  input: Float32Array,
+  width: number,
+  height: number,
+  scratch: Float32Array,
+  out: Float32Array = new Float32Array(input.length),
+): Float32Array {
+  filterTransposed(input, scratch, height, width);
+  filterTransposed(scratch, out, width, height);
   return out;
 }

@@ -95,11 +95,12 @@ function compare(scales: readonly ScaleReference[], linear: Planes): number {
 function scaleNorms(reference: ScaleReference, distorted: Planes): ScaleNorms {
   const { width, height } = distorted;
   const pixels = width * height;
-  const scratch = new Float32Array(pixels);
-  const product = new Float32Array(pixels);
-  const blurredProduct = (a: Float32Array, b: Float32Array) => {
+  // Five planes for the whole scale, each channel's overwriting the last's.
+  const plane = () => new Float32Array(pixels);
+  const [scratch, product, s22, s12, mu2] = [plane(), plane(), plane(), plane(), plane()];
+  const blurredProduct = (a: Float32Array, b: Float32Array, into: Float32Array) => {
     for (let i = 0; i < pixels; i++) product[i] = a[i]! * b[i]!;
-    return blur(product, width, height, scratch);
+    return blur(product, width, height, scratch, into);
   };
   const out: ScaleNorms = [];
   for (let c = 0; c < 3; c++) {
@@ -107,9 +108,9 @@ function scaleNorms(reference: ScaleReference, distorted: Planes): ScaleNorms {
     const b = distorted.channels[c]!;
     const mu1 = reference.mean[c]!;
     const s11 = reference.meanOfSquares[c]!;
-    const s22 = blurredProduct(b, b);
-    const s12 = blurredProduct(a, b);
-    const mu2 = blur(b, width, height, scratch);
+    blurredProduct(b, b, s22);
+    blurredProduct(a, b, s12);
+    blur(b, width, height, scratch, mu2);
     let ssim1 = 0,
       ssim4 = 0,
       ringing1 = 0,
