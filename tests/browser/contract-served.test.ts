@@ -71,6 +71,13 @@ for (const server of ["npm start", "next start"] as const) {
         .jpeg()
         .toBuffer();
       writeFileSync(path.join(root, "photo.jpg"), jpeg);
+      // A camera's Display P3 shot: the make, a credit line and the profile, for meta_ and cs_.
+      const camera = await sharp({ create: { width: 320, height: 240, channels: 3, background: "#c33" } })
+        .withIccProfile("p3")
+        .withExif({ IFD0: { Make: "Canon", Copyright: "Jane Doe" } })
+        .jpeg()
+        .toBuffer();
+      writeFileSync(path.join(root, "camera-p3.jpg"), camera);
       writeFileSync(path.join(root, "icon.svg"), SVG);
       writeFileSync(
         path.join(root, "active.svg"),
@@ -194,6 +201,42 @@ for (const server of ["npm start", "next start"] as const) {
       expect(get.headers["x-optstuff-quality"]).toMatch(/^\d{1,3}; score=\d+\.\d$/);
       const head = await wire(target, { method: "HEAD", headers: accept });
       expect(head.headers["x-optstuff-quality"]).toBe(get.headers["x-optstuff-quality"]);
+    });
+
+    it("meta_ and cs_: what each output carries, each its own ETag, refusals as the JSON 400", async () => {
+      const utf16 = (text: string) => Buffer.from(text, "utf16le").swap16();
+      const answers = new Map<string, Wire>();
+      for (const segment of [
+        "w_100,f_webp",
+        "w_100,f_webp,meta_keep",
+        "w_100,f_webp,cs_keep",
+        "w_100,f_webp,meta_strip",
+      ]) {
+        const answer = await wire(url(segment, "local/camera-p3.jpg"));
+        expect(answer.status, segment).toBe(200);
+        expectFraming(answer);
+        expect(answer.headers["cache-control"]).toBe(IMMUTABLE);
+        answers.set(segment, answer);
+      }
+      const metadataOf = (segment: string) => sharp(answers.get(segment)!.body).metadata();
+      const exifText = async (segment: string) => (await metadataOf(segment)).exif?.toString("latin1") ?? "";
+      // Default: the credit line only, converted to untagged sRGB.
+      expect(await exifText("w_100,f_webp")).toContain("Jane Doe");
+      expect(await exifText("w_100,f_webp")).not.toContain("Canon");
+      expect((await metadataOf("w_100,f_webp")).icc).toBeUndefined();
+      // meta_keep: the camera too, tagged sRGB; cs_keep: the source's P3 profile, the credit line.
+      expect(await exifText("w_100,f_webp,meta_keep")).toContain("Canon");
+      expect((await metadataOf("w_100,f_webp,meta_keep")).icc?.includes(utf16("sRGB"))).toBe(true);
+      expect((await metadataOf("w_100,f_webp,cs_keep")).icc?.includes(utf16("P3"))).toBe(true);
+      expect(await exifText("w_100,f_webp,cs_keep")).toContain("Jane Doe");
+      const stripped = await metadataOf("w_100,f_webp,meta_strip");
+      expect([stripped.exif, stripped.icc]).toEqual([undefined, undefined]);
+      expect(new Set([...answers.values()].map((answer) => answer.headers.etag)).size).toBe(4);
+
+      for (const segment of ["w_100,meta_keep,pixelate_8", "w_100,cs_keep,pixelate_8", "placeholder,cs_keep"]) {
+        expectError(await wire(url(segment, "local/camera-p3.jpg")), 400, "INVALID_OPERATION");
+      }
+      expectError(await wire(url("w_100,cs_p3", "local/camera-p3.jpg")), 400, "INVALID_OPERATION");
     });
 
     it("AVIF without the wait: a cold AVIF answers the WebP under a 60 s lifetime and its own ETag, then the AVIF for good", async () => {

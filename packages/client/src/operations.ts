@@ -73,6 +73,8 @@ export interface Operations {
   placeholder?: boolean;
   /** `"keep"`: all of the source's metadata (EXIF, GPS, XMP, IPTC); `"strip"`: none. Default: the credit line. */
   metadata?: "keep" | "strip";
+  /** `"keep"`: an RGB source's own colour profile (Display P3, Adobe RGB), unconverted. Default `"srgb"`. */
+  colourSpace?: "srgb" | "keep";
   /** A preset of the project (dashboard → Presets): its operations, which the others here override. */
   preset?: string;
   /** JSON about the source instead of an image (see info()); with other operations, also what they make. */
@@ -177,6 +179,7 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   animated: (v) => `anim_${v ? "true" : "false"}`,
   placeholder: (v) => (v ? "placeholder" : null),
   metadata: (v) => `meta_${oneOf("metadata", v, ["keep", "strip"] as const)}`,
+  colourSpace: (v) => `cs_${oneOf("colourSpace", v, ["srgb", "keep"] as const)}`,
   info: (v) => (v ? "info" : null),
   preset: (v) => {
     if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(v))

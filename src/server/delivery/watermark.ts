@@ -1,6 +1,6 @@
 import type { ProjectConfig } from "@/server/config-cache/model";
 import { AppError } from "@/server/errors";
-import { describesSourceOnly, KEEP_REDRAWN, type ImageOperations } from "@/server/image";
+import { describesSourceOnly, KEEP_REDRAWN, keepsFromSource, type ImageOperations } from "@/server/image";
 
 /**
  * Fills in the watermark the output will carry, before the variant key is made: the URL's wm_ values
@@ -22,8 +22,8 @@ export function placeWatermark(ops: ImageOperations, project: Pick<ProjectConfig
       message: "This project puts its watermark on every output with its own placement: drop the wm_ values",
     });
   }
-  // A watermark the project puts on every output: a URL's meta_keep cannot have its metadata.
-  if (ops.metadata === "keep") throw new AppError("INVALID_OPERATION", { message: KEEP_REDRAWN });
+  // A watermark the project puts on every output: a URL's meta_keep or cs_keep cannot have its way.
+  if (keepsFromSource(ops)) throw new AppError("INVALID_OPERATION", { message: KEEP_REDRAWN });
   const { opacity, gravity, x, y, scale, sha256 } = mark;
   return { ...ops, watermark: { opacity, gravity, x, y, scale, ...ops.watermark, sha256 } };
 }

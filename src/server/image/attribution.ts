@@ -51,18 +51,24 @@ export interface OutputMetadata {
   attribution?: Attribution;
   /** meta_keep: all of the source's metadata; meta_strip: none. */
   mode?: "keep" | "strip";
+  /** cs_keep on a source with an RGB profile: its pixels stay in that profile, and the output is tagged with it. */
+  keepProfile?: boolean;
 }
 
 /**
  * Sets the output's metadata. By default the credit line is the only EXIF (sharp strips the rest, GPS
  * included). meta_keep keeps everything the source has: sharp's keepMetadata would also keep its colour
  * profile and leave the pixels in it, so the output is converted to sRGB and tagged so instead. Only a
- * pipeline that decodes the source has its metadata to keep: raw pixels carry none.
+ * pipeline that decodes the source has its metadata to keep: raw pixels carry none. cs_keep keeps the
+ * source's profile the same way: sharp then skips the conversion to sRGB it makes as it decodes.
  */
 export function withMetadata(image: Sharp, metadata: OutputMetadata): Sharp {
-  if (metadata.mode === "strip") return image;
-  if (metadata.mode === "keep") return image.keepMetadata().withIccProfile("srgb");
-  return metadata.attribution ? image.withExif({ IFD0: { ...metadata.attribution } }) : image;
+  if (metadata.mode === "keep") {
+    return metadata.keepProfile ? image.keepMetadata() : image.keepMetadata().withIccProfile("srgb");
+  }
+  const profiled = metadata.keepProfile ? image.keepIccProfile() : image;
+  if (metadata.mode === "strip") return profiled;
+  return metadata.attribution ? profiled.withExif({ IFD0: { ...metadata.attribution } }) : profiled;
 }
 
 function clean(value: unknown): string | undefined {

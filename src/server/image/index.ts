@@ -10,6 +10,7 @@ export {
   checkCombination,
   describesSourceOnly,
   KEEP_REDRAWN,
+  keepsFromSource,
   parseOperations,
   canonicalOperations,
 } from "./operations/parse";

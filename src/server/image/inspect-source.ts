@@ -33,7 +33,12 @@ export interface SourceInfo {
   attribution?: Attribution;
   /** The EXIF block embeds a preview image (attribution.ts): no output may carry the block along. */
   exifPreview?: boolean;
+  /** RGB pixels with an embedded colour profile: what cs_keep keeps (a CMYK one is converted). */
+  rgbProfile?: boolean;
 }
+
+/** libvips' names for RGB pixels, as sharp's metadata reports them. */
+const RGB_SPACES: ReadonlySet<string> = new Set(["srgb", "rgb", "rgb16", "scrgb"]);
 
 /** Reads the header only (no pixel is decoded), so it is cheap even for a pixel bomb. */
 export async function inspectSource(input: Buffer, limits: TransformLimits): Promise<SourceInfo> {
@@ -61,6 +66,7 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
     hasAlpha: metadata.hasAlpha,
     ...(attribution ? { attribution } : {}),
     ...(preview ? { exifPreview: true } : {}),
+    ...(metadata.hasProfile && RGB_SPACES.has(String(metadata.space)) ? { rgbProfile: true } : {}),
   };
 }
 

@@ -75,14 +75,18 @@ export async function transformImage(
     // The credit line only, unless meta_ says otherwise (docs/url-format.md, Metadata and colour). A
     // credit line written by a pipeline that decodes the source would carry the source's EXIF preview
     // along (attribution.ts): such a still is encoded from its raw pixels, and an animation (no raw
-    // route here) goes without the credit line.
-    const detach = source.exifPreview === true && ops.metadata === undefined && source.attribution !== undefined;
+    // route here) or a kept profile (raw pixels have none) goes without the credit line.
+    const keepProfile = ops.colourSpace === "keep" && source.rgbProfile === true;
+    const preview = source.exifPreview === true && ops.metadata === undefined && source.attribution !== undefined;
+    const detach = preview && !keepFrames && !keepProfile;
+    const fromSource = ops.metadata === "keep" || keepProfile;
     const metadata = {
-      attribution: detach && keepFrames ? undefined : source.attribution,
+      attribution: preview && !detach ? undefined : source.attribution,
       mode: ops.metadata,
-      ...(ops.metadata === "keep" ? { keepFrom: () => renderPixels(input, job, limits, { padded: true }) } : {}),
+      keepProfile,
+      ...(fromSource ? { keepFrom: () => renderPixels(input, job, limits, { padded: true }) } : {}),
     };
-    const finish = await passesOverPixels(input, job, limits, request.watermark, detach && !keepFrames);
+    const finish = await passesOverPixels(input, job, limits, request.watermark, detach);
     if (ops.format === "best" && !keepFrames && !ops.placeholder) {
       const pixels = finish ? finish() : renderPixels(input, job, limits, { padded: true, raw: true });
       const level = ops.qualityTarget ?? DEFAULT_LEVEL;

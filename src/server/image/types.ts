@@ -73,6 +73,8 @@ export interface ImageOperations {
   placeholder?: boolean;
   /** meta_: keep all the source's metadata, or none; absent keeps the credit line (EXIF Copyright, Artist). */
   metadata?: "keep" | "strip";
+  /** cs_: keep an RGB source's colour profile (wide gamut) rather than convert to sRGB, the default. */
+  colourSpace?: "srgb" | "keep";
 }
 
 export interface TransformLimits {

@@ -102,9 +102,11 @@ describe("the project's watermark", () => {
       expect(moved.status).toBe(400);
       expect(((await moved.json()) as { error: string }).error).toMatch(/every output/);
       // The watermark redraws the pixels: the source's metadata cannot ride on them.
-      const kept = await get("w_200,f_png,meta_keep");
-      expect(kept.status).toBe(400);
-      expect(((await kept.json()) as { error: string }).error).toMatch(/meta_keep cannot be combined/);
+      for (const segment of ["w_200,f_png,meta_keep", "w_200,f_png,cs_keep"]) {
+        const kept = await get(segment);
+        expect(kept.status, segment).toBe(400);
+        expect(((await kept.json()) as { error: string }).error).toMatch(/meta_keep and cs_keep cannot be combined/);
+      }
       expect((await get("info")).headers.get("content-type")).toMatch(/json/);
     } finally {
       await owner.caller.projectImage.setWatermark({ ...scope(), ...settings });

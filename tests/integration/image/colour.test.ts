@@ -1,6 +1,6 @@
 import path from "node:path";
 import { clampRgb, converter, differenceCiede2000, type Rgb } from "culori";
-import sharp from "sharp";
+import sharp, { type Sharp } from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_TRANSFORM_LIMITS, parseOperations } from "@/server/image";
 import { configureSharp, transformImage } from "@/server/image/engine";
@@ -114,4 +114,79 @@ describe.each(Object.entries(SPACES))("a %s source", (_, { profile, mode }) => {
       expect(Math.max(...errors), segment).toBeLessThanOrEqual(maxAtMost);
     },
   );
+
+  /** The output's numbers at each patch centre as stored, unconverted, against the grid's. */
+  async function storedErrors(output: Buffer): Promise<number[]> {
+    const { data, info } = await sharp(output)
+      .keepIccProfile()
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return COLOURS.map((colour, i) => {
+      const at = ((Math.floor(i / COLUMNS) * PATCH + PATCH / 2) * info.width + (i % COLUMNS) * PATCH + PATCH / 2) * 3;
+      return Math.max(...colour.map((value, c) => Math.abs(data[at + c]! - value)));
+    });
+  }
+
+  it.each([
+    ["f_png", 0, 1.5],
+    ["f_jpg,q_90", 3, 6],
+    ["f_webp", 3, 8],
+    ["f_webp,q_auto:best", 3, 8],
+    ["f_avif", 3, 8],
+    ["f_best", 3, 8],
+    ["f_jpg,q_90,meta_keep", 3, 6],
+  ])(
+    "%s,cs_keep: tagged with the source's own profile, its numbers unconverted (mean error at most %d)",
+    async (segment, storedAtMost, maxAtMost) => {
+      const out = await transformImage(
+        source,
+        parseOperations(`${segment},cs_keep`),
+        { accept: "image/avif,image/webp,*/*" },
+        DEFAULT_TRANSFORM_LIMITS,
+      );
+      const metadata = await sharp(out.body).metadata();
+      expect(metadata.icc?.equals((await sharp(source).metadata()).icc!), segment).toBe(true);
+      expect(mean(await storedErrors(out.body)), segment).toBeLessThanOrEqual(storedAtMost);
+      // Read as its profile says, it is the same colours as the source's.
+      expect(mean(await differences(out.body, mode)), segment).toBeLessThanOrEqual(2);
+      expect(Math.max(...(await differences(out.body, mode))), segment).toBeLessThanOrEqual(maxAtMost);
+    },
+  );
+
+  it("cs_keep keeps the colours sRGB has no room for: distinct patches stay distinct", async () => {
+    const distinct = async (segment: string) => {
+      const out = await transformImage(source, parseOperations(segment), { accept: null }, DEFAULT_TRANSFORM_LIMITS);
+      const { data, info } = await sharp(out.body).keepIccProfile().raw().toBuffer({ resolveWithObject: true });
+      return new Set(
+        COLOURS.map((_, i) => {
+          const at =
+            ((Math.floor(i / COLUMNS) * PATCH + PATCH / 2) * info.width + (i % COLUMNS) * PATCH + PATCH / 2) *
+            info.channels;
+          return data.subarray(at, at + 3).join(",");
+        }),
+      ).size;
+    };
+    // Converted to sRGB, saturated patches clip onto the same numbers; kept, all 216 are told apart.
+    expect(await distinct("f_png")).toBeLessThan(216);
+    expect(await distinct("f_png,cs_keep")).toBe(216);
+  });
+});
+
+describe("cs_keep where there is no RGB profile to keep", () => {
+  it.each([
+    ["an untagged sRGB source", (image: Sharp) => image.jpeg()],
+    ["a CMYK JPEG", (image: Sharp) => image.toColourspace("cmyk").jpeg()],
+  ])("%s: the same untagged sRGB output as without it", async (_, encode) => {
+    const source = await encode(
+      sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 60, b: 40 } } }),
+    ).toBuffer();
+    const run = (segment: string) =>
+      transformImage(source, parseOperations(segment), { accept: null }, DEFAULT_TRANSFORM_LIMITS);
+    const [plain, kept] = await Promise.all([run("w_32,f_webp"), run("w_32,f_webp,cs_keep")]);
+    expect(kept.body.equals(plain.body)).toBe(true);
+    const metadata = await sharp(kept.body).metadata();
+    expect(metadata.space).toBe("srgb");
+    expect(metadata.icc).toBeUndefined();
+  });
 });

@@ -177,9 +177,17 @@ describe("metadata in outputs", () => {
     }
   });
 
-  it("refuses meta_keep with pixelate_ (the pixels are redrawn without it), and an unknown meta_ value", () => {
-    expect(() => parseOperations("pixelate_8,meta_keep")).toThrow(/meta_keep cannot be combined with pixelate_/);
+  it("refuses meta_keep and cs_keep with pixelate_ or placeholder, and unknown meta_ and cs_ values", () => {
+    for (const segment of ["pixelate_8,meta_keep", "pixelate_8,cs_keep", "cs_keep,pixelate_8,meta_strip"]) {
+      expect(() => parseOperations(segment), segment).toThrow(
+        /meta_keep and cs_keep cannot be combined with pixelate_/,
+      );
+    }
+    expect(() => parseOperations("placeholder,cs_keep")).toThrow(/cs_keep and placeholder/);
     expect(() => parseOperations("meta_all")).toThrow(/meta_\{keep\|strip\}/);
+    expect(() => parseOperations("cs_p3")).toThrow(/cs_\{srgb\|keep\}/);
+    // sRGB is the default: the same operations, the same cache key.
+    expect(parseOperations("w_10,cs_srgb")).toEqual(parseOperations("w_10"));
   });
 
   describe("a camera JPEG that embeds a preview of the whole shot (EXIF IFD1)", () => {
@@ -223,6 +231,23 @@ describe("metadata in outputs", () => {
       expect(exif?.Image?.Copyright, segment).toBe("Jane Doe");
       expect(exif?.Image?.Make, segment).toBeUndefined();
       expect(carriesPreview(metadata.exif), segment).toBe(false);
+    });
+
+    it("cs_keep on a Display P3 photo keeps the profile, and neither the preview nor the credit line", async () => {
+      // A pipeline that keeps the profile decodes the source, which would carry the preview along.
+      const photo = await sharp({ create: { width: 400, height: 300, channels: 3, background: "#3366cc" } })
+        .withIccProfile("p3")
+        .jpeg()
+        .toBuffer();
+      const exif = piexif.load(previewed.toString("binary"));
+      const p3 = Buffer.from(piexif.insert(piexif.dump(exif), photo.toString("binary")), "binary");
+      expect((await sharp(p3).metadata()).hasProfile).toBe(true);
+      expect(readSourceExif((await sharp(p3).metadata()).exif).preview).toBe(true);
+      for (const segment of ["w_200,f_jpg,cs_keep", "w_200,f_webp,q_auto,cs_keep"]) {
+        const { metadata } = await outputOf(segment, p3);
+        expect(metadata.hasProfile, segment).toBe(true);
+        expect(metadata.exif, segment).toBeUndefined();
+      }
     });
 
     it("meta_keep keeps it, with everything else the file carries (documented)", async () => {

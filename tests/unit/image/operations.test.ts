@@ -196,6 +196,13 @@ const cases: Record<string, TokenCases> = {
     ],
     bad: ["meta", "meta_all", "meta_KEEP", "meta_keep_all"],
   },
+  cs: {
+    ok: [
+      ["cs_keep", { colourSpace: "keep" }],
+      ["cs_srgb", {}],
+    ],
+    bad: ["cs", "cs_p3", "cs_KEEP", "cs_keep_all"],
+  },
   pr: {
     ok: [
       ["pr_hero", { preset: "hero" }],

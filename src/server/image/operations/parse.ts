@@ -26,9 +26,13 @@ export function parseOperations(segment: string): ImageOperations {
   return dropDefaults(operations);
 }
 
-/** pixelate_ and the watermark redraw the pixels from a copy that carries no metadata. */
+/** pixelate_ and the watermark redraw the pixels from a copy that carries no metadata and no profile. */
 export const KEEP_REDRAWN =
-  "meta_keep cannot be combined with pixelate_ or a watermark: they redraw the pixels, and the metadata would be lost";
+  "meta_keep and cs_keep cannot be combined with pixelate_ or a watermark: they redraw the pixels, and the metadata or colour profile would be lost";
+
+/** meta_keep or cs_keep: the output is encoded from the pipeline that decodes the source. */
+export const keepsFromSource = (operations: ImageOperations): boolean =>
+  operations.metadata === "keep" || operations.colourSpace === "keep";
 
 /**
  * Pairs whose meaning would be ambiguous: libvips trims before it crops, so c_ would count from an
@@ -50,13 +54,18 @@ export function checkCombination(operations: ImageOperations): void {
       message: "f_best chooses by a perceptual level: use q_auto or q_auto:{level} with it, not q_{1-100} or maxbytes_",
     });
   }
-  if (operations.metadata === "keep" && (operations.pixelate !== undefined || operations.watermark)) {
+  if (keepsFromSource(operations) && (operations.pixelate !== undefined || operations.watermark)) {
     throw new AppError("INVALID_OPERATION", { message: KEEP_REDRAWN });
   }
   if (operations.metadata === "keep" && operations.placeholder) {
     throw new AppError("INVALID_OPERATION", {
       message:
         "meta_keep and placeholder cannot be combined: a placeholder is a few hundred bytes, metadata would be most of it",
+    });
+  }
+  if (operations.colourSpace === "keep" && operations.placeholder) {
+    throw new AppError("INVALID_OPERATION", {
+      message: "cs_keep and placeholder cannot be combined: a placeholder is a blur, a profile would be most of it",
     });
   }
   if (operations.trim !== undefined && operations.crop) {
@@ -109,6 +118,7 @@ function dropDefaults(operations: ImageOperations): ImageOperations {
   if (result.brightness === 1) delete result.brightness;
   if (result.saturation === 1) delete result.saturation;
   if (result.hue === 0) delete result.hue;
+  if (result.colourSpace === "srgb") delete result.colourSpace;
   if (result.padding && Object.values(result.padding).every((side) => side === 0)) delete result.padding;
   return result;
 }
