@@ -64,6 +64,9 @@ import { stopTracing } from "@/server/telemetry/spans";
 import { lazyOnce } from "@/server/lazy-once";
 import { createSharedResults, type SharedResults } from "@/server/result-store/shared-results";
 
+/** The longest a later job waits for the scheduler's room before it tries anyway (and may be refused). */
+const LATER_MAX_WAIT_MS = 60_000;
+
 /** Everything the app needs, built once. Tests build their own through createServices. */
 export interface Services {
   database: DatabaseHandle;
@@ -169,7 +172,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const laterQueue = createLaterQueue({
     concurrency: 1,
     perTenant: 256,
-    ready: (tenant) => transforms.roomForBackground(tenant),
+    roomFor: (tenant) => transforms.whenRoomForBackground(tenant, LATER_MAX_WAIT_MS),
   });
   const metrics = createMetrics({
     counters,

@@ -20,26 +20,15 @@ export interface LaterQueueOptions {
   concurrency: number;
   perTenant: number;
   /**
-   * Whether the transform scheduler has room for the tenant's background work now: a job waits for it
-   * (checked every `pollMs`, for at most `maxWaitMs`) before it starts, so that a burst of the tenant's
-   * own requests filling the scheduler's queue delays its later work instead of refusing it.
+   * Resolves when the transform scheduler has room for the tenant's background work (the scheduler's
+   * whenRoomForBackground, with its longest wait): a job waits for it before it starts, so that a burst
+   * of the tenant's own requests filling the scheduler's queue delays its later work instead of
+   * refusing it.
    */
-  ready?: (tenant: string) => boolean;
-  pollMs?: number;
-  maxWaitMs?: number;
+  roomFor?: (tenant: string) => Promise<void>;
 }
 
-export function createLaterQueue({
-  concurrency,
-  perTenant,
-  ready,
-  pollMs = 100,
-  maxWaitMs = 60_000,
-}: LaterQueueOptions): LaterQueue {
-  const roomFor = async (tenant: string) => {
-    const deadline = Date.now() + maxWaitMs;
-    while (ready && !ready(tenant) && Date.now() < deadline) await new Promise((r) => setTimeout(r, pollMs));
-  };
+export function createLaterQueue({ concurrency, perTenant, roomFor = async () => {} }: LaterQueueOptions): LaterQueue {
   const waiting = new Map<string, Array<(tenant: string) => void>>();
   /** Keys of the jobs waiting or running. */
   const pending = new Set<string>();

@@ -26,6 +26,11 @@ export interface TransformScheduler {
   run<T>(tenant: string, job: (priority: JobPriority) => Promise<T>, options?: { background?: boolean }): Promise<T>;
   /** Whether a background job of `tenant` would start or wait now, rather than be refused as overloaded. */
   roomForBackground(tenant: string): boolean;
+  /**
+   * Resolves as soon as roomForBackground(tenant) holds (checked each time a job ends, the only moment
+   * room appears), or after `maxWaitMs` whatever the room.
+   */
+  whenRoomForBackground(tenant: string, maxWaitMs: number): Promise<void>;
   stats(): { running: number; queued: number };
 }
 
@@ -65,6 +70,8 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
   let running = 0;
   let queued = 0;
   let averageMs = 0;
+  /** Callers of whenRoomForBackground still waiting, each woken once. */
+  const roomWaiters = new Set<{ tenant: string; wake: () => void }>();
 
   function canStart(tenant: Tenant, background = false): boolean {
     if (running >= concurrency) return false;
@@ -93,6 +100,7 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
       averageMs = averageMs === 0 ? elapsed : averageMs * 0.8 + elapsed * 0.2;
       forgetIfIdle(name, tenant);
       dispatch();
+      for (const waiter of roomWaiters) if (hasBackgroundRoom(waiter.tenant)) waiter.wake();
     }
   }
 
@@ -118,6 +126,11 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
   function roomFor(tenant: Tenant, background: boolean): boolean {
     const share = background ? 0.5 : 1;
     return queued < maxQueue * share && tenant.waiting.length < tenantQueue * share;
+  }
+
+  function hasBackgroundRoom(given: string): boolean {
+    const tenant = tenants.get(fair ? given : "") ?? { running: 0, waiting: [] };
+    return (canStart(tenant, true) && tenant.waiting.length === 0) || roomFor(tenant, true);
   }
 
   function forgetIfIdle(name: string, tenant: Tenant): void {
@@ -163,9 +176,22 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
         queued++;
       });
     },
-    roomForBackground(given: string): boolean {
-      const tenant = tenants.get(fair ? given : "") ?? { running: 0, waiting: [] };
-      return (canStart(tenant, true) && tenant.waiting.length === 0) || roomFor(tenant, true);
+    roomForBackground: hasBackgroundRoom,
+    whenRoomForBackground(tenant: string, maxWaitMs: number): Promise<void> {
+      if (hasBackgroundRoom(tenant)) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const waiter = {
+          tenant,
+          wake: () => {
+            clearTimeout(timer);
+            roomWaiters.delete(waiter);
+            resolve();
+          },
+        };
+        const timer = setTimeout(waiter.wake, maxWaitMs);
+        timer.unref?.();
+        roomWaiters.add(waiter);
+      });
     },
     stats: () => ({ running, queued }),
   };

@@ -132,6 +132,26 @@ describe("createTransformScheduler", () => {
     expect(priorities).toEqual(["c:background"]);
   });
 
+  it("wakes a caller waiting for background room when a job ends, and one that waits too long at its limit", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 2 });
+    await expect(scheduler.whenRoomForBackground("a", 10_000)).resolves.toBeUndefined();
+    const gate = deferred();
+    // One running and one queued: the queue's background half (1) is full.
+    const held = [scheduler.run("x", () => gate.promise), scheduler.run("y", () => gate.promise)];
+    await tick();
+    expect(scheduler.roomForBackground("a")).toBe(false);
+    let woken = false;
+    const waiting = scheduler.whenRoomForBackground("a", 10_000).then(() => (woken = true));
+    const impatient = performance.now();
+    await scheduler.whenRoomForBackground("b", 20);
+    expect(performance.now() - impatient).toBeGreaterThanOrEqual(15);
+    expect(woken).toBe(false);
+    gate.resolve("done");
+    await Promise.all(held);
+    await waiting;
+    expect(scheduler.roomForBackground("a")).toBe(true);
+  });
+
   it("keeps a queued background job out of the reserved slot when it is dequeued, and refuses it first", async () => {
     const scheduler = createTransformScheduler({ concurrency: 3, maxQueue: 4 });
     const first = deferred();
