@@ -146,6 +146,12 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     expect(secret).toMatch(/^sk_/);
     expect(await page.getByTestId("copy-.env").textContent()).toContain(`OPTSTUFF_SECRET_KEY=${secret}`);
     await screenshot(page, "07-key-created");
+    // Shown once: neither Escape nor a click outside loses it, and Done waits until it is stored.
+    await page.keyboard.press("Escape");
+    await page.mouse.click(4, 4);
+    expect(await page.getByTestId("copy-Secret key").textContent()).toBe(secret);
+    expect(await page.getByRole("button", { name: "Done" }).isDisabled()).toBe(true);
+    await page.getByLabel("I have stored the secret key").check();
     await page.getByRole("button", { name: "Done" }).click();
     await page.getByTestId("api-key-row").getByText("active").waitFor();
     expect(await page.content()).not.toContain(secret!);
@@ -306,7 +312,21 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await page.getByTestId("preset-saved").waitFor();
     await expect.poll(() => page.getByTestId("presets").textContent()).toContain("pr_hero");
 
+    // Presets only asks first, with what it would refuse: the key's plain URL was asked for above.
     await page.getByRole("button", { name: "Accept presets only" }).click();
+    const confirm = page.getByRole("alertdialog");
+    const impact = confirm.getByTestId("presets-only-impact");
+    await impact.waitFor();
+    expect(await impact.textContent()).toMatch(
+      /^[1-9]\d* of the [1-9]\d* requests of the last 7 days would have been refused\./,
+    );
+    expect(await impact.textContent()).toContain("w_320,f_webp");
+    await screenshot(page, "09d-presets-only-confirm");
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    expect(await page.getByTestId("presets-only").textContent()).toContain("Off:");
+    expect((await fetch(signedUrl)).status).toBe(200);
+    await page.getByRole("button", { name: "Accept presets only" }).click();
+    await confirm.getByRole("button", { name: "Accept presets only" }).click();
     await expect.poll(() => page.getByTestId("presets-only").textContent()).toContain("On:");
     await screenshot(page, "09e-presets");
     // The project's config is cached: the refusal shows within the cache's bound.
@@ -488,6 +508,9 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     const secretKey = (await dialog.getByTestId("copy-Secret key").textContent())!;
     expect(secretKey).toMatch(/^sk_/);
     await screenshot(page, "09z-key-rotated");
+    await page.keyboard.press("Escape");
+    expect(await dialog.getByTestId("copy-Secret key").textContent()).toBe(secretKey);
+    await dialog.getByLabel("I have stored the secret key").check();
     await dialog.getByRole("button", { name: "Done" }).click();
     expect(await status(signedUrl)).toBe(401);
     const rows = page.getByTestId("api-key-row");

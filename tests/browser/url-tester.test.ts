@@ -71,6 +71,7 @@ describe.skipIf(chromium.skip)(chromium.title("the URL tester in Chromium"), () 
     await page.getByRole("button", { name: "New key" }).click();
     await page.getByLabel("Key name").fill("tester");
     await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByLabel("I have stored the secret key").check();
     await page.getByRole("button", { name: "Done" }).click();
     await page.getByTestId("api-key-row").getByText("active").waitFor();
     await tab(page, "Developer");

@@ -19,6 +19,7 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
+  const [saved, setSaved] = useState(false);
   const form = useZodForm(newKeyFormSchema, EMPTY);
   const create = useMutation(
     trpc.apiKey.create.mutationOptions({
@@ -28,10 +29,13 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
   );
 
   function onOpenChange(next: boolean) {
+    // The secret is shown once: the dialog stays until it was copied or the admin says it is stored.
+    if (!next && create.data && !saved) return;
     setOpen(next);
     if (!next) {
       create.reset();
       form.reset(EMPTY);
+      setSaved(false);
     }
   }
 
@@ -40,14 +44,19 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
       open={open}
       onOpenChange={onOpenChange}
       title={create.data ? "Key created" : "New API key"}
+      dismissible={!create.data || saved}
       trigger={<Button>New key</Button>}
     >
       {create.data ? (
         <div className="space-y-4">
-          <SecretOnce publicKey={create.data.publicKey} secretKey={create.data.secretKey} env={create.data.env} />
-          <div className="flex justify-end">
-            <Button onClick={() => onOpenChange(false)}>Done</Button>
-          </div>
+          <SecretOnce
+            publicKey={create.data.publicKey}
+            secretKey={create.data.secretKey}
+            env={create.data.env}
+            saved={saved}
+            onSavedChange={setSaved}
+            onDone={() => onOpenChange(false)}
+          />
         </div>
       ) : (
         <form

@@ -35,6 +35,7 @@ export function RotateKeyDialog({
   const trpc = useTRPC();
   const refresh = useRefreshKeys();
   const [open, setOpen] = useState(false);
+  const [saved, setSaved] = useState(false);
   const form = useZodForm(rotateFormSchema, { graceSeconds: "86400" });
   const rotate = useMutation(
     trpc.apiKey.rotate.mutationOptions({ onError: (error) => showRefusal(form, error), onSuccess: refresh }),
@@ -43,16 +44,20 @@ export function RotateKeyDialog({
     // Closing while the rotation runs would drop its answer: the old pair may already be gone, and the
     // new secret would never be shown.
     if (!next && rotate.isPending) return;
+    // The new secret is shown once: the dialog stays until it was copied or the admin says it is stored.
+    if (!next && rotate.data && !saved) return;
     setOpen(next);
     if (next) return;
     rotate.reset();
     form.reset();
+    setSaved(false);
   }
   return (
     <Dialog
       open={open}
       onOpenChange={onOpenChange}
       title={`Rotate ${apiKey.name}`}
+      dismissible={!rotate.data || saved}
       description="A new key pair replaces this one. During the grace period URLs signed with the old pair keep working."
       trigger={
         offered ? (
@@ -67,10 +72,14 @@ export function RotateKeyDialog({
           <p className="text-sm">
             The old pair works until {rotate.data.oldKeyExpiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.
           </p>
-          <SecretOnce publicKey={rotate.data.publicKey} secretKey={rotate.data.secretKey} env={rotate.data.env} />
-          <div className="flex justify-end">
-            <Button onClick={() => onOpenChange(false)}>Done</Button>
-          </div>
+          <SecretOnce
+            publicKey={rotate.data.publicKey}
+            secretKey={rotate.data.secretKey}
+            env={rotate.data.env}
+            saved={saved}
+            onSavedChange={setSaved}
+            onDone={() => onOpenChange(false)}
+          />
         </div>
       ) : (
         <form

@@ -1,15 +1,47 @@
+import { Button } from "@/components/ui/button";
 import { CopyField } from "@/components/ui/copy-field";
 
-/** The secret exists in the browser only here; after closing, only its public half is ever shown. */
-export function SecretOnce({ publicKey, secretKey, env }: { publicKey: string; secretKey: string; env: string }) {
+/**
+ * The secret exists in the browser only here; after closing, only its public half is ever shown. The
+ * dialog around it closes by "Done" only, once the secret was copied or the admin says it is stored.
+ */
+export function SecretOnce({
+  publicKey,
+  secretKey,
+  env,
+  saved,
+  onSavedChange,
+  onDone,
+}: {
+  publicKey: string;
+  secretKey: string;
+  env: string;
+  saved: boolean;
+  onSavedChange(saved: boolean): void;
+  onDone(): void;
+}) {
   return (
     <div className="space-y-3">
       <p role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
         Copy the secret key now: it is shown once and cannot be shown again.
       </p>
       <CopyField label="Public key" value={publicKey} />
-      <CopyField label="Secret key" value={secretKey} />
-      <CopyField label=".env" value={env} multiline />
+      <CopyField label="Secret key" value={secretKey} onCopied={() => onSavedChange(true)} />
+      <CopyField label=".env" value={env} multiline onCopied={() => onSavedChange(true)} />
+      <label className="flex items-center gap-2 text-sm">
+        <input
+          type="checkbox"
+          className="size-4"
+          checked={saved}
+          onChange={(event) => onSavedChange(event.target.checked)}
+        />
+        I have stored the secret key
+      </label>
+      <div className="flex justify-end">
+        <Button onClick={onDone} disabled={!saved}>
+          Done
+        </Button>
+      </div>
     </div>
   );
 }

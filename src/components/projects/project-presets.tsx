@@ -6,6 +6,7 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { DefaultQuality } from "./default-quality";
+import { PresetsOnly } from "./presets-only";
 import { DataTable } from "@/components/usage/data-table";
 import { utcStamp } from "@/lib/format";
 import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
@@ -138,31 +139,5 @@ function DeletePreset({ scope, name }: { scope: Scope; name: string }) {
         await remove.mutateAsync({ ...scope, name });
       }}
     />
-  );
-}
-
-function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly: boolean }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const set = useMutation(
-    trpc.preset.setPresetsOnly.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }),
-  );
-  return (
-    <Card title="Presets only">
-      <p className="mb-4 text-sm text-neutral-600" data-testid="presets-only">
-        {presetsOnly
-          ? "On: URLs of this project must be a single preset; anything else is refused with 400."
-          : "Off: URLs may use any operations. Turn it on to cap what your integrators' URLs can make."}
-      </p>
-      <ErrorMessage error={set.error} />
-      <Button
-        type="button"
-        variant={presetsOnly ? "secondary" : "primary"}
-        disabled={set.isPending}
-        onClick={() => set.mutate({ ...scope, presetsOnly: !presetsOnly })}
-      >
-        {presetsOnly ? "Accept any operations" : "Accept presets only"}
-      </Button>
-    </Card>
   );
 }

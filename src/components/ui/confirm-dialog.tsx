@@ -16,6 +16,7 @@ export function ConfirmDialog({
   confirmLabel,
   typeToConfirm,
   onConfirm,
+  children,
 }: {
   trigger: ReactNode;
   title: string;
@@ -23,6 +24,8 @@ export function ConfirmDialog({
   confirmLabel: string;
   typeToConfirm?: string;
   onConfirm(typed: string): Promise<unknown>;
+  /** What the action would do, shown under the description (mounted only while the dialog is open). */
+  children?: ReactNode;
 }) {
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState("");
@@ -55,6 +58,7 @@ export function ConfirmDialog({
         <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-lg bg-white p-6 shadow-xl">
           <AlertDialog.Title className="text-lg font-semibold">{title}</AlertDialog.Title>
           <AlertDialog.Description className="mt-2 text-sm text-neutral-600">{description}</AlertDialog.Description>
+          {children}
           {typeToConfirm ? (
             <label className="mt-4 block text-sm">
               Type <code className="rounded bg-neutral-100 px-1">{typeToConfirm}</code> to confirm

@@ -4,13 +4,17 @@ import { Dialog as RadixDialog } from "radix-ui";
 import type { ReactNode } from "react";
 import { Button } from "./button";
 
-/** Radix dialog: focus trapped inside, Escape closes, focus returns to the trigger. */
+/**
+ * Radix dialog: focus trapped inside, Escape closes, focus returns to the trigger. Not `dismissible`:
+ * neither Escape nor a click outside closes it, only its own buttons (a secret shown once).
+ */
 export function Dialog({
   open,
   onOpenChange,
   trigger,
   title,
   description,
+  dismissible = true,
   children,
 }: {
   open: boolean;
@@ -18,14 +22,21 @@ export function Dialog({
   trigger?: ReactNode;
   title: string;
   description?: string;
+  dismissible?: boolean;
   children: ReactNode;
 }) {
+  const keepOpen = dismissible ? undefined : (event: Event) => event.preventDefault();
   return (
     <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
       {trigger ? <RadixDialog.Trigger asChild>{trigger}</RadixDialog.Trigger> : null}
       <RadixDialog.Portal>
         <RadixDialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
-        <RadixDialog.Content className="fixed top-1/2 left-1/2 z-50 max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl">
+        <RadixDialog.Content
+          onEscapeKeyDown={keepOpen}
+          onPointerDownOutside={keepOpen}
+          onInteractOutside={keepOpen}
+          className="fixed top-1/2 left-1/2 z-50 max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl"
+        >
           <RadixDialog.Title className="text-lg font-semibold">{title}</RadixDialog.Title>
           {description ? (
             <RadixDialog.Description className="mt-1 text-sm text-neutral-600">{description}</RadixDialog.Description>

@@ -2,6 +2,12 @@ import type { ProjectConfig } from "@/server/config-cache/model";
 import { AppError } from "@/server/errors";
 import { checkCombination, parseOperations, type ImageOperations } from "@/server/image";
 
+/** What a presets-only project accepts: one pr_{name} and nothing else. */
+export function isSinglePreset(ops: ImageOperations): boolean {
+  const { preset, ...rest } = ops;
+  return preset !== undefined && !Object.values(rest).some((value) => value !== undefined);
+}
+
 /**
  * Replaces `pr_{name}` with the project's operations for it; the URL's other tokens win over the
  * preset's values. Runs before the variant key is made, so editing a preset changes the key of that
@@ -11,13 +17,12 @@ export function expandPreset(
   ops: ImageOperations,
   project: Pick<ProjectConfig, "presets" | "presetsOnly">,
 ): ImageOperations {
-  const { preset, ...rest } = ops;
-  const others = Object.values(rest).some((value) => value !== undefined);
-  if (project.presetsOnly && (preset === undefined || others)) {
+  if (project.presetsOnly && !isSinglePreset(ops)) {
     throw new AppError("INVALID_OPERATION", {
       message: "This project accepts a preset only: the operations must be a single pr_{name}",
     });
   }
+  const { preset, ...rest } = ops;
   if (preset === undefined) return ops;
   const segment = Object.hasOwn(project.presets, preset) ? project.presets[preset] : undefined;
   if (segment === undefined) throw new AppError("INVALID_OPERATION", { message: `Unknown preset "${preset}"` });

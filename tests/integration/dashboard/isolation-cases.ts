@@ -135,6 +135,7 @@ export const isolationCases: Record<string, IsolationCase> = {
     call: (c, t) => c.preset.save({ ...project(t), name: "hero", operations: "w_10" }),
   },
   "preset.delete": { scope: "project", call: (c, t) => c.preset.delete({ ...project(t), name: "hero" }) },
+  "preset.presetsOnlyImpact": { scope: "project", call: (c, t) => c.preset.presetsOnlyImpact(project(t)) },
   "preset.setPresetsOnly": {
     scope: "project",
     call: (c, t) => c.preset.setPresetsOnly({ ...project(t), presetsOnly: true }),

@@ -1,4 +1,5 @@
 import sharp from "sharp";
+import { requestLog } from "@/server/db/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
@@ -150,6 +151,51 @@ describe("presets", () => {
     });
     await expect(member.caller.preset.setDefaultQuality({ ...scope(), defaultQuality: "low" })).rejects.toMatchObject({
       code: "FORBIDDEN",
+    });
+  });
+});
+
+describe("what presets only would refuse", () => {
+  it("counts the request log's last 7 days of this project by the image API's own rule, sampled rows weighed up", async () => {
+    const { id: projectId } = await owner.caller.project.create({
+      teamSlug,
+      name: "Impact",
+      slug: "impact",
+      allowedSourceHosts: ["local"],
+    });
+    const impact = () => owner.caller.preset.presetsOnlyImpact({ teamSlug, projectSlug: "impact" });
+    expect(await impact()).toEqual({ days: 7, requests: 0, refused: 0, examples: [], partial: false });
+
+    const now = Date.now();
+    const row = (operations: string | null, weight = 1, daysAgo = 0) => ({
+      requestId: crypto.randomUUID(),
+      projectId,
+      status: "success",
+      httpStatus: 200,
+      operations,
+      weight,
+      createdAt: new Date(now - daysAgo * 86_400_000),
+    });
+    await app.services.database.db.insert(requestLog).values([
+      row("pr_hero"), // one preset: still served
+      row("pr_hero,cs_srgb"), // the default dropped: one preset all the same
+      row("w_320,f_webp", 4), // a success sampled 1 in 4
+      row("w_320,f_webp"),
+      row("pr_hero,w_10"), // a preset and more: refused
+      row("nope_1"), // refused already, whatever the switch
+      row(null), // refused before its operations were read
+      row("w_99", 1, 8), // older than the window
+    ]);
+    // Another project's rows never count.
+    const other = await owner.caller.project.create({ teamSlug, name: "Other", slug: "other", allowedSourceHosts: [] });
+    await app.services.database.db.insert(requestLog).values({ ...row("w_1"), projectId: other.id });
+
+    expect(await impact()).toEqual({
+      days: 7,
+      requests: 9,
+      refused: 6,
+      examples: ["w_320,f_webp", "pr_hero,w_10"],
+      partial: false,
     });
   });
 });

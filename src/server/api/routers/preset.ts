@@ -2,6 +2,7 @@ import { z } from "zod";
 import { presetNameSchema as name, presetSchema } from "@/lib/schemas/preset";
 import { QUALITY_LEVELS, type QualityLevel } from "@/server/image";
 import { deletePreset, listPresets, savePreset, setDefaultQuality, setPresetsOnly } from "@/server/tenancy/presets";
+import { presetsOnlyImpact } from "@/server/analytics/presets-only-impact";
 import { projectProcedure, router } from "../trpc";
 
 export const presetRouter = router({
@@ -14,6 +15,11 @@ export const presetRouter = router({
   delete: projectProcedure("preset.write")
     .input(z.object({ name }))
     .mutation(({ ctx, input }) => deletePreset(ctx.services.tenancy, ctx.scope, input.name)),
+
+  /** What turning presets-only on would refuse, from the request log (asked before it is turned on). */
+  presetsOnlyImpact: projectProcedure("preset.write").query(({ ctx }) =>
+    presetsOnlyImpact(ctx.services.db, ctx.project.id),
+  ),
 
   setPresetsOnly: projectProcedure("preset.write")
     .input(z.object({ presetsOnly: z.boolean() }))

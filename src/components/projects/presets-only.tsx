@@ -1,0 +1,83 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Card, ErrorMessage } from "@/components/ui/feedback";
+import { useTRPC } from "@/lib/trpc/client";
+
+type Scope = { teamSlug: string; projectSlug: string };
+
+/** Project → Presets → "Presets only": off at once; on only after seeing what it would refuse. */
+export function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const set = useMutation(
+    trpc.preset.setPresetsOnly.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }),
+  );
+  return (
+    <Card title="Presets only">
+      <p className="mb-4 text-sm text-neutral-600" data-testid="presets-only">
+        {presetsOnly
+          ? "On: URLs of this project must be a single preset; anything else is refused with 400."
+          : "Off: URLs may use any operations. Turn it on to cap what your integrators' URLs can make."}
+      </p>
+      <ErrorMessage error={set.error} />
+      {presetsOnly ? (
+        <Button
+          type="button"
+          variant="secondary"
+          disabled={set.isPending}
+          onClick={() => set.mutate({ ...scope, presetsOnly: false })}
+        >
+          {set.isPending ? "Saving…" : "Accept any operations"}
+        </Button>
+      ) : (
+        // Turning it on breaks every URL that is not one preset: say how many, and ask first.
+        <ConfirmDialog
+          trigger={<Button type="button">Accept presets only</Button>}
+          title="Accept presets only?"
+          description="From then on every URL of this project that is not a single pr_{name} is answered 400."
+          confirmLabel="Accept presets only"
+          onConfirm={() => set.mutateAsync({ ...scope, presetsOnly: true })}
+        >
+          <RefusedByPresetsOnly scope={scope} />
+        </ConfirmDialog>
+      )}
+    </Card>
+  );
+}
+
+/** What the project's recent requests say the switch would refuse. */
+function RefusedByPresetsOnly({ scope }: { scope: Scope }) {
+  const trpc = useTRPC();
+  const impact = useQuery(trpc.preset.presetsOnlyImpact.queryOptions(scope));
+  if (impact.isPending) {
+    return (
+      <p role="status" className="mt-3 text-sm text-neutral-600">
+        Counting the recent requests it would refuse…
+      </p>
+    );
+  }
+  if (impact.error) return <ErrorMessage error={impact.error} />;
+  const { days, requests, refused, examples, partial } = impact.data;
+  const count = (n: number) => n.toLocaleString();
+  return (
+    <div className="mt-3 space-y-2 text-sm" data-testid="presets-only-impact">
+      <p className={refused > 0 ? "font-medium text-red-700" : "text-neutral-700"}>
+        {requests === 0
+          ? `No requests in the last ${days} days to judge by.`
+          : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} requests of the last ${days} days would have been refused.`}
+      </p>
+      {examples.length > 0 ? (
+        <ul className="space-y-1">
+          {examples.map((segment) => (
+            <li key={segment}>
+              <code className="font-mono text-xs break-all">{segment}</code>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,63 @@
+import { and, desc, eq, gte, isNotNull, sql } from "drizzle-orm";
+import type { Database } from "@/server/db/client";
+import { requestLog } from "@/server/db/schema";
+import { isSinglePreset } from "@/server/delivery/presets";
+import { parseOperations } from "@/server/image";
+
+/** How far back the confirmation looks. */
+export const IMPACT_DAYS = 7;
+/** Distinct operation segments read, most used first: the count is then a lower bound past it. */
+const MAX_SEGMENTS = 2000;
+
+export interface PresetsOnlyImpact {
+  days: number;
+  /** Logged image requests over the days (sampled successes weighed back up). */
+  requests: number;
+  /** Of those, the ones presets-only would answer 400: operations other than one pr_{name}. */
+  refused: number;
+  /** The most used of those segments, for the admin to recognise. */
+  examples: string[];
+  /** More distinct segments than were read: `refused` is at least this. */
+  partial: boolean;
+}
+
+/**
+ * What turning on "presets only" would refuse, judged on the request log: each distinct operations
+ * segment is parsed as the image API parses it and checked with the same rule. Segments that do not
+ * parse were refused already and are not counted as refused by the change.
+ */
+export async function presetsOnlyImpact(db: Database, projectId: string, now = new Date()): Promise<PresetsOnlyImpact> {
+  const since = new Date(now.getTime() - IMPACT_DAYS * 86_400_000);
+  const requests = sql<number>`sum(${requestLog.weight})::float8`;
+  const rows = await db
+    .select({ operations: requestLog.operations, requests })
+    .from(requestLog)
+    .where(and(eq(requestLog.projectId, projectId), gte(requestLog.createdAt, since), isNotNull(requestLog.operations)))
+    .groupBy(requestLog.operations)
+    .orderBy(desc(requests), requestLog.operations)
+    .limit(MAX_SEGMENTS + 1);
+  let total = 0;
+  let refused = 0;
+  const examples: string[] = [];
+  for (const row of rows.slice(0, MAX_SEGMENTS)) {
+    total += row.requests;
+    if (!refusedWhenPresetsOnly(row.operations!)) continue;
+    refused += row.requests;
+    if (examples.length < 3) examples.push(row.operations!);
+  }
+  return {
+    days: IMPACT_DAYS,
+    requests: Math.round(total),
+    refused: Math.round(refused),
+    examples,
+    partial: rows.length > MAX_SEGMENTS,
+  };
+}
+
+function refusedWhenPresetsOnly(segment: string): boolean {
+  try {
+    return !isSinglePreset(parseOperations(segment));
+  } catch {
+    return false;
+  }
+}
