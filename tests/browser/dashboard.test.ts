@@ -494,6 +494,27 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     expect(app.output().slice(printedBefore)).not.toContain("⨯");
   });
 
+  it("links an icon every page can load: no request of a page answers 404", async () => {
+    const page = alice.page;
+    const missing: string[] = [];
+    const watch = (response: { status(): number; url(): string }) => {
+      if (response.status() === 404) missing.push(response.url());
+    };
+    page.on("response", watch);
+    try {
+      await go(page, `/t/${teamSlug}/p/website`);
+      await page.getByRole("navigation", { name: "Project" }).waitFor();
+      const href = await page.locator('link[rel="icon"]').first().getAttribute("href");
+      expect(href).toMatch(/^\/icon\.svg/);
+      const icon = await page.request.get(`${app.baseUrl}${href}`);
+      expect(icon.status()).toBe(200);
+      expect(icon.headers()["content-type"]).toContain("image/svg+xml");
+      expect(missing).toEqual([]);
+    } finally {
+      page.off("response", watch);
+    }
+  });
+
   it("rotates the key without grace (its URLs stop at once), then revokes the new one and its URLs stop too", async () => {
     const page = alice.page;
     await tab(page, "API keys");
