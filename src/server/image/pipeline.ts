@@ -76,7 +76,8 @@ export async function transformImage(
     // credit line written by a pipeline that decodes the source would carry the source's EXIF preview
     // along (attribution.ts): such a still is encoded from its raw pixels, and an animation (no raw
     // route here) or a kept profile (raw pixels have none) goes without the credit line.
-    const keepProfile = ops.colourSpace === "keep" && source.rgbProfile === true;
+    // GIF has no place for a profile: its pixels are converted to sRGB whatever cs_ says.
+    const keepProfile = ops.colourSpace === "keep" && source.rgbProfile === true && format !== "gif";
     const preview = source.exifPreview === true && ops.metadata === undefined && source.attribution !== undefined;
     const detach = preview && !keepFrames && !keepProfile;
     const fromSource = ops.metadata === "keep" || keepProfile;

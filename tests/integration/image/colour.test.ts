@@ -154,6 +154,14 @@ describe.each(Object.entries(SPACES))("a %s source", (_, { profile, mode }) => {
     },
   );
 
+  it("f_gif,cs_keep: GIF has no place for a profile, so it is converted to sRGB as without cs_keep", async () => {
+    const run = (segment: string) =>
+      transformImage(source, parseOperations(segment), { accept: null }, DEFAULT_TRANSFORM_LIMITS);
+    const [plain, kept] = await Promise.all([run("w_64,f_gif"), run("w_64,f_gif,cs_keep")]);
+    expect(kept.body.equals(plain.body)).toBe(true);
+    expect((await sharp(kept.body).metadata()).icc).toBeUndefined();
+  });
+
   it("cs_keep keeps the colours sRGB has no room for: distinct patches stay distinct", async () => {
     const distinct = async (segment: string) => {
       const out = await transformImage(source, parseOperations(segment), { accept: null }, DEFAULT_TRANSFORM_LIMITS);

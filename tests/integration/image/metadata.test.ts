@@ -186,8 +186,6 @@ describe("metadata in outputs", () => {
     expect(() => parseOperations("placeholder,cs_keep")).toThrow(/cs_keep and placeholder/);
     expect(() => parseOperations("meta_all")).toThrow(/meta_\{keep\|strip\}/);
     expect(() => parseOperations("cs_p3")).toThrow(/cs_\{srgb\|keep\}/);
-    // sRGB is the default: the same operations, the same cache key.
-    expect(parseOperations("w_10,cs_srgb")).toEqual(parseOperations("w_10"));
   });
 
   describe("a camera JPEG that embeds a preview of the whole shot (EXIF IFD1)", () => {

@@ -14,6 +14,12 @@ describe("expandPreset", () => {
     expect(expand("w_10")).toEqual({ width: 10 });
   });
 
+  it("cs_srgb in the URL wins over a preset's cs_keep", () => {
+    const presets = { ...project.presets, wide: "w_400,cs_keep" };
+    expect(expand("pr_wide", { presets })).toEqual({ width: 400, colourSpace: "keep" });
+    expect(expand("pr_wide,cs_srgb", { presets })).toEqual({ width: 400, colourSpace: "srgb" });
+  });
+
   it("names an unknown preset, and never reads inherited properties as presets", () => {
     for (const name of ["nope", "constructor", "tostring"]) {
       expect(() => expand(`pr_${name}`)).toThrow(

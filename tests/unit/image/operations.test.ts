@@ -199,7 +199,8 @@ const cases: Record<string, TokenCases> = {
   cs: {
     ok: [
       ["cs_keep", { colourSpace: "keep" }],
-      ["cs_srgb", {}],
+      // Kept, not dropped as the default: it overrides a preset's cs_keep.
+      ["cs_srgb", { colourSpace: "srgb" }],
     ],
     bad: ["cs", "cs_p3", "cs_KEEP", "cs_keep_all"],
   },

@@ -62,7 +62,7 @@ export const outputTokens = [
     name: "cs",
     syntax: "cs_{srgb|keep}",
     description:
-      "Colour space of the output. srgb (default): pixels converted from the source's embedded profile to sRGB, colours outside it clipped. keep: an RGB source's own profile (Display P3, Adobe RGB, Rec. 2020) is kept, its pixels unconverted and the output tagged with it, so wide-gamut colours survive where a browser shows them; CMYK and untagged sources are converted to sRGB as by default. keep is not with pixelate_ or a watermark (they redraw the pixels), nor with placeholder.",
+      "Colour space of the output. srgb (default): pixels converted from the source's embedded profile to sRGB, colours outside it clipped. keep: an RGB source's own profile (Display P3, Adobe RGB, Rec. 2020) is kept, its pixels unconverted and the output tagged with it, so wide-gamut colours survive where a browser shows them; CMYK and untagged sources, and GIF outputs (no place for a profile), are converted to sRGB as by default. keep is not with pixelate_ or a watermark (they redraw the pixels), nor with placeholder.",
     parse: (v) => ({ colourSpace: oneOf(v, ["srgb", "keep"] as const) }),
   },
   {

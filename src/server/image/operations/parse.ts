@@ -118,7 +118,6 @@ function dropDefaults(operations: ImageOperations): ImageOperations {
   if (result.brightness === 1) delete result.brightness;
   if (result.saturation === 1) delete result.saturation;
   if (result.hue === 0) delete result.hue;
-  if (result.colourSpace === "srgb") delete result.colourSpace;
   if (result.padding && Object.values(result.padding).every((side) => side === 0)) delete result.padding;
   return result;
 }
