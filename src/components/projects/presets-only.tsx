@@ -1,6 +1,8 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { hashKey, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import type { PresetsOnlyImpact } from "@/server/analytics/presets-only-impact";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage } from "@/components/ui/feedback";
@@ -12,8 +14,16 @@ type Scope = { teamSlug: string; projectSlug: string };
 export function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  // Counted while the confirmation is open only, and not again when the switch invalidates the rest.
+  const impact = useQuery({ ...trpc.preset.presetsOnlyImpact.queryOptions(scope), enabled: asking });
   const set = useMutation(
-    trpc.preset.setPresetsOnly.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }),
+    trpc.preset.setPresetsOnly.mutationOptions({
+      onSuccess: () =>
+        queryClient.invalidateQueries({
+          predicate: (query) => query.queryHash !== hashKey(trpc.preset.presetsOnlyImpact.queryKey(scope)),
+        }),
+    }),
   );
   return (
     <Card title="Presets only">
@@ -39,9 +49,19 @@ export function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly:
           title="Accept presets only?"
           description="From then on every URL of this project that is not a single pr_{name} is answered 400."
           confirmLabel="Accept presets only"
+          onOpenChange={setAsking}
+          confirmDisabled={impact.isPending}
           onConfirm={() => set.mutateAsync({ ...scope, presetsOnly: true })}
         >
-          <RefusedByPresetsOnly scope={scope} />
+          <div role="status" className="mt-3 space-y-2 text-sm">
+            {impact.isPending ? (
+              <p className="text-neutral-600">Counting the recent requests it would refuse…</p>
+            ) : impact.error ? (
+              <ErrorMessage error={impact.error} />
+            ) : (
+              <RefusedByPresetsOnly {...impact.data} />
+            )}
+          </div>
         </ConfirmDialog>
       )}
     </Card>
@@ -49,34 +69,26 @@ export function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly:
 }
 
 /** What the project's recent requests say the switch would refuse. */
-function RefusedByPresetsOnly({ scope }: { scope: Scope }) {
-  const trpc = useTRPC();
-  const impact = useQuery(trpc.preset.presetsOnlyImpact.queryOptions(scope));
-  if (impact.isPending) {
-    return (
-      <p role="status" className="mt-3 text-sm text-neutral-600">
-        Counting the recent requests it would refuse…
-      </p>
-    );
-  }
-  if (impact.error) return <ErrorMessage error={impact.error} />;
-  const { days, requests, refused, examples, partial } = impact.data;
+function RefusedByPresetsOnly({ days, requests, refused, examples, partial }: PresetsOnlyImpact) {
   const count = (n: number) => n.toLocaleString();
   return (
-    <div className="mt-3 space-y-2 text-sm" data-testid="presets-only-impact">
+    <div data-testid="presets-only-impact" className="space-y-2">
       <p className={refused > 0 ? "font-medium text-red-700" : "text-neutral-700"}>
         {requests === 0
-          ? `No requests in the last ${days} days to judge by.`
-          : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} requests of the last ${days} days would have been refused.`}
+          ? `No images served in the last ${days} days to judge by.`
+          : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} images served in the last ${days} days would have been refused.`}
       </p>
       {examples.length > 0 ? (
-        <ul className="space-y-1">
-          {examples.map((segment) => (
-            <li key={segment}>
-              <code className="font-mono text-xs break-all">{segment}</code>
-            </li>
-          ))}
-        </ul>
+        <>
+          <p className="text-neutral-600">Most used of their operations:</p>
+          <ul className="space-y-1">
+            {examples.map((segment) => (
+              <li key={segment}>
+                <code className="font-mono text-xs break-all">{segment}</code>
+              </li>
+            ))}
+          </ul>
+        </>
       ) : null}
     </div>
   );

@@ -17,6 +17,8 @@ export function ConfirmDialog({
   typeToConfirm,
   onConfirm,
   children,
+  onOpenChange,
+  confirmDisabled = false,
 }: {
   trigger: ReactNode;
   title: string;
@@ -26,6 +28,9 @@ export function ConfirmDialog({
   onConfirm(typed: string): Promise<unknown>;
   /** What the action would do, shown under the description (mounted only while the dialog is open). */
   children?: ReactNode;
+  onOpenChange?(open: boolean): void;
+  /** The action waits, e.g. for what `children` still has to load. */
+  confirmDisabled?: boolean;
 }) {
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState("");
@@ -37,6 +42,7 @@ export function ConfirmDialog({
     try {
       await onConfirm(typed);
       setOpen(false);
+      onOpenChange?.(false);
     } catch (caught) {
       setError(caught as { message: string });
     } finally {
@@ -48,6 +54,7 @@ export function ConfirmDialog({
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
+        onOpenChange?.(next);
         setTyped("");
         setError(null);
       }}
@@ -79,7 +86,7 @@ export function ConfirmDialog({
             </AlertDialog.Cancel>
             <Button
               variant="danger"
-              disabled={busy || (typeToConfirm !== undefined && typed !== typeToConfirm)}
+              disabled={busy || confirmDisabled || (typeToConfirm !== undefined && typed !== typeToConfirm)}
               onClick={confirm}
             >
               {confirmLabel}

@@ -11,9 +11,9 @@ const MAX_SEGMENTS = 2000;
 
 export interface PresetsOnlyImpact {
   days: number;
-  /** Logged image requests over the days (sampled successes weighed back up). */
+  /** Images served over the days (sampled successes weighed back up). */
   requests: number;
-  /** Of those, the ones presets-only would answer 400: operations other than one pr_{name}. */
+  /** Of those, the ones presets-only would have answered 400: operations other than one pr_{name}. */
   refused: number;
   /** The most used of those segments, for the admin to recognise. */
   examples: string[];
@@ -23,8 +23,9 @@ export interface PresetsOnlyImpact {
 
 /**
  * What turning on "presets only" would refuse, judged on the request log: each distinct operations
- * segment is parsed as the image API parses it and checked with the same rule. Segments that do not
- * parse were refused already and are not counted as refused by the change.
+ * segment of an image served is parsed as the image API parses it and checked with the same rule.
+ * Only served images count: a refusal (a forged signature needs only the public key in every URL)
+ * must not put numbers or text of a stranger's choosing in front of the admin.
  */
 export async function presetsOnlyImpact(db: Database, projectId: string, now = new Date()): Promise<PresetsOnlyImpact> {
   const since = new Date(now.getTime() - IMPACT_DAYS * 86_400_000);
@@ -32,7 +33,14 @@ export async function presetsOnlyImpact(db: Database, projectId: string, now = n
   const rows = await db
     .select({ operations: requestLog.operations, requests })
     .from(requestLog)
-    .where(and(eq(requestLog.projectId, projectId), gte(requestLog.createdAt, since), isNotNull(requestLog.operations)))
+    .where(
+      and(
+        eq(requestLog.projectId, projectId),
+        eq(requestLog.status, "success"),
+        gte(requestLog.createdAt, since),
+        isNotNull(requestLog.operations),
+      ),
+    )
     .groupBy(requestLog.operations)
     .orderBy(desc(requests), requestLog.operations)
     .limit(MAX_SEGMENTS + 1);

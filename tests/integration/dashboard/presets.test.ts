@@ -178,13 +178,16 @@ describe("what presets only would refuse", () => {
     });
     await app.services.database.db.insert(requestLog).values([
       row("pr_hero"), // one preset: still served
-      row("pr_hero,cs_srgb"), // the default dropped: one preset all the same
+      row("pr_hero", 2),
       row("w_320,f_webp", 4), // a success sampled 1 in 4
       row("w_320,f_webp"),
       row("pr_hero,w_10"), // a preset and more: refused
-      row("nope_1"), // refused already, whatever the switch
-      row(null), // refused before its operations were read
+      row(null), // no operations read
       row("w_99", 1, 8), // older than the window
+      // Refused already, whatever the switch: a bad operation, and a forged signature (anyone holding
+      // the public key can log one, with text of their choosing).
+      { ...row("nope_1"), status: "bad_request", httpStatus: 400 },
+      { ...row("w_1,look_at_me"), status: "sig_invalid", httpStatus: 403 },
     ]);
     // Another project's rows never count.
     const other = await owner.caller.project.create({ teamSlug, name: "Other", slug: "other", allowedSourceHosts: [] });
