@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import type { Page } from "playwright-core";
+import type { Page, Route } from "playwright-core";
+import AxeBuilder from "@axe-core/playwright";
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +51,25 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
 
   let signedUrl = "";
   let invitationLink = "";
+
+  /** Every page of alice's team and project, with what each must show once its data is in. */
+  function dashboardPages(): Array<[name: string, path: string, shows: string]> {
+    const project = `/t/${teamSlug}/p/website`;
+    return [
+      ["team", `/t/${teamSlug}`, "website"],
+      ["team-settings", `/t/${teamSlug}/settings`, `alice-${stamp}@example.com`],
+      ["team-usage", `/t/${teamSlug}/usage`, "Requests"],
+      ["project", project, origin.host],
+      ["keys", `${project}/keys`, "production web"],
+      ["developer", `${project}/developer`, "Sign and preview"],
+      ["presets", `${project}/presets`, "s_1200x630,g_attention,f_auto,q_75"],
+      ["images", `${project}/images`, "Watermark"],
+      ["buckets", `${project}/buckets`, "media"],
+      ["cache", `${project}/cache`, "Purge"],
+      ["settings", `${project}/settings`, origin.host],
+      ["usage", `${project}/usage`, "Requests"],
+    ];
+  }
 
   it("signs up and names the team in onboarding", async () => {
     const page = alice.page;
@@ -318,7 +338,7 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     const impact = confirm.getByTestId("presets-only-impact");
     await impact.waitFor();
     expect(await impact.textContent()).toMatch(
-      /^[1-9]\d* of the [1-9]\d* requests of the last 7 days would have been refused\./,
+      /^[1-9]\d* of the [1-9]\d* images served in the last 7 days would have been refused\./,
     );
     expect(await impact.textContent()).toContain("w_320,f_webp");
     await screenshot(page, "09d-presets-only-confirm");
@@ -448,22 +468,7 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
 
   it("renders every dashboard page with its data in the server's HTML, and paints it without a loading state", async () => {
     const page = alice.page;
-    const project = `/t/${teamSlug}/p/website`;
-    // What each page must show, read from its first HTML (server-rendered, before any script runs).
-    const pages: Array<[name: string, path: string, shows: string]> = [
-      ["team", `/t/${teamSlug}`, "website"],
-      ["team-settings", `/t/${teamSlug}/settings`, `alice-${stamp}@example.com`],
-      ["team-usage", `/t/${teamSlug}/usage`, "Requests"],
-      ["project", project, origin.host],
-      ["keys", `${project}/keys`, "production web"],
-      ["developer", `${project}/developer`, "Sign and preview"],
-      ["presets", `${project}/presets`, "s_1200x630,g_attention,f_auto,q_75"],
-      ["images", `${project}/images`, "Watermark"],
-      ["buckets", `${project}/buckets`, "media"],
-      ["cache", `${project}/cache`, "Purge"],
-      ["settings", `${project}/settings`, origin.host],
-      ["usage", `${project}/usage`, "Requests"],
-    ];
+    const pages = dashboardPages();
     const printedBefore = app.output().length;
     const timings: string[] = [];
     const stillLoading = new Map<string, number>();
@@ -493,6 +498,85 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     // Rendering them logged no error (Next prints "⨯" for one, e.g. a prefetch streamed and then refused).
     expect(app.output().slice(printedBefore)).not.toContain("⨯");
   });
+
+  it("answers a tab click at once while the server takes seconds: the tab is marked and the page says it is loading", async () => {
+    const page = alice.page;
+    await go(page, `/t/${teamSlug}/p/website`);
+    await page.getByRole("navigation", { name: "Project" }).waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(await page.getByRole("button", { name: "Purge" }).count()).toBe(0);
+    // Each navigation's answer from the server (not the prefetches made before) held back 3 s.
+    const slow = async (route: Route) => {
+      const headers = route.request().headers();
+      if (headers.rsc === "1" && headers["next-router-prefetch"] === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+      }
+      await route.continue();
+    };
+    await page.route("**/*", slow);
+    try {
+      await tab(page, "Cache");
+      await page.getByTestId("page-loading").waitFor({ timeout: 2500 });
+      const cacheTab = page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Cache" });
+      expect(await cacheTab.getAttribute("aria-current")).toBe("page");
+      expect(await page.getByRole("button", { name: "Purge" }).count()).toBe(0);
+      await screenshot(page, "09i-loading-a-tab");
+      await page.getByRole("button", { name: "Purge" }).first().waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId("page-loading").count()).toBe(0);
+    } finally {
+      await page.unroute("**/*", slow);
+    }
+  });
+
+  it.each([375, 1280])(
+    "every page at %i px: no wider than the screen, the active navigation entry in view, no serious or critical axe violation",
+    async (width) => {
+      const page = alice.page;
+      await page.setViewportSize({ width, height: 900 });
+      const problems: string[] = [];
+      try {
+        for (const [name, path, shows] of dashboardPages()) {
+          await go(page, path);
+          await page.locator("main").getByText(shows).first().waitFor();
+          const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+          if (wide > width) {
+            // Name the widest elements that stick out, innermost first, to say what to fix.
+            const culprits = await page.evaluate((limit) => {
+              const out = [...document.querySelectorAll("body *")].filter(
+                (e) =>
+                  e.getBoundingClientRect().right > limit + 0.5 &&
+                  ![...e.children].some((c) => c.getBoundingClientRect().right > limit + 0.5),
+              );
+              return out.slice(0, 3).map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].slice(0, 4).join(".")}`);
+            }, width);
+            problems.push(`${name}: ${wide} px wide (${culprits.join(", ")})`);
+          }
+          // Every navigation entry marked current and shown is inside the screen; one at least is shown.
+          let shown = 0;
+          for (const entry of await page.locator('nav [aria-current="page"]').all()) {
+            if (!(await entry.isVisible())) continue;
+            shown++;
+            const box = await entry.boundingBox();
+            if (!box || box.x < 0 || box.x + box.width > width) {
+              problems.push(`${name}: the active entry "${await entry.textContent()}" is out of view`);
+            }
+          }
+          if (shown === 0) problems.push(`${name}: no navigation entry is shown as current`);
+          const { violations } = await new AxeBuilder({ page })
+            .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+            .analyze();
+          for (const violation of violations.filter((v) => v.impact === "serious" || v.impact === "critical")) {
+            const where = violation.nodes.map((node) => node.target.join(" ")).slice(0, 3);
+            problems.push(`${name}: ${violation.id} (${violation.impact}) at ${where.join(", ")}`);
+          }
+          await screenshot(page, `16-${width}px-${name}`);
+        }
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 900 });
+      }
+      expect(problems).toEqual([]);
+    },
+  );
 
   it("links an icon every page can load: no request of a page answers 404", async () => {
     const page = alice.page;

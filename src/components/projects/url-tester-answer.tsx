@@ -37,6 +37,7 @@ export function UrlTesterAnswer({
       {hint ? <p className="text-xs text-neutral-600">{hint}</p> : null}
       {answered?.answer.kind === "json" ? (
         <pre
+          tabIndex={0}
           aria-label="Answer (JSON)"
           data-testid="answer-json"
           className="max-h-80 overflow-auto rounded-md bg-neutral-900 p-3 font-mono text-xs text-neutral-100"

@@ -1,7 +1,8 @@
 "use client";
 
-import Link from "next/link";
+import Link, { useLinkStatus } from "next/link";
 import { usePathname } from "next/navigation";
+import { useEffect, useRef } from "react";
 import { cn } from "@/lib/cn";
 
 const tabs = [
@@ -19,9 +20,22 @@ const tabs = [
 export function ProjectNav({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const pathname = usePathname();
   const base = `/t/${teamSlug}/p/${projectSlug}`;
+  const strip = useRef<HTMLElement>(null);
+  useEffect(() => {
+    // Where the tabs scroll sideways, bring the current one to the middle, never the page
+    // (offsetLeft counts from the nav, which is positioned for that).
+    const nav = strip.current;
+    const active = nav?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (nav && active) nav.scrollLeft = active.offsetLeft - (nav.clientWidth - active.offsetWidth) / 2;
+  }, [pathname]);
   return (
-    <nav aria-label="Project" className="-mx-4 overflow-x-auto border-b border-neutral-200 px-4">
-      <ul className="flex gap-1">
+    <nav
+      ref={strip}
+      aria-label="Project"
+      // On a phone the tabs wrap, every one in sight; wider, they scroll sideways if they must.
+      className="relative -mx-4 border-b border-neutral-200 px-4 sm:overflow-x-auto"
+    >
+      <ul className="flex flex-wrap gap-x-1 sm:flex-nowrap">
         {tabs.map((tab) => {
           const href = `${base}${tab.href}`;
           const current = pathname === href;
@@ -38,6 +52,7 @@ export function ProjectNav({ teamSlug, projectSlug }: { teamSlug: string; projec
                 )}
               >
                 {tab.label}
+                <Pending />
               </Link>
             </li>
           );
@@ -45,4 +60,12 @@ export function ProjectNav({ teamSlug, projectSlug }: { teamSlug: string; projec
       </ul>
     </nav>
   );
+}
+
+/** A dot after a tab's label while its page is on the way (before the loading state can show). */
+function Pending() {
+  const { pending } = useLinkStatus();
+  return pending ? (
+    <span aria-hidden className="ml-1.5 inline-block size-1.5 animate-pulse rounded-full bg-neutral-500 align-middle" />
+  ) : null;
 }

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
+import { usePathname, useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import { authClient } from "@/lib/auth-client";
 import { useTRPC } from "@/lib/trpc/client";
@@ -13,6 +13,13 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
   const trpc = useTRPC();
   const router = useRouter();
   const me = useQuery(trpc.account.me.queryOptions());
+  const pathname = usePathname() ?? "";
+  const base = `/t/${teamSlug}`;
+  const sections = [
+    { href: base, label: "Projects", current: pathname === base || pathname.startsWith(`${base}/p/`) },
+    { href: `${base}/usage`, label: "Usage", current: pathname === `${base}/usage` },
+    { href: `${base}/settings`, label: "Settings", current: pathname === `${base}/settings` },
+  ];
   async function signOut() {
     await authClient.signOut();
     router.push("/sign-in");
@@ -41,15 +48,16 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
           </Select>
         </label>
         <nav aria-label="Team" className="flex gap-3 text-sm">
-          <Link className="hover:underline" href={`/t/${teamSlug}`}>
-            Projects
-          </Link>
-          <Link className="hover:underline" href={`/t/${teamSlug}/usage`}>
-            Usage
-          </Link>
-          <Link className="hover:underline" href={`/t/${teamSlug}/settings`}>
-            Settings
-          </Link>
+          {sections.map((section) => (
+            <Link
+              key={section.label}
+              href={section.href}
+              aria-current={section.current ? "page" : undefined}
+              className={section.current ? "font-medium underline underline-offset-4" : "hover:underline"}
+            >
+              {section.label}
+            </Link>
+          ))}
         </nav>
         <div className="ml-auto flex items-center gap-2 text-sm">
           <span className="hidden text-neutral-600 sm:inline">{me.data?.user.email}</span>

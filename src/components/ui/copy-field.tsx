@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Button } from "./button";
 import { cn } from "@/lib/cn";
 
@@ -17,25 +17,37 @@ export function CopyField({
   /** Called once the clipboard holds the value (not when the browser refused to write it). */
   onCopied?: () => void;
 }) {
-  const [copied, setCopied] = useState<"Copied" | "Copy failed: select the text" | null>(null);
+  const [said, setSaid] = useState<"Copied" | "Copy failed: select the text" | null>(null);
+  const clear = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(clear.current), []);
   async function copy() {
     const written = await (navigator.clipboard?.writeText(value) ?? Promise.reject(new Error("no clipboard"))).then(
       () => true,
       () => false,
     );
-    setCopied(written ? "Copied" : "Copy failed: select the text");
+    setSaid(written ? "Copied" : "Copy failed: select the text");
     if (written) onCopied?.();
-    setTimeout(() => setCopied(null), 1500);
+    clearTimeout(clear.current);
+    clear.current = setTimeout(() => setSaid(null), 2000);
   }
   return (
     <div className="space-y-1">
       <div className="flex items-center justify-between gap-2">
         <span className="text-sm font-medium">{label}</span>
-        <Button variant="ghost" className="min-h-8 px-2 text-xs" onClick={copy} aria-label={`Copy ${label}`}>
-          {copied ?? "Copy"}
-        </Button>
+        <span className="flex items-center gap-2">
+          {/* Announced: the button keeps its name, the outcome is said here. */}
+          <span aria-live="polite" className="text-xs text-neutral-600">
+            {said}
+          </span>
+          <Button variant="ghost" className="min-h-8 px-2 text-xs" onClick={copy}>
+            Copy<span className="sr-only"> {label}</span>
+          </Button>
+        </span>
       </div>
+      {/* Focusable: a line wider than the box scrolls, and a keyboard must be able to scroll it. */}
       <pre
+        tabIndex={0}
+        aria-label={label}
         data-testid={`copy-${label}`}
         className={cn(
           "overflow-x-auto rounded-md bg-neutral-900 p-3 font-mono text-xs text-neutral-100",

@@ -7,7 +7,11 @@ export interface Column<Row> {
   numeric?: boolean;
 }
 
-/** A plain, scrollable table: the daily figures, breakdowns, top sources and the request log share it. */
+/**
+ * A table, and on a phone a list: below the `sm` width each row is a block of "header: value" lines,
+ * so no column is ever off-screen. The explicit roles keep it a
+ * table to screen readers whatever the CSS display; on a phone each value carries its own label. Cells wrap at any width; a scroll is the last resort.
+ */
 export function DataTable<Row>({
   columns,
   rows,
@@ -22,23 +26,43 @@ export function DataTable<Row>({
   testId?: string;
 }) {
   return (
-    <div className="-mx-4 overflow-x-auto px-4">
-      <table className="w-full min-w-max text-left text-sm tabular-nums" aria-label={label} data-testid={testId}>
-        <thead>
-          <tr className="text-xs text-neutral-600">
+    <div className="sm:-mx-4 sm:overflow-x-auto sm:px-4">
+      <table
+        role="table"
+        className="block w-full text-left text-sm tabular-nums sm:table"
+        aria-label={label}
+        data-testid={testId}
+      >
+        <thead role="rowgroup" className="hidden sm:table-header-group">
+          <tr role="row" className="text-xs text-neutral-600">
             {columns.map((c) => (
-              <th key={c.header} scope="col" className={cn("py-2 pr-4 font-medium", c.numeric && "text-right")}>
+              <th
+                key={c.header}
+                role="columnheader"
+                scope="col"
+                className={cn("py-2 pr-4 font-medium", c.numeric && "text-right")}
+              >
                 {c.header}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody>
+        <tbody role="rowgroup" className="block sm:table-row-group">
           {rows.map((row) => (
-            <tr key={rowKey(row)} className="border-t border-neutral-100">
+            <tr key={rowKey(row)} role="row" className="block border-t border-neutral-100 py-2 sm:table-row sm:py-0">
               {columns.map((c) => (
-                <td key={c.header} className={cn("py-2 pr-4", c.numeric && "text-right")}>
-                  {c.cell(row)}
+                <td
+                  key={c.header}
+                  role="cell"
+                  className={cn(
+                    "flex justify-between gap-4 py-0.5 break-words sm:table-cell sm:py-2 sm:pr-4",
+                    c.numeric ? "sm:text-right" : "text-right sm:text-left",
+                  )}
+                >
+                  {/* The phone's label, where the column headers are hidden: read with the value. */}
+                  <span className="shrink-0 text-xs text-neutral-600 sm:hidden">{c.header}</span>
+                  {/* One flex item beside the label, whatever the cell holds. */}
+                  <span className="min-w-0">{c.cell(row)}</span>
                 </td>
               ))}
             </tr>

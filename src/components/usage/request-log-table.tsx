@@ -68,14 +68,14 @@ export function RequestLogTable({
             ))}
           </Select>
         </label>
-        <label className="flex items-center gap-2 text-sm">
-          Request id
+        <label className="flex w-full items-center gap-2 text-sm sm:w-auto">
+          <span className="shrink-0">Request id</span>
           <input
             value={idQuery}
             onChange={(e) => setIdQuery(e.target.value)}
             placeholder="from X-Request-Id or an error's requestId"
             aria-invalid={idQuery.trim() !== "" && !requestId}
-            className="w-80 max-w-full rounded-md border border-neutral-300 bg-white px-2 py-1.5 font-mono text-xs"
+            className="min-w-0 flex-1 rounded-md sm:w-80 sm:flex-none border border-neutral-300 bg-white px-2 py-1.5 font-mono text-xs"
           />
         </label>
       </div>
