@@ -1,10 +1,10 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
 import { Field } from "@/components/ui/field";
 import type { fieldOf } from "@/lib/forms";
 import { useTRPC } from "@/lib/trpc/client";
+import { useDebounced } from "@/lib/use-debounced";
 
 /**
  * A team slug field that says, while typing, whether the slug is free (debounced server check). The
@@ -21,11 +21,7 @@ export function TeamSlugField({
   current?: string;
 }) {
   const trpc = useTRPC();
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), 300);
-    return () => clearTimeout(timer);
-  }, [value]);
+  const debounced = useDebounced(value);
   const unchanged = debounced === current;
   const check = useQuery({
     ...trpc.account.slugAvailable.queryOptions({ slug: debounced, teamSlug: current }),

@@ -2,6 +2,7 @@
 
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatBytes, formatCompact, formatCount } from "@/lib/format";
+import { When } from "@/components/ui/when";
 import { DataTable } from "./data-table";
 
 export interface DailyPoint {
@@ -20,12 +21,12 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
     <figure>
       <div
         role="img"
-        aria-label={`${title}: ${formatCount(total)} requests over ${series.length} days`}
+        aria-label={`${title}: ${formatCount(total)} delivered over ${series.length} days`}
         className="h-64 w-full"
       >
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={series as DailyPoint[]} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#e5e5e5" vertical={false} />
+            <CartesianGrid strokeDasharray="3 3" stroke="var(--chart-grid)" vertical={false} />
             <XAxis dataKey="date" tickFormatter={(d: string) => d.slice(5)} tick={{ fontSize: 11 }} minTickGap={16} />
             <YAxis
               yAxisId="requests"
@@ -37,24 +38,30 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
             <YAxis yAxisId="bytes" orientation="right" tickFormatter={formatBytes} tick={{ fontSize: 11 }} width={64} />
             <Tooltip
               formatter={(value, name) =>
-                name === "Bytes sent" ? formatBytes(Number(value)) : formatCount(Number(value))
+                name === "Bytes delivered" ? formatBytes(Number(value)) : formatCount(Number(value))
               }
-              labelFormatter={(label) => `${String(label)} (UTC)`}
+              labelFormatter={(label) => `${String(label)} (UTC day)`}
+              contentStyle={{
+                background: "var(--color-white)",
+                border: "1px solid var(--color-neutral-200)",
+                color: "var(--color-neutral-900)",
+                fontSize: 12,
+              }}
             />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Bar
               yAxisId="requests"
               dataKey="requests"
-              name="Requests"
-              fill="#404040"
+              name="Delivered"
+              fill="var(--chart-bar)"
               maxBarSize={28}
               isAnimationActive={false}
             />
             <Line
               yAxisId="bytes"
               dataKey="bytes"
-              name="Bytes sent"
-              stroke="#0369a1"
+              name="Bytes delivered"
+              stroke="var(--chart-line)"
               strokeDasharray="6 3"
               strokeWidth={2}
               dot={{ r: 3 }}
@@ -71,9 +78,9 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
           rows={series}
           rowKey={(p) => p.date}
           columns={[
-            { header: "Date (UTC)", cell: (p) => p.date },
-            { header: "Requests", numeric: true, cell: (p) => formatCount(p.requests) },
-            { header: "Bytes sent", numeric: true, cell: (p) => formatBytes(p.bytes) },
+            { header: "Day", cell: (p) => <When day={p.date} /> },
+            { header: "Delivered", numeric: true, cell: (p) => formatCount(p.requests) },
+            { header: "Bytes delivered", numeric: true, cell: (p) => formatBytes(p.bytes) },
           ]}
         />
       </details>

@@ -32,7 +32,7 @@ export function ProjectUsage({
     <div className="space-y-6">
       <UsageSummary
         title="Usage"
-        chartTitle="Requests and bytes per day"
+        chartTitle="Delivered images and bytes per day"
         range={range}
         onRangeChange={setRange}
         usage={usage}
@@ -62,8 +62,8 @@ export function ProjectUsage({
               rowKey={(k) => k.apiKeyId}
               columns={[
                 { header: "Key", cell: (k) => k.name },
-                { header: "Requests", numeric: true, cell: (k) => formatCount(k.requests) },
-                { header: "Bytes", numeric: true, cell: (k) => formatBytes(k.bytes) },
+                { header: "Delivered", numeric: true, cell: (k) => formatCount(k.requests) },
+                { header: "Bytes delivered", numeric: true, cell: (k) => formatBytes(k.bytes) },
               ]}
             />
           </Card>
@@ -72,7 +72,7 @@ export function ProjectUsage({
               {formatBytes(data.log.bandwidth.savedBytes)}
             </p>
             <p className="mt-1 text-sm text-neutral-600">
-              Originals {formatBytes(data.log.bandwidth.originalBytes)} → served{" "}
+              Originals {formatBytes(data.log.bandwidth.originalBytes)} → delivered{" "}
               {formatBytes(data.log.bandwidth.outputBytes)}, measured on {formatPercent(data.log.bandwidth.coverage, 0)}{" "}
               of successes (those that fetched their original; cache hits never see it).
             </p>
@@ -97,8 +97,8 @@ export function ProjectUsage({
             rowKey={(s) => s.sourceUrl}
             columns={[
               { header: "Source", cell: (s) => <span className="font-mono text-xs break-all">{s.sourceUrl}</span> },
-              { header: "Requests", numeric: true, cell: (s) => formatCount(s.requests) },
-              { header: "Bytes", numeric: true, cell: (s) => formatBytes(s.outputBytes) },
+              { header: "Delivered", numeric: true, cell: (s) => formatCount(s.requests) },
+              { header: "Bytes delivered", numeric: true, cell: (s) => formatBytes(s.outputBytes) },
             ]}
           />
         </Card>

@@ -4,9 +4,11 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
-import { formatBytes, formatMs, utcStamp } from "@/lib/format";
+import { When } from "@/components/ui/when";
+import { formatBytes, formatMs } from "@/lib/format";
 import { normaliseRequestId, REQUEST_ID_HINT } from "@/lib/request-id";
 import { useTRPC } from "@/lib/trpc/client";
+import { useDebounced } from "@/lib/use-debounced";
 import type { RequestLogStatus } from "@/server/errors";
 import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
@@ -14,7 +16,7 @@ import { Select } from "@/components/ui/select";
 import { REQUEST_LOG_PAGE } from "./first-view";
 
 /**
- * The request log, newest first, filtered by status; older pages by cursor, newer by going back. A
+ * The request log, newest first, filtered by status and source; older pages by cursor, newer by going back. A
  * request id (from an error body or X-Request-Id) finds that one request whatever the filters.
  */
 export function RequestLogTable({
@@ -32,6 +34,8 @@ export function RequestLogTable({
   const [status, setStatus] = useState<RequestLogStatus | "">("");
   const [cursors, setCursors] = useState<number[]>([]);
   const [idQuery, setIdQuery] = useState("");
+  const [sourceQuery, setSourceQuery] = useState("");
+  const source = useDebounced(sourceQuery.trim()) || undefined;
   const requestId = normaliseRequestId(idQuery);
   const before = requestId ? undefined : cursors.at(-1);
   const page = useQuery({
@@ -40,6 +44,7 @@ export function RequestLogTable({
       projectSlug,
       range,
       status: status || undefined,
+      source,
       requestId,
       before,
       limit: REQUEST_LOG_PAGE,
@@ -69,6 +74,20 @@ export function RequestLogTable({
           </Select>
         </label>
         <label className="flex w-full items-center gap-2 text-sm sm:w-auto">
+          <span className="shrink-0">Source</span>
+          <input
+            type="search"
+            value={sourceQuery}
+            onChange={(e) => {
+              setSourceQuery(e.target.value);
+              setCursors([]);
+            }}
+            maxLength={2048}
+            placeholder="contains, e.g. cat.jpg"
+            className="min-w-0 flex-1 rounded-md border border-neutral-300 bg-white px-2 py-1.5 font-mono text-xs sm:w-48 sm:flex-none"
+          />
+        </label>
+        <label className="flex w-full items-center gap-2 text-sm sm:w-auto">
           <span className="shrink-0">Request id</span>
           <input
             value={idQuery}
@@ -89,8 +108,22 @@ export function RequestLogTable({
         </EmptyState>
       ) : null}
       {page.data && rows.length === 0 && !requestId ? (
-        <EmptyState title="No requests logged in this range">
-          Requests appear here a moment after they are served.
+        <EmptyState title={status || source ? "No request matches these filters" : "No requests logged in this range"}>
+          {status || source ? (
+            <Button
+              variant="secondary"
+              size="sm"
+              onClick={() => {
+                setStatus("");
+                setSourceQuery("");
+                setCursors([]);
+              }}
+            >
+              Clear the filters
+            </Button>
+          ) : (
+            "Requests appear here a moment after they are served. The Developer tab signs a test URL."
+          )}
         </EmptyState>
       ) : null}
       {rows.length > 0 ? (
@@ -99,7 +132,7 @@ export function RequestLogTable({
           rows={rows}
           rowKey={(r) => String(r.id)}
           columns={[
-            { header: "Time (UTC)", cell: (r) => utcStamp(r.createdAt) },
+            { header: "Time", cell: (r) => <When at={r.createdAt} seconds /> },
             { header: "Status", cell: (r) => `${r.status} (${r.httpStatus})` },
             {
               header: "Source",

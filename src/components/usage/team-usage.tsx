@@ -20,7 +20,7 @@ export function TeamUsage({ teamSlug }: { teamSlug: string }) {
     <div className="space-y-6">
       <UsageSummary
         title="Team usage"
-        chartTitle="Team requests and bytes per day"
+        chartTitle="Team deliveries and bytes per day"
         range={range}
         onRangeChange={setRange}
         usage={usage}
@@ -40,13 +40,13 @@ export function TeamUsage({ teamSlug }: { teamSlug: string }) {
                   </Link>
                 ),
               },
-              { header: "Requests", numeric: true, cell: (p) => formatCount(p.requests) },
+              { header: "Delivered", numeric: true, cell: (p) => formatCount(p.requests) },
               {
                 header: "Share",
                 numeric: true,
                 cell: (p) => formatPercent(data.totals.requests > 0 ? p.requests / data.totals.requests : null, 0),
               },
-              { header: "Bytes", numeric: true, cell: (p) => formatBytes(p.bytes) },
+              { header: "Bytes delivered", numeric: true, cell: (p) => formatBytes(p.bytes) },
             ]}
           />
         </Card>

@@ -3,11 +3,14 @@
 import type { ReactNode } from "react";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { formatBytes, formatCount } from "@/lib/format";
+import type { RequestOutcomes } from "@/server/analytics/request-outcomes";
 import { DailyChart, type DailyPoint } from "./daily-chart";
+import { OutcomeChart, OUTCOME_VIEW } from "./outcome-chart";
 import { Freshness, type MeteringView } from "./freshness";
 import { RangePicker, type RangeInput } from "./range-picker";
 import { Stat } from "./stat";
 import { cn } from "@/lib/cn";
+import { When } from "@/components/ui/when";
 
 interface Totals {
   requests: number;
@@ -19,12 +22,14 @@ export interface UsageSummaryData {
   series: DailyPoint[];
   totals: Totals;
   previous: Totals;
+  outcomes: RequestOutcomes;
   metering: MeteringView;
 }
 
 /**
- * The top card of the project and team usage pages: range, freshness, metered totals with their trend
- * (plus whatever figures the page adds), and the daily chart.
+ * The top card of the project and team usage pages: range, freshness, every request by outcome, the
+ * metered totals (successful deliveries, what billing counts) with their trend, whatever figures the
+ * page adds, and the daily chart of the metered totals.
  */
 export function UsageSummary(props: {
   title: string;
@@ -45,21 +50,35 @@ export function UsageSummary(props: {
         <div className="space-y-4">
           <Freshness metering={data.metering} />
           <p className="text-sm text-neutral-600">
-            {data.range.from} to {data.range.to}
+            <When day={data.range.from} /> to <When day={data.range.to} />
           </p>
-          <div className={cn("grid grid-cols-2 gap-3", props.moreStats && "lg:grid-cols-4")}>
+          <div
+            className={cn(
+              "grid grid-cols-2 gap-3",
+              props.moreStats ? "sm:grid-cols-3 lg:grid-cols-5" : "sm:grid-cols-3",
+            )}
+          >
             <Stat
-              label="Requests"
+              label="All requests"
+              value={formatCount(data.outcomes.totals.all)}
+              detail={OUTCOME_VIEW.map(
+                (o) => `${formatCount(data.outcomes.totals[o.key])} ${o.label.toLowerCase()}`,
+              ).join(" · ")}
+            />
+            <Stat
+              label="Delivered"
               value={formatCount(data.totals.requests)}
+              detail="Images sent to a browser or CDN (served or cached), as metered"
               trend={{ current: data.totals.requests, previous: data.previous.requests, period }}
             />
             <Stat
-              label="Bytes sent"
+              label="Bytes delivered"
               value={formatBytes(data.totals.bytes)}
               trend={{ current: data.totals.bytes, previous: data.previous.bytes, period }}
             />
             {props.moreStats}
           </div>
+          <OutcomeChart outcomes={data.outcomes} />
           <DailyChart series={data.series} title={props.chartTitle} />
         </div>
       ) : null}

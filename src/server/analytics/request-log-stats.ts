@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, ilike, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "@/server/db/client";
 import { apiKeys, PROCESSING_BOUNDS_MS, requestLog, requestSourceStats, requestStats } from "@/server/db/schema";
@@ -128,9 +128,16 @@ export interface RequestLogPageInput {
    * the range and status: what an integrator has in hand when an image failed.
    */
   requestId?: string;
+  /** Requests whose source URL contains this text, in any case (`%` and `_` are plain characters). */
+  source?: string;
   /** The last id of the previous page. */
   before?: number;
   limit: number;
+}
+
+/** A LIKE pattern matching `text` anywhere, with LIKE's own wildcards in it taken literally. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Rows after the given one in the page order (time, then id, newest first). */
@@ -167,6 +174,7 @@ export async function requestLogPage(db: Database, projectId: string, range: Dat
         : and(
             inRange(projectId, range),
             input.status ? eq(requestLog.status, input.status) : undefined,
+            input.source ? ilike(requestLog.sourceUrl, containing(input.source)) : undefined,
             input.before ? before(projectId, input.before) : undefined,
           ),
     )

@@ -6,6 +6,7 @@ import type { ResultStore } from "@/server/result-store/types";
 import { resolveDateRange } from "./date-range";
 import { qualityModeStats } from "./quality-mode-stats";
 import { requestLogPage, requestLogStats, type RequestLogPageInput } from "./request-log-stats";
+import { requestOutcomes } from "./request-outcomes";
 import { projectUsage, teamUsage } from "./usage-totals";
 
 /** What the usage pages read: the database, the clock a range is resolved against, metering's lag. */
@@ -17,18 +18,20 @@ export interface UsageReportDeps {
 }
 
 /**
- * A project's usage page: totals, the request log's statistics, what each quality mode delivered, how
- * current metering is, its stored share.
+ * A project's usage page: metered totals, every request by outcome, the request log's statistics, what
+ * each quality mode delivered, how current metering is, its stored share.
  */
 export async function projectUsageReport(deps: UsageReportDeps, projectId: string, rangeInput: DateRangeInput) {
-  const range = resolveDateRange(rangeInput, deps.now());
-  const [usage, log, qualityModes, metering] = await Promise.all([
+  const now = deps.now();
+  const range = resolveDateRange(rangeInput, now);
+  const [usage, log, outcomes, qualityModes, metering] = await Promise.all([
     projectUsage(deps.db, projectId, range),
     requestLogStats(deps.db, projectId, range),
+    requestOutcomes(deps.db, { projectId }, range, now),
     qualityModeStats(deps.db, projectId, range),
     deps.freshness(),
   ]);
-  return { range, ...usage, log, qualityModes, metering, store: storeShare(deps.store, projectId) };
+  return { range, ...usage, log, outcomes, qualityModes, metering, store: storeShare(deps.store, projectId) };
 }
 
 /** One page of a project's request log within the range. */
@@ -40,9 +43,14 @@ export function projectRequestLog(
   return requestLogPage(deps.db, projectId, resolveDateRange(input.range, deps.now()), input);
 }
 
-/** A team's usage page: its projects' totals and how current metering is. */
+/** A team's usage page: its projects' totals, every request by outcome, how current metering is. */
 export async function teamUsageReport(deps: UsageReportDeps, teamId: string, rangeInput: DateRangeInput) {
-  const range = resolveDateRange(rangeInput, deps.now());
-  const [usage, metering] = await Promise.all([teamUsage(deps.db, teamId, range), deps.freshness()]);
-  return { range, ...usage, metering };
+  const now = deps.now();
+  const range = resolveDateRange(rangeInput, now);
+  const [usage, outcomes, metering] = await Promise.all([
+    teamUsage(deps.db, teamId, range),
+    requestOutcomes(deps.db, { teamId }, range, now),
+    deps.freshness(),
+  ]);
+  return { range, ...usage, outcomes, metering };
 }

@@ -235,3 +235,70 @@ describe("team usage", () => {
     expect(usage.series).toHaveLength(30);
   });
 });
+
+describe("every request by outcome", () => {
+  it("splits the range's requests into served, cached, refused and failed, by the hour up to 7 days and by the day beyond", async () => {
+    const missing = buildSignedUrl({
+      baseUrl: "http://x",
+      projectSlug,
+      ...keys[1]!,
+      operations: "w_35",
+      source: "local/no-such-photo.jpg",
+    }).slice("http://x".length);
+    expect((await app.fetch(missing)).status).toBe(404);
+    await app.settled();
+    const expected = { served: 4, cached: 1, refused: 2, failed: 1, all: 8 };
+    const week = await owner.caller.usage.project({ ...scope(), range: { preset: "7d" } });
+    expect(week.outcomes.granularity).toBe("hour");
+    expect(week.outcomes.totals).toEqual(expected);
+    expect(week.outcomes.totals.all).toBe(week.log.logged); // the same rows as the request statistics
+    // Every hour from the range's first to the current one, no later hour.
+    const now = new Date();
+    const firstHour = Date.parse(`${day(-6)}T00:00:00Z`);
+    const currentHour = Math.floor(now.getTime() / 3_600_000) * 3_600_000;
+    expect(week.outcomes.buckets).toHaveLength((currentHour - firstHour) / 3_600_000 + 1);
+    expect(week.outcomes.buckets[0]!.start).toBe(new Date(firstHour).toISOString());
+    const busy = week.outcomes.buckets.filter((b) => b.served + b.cached + b.refused + b.failed > 0);
+    expect(busy.map((b) => b.start).every((start) => Date.parse(start) >= currentHour - 3_600_000)).toBe(true);
+    const summed = { served: 0, cached: 0, refused: 0, failed: 0 };
+    for (const b of week.outcomes.buckets)
+      for (const k of Object.keys(summed) as Array<keyof typeof summed>) summed[k] += b[k];
+    expect(summed).toEqual({ served: 4, cached: 1, refused: 2, failed: 1 });
+
+    const team = await owner.caller.usage.team({ teamSlug, range: { preset: "30d" } });
+    expect(team.outcomes.granularity).toBe("day");
+    expect(team.outcomes.buckets).toHaveLength(30);
+    expect(team.outcomes.buckets.at(-1)).toEqual({
+      start: `${day(0)}T00:00:00.000Z`,
+      served: 4,
+      cached: 1,
+      refused: 2,
+      failed: 1,
+    });
+    expect(team.outcomes.totals).toEqual(expected);
+
+    // A past day: 24 quiet hours. The metered ledger row inserted for it above was never a request.
+    const past = await owner.caller.usage.project({ ...scope(), range: { from: day(-8), to: day(-8) } });
+    expect(past.outcomes.buckets).toHaveLength(24);
+    expect(past.outcomes.totals).toEqual({ served: 0, cached: 0, refused: 0, failed: 0, all: 0 });
+  });
+
+  it("filters the request log by source: any case, anywhere in the URL, wildcards taken literally", async () => {
+    const log = (source: string) =>
+      owner.caller.usage.requestLog({ ...scope(), range: { preset: "7d" }, source, limit: 100 });
+    const missing = await log("NO-SUCH");
+    expect(missing.rows.map((r) => [r.sourceUrl, r.status, r.httpStatus])).toEqual([
+      ["local/no-such-photo.jpg", "source_error", 404],
+    ]);
+    // The refusals by signature logged no source (an unsigned URL's source is the prober's text).
+    expect((await log("local/photo")).rows.map((r) => r.status)).toEqual(Array(5).fill("success"));
+    expect((await log("photo.jpg")).rows).toHaveLength(6);
+    expect((await log("%")).rows).toEqual([]);
+    expect((await log("local_photo")).rows).toEqual([]);
+    expect((await log("  ")).rows).toHaveLength(8); // blank: no filter
+    await expect(log("x".repeat(2049))).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("at most 2048 characters"),
+    });
+  });
+});

@@ -16,6 +16,12 @@ export const usageRouter = router({
         range: dateRangeInput,
         status: z.enum(requestLogStatuses).optional(),
         requestId: z.string().trim().toLowerCase().regex(REQUEST_ID, { error: REQUEST_ID_HINT }).optional(),
+        source: z
+          .string()
+          .trim()
+          .max(2048, { error: "Source filter: at most 2048 characters" })
+          .optional()
+          .transform((source) => source || undefined),
         before: z.number().int().positive().optional(),
         limit: z.number().int().min(1).max(100).default(25),
       }),

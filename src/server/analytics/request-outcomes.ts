@@ -1,0 +1,107 @@
+import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import type { Database } from "@/server/db/client";
+import { projects, requestStats } from "@/server/db/schema";
+import type { RequestLogStatus } from "@/server/errors";
+import { rangeInstants, type DateRange } from "./date-range";
+
+/**
+ * What became of every request, in four words an admin reads at a glance: made for it (served),
+ * answered from a cache or as not modified (cached), declined by a rule (refused: signature, key,
+ * limit, policy), or not made although allowed (failed: the source or the server).
+ */
+export const OUTCOMES = ["served", "cached", "refused", "failed"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Every request-log status but success, by outcome; a new status fails to compile until placed here. */
+const OUTCOME_OF_STATUS = {
+  bad_request: "refused",
+  unauthorized: "refused",
+  key_revoked: "refused",
+  key_expired: "refused",
+  sig_invalid: "refused",
+  sig_expired: "refused",
+  referer_blocked: "refused",
+  source_blocked: "refused",
+  rate_limited: "refused",
+  too_large: "refused",
+  source_error: "failed",
+  unsupported_image: "failed",
+  timeout: "failed",
+  overloaded: "failed",
+  error: "failed",
+} as const satisfies Record<Exclude<RequestLogStatus, "success">, Outcome>;
+
+/** A success's cache tier: `miss` was transformed for it; every other tier answered without a transform. */
+export function outcomeOf(status: string, cache: string): Outcome {
+  if (status === "success") return cache === "miss" || cache === "" ? "served" : "cached";
+  return (OUTCOME_OF_STATUS as Record<string, Outcome>)[status] ?? "failed";
+}
+
+/** Ranges up to a week are drawn by the hour (≤ 168 bars), longer ones by the day. */
+export const HOURLY_UP_TO_DAYS = 7;
+
+export type OutcomeCounts = Record<Outcome, number>;
+export interface OutcomeBucket extends OutcomeCounts {
+  /** Start of the UTC hour or day, ISO 8601. */
+  start: string;
+}
+
+export interface RequestOutcomes {
+  granularity: "hour" | "day";
+  buckets: OutcomeBucket[];
+  totals: OutcomeCounts & { all: number };
+}
+
+/** Whose requests: one project's, or every project of a team. */
+export type OutcomeScope = { projectId: string } | { teamId: string };
+
+const zero = (): OutcomeCounts => ({ served: 0, cached: 0, refused: 0, failed: 0 });
+
+/**
+ * Every request of the range by outcome, per hour or day, from request_stats (hourly rows, so the
+ * same totals as the request log's statistics). Buckets without traffic are zeros; hours after `now`
+ * are left out rather than drawn as a quiet afternoon that has not happened yet.
+ */
+export async function requestOutcomes(
+  db: Database,
+  scope: OutcomeScope,
+  range: DateRange,
+  now: Date,
+): Promise<RequestOutcomes> {
+  const { start, end } = rangeInstants(range);
+  const granularity = range.days <= HOURLY_UP_TO_DAYS ? "hour" : "day";
+  // The unit inline, not a parameter: select and group by must be the same expression to Postgres.
+  const bucket = sql<Date>`date_trunc('${sql.raw(granularity)}', ${requestStats.hour}, 'UTC')`;
+  const projectIds =
+    "projectId" in scope
+      ? [scope.projectId]
+      : db.select({ id: projects.id }).from(projects).where(eq(projects.teamId, scope.teamId));
+  const rows = await db
+    .select({
+      bucket,
+      status: requestStats.status,
+      cache: requestStats.cache,
+      requests: sql<number>`sum(${requestStats.requests})::float8`,
+    })
+    .from(requestStats)
+    .where(and(inArray(requestStats.projectId, projectIds), gte(requestStats.hour, start), lt(requestStats.hour, end)))
+    .groupBy(bucket, requestStats.status, requestStats.cache);
+
+  const step = granularity === "hour" ? 3_600_000 : 86_400_000;
+  const last = Math.min(end.getTime(), Math.floor(now.getTime() / step) * step + step);
+  const buckets = new Map<number, OutcomeBucket>();
+  for (let t = start.getTime(); t < last; t += step) {
+    buckets.set(t, { start: new Date(t).toISOString(), ...zero() });
+  }
+  const totals = { ...zero(), all: 0 };
+  for (const row of rows) {
+    const outcome = outcomeOf(row.status, row.cache);
+    const at = new Date(row.bucket).getTime();
+    const entry = buckets.get(at) ?? { start: new Date(at).toISOString(), ...zero() };
+    entry[outcome] += row.requests;
+    buckets.set(at, entry);
+    totals[outcome] += row.requests;
+    totals.all += row.requests;
+  }
+  return { granularity, buckets: [...buckets.values()].sort((a, b) => a.start.localeCompare(b.start)), totals };
+}
