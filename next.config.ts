@@ -46,7 +46,8 @@ const nextConfig: NextConfig = {
   // where images are transformed (the image API, and uploads checked through tRPC).
   outputFileTracingIncludes: {
     "/api/image-delivery": FONTS,
-    "/api/trpc/[trpc]": FONTS,
+    // And the photo the preset editor's previews are made of (src/server/delivery/preview-operations.ts).
+    "/api/trpc/[trpc]": [...FONTS, "demo/photo.jpg"],
   },
   // Compression is scripts/server.mjs's, which leaves the image API alone: Next's would gzip SVG and
   // JSON answers, drop their Content-Length and add `Vary: Accept-Encoding` (contract §4 allows only

@@ -30,6 +30,8 @@ export interface ServiceOptions {
   fetchLimits: FetchLimits;
   transformLimits: TransformLimits;
   localSourceRoot: string | null;
+  /** The photo previews are made of (the committed demo photo unless a test says otherwise). */
+  previewSamplePath?: string;
   transformConcurrency: number;
   /** Share transform slots and queue fairly between projects. Default true. */
   transformFairShare?: boolean;

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { env as readEnv } from "@/env";
 import type { Secrets } from "@/server/config/secrets";
 import {
@@ -40,6 +41,12 @@ import { createUploadCheck, type UploadCheck } from "@/server/image/check-upload
 import { uploadLimits } from "@/server/tenancy/project-images";
 import { createSourceFailureMemory } from "@/server/delivery/source-failures";
 import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
+import {
+  createOperationsPreview,
+  PREVIEW_SAMPLE,
+  previewLimits,
+  type PreviewOperations,
+} from "@/server/delivery/preview-operations";
 import { createPublicNames, type PublicNames } from "@/server/delivery/public-names";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
 import { createResultCache, createTransformScheduler, fontEnvironment, lazyInProcessTransform } from "@/server/image";
@@ -109,6 +116,8 @@ export interface Services {
   dashboardOrigins: string[];
   /** Decodes an uploaded image (watermark, fallback) in a transform process, under its team's share. */
   checkUpload: UploadCheck;
+  /** The sample photo as a project's operations make it, for the preset editor and watermark placement. */
+  previewOperations: PreviewOperations;
   /** Who may read /api/metrics (service-options.ts). */
   metricsAccess: MetricsAccess;
   /** How this instance runs (/api/health says it). */
@@ -237,6 +246,14 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       addressLimits: options.addressLimits ?? DEFAULT_ADDRESS_LIMITS,
     },
   };
+  const previewOperations = createOperationsPreview({
+    config,
+    projectImages: delivery.projectImages,
+    scheduler: transforms,
+    transform: pool?.transform ?? inProcessTransform,
+    limits: previewLimits(options.transformLimits),
+    samplePath: options.previewSamplePath ?? path.resolve(PREVIEW_SAMPLE),
+  });
   // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.
   const requestLog = createRequestLog(
     { db: database.db, kv, counters, logSampled, metersUsage: redis === null },
@@ -301,6 +318,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     database,
     secrets: options.secrets,
     checkUpload,
+    previewOperations,
     auth: loadAuth,
     mailer: createMailer(options.smtp ?? null),
     tenancy,

@@ -1,11 +1,13 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { LoaderCircle, Trash2 } from "lucide-react";
 import type { inferRouterOutputs } from "@trpc/server";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
-import { utcStamp } from "@/lib/format";
+import { When } from "@/components/ui/when";
+import { OperationsPreview } from "./operations-preview";
 import { useTRPC } from "@/lib/trpc/client";
 import type { AppRouter } from "@/server/api/root";
 import { WatermarkSettingsForm } from "./watermark-settings-form";
@@ -39,7 +41,19 @@ export function ProjectImages({ teamSlug, projectSlug }: Scope) {
       </Card>
       {watermark ? (
         canWrite ? (
-          <WatermarkSettingsForm scope={scope} settings={watermark.settings} />
+          <>
+            <WatermarkSettingsForm scope={scope} settings={watermark.settings} />
+            <Card title="Placement preview">
+              <p className="mb-3 text-sm text-neutral-600">
+                The saved placement on the sample photo, 800 px wide, as an image URL of this project makes it.
+              </p>
+              <OperationsPreview
+                scope={scope}
+                operations={() => (watermark.settings.always ? "w_800" : "w_800,wm")}
+                label="Preview the saved placement"
+              />
+            </Card>
+          </>
         ) : (
           <Card title="Placement">
             <p className="text-sm text-neutral-600" data-testid="watermark-placement">
@@ -88,7 +102,9 @@ function ImageFacts({ image, kind }: { image: Images["watermark"] | Images["fall
           {image.width}×{image.height} px, {(image.bytes / 1024).toFixed(1)} KiB
         </dd>
         <dt className="text-neutral-500">Changed (UTC)</dt>
-        <dd>{utcStamp(image.updatedAt, "minute")}</dd>
+        <dd>
+          <When at={image.updatedAt} />
+        </dd>
       </dl>
     </div>
   );
@@ -98,8 +114,8 @@ function ImageActions({ scope, kind, present }: { scope: Scope; kind: Kind; pres
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const done = { onSuccess: () => queryClient.invalidateQueries() };
-  const upload = useMutation(trpc.projectImage.upload.mutationOptions(done));
-  const remove = useMutation(trpc.projectImage.delete.mutationOptions(done));
+  const upload = useMutation(trpc.projectImage.upload.mutationOptions({ ...done, meta: { done: "Image uploaded" } }));
+  const remove = useMutation(trpc.projectImage.delete.mutationOptions({ ...done, meta: { done: "Image removed" } }));
   async function choose(file: File | undefined) {
     if (!file) return;
     upload.mutate({ ...scope, kind, base64: await base64Of(file) });
@@ -112,12 +128,17 @@ function ImageActions({ scope, kind, present }: { scope: Scope; kind: Kind; pres
           type="file"
           accept={ACCEPT}
           data-testid={`${kind}-file`}
-          className="mt-1 block text-sm"
+          className="mt-1 block w-full text-sm text-neutral-600 file:mr-3 file:min-h-10 file:cursor-pointer file:rounded-md file:border file:border-neutral-300 file:bg-white file:px-4 file:text-sm file:font-medium file:text-neutral-900 hover:file:bg-neutral-100 disabled:opacity-60"
           disabled={upload.isPending}
           onChange={(e) => void choose(e.target.files?.[0])}
         />
       </label>
       <p className="text-xs text-neutral-500">PNG, JPEG, WebP, GIF or AVIF; at most 512 KiB and 2048 px a side.</p>
+      {upload.isPending ? (
+        <p role="status" className="flex items-center gap-2 text-sm text-neutral-600">
+          <LoaderCircle aria-hidden className="size-4 animate-spin motion-reduce:animate-none" /> Uploading…
+        </p>
+      ) : null}
       <ErrorMessage error={upload.error ?? remove.error} />
       {upload.isSuccess ? (
         <p role="status" className="text-sm text-green-700" data-testid={`${kind}-saved`}>
@@ -127,7 +148,7 @@ function ImageActions({ scope, kind, present }: { scope: Scope; kind: Kind; pres
       {present ? (
         <ConfirmDialog
           trigger={
-            <Button type="button" variant="danger">
+            <Button type="button" variant="danger" icon={Trash2}>
               Remove {kind === "watermark" ? "the watermark" : "the fallback image"}
             </Button>
           }

@@ -1,17 +1,19 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Trash2 } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { DefaultQuality } from "./default-quality";
 import { PresetsOnly } from "./presets-only";
 import { DataTable } from "@/components/usage/data-table";
-import { utcStamp } from "@/lib/format";
+import { When } from "@/components/ui/when";
 import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
 import { presetSchema } from "@/lib/schemas/preset";
 import { useTRPC } from "@/lib/trpc/client";
+import { OperationsPreview } from "./operations-preview";
 
 type Scope = { teamSlug: string; projectSlug: string };
 
@@ -35,7 +37,15 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
           values. Editing a preset changes what its URLs make (new ETags); nothing else is affected.
         </p>
         {presets.length === 0 ? (
-          <p className="text-sm text-neutral-600">No presets yet.</p>
+          <EmptyState title="No presets yet">
+            {canWrite ? (
+              <a href="#preset-form" className="underline underline-offset-4">
+                Add the first one with the form below
+              </a>
+            ) : (
+              "Admins of the team add them."
+            )}
+          </EmptyState>
         ) : (
           <DataTable
             label="Presets"
@@ -48,7 +58,7 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
                 header: "Operations",
                 cell: (p) => <code className="font-mono text-xs break-all">{p.operations}</code>,
               },
-              { header: "Changed (UTC)", cell: (p) => utcStamp(p.updatedAt, "minute") },
+              { header: "Changed", cell: (p) => <When at={p.updatedAt} /> },
               ...(canWrite
                 ? [
                     {
@@ -84,12 +94,13 @@ function SavePreset({ scope }: { scope: Scope }) {
   const form = useZodForm(presetSchema, { name: "", operations: "" });
   const save = useMutation(
     trpc.preset.save.mutationOptions({
+      meta: { done: "Preset saved" },
       onError: (error) => showRefusal(form, error),
       onSuccess: () => queryClient.invalidateQueries(),
     }),
   );
   return (
-    <Card title="Add or change a preset">
+    <Card title="Add or change a preset" id="preset-form">
       <form
         onSubmit={form.handleSubmit((values) => save.mutate({ ...scope, ...values }))}
         className="space-y-4"
@@ -113,10 +124,19 @@ function SavePreset({ scope }: { scope: Scope }) {
             Saved pr_{save.data.name}.
           </p>
         ) : null}
-        <Button type="submit" disabled={save.isPending}>
-          Save preset
-        </Button>
+        <div className="flex flex-wrap gap-3">
+          <Button type="submit" pending={save.isPending} pendingLabel="Saving…">
+            Save preset
+          </Button>
+        </div>
       </form>
+      <div className="mt-4 border-t border-neutral-200 pt-4">
+        <OperationsPreview
+          scope={scope}
+          operations={() => form.getValues("operations")}
+          onRefused={(error) => showRefusal(form, error)}
+        />
+      </div>
     </Card>
   );
 }
@@ -124,11 +144,16 @@ function SavePreset({ scope }: { scope: Scope }) {
 function DeletePreset({ scope, name }: { scope: Scope; name: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const remove = useMutation(trpc.preset.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
+  const remove = useMutation(
+    trpc.preset.delete.mutationOptions({
+      meta: { done: "Preset deleted" },
+      onSuccess: () => queryClient.invalidateQueries(),
+    }),
+  );
   return (
     <ConfirmDialog
       trigger={
-        <Button type="button" variant="danger">
+        <Button type="button" variant="danger" size="sm" icon={Trash2}>
           Delete
         </Button>
       }

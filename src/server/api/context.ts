@@ -10,6 +10,7 @@ import type { DashboardAdmission } from "@/server/ratelimit/dashboard-admission"
 import type { ResultStore } from "@/server/result-store/types";
 import type { TenancyDeps } from "@/server/tenancy/deps";
 import type { RegistrationPolicy } from "@/server/tenancy/registration";
+import type { PreviewOperations } from "@/server/delivery/preview-operations";
 import type { UploadCheck } from "@/server/image/check-upload";
 
 /**
@@ -34,6 +35,8 @@ export interface DashboardServices {
   freshness(): Promise<MeteringFreshness>;
   /** Decodes an uploaded image in a transform process, under its team's share. */
   checkUpload: UploadCheck;
+  /** The sample photo as a project's operations make it (the preset editor's and watermark's preview). */
+  previewOperations: PreviewOperations;
   /** The per-account and per-team windows (changes, purges, slug checks, uploads), across instances. */
   admission: DashboardAdmission;
   /** The social sign-in buttons configured. */

@@ -88,6 +88,7 @@ export function dashboardServices(services: Services): DashboardServices {
     publicBaseUrl: services.publicBaseUrl,
     freshness: () => services.cron.freshness(),
     checkUpload: services.checkUpload,
+    previewOperations: services.previewOperations,
     admission: services.admission,
     authProviders: services.authProviders,
     registration: services.registration,

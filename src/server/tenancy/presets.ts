@@ -1,7 +1,7 @@
 import { and, asc, count, eq } from "drizzle-orm";
 import { presets, projects } from "@/server/db/schema";
 import { AppError, isAppError } from "@/server/errors";
-import { canonicalOperations, parseOperations, type QualityLevel } from "@/server/image";
+import { canonicalOperations, parseOperations, type ImageOperations, type QualityLevel } from "@/server/image";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 
@@ -45,7 +45,7 @@ export async function savePreset(
   input: { name: string; operations: string; actorId: string },
 ): Promise<PresetRow> {
   const operations = input.operations.trim();
-  validateOperations(operations);
+  parsePresetOperations(operations);
   const row = await deps.db.transaction(async (tx) => {
     const [existing] = await tx.select({ n: count() }).from(presets).where(eq(presets.projectId, scope.projectId));
     const [same] = await tx
@@ -103,8 +103,12 @@ export async function setDefaultQuality(deps: Deps, scope: ProjectScope, level: 
   await deps.invalidate.project(scope.projectId);
 }
 
-function validateOperations(segment: string): void {
-  let parsed;
+/**
+ * A preset's operations, parsed as URLs parse them, refused at the `operations` field for what a
+ * preset may not hold (another preset, info, nothing at all).
+ */
+export function parsePresetOperations(segment: string): ImageOperations {
+  let parsed: ImageOperations;
   try {
     parsed = parseOperations(segment);
   } catch (error) {
@@ -121,4 +125,5 @@ function validateOperations(segment: string): void {
     });
   if (canonicalOperations(parsed) === "{}")
     throw new AppError("INVALID_INPUT", { message: "A preset needs at least one operation", field: "operations" });
+  return parsed;
 }

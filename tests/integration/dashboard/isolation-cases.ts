@@ -134,6 +134,10 @@ export const isolationCases: Record<string, IsolationCase> = {
     scope: "project",
     call: (c, t) => c.preset.save({ ...project(t), name: "hero", operations: "w_10" }),
   },
+  "preset.preview": {
+    scope: "project",
+    call: (c, t) => c.preset.preview({ ...project(t), operations: "w_10" }),
+  },
   "preset.delete": { scope: "project", call: (c, t) => c.preset.delete({ ...project(t), name: "hero" }) },
   "preset.presetsOnlyImpact": { scope: "project", call: (c, t) => c.preset.presetsOnlyImpact(project(t)) },
   "preset.setPresetsOnly": {

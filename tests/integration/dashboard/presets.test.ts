@@ -202,3 +202,47 @@ describe("what presets only would refuse", () => {
     });
   });
 });
+
+describe("the preview of operations", () => {
+  const preview = (operations: string) => owner.caller.preset.preview({ ...scope(), operations });
+  const bytesOf = (dataUrl: string) => Buffer.from(dataUrl.slice(dataUrl.indexOf(",") + 1), "base64");
+
+  it("makes of the sample photo exactly what the project's image URLs make of it, with the facts of both", async () => {
+    const shown = await preview("s_60x40,f_png");
+    expect(shown.before).toEqual({ format: "jpeg", width: 1600, height: 1067, bytes: 154_678 });
+    expect(shown.after).toMatchObject({ format: "png", width: 60, height: 40 });
+    expect(shown.after.ms).toBeGreaterThan(0);
+    expect(shown.image).toMatch(/^data:image\/png;base64,/);
+    const image = bytesOf(shown.image!);
+    expect(shown.after.bytes).toBe(image.byteLength);
+    expect(await sharp(image).metadata()).toMatchObject({ format: "png", width: 60, height: 40 });
+    // The image route, given the same operations on the same photo, answers the same bytes.
+    const served = Buffer.from(await (await get("s_60x40,f_png")).arrayBuffer());
+    expect(image.equals(served)).toBe(true);
+    // f_auto as a current browser gets it.
+    expect((await preview("w_120,f_auto")).after.format).toBe("avif");
+  });
+
+  it("refuses at the field what the image API or a preset would refuse, naming why", async () => {
+    for (const [operations, message] of [
+      ["w_0", /w_0/],
+      ["nope_3", /nope/],
+      ["pr_thumb", /cannot use another preset/],
+      ["info", /info is asked for in the URL/],
+      ["wm", /no watermark/],
+    ] as const) {
+      const refused = await preview(operations).catch((error: unknown) => error);
+      expect(refused, operations).toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(message) });
+      expect((refused as { cause?: { field?: string } }).cause?.field, operations).toBe("operations");
+    }
+  });
+
+  it("is for admins: a member is refused", async () => {
+    const member = await signUp(app.services, "presets-member");
+    const { link } = await owner.caller.team.invite({ teamSlug, email: member.email, role: "member" });
+    await member.caller.account.acceptInvitation({ token: tokenOf(link) });
+    await expect(member.caller.preset.preview({ ...scope(), operations: "w_10" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+  });
+});

@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { presetNameSchema as name, presetSchema } from "@/lib/schemas/preset";
 import { QUALITY_LEVELS, type QualityLevel } from "@/server/image";
-import { deletePreset, listPresets, savePreset, setDefaultQuality, setPresetsOnly } from "@/server/tenancy/presets";
+import {
+  deletePreset,
+  listPresets,
+  parsePresetOperations,
+  savePreset,
+  setDefaultQuality,
+  setPresetsOnly,
+} from "@/server/tenancy/presets";
 import { presetsOnlyImpact } from "@/server/analytics/presets-only-impact";
 import { projectProcedure, router } from "../trpc";
 
@@ -15,6 +22,16 @@ export const presetRouter = router({
   delete: projectProcedure("preset.write")
     .input(z.object({ name }))
     .mutation(({ ctx, input }) => deletePreset(ctx.services.tenancy, ctx.scope, input.name)),
+
+  /**
+   * The sample photo as these operations make it for this project (the editor's and the watermark's
+   * preview). A mutation: it makes an image, and is counted with the account's changes.
+   */
+  preview: projectProcedure("preset.write")
+    .input(presetSchema.pick({ operations: true }))
+    .mutation(({ ctx, input }) =>
+      ctx.services.previewOperations(ctx.project.id, parsePresetOperations(input.operations)),
+    ),
 
   /** What turning presets-only on would refuse, from the request log (asked before it is turned on). */
   presetsOnlyImpact: projectProcedure("preset.write").query(({ ctx }) =>
