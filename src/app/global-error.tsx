@@ -8,7 +8,7 @@ export default function GlobalError(props: { error: Error & { digest?: string };
   return (
     <html lang="en">
       <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased">
-        <main className="mx-auto max-w-md px-4 py-16">
+        <main id="main" tabIndex={-1} className="mx-auto max-w-md px-4 py-16">
           <PageError {...props} />
         </main>
       </body>

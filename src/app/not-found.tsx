@@ -5,7 +5,7 @@ export const metadata = { title: "Not found · OptStuff" };
 /** An unknown path, or a team or project the signed-in user is not a member of: the two look alike. */
 export default function NotFound() {
   return (
-    <main className="mx-auto max-w-md px-4 py-16 text-center">
+    <main id="main" tabIndex={-1} className="mx-auto max-w-md px-4 py-16 text-center">
       <h1 className="text-2xl font-semibold">Not found</h1>
       <p className="mt-2 text-sm text-neutral-600">
         There is no such page, or it belongs to a team you are not a member of.

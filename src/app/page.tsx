@@ -13,7 +13,7 @@ export default async function HomePage() {
     redirect(pendingTeamSlug || teams.length === 0 ? "/onboarding" : `/t/${teams[0]!.slug}`);
   }
   return (
-    <main className="mx-auto max-w-2xl px-4 py-16">
+    <main id="main" tabIndex={-1} className="mx-auto max-w-2xl px-4 py-16">
       <h1 className="text-3xl font-bold">OptStuff</h1>
       <p className="mt-4 text-neutral-700">
         A signed image proxy: put signed URLs in your pages and get images resized, converted and cached. Image URLs

@@ -46,6 +46,3 @@ export function utcStamp(at: Date | string, precision: "minute" | "second" = "se
     .slice(0, precision === "minute" ? 16 : 19)
     .replace("T", " ");
 }
-
-export const formatUtc = (at: Date | string, precision: "minute" | "second" = "second") =>
-  `${utcStamp(at, precision)} UTC`;

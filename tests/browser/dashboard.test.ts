@@ -46,8 +46,19 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
   });
 
   const go = (page: Page, path: string) => page.goto(`${app.baseUrl}${path}`);
-  const tab = (page: Page, name: string) =>
-    page.getByRole("navigation", { name: "Project" }).getByRole("link", { name }).click();
+  /** A project section: by its tab, or on a phone through the section menu. */
+  async function tab(page: Page, name: string) {
+    const nav = page.getByRole("navigation", { name: "Project" });
+    await nav.waitFor();
+    const menu = page.getByTestId("section-menu");
+    if (await menu.isVisible()) {
+      await menu.click();
+      await page.getByRole("menuitem", { name, exact: true }).click();
+      await expect.poll(() => menu.textContent()).toContain(name);
+      return;
+    }
+    await nav.getByRole("link", { name }).click();
+  }
 
   let signedUrl = "";
   let invitationLink = "";
@@ -58,7 +69,7 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     return [
       ["team", `/t/${teamSlug}`, "website"],
       ["team-settings", `/t/${teamSlug}/settings`, `alice-${stamp}@example.com`],
-      ["team-usage", `/t/${teamSlug}/usage`, "Requests"],
+      ["team-usage", `/t/${teamSlug}/usage`, "Delivered"],
       ["project", project, origin.host],
       ["keys", `${project}/keys`, "production web"],
       ["developer", `${project}/developer`, "Sign and preview"],
@@ -67,7 +78,7 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
       ["buckets", `${project}/buckets`, "media"],
       ["cache", `${project}/cache`, "Purge"],
       ["settings", `${project}/settings`, origin.host],
-      ["usage", `${project}/usage`, "Requests"],
+      ["usage", `${project}/usage`, "Delivered"],
     ];
   }
 
@@ -91,6 +102,8 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await page.getByRole("button", { name: "Continue" }).click();
     await page.waitForURL(new RegExp(`/t/${teamSlug}$`));
     await page.getByText("No projects yet").waitFor();
+    // The empty list offers what fills it.
+    expect(await page.getByRole("button", { name: "Create the first project" }).count()).toBe(1);
     await screenshot(page, "04-team-empty");
   });
 
@@ -159,7 +172,7 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
 
     await tab(page, "API keys");
     await page.getByText("No keys yet").waitFor();
-    await page.getByRole("button", { name: "New key" }).click();
+    await page.getByRole("button", { name: "Create the first key" }).click();
     await page.getByLabel("Key name").fill("production web");
     await page.getByRole("button", { name: "Create key" }).click();
     const secret = await page.getByTestId("copy-Secret key").textContent();
@@ -250,13 +263,41 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await tab(page, "Usage");
     await page.getByTestId("freshness").getByText("UTC").first().waitFor();
     const total = before.requests + 3;
-    await expect.poll(() => page.getByTestId("stat-requests").textContent()).toBe(String(total));
-    await page.getByText("Show as a table").click();
+    await expect.poll(() => page.getByTestId("stat-delivered").textContent()).toBe(String(total));
+    // Every request, refusals too, split by outcome: the four parts add up to the whole, and the
+    // four refusals just made are among the refused.
+    const count = (text: string | null) => Number((text ?? "").replace(/,/g, ""));
+    const all = count(await page.getByTestId("stat-all-requests").textContent());
+    const split = (await page
+      .getByTestId("stat")
+      .filter({ hasText: "All requests" })
+      .locator("p")
+      .last()
+      .textContent())!;
+    const parts = Object.fromEntries(
+      [...split.matchAll(/([\d,]+) (served|cached|refused|failed)/g)].map((m) => [m[2], count(m[1]!)]),
+    );
+    expect(Object.keys(parts)).toEqual(["served", "cached", "refused", "failed"]);
+    expect(parts.served! + parts.cached! + parts.refused! + parts.failed!).toBe(all);
+    expect(parts.refused).toBeGreaterThanOrEqual(4);
+    expect(parts.served! + parts.cached!).toBeGreaterThanOrEqual(total);
+    // Up to a week, by the hour: pointing at a bar names its hour (with UTC) and its outcomes.
+    await page.getByRole("group", { name: "Date range" }).getByRole("button", { name: "7 days" }).click();
+    await page.getByText("Every request by outcome, per hour").waitFor();
+    const chart = page.getByTestId("outcome-chart");
+    await expect.poll(() => chart.locator(".recharts-bar-rectangle").count()).toBeGreaterThan(0);
+    const box = (await chart.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
+    const tooltip = page.getByTestId("outcome-chart").locator(".recharts-tooltip-wrapper");
+    await expect.poll(() => tooltip.textContent()).toMatch(/UTC\).*(Served|Cached|Refused|Failed)/);
+    await screenshot(page, "09a-usage-outcomes");
+    await page.getByText("Show as a table", { exact: true }).click();
     const today = new Date().toISOString().slice(0, 10);
     expect(
       await page
         .getByTestId("daily-table")
-        .getByRole("row", { name: new RegExp(today) })
+        .getByRole("row")
+        .filter({ has: page.locator(`time[datetime="${today}"]`) })
         .textContent(),
     ).toContain(String(total));
     expect(await page.getByRole("table", { name: "Usage by key" }).textContent()).toContain("production web");
@@ -270,6 +311,15 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await expect.poll(() => found.count()).toBe(2);
     expect(await found.nth(1).textContent()).toContain(refusedIds[2]!);
     await page.getByLabel("Request id").fill("");
+    // By source: nothing matches, and the empty state offers the way back.
+    await page.getByLabel("Source", { exact: true }).fill("no-such-source");
+    await page.getByText("No request matches these filters").waitFor();
+    await page.getByRole("button", { name: "Clear the filters" }).click();
+    expect(await page.getByLabel("Source", { exact: true }).inputValue()).toBe("");
+    await page.getByLabel("Source", { exact: true }).fill("PHOTO.jpg");
+    await expect
+      .poll(async () => (await page.getByRole("table", { name: "Request log" }).getByRole("row").count()) > 1)
+      .toBe(true);
 
     await page.getByRole("navigation", { name: "Team" }).getByRole("link", { name: "Usage" }).click();
     await expect
@@ -321,13 +371,25 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
   it("adds a preset (a bad one is refused next to the form), and presets only refuses the key's plain URL until turned off", async () => {
     const page = alice.page;
     await tab(page, "Presets");
-    await page.getByText("No presets yet.").waitFor();
+    await page.getByText("No presets yet").waitFor();
     await page.getByLabel("Name").fill("hero");
     await page.getByLabel("Operations").fill("w_0");
     await page.getByRole("button", { name: "Save preset" }).click();
     await page.getByText(/Invalid operation "w_0"/).waitFor();
     expect(await page.getByLabel("Operations").getAttribute("aria-invalid")).toBe("true");
     await page.getByLabel("Operations").fill("s_1200x630,g_attention,f_auto,q_75");
+    // Before saving, what it makes: the sample photo before and after, with the facts of both.
+    await page.getByRole("button", { name: "Preview on the sample photo" }).click();
+    const shown = page.getByTestId("operations-preview");
+    await shown.waitFor();
+    expect(await page.getByLabel("Operations").getAttribute("aria-invalid")).not.toBe("true");
+    expect(await shown.getByTestId("preview-before").textContent()).toMatch(/^JPEG 1600 × 1067, 151(\.\d)? KiB$/);
+    expect(await shown.getByTestId("preview-after").textContent()).toMatch(/^AVIF 1200 × 630, [\d.]+ KiB$/);
+    const after = shown.getByRole("img", { name: /^After/ });
+    await expect.poll(() => after.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1200);
+    const before = shown.getByRole("img", { name: /^Before/ });
+    await expect.poll(() => before.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1600);
+    await screenshot(page, "09c2-preset-preview");
     await page.getByRole("button", { name: "Save preset" }).click();
     await page.getByTestId("preset-saved").waitFor();
     await expect.poll(() => page.getByTestId("presets").textContent()).toContain("pr_hero");
@@ -441,7 +503,7 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     const secret = "browser-bucket-secret-31d8";
 
     await tab(page, "Buckets");
-    await page.getByText("No buckets yet.").waitFor();
+    await page.getByText("No buckets yet").waitFor();
     await page.getByLabel("Alias").fill("media");
     await page.getByLabel("Endpoint").fill("http://169.254.169.254");
     await page.getByLabel("Bucket", { exact: true }).fill(bucket);
@@ -523,16 +585,30 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
       await screenshot(page, "09i-loading-a-tab");
       await page.getByRole("button", { name: "Purge" }).first().waitFor({ timeout: 15_000 });
       expect(await page.getByTestId("page-loading").count()).toBe(0);
+      // A team page too (its own boundary, beside the projects').
+      const teamSettings = page.getByRole("navigation", { name: "Team" }).getByRole("link", { name: "Settings" });
+      await teamSettings.click();
+      await page.getByTestId("page-loading").waitFor({ timeout: 2500 });
+      expect(await teamSettings.getAttribute("aria-current")).toBe("page");
+      expect(await page.getByRole("heading", { name: "Members" }).count()).toBe(0);
+      await page.getByRole("heading", { name: "Members" }).waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId("page-loading").count()).toBe(0);
     } finally {
       await page.unroute("**/*", slow);
     }
   });
 
-  it.each([375, 1280])(
-    "every page at %i px: no wider than the screen, the active navigation entry in view, no serious or critical axe violation",
-    async (width) => {
+  it.each([
+    [375, "light"],
+    [1280, "light"],
+    [375, "dark"],
+    [1280, "dark"],
+  ] as const)(
+    "every page at %i px in the %s theme: no wider than the screen, the active navigation entry in view, no serious or critical axe violation",
+    async (width, theme) => {
       const page = alice.page;
       await page.setViewportSize({ width, height: 900 });
+      await page.emulateMedia({ colorScheme: theme });
       const problems: string[] = [];
       try {
         for (const [name, path, shows] of dashboardPages()) {
@@ -562,6 +638,11 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
             }
           }
           if (shown === 0) problems.push(`${name}: no navigation entry is shown as current`);
+          // On a phone the project's sections are a menu: its button names the current one.
+          const menu = page.getByTestId("section-menu");
+          if ((await menu.isVisible()) && (await menu.textContent())!.endsWith("Sections")) {
+            problems.push(`${name}: the section menu names no current section`);
+          }
           const { violations } = await new AxeBuilder({ page })
             .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
             .analyze();
@@ -569,14 +650,83 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
             const where = violation.nodes.map((node) => node.target.join(" ")).slice(0, 3);
             problems.push(`${name}: ${violation.id} (${violation.impact}) at ${where.join(", ")}`);
           }
-          await screenshot(page, `16-${width}px-${name}`);
+          if (theme === "dark") {
+            // The theme is followed, not only allowed: the page and its cards are dark (each colour
+            // painted on a canvas and read back as sRGB, whatever notation the browser computes).
+            const surfaces = await page.evaluate(() => {
+              const context = document.createElement("canvas").getContext("2d")!;
+              return [document.body, document.querySelector("main section") ?? document.body].map((e) => {
+                const colour = getComputedStyle(e).backgroundColor;
+                context.fillStyle = colour;
+                context.fillRect(0, 0, 1, 1);
+                const [r, g, b] = context.getImageData(0, 0, 1, 1).data;
+                return { colour, brightness: (r! + g! + b!) / 3 };
+              });
+            });
+            for (const { colour, brightness } of surfaces) {
+              if (brightness > 80) problems.push(`${name}: a light surface in the dark theme (${colour})`);
+            }
+          }
+          await screenshot(page, `16-${width}px-${theme}-${name}`);
         }
       } finally {
         await page.setViewportSize({ width: 1280, height: 900 });
+        await page.emulateMedia({ colorScheme: "light" });
       }
       expect(problems).toEqual([]);
     },
   );
+
+  it("a button that sends says so until the answer comes, then a toast gives the result", async () => {
+    const page = alice.page;
+    await go(page, `/t/${teamSlug}/p/website/settings`);
+    const save = page.getByRole("button", { name: "Save settings" });
+    await save.waitFor();
+    // The save's answer held back 2 s.
+    const slow = async (route: Route) => {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await route.continue();
+    };
+    await page.route("**/api/trpc/project.update**", slow);
+    try {
+      await save.click();
+      const saving = page.getByRole("button", { name: "Saving…" });
+      await saving.waitFor({ timeout: 1500 });
+      expect(await saving.isDisabled()).toBe(true);
+      expect(await saving.getAttribute("aria-busy")).toBe("true");
+      await screenshot(page, "09j-saving");
+      const toast = page.getByTestId("toast").filter({ hasText: "Project settings saved" });
+      await toast.waitFor({ timeout: 10_000 });
+      expect(await page.getByRole("button", { name: "Save settings" }).isEnabled()).toBe(true);
+      await screenshot(page, "09k-saved-toast");
+      await toast.getByRole("button", { name: "Dismiss" }).click();
+      await expect.poll(() => toast.count()).toBe(0);
+    } finally {
+      await page.unroute("**/api/trpc/project.update**", slow);
+    }
+    // Refused: the reason is at the field and the toast says nothing changed.
+    await page.getByLabel("Allowed source hosts").fill("10.0.0.1");
+    await save.click();
+    await page.getByTestId("toast").filter({ hasText: "did not go through" }).waitFor();
+    expect(await page.getByTestId("toast").textContent()).toContain("Nothing was changed");
+    await go(page, `/t/${teamSlug}/p/website/settings`);
+    expect(await page.getByLabel("Allowed source hosts").inputValue()).toContain(origin.host);
+  });
+
+  it("the first Tab reaches a link that skips to the page's content", async () => {
+    const page = alice.page;
+    await go(page, `/t/${teamSlug}/p/website/keys`);
+    await page.getByRole("navigation", { name: "Project" }).waitFor();
+    await page.keyboard.press("Tab");
+    const focused = page.locator(":focus");
+    expect(await focused.textContent()).toBe("Skip to content");
+    expect(await focused.isVisible()).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("main");
+    // The next Tab lands inside the page, past the team and project navigation.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => !!document.activeElement?.closest("main"))).toBe(true);
+  });
 
   it("links an icon every page can load: no request of a page answers 404", async () => {
     const page = alice.page;
@@ -641,7 +791,10 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await current.getByText("revoked").waitFor();
     expect(await status(fresh)).toBe(401);
     // The tester's preview counted as the old key's last use.
-    expect(await rows.filter({ hasText: "expired" }).textContent()).toMatch(/Last used \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    // Written in the viewer's locale, UTC on hover.
+    const lastUsed = rows.filter({ hasText: "expired" }).locator("time").first();
+    expect(await lastUsed.getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(await lastUsed.textContent()).not.toContain("UTC");
     await screenshot(page, "11-keys-revoked");
   });
 

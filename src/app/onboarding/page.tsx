@@ -13,7 +13,7 @@ export default async function OnboardingPage({
   const user = await requireUser("/onboarding");
   const { pendingTeamName } = await (await procedures()).account.me();
   return (
-    <main className="mx-auto flex min-h-screen max-w-md flex-col justify-center px-4 py-12">
+    <main id="main" tabIndex={-1} className="mx-auto flex min-h-screen max-w-md flex-col justify-center px-4 py-12">
       <div className="rounded-lg border border-neutral-200 bg-white p-6 shadow-sm">
         <h1 className="text-2xl font-semibold">Welcome, {user.name}</h1>
         <p className="mt-2 mb-6 text-sm text-neutral-600">

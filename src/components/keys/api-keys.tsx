@@ -1,10 +1,13 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { Plus } from "lucide-react";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
 import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { useTRPC } from "@/lib/trpc/client";
 import { CreateKeyDialog } from "./create-key-dialog";
-import { formatDate } from "./expiry";
+import { When } from "@/components/ui/when";
 import { EditKeyDialog, RevokeKeyButton, type DefaultKeyLimits } from "./key-actions";
 import { RotateKeyDialog } from "./rotate-key-dialog";
 import { cn } from "@/lib/cn";
@@ -29,15 +32,31 @@ export function ApiKeys({
   const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
   const keys = useQuery(trpc.apiKey.list.queryOptions({ teamSlug, projectSlug }));
   const can = team.data?.can;
+  const [creating, setCreating] = useState(false);
   return (
     <Card
       title="API keys"
-      actions={can?.["apiKey.create"] ? <CreateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} /> : null}
+      actions={
+        can?.["apiKey.create"] ? (
+          <CreateKeyDialog teamSlug={teamSlug} projectSlug={projectSlug} open={creating} setOpen={setCreating} />
+        ) : null
+      }
     >
       {keys.isPending ? <Loading /> : null}
       <ErrorMessage error={keys.error} />
       {keys.data?.length === 0 ? (
-        <EmptyState title="No keys yet">Create a key to sign image URLs for this project.</EmptyState>
+        <EmptyState title="No keys yet">
+          <p>A key signs this project&apos;s image URLs.</p>
+          {can?.["apiKey.create"] ? (
+            <div className="mt-3">
+              <Button icon={Plus} onClick={() => setCreating(true)}>
+                Create the first key
+              </Button>
+            </div>
+          ) : (
+            <p>Ask an admin of the team to create one.</p>
+          )}
+        </EmptyState>
       ) : null}
       <ul className="divide-y divide-neutral-100">
         {keys.data?.map((key) => (
@@ -49,8 +68,9 @@ export function ApiKeys({
               </p>
               <p className="truncate font-mono text-xs text-neutral-600">{key.publicKey}</p>
               <p className="text-xs text-neutral-500">
-                Last used {formatDate(key.lastUsedAt)} · Expires {key.expiresAt ? formatDate(key.expiresAt) : "never"} ·{" "}
-                {key.limits.perMinute.toLocaleString("en")} transforms/min, {key.limits.perDay.toLocaleString("en")}/day
+                Last used {key.lastUsedAt ? <When at={key.lastUsedAt} /> : "never"} · Expires{" "}
+                {key.expiresAt ? <When at={key.expiresAt} /> : "never"} · {key.limits.perMinute.toLocaleString("en")}{" "}
+                transforms/min, {key.limits.perDay.toLocaleString("en")}/day
               </p>
             </div>
             <div className="flex flex-wrap gap-1">

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Plus } from "lucide-react";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
@@ -15,14 +16,28 @@ import { SecretOnce } from "./secret-once";
 
 const EMPTY = { name: "", choice: "never", date: "" } as const;
 
-export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
+export function CreateKeyDialog({
+  teamSlug,
+  projectSlug,
+  open,
+  setOpen,
+}: {
+  teamSlug: string;
+  projectSlug: string;
+  /**
+   * Held by the page, so another button (an empty list's) opens the same dialog: a dialog inside the
+   * empty list would vanish with it when the new key fills the list, its secret unseen.
+   */
+  open: boolean;
+  setOpen(open: boolean): void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [open, setOpen] = useState(false);
   const [saved, setSaved] = useState(false);
   const form = useZodForm(newKeyFormSchema, EMPTY);
   const create = useMutation(
     trpc.apiKey.create.mutationOptions({
+      meta: { done: "Key created" },
       onError: (error) => showRefusal(form, error),
       onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.apiKey.list.queryKey() }),
     }),
@@ -45,7 +60,7 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
       onOpenChange={onOpenChange}
       title={create.data ? "Key created" : "New API key"}
       dismissible={!create.data || saved}
-      trigger={<Button>New key</Button>}
+      trigger={<Button icon={Plus}>New key</Button>}
     >
       {create.data ? (
         <div className="space-y-4">
@@ -82,7 +97,8 @@ export function CreateKeyDialog({ teamSlug, projectSlug }: { teamSlug: string; p
           <DialogActions
             onCancel={() => onOpenChange(false)}
             submitLabel="Create key"
-            disabled={create.isPending || !form.watch("name")}
+            disabled={!form.watch("name")}
+            pending={create.isPending}
           />
         </form>
       )}

@@ -1,4 +1,3 @@
-import { formatUtc } from "@/lib/format";
 import { expiryChoiceValues, type ExpiryChoice } from "@/lib/schemas/api-key";
 
 const labels: Record<ExpiryChoice, string> = {
@@ -39,5 +38,3 @@ export function editedExpiry(
   if (edited.choice === shown.choice && (edited.choice !== "custom" || edited.date === shown.date)) return undefined;
   return expiryFrom(edited.choice, edited.date);
 }
-
-export const formatDate = (date: Date | null) => (date ? formatUtc(date, "minute") : "—");

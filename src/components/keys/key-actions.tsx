@@ -1,5 +1,6 @@
 "use client";
 
+import { Ban, Pencil } from "lucide-react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
@@ -57,6 +58,7 @@ export function EditKeyDialog({
   const form = useZodForm(keyFormSchema, formValuesOf(apiKey));
   const update = useMutation(
     trpc.apiKey.update.mutationOptions({
+      meta: { done: "Key saved" },
       onError: (error) => showRefusal(form, error),
       onSuccess: async () => {
         setOpen(false);
@@ -85,7 +87,7 @@ export function EditKeyDialog({
       }}
       title={`Edit ${apiKey.name}`}
       trigger={
-        <Button variant="ghost" className="min-h-8 px-2">
+        <Button variant="ghost" size="sm" icon={Pencil}>
           Edit
         </Button>
       }
@@ -117,7 +119,7 @@ export function EditKeyDialog({
           also has a limit of its own.
         </p>
         <ErrorMessage error={formLevelError(form)} />
-        <DialogActions onCancel={() => setOpen(false)} submitLabel="Save" disabled={update.isPending} />
+        <DialogActions onCancel={() => setOpen(false)} submitLabel="Save" pending={update.isPending} />
       </form>
     </Dialog>
   );
@@ -134,11 +136,11 @@ export function RevokeKeyButton({
 }) {
   const trpc = useTRPC();
   const refresh = useRefreshKeys();
-  const revoke = useMutation(trpc.apiKey.revoke.mutationOptions({ onSuccess: refresh }));
+  const revoke = useMutation(trpc.apiKey.revoke.mutationOptions({ onSuccess: refresh, meta: { done: "Key revoked" } }));
   return (
     <ConfirmDialog
       trigger={
-        <Button variant="ghost" className="min-h-8 px-2 text-red-700">
+        <Button variant="danger" size="sm" icon={Ban}>
           Revoke
         </Button>
       }

@@ -1,11 +1,13 @@
 "use client";
 
+import { RotateCw } from "lucide-react";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Select } from "@/components/ui/select";
+import { When } from "@/components/ui/when";
 import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
 import { rotateFormSchema } from "@/lib/schemas/api-key";
 import { useTRPC } from "@/lib/trpc/client";
@@ -38,7 +40,11 @@ export function RotateKeyDialog({
   const [saved, setSaved] = useState(false);
   const form = useZodForm(rotateFormSchema, { graceSeconds: "86400" });
   const rotate = useMutation(
-    trpc.apiKey.rotate.mutationOptions({ onError: (error) => showRefusal(form, error), onSuccess: refresh }),
+    trpc.apiKey.rotate.mutationOptions({
+      meta: { done: "Key rotated" },
+      onError: (error) => showRefusal(form, error),
+      onSuccess: refresh,
+    }),
   );
   function onOpenChange(next: boolean) {
     // Closing while the rotation runs would drop its answer: the old pair may already be gone, and the
@@ -61,7 +67,7 @@ export function RotateKeyDialog({
       description="A new key pair replaces this one. During the grace period URLs signed with the old pair keep working."
       trigger={
         offered ? (
-          <Button variant="ghost" className="min-h-8 px-2">
+          <Button variant="ghost" size="sm" icon={RotateCw}>
             Rotate
           </Button>
         ) : null
@@ -70,7 +76,7 @@ export function RotateKeyDialog({
       {rotate.data ? (
         <div className="space-y-4">
           <p className="text-sm">
-            The old pair works until {rotate.data.oldKeyExpiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.
+            The old pair works until <When at={rotate.data.oldKeyExpiresAt} />.
           </p>
           <SecretOnce
             publicKey={rotate.data.publicKey}
@@ -100,7 +106,7 @@ export function RotateKeyDialog({
             </Select>
           </label>
           <ErrorMessage error={formLevelError(form)} />
-          <DialogActions onCancel={() => onOpenChange(false)} submitLabel="Rotate key" disabled={rotate.isPending} />
+          <DialogActions onCancel={() => onOpenChange(false)} submitLabel="Rotate key" pending={rotate.isPending} />
         </form>
       )}
     </Dialog>

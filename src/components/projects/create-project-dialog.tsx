@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { Plus } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
@@ -13,14 +13,23 @@ import { useSlugFollowsName } from "@/lib/slug-follows-name";
 import { useTRPC } from "@/lib/trpc/client";
 import { sourceHostsHint } from "./hosts";
 
-export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
+/** Its open state is the page's, so an empty list's button opens the same dialog (see CreateKeyDialog). */
+export function CreateProjectDialog({
+  teamSlug,
+  open,
+  setOpen,
+}: {
+  teamSlug: string;
+  open: boolean;
+  setOpen(open: boolean): void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
-  const [open, setOpen] = useState(false);
   const form = useZodForm(projectFormSchema, { name: "", slug: "", allowedSourceHosts: "", allowedRefererHosts: "" });
   const create = useMutation(
     trpc.project.create.mutationOptions({
+      meta: { done: "Project created" },
       onError: (error) => showRefusal(form, error),
       onSuccess: async (project) => {
         await queryClient.invalidateQueries({ queryKey: trpc.project.list.queryKey() });
@@ -37,7 +46,7 @@ export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
       onOpenChange={setOpen}
       title="New project"
       description="A project has its own API keys and source rules."
-      trigger={<Button>New project</Button>}
+      trigger={<Button icon={Plus}>New project</Button>}
     >
       <form
         onSubmit={form.handleSubmit((values) => create.mutate({ teamSlug, ...values }))}
@@ -53,7 +62,7 @@ export function CreateProjectDialog({ teamSlug }: { teamSlug: string }) {
           {...fieldOf(form, "allowedSourceHosts")}
         />
         <ErrorMessage error={formLevelError(form)} />
-        <DialogActions onCancel={() => setOpen(false)} submitLabel="Create project" disabled={create.isPending} />
+        <DialogActions onCancel={() => setOpen(false)} submitLabel="Create project" pending={create.isPending} />
       </form>
     </Dialog>
   );

@@ -31,7 +31,10 @@ export function DefaultQuality({
   const queryClient = useQueryClient();
   const [chosen, setChosen] = useState<string>(level ?? FIXED);
   const save = useMutation(
-    trpc.preset.setDefaultQuality.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }),
+    trpc.preset.setDefaultQuality.mutationOptions({
+      meta: { done: "Quality mode saved" },
+      onSuccess: () => queryClient.invalidateQueries(),
+    }),
   );
   const current = level ?? FIXED;
   return (
@@ -71,8 +74,8 @@ export function DefaultQuality({
             Saved. Image requests use it at once.
           </p>
         ) : null}
-        <Button type="submit" disabled={save.isPending || chosen === current}>
-          {save.isPending ? "Saving…" : "Save quality mode"}
+        <Button type="submit" disabled={chosen === current} pending={save.isPending} pendingLabel="Saving…">
+          Save quality mode
         </Button>
       </form>
     </Card>

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { CopyField } from "@/components/ui/copy-field";
+import Link from "next/link";
 import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { envBlock, nextImageSnippet, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
 import { useTRPC } from "@/lib/trpc/client";
@@ -20,7 +21,15 @@ export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; proj
     <div className="space-y-6">
       <Card title="URL tester">
         {usable.length === 0 ? (
-          <EmptyState title="No active key">Create a key in API keys first.</EmptyState>
+          <EmptyState title="No active key">
+            <p>The tester signs with one of the project&apos;s keys.</p>
+            <Link
+              href={`/t/${teamSlug}/p/${projectSlug}/keys`}
+              className="mt-3 inline-flex min-h-10 items-center rounded-md bg-neutral-900 px-4 font-medium text-white hover:bg-neutral-700"
+            >
+              Go to API keys
+            </Link>
+          </EmptyState>
         ) : (
           <UrlTester
             teamSlug={teamSlug}

@@ -19,6 +19,7 @@ export function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly:
   const impact = useQuery({ ...trpc.preset.presetsOnlyImpact.queryOptions(scope), enabled: asking });
   const set = useMutation(
     trpc.preset.setPresetsOnly.mutationOptions({
+      meta: { done: "Presets-only setting saved" },
       onSuccess: () =>
         queryClient.invalidateQueries({
           predicate: (query) => query.queryHash !== hashKey(trpc.preset.presetsOnlyImpact.queryKey(scope)),

@@ -1,11 +1,12 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Trash2 } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { DataTable } from "@/components/usage/data-table";
-import { utcStamp } from "@/lib/format";
+import { When } from "@/components/ui/when";
 import { useTRPC } from "@/lib/trpc/client";
 import { SaveBucketForm } from "./save-bucket-form";
 
@@ -30,7 +31,11 @@ export function ProjectBuckets({ teamSlug, projectSlug }: Scope) {
           Secrets are sealed at rest and never shown again. Give the key read access to the objects only.
         </p>
         {buckets.length === 0 ? (
-          <p className="text-sm text-neutral-600">No buckets yet.</p>
+          <EmptyState title="No buckets yet">
+            <a href="#bucket-form" className="underline underline-offset-4">
+              Add the first one with the form below
+            </a>
+          </EmptyState>
         ) : (
           <DataTable
             label="Buckets"
@@ -50,7 +55,7 @@ export function ProjectBuckets({ teamSlug, projectSlug }: Scope) {
                 ),
               },
               { header: "Access key", cell: (b) => <code className="font-mono text-xs">{b.accessKeyIdHint}</code> },
-              { header: "Changed (UTC)", cell: (b) => utcStamp(b.updatedAt, "minute") },
+              { header: "Changed", cell: (b) => <When at={b.updatedAt} /> },
               ...(canWrite
                 ? [
                     {
@@ -76,12 +81,15 @@ function DeleteBucket({ scope, alias }: { scope: Scope; alias: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const remove = useMutation(
-    trpc.sourceBucket.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }),
+    trpc.sourceBucket.delete.mutationOptions({
+      meta: { done: "Bucket deleted" },
+      onSuccess: () => queryClient.invalidateQueries(),
+    }),
   );
   return (
     <ConfirmDialog
       trigger={
-        <Button type="button" variant="danger">
+        <Button type="button" variant="danger" size="sm" icon={Trash2}>
           Remove
         </Button>
       }

@@ -1,13 +1,15 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Trash2 } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { DataTable } from "@/components/usage/data-table";
 import { describeStoreShare } from "@/components/usage/store-share";
-import { formatCount, utcStamp } from "@/lib/format";
+import { When } from "@/components/ui/when";
+import { formatCount } from "@/lib/format";
 import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
 import { purgeSourceSchema } from "@/lib/schemas/cache";
 import { useTRPC } from "@/lib/trpc/client";
@@ -33,7 +35,13 @@ export function ProjectCache({ teamSlug, projectSlug }: { teamSlug: string; proj
       <Card title="Result cache">
         <p className="text-sm text-neutral-600" data-testid="cache-store">
           {describeStoreShare(store)}{" "}
-          {lastPurgedAt ? `Last purge: ${utcStamp(lastPurgedAt, "minute")} UTC.` : "Never purged."}
+          {lastPurgedAt ? (
+            <>
+              Last purge: <When at={lastPurgedAt} />.
+            </>
+          ) : (
+            "Never purged."
+          )}
         </p>
       </Card>
       {canPurge ? (
@@ -52,7 +60,7 @@ export function ProjectCache({ teamSlug, projectSlug }: { teamSlug: string; proj
             rowKey={(p) => p.source}
             columns={[
               { header: "Source", cell: (p) => <span className="font-mono text-xs break-all">{p.source}</span> },
-              { header: "Purged (UTC)", cell: (p) => utcStamp(p.purgedAt, "minute") },
+              { header: "Purged", cell: (p) => <When at={p.purgedAt} /> },
             ]}
           />
         )}
@@ -67,6 +75,7 @@ function PurgeForms({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: 
   const form = useZodForm(purgeSourceSchema, { source: "" });
   const purge = useMutation(
     trpc.cache.purge.mutationOptions({
+      meta: { done: "Purged" },
       // "Purge everything" does not submit the form: its last refusals go when a purge starts.
       onMutate: () => form.clearErrors(),
       onError: (error) => showRefusal(form, error),
@@ -89,12 +98,12 @@ function PurgeForms({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: 
         <ErrorMessage error={formLevelError(form)} />
         {purge.data ? <PurgeDone purged={purge.data} /> : null}
         <div className="flex flex-wrap gap-3">
-          <Button type="submit" disabled={purge.isPending}>
+          <Button type="submit" pending={purge.isPending} pendingLabel="Purging…">
             Purge source
           </Button>
           <ConfirmDialog
             trigger={
-              <Button type="button" variant="danger">
+              <Button type="button" variant="danger" icon={Trash2}>
                 Purge everything
               </Button>
             }

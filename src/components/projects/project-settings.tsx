@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Trash2 } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -45,6 +46,7 @@ function SettingsForm({
   const form = useZodForm(projectFormSchema, asFormValues(project));
   const update = useMutation(
     trpc.project.update.mutationOptions({
+      meta: { done: "Project settings saved" },
       onError: (error) => showRefusal(form, error),
       onSuccess: async (saved) => {
         // Show the normalised form the server stored.
@@ -84,7 +86,7 @@ function SettingsForm({
             Saved. Image requests use the new settings at once.
           </p>
         ) : null}
-        <Button type="submit" disabled={update.isPending}>
+        <Button type="submit" pending={update.isPending} pendingLabel="Saving…">
           Save settings
         </Button>
       </form>
@@ -107,10 +109,14 @@ const asFormValues = (project: {
 function DeleteProject({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const remove = useMutation(trpc.project.delete.mutationOptions());
+  const remove = useMutation(trpc.project.delete.mutationOptions({ meta: { done: "Project deleted" } }));
   return (
     <ConfirmDialog
-      trigger={<Button variant="danger">Delete project</Button>}
+      trigger={
+        <Button variant="danger" icon={Trash2}>
+          Delete project
+        </Button>
+      }
       title="Delete this project?"
       description="Its API keys are deleted and every image URL of the project stops working at once. This cannot be undone."
       confirmLabel="Delete project"

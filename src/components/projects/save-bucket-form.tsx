@@ -28,6 +28,7 @@ export function SaveBucketForm({ scope }: { scope: Scope }) {
   const form = useZodForm(bucketSchema, EMPTY);
   const save = useMutation(
     trpc.sourceBucket.save.mutationOptions({
+      meta: { done: "Bucket saved" },
       onError: (error) => showRefusal(form, error),
       onSuccess: () => {
         // keepFieldsRef: the checkbox is ticked again too (a registered checkbox keeps its DOM state otherwise).
@@ -39,7 +40,7 @@ export function SaveBucketForm({ scope }: { scope: Scope }) {
   const field = (name: Exclude<keyof typeof EMPTY, "forcePathStyle">) => fieldOf(form, name);
 
   return (
-    <Card title="Add or change a bucket">
+    <Card title="Add or change a bucket" id="bucket-form">
       <form
         onSubmit={form.handleSubmit((values) =>
           save.mutate({ ...scope, ...values, secretAccessKey: values.secretAccessKey || undefined }),
@@ -86,7 +87,7 @@ export function SaveBucketForm({ scope }: { scope: Scope }) {
               Saved s3/{save.data.alias}.
             </p>
           ) : null}
-          <Button type="submit" disabled={save.isPending}>
+          <Button type="submit" pending={save.isPending} pendingLabel="Saving…">
             Save bucket
           </Button>
         </div>

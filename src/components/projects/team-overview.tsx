@@ -1,8 +1,10 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Plus } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { useTRPC } from "@/lib/trpc/client";
 import { CreateProjectDialog } from "./create-project-dialog";
@@ -10,6 +12,7 @@ import { CreateProjectDialog } from "./create-project-dialog";
 export function TeamOverview({ teamSlug }: { teamSlug: string }) {
   const trpc = useTRPC();
   const [search, setSearch] = useState("");
+  const [creating, setCreating] = useState(false);
   const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
   const projects = useQuery({
     ...trpc.project.list.queryOptions({ teamSlug, search }),
@@ -23,7 +26,9 @@ export function TeamOverview({ teamSlug }: { teamSlug: string }) {
           <h1 className="text-2xl font-semibold">{team.data?.team.name ?? "…"}</h1>
           <p className="text-sm text-neutral-600">Projects of this team. Your role: {team.data?.role ?? "…"}</p>
         </div>
-        {team.data?.can["project.create"] ? <CreateProjectDialog teamSlug={teamSlug} /> : null}
+        {team.data?.can["project.create"] ? (
+          <CreateProjectDialog teamSlug={teamSlug} open={creating} setOpen={setCreating} />
+        ) : null}
       </div>
       <label className="block max-w-sm text-sm">
         <span className="sr-only">Search projects</span>
@@ -39,7 +44,20 @@ export function TeamOverview({ teamSlug }: { teamSlug: string }) {
       <ErrorMessage error={projects.error} />
       {projects.data && projects.data.length === 0 ? (
         <EmptyState title={search ? "No project matches" : "No projects yet"}>
-          {search ? "Try another name or slug." : "Create a project to get API keys and start serving images."}
+          {search ? (
+            "Try another name or slug."
+          ) : (
+            <>
+              <p>A project holds the API keys, allowed sources and settings of one site or app.</p>
+              {team.data?.can["project.create"] ? (
+                <div className="mt-3">
+                  <Button icon={Plus} onClick={() => setCreating(true)}>
+                    Create the first project
+                  </Button>
+                </div>
+              ) : null}
+            </>
+          )}
         </EmptyState>
       ) : null}
       <ul className="grid gap-3 sm:grid-cols-2">

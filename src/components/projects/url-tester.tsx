@@ -104,7 +104,7 @@ export function UrlTester({
           {...fieldOf(form, "source")}
         />
         <ErrorMessage error={formLevelError(form)} />
-        <Button type="submit" disabled={sign.isPending || !form.watch("source")}>
+        <Button type="submit" disabled={!form.watch("source")} pending={sign.isPending} pendingLabel="Signing…">
           Sign and preview
         </Button>
       </form>

@@ -19,6 +19,7 @@ export function WatermarkSettingsForm({ scope, settings }: { scope: Scope; setti
   const form = useZodForm(watermarkSettingsSchema, settings);
   const save = useMutation(
     trpc.projectImage.setWatermark.mutationOptions({
+      meta: { done: "Watermark settings saved" },
       onError: (error) => showRefusal(form, error),
       onSuccess: () => queryClient.invalidateQueries(),
     }),
@@ -87,7 +88,7 @@ export function WatermarkSettingsForm({ scope, settings }: { scope: Scope; setti
               Placement saved.
             </p>
           ) : null}
-          <Button type="submit" disabled={save.isPending}>
+          <Button type="submit" pending={save.isPending} pendingLabel="Saving…">
             Save placement
           </Button>
         </div>

@@ -1,7 +1,9 @@
 "use client";
 
+import { ChevronDown, Menu } from "lucide-react";
 import Link, { useLinkStatus } from "next/link";
 import { usePathname } from "next/navigation";
+import { DropdownMenu } from "radix-ui";
 import { useEffect, useRef } from "react";
 import { cn } from "@/lib/cn";
 
@@ -28,25 +30,27 @@ export function ProjectNav({ teamSlug, projectSlug }: { teamSlug: string; projec
     const active = nav?.querySelector<HTMLElement>('[aria-current="page"]');
     if (nav && active) nav.scrollLeft = active.offsetLeft - (nav.clientWidth - active.offsetWidth) / 2;
   }, [pathname]);
+  const current = tabs.find((tab) => pathname === `${base}${tab.href}`);
   return (
     <nav
       ref={strip}
       aria-label="Project"
-      // On a phone the tabs wrap, every one in sight; wider, they scroll sideways if they must.
+      // On a phone a menu naming the current section; wider, tabs that scroll sideways if they must.
       className="relative -mx-4 border-b border-neutral-200 px-4 sm:overflow-x-auto"
     >
-      <ul className="flex flex-wrap gap-x-1 sm:flex-nowrap">
+      <SectionMenu base={base} current={current?.label} />
+      <ul className="hidden gap-x-1 sm:flex">
         {tabs.map((tab) => {
           const href = `${base}${tab.href}`;
-          const current = pathname === href;
+          const isCurrent = tab === current;
           return (
             <li key={tab.label}>
               <Link
                 href={href}
-                aria-current={current ? "page" : undefined}
+                aria-current={isCurrent ? "page" : undefined}
                 className={cn(
                   "inline-block border-b-2 px-3 py-2 text-sm whitespace-nowrap",
-                  current
+                  isCurrent
                     ? "border-neutral-900 font-medium"
                     : "border-transparent text-neutral-600 hover:text-neutral-900",
                 )}
@@ -59,6 +63,42 @@ export function ProjectNav({ teamSlug, projectSlug }: { teamSlug: string; projec
         })}
       </ul>
     </nav>
+  );
+}
+
+/** The sections as a Radix menu (arrow keys, Escape, focus returned), for a phone's width. */
+function SectionMenu({ base, current }: { base: string; current: string | undefined }) {
+  return (
+    <DropdownMenu.Root>
+      <DropdownMenu.Trigger
+        data-testid="section-menu"
+        className="mb-2 inline-flex min-h-10 w-full items-center gap-2 rounded-md border border-neutral-300 bg-white px-3 text-sm font-medium sm:hidden"
+      >
+        <Menu aria-hidden className="size-4" />
+        <span className="sr-only">Project section: </span>
+        <span className="flex-1 text-left">{current ?? "Sections"}</span>
+        <ChevronDown aria-hidden className="size-4" />
+      </DropdownMenu.Trigger>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content
+          align="start"
+          sideOffset={4}
+          className="z-50 min-w-56 rounded-md border border-neutral-200 bg-white p-1 shadow-lg"
+        >
+          {tabs.map((tab) => (
+            <DropdownMenu.Item key={tab.label} asChild>
+              <Link
+                href={`${base}${tab.href}`}
+                aria-current={tab.label === current ? "page" : undefined}
+                className="block rounded px-3 py-2 text-sm outline-none data-[highlighted]:bg-neutral-100 aria-[current=page]:font-medium"
+              >
+                {tab.label}
+              </Link>
+            </DropdownMenu.Item>
+          ))}
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
   );
 }
 

@@ -1,5 +1,6 @@
 "use client";
 
+import { LogOut } from "lucide-react";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
@@ -61,7 +62,7 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
         </nav>
         <div className="ml-auto flex items-center gap-2 text-sm">
           <span className="hidden text-neutral-600 sm:inline">{me.data?.user.email}</span>
-          <Button variant="secondary" className="min-h-8 px-3" onClick={signOut}>
+          <Button variant="secondary" size="sm" icon={LogOut} onClick={signOut}>
             Sign out
           </Button>
         </div>

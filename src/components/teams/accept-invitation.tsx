@@ -11,7 +11,7 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
   const trpc = useTRPC();
   const router = useRouter();
   const preview = useQuery(trpc.account.invitation.queryOptions({ token }));
-  const accept = useMutation(trpc.account.acceptInvitation.mutationOptions());
+  const accept = useMutation(trpc.account.acceptInvitation.mutationOptions({ meta: { done: "Invitation accepted" } }));
   if (preview.isPending) return <Loading />;
   if (preview.error) return <ErrorMessage error={preview.error} />;
   const invitation = preview.data;
@@ -44,7 +44,8 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
           <p className="text-sm text-neutral-600">Signed in as {signedInAs}.</p>
           <ErrorMessage error={accept.error} />
           <Button
-            disabled={accept.isPending}
+            pending={accept.isPending}
+            pendingLabel="Joining…"
             onClick={() => accept.mutate({ token }, { onSuccess: (joined) => router.push(`/t/${joined.teamSlug}`) })}
           >
             Accept invitation

@@ -1,7 +1,9 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Ban, Send } from "lucide-react";
 import { Button } from "@/components/ui/button";
+import { When } from "@/components/ui/when";
 import { CopyField } from "@/components/ui/copy-field";
 import { Card, ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
@@ -18,6 +20,7 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.team.invitations.queryKey({ teamSlug }) });
   const invite = useMutation(
     trpc.team.invite.mutationOptions({
+      meta: { done: "Invitation created" },
       onError: (error) => showRefusal(form, error),
       onSuccess: async () => {
         form.reset({ email: "", role: form.getValues("role") });
@@ -25,7 +28,9 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
       },
     }),
   );
-  const revoke = useMutation(trpc.team.revokeInvitation.mutationOptions({ onSuccess: refresh }));
+  const revoke = useMutation(
+    trpc.team.revokeInvitation.mutationOptions({ onSuccess: refresh, meta: { done: "Invitation revoked" } }),
+  );
 
   return (
     <Card title="Invitations">
@@ -45,7 +50,7 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
             {canInviteOwners ? <option value="owner">owner</option> : null}
           </Select>
         </label>
-        <Button type="submit" className="mb-5" disabled={invite.isPending}>
+        <Button type="submit" className="mb-5" icon={Send} pending={invite.isPending} pendingLabel="Inviting…">
           Invite
         </Button>
       </form>
@@ -67,10 +72,15 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
           <li key={invitation.id} className="flex flex-wrap items-center gap-3 py-2 text-sm">
             <span className="min-w-0 flex-1 truncate">{invitation.email}</span>
             <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs">{invitation.role}</span>
-            <span className="text-xs text-neutral-500">expires {invitation.expiresAt.toLocaleDateString()}</span>
+            <span className="text-xs text-neutral-500">
+              expires <When at={invitation.expiresAt} />
+            </span>
             <Button
-              variant="ghost"
-              className="min-h-8 px-2 text-red-700"
+              variant="danger"
+              size="sm"
+              icon={Ban}
+              pending={revoke.isPending && revoke.variables.invitationId === invitation.id}
+              pendingLabel="Revoking…"
               onClick={() => revoke.mutate({ teamSlug, invitationId: invitation.id })}
             >
               Revoke

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { UserMinus } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
@@ -24,8 +25,12 @@ export function MembersCard({
   const queryClient = useQueryClient();
   const members = useQuery(trpc.team.members.queryOptions({ teamSlug }));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.team.members.queryKey({ teamSlug }) });
-  const changeRole = useMutation(trpc.team.changeRole.mutationOptions({ onSuccess: refresh }));
-  const remove = useMutation(trpc.team.removeMember.mutationOptions({ onSuccess: refresh }));
+  const changeRole = useMutation(
+    trpc.team.changeRole.mutationOptions({ onSuccess: refresh, meta: { done: "Role changed" } }),
+  );
+  const remove = useMutation(
+    trpc.team.removeMember.mutationOptions({ onSuccess: refresh, meta: { done: "Member removed" } }),
+  );
   // Only owners touch owners (the server enforces the same rule).
   const roleChoices: Role[] = myRole === "owner" ? ["owner", "admin", "member"] : ["admin", "member"];
 
@@ -66,7 +71,7 @@ export function MembersCard({
               {editable ? (
                 <ConfirmDialog
                   trigger={
-                    <Button variant="ghost" className="min-h-8 px-2 text-red-700">
+                    <Button variant="danger" size="sm" icon={UserMinus}>
                       Remove
                     </Button>
                   }

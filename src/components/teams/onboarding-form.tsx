@@ -26,6 +26,7 @@ export function TeamForm({
   const router = useRouter();
   const form = useZodForm(teamSchema, { name: initialName, slug: slugify(initialName) });
   const options = {
+    meta: { done: "Team created" },
     onError: (error: Parameters<typeof showRefusal>[1]) => showRefusal(form, error),
     onSuccess: (team: { slug: string }) => {
       router.push(next && next !== "/" ? next : `/t/${team.slug}`);
@@ -45,7 +46,13 @@ export function TeamForm({
       <Field label="Team name" required maxLength={80} {...name} />
       <TeamSlugField field={slug} value={slugValue} />
       <ErrorMessage error={formLevelError(form)} />
-      <Button type="submit" className="w-full" disabled={mutation.isPending || !nameValue || !slugValue}>
+      <Button
+        type="submit"
+        className="w-full"
+        disabled={!nameValue || !slugValue}
+        pending={mutation.isPending}
+        pendingLabel="Creating…"
+      >
         {mode === "onboarding" ? "Continue" : "Create team"}
       </Button>
     </form>

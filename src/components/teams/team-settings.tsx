@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { Trash2 } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, DangerZone, ErrorMessage, Loading } from "@/components/ui/feedback";
@@ -39,6 +40,7 @@ function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: 
   const form = useZodForm(teamSchema, { name: initialName, slug: teamSlug });
   const update = useMutation(
     trpc.team.update.mutationOptions({
+      meta: { done: "Team settings saved" },
       onError: (error) => showRefusal(form, error),
       onSuccess: async (team) => {
         form.reset({ name: team.name, slug: team.slug });
@@ -63,7 +65,7 @@ function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: 
             Saved.
           </p>
         ) : null}
-        <Button type="submit" disabled={update.isPending}>
+        <Button type="submit" pending={update.isPending} pendingLabel="Saving…">
           Save
         </Button>
       </form>
@@ -74,8 +76,8 @@ function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: 
 function TeamDangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const leave = useMutation(trpc.team.leave.mutationOptions());
-  const remove = useMutation(trpc.team.delete.mutationOptions());
+  const leave = useMutation(trpc.team.leave.mutationOptions({ meta: { done: "You left the team" } }));
+  const remove = useMutation(trpc.team.delete.mutationOptions({ meta: { done: "Team deleted" } }));
   const gone = () => {
     router.push("/");
     router.refresh();
@@ -94,7 +96,11 @@ function TeamDangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: 
       />
       {canDelete ? (
         <ConfirmDialog
-          trigger={<Button variant="danger">Delete team</Button>}
+          trigger={
+            <Button variant="danger" icon={Trash2}>
+              Delete team
+            </Button>
+          }
           title="Delete this team?"
           description="Every project and API key of the team is deleted and its image URLs stop working at once. This cannot be undone."
           confirmLabel="Delete team"

@@ -1,6 +1,8 @@
+import { LoaderCircle, type LucideIcon } from "lucide-react";
 import type { ButtonHTMLAttributes } from "react";
 import { cn } from "@/lib/cn";
 
+/** `danger` is the one look of every destructive action, from a table row's Revoke to a dialog's Delete. */
 const variants = {
   primary: "bg-neutral-900 text-white hover:bg-neutral-700 disabled:bg-neutral-400",
   secondary: "border border-neutral-300 bg-white text-neutral-900 hover:bg-neutral-100 disabled:text-neutral-400",
@@ -8,20 +10,52 @@ const variants = {
   ghost: "text-neutral-700 hover:bg-neutral-100",
 } as const;
 
+const sizes = {
+  md: "min-h-10 px-4 text-sm",
+  /** In a table row or beside a field. */
+  sm: "min-h-8 px-2 text-xs",
+} as const;
+
+/**
+ * The dashboard's button. `pending` is for a button that sends something: it is disabled, spins and
+ * says what it is doing (`pendingLabel`, e.g. "Saving…") until the answer comes.
+ */
 export function Button({
   variant = "primary",
+  size = "md",
+  icon: Icon,
+  pending = false,
+  pendingLabel,
   className = "",
+  disabled,
+  children,
   ...props
-}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants }) {
+}: ButtonHTMLAttributes<HTMLButtonElement> & {
+  variant?: keyof typeof variants;
+  size?: keyof typeof sizes;
+  icon?: LucideIcon;
+  pending?: boolean;
+  pendingLabel?: string;
+}) {
   return (
     <button
       type="button"
       className={cn(
-        "inline-flex min-h-10 items-center justify-center gap-2 rounded-md px-4 text-sm font-medium transition-colors disabled:cursor-not-allowed",
+        "inline-flex items-center justify-center gap-1.5 rounded-md font-medium transition-colors disabled:cursor-not-allowed",
         variants[variant],
+        sizes[size],
         className,
       )}
+      disabled={disabled || pending}
+      aria-busy={pending || undefined}
       {...props}
-    />
+    >
+      {pending ? (
+        <LoaderCircle aria-hidden className="size-4 shrink-0 animate-spin motion-reduce:animate-none" />
+      ) : Icon ? (
+        <Icon aria-hidden className="size-4 shrink-0" />
+      ) : null}
+      {pending && pendingLabel ? pendingLabel : children}
+    </button>
   );
 }

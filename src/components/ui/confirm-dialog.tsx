@@ -86,7 +86,9 @@ export function ConfirmDialog({
             </AlertDialog.Cancel>
             <Button
               variant="danger"
-              disabled={busy || confirmDisabled || (typeToConfirm !== undefined && typed !== typeToConfirm)}
+              disabled={confirmDisabled || (typeToConfirm !== undefined && typed !== typeToConfirm)}
+              pending={busy}
+              pendingLabel="Working…"
               onClick={confirm}
             >
               {confirmLabel}

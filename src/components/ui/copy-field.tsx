@@ -1,5 +1,6 @@
 "use client";
 
+import { Copy } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { Button } from "./button";
 import { cn } from "@/lib/cn";
@@ -39,7 +40,7 @@ export function CopyField({
           <span aria-live="polite" className="text-xs text-neutral-600">
             {said}
           </span>
-          <Button variant="ghost" className="min-h-8 px-2 text-xs" onClick={copy}>
+          <Button variant="ghost" size="sm" icon={Copy} onClick={copy}>
             Copy<span className="sr-only"> {label}</span>
           </Button>
         </span>

@@ -35,14 +35,14 @@ export function Dialog({
           onEscapeKeyDown={keepOpen}
           onPointerDownOutside={keepOpen}
           onInteractOutside={keepOpen}
+          // Without a description nothing describes the dialog: its title is not read a second time.
+          {...(description ? {} : { "aria-describedby": undefined })}
           className="fixed top-1/2 left-1/2 z-50 max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl"
         >
           <RadixDialog.Title className="text-lg font-semibold">{title}</RadixDialog.Title>
           {description ? (
             <RadixDialog.Description className="mt-1 text-sm text-neutral-600">{description}</RadixDialog.Description>
-          ) : (
-            <RadixDialog.Description className="sr-only">{title}</RadixDialog.Description>
-          )}
+          ) : null}
           <div className="mt-4">{children}</div>
         </RadixDialog.Content>
       </RadixDialog.Portal>
@@ -55,11 +55,14 @@ export function DialogActions({
   onCancel,
   submitLabel,
   disabled,
+  pending,
   onSubmit,
 }: {
   onCancel(): void;
   submitLabel: string;
   disabled?: boolean;
+  /** The action was sent: the button says so until the answer comes. */
+  pending?: boolean;
   onSubmit?: () => void;
 }) {
   return (
@@ -67,7 +70,13 @@ export function DialogActions({
       <Button variant="secondary" onClick={onCancel}>
         Cancel
       </Button>
-      <Button type={onSubmit ? "button" : "submit"} disabled={disabled} onClick={onSubmit}>
+      <Button
+        type={onSubmit ? "button" : "submit"}
+        disabled={disabled}
+        pending={pending}
+        pendingLabel="Saving…"
+        onClick={onSubmit}
+      >
         {submitLabel}
       </Button>
     </div>

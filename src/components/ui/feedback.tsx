@@ -26,9 +26,20 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
-export function Card({ title, actions, children }: { title?: string; actions?: ReactNode; children: ReactNode }) {
+export function Card({
+  title,
+  actions,
+  id,
+  children,
+}: {
+  title?: string;
+  actions?: ReactNode;
+  /** A target for a link from elsewhere on the page. */
+  id?: string;
+  children: ReactNode;
+}) {
   return (
-    <section className="rounded-lg border border-neutral-200 bg-white p-4 shadow-sm sm:p-6">
+    <section id={id} className="scroll-mt-4 rounded-lg border border-neutral-200 bg-white p-4 shadow-sm sm:p-6">
       {title || actions ? (
         <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
           {title ? <h2 className="text-lg font-semibold">{title}</h2> : <span />}

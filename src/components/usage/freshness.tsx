@@ -1,4 +1,4 @@
-import { utcStamp } from "@/lib/format";
+import { When } from "@/components/ui/when";
 
 /** What the server says about how current metering is (src/server/cron/metering-freshness.ts). */
 export interface MeteringView {
@@ -18,11 +18,14 @@ export function Freshness({ metering }: { metering: MeteringView }) {
     metering.appearsWithinSeconds === null ? "at the next usage flush" : `within ${metering.appearsWithinSeconds} s`;
   return (
     <p className="text-xs text-neutral-600" data-testid="freshness">
-      All dates and times in UTC.{" "}
+      Times in your time zone (hover one for UTC); a day is a UTC day.{" "}
       {metering.meteredUpTo ? (
         <>
-          Metered up to <strong className="font-medium">{utcStamp(metering.meteredUpTo, "minute")}</strong>; newer
-          requests appear {wait}.
+          Metered up to{" "}
+          <strong className="font-medium">
+            <When at={metering.meteredUpTo} />
+          </strong>
+          ; newer requests appear {wait}.
         </>
       ) : (
         <>Nothing metered yet (no flush has run); requests appear {wait}.</>

@@ -1,12 +1,16 @@
-import { QueryClient } from "@tanstack/react-query";
+import { QueryClient, type MutationCache } from "@tanstack/react-query";
 import superjson from "superjson";
 
 /**
  * One factory for the browser's client and the server's per-request one. What the server fetched
  * crosses to the browser dehydrated with superjson (dates stay dates), so the page renders with it.
  */
-export function makeQueryClient({ server = false }: { server?: boolean } = {}): QueryClient {
+export function makeQueryClient({
+  server = false,
+  mutationCache,
+}: { server?: boolean; mutationCache?: MutationCache } = {}): QueryClient {
   return new QueryClient({
+    mutationCache,
     defaultOptions: {
       queries: {
         staleTime: 10_000,

@@ -22,7 +22,9 @@ export default async function TeamLayout({
   return (
     <HydrateClient>
       <TeamHeader teamSlug={team} />
-      <main className="mx-auto max-w-5xl px-4 py-6 sm:py-8">{children}</main>
+      <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-6 sm:py-8">
+        {children}
+      </main>
     </HydrateClient>
   );
 }

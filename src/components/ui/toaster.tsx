@@ -1,0 +1,48 @@
+"use client";
+
+import { CircleAlert, CircleCheck, X } from "lucide-react";
+import { Toast } from "radix-ui";
+import { useSyncExternalStore } from "react";
+import { cn } from "@/lib/cn";
+import { currentToasts, dismissToast, serverToasts, subscribeToasts } from "./toast-store";
+
+/**
+ * Radix toasts: announced to screen readers, paused while hovered or focused, F8 reaches them, a swipe
+ * or Escape dismisses one. A failure stays twice as long; its detail is in the form that sent it.
+ */
+export function Toaster() {
+  const toasts = useSyncExternalStore(subscribeToasts, currentToasts, serverToasts);
+  return (
+    <Toast.Provider swipeDirection="right" duration={5000}>
+      {toasts.map((t) => (
+        <Toast.Root
+          key={t.id}
+          type={t.tone === "failure" ? "foreground" : "background"}
+          duration={t.tone === "failure" ? 10_000 : undefined}
+          onOpenChange={(open) => (open ? undefined : dismissToast(t.id))}
+          data-testid="toast"
+          className={cn(
+            "flex items-start gap-3 rounded-lg border bg-white p-3 text-sm shadow-lg",
+            t.tone === "failure" ? "border-red-300" : "border-neutral-200",
+          )}
+        >
+          {t.tone === "failure" ? (
+            <CircleAlert aria-hidden className="mt-0.5 size-4 shrink-0 text-red-600" />
+          ) : (
+            <CircleCheck aria-hidden className="mt-0.5 size-4 shrink-0 text-green-700" />
+          )}
+          <div className="min-w-0 flex-1">
+            <Toast.Title className="font-medium">{t.title}</Toast.Title>
+            {t.description ? (
+              <Toast.Description className="mt-0.5 text-neutral-600">{t.description}</Toast.Description>
+            ) : null}
+          </div>
+          <Toast.Close aria-label="Dismiss" className="rounded p-0.5 text-neutral-500 hover:bg-neutral-100">
+            <X aria-hidden className="size-4" />
+          </Toast.Close>
+        </Toast.Root>
+      ))}
+      <Toast.Viewport className="fixed right-0 bottom-0 z-[60] flex w-full max-w-sm flex-col gap-2 p-4 outline-none" />
+    </Toast.Provider>
+  );
+}
