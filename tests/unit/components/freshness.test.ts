@@ -20,18 +20,18 @@ describe("the usage pages' freshness line", () => {
   it("says up to when requests are metered and within how long newer ones appear, from the schedule", () => {
     expect(appearsWithinSeconds).toBe(66);
     expect(text({ meteredUpTo: new Date("2026-11-23T14:05:00Z"), lastFlushFailed: false, appearsWithinSeconds })).toBe(
-      "All dates and times in UTC. Metered up to 2026-11-23 14:05; newer requests appear within 66 s.",
+      "Times in your time zone (hover one for UTC); a day is a UTC day. Metered up to 2026-11-23 14:05 UTC; newer requests appear within 66 s.",
     );
   });
 
   it("says so before the first flush, when the last one failed, and when the flush is scheduled elsewhere", () => {
     expect(text({ meteredUpTo: null, lastFlushFailed: false, appearsWithinSeconds })).toBe(
-      "All dates and times in UTC. Nothing metered yet (no flush has run); requests appear within 66 s.",
+      "Times in your time zone (hover one for UTC); a day is a UTC day. Nothing metered yet (no flush has run); requests appear within 66 s.",
     );
     expect(
       text({ meteredUpTo: new Date("2026-11-23T14:05:30Z"), lastFlushFailed: true, appearsWithinSeconds: null }),
     ).toBe(
-      "All dates and times in UTC. Metered up to 2026-11-23 14:05; newer requests appear at the next usage flush. The last flush failed and will be retried.",
+      "Times in your time zone (hover one for UTC); a day is a UTC day. Metered up to 2026-11-23 14:05 UTC; newer requests appear at the next usage flush. The last flush failed and will be retried.",
     );
   });
 });
