@@ -221,6 +221,15 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await page.getByRole("button", { name: "Sign and preview" }).click();
     await page.getByText("Preview loaded.").waitFor();
     expect(await page.getByTestId("preview-image").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(320);
+    // Before beside after: the source's own facts and its image without operations.
+    await page.getByRole("button", { name: "Compare with the original" }).click();
+    const original = page.getByTestId("original");
+    await original.waitFor();
+    expect(await original.getByTestId("original-facts").textContent()).toBe("JPEG 1600 × 1067, 151 KiB");
+    await expect.poll(() => original.getByRole("img").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1600);
+    expect(await original.getByTestId("original-share").textContent()).toMatch(
+      /^The answer above is [\d.]+% of the original's bytes\.$/,
+    );
     signedUrl = (await page.getByTestId("copy-Signed URL (valid 1 hour)").textContent())!;
     expect(signedUrl.startsWith(`${app.baseUrl}/api/v1/website/`)).toBe(true);
     await screenshot(page, "09-developer-tester");

@@ -9,6 +9,7 @@ import { Select } from "@/components/ui/select";
 import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
 import { signUrlFormSchema } from "@/lib/schemas/developer";
 import { useTRPC } from "@/lib/trpc/client";
+import { OriginalCompare } from "./original-compare";
 import { UrlTesterAnswer } from "./url-tester-answer";
 import { useUrlProbe } from "./use-url-probe";
 
@@ -50,6 +51,8 @@ export function UrlTester({
     source: "",
   });
   const { probe, run, reset, showPreview } = useUrlProbe();
+  // The same source and key with other operations: the original beside the answer.
+  const signOther = useMutation(trpc.developer.signUrl.mutationOptions());
   const sign = useMutation(
     trpc.developer.signUrl.mutationOptions({
       onMutate: reset,
@@ -123,6 +126,13 @@ export function UrlTester({
             Open the signed URL in a new tab
           </a>
           <UrlTesterAnswer probe={probe} hasRefererList={hasRefererList} onPreview={showPreview} />
+          {probe.phase === "answered" && probe.answer.kind === "image" && sign.variables?.operations !== "_" ? (
+            <OriginalCompare
+              key={sign.data.url}
+              outputBytes={probe.answer.bytes}
+              sign={async (operations) => (await signOther.mutateAsync({ ...sign.variables!, operations })).url}
+            />
+          ) : null}
         </div>
       ) : null}
     </div>
