@@ -2,7 +2,6 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Plus } from "lucide-react";
-import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/feedback";
@@ -13,6 +12,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { expiryFrom } from "./expiry";
 import { ExpiryField } from "./expiry-field";
 import { SecretOnce } from "./secret-once";
+import { useSecretShownOnce } from "./use-secret-shown-once";
 
 const EMPTY = { name: "", choice: "never", date: "" } as const;
 
@@ -33,7 +33,6 @@ export function CreateKeyDialog({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [saved, setSaved] = useState(false);
   const form = useZodForm(newKeyFormSchema, EMPTY);
   const create = useMutation(
     trpc.apiKey.create.mutationOptions({
@@ -43,14 +42,15 @@ export function CreateKeyDialog({
     }),
   );
 
+  const secret = useSecretShownOnce(create.data !== undefined);
   function onOpenChange(next: boolean) {
     // The secret is shown once: the dialog stays until it was copied or the admin says it is stored.
-    if (!next && create.data && !saved) return;
+    if (secret.holdsClose(next)) return;
     setOpen(next);
     if (!next) {
       create.reset();
       form.reset(EMPTY);
-      setSaved(false);
+      secret.reset();
     }
   }
 
@@ -59,7 +59,7 @@ export function CreateKeyDialog({
       open={open}
       onOpenChange={onOpenChange}
       title={create.data ? "Key created" : "New API key"}
-      dismissible={!create.data || saved}
+      dismissible={secret.dismissible}
       trigger={<Button icon={Plus}>New key</Button>}
     >
       {create.data ? (
@@ -68,8 +68,8 @@ export function CreateKeyDialog({
             publicKey={create.data.publicKey}
             secretKey={create.data.secretKey}
             env={create.data.env}
-            saved={saved}
-            onSavedChange={setSaved}
+            saved={secret.saved}
+            onSavedChange={secret.setSaved}
             onDone={() => onOpenChange(false)}
           />
         </div>

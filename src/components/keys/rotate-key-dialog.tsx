@@ -13,6 +13,7 @@ import { rotateFormSchema } from "@/lib/schemas/api-key";
 import { useTRPC } from "@/lib/trpc/client";
 import { useRefreshKeys, type KeyRef } from "./key-actions";
 import { SecretOnce } from "./secret-once";
+import { useSecretShownOnce } from "./use-secret-shown-once";
 
 const graceChoices = [
   { seconds: 0, label: "None: the old key stops now" },
@@ -37,7 +38,6 @@ export function RotateKeyDialog({
   const trpc = useTRPC();
   const refresh = useRefreshKeys();
   const [open, setOpen] = useState(false);
-  const [saved, setSaved] = useState(false);
   const form = useZodForm(rotateFormSchema, { graceSeconds: "86400" });
   const rotate = useMutation(
     trpc.apiKey.rotate.mutationOptions({
@@ -46,24 +46,25 @@ export function RotateKeyDialog({
       onSuccess: refresh,
     }),
   );
+  const secret = useSecretShownOnce(rotate.data !== undefined);
   function onOpenChange(next: boolean) {
     // Closing while the rotation runs would drop its answer: the old pair may already be gone, and the
     // new secret would never be shown.
     if (!next && rotate.isPending) return;
     // The new secret is shown once: the dialog stays until it was copied or the admin says it is stored.
-    if (!next && rotate.data && !saved) return;
+    if (secret.holdsClose(next)) return;
     setOpen(next);
     if (next) return;
     rotate.reset();
     form.reset();
-    setSaved(false);
+    secret.reset();
   }
   return (
     <Dialog
       open={open}
       onOpenChange={onOpenChange}
       title={`Rotate ${apiKey.name}`}
-      dismissible={!rotate.data || saved}
+      dismissible={secret.dismissible}
       description="A new key pair replaces this one. During the grace period URLs signed with the old pair keep working."
       trigger={
         offered ? (
@@ -82,8 +83,8 @@ export function RotateKeyDialog({
             publicKey={rotate.data.publicKey}
             secretKey={rotate.data.secretKey}
             env={rotate.data.env}
-            saved={saved}
-            onSavedChange={setSaved}
+            saved={secret.saved}
+            onSavedChange={secret.setSaved}
             onDone={() => onOpenChange(false)}
           />
         </div>
