@@ -42,7 +42,7 @@ export function CreateKeyDialog({
     }),
   );
 
-  const secret = useSecretShownOnce(create.data !== undefined);
+  const secret = useSecretShownOnce(create.data !== undefined, create.isPending);
   function onOpenChange(next: boolean) {
     // The secret is shown once: the dialog stays until it was copied or the admin says it is stored.
     if (secret.holdsClose(next)) return;
@@ -99,6 +99,7 @@ export function CreateKeyDialog({
             submitLabel="Create key"
             disabled={!form.watch("name")}
             pending={create.isPending}
+            pendingLabel="Creating…"
           />
         </form>
       )}

@@ -46,12 +46,10 @@ export function RotateKeyDialog({
       onSuccess: refresh,
     }),
   );
-  const secret = useSecretShownOnce(rotate.data !== undefined);
+  const secret = useSecretShownOnce(rotate.data !== undefined, rotate.isPending);
   function onOpenChange(next: boolean) {
-    // Closing while the rotation runs would drop its answer: the old pair may already be gone, and the
-    // new secret would never be shown.
-    if (!next && rotate.isPending) return;
-    // The new secret is shown once: the dialog stays until it was copied or the admin says it is stored.
+    // Closing while the rotation runs would drop its answer (the old pair may already be gone), and the
+    // new secret is shown once: the dialog stays until it was copied or the admin says it is stored.
     if (secret.holdsClose(next)) return;
     setOpen(next);
     if (next) return;
@@ -107,7 +105,12 @@ export function RotateKeyDialog({
             </Select>
           </label>
           <ErrorMessage error={formLevelError(form)} />
-          <DialogActions onCancel={() => onOpenChange(false)} submitLabel="Rotate key" pending={rotate.isPending} />
+          <DialogActions
+            onCancel={() => onOpenChange(false)}
+            submitLabel="Rotate key"
+            pending={rotate.isPending}
+            pendingLabel="Rotating…"
+          />
         </form>
       )}
     </Dialog>

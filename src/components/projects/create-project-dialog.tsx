@@ -62,7 +62,12 @@ export function CreateProjectDialog({
           {...fieldOf(form, "allowedSourceHosts")}
         />
         <ErrorMessage error={formLevelError(form)} />
-        <DialogActions onCancel={() => setOpen(false)} submitLabel="Create project" pending={create.isPending} />
+        <DialogActions
+          onCancel={() => setOpen(false)}
+          submitLabel="Create project"
+          pending={create.isPending}
+          pendingLabel="Creating…"
+        />
       </form>
     </Dialog>
   );

@@ -3,6 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { CopyField } from "@/components/ui/copy-field";
 import Link from "next/link";
+import { buttonClasses } from "@/components/ui/button";
+import { cn } from "@/lib/cn";
 import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { envBlock, nextImageSnippet, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
 import { useTRPC } from "@/lib/trpc/client";
@@ -23,10 +25,7 @@ export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; proj
         {usable.length === 0 ? (
           <EmptyState title="No active key">
             <p>The tester signs with one of the project&apos;s keys.</p>
-            <Link
-              href={`/t/${teamSlug}/p/${projectSlug}/keys`}
-              className="mt-3 inline-flex min-h-10 items-center rounded-md bg-neutral-900 px-4 font-medium text-white hover:bg-neutral-700"
-            >
+            <Link href={`/t/${teamSlug}/p/${projectSlug}/keys`} className={cn(buttonClasses(), "mt-3")}>
               Go to API keys
             </Link>
           </EmptyState>

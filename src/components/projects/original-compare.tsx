@@ -2,7 +2,7 @@
 
 import type { ImageInfo } from "@optstuff/client";
 import { Columns2 } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { formatBytes, formatPercent } from "@/lib/format";
@@ -26,8 +26,9 @@ const failure = (answer: Answer) =>
 
 /**
  * The "before" beside the tester's answer: the source's own facts (`info`: its format, size and
- * bytes as the origin sent it) and its image with no operations (`_`), both through signed URLs of the
- * same key, so what is shown is what the image API sees.
+ * bytes as the origin sent it) and its image with no operations (`_`: still at the project's default
+ * quality and with an always-on watermark, as any URL of it), both through signed URLs of the same
+ * key, so what is shown is what the image API sees. Two more image requests, logged and metered.
  */
 export function OriginalCompare({
   sign,
@@ -40,12 +41,21 @@ export function OriginalCompare({
   const [compared, setCompared] = useState<Compared>({ phase: "idle" });
   const imageUrl = compared.phase === "shown" ? compared.imageUrl : null;
   useEffect(() => () => (imageUrl ? URL.revokeObjectURL(imageUrl) : undefined), [imageUrl]);
+  // A new signed URL replaces this component: an answer arriving after that makes no object URL.
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   async function compare() {
     setCompared({ phase: "loading" });
     try {
       const [infoUrl, plainUrl] = await Promise.all([sign("info"), sign("_")]);
       const [info, plain] = await Promise.all([fetchAnswer(infoUrl), fetchAnswer(plainUrl)]);
+      if (!mounted.current) return;
       if (info.kind !== "json") return setCompared({ phase: "failed", message: failure(info) });
       setCompared({
         phase: "shown",
@@ -53,6 +63,7 @@ export function OriginalCompare({
         imageUrl: plain.kind === "image" ? URL.createObjectURL(plain.body) : null,
       });
     } catch (error) {
+      if (!mounted.current) return;
       setCompared({ phase: "failed", message: (error as { message?: string }).message ?? "The comparison failed" });
     }
   }
@@ -74,7 +85,7 @@ export function OriginalCompare({
         // eslint-disable-next-line @next/next/no-img-element -- bytes already read, from an object URL
         <img
           src={compared.imageUrl}
-          alt="The original, with no operations"
+          alt="The source with no operations"
           className="max-h-64 max-w-full rounded-md border border-neutral-200"
         />
       ) : null}
@@ -84,7 +95,8 @@ export function OriginalCompare({
           {info.format.toUpperCase()} {info.width} × {info.height}, {formatBytes(info.bytes)}
         </span>
         <span className="block text-xs text-neutral-600" data-testid="original-share">
-          The answer above is {formatPercent(share, share < 0.1 ? 1 : 0)} of the original&apos;s bytes.
+          The answer above is {formatPercent(share, share < 0.1 ? 1 : 0)} of the original&apos;s bytes. The picture is
+          the source with no operations (the project&apos;s default quality and watermark still apply).
         </span>
       </figcaption>
     </figure>

@@ -32,9 +32,13 @@ export function ProjectBuckets({ teamSlug, projectSlug }: Scope) {
         </p>
         {buckets.length === 0 ? (
           <EmptyState title="No buckets yet">
-            <a href="#bucket-form" className="underline underline-offset-4">
-              Add the first one with the form below
-            </a>
+            {canWrite ? (
+              <a href="#bucket-form" className="underline underline-offset-4">
+                Add the first one with the form below
+              </a>
+            ) : (
+              "Admins of the team add them."
+            )}
           </EmptyState>
         ) : (
           <DataTable

@@ -92,7 +92,7 @@ function ImageFacts({ image, kind }: { image: Images["watermark"] | Images["fall
       <img
         src={image.preview}
         alt={`The project's ${kind}`}
-        className="max-h-32 max-w-48 rounded border border-neutral-200 bg-[repeating-conic-gradient(#e5e5e5_0_25%,#fff_0_50%)] bg-[length:16px_16px]"
+        className="max-h-32 max-w-48 rounded border border-neutral-200 bg-[repeating-conic-gradient(var(--color-neutral-200)_0_25%,var(--color-white)_0_50%)] bg-[length:16px_16px]"
       />
       <dl className="grid grid-cols-[auto_1fr] gap-x-3 text-sm">
         <dt className="text-neutral-500">Format</dt>
@@ -101,7 +101,7 @@ function ImageFacts({ image, kind }: { image: Images["watermark"] | Images["fall
         <dd>
           {image.width}×{image.height} px, {(image.bytes / 1024).toFixed(1)} KiB
         </dd>
-        <dt className="text-neutral-500">Changed (UTC)</dt>
+        <dt className="text-neutral-500">Changed</dt>
         <dd>
           <When at={image.updatedAt} />
         </dd>

@@ -16,6 +16,15 @@ const sizes = {
   sm: "min-h-8 px-2 text-xs",
 } as const;
 
+/** A button's look, for a link that does a button's job (goes somewhere the action is). */
+export function buttonClasses(variant: keyof typeof variants = "primary", size: keyof typeof sizes = "md"): string {
+  return cn(
+    "inline-flex items-center justify-center gap-1.5 rounded-md font-medium transition-colors disabled:cursor-not-allowed",
+    variants[variant],
+    sizes[size],
+  );
+}
+
 /**
  * The dashboard's button. `pending` is for a button that sends something: it is disabled, spins and
  * says what it is doing (`pendingLabel`, e.g. "Saving…") until the answer comes.
@@ -40,12 +49,7 @@ export function Button({
   return (
     <button
       type="button"
-      className={cn(
-        "inline-flex items-center justify-center gap-1.5 rounded-md font-medium transition-colors disabled:cursor-not-allowed",
-        variants[variant],
-        sizes[size],
-        className,
-      )}
+      className={cn(buttonClasses(variant, size), className)}
       disabled={disabled || pending}
       aria-busy={pending || undefined}
       {...props}

@@ -56,6 +56,7 @@ export function DialogActions({
   submitLabel,
   disabled,
   pending,
+  pendingLabel = "Saving…",
   onSubmit,
 }: {
   onCancel(): void;
@@ -63,6 +64,7 @@ export function DialogActions({
   disabled?: boolean;
   /** The action was sent: the button says so until the answer comes. */
   pending?: boolean;
+  pendingLabel?: string;
   onSubmit?: () => void;
 }) {
   return (
@@ -74,7 +76,7 @@ export function DialogActions({
         type={onSubmit ? "button" : "submit"}
         disabled={disabled}
         pending={pending}
-        pendingLabel="Saving…"
+        pendingLabel={pendingLabel}
         onClick={onSubmit}
       >
         {submitLabel}

@@ -3,6 +3,7 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatBytes, formatCompact, formatCount } from "@/lib/format";
 import { When } from "@/components/ui/when";
+import { TOOLTIP_STYLE } from "./chart-style";
 import { DataTable } from "./data-table";
 
 export interface DailyPoint {
@@ -41,12 +42,7 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
                 name === "Bytes delivered" ? formatBytes(Number(value)) : formatCount(Number(value))
               }
               labelFormatter={(label) => `${String(label)} (UTC day)`}
-              contentStyle={{
-                background: "var(--color-white)",
-                border: "1px solid var(--color-neutral-200)",
-                color: "var(--color-neutral-900)",
-                fontSize: 12,
-              }}
+              contentStyle={TOOLTIP_STYLE}
             />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Bar

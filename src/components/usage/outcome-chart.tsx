@@ -4,6 +4,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { When } from "@/components/ui/when";
 import { formatCompact, formatCount, utcStamp } from "@/lib/format";
 import type { OutcomeBucket, RequestOutcomes } from "@/server/analytics/request-outcomes";
+import { TOOLTIP_STYLE } from "./chart-style";
 import { DataTable } from "./data-table";
 
 /** Each outcome's words and colour; the order is the stack's, bottom up. */
@@ -63,12 +64,7 @@ export function OutcomeChart({ outcomes }: { outcomes: RequestOutcomes }) {
               labelFormatter={(start) => label(String(start))}
               itemSorter={(item) => ORDER.indexOf(String(item.dataKey))}
               formatter={(value) => formatCount(Number(value))}
-              contentStyle={{
-                background: "var(--color-white)",
-                border: "1px solid var(--color-neutral-200)",
-                color: "var(--color-neutral-900)",
-                fontSize: 12,
-              }}
+              contentStyle={TOOLTIP_STYLE}
             />
             <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
             {OUTCOME_VIEW.map((o) => (

@@ -32,10 +32,15 @@ export function RequestLogTable({
 }) {
   const trpc = useTRPC();
   const [status, setStatus] = useState<RequestLogStatus | "">("");
-  const [cursors, setCursors] = useState<number[]>([]);
   const [idQuery, setIdQuery] = useState("");
   const [sourceQuery, setSourceQuery] = useState("");
   const source = useDebounced(sourceQuery.trim()) || undefined;
+  // The pages walked belong to the filters they were walked under (the source's as sent, after its
+  // pause): other filters start again at the newest, whatever was clicked in between.
+  const filters = JSON.stringify([status, source, range]);
+  const [paging, setPaging] = useState({ filters, cursors: [] as number[] });
+  const cursors = paging.filters === filters ? paging.cursors : [];
+  const setCursors = (next: (walked: number[]) => number[]) => setPaging({ filters, cursors: next(cursors) });
   const requestId = normaliseRequestId(idQuery);
   const before = requestId ? undefined : cursors.at(-1);
   const page = useQuery({
@@ -61,7 +66,6 @@ export function RequestLogTable({
             value={status}
             onChange={(e) => {
               setStatus(e.target.value as RequestLogStatus | "");
-              setCursors([]);
             }}
             size="sm"
           >
@@ -80,7 +84,6 @@ export function RequestLogTable({
             value={sourceQuery}
             onChange={(e) => {
               setSourceQuery(e.target.value);
-              setCursors([]);
             }}
             maxLength={2048}
             placeholder="contains, e.g. cat.jpg"
@@ -116,7 +119,6 @@ export function RequestLogTable({
               onClick={() => {
                 setStatus("");
                 setSourceQuery("");
-                setCursors([]);
               }}
             >
               Clear the filters

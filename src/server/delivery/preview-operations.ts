@@ -86,11 +86,14 @@ export function createOperationsPreview(deps: {
     const { input, facts: before } = await sample;
     const mark = ops.watermark?.sha256;
     const watermark = mark ? await deps.projectImages(projectId, "watermark", mark) : undefined;
-    const started = now();
-    const result = await deps.scheduler.run(projectId, (priority) =>
-      deps.transform(input, ops, { accept: PREVIEW_ACCEPT, watermark }, deps.limits, priority),
-    );
-    const ms = now() - started;
+    // The time of the work, not of the wait for a slot (as the request log's processing time).
+    let ms = 0;
+    const result = await deps.scheduler.run(projectId, async (priority) => {
+      const started = now();
+      const made = await deps.transform(input, ops, { accept: PREVIEW_ACCEPT, watermark }, deps.limits, priority);
+      ms = now() - started;
+      return made;
+    });
     const bytes = result.body.byteLength;
     return {
       before,
