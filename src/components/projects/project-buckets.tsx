@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Trash2 } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Card, EmptyWithFormBelow, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { DataTable } from "@/components/usage/data-table";
 import { When } from "@/components/ui/when";
 import { useTRPC } from "@/lib/trpc/client";
@@ -31,15 +31,7 @@ export function ProjectBuckets({ teamSlug, projectSlug }: Scope) {
           Secrets are sealed at rest and never shown again. Give the key read access to the objects only.
         </p>
         {buckets.length === 0 ? (
-          <EmptyState title="No buckets yet">
-            {canWrite ? (
-              <a href="#bucket-form" className="underline underline-offset-4">
-                Add the first one with the form below
-              </a>
-            ) : (
-              "Admins of the team add them."
-            )}
-          </EmptyState>
+          <EmptyWithFormBelow title="No buckets yet" formId="bucket-form" canWrite={canWrite} />
         ) : (
           <DataTable
             label="Buckets"

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Trash2 } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Card, EmptyWithFormBelow, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { DefaultQuality } from "./default-quality";
 import { PresetsOnly } from "./presets-only";
@@ -37,15 +37,7 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
           values. Editing a preset changes what its URLs make (new ETags); nothing else is affected.
         </p>
         {presets.length === 0 ? (
-          <EmptyState title="No presets yet">
-            {canWrite ? (
-              <a href="#preset-form" className="underline underline-offset-4">
-                Add the first one with the form below
-              </a>
-            ) : (
-              "Admins of the team add them."
-            )}
-          </EmptyState>
+          <EmptyWithFormBelow title="No presets yet" formId="preset-form" canWrite={canWrite} />
         ) : (
           <DataTable
             label="Presets"

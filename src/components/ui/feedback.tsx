@@ -26,6 +26,24 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
+/**
+ * An empty list whose form is further down the page: the way to it for those who may use it, who
+ * does it for those who may not.
+ */
+export function EmptyWithFormBelow({ title, formId, canWrite }: { title: string; formId: string; canWrite: boolean }) {
+  return (
+    <EmptyState title={title}>
+      {canWrite ? (
+        <a href={`#${formId}`} className="underline underline-offset-4">
+          Add the first one with the form below
+        </a>
+      ) : (
+        "Admins of the team add them."
+      )}
+    </EmptyState>
+  );
+}
+
 export function Card({
   title,
   actions,

@@ -3,7 +3,7 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatBytes, formatCompact, formatCount } from "@/lib/format";
 import { When } from "@/components/ui/when";
-import { TOOLTIP_STYLE } from "./chart-style";
+import { TOOLTIP_STYLE, utcDayLabel, utcDayTick } from "./chart-style";
 import { DataTable } from "./data-table";
 
 export interface DailyPoint {
@@ -28,7 +28,7 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={series as DailyPoint[]} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="var(--chart-grid)" vertical={false} />
-            <XAxis dataKey="date" tickFormatter={(d: string) => d.slice(5)} tick={{ fontSize: 11 }} minTickGap={16} />
+            <XAxis dataKey="date" tickFormatter={utcDayTick} tick={{ fontSize: 11 }} minTickGap={16} />
             <YAxis
               yAxisId="requests"
               tickFormatter={formatCompact}
@@ -41,7 +41,7 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
               formatter={(value, name) =>
                 name === "Bytes delivered" ? formatBytes(Number(value)) : formatCount(Number(value))
               }
-              labelFormatter={(label) => `${String(label)} (UTC day)`}
+              labelFormatter={(label) => utcDayLabel(String(label))}
               contentStyle={TOOLTIP_STYLE}
             />
             <Legend wrapperStyle={{ fontSize: 12 }} />

@@ -4,7 +4,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { When } from "@/components/ui/when";
 import { formatCompact, formatCount, utcStamp } from "@/lib/format";
 import type { OutcomeBucket, RequestOutcomes } from "@/server/analytics/request-outcomes";
-import { TOOLTIP_STYLE } from "./chart-style";
+import { TOOLTIP_STYLE, utcDayLabel, utcDayTick } from "./chart-style";
 import { DataTable } from "./data-table";
 
 /** Each outcome's words and colour; the order is the stack's, bottom up. */
@@ -28,9 +28,7 @@ export const OUTCOME_VIEW = [
 const ORDER: readonly string[] = OUTCOME_VIEW.map((o) => o.key);
 
 const hourTick = new Intl.DateTimeFormat(undefined, { weekday: "short", hour: "2-digit", minute: "2-digit" });
-const dayTick = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
 const hourLabel = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-const dayLabel = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
 
 /**
  * Every request of the range stacked by outcome, by the hour up to a week and by the day beyond. Hours
@@ -39,11 +37,9 @@ const dayLabel = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZ
  */
 export function OutcomeChart({ outcomes }: { outcomes: RequestOutcomes }) {
   const hourly = outcomes.granularity === "hour";
-  const tick = (start: string) => (hourly ? hourTick : dayTick).format(new Date(start));
+  const tick = (start: string) => (hourly ? hourTick.format(new Date(start)) : utcDayTick(start));
   const label = (start: string) =>
-    hourly
-      ? `${hourLabel.format(new Date(start))} (${utcStamp(start, "minute").slice(11)} UTC)`
-      : `${dayLabel.format(new Date(start))} (UTC day)`;
+    hourly ? `${hourLabel.format(new Date(start))} (${utcStamp(start, "minute").slice(11)} UTC)` : utcDayLabel(start);
   const busy = outcomes.buckets.filter((b) => b.served + b.cached + b.refused + b.failed > 0);
   return (
     <figure>
