@@ -76,7 +76,8 @@ export function createOperationsPreview(deps: {
       ops = placeWatermark(withDefaultQuality(asked, project), project);
     } catch (error) {
       // What the image API would refuse for this project, said at the operations field.
-      if (isAppError(error)) throw new AppError("INVALID_INPUT", { message: error.message, field: "operations" });
+      if (isAppError(error))
+        throw new AppError("INVALID_INPUT", { message: error.publicMessage, cause: error, field: "operations" });
       throw error;
     }
     sample ??= loadSample().catch((error: unknown) => {

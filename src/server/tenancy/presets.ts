@@ -113,7 +113,7 @@ export function parsePresetOperations(segment: string): ImageOperations {
     parsed = parseOperations(segment);
   } catch (error) {
     if (isAppError(error))
-      throw new AppError("INVALID_INPUT", { message: error.message, cause: error, field: "operations" });
+      throw new AppError("INVALID_INPUT", { message: error.publicMessage, cause: error, field: "operations" });
     throw error;
   }
   if (parsed.preset !== undefined)
