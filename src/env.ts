@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { auditSettings } from "./server/audit/settings";
 import { authSettings } from "./server/auth/settings";
 import { platformSettings } from "./server/config/platform-settings";
 import { secretSettings } from "./server/config/secret-settings";
@@ -43,6 +44,7 @@ export const SETTING_GROUPS = [
   deliverySettings,
   resultStoreSettings,
   requestLogSettings,
+  auditSettings,
   schedulerSettings,
   metricsSettings,
   tracingSettings,

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { env, publicBaseUrl, type Env } from "@/env";
+import { auditTrail, commandLineActor } from "@/server/audit/trail";
 import { createConfigInvalidator, type ConfigInvalidator } from "@/server/config-cache";
 import { loadSecrets } from "@/server/config/secrets";
 import { createCoordination } from "@/server/coordination/create-coordination";
@@ -90,6 +91,8 @@ export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDep
       }),
       hostPolicy: { allowLoopback: e.OPTSTUFF_ALLOW_LOOPBACK_SOURCES },
       now: () => new Date(),
+      // Every change a command makes is written down as the command line's.
+      audit: auditTrail(commandLineActor, () => new Date()),
     }),
   );
 }

@@ -29,17 +29,7 @@ Examples:
 
 /** Runs one command line; answers the exit code: 0 done, 1 could not be done, 2 wrong input. */
 export async function runCli(argv: readonly string[], streams: Streams): Promise<number> {
-  const program = new Command("optstuff").description(ABOUT).version(version).addHelpText("after", EXAMPLES);
-  const cli = createCli(streams);
-  registerTeams(program, cli);
-  registerKeys(program, cli);
-  registerHostLists(program, cli);
-  registerMaintenance(program, cli);
-  registerSign(program, cli);
-  registerBootstrap(program, cli);
-  registerDoctor(program, cli);
-  registerMigrate(program, cli);
-  configure(program, streams);
+  const program = optstuffProgram(streams);
   if (argv.length === 0) {
     streams.stdout.write(program.helpInformation());
     return 0;
@@ -53,6 +43,22 @@ export async function runCli(argv: readonly string[], streams: Streams): Promise
     streams.stderr.write(`optstuff: ${message}\n`);
     return code;
   }
+}
+
+/** Every command, registered; the audit test walks it to find each one that changes something. */
+export function optstuffProgram(streams: Streams): Command {
+  const program = new Command("optstuff").description(ABOUT).version(version).addHelpText("after", EXAMPLES);
+  const cli = createCli(streams);
+  registerTeams(program, cli);
+  registerKeys(program, cli);
+  registerHostLists(program, cli);
+  registerMaintenance(program, cli);
+  registerSign(program, cli);
+  registerBootstrap(program, cli);
+  registerDoctor(program, cli);
+  registerMigrate(program, cli);
+  configure(program, streams);
+  return program;
 }
 
 /** What went wrong, in one line, and whether it was the input (2) or the moment (1). */

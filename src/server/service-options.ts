@@ -78,6 +78,8 @@ export interface ServiceOptions {
   /** Who may create an account. Default invite-only (after the first account) with no domains. */
   registration?: RegistrationPolicy;
   requestLog?: Partial<RequestLogOptions>;
+  /** Days the audit log keeps. Default 365. */
+  auditRetentionDays?: number;
   /** Who may read /api/metrics. Default open (the embedded default on loopback). */
   metrics?: MetricsAccess;
   /** How this instance runs, as /api/health reports it. Default: embedded with PGlite, else self-hosted. */
@@ -223,6 +225,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
       failuresPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE,
       successesPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_SUCCESSES_PER_MINUTE,
     },
+    auditRetentionDays: e.OPTSTUFF_AUDIT_RETENTION_DAYS,
     // In production the counters (tenants' traffic, cache tiers, failures) are not for the public: off
     // until a token is set. The embedded default serves them to whoever reaches its loopback.
     deployment: e.VERCEL !== undefined ? "vercel" : embedded ? "embedded" : "self-hosted",

@@ -15,7 +15,9 @@ import type { Auth, AuthOptions } from "@/server/auth/create-auth";
 import { enabledProviders } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
 import { createMailer, type Mailer } from "@/server/mail/mailer";
-import type { TenancyDeps } from "@/server/tenancy/deps";
+import { recordSignIn } from "@/server/audit/sign-ins";
+import { auditTrail, userActor } from "@/server/audit/trail";
+import type { TenancyBase } from "@/server/tenancy/deps";
 import { createPersonalTeam } from "@/server/tenancy/onboarding";
 import { adoptOwnerlessTeams } from "@/server/tenancy/teams";
 import {
@@ -100,7 +102,8 @@ export interface Services {
   admission: DashboardAdmission;
   /** Null without SMTP: invitation links are shown to copy. */
   mailer: Mailer | null;
-  tenancy: TenancyDeps;
+  /** Without an actor: each caller binds one (src/server/audit/trail.ts). */
+  tenancy: TenancyBase;
   /** Origin of this server in printed URLs, snippets and the auth cookies. */
   publicBaseUrl: string;
   authProviders: Array<"github" | "google">;
@@ -270,14 +273,23 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     limiter: coordination.limiter,
     ...oauth,
     onUserCreated: async (account) => {
-      await createPersonalTeam(database, account);
+      const audit = auditTrail(userActor(account, { ip: null, userAgent: null }), now);
+      await database.db.transaction(async (tx) => {
+        await audit.record(tx, {
+          teamId: null,
+          action: "account.created",
+          target: { id: account.id, label: account.email },
+        });
+        await createPersonalTeam({ db: tx, audit }, account);
+      });
     },
     // The instance's owner adopts the teams nobody can see: the quickstart's demo, made before any
     // account existed, and any team whose last member's account is gone.
-    onSignedIn: async (userId) => {
+    onSignedIn: async (session) => {
+      const audit = await recordSignIn({ db: database.db, now }, session);
       try {
-        if ((await findInstanceOwner(database))?.id !== userId) return;
-        const adopted = await adoptOwnerlessTeams(database, userId);
+        if (!audit || (await findInstanceOwner(database))?.id !== session.userId) return;
+        const adopted = await adoptOwnerlessTeams({ db: database.db, audit }, session.userId);
         if (adopted.length > 0)
           logger.log("info", "the instance owner adopted teams nobody belonged to", { teams: adopted });
       } catch (error) {
@@ -304,10 +316,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     logger,
     now,
     store,
+    auditRetentionDays: options.auditRetentionDays ?? 365,
     schedule: () => scheduler.options(),
   });
   const scheduler = scheduleOnDemand(cron, logger);
-  const tenancy: TenancyDeps = {
+  const tenancy: TenancyBase = {
     db: database.db,
     invalidate,
     secretBox,

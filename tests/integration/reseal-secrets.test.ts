@@ -10,6 +10,7 @@ import { createApiKey } from "@/server/tenancy/create-api-key";
 import { resealSecrets } from "@/server/tenancy/reseal-secrets";
 import { EXAMPLE_BUCKET } from "../support/buckets";
 import { createTestDatabase } from "../support/database";
+import { setupAudit } from "../support/audit";
 
 const BUCKET = EXAMPLE_BUCKET;
 let database: DatabaseHandle;
@@ -22,10 +23,13 @@ describe("master-secret rotation", () => {
   it("re-seals every secret under the new master so the old one can be dropped, idempotently", async () => {
     const old = createSecretBox("master-2025");
     const first = await bootstrap(
-      { db: database.db, secretBox: old },
+      { db: database.db, secretBox: old, audit: setupAudit },
       { teamSlug: "acme", projectSlug: "blog", keyName: "a" },
     );
-    const second = await createApiKey({ db: database.db, secretBox: old }, { projectId: first.project.id, name: "b" });
+    const second = await createApiKey(
+      { db: database.db, secretBox: old, audit: setupAudit },
+      { projectId: first.project.id, name: "b" },
+    );
 
     const rotating = createSecretBox("master-2026", "master-2025");
     const outcome = await resealSecrets({ db: database.db, secretBox: rotating });
@@ -52,7 +56,7 @@ describe("master-secret rotation", () => {
     database = await createTestDatabase();
     const old = createSecretBox("bucket-master-1");
     const { project } = await bootstrap(
-      { db: database.db, secretBox: old },
+      { db: database.db, secretBox: old, audit: setupAudit },
       { teamSlug: "media", projectSlug: "site", keyName: "a" },
     );
     const deps = {
@@ -61,6 +65,7 @@ describe("master-secret rotation", () => {
       invalidate: { project: async () => undefined } as never,
       now: () => new Date(),
       hostPolicy: {},
+      audit: setupAudit,
     };
     await saveBucket(deps, { teamId: project.teamId, projectId: project.id }, { ...BUCKET, actorId: null as never });
     const rotating = createSecretBox("bucket-master-2", "bucket-master-1");

@@ -16,6 +16,7 @@ import { createServices, type Services } from "@/server/services";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "./database";
 import { buildSignedUrl } from "./signed-url";
+import { setupAudit } from "./audit";
 
 /** Real Redis through the Upstash-compatible endpoint when the run provides one (CI does), else in process. */
 export function testRedisSettings(): { url: string; token: string } | null {
@@ -97,7 +98,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...serviceOptions,
   });
   const { project, key } = await bootstrap(
-    { db: database.db, secretBox: services.secretBox },
+    { db: database.db, secretBox: services.secretBox, audit: setupAudit },
     {
       teamSlug: "acme",
       projectSlug: "blog",

@@ -15,6 +15,7 @@ import { serviceOptionsFromEnv } from "@/server/service-options";
 import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
+import { setupAudit } from "./audit";
 
 export interface ContractFixture {
   slug: string;
@@ -33,6 +34,7 @@ const database = await openDatabase(options.database);
 const deps = {
   db: database.db,
   secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious),
+  audit: setupAudit,
 };
 const keyOf = (key: { publicKey: string; secretKey: string }) => ({
   publicKey: key.publicKey,

@@ -64,7 +64,11 @@ export async function signUp(services: Services, label = "user"): Promise<TestUs
   return { id: user.id, email, name, cookie, caller: await callerFor(services, cookie) };
 }
 
+/** Where the callers' requests say they come from: what the audit log records for them. */
+export const CALLER_ORIGIN = { ip: "203.0.113.9", userAgent: "optstuff-tests/1.0" };
+
 export async function callerFor(services: Services, cookie: string | null) {
   const headers = new Headers(cookie ? { cookie } : {});
-  return createCaller(createContext(dashboardServices(services), await sessionUser(await services.auth(), headers)));
+  const user = await sessionUser(await services.auth(), headers);
+  return createCaller(createContext(dashboardServices(services), user, CALLER_ORIGIN));
 }

@@ -14,6 +14,7 @@ import type { ResultStoreSettings } from "@/server/result-store/types";
 import { createServices } from "@/server/services";
 import { purgeResults } from "@/server/tenancy/cache-purge";
 import { testTransformIsolation } from "./app";
+import { setupAudit } from "./audit";
 
 interface InstanceConfig {
   databaseUrl: string;
@@ -59,7 +60,13 @@ async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promi
     // What the dashboard's purge does, for the project the test names.
     const scope = { teamId: url.searchParams.get("team")!, projectId: url.searchParams.get("project")! };
     const store = services.results?.store ?? null;
-    const deps = { ...services.tenancy, store, logger: services.logger, publicNames: services.publicNames };
+    const deps = {
+      ...services.tenancy,
+      audit: setupAudit,
+      store,
+      logger: services.logger,
+      publicNames: services.publicNames,
+    };
     const purged = await purgeResults(deps, scope, {
       source: url.searchParams.get("source") ?? undefined,
       actorId: null,

@@ -11,6 +11,7 @@ import { bufferUsage } from "@/server/usage/buffer-usage";
 import { addUsage } from "@/server/usage/database-buffer";
 import { createTestDatabase } from "./database";
 import { startRealRedis, type RealRedis } from "./redis";
+import { setupAudit } from "./audit";
 
 export type CoordinationKind = "in-process" | "redis-server";
 
@@ -25,7 +26,7 @@ export async function createUsageWorld(kind: CoordinationKind) {
   const kv: KeyValue = redis ? createUpstashKeyValue(createUpstashClient(redis.settings)) : createMemoryKeyValue();
   const secretBox = createSecretBox("test-master");
   const { project } = await bootstrap(
-    { db: database.db, secretBox },
+    { db: database.db, secretBox, audit: setupAudit },
     { teamSlug: "acme", projectSlug: "site", keyName: "first" },
   );
   const tally = new Map<string, { requests: number; bytes: number }>();
@@ -36,7 +37,7 @@ export async function createUsageWorld(kind: CoordinationKind) {
     redis,
     projectId: project.id,
     async newKey(projectId = project.id) {
-      return (await createApiKey({ db: database.db, secretBox }, { projectId, name: "k" })).id;
+      return (await createApiKey({ db: database.db, secretBox, audit: setupAudit }, { projectId, name: "k" })).id;
     },
     /** Buffers `count` requests of `bytes` each through the request path's own function. */
     async serve(apiKeyId: string, at: Date, count: number, bytes = 100, projectId = project.id) {

@@ -3,10 +3,11 @@ import { createCoordination } from "@/server/coordination/create-coordination";
 import { createResultStore } from "@/server/result-store/create-store";
 import { redisFromEnv, resultStoreFromEnv } from "@/server/service-options";
 import { purgeResults } from "@/server/tenancy/cache-purge";
+import { keyTarget } from "@/server/tenancy/create-api-key";
 import { resealSecrets } from "@/server/tenancy/reseal-secrets";
 import * as arg from "../arguments";
 import { JSON_HELP, PROJECT_HELP, TEAM_HELP, type Cli } from "../command-context";
-import { cliLogger, withReadDatabase, withWriteDatabase } from "../context";
+import { cliLogger, withWriteDatabase } from "../context";
 import { findProjectKey } from "../scope";
 import { CliError } from "../errors";
 import { resolveProject } from "../scope";
@@ -63,11 +64,16 @@ export function registerMaintenance(program: Command, cli: Cli): void {
           1,
         );
       // A mistyped key would clear nothing and say it did.
-      await withReadDatabase(ctx, async (db) => {
-        const { scope } = await resolveProject(db, options.team, options.project);
-        await findProjectKey({ db, now: () => new Date() }, scope, options.key);
+      await withWriteDatabase(ctx, async (deps) => {
+        const { scope } = await resolveProject(deps.db, options.team, options.project);
+        const key = await findProjectKey(deps, scope, options.key);
+        await createCoordination(redis).limiter.reset(options.key);
+        await deps.audit.record(deps.db, {
+          ...scope,
+          action: "api_key.limits_reset",
+          target: keyTarget(key.id, key.name, key.publicKey),
+        });
       });
-      await createCoordination(redis).limiter.reset(options.key);
       ctx.out.result({ publicKey: options.key, reset: true }, () => `Rate-limit windows of ${options.key} cleared.`);
     });
 
@@ -81,6 +87,13 @@ export function registerMaintenance(program: Command, cli: Cli): void {
       const ctx = cli.context(command, options);
       const outcome = await withWriteDatabase(ctx, async (deps) => {
         const result = await resealSecrets(deps);
+        if (result.resealed > 0)
+          await deps.audit.record(deps.db, {
+            teamId: null,
+            action: "instance.secrets_resealed",
+            target: { id: "secrets", label: "stored secrets" },
+            changes: { resealed: { from: null, to: result.resealed } },
+          });
         await deps.invalidate.apiKeys(result.publicKeys);
         for (const projectId of result.projectIds) await deps.invalidate.project(projectId);
         return result;

@@ -1,6 +1,6 @@
 import type { Command } from "@commander-js/extra-typings";
 import { JSON_HELP, type Cli } from "../command-context";
-import { migrateDatabase } from "../context";
+import { migrateDatabase, withWriteDatabase } from "../context";
 
 /**
  * The deploy step where servers do not migrate at start (Vercel: `vercel.json`'s build command). It
@@ -24,6 +24,15 @@ export function registerMigrate(program: Command, cli: Cli): void {
         return;
       }
       const { applied } = await migrateDatabase(ctx);
+      if (applied > 0)
+        await withWriteDatabase(ctx, (deps) =>
+          deps.audit.record(deps.db, {
+            teamId: null,
+            action: "instance.migrated",
+            target: { id: "database", label: "database schema" },
+            changes: { migrations: { from: null, to: applied } },
+          }),
+        );
       ctx.out.result({ applied }, () =>
         applied === 0 ? "The database is up to date." : `Applied ${applied} migration(s).`,
       );

@@ -22,7 +22,7 @@ function parseDay(text: string, name: string): number {
   return ms;
 }
 
-export function resolveDateRange(input: DateRangeInput, now: Date): DateRange {
+export function resolveDateRange(input: DateRangeInput, now: Date, maxDays = MAX_RANGE_DAYS): DateRange {
   const today = parseDay(toDate(now.getTime()), "Today");
   let from: number;
   let to: number;
@@ -36,8 +36,7 @@ export function resolveDateRange(input: DateRangeInput, now: Date): DateRange {
     if (to > today) throw new AppError("INVALID_INPUT", { message: "The end date must not be in the future" });
   }
   const days = Math.round((to - from) / DAY_MS) + 1;
-  if (days > MAX_RANGE_DAYS)
-    throw new AppError("INVALID_INPUT", { message: `A range covers at most ${MAX_RANGE_DAYS} days` });
+  if (days > maxDays) throw new AppError("INVALID_INPUT", { message: `A range covers at most ${maxDays} days` });
   return {
     from: toDate(from),
     to: toDate(to),

@@ -8,7 +8,8 @@ import type { Logger } from "@/server/log";
 import type { Mailer } from "@/server/mail/mailer";
 import type { DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
 import type { ResultStore } from "@/server/result-store/types";
-import type { TenancyDeps } from "@/server/tenancy/deps";
+import { auditTrail, userActor, type AuditActor } from "@/server/audit/trail";
+import type { TenancyBase, TenancyDeps } from "@/server/tenancy/deps";
 import type { RegistrationPolicy } from "@/server/tenancy/registration";
 import type { PreviewOperations } from "@/server/delivery/preview-operations";
 import type { UploadCheck } from "@/server/image/check-upload";
@@ -19,7 +20,8 @@ import type { UploadCheck } from "@/server/image/check-upload";
  */
 export interface DashboardServices {
   db: Database;
-  tenancy: TenancyDeps;
+  /** Without an actor: procedures use the context's `tenancy`, which writes down who they act for. */
+  tenancy: TenancyBase;
   /** Called after writes that change what the image route reads. */
   invalidate: ConfigInvalidator;
   /** The durable result store (a project's share of it, purges); null without one. */
@@ -52,8 +54,23 @@ export interface Context {
   /** From the session cookie only; never from input. */
   user: SessionUser | null;
   requestId: string;
+  /** The tenancy functions' dependencies, their audit entries written as this request's user. */
+  tenancy: TenancyDeps;
 }
 
-export function createContext(services: DashboardServices, user: SessionUser | null): Context {
-  return { services, user, requestId: randomUUID() };
+/** Where a request came from, as the audit log records it (the address as the rate limits compute it). */
+export interface RequestOrigin {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export function createContext(
+  services: DashboardServices,
+  user: SessionUser | null,
+  origin: RequestOrigin = { ip: null, userAgent: null },
+): Context {
+  // A public procedure changes nothing: its actor is never written, but it is still named.
+  const actor: AuditActor = user ? userActor(user, origin) : { type: "user", id: null, label: "signed out", ...origin };
+  const tenancy = { ...services.tenancy, audit: auditTrail(actor, services.tenancy.now) };
+  return { services, user, requestId: randomUUID(), tenancy };
 }

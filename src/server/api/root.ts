@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account";
 import { apiKeyRouter } from "./routers/api-key";
+import { auditRouter } from "./routers/audit";
 import { cacheRouter } from "./routers/cache";
 import { developerRouter } from "./routers/developer";
 import { presetRouter } from "./routers/preset";
@@ -21,6 +22,7 @@ export const appRouter = router({
   sourceBucket: sourceBucketRouter,
   developer: developerRouter,
   usage: usageRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

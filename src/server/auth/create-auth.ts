@@ -29,8 +29,8 @@ export interface AuthOptions {
   google: OAuthCredentials | null;
   /** Runs once per new account (the personal team). */
   onUserCreated(account: { id: string; name: string; email: string }): Promise<void>;
-  /** Runs on every sign-in, sign-up included. */
-  onSignedIn(userId: string): Promise<void>;
+  /** Runs on every sign-in, sign-up included, with where it came from (better-auth's session row). */
+  onSignedIn(session: { userId: string; ip: string | null; userAgent: string | null }): Promise<void>;
   /** better-auth's own log lines go through it (and its redaction). */
   logger: Logger;
   /** The registration policy, run inside better-auth's sign-up transaction on the database given. */
@@ -161,7 +161,16 @@ export function createAuth(options: AuthOptions) {
           after: async (created) => options.onUserCreated(created),
         },
       },
-      session: { create: { after: async (created) => options.onSignedIn(created.userId) } },
+      session: {
+        create: {
+          after: async (created) =>
+            options.onSignedIn({
+              userId: created.userId,
+              ip: created.ipAddress || null,
+              userAgent: created.userAgent || null,
+            }),
+        },
+      },
     },
   });
 }

@@ -11,6 +11,8 @@ export interface AuthRequestDeps {
   auth: Pick<Auth, "handler">;
   signInFailures: SignInFailureLimit;
   clientAddresses: ClientAddressPolicy;
+  /** A wrong password (401) for this address, from where it came: the audit log's failed sign-in. */
+  onWrongPassword(email: string, origin: { ip: string | null; userAgent: string | null }): Promise<void>;
 }
 
 /** The one better-auth path whose failures count against an account (password sign-in). */
@@ -23,15 +25,17 @@ const SIGN_IN_PATH = "/api/auth/sign-in/email";
  * (429), then better-auth, whose answer settles that window.
  */
 export async function serveAuthRequest(request: Request, deps: AuthRequestDeps): Promise<Response> {
-  let attempt: SignInAttempt | null = null;
+  let attempt: (SignInAttempt & { email: string }) | null = null;
   let forwarded: Request;
+  let address: string;
   try {
     const body =
       request.method === "GET" || request.method === "HEAD" ? null : await readBodyWithin(request, BODY_LIMITS.auth);
     if (request.method === "POST" && new URL(request.url).pathname === SIGN_IN_PATH)
       attempt = await beginSignIn(request, body, deps.signInFailures);
     const headers = new Headers(request.headers);
-    headers.set(CLIENT_ADDRESS_HEADER, clientAddress(request.headers, deps.clientAddresses));
+    address = clientAddress(request.headers, deps.clientAddresses);
+    headers.set(CLIENT_ADDRESS_HEADER, address);
     forwarded = new Request(request.url, { method: request.method, headers, body, signal: request.signal });
   } catch (thrown) {
     if (!isAppError(thrown)) throw thrown;
@@ -39,6 +43,11 @@ export async function serveAuthRequest(request: Request, deps: AuthRequestDeps):
   }
   const response = await deps.auth.handler(forwarded);
   await attempt?.settle(response.status);
+  if (attempt && response.status === 401)
+    await deps.onWrongPassword(attempt.email, {
+      ip: address === "unknown" ? null : address,
+      userAgent: request.headers.get("user-agent"),
+    });
   return response;
 }
 
@@ -51,11 +60,11 @@ async function beginSignIn(
   request: Request,
   body: ArrayBuffer | null,
   limit: SignInFailureLimit,
-): Promise<SignInAttempt | null> {
+): Promise<(SignInAttempt & { email: string }) | null> {
   if (!isJsonContentType(request.headers.get("content-type"))) throw new AppError("UNSUPPORTED_MEDIA_TYPE");
   const email = emailOf(body);
   // Without an e-mail better-auth refuses the request before checking any password.
-  return email === null ? null : limit.begin(email);
+  return email === null ? null : { ...(await limit.begin(email)), email };
 }
 
 function emailOf(body: ArrayBuffer | null): string | null {

@@ -65,6 +65,8 @@ export const rateLimitSubjects = {
   userPurges: (userId: string) => `user-purges:${userId}`,
   /** A signed-in account's slug availability checks (the team forms' live check). */
   userSlugChecks: (userId: string) => `user-slug-checks:${userId}`,
+  /** A signed-in account's CSV exports (each reads up to a year of rows). */
+  userExports: (userId: string) => `user-exports:${userId}`,
   /** A team's uploaded images (watermarks, fallbacks), whoever of its admins sends them. */
   teamUploads: (teamId: string) => `team-uploads:${teamId}`,
 } as const satisfies Record<string, (subject: string) => string>;

@@ -1,3 +1,4 @@
+import { pruneAuditLog } from "@/server/audit/retention";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { KeyValue } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
@@ -26,6 +27,8 @@ export interface CronDeps {
   now: () => Date;
   /** The result store, brought under its bound daily (S3 has no eviction of its own); null without one. */
   store?: ResultStore | null;
+  /** Days the audit log keeps (OPTSTUFF_AUDIT_RETENTION_DAYS). */
+  auditRetentionDays: number;
   /** The in-process schedule when this process runs one (read when asked: it may start later); else null. */
   schedule?: () => SchedulerOptions | null;
 }
@@ -73,6 +76,10 @@ export function createCronJobs(deps: CronDeps): CronJobs {
               run: async () => ({ deleted: await pruneRequestStats(deps.db, deps.now()) }),
             },
             { name: "expiredKeys", run: async () => ({ marked: await sweepExpiredKeys(deps, deps.now()) }) },
+            {
+              name: "auditLogRetention",
+              run: async () => ({ deleted: await pruneAuditLog(deps.db, deps.now(), deps.auditRetentionDays) }),
+            },
             { name: "ledgerPrune", run: async () => ({ deleted: await pruneLedger(deps.db, deps.now()) }) },
             ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),
           ],

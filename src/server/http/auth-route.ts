@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { recordFailedSignIn } from "@/server/audit/sign-ins";
 import { serveAuthRequest } from "@/server/auth/serve-auth-request";
 import { toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
@@ -18,6 +19,8 @@ export function createAuthRouteHandler(getServices: () => Promise<Services>) {
         auth: await services.auth(),
         signInFailures: services.signInFailures,
         clientAddresses: services.delivery.limits.clientAddresses,
+        onWrongPassword: (email, origin) =>
+          recordFailedSignIn({ db: services!.database.db, now: services!.tenancy.now }, email, origin),
       });
     } catch (thrown) {
       const requestId = randomUUID();

@@ -4,6 +4,7 @@ import { createContext, type DashboardServices } from "@/server/api/context";
 import { retryAfterOf } from "@/server/api/errors";
 import { appRouter } from "@/server/api/root";
 import { sessionUser } from "@/server/auth/session-user";
+import { clientAddress } from "@/server/ratelimit/client-address";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
@@ -34,7 +35,10 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       req,
       router: appRouter,
       createContext: async () =>
-        createContext(dashboardServices(services), await sessionUser(await services.auth(), req.headers)),
+        createContext(dashboardServices(services), await sessionUser(await services.auth(), req.headers), {
+          ip: knownAddress(clientAddress(req.headers, services.delivery.limits.clientAddresses)),
+          userAgent: req.headers.get("user-agent"),
+        }),
       // A refusal's Retry-After (dashboard-limits.ts) as the header too; of a batch, the longest wait.
       responseMeta({ errors }) {
         const waits = errors.map(retryAfterOf).filter((seconds) => seconds !== null);
@@ -51,6 +55,8 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
     });
   };
 }
+
+const knownAddress = (address: string) => (address === "unknown" ? null : address);
 
 /**
  * A mutation posted by a browser carries the page's Origin: one from another site is refused before its

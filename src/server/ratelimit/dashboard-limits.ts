@@ -19,7 +19,7 @@ export interface WindowLimit {
 export interface DashboardCall {
   type: "query" | "mutation" | "subscription";
   permission?: Permission;
-  counts?: "slugCheck";
+  counts?: "slugCheck" | "export";
 }
 
 interface CallLimit extends WindowLimit {
@@ -42,6 +42,7 @@ const isChange = (call: DashboardCall) =>
   call.type === "mutation" && !(call.permission && TAKES_ACCESS_AWAY.has(call.permission));
 const isPurge = (call: DashboardCall) => isChange(call) && call.permission === "cache.purge";
 const isSlugCheck = (call: DashboardCall) => call.counts === "slugCheck";
+const isExport = (call: DashboardCall) => call.counts === "export";
 
 const CHANGES =
   "A person clicking through the dashboard makes a few changes a minute; 800 purges in 17 s by one account moved another tenant's cached p95 from 27 to 68 ms (issue 27).";
@@ -108,6 +109,16 @@ export const dashboardLimits = {
     per: "account",
     what: "slug checks",
     reason: "Bounds enumeration to a few thousand slugs a day per account.",
+  },
+  exportsPerHour: {
+    appliesTo: isExport,
+    window: "hour",
+    max: 60,
+    subject: rateLimitSubjects.userExports,
+    per: "account",
+    what: "exports",
+    reason:
+      "An export streams up to a year of rows from the database; an admin downloads a few files while looking into something.",
   },
 } as const satisfies Record<string, CallLimit>;
 

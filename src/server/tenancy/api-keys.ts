@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { keyLimitsSchema, MAX_ROTATION_GRACE_SECONDS } from "@/lib/schemas/api-key";
 import { nameSchema } from "@/lib/schemas/names";
 import { effectiveKeyLimits } from "@/server/config-cache/key-limits";
@@ -10,6 +10,8 @@ import {
   createApiKey,
   insertApiKey,
   isActiveKey,
+  keyChanges,
+  keyTarget,
   type CreatedApiKey,
   type KeyLimits,
 } from "./create-api-key";
@@ -64,7 +66,7 @@ export async function listApiKeys(deps: Pick<TenancyDeps, "db" | "now">, scope: 
 }
 
 export async function createProjectKey(
-  deps: Pick<TenancyDeps, "db" | "secretBox" | "now">,
+  deps: Pick<TenancyDeps, "db" | "secretBox" | "now" | "audit">,
   scope: ProjectScope,
   /** createdBy: the dashboard's user, or null for the command line. */
   input: { name: string; expiresAt: Date | null; createdBy: string | null } & KeyLimits,
@@ -80,7 +82,7 @@ export async function createProjectKey(
  * own WHERE, so a key revoked or rotated a moment earlier is not changed either.
  */
 export async function updateApiKey(
-  deps: Pick<TenancyDeps, "db" | "invalidate" | "now">,
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "now" | "audit">,
   scope: ProjectScope,
   keyId: string,
   input: { name?: string; expiresAt?: Date | null } & KeyLimits,
@@ -96,17 +98,27 @@ export async function updateApiKey(
   const perMinute = limits.rateLimitPerMinute !== undefined ? limits.rateLimitPerMinute : current.rateLimitPerMinute;
   const perDay = limits.rateLimitPerDay !== undefined ? limits.rateLimitPerDay : current.rateLimitPerDay;
   assertLimitsInOrder(perMinute, perDay);
-  const [row] = await deps.db
-    .update(apiKeys)
-    .set({
-      ...(input.name !== undefined && { name: nameSchema.parse(input.name) }),
-      ...(input.expiresAt !== undefined && { expiresAt: input.expiresAt }),
-      rateLimitPerMinute: perMinute,
-      rateLimitPerDay: perDay,
-      updatedAt: now,
-    })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId), isActiveKey(now)))
-    .returning(columns);
+  const row = await deps.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(apiKeys)
+      .set({
+        ...(input.name !== undefined && { name: nameSchema.parse(input.name) }),
+        ...(input.expiresAt !== undefined && { expiresAt: input.expiresAt }),
+        rateLimitPerMinute: perMinute,
+        rateLimitPerDay: perDay,
+        updatedAt: now,
+      })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId), isActiveKey(now)))
+      .returning(columns);
+    if (updated)
+      await deps.audit.record(tx, {
+        ...scope,
+        action: "api_key.updated",
+        target: keyTarget(updated.id, updated.name, updated.publicKey),
+        changes: keyChanges(current, updated),
+      });
+    return updated;
+  });
   if (!row) {
     // Revoked, rotated or gone since it was read: say which.
     assertActive(await findKey(deps, scope, keyId), now);
@@ -123,7 +135,7 @@ export async function updateApiKey(
  * rotating has its successor.
  */
 export async function rotateApiKey(
-  deps: Pick<TenancyDeps, "db" | "invalidate" | "secretBox" | "now">,
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "secretBox" | "now" | "audit">,
   scope: ProjectScope,
   keyId: string,
   input: { graceSeconds: number; createdBy: string | null },
@@ -158,6 +170,15 @@ export async function rotateApiKey(
       .update(apiKeys)
       .set({ replacedById: created.id, expiresAt: oldKeyExpiresAt, updatedAt: now })
       .where(eq(apiKeys.id, old.id));
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "api_key.rotated",
+      target: keyTarget(old.id, old.name, old.publicKey),
+      changes: {
+        expiresAt: { from: old.expiresAt, to: oldKeyExpiresAt },
+        replacedBy: { from: null, to: created.publicKey },
+      },
+    });
     return { created, oldPublicKey: old.publicKey, oldKeyExpiresAt };
   });
   await deps.invalidate.apiKeys([result.oldPublicKey]);
@@ -166,17 +187,27 @@ export async function rotateApiKey(
 
 /** Immediate: the cached key is dropped before this returns, so the next image request is refused. */
 export async function revokeApiKey(
-  deps: Pick<TenancyDeps, "db" | "invalidate" | "now">,
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "now" | "audit">,
   scope: ProjectScope,
   keyId: string,
 ): Promise<void> {
   const key = await findKey(deps, scope, keyId);
-  if (!key.revokedAt) {
-    await deps.db
+  await deps.db.transaction(async (tx) => {
+    const now = deps.now();
+    // Revoking a revoked key changes nothing and writes nothing.
+    const [revoked] = await tx
       .update(apiKeys)
-      .set({ revokedAt: deps.now(), updatedAt: deps.now() })
-      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)));
-  }
+      .set({ revokedAt: now, updatedAt: now })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    if (revoked)
+      await deps.audit.record(tx, {
+        ...scope,
+        action: "api_key.revoked",
+        target: keyTarget(key.id, key.name, key.publicKey),
+        changes: { revokedAt: { from: null, to: now } },
+      });
+  });
   await deps.invalidate.apiKeys([key.publicKey]);
 }
 

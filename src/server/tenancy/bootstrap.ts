@@ -1,3 +1,4 @@
+import type { AuditTrail } from "@/server/audit/trail";
 import type { Database } from "@/server/db/client";
 import type { SecretBox } from "@/server/signing";
 import { createApiKey, type CreatedApiKey } from "./create-api-key";
@@ -30,7 +31,7 @@ export interface BootstrapResult {
  * Changing an existing project's hosts does not drop its cached copy: the caller does.
  */
 export async function bootstrap(
-  deps: { db: Database; secretBox: SecretBox },
+  deps: { db: Database; secretBox: SecretBox; audit: AuditTrail },
   input: BootstrapInput,
 ): Promise<BootstrapResult> {
   const policy = { allowLoopback: input.allowLoopback ?? false };

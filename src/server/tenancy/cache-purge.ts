@@ -8,6 +8,7 @@ import { AppError, isAppError } from "@/server/errors";
 import { describeError, type Logger } from "@/server/log";
 import type { ResultStore } from "@/server/result-store/types";
 import { parseSource } from "@/server/source";
+import type { AuditTrail } from "@/server/audit/trail";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 
@@ -20,6 +21,7 @@ export interface PurgeDeps {
   now: () => Date;
   /** The image route's own tag names, so the tag answered is the one its responses carried. */
   publicNames: Pick<PublicNames, "projectTag" | "sourceTag">;
+  audit: AuditTrail;
 }
 
 export interface PurgeResult {
@@ -64,7 +66,17 @@ export async function purgeResults(
       .select({ n: count() })
       .from(sourcePurges)
       .where(eq(sourcePurges.projectId, scope.projectId));
-    if (source === null || (purged?.n ?? 0) >= MAX_SOURCE_PURGES) {
+    const whole = source === null || (purged?.n ?? 0) >= MAX_SOURCE_PURGES;
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "cache.purged",
+      target: { id: source ?? "*", label: source ?? "every source" },
+      changes: {
+        generation: { from: row.generation - 1, to: row.generation },
+        widened: { from: null, to: whole && source !== null },
+      },
+    });
+    if (whole) {
       await tx.update(projects).set({ cacheBase: row.generation }).where(eq(projects.id, scope.projectId));
       await tx.delete(sourcePurges).where(eq(sourcePurges.projectId, scope.projectId));
       return { generation: row.generation, widened: source !== null };

@@ -2,10 +2,12 @@ import { and, count, eq, gt, isNull, or } from "drizzle-orm";
 import type { z } from "zod";
 import { keyLimitsSchema } from "@/lib/schemas/api-key";
 import { nameSchema } from "@/lib/schemas/names";
+import type { AuditTrail } from "@/server/audit/trail";
 import type { Database } from "@/server/db/client";
 import { apiKeys, projects } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import { generateKeyPair, type SecretBox } from "@/server/signing";
+import { changesBetween } from "@/server/audit/changes";
 import { assertBelowQuota, quotas } from "./quotas";
 
 export interface CreatedApiKey {
@@ -35,15 +37,40 @@ type NewKey = { projectId: string; name: string; expiresAt?: Date | null; create
 
 /** Makes a key, within the active keys a project may have (quotas.ts): the dashboard's and the command line's. */
 export async function createApiKey(
-  deps: { db: Database; secretBox: SecretBox },
+  deps: { db: Database; secretBox: SecretBox; audit: AuditTrail },
   input: NewKey,
   now = new Date(),
 ): Promise<CreatedApiKey> {
   return deps.db.transaction(async (tx) => {
-    await assertRoomForKey(tx, input.projectId, now);
-    return insertApiKey({ db: tx, secretBox: deps.secretBox }, input, now);
+    const teamId = await assertRoomForKey(tx, input.projectId, now);
+    const created = await insertApiKey({ db: tx, secretBox: deps.secretBox }, input, now);
+    await deps.audit.record(tx, {
+      teamId,
+      projectId: input.projectId,
+      action: "api_key.created",
+      target: keyTarget(created.id, input.name, created.publicKey),
+      changes: keyChanges(null, { ...input, publicKey: created.publicKey }),
+    });
+    return created;
   });
 }
+
+/** How the log names a key: its name and public half (never the secret). */
+export function keyTarget(id: string, name: string, publicKey: string) {
+  return { id, label: `${name} (${publicKey})` };
+}
+
+/** The fields of a key the log follows. */
+export function keyChanges(before: KeyFields | null, after: KeyFields | null) {
+  return changesBetween(before, after, ["name", "publicKey", "expiresAt", "rateLimitPerMinute", "rateLimitPerDay"]);
+}
+type KeyFields = {
+  name?: string;
+  publicKey?: string;
+  expiresAt?: Date | null;
+  rateLimitPerMinute?: number | null;
+  rateLimitPerDay?: number | null;
+};
 
 /** keyStatus(…) === "active", as SQL: neither revoked nor replaced by a rotation nor expired. */
 export function isActiveKey(now: Date) {
@@ -59,9 +86,9 @@ export function isActiveKey(now: Date) {
  * FOR UPDATE a project's deletion takes): two creations at once count in turn, and no key is made for
  * a project being deleted.
  */
-async function assertRoomForKey(tx: Database, projectId: string, now: Date): Promise<void> {
+async function assertRoomForKey(tx: Database, projectId: string, now: Date): Promise<string> {
   const [project] = await tx
-    .select({ id: projects.id })
+    .select({ id: projects.id, teamId: projects.teamId })
     .from(projects)
     .where(eq(projects.id, projectId))
     .for("no key update");
@@ -71,6 +98,7 @@ async function assertRoomForKey(tx: Database, projectId: string, now: Date): Pro
     .from(apiKeys)
     .where(and(eq(apiKeys.projectId, projectId), isActiveKey(now)));
   assertBelowQuota(quotas.activeKeysPerProject, held?.n ?? 0);
+  return project.teamId;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { AuditTrail } from "@/server/audit/trail";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { Database } from "@/server/db/client";
 import type { SecretBox } from "@/server/signing";
@@ -11,7 +12,12 @@ export interface TenancyDeps {
   secretBox: SecretBox;
   hostPolicy: SourceHostPolicy;
   now: () => Date;
+  /** Writes who made a change, in the change's transaction: bound to the actor of this call. */
+  audit: AuditTrail;
 }
+
+/** The dependencies without an actor: what the composition root holds until a call names one. */
+export type TenancyBase = Omit<TenancyDeps, "audit">;
 
 /** The database and the clock: what functions that only read and write rows at a moment need. */
 export type TenancyClock = Pick<TenancyDeps, "db" | "now">;

@@ -7,6 +7,7 @@ import { parseOperations } from "@/server/image";
 import { endsLikeExpiry, signaturePayload } from "@/server/signing";
 import { parseSource } from "@/server/source";
 import { keyStatus } from "./api-keys";
+import { keyTarget } from "./create-api-key";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 import { can, type TeamRole } from "./roles";
@@ -18,7 +19,7 @@ import { assertTesterSourceAllowed } from "./tester-source-policy";
  * image route will check them, so a mistake is reported at its field instead of as a refused URL.
  */
 export async function signTestUrl(
-  deps: Pick<TenancyDeps, "db" | "secretBox" | "now"> & { baseUrl: string },
+  deps: Pick<TenancyDeps, "db" | "secretBox" | "now" | "audit"> & { baseUrl: string },
   scope: ProjectScope & { projectSlug: string; role: TeamRole },
   input: { keyId: string; operations: string; source: string; expiresInSeconds: number | null },
 ): Promise<{ url: string; expiresAt: Date | null }> {
@@ -44,6 +45,7 @@ export async function signTestUrl(
   await assertTesterSourceAllowed(deps, scope, location);
   const [key] = await deps.db
     .select({
+      name: apiKeys.name,
       publicKey: apiKeys.publicKey,
       encryptedSecret: apiKeys.encryptedSecret,
       revokedAt: apiKeys.revokedAt,
@@ -70,5 +72,16 @@ export async function signTestUrl(
     ...(seconds === null ? {} : { expiresIn: seconds, expiryBucket: 1, now: nowMs }),
   });
   const exp = seconds === null ? null : bucketedExpiry(nowMs, seconds, 1);
+  // A URL signed here works for anyone who holds it until it expires (a permanent one forever).
+  await deps.audit.record(deps.db, {
+    teamId: scope.teamId,
+    projectId: scope.projectId,
+    action: "api_key.url_signed",
+    target: keyTarget(input.keyId, key.name, key.publicKey),
+    changes: {
+      url: { from: null, to: `${operations}/${source}` },
+      expiresAt: { from: null, to: exp === null ? "never" : new Date(exp * 1000) },
+    },
+  });
   return { url, expiresAt: exp === null ? null : new Date(exp * 1000) };
 }

@@ -4,7 +4,7 @@ import { emailSchema } from "@/lib/schemas/team";
 import { isUniqueViolation } from "@/server/db/errors";
 import { teamInvitations, teamMembers, teams, user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
-import type { TenancyClock } from "./deps";
+import type { TenancyClock, TenancyDeps } from "./deps";
 import type { Actor } from "./members";
 import { can, teamRoles, type TeamRole } from "./roles";
 import { assertRoomForTeam } from "./teams";
@@ -27,11 +27,13 @@ export interface PendingInvitation {
   createdAt: Date;
 }
 
+type Audited = Pick<TenancyDeps, "db" | "now" | "audit">;
+
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** The token goes into the link once; only its hash is stored, so a database leak opens no team. */
 export async function createInvitation(
-  deps: TenancyClock,
+  deps: Audited,
   actor: Actor,
   teamId: string,
   input: { email: string; role: TeamRole },
@@ -58,6 +60,12 @@ export async function createInvitation(
       .insert(teamInvitations)
       .values({ teamId, email, role: input.role, tokenHash: hashToken(token), invitedBy: actor.userId, expiresAt })
       .returning({ id: teamInvitations.id });
+    await deps.audit.record(tx, {
+      teamId,
+      action: "invitation.created",
+      target: { id: row!.id, label: email },
+      changes: { role: { from: null, to: input.role }, expiresAt: { from: null, to: expiresAt } },
+    });
     return row!.id;
   });
   return { id, token, expiresAt, email };
@@ -79,15 +87,22 @@ export async function listInvitations(deps: TenancyClock, teamId: string): Promi
     .orderBy(desc(teamInvitations.createdAt));
 }
 
-export async function revokeInvitation(deps: TenancyClock, teamId: string, invitationId: string): Promise<void> {
-  const { db } = deps;
+export async function revokeInvitation(deps: Audited, teamId: string, invitationId: string): Promise<void> {
   const now = deps.now();
-  const revoked = await db
-    .update(teamInvitations)
-    .set({ revokedAt: now })
-    .where(and(eq(teamInvitations.id, invitationId), eq(teamInvitations.teamId, teamId), pending(now)))
-    .returning({ id: teamInvitations.id });
-  if (revoked.length === 0) throw new AppError("NOT_FOUND", { message: "No pending invitation with that id" });
+  await deps.db.transaction(async (tx) => {
+    const [revoked] = await tx
+      .update(teamInvitations)
+      .set({ revokedAt: now })
+      .where(and(eq(teamInvitations.id, invitationId), eq(teamInvitations.teamId, teamId), pending(now)))
+      .returning({ id: teamInvitations.id, email: teamInvitations.email, role: teamInvitations.role });
+    if (!revoked) throw new AppError("NOT_FOUND", { message: "No pending invitation with that id" });
+    await deps.audit.record(tx, {
+      teamId,
+      action: "invitation.revoked",
+      target: { id: revoked.id, label: revoked.email },
+      changes: { revokedAt: { from: null, to: now } },
+    });
+  });
 }
 
 export interface InvitationPreview {
@@ -133,7 +148,7 @@ export async function previewInvitation(deps: TenancyClock, token: string): Prom
  * use it: a forwarded or leaked link is useless to anyone else.
  */
 export async function acceptInvitation(
-  deps: TenancyClock,
+  deps: Audited,
   token: string,
   account: { id: string; email: string },
 ): Promise<{ teamSlug: string }> {
@@ -160,6 +175,12 @@ export async function acceptInvitation(
       throw error;
     }
     await tx.update(teamInvitations).set({ acceptedAt: now }).where(eq(teamInvitations.id, invitation.id));
+    await deps.audit.record(tx, {
+      teamId: invitation.teamId,
+      action: "member.joined",
+      target: { id: account.id, label: account.email },
+      changes: { role: { from: null, to: invitation.role } },
+    });
     const [team] = await tx.select({ slug: teams.slug }).from(teams).where(eq(teams.id, invitation.teamId));
     return { teamSlug: team!.slug };
   });

@@ -40,13 +40,13 @@ export async function listMembers(deps: Pick<TenancyDeps, "db">, teamId: string)
  * owner rows locked so two owners demoting each other at once cannot leave the team without one.
  */
 export async function changeRole(
-  deps: Pick<TenancyDeps, "db">,
+  deps: Pick<TenancyDeps, "db" | "audit">,
   actor: Actor,
   teamId: string,
   targetUserId: string,
   role: TeamRole,
 ): Promise<void> {
-  await withOwnersLocked(deps.db, teamId, targetUserId, async (tx, target, owners) => {
+  await withOwnersLocked(deps.db, teamId, targetUserId, async (tx, { role: target, email }, owners) => {
     if ((target === "owner" || role === "owner") && actor.role !== "owner")
       throw new AppError("NOT_PERMITTED", { message: "Only an owner can grant or change the owner role" });
     if (target === "owner" && role !== "owner" && owners === 1) throw new AppError("LAST_OWNER");
@@ -56,30 +56,53 @@ export async function changeRole(
       .update(teamMembers)
       .set({ role })
       .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, targetUserId)));
+    if (role !== target)
+      await deps.audit.record(tx, {
+        teamId,
+        action: "member.role_changed",
+        target: { id: targetUserId, label: email },
+        changes: { role: { from: target, to: role } },
+      });
   });
 }
 
 export async function removeMember(
-  deps: Pick<TenancyDeps, "db">,
+  deps: Pick<TenancyDeps, "db" | "audit">,
   actor: Actor,
   teamId: string,
   targetUserId: string,
 ): Promise<void> {
-  await withOwnersLocked(deps.db, teamId, targetUserId, async (tx, target, owners) => {
+  await withOwnersLocked(deps.db, teamId, targetUserId, async (tx, { role: target, email }, owners) => {
     if (target === "owner" && actor.role !== "owner")
       throw new AppError("NOT_PERMITTED", { message: "Only an owner can remove an owner" });
     if (target === "owner" && owners === 1) throw new AppError("LAST_OWNER");
     await tx.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, targetUserId)));
+    await deps.audit.record(tx, {
+      teamId,
+      action: "member.removed",
+      target: { id: targetUserId, label: email },
+      changes: { role: { from: target, to: null } },
+    });
   });
 }
 
-export async function leaveTeam(deps: Pick<TenancyDeps, "db">, userId: string, teamId: string): Promise<void> {
-  await withOwnersLocked(deps.db, teamId, userId, async (tx, role, owners) => {
+export async function leaveTeam(
+  deps: Pick<TenancyDeps, "db" | "audit">,
+  userId: string,
+  teamId: string,
+): Promise<void> {
+  await withOwnersLocked(deps.db, teamId, userId, async (tx, { role, email }, owners) => {
     if (role === "owner" && owners === 1)
       throw new AppError("LAST_OWNER", {
         message: "You are the last owner: make someone else owner or delete the team",
       });
     await tx.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)));
+    await deps.audit.record(tx, {
+      teamId,
+      action: "member.left",
+      target: { id: userId, label: email },
+      changes: { role: { from: role, to: null } },
+    });
   });
 }
 
@@ -89,7 +112,7 @@ async function withOwnersLocked(
   db: Database,
   teamId: string,
   targetUserId: string,
-  body: (tx: Tx, targetRole: TeamRole, owners: number) => Promise<void>,
+  body: (tx: Tx, target: { role: TeamRole; email: string }, owners: number) => Promise<void>,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     const rows = await tx
@@ -99,6 +122,8 @@ async function withOwnersLocked(
       .for("update");
     const target = rows.find((r) => r.userId === targetUserId);
     if (!target) throw new AppError("NOT_FOUND", { message: "That person is not a member of this team" });
-    await body(tx, target.role, rows.filter((r) => r.role === "owner").length);
+    const [account] = await tx.select({ email: user.email }).from(user).where(eq(user.id, targetUserId));
+    const owners = rows.filter((r) => r.role === "owner").length;
+    await body(tx, { role: target.role, email: account?.email ?? targetUserId }, owners);
   });
 }

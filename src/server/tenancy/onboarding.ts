@@ -10,7 +10,7 @@ import { createTeam, updateTeam, type TeamRow } from "./teams";
  * (from the email and a random suffix) and flagged for onboarding, where the user picks the real one.
  */
 export async function createPersonalTeam(
-  deps: Pick<TenancyDeps, "db">,
+  deps: Pick<TenancyDeps, "db" | "audit">,
   user: { id: string; name: string; email: string },
 ): Promise<TeamRow> {
   const base = slugify(user.email.split("@")[0]!).slice(0, 30).replace(/-+$/, "") || "team";
@@ -35,7 +35,7 @@ export async function findPendingTeam(deps: Pick<TenancyDeps, "db">, userId: str
 
 /** Names the pending team; when there is none (deleted meanwhile), creates the team instead. */
 export async function completeOnboarding(
-  deps: Pick<TenancyDeps, "db">,
+  deps: Pick<TenancyDeps, "db" | "audit">,
   userId: string,
   input: { name: string; slug: string },
 ): Promise<TeamRow> {

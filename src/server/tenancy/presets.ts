@@ -2,8 +2,9 @@ import { and, asc, count, eq } from "drizzle-orm";
 import { presets, projects } from "@/server/db/schema";
 import { AppError, isAppError } from "@/server/errors";
 import { canonicalOperations, parseOperations, type ImageOperations, type QualityLevel } from "@/server/image";
+import { changesBetween } from "@/server/audit/changes";
 import type { TenancyDeps } from "./deps";
-import type { ProjectScope } from "./projects";
+import { recordProjectChange, type ProjectScope } from "./projects";
 
 /** Presets travel with the project's cached config: keep the set bounded. */
 export const MAX_PRESETS = 50;
@@ -14,7 +15,7 @@ export interface PresetRow {
   updatedAt: Date;
 }
 
-type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now">;
+type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now" | "audit">;
 
 export async function listPresets(
   deps: Pick<TenancyDeps, "db">,
@@ -49,7 +50,7 @@ export async function savePreset(
   const row = await deps.db.transaction(async (tx) => {
     const [existing] = await tx.select({ n: count() }).from(presets).where(eq(presets.projectId, scope.projectId));
     const [same] = await tx
-      .select({ name: presets.name })
+      .select({ name: presets.name, operations: presets.operations })
       .from(presets)
       .where(and(eq(presets.projectId, scope.projectId), eq(presets.name, input.name)));
     if (!same && (existing?.n ?? 0) >= MAX_PRESETS)
@@ -69,6 +70,12 @@ export async function savePreset(
         set: { operations, updatedBy: input.actorId, updatedAt: values.updatedAt },
       })
       .returning({ name: presets.name, operations: presets.operations, updatedAt: presets.updatedAt });
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "preset.saved",
+      target: { id: input.name, label: `pr_${input.name}` },
+      changes: changesBetween(same ?? null, saved!, ["operations"]),
+    });
     return saved!;
   });
   await deps.invalidate.project(scope.projectId);
@@ -76,18 +83,25 @@ export async function savePreset(
 }
 
 export async function deletePreset(deps: Deps, scope: ProjectScope, name: string): Promise<void> {
-  const deleted = await deps.db
-    .delete(presets)
-    .where(and(eq(presets.projectId, scope.projectId), eq(presets.name, name)))
-    .returning({ name: presets.name });
-  if (deleted.length === 0) throw new AppError("NOT_FOUND", { message: `No preset named "${name}"` });
+  await deps.db.transaction(async (tx) => {
+    const [deleted] = await tx
+      .delete(presets)
+      .where(and(eq(presets.projectId, scope.projectId), eq(presets.name, name)))
+      .returning({ name: presets.name, operations: presets.operations });
+    if (!deleted) throw new AppError("NOT_FOUND", { message: `No preset named "${name}"` });
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "preset.deleted",
+      target: { id: name, label: `pr_${name}` },
+      changes: changesBetween(deleted, null, ["operations"]),
+    });
+  });
   await deps.invalidate.project(scope.projectId);
 }
 
 /** Presets only: every URL of the project must be a single `pr_{name}`, which caps its variants. */
 export async function setPresetsOnly(deps: Deps, scope: ProjectScope, presetsOnly: boolean): Promise<void> {
-  await deps.db.update(projects).set({ presetsOnly, updatedAt: deps.now() }).where(eq(projects.id, scope.projectId));
-  await deps.invalidate.project(scope.projectId);
+  await changeProjectSetting(deps, scope, { presetsOnly });
 }
 
 /**
@@ -96,10 +110,35 @@ export async function setPresetsOnly(deps: Deps, scope: ProjectScope, presetsOnl
  * holds for them until it is purged.
  */
 export async function setDefaultQuality(deps: Deps, scope: ProjectScope, level: QualityLevel | null): Promise<void> {
-  await deps.db
-    .update(projects)
-    .set({ defaultQuality: level, updatedAt: deps.now() })
-    .where(eq(projects.id, scope.projectId));
+  await changeProjectSetting(deps, scope, { defaultQuality: level });
+}
+
+async function changeProjectSetting(
+  deps: Deps,
+  scope: ProjectScope,
+  change: { presetsOnly: boolean } | { defaultQuality: QualityLevel | null },
+): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const where = and(eq(projects.id, scope.projectId), eq(projects.teamId, scope.teamId));
+    const [before] = await tx
+      .select({
+        id: projects.id,
+        teamId: projects.teamId,
+        name: projects.name,
+        slug: projects.slug,
+        presetsOnly: projects.presetsOnly,
+        defaultQuality: projects.defaultQuality,
+      })
+      .from(projects)
+      .where(where)
+      .for("update");
+    if (!before) throw new AppError("NOT_FOUND", { message: "Project not found in this team" });
+    await tx
+      .update(projects)
+      .set({ ...change, updatedAt: deps.now() })
+      .where(where);
+    await recordProjectChange(deps, tx, before, change);
+  });
   await deps.invalidate.project(scope.projectId);
 }
 

@@ -7,6 +7,7 @@ import { AppError, isAppError, type ErrorCode } from "@/server/errors";
 import type { UploadCheck } from "@/server/image/check-upload";
 import type { TransformLimits } from "@/server/image";
 import type { DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
+import { changesBetween } from "@/server/audit/changes";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 import { quotas } from "./quotas";
@@ -55,7 +56,9 @@ export interface ProjectImagesView {
   fallback: ProjectImageView | null;
 }
 
-type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now">;
+type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now" | "audit">;
+
+const imageTarget = (kind: ProjectImageKind) => ({ id: kind, label: kind });
 
 export async function getProjectImages(deps: Pick<TenancyDeps, "db">, scope: ProjectScope): Promise<ProjectImagesView> {
   const rows = await deps.db.select().from(projectImages).where(eq(projectImages.projectId, scope.projectId));
@@ -107,10 +110,20 @@ export async function uploadProjectImage(
     updatedBy: input.actorId,
     updatedAt: deps.now(),
   };
-  await deps.db
-    .insert(projectImages)
-    .values({ projectId: scope.projectId, kind: input.kind, ...values })
-    .onConflictDoUpdate({ target: [projectImages.projectId, projectImages.kind], set: values });
+  await deps.db.transaction(async (tx) => {
+    const where = and(eq(projectImages.projectId, scope.projectId), eq(projectImages.kind, input.kind));
+    const [before] = await tx.select(imageFacts).from(projectImages).where(where).for("update");
+    await tx
+      .insert(projectImages)
+      .values({ projectId: scope.projectId, kind: input.kind, ...values })
+      .onConflictDoUpdate({ target: [projectImages.projectId, projectImages.kind], set: values });
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "image.uploaded",
+      target: imageTarget(input.kind),
+      changes: changesBetween(before ?? null, values, ["format", "width", "height", "sha256"]),
+    });
+  });
   await deps.invalidate.project(scope.projectId);
 }
 
@@ -120,23 +133,50 @@ export async function setWatermarkSettings(
   settings: WatermarkSettings,
   actorId: string,
 ): Promise<void> {
-  const updated = await deps.db
-    .update(projectImages)
-    .set({ settings, updatedBy: actorId, updatedAt: deps.now() })
-    .where(and(eq(projectImages.projectId, scope.projectId), eq(projectImages.kind, "watermark")))
-    .returning({ kind: projectImages.kind });
-  if (updated.length === 0) throw new AppError("NOT_FOUND", { message: "Upload a watermark first" });
+  await deps.db.transaction(async (tx) => {
+    const where = and(eq(projectImages.projectId, scope.projectId), eq(projectImages.kind, "watermark"));
+    const [before] = await tx
+      .select({ settings: projectImages.settings })
+      .from(projectImages)
+      .where(where)
+      .for("update");
+    if (!before) throw new AppError("NOT_FOUND", { message: "Upload a watermark first" });
+    await tx.update(projectImages).set({ settings, updatedBy: actorId, updatedAt: deps.now() }).where(where);
+    const from = readWatermarkSettings(before.settings);
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "image.watermark_changed",
+      target: imageTarget("watermark"),
+      changes: changesBetween<WatermarkSettings>(from, settings, Object.keys(settings) as (keyof WatermarkSettings)[]),
+    });
+  });
   await deps.invalidate.project(scope.projectId);
 }
 
 export async function deleteProjectImage(deps: Deps, scope: ProjectScope, kind: ProjectImageKind): Promise<void> {
-  const deleted = await deps.db
-    .delete(projectImages)
-    .where(and(eq(projectImages.projectId, scope.projectId), eq(projectImages.kind, kind)))
-    .returning({ kind: projectImages.kind });
-  if (deleted.length === 0) throw new AppError("NOT_FOUND", { message: `This project has no ${kind}` });
+  await deps.db.transaction(async (tx) => {
+    const [deleted] = await tx
+      .delete(projectImages)
+      .where(and(eq(projectImages.projectId, scope.projectId), eq(projectImages.kind, kind)))
+      .returning(imageFacts);
+    if (!deleted) throw new AppError("NOT_FOUND", { message: `This project has no ${kind}` });
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "image.deleted",
+      target: imageTarget(kind),
+      changes: changesBetween(deleted, null, ["format", "width", "height", "sha256"]),
+    });
+  });
   await deps.invalidate.project(scope.projectId);
 }
+
+/** What the log says of an image: never its bytes, which the hash names. */
+const imageFacts = {
+  format: projectImages.format,
+  width: projectImages.width,
+  height: projectImages.height,
+  sha256: projectImages.sha256,
+};
 
 /**
  * The upload decoded in a transform process (check-upload.ts), never in the server; what it refuses is

@@ -4,6 +4,7 @@ import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
 import { projects, teams } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
+import { changesBetween } from "@/server/audit/changes";
 import type { TenancyDeps } from "./deps";
 import { assertBelowQuota, quotas } from "./quotas";
 import { normaliseRefererHosts, normaliseSourceHosts, type SourceHostPolicy } from "./source-hosts";
@@ -46,7 +47,7 @@ const slugTaken = (error: unknown) =>
 
 /** Within the projects a team may have (quotas.ts). */
 export async function createProject(
-  deps: Pick<TenancyDeps, "db">,
+  deps: Pick<TenancyDeps, "db" | "audit">,
   input: {
     teamId: string;
     name: string;
@@ -67,6 +68,13 @@ export async function createProject(
     return await deps.db.transaction(async (tx) => {
       await assertRoomForProject(tx, input.teamId);
       const [row] = await tx.insert(projects).values(values).returning(columns);
+      await deps.audit.record(tx, {
+        teamId: row!.teamId,
+        projectId: row!.id,
+        action: "project.created",
+        target: projectTarget(row!),
+        changes: projectChanges(null, row!),
+      });
       return row!;
     });
   } catch (error) {
@@ -137,7 +145,7 @@ export async function listProjects(
 
 /** The write alone: callers drop the cached project (updateProject does; bootstrap's caller does). */
 export async function writeProject(
-  deps: Pick<TenancyDeps, "db">,
+  deps: Pick<TenancyDeps, "db" | "audit">,
   scope: ProjectScope,
   input: {
     name?: string;
@@ -158,15 +166,57 @@ export async function writeProject(
     }),
     updatedAt: new Date(),
   };
-  let row: ProjectRow | undefined;
   try {
-    [row] = await deps.db.update(projects).set(changes).where(inScope(scope)).returning(columns);
+    return await deps.db.transaction(async (tx) => {
+      const [before] = await tx.select(columns).from(projects).where(inScope(scope)).for("update");
+      if (!before) throw new AppError("NOT_FOUND", { message: "Project not found in this team" });
+      const [row] = await tx.update(projects).set(changes).where(inScope(scope)).returning(columns);
+      await recordProjectChange(deps, tx, before, row!);
+      return row!;
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken(error);
     throw error;
   }
-  if (!row) throw new AppError("NOT_FOUND", { message: "Project not found in this team" });
-  return row;
+}
+
+/** How the log names a project. */
+export const projectTarget = (row: Pick<ProjectRow, "id" | "name" | "slug">) => ({
+  id: row.id,
+  label: `${row.name} (${row.slug})`,
+});
+
+/** The project's settings the log follows, the host lists among them. */
+const projectFields = [
+  "name",
+  "slug",
+  "allowedSourceHosts",
+  "allowedRefererHosts",
+  "presetsOnly",
+  "defaultQuality",
+] as const;
+
+export function projectChanges(before: Partial<ProjectSettings> | null, after: Partial<ProjectSettings> | null) {
+  return changesBetween(before, after, projectFields);
+}
+type ProjectSettings = ProjectRow & { presetsOnly: boolean; defaultQuality: string | null };
+
+/** A "project.updated" entry for what changed between two reads of its row; none when nothing did. */
+export async function recordProjectChange(
+  deps: Pick<TenancyDeps, "audit">,
+  tx: Database,
+  before: Partial<ProjectSettings> & Pick<ProjectRow, "id" | "teamId" | "name" | "slug">,
+  after: Partial<ProjectSettings>,
+): Promise<void> {
+  const changes = projectChanges(before, after);
+  if (!changes) return;
+  await deps.audit.record(tx, {
+    teamId: before.teamId,
+    projectId: before.id,
+    action: "project.updated",
+    target: projectTarget({ ...before, ...after }),
+    changes,
+  });
 }
 
 /**
@@ -174,7 +224,7 @@ export async function writeProject(
  * project is dropped before this returns.
  */
 export async function updateProject(
-  deps: Pick<TenancyDeps, "db" | "invalidate" | "hostPolicy">,
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "hostPolicy" | "audit">,
   scope: ProjectScope,
   input: Parameters<typeof writeProject>[2],
 ): Promise<ProjectRow> {
@@ -184,12 +234,21 @@ export async function updateProject(
 }
 
 /** Deletes the project and its keys (cascade); every key's cached entry goes with it. */
-export async function deleteProject(deps: Pick<TenancyDeps, "db" | "invalidate">, scope: ProjectScope): Promise<void> {
+export async function deleteProject(
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "audit">,
+  scope: ProjectScope,
+): Promise<void> {
   const publicKeys = await deps.db.transaction(async (tx) => {
-    const [locked] = await tx.select({ id: projects.id }).from(projects).where(inScope(scope)).for("update");
+    const [locked] = await tx.select(columns).from(projects).where(inScope(scope)).for("update");
     if (!locked) throw new AppError("NOT_FOUND");
     const keys = await keysOfProjects({ db: tx }, [locked.id]);
     await tx.delete(projects).where(inScope(scope));
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "project.deleted",
+      target: projectTarget(locked),
+      changes: projectChanges(locked, null),
+    });
     return keys.map((k) => k.publicKey);
   });
   await deps.invalidate.project(scope.projectId, publicKeys);

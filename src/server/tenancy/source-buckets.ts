@@ -4,6 +4,8 @@ import { sourceBuckets } from "@/server/db/schema";
 import { bucketSealContext } from "@/server/delivery/buckets";
 import { AppError, isAppError } from "@/server/errors";
 import { assertBucketEndpoint } from "@/server/source/s3-agent";
+import { changesBetween, secretReplaced } from "@/server/audit/changes";
+import type { Database } from "@/server/db/client";
 import type { TenancyDeps } from "./deps";
 import type { ProjectScope } from "./projects";
 
@@ -24,7 +26,14 @@ export interface BucketView extends BucketTarget {
   updatedAt: Date;
 }
 
-type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now" | "secretBox" | "hostPolicy">;
+type Deps = Pick<TenancyDeps, "db" | "invalidate" | "now" | "secretBox" | "hostPolicy" | "audit">;
+
+/** A bucket's settings the log follows: the access key id by its hint, the secret only as "replaced". */
+const bucketFields = ["endpoint", "region", "bucket", "prefix", "forcePathStyle", "accessKeyIdHint"] as const;
+const hinted = <T extends { accessKeyId: string }>(row: T) => ({
+  ...row,
+  accessKeyIdHint: `…${row.accessKeyId.slice(-4)}`,
+});
 
 export async function listBuckets(deps: Pick<TenancyDeps, "db">, scope: ProjectScope): Promise<BucketView[]> {
   const rows = await deps.db
@@ -55,9 +64,20 @@ export async function saveBucket(
   input: BucketInput & { actorId: string },
 ): Promise<BucketView> {
   const endpoint = checkedEndpoint(input.endpoint, deps.hostPolicy.allowLoopback ?? false);
+  type Row = typeof sourceBuckets.$inferSelect;
+  const recordBucket = (tx: Database, before: Row | null, after: Row, secretGiven: boolean) =>
+    deps.audit.record(tx, {
+      ...scope,
+      action: "bucket.saved",
+      target: { id: after.id, label: after.alias },
+      changes: {
+        ...changesBetween(before && hinted(before), hinted(after), bucketFields),
+        ...(secretGiven && secretReplaced("secretAccessKey")),
+      },
+    });
   const row = await deps.db.transaction(async (tx) => {
     const where = and(eq(sourceBuckets.projectId, scope.projectId), eq(sourceBuckets.alias, input.alias));
-    const [existing] = await tx.select({ id: sourceBuckets.id }).from(sourceBuckets).where(where);
+    const [existing] = await tx.select().from(sourceBuckets).where(where).for("update");
     const settings = {
       endpoint,
       region: input.region,
@@ -77,6 +97,7 @@ export async function saveBucket(
         .set({ ...settings, ...secret })
         .where(eq(sourceBuckets.id, existing.id))
         .returning();
+      await recordBucket(tx, existing, saved!, input.secretAccessKey !== undefined);
       return saved!;
     }
     if (!input.secretAccessKey)
@@ -97,6 +118,7 @@ export async function saveBucket(
       .insert(sourceBuckets)
       .values({ id, projectId: scope.projectId, alias: input.alias, ...settings, sealedSecret })
       .returning();
+    await recordBucket(tx, null, saved!, true);
     return saved!;
   });
   await deps.invalidate.project(scope.projectId);
@@ -104,15 +126,23 @@ export async function saveBucket(
 }
 
 export async function deleteBucket(
-  deps: Pick<TenancyDeps, "db" | "invalidate">,
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "audit">,
   scope: ProjectScope,
   alias: string,
 ): Promise<void> {
-  const deleted = await deps.db
-    .delete(sourceBuckets)
-    .where(and(eq(sourceBuckets.projectId, scope.projectId), eq(sourceBuckets.alias, alias)))
-    .returning({ alias: sourceBuckets.alias });
-  if (deleted.length === 0) throw new AppError("NOT_FOUND", { message: `No bucket named "${alias}"` });
+  await deps.db.transaction(async (tx) => {
+    const [deleted] = await tx
+      .delete(sourceBuckets)
+      .where(and(eq(sourceBuckets.projectId, scope.projectId), eq(sourceBuckets.alias, alias)))
+      .returning();
+    if (!deleted) throw new AppError("NOT_FOUND", { message: `No bucket named "${alias}"` });
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "bucket.deleted",
+      target: { id: deleted.id, label: deleted.alias },
+      changes: changesBetween(hinted(deleted), null, bucketFields),
+    });
+  });
   await deps.invalidate.project(scope.projectId);
 }
 

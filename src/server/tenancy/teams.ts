@@ -4,6 +4,7 @@ import type { Database } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/errors";
 import { apiKeys, projects, teamMembers, teams, user } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
+import { changesBetween } from "@/server/audit/changes";
 import type { TenancyDeps } from "./deps";
 import { assertBelowQuota, quotas } from "./quotas";
 import { can, type TeamRole } from "./roles";
@@ -28,7 +29,7 @@ const columns = { id: teams.id, name: teams.name, slug: teams.slug, pendingOnboa
  * signed up) is the operator's.
  */
 export async function createTeam(
-  deps: Pick<TenancyDeps, "db">,
+  deps: Pick<TenancyDeps, "db" | "audit">,
   input: { name: string; slug: string; ownerId?: string; pendingOnboarding?: boolean },
 ): Promise<TeamRow> {
   const values = {
@@ -41,6 +42,12 @@ export async function createTeam(
       if (input.ownerId) await assertRoomForTeam({ db: tx }, input.ownerId);
       const [row] = await tx.insert(teams).values(values).returning(columns);
       if (input.ownerId) await tx.insert(teamMembers).values({ teamId: row!.id, userId: input.ownerId, role: "owner" });
+      await deps.audit.record(tx, {
+        teamId: row!.id,
+        action: "team.created",
+        target: teamTarget(row!),
+        changes: changesBetween(null, row!, ["name", "slug"]),
+      });
       return row!;
     });
   } catch (error) {
@@ -110,10 +117,10 @@ export async function listAllTeams(
  * Teams nobody belongs to (made by the command line before anyone signed up, as the quickstart's demo
  * is) become the user's, as owner: no team is left that no account can see. Returns their slugs.
  */
-export async function adoptOwnerlessTeams(deps: Pick<TenancyDeps, "db">, userId: string): Promise<string[]> {
+export async function adoptOwnerlessTeams(deps: Pick<TenancyDeps, "db" | "audit">, userId: string): Promise<string[]> {
   return deps.db.transaction(async (tx) => {
     const ownerless = await tx
-      .select({ id: teams.id, slug: teams.slug })
+      .select({ id: teams.id, slug: teams.slug, name: teams.name })
       .from(teams)
       .where(
         notExists(
@@ -129,6 +136,14 @@ export async function adoptOwnerlessTeams(deps: Pick<TenancyDeps, "db">, userId:
       .insert(teamMembers)
       .values(ownerless.map((team) => ({ teamId: team.id, userId, role: "owner" as const })))
       .onConflictDoNothing();
+    const [owner] = await tx.select({ email: user.email }).from(user).where(eq(user.id, userId));
+    for (const team of ownerless)
+      await deps.audit.record(tx, {
+        teamId: team.id,
+        action: "member.adopted",
+        target: { id: userId, label: owner?.email ?? userId },
+        changes: { role: { from: null, to: "owner" } },
+      });
     return ownerless.map((team) => team.slug);
   });
 }
@@ -174,7 +189,7 @@ export async function checkSlugAvailable(
 }
 
 export async function updateTeam(
-  deps: Pick<TenancyDeps, "db">,
+  deps: Pick<TenancyDeps, "db" | "audit">,
   teamId: string,
   input: { name?: string; slug?: string; pendingOnboarding?: false },
 ): Promise<TeamRow> {
@@ -185,9 +200,15 @@ export async function updateTeam(
     updatedAt: new Date(),
   };
   try {
-    const [row] = await deps.db.update(teams).set(changes).where(eq(teams.id, teamId)).returning(columns);
-    if (!row) throw new AppError("NOT_FOUND");
-    return row;
+    return await deps.db.transaction(async (tx) => {
+      const [before] = await tx.select(columns).from(teams).where(eq(teams.id, teamId)).for("update");
+      if (!before) throw new AppError("NOT_FOUND");
+      const [row] = await tx.update(teams).set(changes).where(eq(teams.id, teamId)).returning(columns);
+      const changed = changesBetween(before, row!, ["name", "slug", "pendingOnboarding"]);
+      if (changed)
+        await deps.audit.record(tx, { teamId, action: "team.updated", target: teamTarget(row!), changes: changed });
+      return row!;
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError("SLUG_TAKEN", { cause: error, field: "slug" });
     throw error;
@@ -195,8 +216,13 @@ export async function updateTeam(
 }
 
 /** Deletes the team with its projects and keys (cascade), then drops every cached key and project. */
-export async function deleteTeam(deps: Pick<TenancyDeps, "db" | "invalidate">, teamId: string): Promise<void> {
+export async function deleteTeam(
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "audit">,
+  teamId: string,
+): Promise<void> {
   const removed = await deps.db.transaction(async (tx) => {
+    const [team] = await tx.select(columns).from(teams).where(eq(teams.id, teamId)).for("update");
+    if (!team) throw new AppError("NOT_FOUND");
     // Locking the projects makes a concurrent key creation wait for this delete (and then fail), so no
     // key escapes the invalidation below.
     const owned = await tx.select({ id: projects.id }).from(projects).where(eq(projects.teamId, teamId)).for("update");
@@ -205,6 +231,13 @@ export async function deleteTeam(deps: Pick<TenancyDeps, "db" | "invalidate">, t
       owned.map((p) => p.id),
     );
     await tx.delete(teams).where(eq(teams.id, teamId));
+    // The team's own entries go with it; this one is the instance's, so its owner can still see it.
+    await deps.audit.record(tx, {
+      teamId: null,
+      action: "team.deleted",
+      target: teamTarget(team),
+      changes: { projects: { from: owned.length, to: 0 } },
+    });
     return owned.map((p) => ({
       projectId: p.id,
       publicKeys: keys.filter((k) => k.projectId === p.id).map((k) => k.publicKey),
@@ -212,6 +245,12 @@ export async function deleteTeam(deps: Pick<TenancyDeps, "db" | "invalidate">, t
   });
   for (const { projectId, publicKeys } of removed) await deps.invalidate.project(projectId, publicKeys);
 }
+
+/** How the log names a team. */
+export const teamTarget = (row: Pick<TeamRow, "id" | "name" | "slug">) => ({
+  id: row.id,
+  label: `${row.name} (${row.slug})`,
+});
 
 export async function keysOfProjects(
   deps: Pick<TenancyDeps, "db">,

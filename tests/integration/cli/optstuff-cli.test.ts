@@ -12,6 +12,7 @@ import { findTeamBySlug } from "@/server/tenancy/teams";
 import { createSecretBox, sign, signaturePayload } from "@/server/signing";
 import { createTestDatabase } from "../../support/database";
 import { buildSignedUrl } from "../../support/signed-url";
+import { setupAudit } from "../../support/audit";
 
 const run = promisify(execFile);
 let databaseUrl: string | undefined;
@@ -417,9 +418,9 @@ describe("optstuff within the quotas", () => {
     try {
       const team = (await findTeamBySlug(handle, "full"))!;
       const scope = { teamId: team.id, projectId: (await findProject(handle, team.id, "shop"))!.id };
-      const filler = { db: handle.db, secretBox: createSecretBox("filler"), now: () => new Date() };
+      const filler = { db: handle.db, secretBox: createSecretBox("filler"), now: () => new Date(), audit: setupAudit };
       for (let i = 1; i < 50; i++) {
-        await createProject(handle, { teamId: team.id, name: `p${i}`, slug: `p${i}` });
+        await createProject({ db: handle.db, audit: setupAudit }, { teamId: team.id, name: `p${i}`, slug: `p${i}` });
         await createProjectKey(filler, scope, { name: `k${i}`, expiresAt: null, createdBy: null });
       }
     } finally {

@@ -3,6 +3,7 @@ import { bootstrap } from "@/server/tenancy/bootstrap";
 import { findInstanceOwner } from "@/server/tenancy/registration";
 import { createTestApp, type TestApp } from "../../support/app";
 import { authRequest, callerFor, cookieFrom, signUp } from "../../support/dashboard";
+import { setupAudit } from "../../support/audit";
 
 /**
  * The quickstart makes a team, project and key before any account exists (`optstuff bootstrap` on
@@ -43,8 +44,11 @@ describe("the teams the command line made before anyone signed up", () => {
     const db = app.services.database.db;
     const ownerId = (await findInstanceOwner({ db }))!.id;
     const secretBox = app.services.secretBox;
-    await bootstrap({ db, secretBox }, { teamSlug: "made-later", projectSlug: "site", keyName: "k", ownerId });
-    await bootstrap({ db, secretBox }, { teamSlug: "orphan", projectSlug: "site", keyName: "k" });
+    await bootstrap(
+      { db, secretBox, audit: setupAudit },
+      { teamSlug: "made-later", projectSlug: "site", keyName: "k", ownerId },
+    );
+    await bootstrap({ db, secretBox, audit: setupAudit }, { teamSlug: "orphan", projectSlug: "site", keyName: "k" });
     const [{ email }] = [(await findInstanceOwner({ db }))!];
     const signIn = await authRequest(app.services, "/sign-in/email", { email, password: "correct horse battery" });
     expect(signIn.status).toBe(200);

@@ -174,4 +174,11 @@ export const isolationCases: Record<string, IsolationCase> = {
     call: (c, t) => c.usage.requestLog({ ...project(t), range: { preset: "90d" } }),
   },
   "usage.team": { scope: "team", call: (c, t) => c.usage.team({ ...team(t), range: { preset: "30d" } }) },
+
+  "audit.list": { scope: "team", call: (c, t) => c.audit.list({ ...team(t) }) },
+  "audit.actors": { scope: "team", call: (c, t) => c.audit.actors(team(t)) },
+  // The instance's log: its owner's alone (audit-log.test.ts), nothing of a team's.
+  "audit.instanceList": { scope: "account", call: (c) => c.audit.instanceList({}) },
+  "audit.instanceActors": { scope: "account", call: (c) => c.audit.instanceActors() },
+  "audit.ownsInstance": { scope: "account", call: (c) => c.audit.ownsInstance() },
 };

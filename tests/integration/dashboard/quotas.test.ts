@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { tokenOf } from "../../support/tenant-world";
+import { setupAudit } from "../../support/audit";
 
 /**
  * What one account or team may hold (docs/security.md, dashboard): teams an account owns, projects a
@@ -57,12 +58,15 @@ describe("teams an account owns", () => {
       reason: null,
     });
     // The command line's bootstrap makes teams through the same function, for the same owner.
-    const ownerFull = bootstrap(app.services.tenancy, {
-      teamSlug: `cli-${suffix}`,
-      projectSlug: "site",
-      keyName: "k",
-      ownerId: user.id,
-    });
+    const ownerFull = bootstrap(
+      { ...app.services.tenancy, audit: setupAudit },
+      {
+        teamSlug: `cli-${suffix}`,
+        projectSlug: "site",
+        keyName: "k",
+        ownerId: user.id,
+      },
+    );
     await expect(ownerFull).rejects.toMatchObject({ code: "QUOTA_REACHED" });
     expect(await findTeamBySlug(app.services.tenancy, `cli-${suffix}`)).toBeNull();
 
@@ -109,7 +113,8 @@ describe("projects a team has", () => {
   it("refuses the 51st, naming the limit, and makes room when one is deleted", async () => {
     const { user, teamSlug, teamId } = await onboarded("builder");
     const db = app.services.database.db;
-    for (let i = 1; i <= 49; i++) await createProject({ db }, { teamId, name: `P${i}`, slug: `p${i}` });
+    for (let i = 1; i <= 49; i++)
+      await createProject({ db, audit: setupAudit }, { teamId, name: `P${i}`, slug: `p${i}` });
     await user.caller.project.create({ teamSlug, name: "Fiftieth", slug: "p50" });
 
     await expect(user.caller.project.create({ teamSlug, name: "Extra", slug: "extra" })).rejects.toMatchObject({
@@ -126,7 +131,8 @@ describe("creations at the same moment", () => {
   it("let only one of two creations take a team's last project place or a project's last key place", async () => {
     const { user, teamSlug, teamId } = await onboarded("racer");
     const db = app.services.database.db;
-    for (let i = 1; i <= 49; i++) await createProject({ db }, { teamId, name: `P${i}`, slug: `p${i}` });
+    for (let i = 1; i <= 49; i++)
+      await createProject({ db, audit: setupAudit }, { teamId, name: `P${i}`, slug: `p${i}` });
     const projects = await Promise.allSettled([
       user.caller.project.create({ teamSlug, name: "A", slug: "first" }),
       user.caller.project.create({ teamSlug, name: "B", slug: "second" }),
@@ -135,7 +141,11 @@ describe("creations at the same moment", () => {
 
     const scope = { teamId, projectId: (await findProject({ db }, teamId, "p1"))!.id };
     for (let i = 1; i <= 49; i++)
-      await createProjectKey(app.services.tenancy, scope, { name: `k${i}`, expiresAt: null, createdBy: null });
+      await createProjectKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
+        name: `k${i}`,
+        expiresAt: null,
+        createdBy: null,
+      });
     const keys = await Promise.allSettled(
       ["x", "y", "z"].map((name) => user.caller.apiKey.create({ teamSlug, projectSlug: "p1", name, expiresAt: null })),
     );
@@ -149,7 +159,11 @@ describe("active keys a project has", () => {
     const project = await user.caller.project.create({ teamSlug, name: "Shop", slug: "shop" });
     const scope = { teamId, projectId: project.id };
     for (let i = 1; i <= 49; i++)
-      await createProjectKey(app.services.tenancy, scope, { name: `k${i}`, expiresAt: null, createdBy: null });
+      await createProjectKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
+        name: `k${i}`,
+        expiresAt: null,
+        createdBy: null,
+      });
     const fiftieth = await user.caller.apiKey.create({ teamSlug, projectSlug: "shop", name: "k50", expiresAt: null });
 
     const extra = { teamSlug, projectSlug: "shop", name: "extra", expiresAt: null };
@@ -159,7 +173,11 @@ describe("active keys a project has", () => {
     });
     // The command line creates keys through the same function.
     await expect(
-      createProjectKey(app.services.tenancy, scope, { name: "cli", expiresAt: null, createdBy: null }),
+      createProjectKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
+        name: "cli",
+        expiresAt: null,
+        createdBy: null,
+      }),
     ).rejects.toMatchObject({ code: "QUOTA_REACHED" });
     // A rotation replaces a key: the count of active keys stays where it was.
     await user.caller.apiKey.rotate({ teamSlug, projectSlug: "shop", keyId: fiftieth.id, graceSeconds: 3600 });

@@ -8,6 +8,7 @@ import { createApiKey } from "@/server/tenancy/create-api-key";
 import { clearOfWindowEdge } from "../../support/clock";
 import { createTestApp, type TestApp } from "../../support/app";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { setupAudit } from "../../support/audit";
 
 /** Chromium's Accept for images: AVIF first. */
 const CHROME = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
@@ -128,7 +129,7 @@ describe("AVIF without the wait", () => {
   it("charges the key for the later encode as a transform of its own", async () => {
     await clearOfWindowEdge();
     const key = await createApiKey(
-      { db: app.services.database.db, secretBox: app.services.secretBox },
+      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
       { projectId: app.projectId, name: "later-limits" },
     );
     await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 2 }).where(eq(apiKeys.id, key.id));

@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from "../../support/app";
 import { clearOfWindowEdge, windowEndSeconds } from "../../support/clock";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { setupAudit } from "../../support/audit";
 
 let app: TestApp;
 let origin: Origin;
@@ -31,7 +32,7 @@ afterAll(async () => {
 async function keyWithLimits(perMinute: number | null, perDay: number | null) {
   await clearOfWindowEdge();
   const key = await createApiKey(
-    { db: app.services.database.db, secretBox: app.services.secretBox },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
     { projectId: app.projectId, name: `limits-${perMinute}-${perDay}` },
   );
   await app.services.database.db

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
+import { setupAudit } from "../../support/audit";
 
 /**
  * What a response tells everyone who sees it (a CDN's logs, a browser, a proxy on the way): the
@@ -15,7 +16,7 @@ let other: { projectId: string; key: { publicKey: string; secretKey: string } };
 beforeAll(async () => {
   app = await createTestApp({ redis: null });
   const made = await bootstrap(
-    { db: app.services.database.db, secretBox: app.services.secretBox },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
     { teamSlug: "elsewhere", projectSlug: "gallery", keyName: "k", sourceHosts: ["local"] },
   );
   other = { projectId: made.project.id, key: made.key };

@@ -4,6 +4,7 @@ import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestApp, type TestApp } from "../../support/app";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { setupAudit } from "../../support/audit";
 
 // Contract §5: every redirect hop is checked against the project's allowed sources, not only against
 // the address rules. An open redirect on an allowed CDN must not make the proxy fetch anything.
@@ -35,7 +36,7 @@ afterAll(async () => {
 /** Another project of the app, with its own source list and key. */
 async function project(slug: string, sourceHosts: string[]) {
   const created = await bootstrap(
-    { db: app.services.database.db, secretBox: app.services.secretBox },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
     { teamSlug: `team-${slug}`, projectSlug: slug, keyName: "k", sourceHosts, allowLoopback: true },
   );
   return { slug, key: { publicKey: created.key.publicKey, secretKey: created.key.secretKey } };

@@ -12,6 +12,7 @@ import { createTestDatabase } from "../../support/database";
 import { makeJpeg } from "../../support/images";
 import { startOrigin, type Origin } from "../../support/origin";
 import { startS3, type LocalS3 } from "../../support/s3";
+import { setupAudit } from "../../support/audit";
 
 let origin: Origin;
 let photo: Buffer;
@@ -97,7 +98,7 @@ describe("result store", () => {
           resultCacheBytes: 0,
         });
         const quiet = await bootstrap(
-          { db: database.db, secretBox: shared.services.secretBox },
+          { db: database.db, secretBox: shared.services.secretBox, audit: setupAudit },
           {
             teamSlug: "quiet",
             projectSlug: "quiet-site",
@@ -277,6 +278,7 @@ describe("result store", () => {
       const purged = await purgeResults(
         {
           ...t.services.tenancy,
+          audit: setupAudit,
           store: t.services.results!.store,
           logger: t.services.logger,
           publicNames: t.services.publicNames,

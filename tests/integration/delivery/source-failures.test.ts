@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { setupAudit } from "../../support/audit";
 
 /**
  * A public URL whose source is missing can be replayed by anyone from many addresses. It used to be
@@ -40,7 +41,7 @@ afterAll(async () => {
 async function keyWithMinuteLimit(perMinute: number) {
   await clearOfWindowEdge();
   const key = await createApiKey(
-    { db: app.services.database.db, secretBox: app.services.secretBox },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
     { projectId: app.projectId, name: `failures-${perMinute}` },
   );
   await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: perMinute }).where(eq(apiKeys.id, key.id));

@@ -18,6 +18,7 @@ import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "../../support/database";
 import { startRealRedis, type RealRedis } from "../../support/redis";
 import { need } from "../../support/services";
+import { setupAudit } from "../../support/audit";
 
 const redisServer = need("redis-server");
 
@@ -37,7 +38,7 @@ for (const cluster of [false, true]) {
       [redis, database] = await Promise.all([startRealRedis({ cluster }), createTestDatabase()]);
       kv = createCoordination(redis.settings).kv;
       const created = await bootstrap(
-        { db: database.db, secretBox: createSecretBox("race-master", undefined) },
+        { db: database.db, secretBox: createSecretBox("race-master", undefined), audit: setupAudit },
         { teamSlug: "race", projectSlug: "race", keyName: "k" },
       );
       publicKey = created.key.publicKey;

@@ -9,6 +9,7 @@ import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { clearOfWindowEdge } from "../../support/clock";
 import { startRealRedis, type RealRedis } from "../../support/redis";
 import { need } from "../../support/services";
+import { setupAudit } from "../../support/audit";
 
 const redisServer = need("redis-server");
 
@@ -49,7 +50,7 @@ async function measure(kind: string, path: string, init?: RequestInit): Promise<
 describe.skipIf(redisServer.skip)(redisServer.title("hot-path Redis budget"), () => {
   it("lets concurrent cold requests for one key share one read of it (no stampede)", async () => {
     const key = await createApiKey(
-      { db: app.services.database.db, secretBox: app.services.secretBox },
+      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
       { projectId: app.projectId, name: "stampede" },
     );
     await app.services.invalidate.project(app.projectId); // the project is cold too
@@ -67,7 +68,7 @@ describe.skipIf(redisServer.skip)(redisServer.title("hot-path Redis budget"), ()
   it("takes one blocking round trip when warm, whatever the request costs, and says what cold and refused requests cost", async () => {
     await clearOfWindowEdge();
     const key = await createApiKey(
-      { db: app.services.database.db, secretBox: app.services.secretBox },
+      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
       { projectId: app.projectId, name: "budget" },
     );
     await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 3 }).where(eq(apiKeys.id, key.id));

@@ -11,6 +11,7 @@ import { clearOfWindowEdge } from "../../support/clock";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { need } from "../../support/services";
+import { setupAudit } from "../../support/audit";
 
 const redisServer = need("redis-server");
 
@@ -30,7 +31,7 @@ beforeAll(async () => {
   app = await createTestApp({ sourceHosts: [origin.host], redis: { url: endpoint.url, token }, configCacheTtlMs: 0 });
   await app.services.coordination.limiter.warmUp();
   key = await createApiKey(
-    { db: app.services.database.db, secretBox: app.services.secretBox },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
     { projectId: app.projectId, name: "outage" },
   );
   await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 5 }).where(eq(apiKeys.id, key.id));

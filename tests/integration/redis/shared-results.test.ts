@@ -11,6 +11,7 @@ import { startRealRedis, type RealRedis } from "../../support/redis";
 import { need } from "../../support/services";
 import { startS3, type LocalS3 } from "../../support/s3";
 import { buildSignedUrl } from "../../support/signed-url";
+import { setupAudit } from "../../support/audit";
 
 // Several instances need one shared PostgreSQL: this runs in CI's PostgreSQL + Redis + object store run.
 const needs = need("postgresql", "redis-server");
@@ -109,7 +110,7 @@ afterAll(async () => {
 describe.skipIf(needs.skip)(needs.title("three instances sharing PostgreSQL, Redis and an S3-compatible store"), () => {
   it("make each of 10 cold variants about once for 100 concurrent requests, and a purge on one is seen by another within 2 s", async () => {
     const { project, key, team } = await bootstrap(
-      { db: database.db, secretBox: createSecretBox(MASTER) },
+      { db: database.db, secretBox: createSecretBox(MASTER), audit: setupAudit },
       {
         teamSlug: "shared-results",
         projectSlug: "site",

@@ -9,6 +9,7 @@ import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { startRealRedis, type RealRedis } from "../../support/redis";
 import { need } from "../../support/services";
 import { buildSignedUrl } from "../../support/signed-url";
+import { setupAudit } from "../../support/audit";
 
 // Two instances need one shared PostgreSQL: this runs in CI's PostgreSQL + Redis run.
 const needs = need("postgresql", "redis-server");
@@ -58,7 +59,7 @@ afterAll(async () => {
 describe.skipIf(needs.skip)(needs.title("two instances sharing PostgreSQL and Redis"), () => {
   it("see a revocation made on the other within 2 seconds", async () => {
     const { project, key } = await bootstrap(
-      { db: database.db, secretBox: createSecretBox(MASTER) },
+      { db: database.db, secretBox: createSecretBox(MASTER), audit: setupAudit },
       { teamSlug: "shared", projectSlug: "site", keyName: "k", sourceHosts: [origin.host], allowLoopback: true },
     );
     const [a, b] = await Promise.all([startInstance(), startInstance()]);

@@ -15,6 +15,7 @@ import { createTestApp, testRedisSettings, type TestApp } from "../../support/ap
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { startRealRedis, type RealRedis } from "../../support/redis";
+import { setupAudit } from "../../support/audit";
 
 let app: TestApp;
 let origin: Origin;
@@ -134,7 +135,7 @@ describe("cron routes", () => {
       },
     ]);
     const expiring = await createApiKey(
-      { db, secretBox: app.services.secretBox },
+      { db, secretBox: app.services.secretBox, audit: setupAudit },
       { projectId: app.projectId, name: "expiring" },
     );
     await db
@@ -203,6 +204,7 @@ describe("cron routes", () => {
       db: app.services.database.db,
       kv,
       redis: null,
+      auditRetentionDays: 365,
       invalidate: app.services.invalidate,
       logger: createLogger("error"),
       now: () => new Date(),

@@ -48,6 +48,7 @@ it("meters a request at the first scheduled run after its minute and the lag, wi
     createCronJobs({
       db: services.database.db,
       kv: services.coordination.kv,
+      auditRetentionDays: 365,
       redis: services.coordination.redis,
       invalidate: services.invalidate,
       logger: createLogger("error"),

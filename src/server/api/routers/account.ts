@@ -12,7 +12,7 @@ const token = z.object({ token: z.string().min(1).max(200) });
 /** What concerns the signed-in person rather than one team. */
 export const accountRouter = router({
   me: protectedProcedure.query(async ({ ctx }) => {
-    const tenancy = ctx.services.tenancy;
+    const tenancy = ctx.tenancy;
     const [teams, pending] = await Promise.all([
       listTeamsForUser(tenancy, ctx.user.id),
       findPendingTeam(tenancy, ctx.user.id),
@@ -25,15 +25,15 @@ export const accountRouter = router({
   slugAvailable: protectedProcedure
     .meta({ counts: "slugCheck" })
     .input(z.object({ slug: z.string().max(200), teamSlug: z.string().min(1).max(100).optional() }))
-    .query(({ ctx, input }) => checkSlugAvailable(ctx.services.tenancy, ctx.user.id, input)),
+    .query(({ ctx, input }) => checkSlugAvailable(ctx.tenancy, ctx.user.id, input)),
 
   completeOnboarding: protectedProcedure
     .input(teamSchema)
-    .mutation(({ ctx, input }) => completeOnboarding(ctx.services.tenancy, ctx.user.id, input)),
+    .mutation(({ ctx, input }) => completeOnboarding(ctx.tenancy, ctx.user.id, input)),
 
   createTeam: protectedProcedure
     .input(teamSchema)
-    .mutation(({ ctx, input }) => createTeam(ctx.services.tenancy, { ...input, ownerId: ctx.user.id })),
+    .mutation(({ ctx, input }) => createTeam(ctx.tenancy, { ...input, ownerId: ctx.user.id })),
 
   /** Public: the social sign-in buttons the sign-in and sign-up pages show. */
   signInProviders: publicProcedure.query(({ ctx }) => ctx.services.authProviders),
@@ -54,12 +54,12 @@ export const accountRouter = router({
 
   /** Public: the invitation page tells a signed-out visitor which team invited them. */
   invitation: publicProcedure.input(token).query(async ({ ctx, input }) => {
-    const preview = await previewInvitation(ctx.services.tenancy, input.token);
+    const preview = await previewInvitation(ctx.tenancy, input.token);
     if (!preview) throw new AppError("NOT_FOUND", { message: "This invitation link is not valid" });
     return preview;
   }),
 
   acceptInvitation: protectedProcedure
     .input(token)
-    .mutation(({ ctx, input }) => acceptInvitation(ctx.services.tenancy, input.token, ctx.user)),
+    .mutation(({ ctx, input }) => acceptInvitation(ctx.tenancy, input.token, ctx.user)),
 });

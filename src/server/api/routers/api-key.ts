@@ -8,13 +8,13 @@ import { projectProcedure, router } from "../trpc";
 const keyId = z.object({ keyId: z.uuid() });
 
 export const apiKeyRouter = router({
-  list: projectProcedure("apiKey.read").query(({ ctx }) => listApiKeys(ctx.services.tenancy, ctx.scope)),
+  list: projectProcedure("apiKey.read").query(({ ctx }) => listApiKeys(ctx.tenancy, ctx.scope)),
 
   /** The secret and its `.env` block are in this answer only; the database keeps the sealed form. */
   create: projectProcedure("apiKey.create")
     .input(z.object({ name, expiresAt: z.date().nullable() }).extend(keyLimitsSchema.shape))
     .mutation(async ({ ctx, input }) => {
-      const key = await createProjectKey(ctx.services.tenancy, ctx.scope, { ...input, createdBy: ctx.user.id });
+      const key = await createProjectKey(ctx.tenancy, ctx.scope, { ...input, createdBy: ctx.user.id });
       return { ...key, env: envBlock({ baseUrl: ctx.services.publicBaseUrl, projectSlug: ctx.project.slug, ...key }) };
     }),
 
@@ -24,13 +24,13 @@ export const apiKeyRouter = router({
     )
     .mutation(({ ctx, input }) => {
       const { keyId: id, ...changes } = input;
-      return updateApiKey(ctx.services.tenancy, ctx.scope, id, changes);
+      return updateApiKey(ctx.tenancy, ctx.scope, id, changes);
     }),
 
   rotate: projectProcedure("apiKey.rotate")
     .input(keyId.extend({ graceSeconds: rotationGraceSchema }))
     .mutation(async ({ ctx, input }) => {
-      const key = await rotateApiKey(ctx.services.tenancy, ctx.scope, input.keyId, {
+      const key = await rotateApiKey(ctx.tenancy, ctx.scope, input.keyId, {
         graceSeconds: input.graceSeconds,
         createdBy: ctx.user.id,
       });
@@ -39,5 +39,5 @@ export const apiKeyRouter = router({
 
   revoke: projectProcedure("apiKey.revoke")
     .input(keyId)
-    .mutation(({ ctx, input }) => revokeApiKey(ctx.services.tenancy, ctx.scope, input.keyId)),
+    .mutation(({ ctx, input }) => revokeApiKey(ctx.tenancy, ctx.scope, input.keyId)),
 });

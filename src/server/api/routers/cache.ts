@@ -5,7 +5,7 @@ import { projectProcedure, router } from "../trpc";
 
 export const cacheRouter = router({
   status: projectProcedure("project.read").query(async ({ ctx }) => ({
-    ...(await cacheStatus(ctx.services.tenancy, ctx.scope)),
+    ...(await cacheStatus(ctx.tenancy, ctx.scope)),
     store: storeShare(ctx.services.store, ctx.scope.projectId),
   })),
 
@@ -19,8 +19,9 @@ export const cacheRouter = router({
           invalidate: ctx.services.invalidate,
           store: ctx.services.store,
           logger: ctx.services.logger,
-          now: ctx.services.tenancy.now,
+          now: ctx.tenancy.now,
           publicNames: ctx.services.publicNames,
+          audit: ctx.tenancy.audit,
         },
         ctx.scope,
         { source: input.source, actorId: ctx.user.id },

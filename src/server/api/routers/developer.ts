@@ -7,7 +7,7 @@ export const developerRouter = router({
     .input(signUrlSchema)
     .mutation(({ ctx, input }) =>
       signTestUrl(
-        { ...ctx.services.tenancy, baseUrl: ctx.services.publicBaseUrl },
+        { ...ctx.tenancy, baseUrl: ctx.services.publicBaseUrl },
         { ...ctx.scope, projectSlug: ctx.project.slug, role: ctx.role },
         input,
       ),

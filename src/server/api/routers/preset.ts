@@ -13,15 +13,15 @@ import { presetsOnlyImpact } from "@/server/analytics/presets-only-impact";
 import { projectProcedure, router } from "../trpc";
 
 export const presetRouter = router({
-  list: projectProcedure("project.read").query(({ ctx }) => listPresets(ctx.services.tenancy, ctx.scope)),
+  list: projectProcedure("project.read").query(({ ctx }) => listPresets(ctx.tenancy, ctx.scope)),
 
   save: projectProcedure("preset.write")
     .input(presetSchema)
-    .mutation(({ ctx, input }) => savePreset(ctx.services.tenancy, ctx.scope, { ...input, actorId: ctx.user.id })),
+    .mutation(({ ctx, input }) => savePreset(ctx.tenancy, ctx.scope, { ...input, actorId: ctx.user.id })),
 
   delete: projectProcedure("preset.write")
     .input(z.object({ name }))
-    .mutation(({ ctx, input }) => deletePreset(ctx.services.tenancy, ctx.scope, input.name)),
+    .mutation(({ ctx, input }) => deletePreset(ctx.tenancy, ctx.scope, input.name)),
 
   /**
    * The sample photo as these operations make it for this project (the editor's and the watermark's
@@ -40,9 +40,9 @@ export const presetRouter = router({
 
   setPresetsOnly: projectProcedure("preset.write")
     .input(z.object({ presetsOnly: z.boolean() }))
-    .mutation(({ ctx, input }) => setPresetsOnly(ctx.services.tenancy, ctx.scope, input.presetsOnly)),
+    .mutation(({ ctx, input }) => setPresetsOnly(ctx.tenancy, ctx.scope, input.presetsOnly)),
 
   setDefaultQuality: projectProcedure("preset.write")
     .input(z.object({ defaultQuality: z.enum(Object.keys(QUALITY_LEVELS) as [QualityLevel]).nullable() }))
-    .mutation(({ ctx, input }) => setDefaultQuality(ctx.services.tenancy, ctx.scope, input.defaultQuality)),
+    .mutation(({ ctx, input }) => setDefaultQuality(ctx.tenancy, ctx.scope, input.defaultQuality)),
 });

@@ -18,13 +18,13 @@ const base64 = z
 
 /** The project's watermark and fallback image: anyone in the team sees them, admins change them. */
 export const projectImageRouter = router({
-  get: projectProcedure("project.read").query(({ ctx }) => getProjectImages(ctx.services.tenancy, ctx.scope)),
+  get: projectProcedure("project.read").query(({ ctx }) => getProjectImages(ctx.tenancy, ctx.scope)),
 
   upload: projectProcedure("image.write")
     .input(z.object({ kind, base64 }))
     .mutation(({ ctx, input }) =>
       uploadProjectImage(
-        { ...ctx.services.tenancy, checkUpload: ctx.services.checkUpload, admission: ctx.services.admission },
+        { ...ctx.tenancy, checkUpload: ctx.services.checkUpload, admission: ctx.services.admission },
         ctx.scope,
         { ...input, actorId: ctx.user.id },
       ),
@@ -32,9 +32,9 @@ export const projectImageRouter = router({
 
   setWatermark: projectProcedure("image.write")
     .input(watermarkSettingsSchema)
-    .mutation(({ ctx, input }) => setWatermarkSettings(ctx.services.tenancy, ctx.scope, input, ctx.user.id)),
+    .mutation(({ ctx, input }) => setWatermarkSettings(ctx.tenancy, ctx.scope, input, ctx.user.id)),
 
   delete: projectProcedure("image.write")
     .input(z.object({ kind }))
-    .mutation(({ ctx, input }) => deleteProjectImage(ctx.services.tenancy, ctx.scope, input.kind)),
+    .mutation(({ ctx, input }) => deleteProjectImage(ctx.tenancy, ctx.scope, input.kind)),
 });

@@ -8,12 +8,12 @@ import { projectProcedure, router, teamProcedure } from "../trpc";
 export const projectRouter = router({
   list: teamProcedure("project.read")
     .input(z.object({ search: z.string().max(100).optional() }))
-    .query(({ ctx, input }) => listProjects(ctx.services.tenancy, ctx.team.id, input.search)),
+    .query(({ ctx, input }) => listProjects(ctx.tenancy, ctx.team.id, input.search)),
 
   create: teamProcedure("project.create")
     .input(projectSchema.partial({ allowedSourceHosts: true, allowedRefererHosts: true }))
     .mutation(({ ctx, input }) =>
-      createProject(ctx.services.tenancy, { teamId: ctx.team.id, ...input }, ctx.services.tenancy.hostPolicy),
+      createProject(ctx.tenancy, { teamId: ctx.team.id, ...input }, ctx.tenancy.hostPolicy),
     ),
 
   /** With the public base URL, for the endpoint shown on the overview and in the snippets. */
@@ -25,7 +25,7 @@ export const projectRouter = router({
   update: projectProcedure("project.update")
     .input(projectSchema.partial())
     .mutation(({ ctx, input }) =>
-      updateProject(ctx.services.tenancy, ctx.scope, {
+      updateProject(ctx.tenancy, ctx.scope, {
         name: input.name,
         slug: input.slug,
         allowedSourceHosts: input.allowedSourceHosts,
@@ -38,7 +38,7 @@ export const projectRouter = router({
     .mutation(async ({ ctx, input }) => {
       if (input.confirmSlug !== ctx.project.slug)
         throw new AppError("INVALID_INPUT", { message: "Type the project's slug to confirm" });
-      await deleteProject(ctx.services.tenancy, ctx.scope);
+      await deleteProject(ctx.tenancy, ctx.scope);
       await dropProjectResults({ store: ctx.services.store, logger: ctx.services.logger }, ctx.scope.projectId);
     }),
 });

@@ -5,12 +5,12 @@ import { projectProcedure, router } from "../trpc";
 
 /** Private sources: every member sees which buckets exist (never a secret), admins change them. */
 export const sourceBucketRouter = router({
-  list: projectProcedure("project.read").query(({ ctx }) => listBuckets(ctx.services.tenancy, ctx.scope)),
+  list: projectProcedure("project.read").query(({ ctx }) => listBuckets(ctx.tenancy, ctx.scope)),
 
   save: projectProcedure("bucket.write")
     .input(bucketSchema)
     .mutation(({ ctx, input }) =>
-      saveBucket(ctx.services.tenancy, ctx.scope, {
+      saveBucket(ctx.tenancy, ctx.scope, {
         ...input,
         secretAccessKey: input.secretAccessKey || undefined,
         actorId: ctx.user.id,
@@ -19,5 +19,5 @@ export const sourceBucketRouter = router({
 
   delete: projectProcedure("bucket.write")
     .input(z.object({ alias }))
-    .mutation(({ ctx, input }) => deleteBucket(ctx.services.tenancy, ctx.scope, input.alias)),
+    .mutation(({ ctx, input }) => deleteBucket(ctx.tenancy, ctx.scope, input.alias)),
 });

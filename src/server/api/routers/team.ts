@@ -24,41 +24,39 @@ export const teamRouter = router({
 
   update: teamProcedure("team.update")
     .input(teamSchema.partial())
-    .mutation(({ ctx, input }) =>
-      updateTeam(ctx.services.tenancy, ctx.team.id, { name: input.name, slug: input.slug }),
-    ),
+    .mutation(({ ctx, input }) => updateTeam(ctx.tenancy, ctx.team.id, { name: input.name, slug: input.slug })),
 
   delete: teamProcedure("team.delete")
     .input(z.object({ confirmSlug: z.string().max(200) }))
     .mutation(async ({ ctx, input }) => {
       if (input.confirmSlug !== ctx.team.slug)
         throw new AppError("INVALID_INPUT", { message: "Type the team's slug to confirm" });
-      await deleteTeam(ctx.services.tenancy, ctx.team.id);
+      await deleteTeam(ctx.tenancy, ctx.team.id);
     }),
 
-  members: teamProcedure("member.read").query(({ ctx }) => listMembers(ctx.services.tenancy, ctx.team.id)),
+  members: teamProcedure("member.read").query(({ ctx }) => listMembers(ctx.tenancy, ctx.team.id)),
 
   changeRole: teamProcedure("member.changeRole")
     .input(userId.extend({ role }))
     .mutation(({ ctx, input }) =>
-      changeRole(ctx.services.tenancy, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId, input.role),
+      changeRole(ctx.tenancy, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId, input.role),
     ),
 
   removeMember: teamProcedure("member.remove")
     .input(userId)
     .mutation(({ ctx, input }) =>
-      removeMember(ctx.services.tenancy, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId),
+      removeMember(ctx.tenancy, { userId: ctx.user.id, role: ctx.role }, ctx.team.id, input.userId),
     ),
 
-  leave: teamProcedure("member.leave").mutation(({ ctx }) => leaveTeam(ctx.services.tenancy, ctx.user.id, ctx.team.id)),
+  leave: teamProcedure("member.leave").mutation(({ ctx }) => leaveTeam(ctx.tenancy, ctx.user.id, ctx.team.id)),
 
-  invitations: teamProcedure("invitation.read").query(({ ctx }) => listInvitations(ctx.services.tenancy, ctx.team.id)),
+  invitations: teamProcedure("invitation.read").query(({ ctx }) => listInvitations(ctx.tenancy, ctx.team.id)),
 
   invite: teamProcedure("invitation.create")
     .input(invitationSchema)
     .mutation(async ({ ctx, input }) => {
       const actor = { userId: ctx.user.id, role: ctx.role };
-      const created = await createInvitation(ctx.services.tenancy, actor, ctx.team.id, input);
+      const created = await createInvitation(ctx.tenancy, actor, ctx.team.id, input);
       const link = `${ctx.services.publicBaseUrl}/invite/${created.token}`;
       const emailed = await sendInvitationEmail(ctx.services, {
         to: created.email,
@@ -71,5 +69,5 @@ export const teamRouter = router({
 
   revokeInvitation: teamProcedure("invitation.revoke")
     .input(z.object({ invitationId: z.uuid() }))
-    .mutation(({ ctx, input }) => revokeInvitation(ctx.services.tenancy, ctx.team.id, input.invitationId)),
+    .mutation(({ ctx, input }) => revokeInvitation(ctx.tenancy, ctx.team.id, input.invitationId)),
 });

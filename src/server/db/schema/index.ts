@@ -6,3 +6,4 @@ export * from "./cache";
 export * from "./presets";
 export * from "./project-images";
 export * from "./source-buckets";
+export * from "./audit";

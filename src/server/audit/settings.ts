@@ -1,0 +1,10 @@
+import { group, integer } from "@/server/config/setting";
+
+export const auditSettings = group("Audit log", {
+  OPTSTUFF_AUDIT_RETENTION_DAYS: integer({
+    default: 365,
+    min: 1,
+    max: 3650,
+    doc: "How many days the audit log keeps its entries (who changed what, sign-ins); the daily maintenance deletes older ones.",
+  }),
+});

@@ -1,0 +1,49 @@
+import { eq, sql } from "drizzle-orm";
+import type { Database } from "@/server/db/client";
+import { user } from "@/server/db/schema";
+import { auditTrail, userActor, type AuditTrail } from "./trail";
+
+export interface SignInOrigin {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * A session was made (a sign-in, or the sign-up that signs in): an instance entry as that account.
+ * Answers the account's trail, for what the sign-in goes on to do (the owner adopting teams).
+ */
+export async function recordSignIn(
+  deps: { db: Database; now: () => Date },
+  session: { userId: string } & SignInOrigin,
+): Promise<AuditTrail | null> {
+  const [account] = await deps.db
+    .select({ id: user.id, email: user.email })
+    .from(user)
+    .where(eq(user.id, session.userId));
+  if (!account) return null;
+  const audit = auditTrail(userActor(account, session), deps.now);
+  await audit.record(deps.db, { teamId: null, action: "account.signed_in", target: labelled(account) });
+  return audit;
+}
+
+/**
+ * A wrong password for an existing account, past the failure guard (which bounds these to its window
+ * per account). An address with no account writes nothing: otherwise anyone could fill the log with
+ * made-up addresses.
+ */
+export async function recordFailedSignIn(
+  deps: { db: Database; now: () => Date },
+  email: string,
+  origin: SignInOrigin,
+): Promise<void> {
+  const [account] = await deps.db
+    .select({ id: user.id, email: user.email })
+    .from(user)
+    .where(eq(sql`lower(${user.email})`, email.trim().toLowerCase()));
+  if (!account) return;
+  // Nobody is signed in: the entry is written as the account whose password was tried.
+  const audit = auditTrail(userActor(account, origin), deps.now);
+  await audit.record(deps.db, { teamId: null, action: "account.sign_in_failed", target: labelled(account) });
+}
+
+const labelled = (account: { id: string; email: string }) => ({ id: account.id, label: account.email });

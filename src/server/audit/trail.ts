@@ -1,0 +1,79 @@
+import type { Database } from "@/server/db/client";
+import { auditLog } from "@/server/db/schema";
+import { auditActions, type AuditAction } from "@/lib/audit-actions";
+import { redacted, type AuditChanges } from "./changes";
+
+/** Who a change is written down as: from the session (dashboard), the command line, or the server. */
+export interface AuditActor {
+  type: "user" | "cli" | "system";
+  /** The user's id; null for the command line and the server. */
+  id: string | null;
+  /** The user's e-mail at the time, `command line`, or the server's part. */
+  label: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface AuditEvent {
+  /** Null for an instance entry (sign-ins, a team's deletion). */
+  teamId: string | null;
+  projectId?: string | null;
+  action: AuditAction;
+  target: { id: string; label: string };
+  changes?: AuditChanges | null;
+}
+
+export interface AuditTrail {
+  /** Writes one entry through `db`: pass the change's transaction, so both commit or neither does. */
+  record(db: Database, event: AuditEvent): Promise<void>;
+}
+
+/** A user agent is the client's to write: kept to a length that says what it is. */
+const USER_AGENT_MAX = 256;
+const LABEL_MAX = 200;
+
+export function auditTrail(actor: AuditActor, now: () => Date): AuditTrail {
+  const userAgent = actor.userAgent?.slice(0, USER_AGENT_MAX) || null;
+  return {
+    async record(db, event) {
+      const instance = "instance" in auditActions[event.action];
+      await db.insert(auditLog).values({
+        teamId: instance ? null : event.teamId,
+        projectId: event.projectId ?? null,
+        actorType: actor.type,
+        actorId: actor.id,
+        actorLabel: actor.label.slice(0, LABEL_MAX),
+        action: event.action,
+        targetType: auditActions[event.action].target,
+        targetId: event.target.id.slice(0, LABEL_MAX),
+        targetLabel: event.target.label.slice(0, LABEL_MAX),
+        changes: redacted(event.changes),
+        ip: actor.ip,
+        userAgent,
+        createdAt: now(),
+      });
+    },
+  };
+}
+
+/** A signed-in user, by the e-mail they have now, from where the request came. */
+export const userActor = (
+  user: { id: string; email: string },
+  origin: { ip: string | null; userAgent: string | null },
+): AuditActor => ({ type: "user", id: user.id, label: user.email, ...origin });
+
+export const systemActor = (part: string): AuditActor => ({
+  type: "system",
+  id: null,
+  label: part,
+  ip: null,
+  userAgent: null,
+});
+
+export const commandLineActor: AuditActor = {
+  type: "cli",
+  id: null,
+  label: "command line",
+  ip: null,
+  userAgent: null,
+};

@@ -1,0 +1,33 @@
+import { stringify } from "csv-stringify/sync";
+
+export type CsvCell = string | number | boolean | null;
+
+/**
+ * A CSV file made page by page as the client reads it: one page of rows in memory at a time, however
+ * long the file. A cell starting with `=`, `+`, `-` or `@` (a key named `=HYPERLINK(…)`) is quoted
+ * with a leading `'` so a spreadsheet shows it instead of running it.
+ */
+export function csvStream(header: readonly string[], pages: AsyncIterable<CsvCell[][]>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const iterator = pages[Symbol.asyncIterator]();
+  let headerSent = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(lines([[...header]])));
+        return;
+      }
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else if (next.value.length > 0) controller.enqueue(encoder.encode(lines(next.value)));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+function lines(rows: CsvCell[][]): string {
+  return stringify(rows, { escape_formulas: true, record_delimiter: "\r\n", cast: { boolean: (b) => String(b) } });
+}

@@ -1,0 +1,150 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { gt } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { optstuffProgram } from "@/cli/main";
+import { openDatabase } from "@/server/db/client";
+import { auditLog } from "@/server/db/schema";
+import { createTestDatabase } from "../../support/database";
+import { startRealRedis, type RealRedis } from "../../support/redis";
+import { need } from "../../support/services";
+
+/**
+ * Every command that changes something writes its change to the audit log as the command line's; every
+ * command that only shows writes nothing. The lists below must name every command the CLI has.
+ */
+const CHANGING = [
+  "bootstrap",
+  "sources set",
+  "referers set",
+  "keys create",
+  "keys rotate",
+  "keys revoke",
+  "purge",
+  "reset-limits",
+  "reseal",
+  "migrate",
+] as const;
+const SHOWING = ["teams list", "projects list", "keys list", "sources show", "referers show", "sign", "doctor"];
+
+type AnyCommand = { commands: readonly AnyCommand[]; name(): string };
+
+function leafCommands(command: AnyCommand, prefix: string[] = []): string[] {
+  const children = command.commands;
+  if (children.length === 0) return [prefix.join(" ")];
+  return children.flatMap((child) => leafCommands(child, [...prefix, child.name()]));
+}
+
+const run = promisify(execFile);
+const redisCheck = need("redis-server");
+let databaseUrl: string | undefined;
+let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+let redis: RealRedis | undefined;
+const dataDir = mkdtempSync(path.join(tmpdir(), "optstuff-cli-audit-"));
+
+beforeAll(async () => {
+  if (process.env.TEST_DATABASE_URL) {
+    database = await createTestDatabase();
+    databaseUrl = database.url;
+  }
+  if (!redisCheck.skip) redis = await startRealRedis();
+}, 60_000);
+afterAll(async () => {
+  await redis?.stop();
+  await database?.close();
+});
+
+async function optstuff(args: string[], extraEnv: Record<string, string> = {}) {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", OPTSTUFF_DATA_DIR: dataDir, ...extraEnv };
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  const { stdout } = await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", ...args], {
+    env: env as NodeJS.ProcessEnv,
+    timeout: 90_000,
+    encoding: "utf8",
+  });
+  return stdout;
+}
+
+async function entriesAfter(id: number) {
+  const handle = await openDatabase(
+    databaseUrl
+      ? { kind: "postgres", url: databaseUrl }
+      : { kind: "pglite", dataDir, owner: { role: "the audit test" } },
+  );
+  try {
+    return await handle.db.select().from(auditLog).where(gt(auditLog.id, id)).orderBy(auditLog.id);
+  } finally {
+    await handle.close();
+  }
+}
+
+const lastId = async () => (await entriesAfter(0)).at(-1)?.id ?? 0;
+
+describe("the command line's audit entries", () => {
+  const blog = ["--team", "acme", "--project", "blog"];
+
+  it("names every command as changing or showing", () => {
+    const program = optstuffProgram({ stdout: { write: () => true }, stderr: { write: () => true } });
+    expect(leafCommands(program).sort()).toEqual([...CHANGING, ...SHOWING].sort());
+  });
+
+  it("migrates a new database and writes that it did", async () => {
+    expect(await optstuff(["migrate", "--json"])).toContain('"applied"');
+    const [entry] = await entriesAfter(0);
+    expect(entry).toMatchObject({
+      action: "instance.migrated",
+      actorType: "cli",
+      actorLabel: "command line",
+      teamId: null,
+    });
+  });
+
+  it("writes one entry, as the command line, for each change a command makes", async () => {
+    let from = await lastId();
+    const step = async (args: string[], actions: string[], extraEnv?: Record<string, string>) => {
+      const stdout = await optstuff(args, extraEnv);
+      const entries = await entriesAfter(from);
+      expect(
+        entries.map((e) => e.action),
+        args.join(" "),
+      ).toEqual(actions);
+      for (const entry of entries) expect(entry).toMatchObject({ actorType: "cli", actorId: null, ip: null });
+      from = entries.at(-1)?.id ?? from;
+      return { stdout, entries };
+    };
+    const made = await step(
+      ["bootstrap", ...blog, "--sources", "cdn.example.com", "--json"],
+      ["team.created", "project.created", "api_key.created"],
+    );
+    const publicKey = /"publicKey":\s*"(pk_[^"]+)"/.exec(made.stdout)![1]!;
+    // A key's secret never reaches the log, even though the command printed it.
+    const secret = /"secretKey":\s*"([^"]+)"/.exec(made.stdout)![1]!;
+    expect(JSON.stringify(made.entries)).not.toContain(secret);
+
+    const hosts = await step(["sources", "set", ...blog, "img.example.com"], ["project.updated"]);
+    expect(hosts.entries[0]!.changes).toEqual({
+      allowedSourceHosts: { from: ["cdn.example.com"], to: ["img.example.com"] },
+    });
+    await step(["referers", "set", ...blog, "www.example.com"], ["project.updated"]);
+    const created = await step(["keys", "create", ...blog, "--name", "ci", "--json"], ["api_key.created"]);
+    const ciKey = /"publicKey":\s*"(pk_[^"]+)"/.exec(created.stdout)![1]!;
+    await step(["keys", "rotate", ...blog, "--key", ciKey, "--json"], ["api_key.rotated"]);
+    await step(["keys", "revoke", ...blog, "--key", ciKey], ["api_key.revoked"]);
+    await step(["purge", ...blog, "--all"], ["cache.purged"]);
+    // Asked again, nothing changes and nothing is written.
+    await step(["keys", "revoke", ...blog, "--key", ciKey], []);
+    await step(["sources", ...blog], []);
+    await step(["keys", "list", ...blog], []);
+    await step(["teams", "list"], []);
+    // Without a previous master there is nothing to reseal: nothing changes, nothing is written.
+    await step(["reseal"], []);
+    if (redis)
+      await step(["reset-limits", ...blog, "--key", publicKey], ["api_key.limits_reset"], {
+        UPSTASH_REDIS_REST_URL: redis.settings.url,
+        UPSTASH_REDIS_REST_TOKEN: redis.settings.token,
+      });
+  }, 240_000);
+});
