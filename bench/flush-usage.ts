@@ -33,7 +33,7 @@ import {
 import { startRedisServer } from "../tools/redis-rest/redis-process";
 import { createRedisRestServer, type RedisRestServer, type RedisRestStats } from "../tools/redis-rest/server";
 import { startPostgres } from "./lib/postgres";
-import { setupAudit } from "../tests/support/audit";
+import { auditTrail, commandLineActor } from "@/server/audit/trail";
 
 const MINUTES = 1_440;
 const PROJECTS = 10;
@@ -125,7 +125,7 @@ async function seedKeys(db: Database): Promise<BenchKey[]> {
   const byProject: BenchKey[][] = [];
   for (let p = 0; p < PROJECTS; p++) {
     const { project, key } = await bootstrap(
-      { db, secretBox, audit: setupAudit },
+      { db, secretBox, audit: auditTrail(commandLineActor, () => new Date()) },
       { teamSlug: "bench", projectSlug: `project-${p}`, keyName: "key-0" },
     );
     // Past the dashboard's 50 active keys a project (tenancy/quotas.ts): the insert alone, as a fixture.

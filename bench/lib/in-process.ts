@@ -9,7 +9,7 @@ import { createLogger } from "@/server/log";
 import type { ServiceOptions } from "@/server/service-options";
 import { createServices, type Services } from "@/server/services";
 import { bootstrap } from "@/server/tenancy/bootstrap";
-import { setupAudit } from "../../tests/support/audit";
+import { auditTrail, commandLineActor } from "@/server/audit/trail";
 
 /** A folder holding one small PNG, `dot.png`, as the `local/` source root of an in-process benchmark. */
 export async function sourceRootWithDot(size: number, background: string, channels: 3 | 4 = 3): Promise<string> {
@@ -57,7 +57,7 @@ export async function benchProject(
   limits: { perMinute: number; perDay: number } = { perMinute: 100_000, perDay: 100_000_000 },
 ) {
   const made = await bootstrap(
-    { db: services.database.db, secretBox: services.secretBox, audit: setupAudit },
+    { db: services.database.db, secretBox: services.secretBox, audit: auditTrail(commandLineActor, () => new Date()) },
     { teamSlug: slug, projectSlug: slug, keyName: "k", sourceHosts: ["local"] },
   );
   await services.database.db

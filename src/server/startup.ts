@@ -1,4 +1,5 @@
 import { env, EnvironmentError, isProduction, type Env } from "@/env";
+import { recordRegistrationPolicy } from "@/server/audit/registration-record";
 import { MissingSecretError } from "@/server/config/secrets";
 import { DatabaseInUseError } from "@/server/db/embedded-lock";
 import { SchemaBehindError } from "@/server/db/migrations";
@@ -21,6 +22,11 @@ export async function startServer(): Promise<void> {
       );
     });
     warnOnSmallThreadPool(e, services.logger);
+    // Off the path to the first request: a start does not wait for the log.
+    void recordRegistrationPolicy({ db: services.database.db, now: services.tenancy.now }, services.registration).catch(
+      (error: unknown) =>
+        services.logger.log("warn", "could not record the registration policy in the audit log", describeError(error)),
+    );
     const scheduled = e.OPTSTUFF_SCHEDULER === "on" || (e.OPTSTUFF_SCHEDULER === "auto" && e.VERCEL === undefined);
     if (scheduled) services.startScheduler();
     services.logger.log("info", "OptStuff ready", {

@@ -79,6 +79,9 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
       ["cache", `${project}/cache`, "Purge"],
       ["settings", `${project}/settings`, origin.host],
       ["usage", `${project}/usage`, "Delivered"],
+      // Names only the log's rows show (the filters list actions and people too).
+      ["audit", `/t/${teamSlug}/audit`, "Website (website)"],
+      ["instance-audit", "/instance/audit", "127.0.0.1"],
     ];
   }
 
@@ -862,6 +865,68 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await expect.poll(() => page.getByTestId("buckets").textContent()).toContain("s3/media/");
     expect(await page.getByRole("button", { name: "Save bucket" }).count()).toBe(0);
     expect(await page.getByRole("button", { name: "Remove" }).count()).toBe(0);
+  });
+
+  it("the audit log shows a change made in another tab within 5 s without a reload, filters and exports it; a member gets 404 and 403", async () => {
+    const page = alice.page;
+    await go(page, `/t/${teamSlug}`);
+    await page.getByRole("navigation", { name: "Team" }).getByRole("link", { name: "Audit log" }).click();
+    await page.waitForURL(new RegExp(`/t/${teamSlug}/audit$`));
+    const log = page.getByTestId("audit-log");
+    await expect.poll(() => log.textContent()).toContain("joined through an invitation");
+    expect(await log.textContent()).toContain(`bob-${stamp}@example.com`);
+
+    // A change in another tab: the open log shows it without being reloaded.
+    const other = await alice.context.newPage();
+    await other.goto(`${app.baseUrl}/t/${teamSlug}/p/website/presets`);
+    await other.getByLabel("Name").fill("audited");
+    await other.getByLabel("Operations").fill("w_100");
+    await other.getByRole("button", { name: "Save preset" }).click();
+    await other.getByTestId("preset-saved").waitFor();
+    await other.close();
+    await expect.poll(() => log.textContent(), { timeout: 5000 }).toContain("pr_audited");
+    await screenshot(page, "17-audit-log");
+
+    await page.getByLabel("Action").selectOption({ label: "saved a preset" });
+    await expect
+      .poll(
+        async () =>
+          new Set(
+            await log.locator("[data-action]").evaluateAll((els) => els.map((e) => e.getAttribute("data-action"))),
+          ),
+      )
+      .toEqual(new Set(["preset.saved"]));
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("audit-export").click()]);
+    const csv = readFileSync((await download.path())!, "utf8")
+      .split("\r\n")
+      .filter(Boolean);
+    expect(csv[0]).toBe(
+      "time (UTC),actor,actor id,action,target type,target,target id,project id,changes,ip,user agent",
+    );
+    expect(csv.length).toBeGreaterThan(2);
+    expect(csv.slice(1).every((line) => line.includes(",preset.saved,preset,"))).toBe(true);
+    expect(csv.join("\n")).toContain("pr_audited");
+
+    // Bob is a member: no link, the page is not found, the export refused.
+    const member = bob.page;
+    await go(member, `/t/${teamSlug}`);
+    await member.getByRole("navigation", { name: "Team" }).getByRole("link", { name: "Usage" }).waitFor();
+    expect(
+      await member.getByRole("navigation", { name: "Team" }).getByRole("link", { name: "Audit log" }).count(),
+    ).toBe(0);
+    expect((await go(member, `/t/${teamSlug}/audit`))!.status()).toBe(404);
+    expect((await member.request.get(`${app.baseUrl}/api/export/audit?team=${teamSlug}`)).status()).toBe(403);
+    expect((await member.request.get(`${app.baseUrl}/api/export/audit`)).status()).toBe(404);
+    expect((await go(member, "/instance/audit"))!.status()).toBe(404);
+
+    // Alice owns the instance: its log has both sign-ups' sign-ins.
+    await go(page, `/t/${teamSlug}`);
+    await page.getByRole("link", { name: "Instance log" }).click();
+    await page.waitForURL(/\/instance\/audit$/);
+    const instance = page.getByTestId("audit-log");
+    await expect.poll(() => instance.textContent()).toContain(`bob-${stamp}@example.com`);
+    expect(await instance.textContent()).toContain("signed in");
+    await screenshot(page, "18-instance-audit-log");
   });
 
   it("a new key's secret is not lost by closing its dialog while the key is being made", async () => {

@@ -14,11 +14,15 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
   const trpc = useTRPC();
   const router = useRouter();
   const me = useQuery(trpc.account.me.queryOptions());
+  const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
   const pathname = usePathname() ?? "";
   const base = `/t/${teamSlug}`;
   const sections = [
     { href: base, label: "Projects", current: pathname === base || pathname.startsWith(`${base}/p/`) },
     { href: `${base}/usage`, label: "Usage", current: pathname === `${base}/usage` },
+    ...(team.data?.can["audit.read"]
+      ? [{ href: `${base}/audit`, label: "Audit log", current: pathname === `${base}/audit` }]
+      : []),
     { href: `${base}/settings`, label: "Settings", current: pathname === `${base}/settings` },
   ];
   async function signOut() {
@@ -61,6 +65,11 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
           ))}
         </nav>
         <div className="ml-auto flex items-center gap-2 text-sm">
+          {me.data?.ownsInstance ? (
+            <Link href="/instance/audit" className="hover:underline">
+              Instance log
+            </Link>
+          ) : null}
           <span className="hidden text-neutral-600 sm:inline">{me.data?.user.email}</span>
           <Button variant="secondary" size="sm" icon={LogOut} onClick={signOut}>
             Sign out

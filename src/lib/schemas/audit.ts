@@ -22,6 +22,9 @@ export const auditFilterSchema = z.object({
 });
 export type AuditFilter = Partial<z.infer<typeof auditFilterSchema>>;
 
+/** Entries a page of the log shows (the pages' server render and their client ask for the same). */
+export const AUDIT_PAGE = 50;
+
 export const auditPageSchema = auditFilterSchema.extend({
   /** The last id of the page before: entries older than it. */
   before: z.number().int().positive().optional(),

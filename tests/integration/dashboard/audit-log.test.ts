@@ -2,6 +2,7 @@ import { eq, gt, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
 import { auditLog, projects, teams } from "@/server/db/schema";
+import { recordRegistrationPolicy } from "@/server/audit/registration-record";
 import { auditTrail, userActor } from "@/server/audit/trail";
 import { createAuditExportHandler } from "@/server/http/export-route";
 import { updateProject } from "@/server/tenancy/projects";
@@ -208,8 +209,8 @@ describe("reading the log", () => {
     const page = await world.owner.caller.audit.instanceList({ action: "account.signed_in" });
     expect(page.entries.length).toBeGreaterThan(0);
     expect(page.entries.every((e) => e.action === "account.signed_in")).toBe(true);
-    expect(await world.owner.caller.audit.ownsInstance()).toBe(true);
-    expect(await w.owner.caller.audit.ownsInstance()).toBe(false);
+    expect((await world.owner.caller.account.me()).ownsInstance).toBe(true);
+    expect((await w.owner.caller.account.me()).ownsInstance).toBe(false);
     await expect(w.owner.caller.audit.instanceList({})).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
@@ -357,5 +358,27 @@ describe("retention", () => {
       .from(auditLog)
       .where(inArray(auditLog.id, [gone!.id, kept!.id]));
     expect(left).toEqual([{ id: kept!.id }]);
+  });
+});
+
+describe("the registration policy", () => {
+  it("is written when a start finds it changed, once however many instances start together", async () => {
+    const deps = { db: db(), now: () => new Date() };
+    const policies = await db().select().from(auditLog).where(eq(auditLog.action, "instance.registration_changed"));
+    expect(policies).toEqual([]);
+    const invite = { mode: "invite-only" as const, emailDomains: [] };
+    const together = await Promise.all([1, 2, 3].map(() => recordRegistrationPolicy(deps, invite)));
+    expect(together.sort()).toEqual([false, false, true]);
+    expect(await recordRegistrationPolicy(deps, invite)).toBe(false);
+    expect(await recordRegistrationPolicy(deps, { mode: "open", emailDomains: ["example.com"] })).toBe(true);
+    const written = await db()
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.action, "instance.registration_changed"))
+      .orderBy(auditLog.id);
+    expect(written.map((e) => [e.teamId, e.actorType, e.changes])).toEqual([
+      [null, "system", { policy: { from: null, to: "invite-only" } }],
+      [null, "system", { policy: { from: "invite-only", to: "open; domains: example.com" } }],
+    ]);
   });
 });

@@ -180,5 +180,4 @@ export const isolationCases: Record<string, IsolationCase> = {
   // The instance's log: its owner's alone (audit-log.test.ts), nothing of a team's.
   "audit.instanceList": { scope: "account", call: (c) => c.audit.instanceList({}) },
   "audit.instanceActors": { scope: "account", call: (c) => c.audit.instanceActors() },
-  "audit.ownsInstance": { scope: "account", call: (c) => c.audit.ownsInstance() },
 };

@@ -66,7 +66,7 @@ describe("which windows a dashboard call spends", () => {
   });
 
   it("keeps each account's and each team's windows apart", () => {
-    expect(new Set(Object.values(dashboardLimits).map((l) => l.subject("u1"))).size).toBe(3);
+    expect(new Set(Object.values(dashboardLimits).map((l) => l.subject("u1"))).size).toBe(4);
     expect(quotas.uploadsPerTeamHour.subject("t1")).toBe(rateLimitSubjects.teamUploads("t1"));
     expect(rateLimitSubjects.userChanges("u1")).not.toBe(rateLimitSubjects.userChanges("u2"));
   });

@@ -3,7 +3,7 @@ import { teamSchema } from "@/lib/schemas/team";
 import { AppError } from "@/server/errors";
 import { acceptInvitation, previewInvitation } from "@/server/tenancy/invitations";
 import { completeOnboarding, findPendingTeam } from "@/server/tenancy/onboarding";
-import { signUpOffer } from "@/server/tenancy/registration";
+import { findInstanceOwner, signUpOffer } from "@/server/tenancy/registration";
 import { checkSlugAvailable, createTeam, listTeamsForUser } from "@/server/tenancy/teams";
 import { protectedProcedure, publicProcedure, router } from "../trpc";
 
@@ -13,12 +13,20 @@ const token = z.object({ token: z.string().min(1).max(200) });
 export const accountRouter = router({
   me: protectedProcedure.query(async ({ ctx }) => {
     const tenancy = ctx.tenancy;
-    const [teams, pending] = await Promise.all([
+    const [teams, pending, owner] = await Promise.all([
       listTeamsForUser(tenancy, ctx.user.id),
       findPendingTeam(tenancy, ctx.user.id),
+      findInstanceOwner(tenancy),
     ]);
     // The pending team is the personal one made at sign-up, until onboarding names it.
-    return { user: ctx.user, teams, pendingTeamSlug: pending?.slug ?? null, pendingTeamName: pending?.name ?? null };
+    return {
+      user: ctx.user,
+      teams,
+      pendingTeamSlug: pending?.slug ?? null,
+      pendingTeamName: pending?.name ?? null,
+      /** The instance's owner reads the instance's audit log. */
+      ownsInstance: owner?.id === ctx.user.id,
+    };
   }),
 
   /** The team forms' live check; `teamSlug` when renaming that team. Rate-limited per account. */

@@ -22,7 +22,4 @@ export const auditRouter = router({
     .query(({ ctx, input }) => listAuditEntries(ctx.tenancy, { instance: true }, input)),
 
   instanceActors: instanceOwnerProcedure.query(({ ctx }) => auditActors(ctx.tenancy, { instance: true })),
-
-  /** Whether the signed-in account owns the instance (the dashboard links to the instance's log). */
-  ownsInstance: protectedProcedure.query(async ({ ctx }) => (await findInstanceOwner(ctx.tenancy))?.id === ctx.user.id),
 });

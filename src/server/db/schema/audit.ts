@@ -29,5 +29,10 @@ export const auditLog = pgTable(
     userAgent: text("user_agent"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("audit_log_team_id_idx").on(t.teamId, t.id.desc()), index("audit_log_created_at_idx").on(t.createdAt)],
+  (t) => [
+    index("audit_log_team_id_idx").on(t.teamId, t.id.desc()),
+    index("audit_log_created_at_idx").on(t.createdAt),
+    // The action filter, and the latest entry of one action (the registration policy at start).
+    index("audit_log_action_idx").on(t.action, t.id.desc()),
+  ],
 );
