@@ -78,7 +78,7 @@ export interface ServiceOptions {
   /** Who may create an account. Default invite-only (after the first account) with no domains. */
   registration?: RegistrationPolicy;
   requestLog?: Partial<RequestLogOptions>;
-  /** Days the audit log keeps. Default 365. */
+  /** Days the audit log keeps. Default OPTSTUFF_AUDIT_RETENTION_DAYS's. */
   auditRetentionDays?: number;
   /** Who may read /api/metrics. Default open (the embedded default on loopback). */
   metrics?: MetricsAccess;

@@ -15,6 +15,7 @@ import type { Auth, AuthOptions } from "@/server/auth/create-auth";
 import { enabledProviders } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
 import { createMailer, type Mailer } from "@/server/mail/mailer";
+import { auditSettings } from "@/server/audit/settings";
 import { recordSignIn } from "@/server/audit/sign-ins";
 import { auditTrail, userActor } from "@/server/audit/trail";
 import type { TenancyBase } from "@/server/tenancy/deps";
@@ -286,15 +287,19 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     // The instance's owner adopts the teams nobody can see: the quickstart's demo, made before any
     // account existed, and any team whose last member's account is gone.
     onSignedIn: async (session) => {
-      const audit = await recordSignIn({ db: database.db, now }, session);
       try {
+        const audit = await recordSignIn({ db: database.db, now }, session);
         if (!audit || (await findInstanceOwner(database))?.id !== session.userId) return;
         const adopted = await adoptOwnerlessTeams({ db: database.db, audit }, session.userId);
         if (adopted.length > 0)
           logger.log("info", "the instance owner adopted teams nobody belonged to", { teams: adopted });
       } catch (error) {
-        // The sign-in has happened; the next one tries again.
-        logger.log("error", "adopting teams nobody belonged to failed", describeError(error));
+        // The sign-in has happened: its entry or the adoption is missed, the next sign-in tries again.
+        logger.log(
+          "error",
+          "after a sign-in, its audit entry or adopting ownerless teams failed",
+          describeError(error),
+        );
       }
     },
     logger,
@@ -316,7 +321,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     logger,
     now,
     store,
-    auditRetentionDays: options.auditRetentionDays ?? 365,
+    auditRetentionDays: options.auditRetentionDays ?? auditSettings.settings.OPTSTUFF_AUDIT_RETENTION_DAYS.default,
     schedule: () => scheduler.options(),
   });
   const scheduler = scheduleOnDemand(cron, logger);

@@ -67,11 +67,14 @@ export function registerMaintenance(program: Command, cli: Cli): void {
       await withWriteDatabase(ctx, async (deps) => {
         const { scope } = await resolveProject(deps.db, options.team, options.project);
         const key = await findProjectKey(deps, scope, options.key);
-        await createCoordination(redis).limiter.reset(options.key);
-        await deps.audit.record(deps.db, {
-          ...scope,
-          action: "api_key.limits_reset",
-          target: keyTarget(key.id, key.name, key.publicKey),
+        // The entry is written first and committed only once Redis has reset: no entry, no change.
+        await deps.db.transaction(async (tx) => {
+          await deps.audit.record(tx, {
+            ...scope,
+            action: "api_key.limits_reset",
+            target: keyTarget(key.id, key.name, key.publicKey),
+          });
+          await createCoordination(redis).limiter.reset(options.key);
         });
       });
       ctx.out.result({ publicKey: options.key, reset: true }, () => `Rate-limit windows of ${options.key} cleared.`);
@@ -86,14 +89,18 @@ export function registerMaintenance(program: Command, cli: Cli): void {
     .action(async (options, command) => {
       const ctx = cli.context(command, options);
       const outcome = await withWriteDatabase(ctx, async (deps) => {
-        const result = await resealSecrets(deps);
-        if (result.resealed > 0)
-          await deps.audit.record(deps.db, {
-            teamId: null,
-            action: "instance.secrets_resealed",
-            target: { id: "secrets", label: "stored secrets" },
-            changes: { resealed: { from: null, to: result.resealed } },
-          });
+        // The secrets and their entry commit together.
+        const result = await deps.db.transaction(async (tx) => {
+          const resealed = await resealSecrets({ db: tx, secretBox: deps.secretBox });
+          if (resealed.resealed > 0)
+            await deps.audit.record(tx, {
+              teamId: null,
+              action: "instance.secrets_resealed",
+              target: { id: "secrets", label: "stored secrets" },
+              changes: { resealed: { from: null, to: resealed.resealed } },
+            });
+          return resealed;
+        });
         await deps.invalidate.apiKeys(result.publicKeys);
         for (const projectId of result.projectIds) await deps.invalidate.project(projectId);
         return result;

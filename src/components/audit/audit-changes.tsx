@@ -18,7 +18,7 @@ function Value({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span className="text-neutral-500">none</span>;
   const text = Array.isArray(value) ? (value.length ? value.join(", ") : "(empty)") : String(value);
   return (
-    <span className="font-mono" title={text.length > CUT ? text : undefined}>
+    <span className="font-mono break-all" title={text.length > CUT ? text : undefined}>
       {text.length > CUT ? `${text.slice(0, CUT)}…` : text}
     </span>
   );

@@ -7,7 +7,7 @@ import { Button, buttonClasses } from "@/components/ui/button";
 import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { When } from "@/components/ui/when";
 import { DataTable } from "@/components/usage/data-table";
-import { AUDIT_PAGE } from "@/lib/schemas/audit";
+import { AUDIT_PAGE, auditRangeProblem } from "@/lib/schemas/audit";
 import { useTRPC } from "@/lib/trpc/client";
 import { useDebounced } from "@/lib/use-debounced";
 import { AuditChanges } from "./audit-changes";
@@ -30,6 +30,7 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
     from: typed.from || typed.to || undefined,
     to: typed.to || typed.from || undefined,
   };
+  const rangeProblem = auditRangeProblem(filter.from, filter.to);
   const key = JSON.stringify(filter);
   const [paging, setPaging] = useState({ key, cursors: [] as number[] });
   const cursors = paging.key === key ? paging.cursors : [];
@@ -61,9 +62,15 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
     <div className="space-y-4">
       <div className="flex flex-wrap items-end justify-between gap-3">
         <AuditFilters value={typed} onChange={setTyped} actors={actors.data ?? []} instance={teamSlug === null} />
-        <a href={exportHref} download className={buttonClasses("secondary", "sm")} data-testid="audit-export">
-          <Download aria-hidden className="size-4" /> Export CSV
-        </a>
+        {rangeProblem ? (
+          <p className="text-sm text-red-700" role="alert">
+            {rangeProblem}
+          </p>
+        ) : (
+          <a href={exportHref} download className={buttonClasses("secondary", "sm")} data-testid="audit-export">
+            <Download aria-hidden className="size-4" /> Export CSV
+          </a>
+        )}
       </div>
       {page.isPending ? <Loading /> : null}
       <ErrorMessage error={page.error} />
@@ -88,7 +95,16 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
             { header: "Time", cell: (e) => <When at={e.createdAt} seconds /> },
             {
               header: "Who",
-              cell: (e) => <span className={e.actor.type === "user" ? "" : "italic"}>{e.actor.label}</span>,
+              cell: (e) => (
+                <span className="block break-words">
+                  <span className={e.actor.type === "user" ? "" : "italic"}>{e.actor.label}</span>
+                  {e.ip ? (
+                    <span className="block font-mono text-xs text-neutral-600" title={e.userAgent ?? undefined}>
+                      from {e.ip}
+                    </span>
+                  ) : null}
+                </span>
+              ),
             },
             {
               header: "Did",
@@ -108,14 +124,6 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
               ),
             },
             { header: "Changes", cell: (e) => <AuditChanges changes={e.changes} /> },
-            {
-              header: "From",
-              cell: (e) => (
-                <span className="font-mono text-xs" title={e.userAgent ?? undefined}>
-                  {e.ip ?? (e.actor.type === "cli" ? "command line" : "–")}
-                </span>
-              ),
-            },
           ]}
         />
       ) : null}
@@ -131,7 +139,8 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
         <Button
           variant="secondary"
           className="min-h-9 px-3"
-          disabled={!page.data?.next}
+          // While another filter's first page loads, the page shown is the old filter's: not a cursor.
+          disabled={!page.data?.next || page.isPlaceholderData}
           onClick={() => setPaging({ key, cursors: [...cursors, page.data!.next!] })}
         >
           Older

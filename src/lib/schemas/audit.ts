@@ -22,6 +22,17 @@ export const auditFilterSchema = z.object({
 });
 export type AuditFilter = Partial<z.infer<typeof auditFilterSchema>>;
 
+/** A year: what one export (and one filtered view) covers at most. */
+export const MAX_AUDIT_RANGE_DAYS = 366;
+
+/** Why these days cannot be shown or exported, said before asking (the server checks it again). */
+export function auditRangeProblem(from: string | undefined, to: string | undefined): string | null {
+  if (!from || !to) return null;
+  if (from > to) return "The start date must not be after the end date";
+  const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
+  return days > MAX_AUDIT_RANGE_DAYS ? `A range covers at most ${MAX_AUDIT_RANGE_DAYS} days` : null;
+}
+
 /** Entries a page of the log shows (the pages' server render and their client ask for the same). */
 export const AUDIT_PAGE = 50;
 

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, ilike, isNull, lt, sql, type SQL } from "drizzle-orm";
 import { auditActions, type AuditAction, type AuditTargetType } from "@/lib/audit-actions";
-import type { AuditFilter } from "@/lib/schemas/audit";
+import { MAX_AUDIT_RANGE_DAYS, type AuditFilter } from "@/lib/schemas/audit";
 import { rangeInstants, resolveDateRange } from "@/server/analytics/date-range";
 import type { Database } from "@/server/db/client";
 import { auditLog } from "@/server/db/schema";
@@ -22,8 +22,7 @@ export interface AuditEntry {
   userAgent: string | null;
 }
 
-/** A year: what an export may cover in one file (the log keeps what its retention keeps). */
-export const MAX_AUDIT_RANGE_DAYS = 366;
+export { MAX_AUDIT_RANGE_DAYS };
 
 const columns = {
   id: auditLog.id,
@@ -89,16 +88,20 @@ export async function listAuditEntries(
 
 /** Who appears in the scope's log, for the actor filter (the most recent label of each). */
 export async function auditActors(
-  deps: { db: Database },
+  deps: { db: Database; now: () => Date },
   scope: AuditScope,
 ): Promise<Array<{ id: string; label: string }>> {
+  const now = deps.now();
   const rows = await deps.db
     .select({
       id: sql<string>`coalesce(${auditLog.actorId}, ${auditLog.actorType})`,
       label: sql<string>`(array_agg(${auditLog.actorLabel} order by ${auditLog.id} desc))[1]`,
     })
     .from(auditLog)
-    .where(and(auditConditions(scope, {}, new Date()), sql`${auditLog.actorType} <> 'system'`))
+    // The people and the command line: the server and anonymous attempts cannot be told apart by id.
+    .where(
+      and(auditConditions(scope, {}, now), sql`(${auditLog.actorId} is not null or ${auditLog.actorType} = 'cli')`),
+    )
     .groupBy(sql`1`)
     .orderBy(sql`2`)
     .limit(200);

@@ -10,6 +10,7 @@ const REDACTED_FIELDS = new Set([
   "secretKey",
   "secretAccessKey",
   "sealedSecret",
+  "encryptedSecret",
   "token",
   "tokenHash",
   "password",

@@ -1,8 +1,13 @@
-import { inArray, lt } from "drizzle-orm";
+import { and, inArray, lt, ne } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { auditLog } from "@/server/db/schema";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * Registration policy entries stay whatever their age: a start compares the policy with the last one
+ * (registration-record.ts), which must not be pruned into a false "changed". One per change: few.
+ */
+const KEPT = "instance.registration_changed";
 
 /**
  * Deletes entries older than the retention, in batches so a large backlog (the first run after the
@@ -17,7 +22,11 @@ export async function pruneAuditLog(
   const before = new Date(now.getTime() - retentionDays * DAY_MS);
   let total = 0;
   for (;;) {
-    const old = db.select({ id: auditLog.id }).from(auditLog).where(lt(auditLog.createdAt, before)).limit(batchSize);
+    const old = db
+      .select({ id: auditLog.id })
+      .from(auditLog)
+      .where(and(lt(auditLog.createdAt, before), ne(auditLog.action, KEPT)))
+      .limit(batchSize);
     const deleted = (await db.delete(auditLog).where(inArray(auditLog.id, old)).returning({ id: auditLog.id })).length;
     total += deleted;
     if (deleted < batchSize) return total;

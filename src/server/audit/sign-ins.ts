@@ -41,8 +41,8 @@ export async function recordFailedSignIn(
     .from(user)
     .where(eq(sql`lower(${user.email})`, email.trim().toLowerCase()));
   if (!account) return;
-  // Nobody is signed in: the entry is written as the account whose password was tried.
-  const audit = auditTrail(userActor(account, origin), deps.now);
+  // Nobody is signed in: whoever typed the password is not the account's owner until proven.
+  const audit = auditTrail({ type: "anonymous", id: null, label: "someone signing in", ...origin }, deps.now);
   await audit.record(deps.db, { teamId: null, action: "account.sign_in_failed", target: labelled(account) });
 }
 

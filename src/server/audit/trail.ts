@@ -5,7 +5,8 @@ import { redacted, type AuditChanges } from "./changes";
 
 /** Who a change is written down as: from the session (dashboard), the command line, or the server. */
 export interface AuditActor {
-  type: "user" | "cli" | "system";
+  /** `anonymous`: nobody signed in (a wrong password); its address is all that is known. */
+  type: "user" | "cli" | "system" | "anonymous";
   /** The user's id; null for the command line and the server. */
   id: string | null;
   /** The user's e-mail at the time, `command line`, or the server's part. */

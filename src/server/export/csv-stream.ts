@@ -7,7 +7,12 @@ export type CsvCell = string | number | boolean | null;
  * long the file. A cell starting with `=`, `+`, `-` or `@` (a key named `=HYPERLINK(…)`) is quoted
  * with a leading `'` so a spreadsheet shows it instead of running it.
  */
-export function csvStream(header: readonly string[], pages: AsyncIterable<CsvCell[][]>): ReadableStream<Uint8Array> {
+export function csvStream(
+  header: readonly string[],
+  pages: AsyncIterable<CsvCell[][]>,
+  /** A page failed after the response began: the client's download is cut off as failed, not short. */
+  onError: (error: unknown) => void,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const iterator = pages[Symbol.asyncIterator]();
   let headerSent = false;
@@ -18,7 +23,14 @@ export function csvStream(header: readonly string[], pages: AsyncIterable<CsvCel
         controller.enqueue(encoder.encode(lines([[...header]])));
         return;
       }
-      const next = await iterator.next();
+      let next: IteratorResult<CsvCell[][]>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        onError(error);
+        controller.error(error);
+        return;
+      }
       if (next.done) controller.close();
       else if (next.value.length > 0) controller.enqueue(encoder.encode(lines(next.value)));
     },

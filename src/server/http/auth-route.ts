@@ -14,13 +14,17 @@ export function createAuthRouteHandler(getServices: () => Promise<Services>) {
   return async (request: Request): Promise<Response> => {
     let services: Services | undefined;
     try {
-      services = await getServices();
+      const loaded = (services = await getServices());
       return await serveAuthRequest(request, {
         auth: await services.auth(),
         signInFailures: services.signInFailures,
         clientAddresses: services.delivery.limits.clientAddresses,
+        // The refusal is answered whatever happens to its entry.
         onWrongPassword: (email, origin) =>
-          recordFailedSignIn({ db: services!.database.db, now: services!.tenancy.now }, email, origin),
+          recordFailedSignIn({ db: loaded.database.db, now: loaded.tenancy.now }, email, origin).catch(
+            (error: unknown) =>
+              loaded.logger.log("error", "the audit log could not record a failed sign-in", describeError(error)),
+          ),
       });
     } catch (thrown) {
       const requestId = randomUUID();

@@ -2,16 +2,14 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { auditFilterSchema } from "@/lib/schemas/audit";
 import { auditCsvPages, AUDIT_CSV_HEADER } from "@/server/audit/audit-export";
-import type { AuditScope } from "@/server/audit/audit-log";
+import { MAX_AUDIT_RANGE_DAYS } from "@/server/audit/audit-log";
+import { resolveAuditScope } from "@/server/audit/audit-scope";
 import { sessionUser } from "@/server/auth/session-user";
 import { AppError, toAppError } from "@/server/errors";
 import { csvStream } from "@/server/export/csv-stream";
 import { bootLogger, describeError } from "@/server/log";
 import { limitsFor } from "@/server/ratelimit/dashboard-limits";
 import type { Services } from "@/server/services";
-import { findInstanceOwner } from "@/server/tenancy/registration";
-import { assertCan } from "@/server/tenancy/roles";
-import { resolveMembership } from "@/server/tenancy/teams";
 import { errorResponse } from "@/server/wire/error-response";
 
 const exportQuery = auditFilterSchema.extend({
@@ -36,13 +34,20 @@ export function createAuditExportHandler(getServices: () => Promise<Services>) {
       if (!parsed.success)
         throw new AppError("INVALID_INPUT", { message: parsed.error.issues[0]?.message ?? "Invalid export" });
       const { team, ...filter } = parsed.data;
-      const scope = await exportScope(services, user.id, team);
-      await services.admission.admit(limitsFor({ type: "query", counts: "export" }), user.id);
       const deps = { db: services.database.db, now: services.tenancy.now };
-      // Checked before the first byte: a bad range is a 400, not a broken download.
-      const pages = auditCsvPages(deps, scope, filter);
+      const scope = await resolveAuditScope(deps, user.id, team);
+      await services.admission.admit(limitsFor({ type: "query", counts: "export" }), user.id);
+      // Checked before the first byte: a bad range is a 400, not a broken download. Without days,
+      // the last year: one file never holds more.
+      const pages = auditCsvPages(
+        deps,
+        scope,
+        filter.from || filter.to ? filter : { ...filter, ...lastYear(deps.now()) },
+      );
       const name = `audit-${team ?? "instance"}-${deps.now().toISOString().slice(0, 10)}.csv`;
-      return new Response(csvStream(AUDIT_CSV_HEADER, pages), {
+      const failed = (error: unknown) =>
+        services!.logger.log("error", "export failed after it began", { requestId, ...describeError(error) });
+      return new Response(csvStream(AUDIT_CSV_HEADER, pages, failed), {
         headers: {
           "Content-Type": "text/csv; charset=utf-8",
           "Content-Disposition": `attachment; filename="${name}"`,
@@ -60,14 +65,9 @@ export function createAuditExportHandler(getServices: () => Promise<Services>) {
   };
 }
 
-async function exportScope(services: Services, userId: string, teamSlug: string | undefined): Promise<AuditScope> {
-  const deps = { db: services.database.db };
-  if (teamSlug === undefined) {
-    if ((await findInstanceOwner(deps))?.id !== userId) throw new AppError("NOT_FOUND");
-    return { instance: true };
-  }
-  const membership = await resolveMembership(deps, userId, teamSlug);
-  if (!membership) throw new AppError("NOT_FOUND", { message: "Team not found" });
-  assertCan(membership.role, "audit.read");
-  return { teamId: membership.team.id };
+const DAY_MS = 24 * 3600 * 1000;
+
+function lastYear(now: Date): { from: string; to: string } {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { from: day(now.getTime() - (MAX_AUDIT_RANGE_DAYS - 1) * DAY_MS), to: day(now.getTime()) };
 }

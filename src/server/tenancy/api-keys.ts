@@ -9,7 +9,6 @@ import {
   assertLimitsInOrder,
   createApiKey,
   insertApiKey,
-  isActiveKey,
   keyChanges,
   keyTarget,
   type CreatedApiKey,
@@ -93,12 +92,14 @@ export async function updateApiKey(
     rateLimitPerMinute: input.rateLimitPerMinute,
     rateLimitPerDay: input.rateLimitPerDay,
   });
-  const current = await findKey(deps, scope, keyId);
-  assertActive(current, now);
-  const perMinute = limits.rateLimitPerMinute !== undefined ? limits.rateLimitPerMinute : current.rateLimitPerMinute;
-  const perDay = limits.rateLimitPerDay !== undefined ? limits.rateLimitPerDay : current.rateLimitPerDay;
-  assertLimitsInOrder(perMinute, perDay);
   const row = await deps.db.transaction(async (tx) => {
+    // Locked while it is changed: a revocation or rotation at the same moment waits, and the entry's
+    // "before" is what this change replaced.
+    const current = await findKey({ db: tx }, scope, keyId, true);
+    assertActive(current, now);
+    const perMinute = limits.rateLimitPerMinute !== undefined ? limits.rateLimitPerMinute : current.rateLimitPerMinute;
+    const perDay = limits.rateLimitPerDay !== undefined ? limits.rateLimitPerDay : current.rateLimitPerDay;
+    assertLimitsInOrder(perMinute, perDay);
     const [updated] = await tx
       .update(apiKeys)
       .set({
@@ -108,22 +109,16 @@ export async function updateApiKey(
         rateLimitPerDay: perDay,
         updatedAt: now,
       })
-      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId), isActiveKey(now)))
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)))
       .returning(columns);
-    if (updated)
-      await deps.audit.record(tx, {
-        ...scope,
-        action: "api_key.updated",
-        target: keyTarget(updated.id, updated.name, updated.publicKey),
-        changes: keyChanges(current, updated),
-      });
-    return updated;
+    await deps.audit.record(tx, {
+      ...scope,
+      action: "api_key.updated",
+      target: keyTarget(updated!.id, updated!.name, updated!.publicKey),
+      changes: keyChanges(current, updated!),
+    });
+    return updated!;
   });
-  if (!row) {
-    // Revoked, rotated or gone since it was read: say which.
-    assertActive(await findKey(deps, scope, keyId), now);
-    throw new AppError("KEY_NOT_ACTIVE");
-  }
   await deps.invalidate.apiKeys([row.publicKey]);
   return { ...row, status: keyStatus(row, now), limits: effectiveKeyLimits(row) };
 }
@@ -218,11 +213,12 @@ function assertActive(key: Pick<ApiKeyRow, "revokedAt" | "expiresAt" | "replaced
   throw new AppError("KEY_NOT_ACTIVE", { message: `This key cannot be changed: it is ${why}` });
 }
 
-async function findKey(deps: Pick<TenancyDeps, "db">, scope: ProjectScope, keyId: string) {
-  const [row] = await deps.db
+async function findKey(deps: Pick<TenancyDeps, "db">, scope: ProjectScope, keyId: string, lock = false) {
+  const query = deps.db
     .select(columns)
     .from(apiKeys)
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)));
+  const [row] = lock ? await query.for("update") : await query;
   if (!row) throw new AppError("NOT_FOUND", { message: "No such key in this project" });
   return row;
 }

@@ -52,10 +52,12 @@ export async function createInvitation(
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS);
   const id = await db.transaction(async (tx) => {
-    await tx
+    // The address's open invitation, if any, is replaced: the entry says so.
+    const replaced = await tx
       .update(teamInvitations)
       .set({ revokedAt: now })
-      .where(and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.email, email), open(now)));
+      .where(and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.email, email), open(now)))
+      .returning({ id: teamInvitations.id });
     const [row] = await tx
       .insert(teamInvitations)
       .values({ teamId, email, role: input.role, tokenHash: hashToken(token), invitedBy: actor.userId, expiresAt })
@@ -64,7 +66,11 @@ export async function createInvitation(
       teamId,
       action: "invitation.created",
       target: { id: row!.id, label: email },
-      changes: { role: { from: null, to: input.role }, expiresAt: { from: null, to: expiresAt } },
+      changes: {
+        role: { from: null, to: input.role },
+        expiresAt: { from: null, to: expiresAt },
+        ...(replaced.length > 0 && { replacedInvitations: { from: replaced.length, to: 0 } }),
+      },
     });
     return row!.id;
   });

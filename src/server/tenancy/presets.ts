@@ -52,7 +52,8 @@ export async function savePreset(
     const [same] = await tx
       .select({ name: presets.name, operations: presets.operations })
       .from(presets)
-      .where(and(eq(presets.projectId, scope.projectId), eq(presets.name, input.name)));
+      .where(and(eq(presets.projectId, scope.projectId), eq(presets.name, input.name)))
+      .for("update");
     if (!same && (existing?.n ?? 0) >= MAX_PRESETS)
       throw new AppError("INVALID_INPUT", { message: `A project has at most ${MAX_PRESETS} presets` });
     const values = {

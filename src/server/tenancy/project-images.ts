@@ -147,7 +147,8 @@ export async function setWatermarkSettings(
       ...scope,
       action: "image.watermark_changed",
       target: imageTarget("watermark"),
-      changes: changesBetween<WatermarkSettings>(from, settings, Object.keys(settings) as (keyof WatermarkSettings)[]),
+      // The placement's own fields (the procedure's input also carries the path's slugs).
+      changes: changesBetween<WatermarkSettings>(from, settings, Object.keys(from) as (keyof WatermarkSettings)[]),
     });
   });
   await deps.invalidate.project(scope.projectId);

@@ -201,7 +201,8 @@ export async function updateTeam(
   };
   try {
     return await deps.db.transaction(async (tx) => {
-      const [before] = await tx.select(columns).from(teams).where(eq(teams.id, teamId)).for("update");
+      // NO KEY UPDATE: the team's other audited changes (a key share each) are not held up by it.
+      const [before] = await tx.select(columns).from(teams).where(eq(teams.id, teamId)).for("no key update");
       if (!before) throw new AppError("NOT_FOUND");
       const [row] = await tx.update(teams).set(changes).where(eq(teams.id, teamId)).returning(columns);
       const changed = changesBetween(before, row!, ["name", "slug", "pendingOnboarding"]);
@@ -221,8 +222,6 @@ export async function deleteTeam(
   teamId: string,
 ): Promise<void> {
   const removed = await deps.db.transaction(async (tx) => {
-    const [team] = await tx.select(columns).from(teams).where(eq(teams.id, teamId)).for("update");
-    if (!team) throw new AppError("NOT_FOUND");
     // Locking the projects makes a concurrent key creation wait for this delete (and then fail), so no
     // key escapes the invalidation below.
     const owned = await tx.select({ id: projects.id }).from(projects).where(eq(projects.teamId, teamId)).for("update");
@@ -230,7 +229,10 @@ export async function deleteTeam(
       { db: tx },
       owned.map((p) => p.id),
     );
-    await tx.delete(teams).where(eq(teams.id, teamId));
+    // The team's row is locked last, by the delete: every audited change of the team holds a key
+    // share on it (the entry's reference), so locking it first would deadlock with them.
+    const [team] = await tx.delete(teams).where(eq(teams.id, teamId)).returning(columns);
+    if (!team) throw new AppError("NOT_FOUND");
     // The team's own entries go with it; this one is the instance's, so its owner can still see it.
     await deps.audit.record(tx, {
       teamId: null,

@@ -117,6 +117,17 @@ describe("what an entry holds", () => {
     expect(buckets[0]!.changes?.accessKeyIdHint).toEqual({ from: null, to: "…MPLE" });
   });
 
+  it("says when an invitation replaced the address's open one", async () => {
+    const from = await lastId();
+    await w.owner.caller.team.invite({ teamSlug: w.teamSlug, email: "twice@example.com", role: "member" });
+    await w.owner.caller.team.invite({ teamSlug: w.teamSlug, email: "twice@example.com", role: "admin" });
+    const entries = await entriesAfter(from);
+    expect(entries.map((e) => [e.action, e.targetLabel, e.changes?.role, e.changes?.replacedInvitations])).toEqual([
+      ["invitation.created", "twice@example.com", { from: null, to: "member" }, undefined],
+      ["invitation.created", "twice@example.com", { from: null, to: "admin" }, { from: 1, to: 0 }],
+    ]);
+  });
+
   it("writes no entry for a change that was refused", async () => {
     await w.owner.caller.project.create({ teamSlug: w.teamSlug, name: "Taken", slug: "taken" });
     const from = await lastId();
@@ -177,9 +188,10 @@ describe("sign-ins in the instance's log", () => {
     );
     expect(nobody.status).toBe(401);
     const entries = await entriesAfter(from);
-    expect(entries.map((e) => [e.action, e.teamId, e.actorId, e.ip])).toEqual([
-      ["account.signed_in", null, user.id, "198.51.100.23"],
-      ["account.sign_in_failed", null, user.id, "198.51.100.23"],
+    // The wrong password is nobody's act until proven: written as anonymous, the account as its target.
+    expect(entries.map((e) => [e.action, e.teamId, e.actorType, e.actorId, e.targetId, e.ip])).toEqual([
+      ["account.signed_in", null, "user", user.id, user.id, "198.51.100.23"],
+      ["account.sign_in_failed", null, "anonymous", null, user.id, "198.51.100.23"],
     ]);
     expect(JSON.stringify(entries)).not.toContain("wrong password!");
   });

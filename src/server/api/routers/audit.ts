@@ -1,12 +1,10 @@
 import { auditPageSchema } from "@/lib/schemas/audit";
 import { auditActors, listAuditEntries } from "@/server/audit/audit-log";
-import { AppError } from "@/server/errors";
-import { findInstanceOwner } from "@/server/tenancy/registration";
+import { assertInstanceOwner } from "@/server/audit/audit-scope";
 import { protectedProcedure, router, teamProcedure } from "../trpc";
 
-/** The instance's log is its owner's: anyone else is told there is nothing here. */
 const instanceOwnerProcedure = protectedProcedure.use(async ({ ctx, next }) => {
-  if ((await findInstanceOwner(ctx.tenancy))?.id !== ctx.user.id) throw new AppError("NOT_FOUND");
+  await assertInstanceOwner(ctx.tenancy, ctx.user.id);
   return next();
 });
 

@@ -14,7 +14,7 @@ export const auditLog = pgTable(
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     teamId: uuid("team_id").references(() => teams.id, { onDelete: "cascade" }),
     projectId: uuid("project_id"),
-    /** `user`, `cli` (the command line) or `system` (the server itself). */
+    /** `user`, `cli` (the command line), `system` (the server itself) or `anonymous` (a wrong password). */
     actorType: text("actor_type").notNull(),
     actorId: text("actor_id"),
     /** The user's e-mail when it happened, `command line`, or the server's part. */

@@ -4,7 +4,10 @@ import { AUDIT_PAGE } from "@/lib/schemas/audit";
 
 export const metadata = { title: "Audit log · OptStuff" };
 
-/** Admins only: a member (FORBIDDEN) gets the not-found page, as for a team they are not in. */
+/**
+ * Admins only: a member (FORBIDDEN) gets the not-found page with a 404, as for a team they are not in.
+ * Outside the (team) group on purpose: its loading boundary streams a 200 before the refusal is known.
+ */
 export default async function TeamAuditPage({ params }: { params: Promise<{ team: string }> }) {
   const { team } = await params;
   await fetchOrNotFound(trpc.audit.list.queryOptions({ teamSlug: team, limit: AUDIT_PAGE }), `/t/${team}/audit`);

@@ -1,0 +1,31 @@
+import type { Database } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import { findInstanceOwner } from "@/server/tenancy/registration";
+import { assertCan } from "@/server/tenancy/roles";
+import { resolveMembership } from "@/server/tenancy/teams";
+import type { AuditScope } from "./audit-log";
+
+/** The instance's log is its owner's: anyone else is told there is nothing here. */
+export async function assertInstanceOwner(deps: { db: Database }, userId: string): Promise<void> {
+  if ((await findInstanceOwner(deps))?.id !== userId) throw new AppError("NOT_FOUND");
+}
+
+/**
+ * Whose log a signed-in account may read, named by a team's slug or, without one, the instance's: a
+ * team's admins (a member is refused, a stranger told there is no such team), the instance's owner.
+ * The same rules as the log's procedures (teamProcedure("audit.read"), the instance owner's).
+ */
+export async function resolveAuditScope(
+  deps: { db: Database },
+  userId: string,
+  teamSlug: string | undefined,
+): Promise<AuditScope> {
+  if (teamSlug === undefined) {
+    await assertInstanceOwner(deps, userId);
+    return { instance: true };
+  }
+  const membership = await resolveMembership(deps, userId, teamSlug);
+  if (!membership) throw new AppError("NOT_FOUND", { message: "Team not found" });
+  assertCan(membership.role, "audit.read");
+  return { teamId: membership.team.id };
+}
