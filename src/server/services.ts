@@ -17,9 +17,8 @@ import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth
 import { createMailer, type Mailer } from "@/server/mail/mailer";
 import { auditSettings } from "@/server/audit/settings";
 import { recordSignIn } from "@/server/audit/sign-ins";
-import { auditTrail, userActor } from "@/server/audit/trail";
 import type { TenancyBase } from "@/server/tenancy/deps";
-import { createPersonalTeam } from "@/server/tenancy/onboarding";
+import { setUpNewAccount } from "@/server/tenancy/onboarding";
 import { adoptOwnerlessTeams } from "@/server/tenancy/teams";
 import {
   admitAccount,
@@ -273,17 +272,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     trustedOrigins: options.trustedOrigins ?? [],
     limiter: coordination.limiter,
     ...oauth,
-    onUserCreated: async (account) => {
-      const audit = auditTrail(userActor(account, { ip: null, userAgent: null }), now);
-      await database.db.transaction(async (tx) => {
-        await audit.record(tx, {
-          teamId: null,
-          action: "account.created",
-          target: { id: account.id, label: account.email },
-        });
-        await createPersonalTeam({ db: tx, audit }, account);
-      });
-    },
+    onUserCreated: (account) => setUpNewAccount({ db: database.db, now }, account),
     // The instance's owner adopts the teams nobody can see: the quickstart's demo, made before any
     // account existed, and any team whose last member's account is gone.
     onSignedIn: async (session) => {

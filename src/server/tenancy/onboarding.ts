@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { slugify } from "@/lib/slugify";
 import { teamMembers, teams } from "@/server/db/schema";
+import { auditTrail, userActor } from "@/server/audit/trail";
 import type { TenancyDeps } from "./deps";
 import { createTeam, updateTeam, type TeamRow } from "./teams";
 
@@ -17,6 +18,25 @@ export async function createPersonalTeam(
   const slug = `${base.length >= 2 ? base : `${base}-team`}-${randomBytes(3).toString("hex")}`;
   const name = `${user.name.trim() || base}'s team`.slice(0, 80);
   return createTeam(deps, { name, slug, ownerId: user.id, pendingOnboarding: true });
+}
+
+/**
+ * A new account's first moments: its creation written to the instance's log and its personal team
+ * made, together, as the account itself (better-auth's hook runs after the account's own insert).
+ */
+export async function setUpNewAccount(
+  deps: Pick<TenancyDeps, "db" | "now">,
+  account: { id: string; name: string; email: string },
+): Promise<void> {
+  const audit = auditTrail(userActor(account, { ip: null, userAgent: null }), deps.now);
+  await deps.db.transaction(async (tx) => {
+    await audit.record(tx, {
+      teamId: null,
+      action: "account.created",
+      target: { id: account.id, label: account.email },
+    });
+    await createPersonalTeam({ db: tx, audit }, account);
+  });
 }
 
 /** The user's personal team still waiting for its name, if any. */
