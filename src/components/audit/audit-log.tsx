@@ -5,6 +5,7 @@ import { Download } from "lucide-react";
 import { useState } from "react";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Pager, useCursorPages } from "@/components/ui/pager";
 import { When } from "@/components/ui/when";
 import { DataTable } from "@/components/usage/data-table";
 import { AUDIT_PAGE, auditRangeProblem } from "@/lib/schemas/audit";
@@ -32,9 +33,8 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
   };
   const rangeProblem = auditRangeProblem(filter.from, filter.to);
   const key = JSON.stringify(filter);
-  const [paging, setPaging] = useState({ key, cursors: [] as number[] });
-  const cursors = paging.key === key ? paging.cursors : [];
-  const before = cursors.at(-1);
+  const pages = useCursorPages(key);
+  const before = pages.before;
   const input = { ...filter, before, limit: AUDIT_PAGE };
   const options = {
     placeholderData: keepPreviousData,
@@ -127,25 +127,8 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
           ]}
         />
       ) : null}
-      <div className="flex gap-2">
-        <Button
-          variant="secondary"
-          className="min-h-9 px-3"
-          disabled={cursors.length === 0}
-          onClick={() => setPaging({ key, cursors: cursors.slice(0, -1) })}
-        >
-          Newer
-        </Button>
-        <Button
-          variant="secondary"
-          className="min-h-9 px-3"
-          // While another filter's first page loads, the page shown is the old filter's: not a cursor.
-          disabled={!page.data?.next || page.isPlaceholderData}
-          onClick={() => setPaging({ key, cursors: [...cursors, page.data!.next!] })}
-        >
-          Older
-        </Button>
-      </div>
+      {/* While another filter's first page loads, the page shown is the old filter's: not a cursor. */}
+      <Pager pages={pages} next={page.isPlaceholderData ? null : page.data?.next} />
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
+import { Pager, useCursorPages } from "@/components/ui/pager";
 import { When } from "@/components/ui/when";
 import { formatBytes, formatMs } from "@/lib/format";
 import { normaliseRequestId, REQUEST_ID_HINT } from "@/lib/request-id";
@@ -38,11 +39,9 @@ export function RequestLogTable({
   // The pages walked belong to the filters they were walked under (the source's as sent, after its
   // pause): other filters start again at the newest, whatever was clicked in between.
   const filters = JSON.stringify([status, source, range]);
-  const [paging, setPaging] = useState({ filters, cursors: [] as number[] });
-  const cursors = paging.filters === filters ? paging.cursors : [];
-  const setCursors = (next: (walked: number[]) => number[]) => setPaging({ filters, cursors: next(cursors) });
+  const pages = useCursorPages(filters);
   const requestId = normaliseRequestId(idQuery);
-  const before = requestId ? undefined : cursors.at(-1);
+  const before = requestId ? undefined : pages.before;
   const page = useQuery({
     ...trpc.usage.requestLog.queryOptions({
       teamSlug,
@@ -171,24 +170,7 @@ export function RequestLogTable({
           ]}
         />
       ) : null}
-      <div className="flex gap-2">
-        <Button
-          variant="secondary"
-          className="min-h-9 px-3"
-          disabled={cursors.length === 0}
-          onClick={() => setCursors((c) => c.slice(0, -1))}
-        >
-          Newer
-        </Button>
-        <Button
-          variant="secondary"
-          className="min-h-9 px-3"
-          disabled={!page.data?.nextBefore}
-          onClick={() => setCursors((c) => [...c, page.data!.nextBefore!])}
-        >
-          Older
-        </Button>
-      </div>
+      <Pager pages={pages} next={page.isPlaceholderData ? null : page.data?.nextBefore} />
     </div>
   );
 }
