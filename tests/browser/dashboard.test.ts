@@ -293,6 +293,16 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     expect(parts.served! + parts.cached! + parts.refused! + parts.failed!).toBe(all);
     expect(parts.refused).toBeGreaterThanOrEqual(4);
     expect(parts.served! + parts.cached!).toBeGreaterThanOrEqual(total);
+    // The CSV of the range shown says the same numbers, by day.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("usage-export").click()]);
+    const rows = readFileSync((await download.path())!, "utf8")
+      .split("\r\n")
+      .filter(Boolean)
+      .slice(1)
+      .map((line) => line.split(","));
+    const column = (i: number) => rows.reduce((sum, row) => sum + Number(row[i]), 0);
+    expect(rows.every((row) => row[1] === "website")).toBe(true);
+    expect([column(2), column(4)]).toEqual([total, all]);
     // Up to a week, by the hour: pointing at a bar names its hour (with UTC) and its outcomes.
     await page.getByRole("group", { name: "Date range" }).getByRole("button", { name: "7 days" }).click();
     await page.getByText("Every request by outcome, per hour").waitFor();

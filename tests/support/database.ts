@@ -4,9 +4,12 @@ import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 
 /**
  * A migrated, empty database for one test file: in-memory PGlite by default, or a fresh database on
- * the PostgreSQL server named by TEST_DATABASE_URL (dropped again on close).
+ * the PostgreSQL server named by TEST_DATABASE_URL (dropped again on close). `migrate: false` leaves
+ * a PostgreSQL database without tables, as a new deployment finds it.
  */
-export async function createTestDatabase(): Promise<DatabaseHandle & { url?: string }> {
+export async function createTestDatabase(
+  options: { migrate?: boolean } = {},
+): Promise<DatabaseHandle & { url?: string }> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) return openDatabase({ kind: "pglite", dataDir: null });
 
@@ -15,7 +18,12 @@ export async function createTestDatabase(): Promise<DatabaseHandle & { url?: str
   await admin.unsafe(`create database ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ kind: "postgres", url: url.toString(), maxConnections: 5 });
+  const handle = await openDatabase({
+    kind: "postgres",
+    url: url.toString(),
+    maxConnections: 5,
+    migrate: options.migrate ?? true,
+  });
   return {
     ...handle,
     url: url.toString(),

@@ -12,6 +12,9 @@ import { QualityModes } from "./quality-modes";
 import { RequestLogTable } from "./request-log-table";
 import type { RequestLogStatus } from "@/server/errors";
 import { Stat } from "./stat";
+import { SavingsCard } from "./savings-card";
+import { TopSources } from "./top-sources";
+import { UsageExportLink } from "./usage-export-link";
 import { UsageSummary } from "./usage-summary";
 import { INITIAL_RANGE } from "./first-view";
 
@@ -36,6 +39,7 @@ export function ProjectUsage({
         range={range}
         onRangeChange={setRange}
         usage={usage}
+        exportLink={<UsageExportLink teamSlug={teamSlug} projectSlug={projectSlug} range={range} />}
         moreStats={
           data ? (
             <>
@@ -67,16 +71,7 @@ export function ProjectUsage({
               ]}
             />
           </Card>
-          <Card title="Bandwidth saved">
-            <p className="text-2xl font-semibold tabular-nums" data-testid="bandwidth-saved">
-              {formatBytes(data.log.bandwidth.savedBytes)}
-            </p>
-            <p className="mt-1 text-sm text-neutral-600">
-              Originals {formatBytes(data.log.bandwidth.originalBytes)} → delivered{" "}
-              {formatBytes(data.log.bandwidth.outputBytes)}, measured on {formatPercent(data.log.bandwidth.coverage, 0)}{" "}
-              of successes (those that fetched their original; cache hits never see it).
-            </p>
-          </Card>
+          <SavingsCard savings={data.savings} />
         </div>
       ) : null}
       {data ? (
@@ -90,17 +85,8 @@ export function ProjectUsage({
         </Card>
       ) : null}
       {data ? (
-        <Card title="Top source images">
-          <DataTable
-            label="Top source images"
-            rows={data.log.topSources}
-            rowKey={(s) => s.sourceUrl}
-            columns={[
-              { header: "Source", cell: (s) => <span className="font-mono text-xs break-all">{s.sourceUrl}</span> },
-              { header: "Delivered", numeric: true, cell: (s) => formatCount(s.requests) },
-              { header: "Bytes delivered", numeric: true, cell: (s) => formatBytes(s.outputBytes) },
-            ]}
-          />
+        <Card title="Top source images by bytes delivered">
+          <TopSources sources={data.savings.topSources} />
         </Card>
       ) : null}
       <Card title="Request log">

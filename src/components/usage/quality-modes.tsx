@@ -11,7 +11,7 @@ export interface QualityModeRow {
   minScore: number | null;
 }
 
-const FORMATS: Record<string, string> = {
+export const FORMAT_NAMES: Record<string, string> = {
   avif: "AVIF",
   webp: "WebP",
   jpeg: "JPEG",
@@ -43,7 +43,7 @@ export function QualityModes({ rows }: { rows: readonly QualityModeRow[] }) {
         rowKey={(r) => `${r.mode}|${r.format}`}
         columns={[
           { header: "Quality mode", cell: (r) => describeMode(r.mode) },
-          { header: "Format", cell: (r) => FORMATS[r.format] ?? r.format },
+          { header: "Format", cell: (r) => FORMAT_NAMES[r.format] ?? r.format },
           { header: "Images served", numeric: true, cell: (r) => formatCount(r.requests) },
           {
             header: "Mean size",

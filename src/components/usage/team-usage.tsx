@@ -8,6 +8,9 @@ import { formatBytes, formatCount, formatPercent } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { DataTable } from "./data-table";
 import type { RangeInput } from "./range-picker";
+import { SavingsCard } from "./savings-card";
+import { TopSources } from "./top-sources";
+import { UsageExportLink } from "./usage-export-link";
 import { UsageSummary } from "./usage-summary";
 import { INITIAL_RANGE } from "./first-view";
 
@@ -24,6 +27,7 @@ export function TeamUsage({ teamSlug }: { teamSlug: string }) {
         range={range}
         onRangeChange={setRange}
         usage={usage}
+        exportLink={<UsageExportLink teamSlug={teamSlug} range={range} />}
       />
       {data ? (
         <Card title="By project">
@@ -49,6 +53,12 @@ export function TeamUsage({ teamSlug }: { teamSlug: string }) {
               { header: "Bytes delivered", numeric: true, cell: (p) => formatBytes(p.bytes) },
             ]}
           />
+        </Card>
+      ) : null}
+      {data ? <SavingsCard savings={data.savings} /> : null}
+      {data ? (
+        <Card title="Top source images by bytes delivered">
+          <TopSources sources={data.savings.topSources} />
         </Card>
       ) : null}
     </div>

@@ -39,6 +39,8 @@ export function UsageSummary(props: {
   usage: { data: UsageSummaryData | undefined; error: { message: string } | null; isPending: boolean };
   /** Figures the page adds after requests and bytes. */
   moreStats?: ReactNode;
+  /** The CSV export of what the range shows (admins). */
+  exportLink?: ReactNode;
 }) {
   const { data, error, isPending } = props.usage;
   const period = data ? `${data.range.days} days` : "";
@@ -49,9 +51,12 @@ export function UsageSummary(props: {
       {data ? (
         <div className="space-y-4">
           <Freshness metering={data.metering} />
-          <p className="text-sm text-neutral-600">
-            <When day={data.range.from} /> to <When day={data.range.to} />
-          </p>
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <p className="text-sm text-neutral-600">
+              <When day={data.range.from} /> to <When day={data.range.to} />
+            </p>
+            {props.exportLink}
+          </div>
           <div
             className={cn(
               "grid grid-cols-2 gap-3",

@@ -1,7 +1,7 @@
-import { and, desc, eq, gte, ilike, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, ilike, lt, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "@/server/db/client";
-import { apiKeys, PROCESSING_BOUNDS_MS, requestLog, requestSourceStats, requestStats } from "@/server/db/schema";
+import { apiKeys, PROCESSING_BOUNDS_MS, requestLog, requestStats } from "@/server/db/schema";
 import { HISTOGRAM_COLUMNS, type HistogramColumn } from "@/server/usage/request-stats";
 import type { RequestLogStatus } from "@/server/errors";
 import { rangeInstants, type DateRange } from "./date-range";
@@ -16,35 +16,21 @@ function inRange(projectId: string, range: DateRange) {
 }
 
 /**
- * What the project's traffic looked like over the range, from request_stats (every request, per hour)
- * and request_source_stats (successes per day and source): a few rows per project-hour whatever the
- * traffic, so the page stays fast at any rate. Timing is over successes, from a histogram (p95 to its
- * bucket, interpolated); bandwidth saved is over the successes that fetched their original (cache hits
- * never see it), with that share given.
+ * What the project's traffic looked like over the range, from request_stats (every request, per hour):
+ * a few rows per project-hour whatever the traffic, so the page stays fast at any rate. Timing is over
+ * successes, from a histogram (p95 to its bucket, interpolated). What was saved is savings.ts's.
  */
 export async function requestLogStats(db: Database, projectId: string, range: DateRange) {
   const { start, end } = rangeInstants(range);
   const where = and(eq(requestStats.projectId, projectId), gte(requestStats.hour, start), lt(requestStats.hour, end));
-  const [[summary], statuses, topSources, tiers] = await Promise.all([
+  const [[summary], statuses, tiers] = await Promise.all([
     db
       .select({
         logged: total(requestStats.requests),
         successes: total(requestStats.requests, success),
         processingMs: total(requestStats.processingMs, success),
-        measuredRequests: total(requestStats.measuredRequests),
-        originalBytes: total(requestStats.sourceBytes),
-        outputBytes: total(requestStats.outputBytes),
         ...Object.fromEntries(HISTOGRAM_COLUMNS.map((column) => [column, total(requestStats[column], success)])),
-      } as Record<
-        | "logged"
-        | "successes"
-        | "processingMs"
-        | "measuredRequests"
-        | "originalBytes"
-        | "outputBytes"
-        | HistogramColumn,
-        SQL<number>
-      >)
+      } as Record<"logged" | "successes" | "processingMs" | HistogramColumn, SQL<number>>)
       .from(requestStats)
       .where(where),
     db
@@ -52,23 +38,6 @@ export async function requestLogStats(db: Database, projectId: string, range: Da
       .from(requestStats)
       .where(where)
       .groupBy(requestStats.status),
-    db
-      .select({
-        sourceUrl: sql<string>`min(${requestSourceStats.sourceUrl})`,
-        requests: total(requestSourceStats.requests),
-        outputBytes: total(requestSourceStats.outputBytes),
-      })
-      .from(requestSourceStats)
-      .where(
-        and(
-          eq(requestSourceStats.projectId, projectId),
-          gte(requestSourceStats.day, range.from),
-          lte(requestSourceStats.day, range.to),
-        ),
-      )
-      .groupBy(requestSourceStats.sourceHash)
-      .orderBy(sql`2 desc`, sql`1`)
-      .limit(10),
     db
       .select({ tier: requestStats.cache, requests: total(requestStats.requests) })
       .from(requestStats)
@@ -87,16 +56,8 @@ export async function requestLogStats(db: Database, projectId: string, range: Da
       ),
     },
     statuses: statuses.sort((a, b) => b.requests - a.requests),
-    topSources,
     /** Which tier answered the successes (hit = in memory, store, shared, miss = transformed, revalidated = 304). */
     tiers: tiers.filter((t) => t.tier !== "").sort((a, b) => b.requests - a.requests),
-    bandwidth: {
-      originalBytes: s.originalBytes,
-      outputBytes: s.outputBytes,
-      savedBytes: s.originalBytes - s.outputBytes,
-      /** Share of successes the figure covers. */
-      coverage: s.successes > 0 ? s.measuredRequests / s.successes : null,
-    },
   };
 }
 

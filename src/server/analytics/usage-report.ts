@@ -7,6 +7,7 @@ import { resolveDateRange } from "./date-range";
 import { qualityModeStats } from "./quality-mode-stats";
 import { requestLogPage, requestLogStats, type RequestLogPageInput } from "./request-log-stats";
 import { requestOutcomes } from "./request-outcomes";
+import { savingsReport } from "./savings";
 import { projectUsage, teamUsage } from "./usage-totals";
 
 /** What the usage pages read: the database, the clock a range is resolved against, metering's lag. */
@@ -19,19 +20,21 @@ export interface UsageReportDeps {
 
 /**
  * A project's usage page: metered totals, every request by outcome, the request log's statistics, what
- * each quality mode delivered, how current metering is, its stored share.
+ * each quality mode delivered, what the service saved, how current metering is, its stored share.
  */
 export async function projectUsageReport(deps: UsageReportDeps, projectId: string, rangeInput: DateRangeInput) {
   const now = deps.now();
   const range = resolveDateRange(rangeInput, now);
-  const [usage, log, outcomes, qualityModes, metering] = await Promise.all([
+  const [usage, log, outcomes, qualityModes, savings, metering] = await Promise.all([
     projectUsage(deps.db, projectId, range),
     requestLogStats(deps.db, projectId, range),
     requestOutcomes(deps.db, { projectId }, range, now),
     qualityModeStats(deps.db, projectId, range),
+    savingsReport(deps.db, { projectId }, range),
     deps.freshness(),
   ]);
-  return { range, ...usage, log, outcomes, qualityModes, metering, store: storeShare(deps.store, projectId) };
+  const store = storeShare(deps.store, projectId);
+  return { range, ...usage, log, outcomes, qualityModes, savings, metering, store };
 }
 
 /** One page of a project's request log within the range. */
@@ -47,10 +50,11 @@ export function projectRequestLog(
 export async function teamUsageReport(deps: UsageReportDeps, teamId: string, rangeInput: DateRangeInput) {
   const now = deps.now();
   const range = resolveDateRange(rangeInput, now);
-  const [usage, outcomes, metering] = await Promise.all([
+  const [usage, outcomes, savings, metering] = await Promise.all([
     teamUsage(deps.db, teamId, range),
     requestOutcomes(deps.db, { teamId }, range, now),
+    savingsReport(deps.db, { teamId }, range),
     deps.freshness(),
   ]);
-  return { range, ...usage, outcomes, metering };
+  return { range, ...usage, outcomes, savings, metering };
 }

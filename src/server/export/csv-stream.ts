@@ -23,16 +23,19 @@ export function csvStream(
         controller.enqueue(encoder.encode(lines([[...header]])));
         return;
       }
-      let next: IteratorResult<CsvCell[][]>;
-      try {
-        next = await iterator.next();
-      } catch (error) {
-        onError(error);
-        controller.error(error);
-        return;
+      // A pull that enqueues nothing is not called again: read on past empty pages.
+      for (;;) {
+        let next: IteratorResult<CsvCell[][]>;
+        try {
+          next = await iterator.next();
+        } catch (error) {
+          onError(error);
+          controller.error(error);
+          return;
+        }
+        if (next.done) return controller.close();
+        if (next.value.length > 0) return controller.enqueue(encoder.encode(lines(next.value)));
       }
-      if (next.done) controller.close();
-      else if (next.value.length > 0) controller.enqueue(encoder.encode(lines(next.value)));
     },
     async cancel() {
       await iterator.return?.();

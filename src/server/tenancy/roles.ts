@@ -42,6 +42,8 @@ export const permissions = {
   // A URL without exp works forever, also after its signer has left the team: a deliberate admin act.
   "developer.signPermanent": "admin",
   "usage.read": "member",
+  // Every day of every project in one file, for billing and reports: an admin's download.
+  "usage.export": "admin",
   // Who did what, from where (addresses, user agents): the admins who answer for the team.
   "audit.read": "admin",
 } as const satisfies Record<string, TeamRole>;

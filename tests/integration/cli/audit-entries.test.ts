@@ -47,7 +47,8 @@ const dataDir = mkdtempSync(path.join(tmpdir(), "optstuff-cli-audit-"));
 
 beforeAll(async () => {
   if (process.env.TEST_DATABASE_URL) {
-    database = await createTestDatabase();
+    // Without tables: `optstuff migrate` makes them, and writes that it did.
+    database = await createTestDatabase({ migrate: false });
     databaseUrl = database.url;
   }
   if (!redisCheck.skip) redis = await startRealRedis();

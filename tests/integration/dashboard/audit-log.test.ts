@@ -4,7 +4,8 @@ import { appRouter } from "@/server/api/root";
 import { auditLog, projects, teams } from "@/server/db/schema";
 import { recordRegistrationPolicy } from "@/server/audit/registration-record";
 import { auditTrail, userActor } from "@/server/audit/trail";
-import { createAuditExportHandler } from "@/server/http/export-route";
+import { createExportHandler } from "@/server/http/export-route";
+import { auditExport } from "@/server/http/exports";
 import { updateProject } from "@/server/tenancy/projects";
 import { createTestApp, type TestApp } from "../../support/app";
 import { authRequest, CALLER_ORIGIN, signUp } from "../../support/dashboard";
@@ -295,9 +296,10 @@ describe("exporting the log as CSV", () => {
   let w: Awaited<ReturnType<typeof buildTenantWorld>>;
   let teamId: string;
   const exportAudit = (query: string, cookie: string | null) =>
-    createAuditExportHandler(async () => app.services)(
-      new Request(`http://127.0.0.1/api/export/audit?${query}`, { headers: cookie ? { cookie } : {} }),
-    );
+    createExportHandler(
+      async () => app.services,
+      auditExport,
+    )(new Request(`http://127.0.0.1/api/export/audit?${query}`, { headers: cookie ? { cookie } : {} }));
   beforeAll(async () => {
     w = await buildTenantWorld(app.services, "exports");
     teamId = (await teamIdOf(w.teamSlug))!;

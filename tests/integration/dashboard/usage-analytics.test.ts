@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageRecord } from "@/server/db/schema";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
+import { tokenOf } from "../../support/tenant-world";
+import { createExportHandler } from "@/server/http/export-route";
+import { usageExport } from "@/server/http/exports";
 import { buildSignedUrl } from "../../support/signed-url";
 
 /** Images served through the real route, flushed by the real job, read back through the procedures. */
@@ -88,7 +91,7 @@ describe("project usage", () => {
   });
 
   it("derives success rate, timing, top sources and bandwidth saved from the request statistics", async () => {
-    const { log } = await owner.caller.usage.project({ ...scope(), range: { preset: "7d" } });
+    const { log, savings, totals } = await owner.caller.usage.project({ ...scope(), range: { preset: "7d" } });
     expect(log.logged).toBe(7);
     expect(log.successRate).toBeCloseTo(5 / 7, 10);
     expect(log.statuses).toEqual([
@@ -108,14 +111,24 @@ describe("project usage", () => {
     const p95 = bounds[upper - 1]! + ((rank - below) / inside) * (bounds[upper]! - bounds[upper - 1]!);
     expect(log.processing.averageMs).toBeCloseTo(durations.reduce((a, b) => a + b, 0) / durations.length, 6);
     expect(log.processing.p95Ms).toBeCloseTo(p95, 6);
-    expect(log.topSources).toEqual([{ sourceUrl: "local/photo.jpg", requests: 5, outputBytes: served.bytes }]);
+    expect(savings.topSources).toEqual([{ sourceUrl: "local/photo.jpg", requests: 5, outputBytes: served.bytes }]);
     expect(served.misses).toBe(4); // the repeated variant was a cache hit
-    expect(log.bandwidth).toEqual({
+    // Exactly what the route served (its outcomes), and what the ledger metered.
+    expect(savings.totals).toEqual({
+      delivered: totals.requests,
+      outputBytes: totals.bytes,
+      measured: 4,
       originalBytes: served.original,
-      outputBytes: served.measuredOutput,
+      measuredOutputBytes: served.measuredOutput,
       savedBytes: served.original - served.measuredOutput,
-      coverage: 4 / 5,
+      savedShare: 1 - served.measuredOutput / served.original,
     });
+    expect(totals).toEqual({ requests: served.requests, bytes: served.bytes });
+    const formats = new Map<string, number>();
+    for (const o of app.outcomes.filter((o) => o.status === "success"))
+      formats.set(o.outputFormat!, (formats.get(o.outputFormat!) ?? 0) + 1);
+    expect(new Map(savings.byFormat.map((f) => [f.format, f.delivered]))).toEqual(formats);
+    expect(savings.work).toEqual({ transforms: 4, spared: 1, sparedShare: 1 / 5 });
   });
 
   it("compares with the previous period of the same length", async () => {
@@ -300,5 +313,72 @@ describe("every request by outcome", () => {
       code: "BAD_REQUEST",
       message: expect.stringContaining("at most 2048 characters"),
     });
+  });
+});
+
+describe("usage as CSV", () => {
+  const exportUsage = (query: string, cookie: string | null) =>
+    createExportHandler(
+      async () => app.services,
+      usageExport,
+    )(new Request(`http://127.0.0.1/api/export/usage?${query}`, { headers: cookie ? { cookie } : {} }));
+  const parse = (text: string) =>
+    text
+      .split("\r\n")
+      .filter(Boolean)
+      .map((line) => line.split(","));
+
+  it("agrees exactly with the usage pages: delivered and bytes with the ledger, requests with the statistics", async () => {
+    const team = await owner.caller.usage.team({ teamSlug, range: { preset: "30d" } });
+    const response = await exportUsage(`team=${teamSlug}&preset=30d`, owner.cookie);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-disposition")).toBe(
+      `attachment; filename="usage-${teamSlug}-${day(-29)}-${day(0)}.csv"`,
+    );
+    const [header, ...rows] = parse(await response.text());
+    expect(header).toEqual([
+      "date (UTC)",
+      "project",
+      "delivered",
+      "bytes delivered",
+      "requests",
+      "served",
+      "cached",
+      "refused",
+      "failed",
+    ]);
+    const total = (column: number) => rows.reduce((sum, row) => sum + Number(row[column]), 0);
+    expect([total(2), total(3)]).toEqual([team.totals.requests, team.totals.bytes]);
+    expect([total(4), total(5), total(6), total(7), total(8)]).toEqual([
+      team.outcomes.totals.all,
+      team.outcomes.totals.served,
+      team.outcomes.totals.cached,
+      team.outcomes.totals.refused,
+      team.outcomes.totals.failed,
+    ]);
+    // A quiet project has no row; each row's requests are the sum of its outcomes.
+    expect(new Set(rows.map((row) => row[1]))).toEqual(new Set([projectSlug]));
+    for (const row of rows)
+      expect(Number(row[4])).toBe(Number(row[5]) + Number(row[6]) + Number(row[7]) + Number(row[8]));
+    expect(rows.map((row) => row[0])).toEqual([...rows.map((row) => row[0]!)].sort());
+
+    // One project, over explicit days: its rows only.
+    const one = await exportUsage(`team=${teamSlug}&project=quiet&from=${day(-3)}&to=${day(0)}`, owner.cookie);
+    expect(parse(await one.text())).toHaveLength(1);
+  });
+
+  it("is refused to the signed out, a stranger, a member, an unknown project and a range over a year", async () => {
+    const query = `team=${teamSlug}&preset=7d`;
+    expect((await exportUsage(query, null)).status).toBe(401);
+    const stranger = await signUp(app.services, "stranger");
+    expect((await exportUsage(query, stranger.cookie)).status).toBe(404);
+    const member = await signUp(app.services, "reader");
+    const invitation = await owner.caller.team.invite({ teamSlug, email: member.email, role: "member" });
+    await member.caller.account.acceptInvitation({ token: tokenOf(invitation.link) });
+    expect((await exportUsage(query, member.cookie)).status).toBe(403);
+    expect((await exportUsage(`team=${teamSlug}&project=nope`, owner.cookie)).status).toBe(404);
+    const long = await exportUsage(`team=${teamSlug}&from=${day(-400)}&to=${day(0)}`, owner.cookie);
+    expect(long.status).toBe(400);
+    expect(await long.json()).toMatchObject({ error: "A range covers at most 366 days" });
   });
 });

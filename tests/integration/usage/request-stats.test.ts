@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveDateRange } from "@/server/analytics/date-range";
 import { requestLogStats } from "@/server/analytics/request-log-stats";
+import { savingsReport } from "@/server/analytics/savings";
 import { createCounters } from "@/server/coordination/counters";
 import { createMemoryKeyValue } from "@/server/coordination/memory-key-value";
 import { projects, requestLog, requestStats } from "@/server/db/schema";
@@ -81,7 +82,12 @@ describe("request statistics", () => {
     );
     expect(new Map(stats.tiers.map((t) => [t.tier, t.requests]))).toEqual(tiers);
     expect(tiers.get("revalidated")).toBe(3);
-    expect(stats.topSources).toEqual([
+    const { topSources } = await savingsReport(
+      app.services.database.db,
+      { projectId: app.projectId },
+      resolveDateRange({ preset: "7d" }, new Date()),
+    );
+    expect(topSources).toEqual([
       {
         sourceUrl: `http://${origin.host}/a.png`,
         requests: 43,

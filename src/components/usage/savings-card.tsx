@@ -1,0 +1,47 @@
+import { Card } from "@/components/ui/feedback";
+import { formatBytes, formatCount, formatPercent } from "@/lib/format";
+import type { SavingsReport } from "@/server/analytics/savings";
+import { DataTable } from "./data-table";
+import { FORMAT_NAMES } from "./quality-modes";
+
+/**
+ * What the service saved over the range: bytes against the originals, by output format, and the
+ * transforms a cache tier spared. Originals are known only for answers that fetched theirs.
+ */
+export function SavingsCard({ savings }: { savings: SavingsReport }) {
+  const { totals, work } = savings;
+  return (
+    <Card title="Savings">
+      <div className="space-y-3">
+        <p className="text-2xl font-semibold tabular-nums" data-testid="bandwidth-saved">
+          {formatBytes(totals.savedBytes)}{" "}
+          <span className="text-base font-normal text-neutral-600">saved ({formatPercent(totals.savedShare, 0)})</span>
+        </p>
+        <p className="text-sm text-neutral-600">
+          Originals {formatBytes(totals.originalBytes)} → delivered {formatBytes(totals.measuredOutputBytes)}, over the{" "}
+          {formatCount(totals.measured)} of {formatCount(totals.delivered)} answers that fetched their original (an
+          answer from a cache never sees it).
+        </p>
+        {savings.byFormat.length > 0 ? (
+          <DataTable
+            label="Savings by output format"
+            testId="savings-by-format"
+            rows={savings.byFormat}
+            rowKey={(f) => f.format}
+            columns={[
+              { header: "Format", cell: (f) => FORMAT_NAMES[f.format] ?? f.format },
+              { header: "Delivered", numeric: true, cell: (f) => formatCount(f.delivered) },
+              { header: "Bytes delivered", numeric: true, cell: (f) => formatBytes(f.outputBytes) },
+              { header: "Saved", numeric: true, cell: (f) => formatBytes(f.savedBytes) },
+              { header: "Saved share", numeric: true, cell: (f) => formatPercent(f.savedShare, 0) },
+            ]}
+          />
+        ) : null}
+        <p className="text-sm" data-testid="transforms-spared">
+          {formatCount(work.transforms)} transformed, {formatCount(work.spared)} answered from a cache without a
+          transform ({formatPercent(work.sparedShare, 0)} spared).
+        </p>
+      </div>
+    </Card>
+  );
+}

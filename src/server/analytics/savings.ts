@@ -1,0 +1,112 @@
+import { and, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import type { Database } from "@/server/db/client";
+import { projects, requestQualityStats, requestSourceStats, requestStats } from "@/server/db/schema";
+import { rangeInstants, type DateRange } from "./date-range";
+import type { OutcomeScope } from "./request-outcomes";
+
+const sum = (column: AnyPgColumn | SQL) => sql<number>`coalesce(sum(${column}), 0)::float8`;
+
+export interface FormatSavings {
+  format: string;
+  /** Successful answers in this format, and their bytes. */
+  delivered: number;
+  outputBytes: number;
+  /** Of those, the answers that fetched their original: both sizes known. */
+  measured: number;
+  originalBytes: number;
+  measuredOutputBytes: number;
+  savedBytes: number;
+  /** 1 − output ÷ originals over the measured answers; null where none fetched its original. */
+  savedShare: number | null;
+}
+
+/**
+ * What the service saved over the range, for one project or a whole team: bytes against the originals
+ * by output format (over the answers that fetched their original: a cache hit never sees it), the
+ * transforms made against the answers a cache tier spared, and the sources that cost the most bytes.
+ * From the request statistics (every request, per hour or day), so it agrees with the request log.
+ */
+export async function savingsReport(db: Database, scope: OutcomeScope, range: DateRange) {
+  const ids =
+    "projectId" in scope
+      ? [scope.projectId]
+      : db.select({ id: projects.id }).from(projects).where(eq(projects.teamId, scope.teamId));
+  const { start, end } = rangeInstants(range);
+  const q = requestQualityStats;
+  const [formats, tiers, topSources] = await Promise.all([
+    db
+      .select({
+        format: q.format,
+        delivered: sum(q.requests),
+        outputBytes: sum(q.outputBytes),
+        measured: sum(q.measuredRequests),
+        originalBytes: sum(q.measuredSourceBytes),
+        measuredOutputBytes: sum(q.measuredOutputBytes),
+      })
+      .from(q)
+      .where(and(inArray(q.projectId, ids), gte(q.day, range.from), lte(q.day, range.to)))
+      .groupBy(q.format),
+    db
+      .select({ tier: requestStats.cache, requests: sum(requestStats.requests) })
+      .from(requestStats)
+      .where(
+        and(
+          inArray(requestStats.projectId, ids),
+          gte(requestStats.hour, start),
+          lt(requestStats.hour, end),
+          eq(requestStats.status, "success"),
+        ),
+      )
+      .groupBy(requestStats.cache),
+    db
+      .select({
+        sourceUrl: sql<string>`min(${requestSourceStats.sourceUrl})`,
+        requests: sum(requestSourceStats.requests),
+        outputBytes: sum(requestSourceStats.outputBytes),
+      })
+      .from(requestSourceStats)
+      .where(
+        and(
+          inArray(requestSourceStats.projectId, ids),
+          gte(requestSourceStats.day, range.from),
+          lte(requestSourceStats.day, range.to),
+        ),
+      )
+      .groupBy(requestSourceStats.sourceHash)
+      .orderBy(sql`3 desc`, sql`1`)
+      .limit(10),
+  ]);
+  const byFormat: FormatSavings[] = formats
+    .map((f) => ({
+      ...f,
+      savedBytes: f.originalBytes - f.measuredOutputBytes,
+      savedShare: f.originalBytes > 0 ? 1 - f.measuredOutputBytes / f.originalBytes : null,
+    }))
+    .sort((a, b) => b.delivered - a.delivered || a.format.localeCompare(b.format));
+  const totals = byFormat.reduce(
+    (acc, f) => ({
+      delivered: acc.delivered + f.delivered,
+      outputBytes: acc.outputBytes + f.outputBytes,
+      measured: acc.measured + f.measured,
+      originalBytes: acc.originalBytes + f.originalBytes,
+      measuredOutputBytes: acc.measuredOutputBytes + f.measuredOutputBytes,
+    }),
+    { delivered: 0, outputBytes: 0, measured: 0, originalBytes: 0, measuredOutputBytes: 0 },
+  );
+  // `miss` was transformed for its request; every other tier answered without a transform.
+  const transforms = tiers.filter((t) => t.tier === "miss").reduce((n, t) => n + t.requests, 0);
+  const spared = tiers.filter((t) => t.tier !== "miss" && t.tier !== "").reduce((n, t) => n + t.requests, 0);
+  return {
+    byFormat,
+    totals: {
+      ...totals,
+      savedBytes: totals.originalBytes - totals.measuredOutputBytes,
+      savedShare: totals.originalBytes > 0 ? 1 - totals.measuredOutputBytes / totals.originalBytes : null,
+    },
+    work: { transforms, spared, sparedShare: transforms + spared > 0 ? spared / (transforms + spared) : null },
+    topSources,
+  };
+}
+
+export type SavingsReport = Awaited<ReturnType<typeof savingsReport>>;

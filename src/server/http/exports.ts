@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { auditFilterSchema, MAX_AUDIT_RANGE_DAYS } from "@/lib/schemas/audit";
+import { dateRangeInput } from "@/lib/schemas/date-range";
+import { resolveDateRange } from "@/server/analytics/date-range";
+import { usageCsvPages, USAGE_CSV_HEADER } from "@/server/analytics/usage-export";
+import { auditCsvPages, AUDIT_CSV_HEADER } from "@/server/audit/audit-export";
+import { resolveAuditScope } from "@/server/audit/audit-scope";
+import { AppError } from "@/server/errors";
+import { findProject } from "@/server/tenancy/projects";
+import { assertCan } from "@/server/tenancy/roles";
+import { resolveMembership } from "@/server/tenancy/teams";
+import type { Exporter } from "./export-route";
+
+const slug = z.string().min(1).max(100);
+const DAY_MS = 24 * 3600 * 1000;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function parsed<T>(schema: z.ZodType<T>, query: URLSearchParams | object): T {
+  const result = schema.safeParse(query instanceof URLSearchParams ? Object.fromEntries(query) : query);
+  if (!result.success)
+    throw new AppError("INVALID_INPUT", { message: result.error.issues[0]?.message ?? "Invalid export" });
+  return result.data;
+}
+
+/** The audit log with the log page's filters; without days, the last year (one file never holds more). */
+export const auditExport: Exporter = async (deps, userId, query) => {
+  const { team, ...filter } = parsed(auditFilterSchema.extend({ team: slug.optional() }), query);
+  const scope = await resolveAuditScope(deps, userId, team);
+  const now = deps.now().getTime();
+  const days = filter.from || filter.to ? {} : { from: day(now - (MAX_AUDIT_RANGE_DAYS - 1) * DAY_MS), to: day(now) };
+  return {
+    name: `audit-${team ?? "instance"}-${day(now)}.csv`,
+    header: AUDIT_CSV_HEADER,
+    // The filter is checked here, before a response begins: a bad range is a 400, not a broken file.
+    pages: auditCsvPages(deps, scope, { ...filter, ...days }),
+  };
+};
+
+const usageQuery = z.object({
+  team: slug,
+  project: slug.optional(),
+  preset: z.enum(["7d", "30d", "90d"]).optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+});
+
+/** A team's (or one project's) usage by day and project over the usage pages' range, at most a year. */
+export const usageExport: Exporter = async (deps, userId, query) => {
+  const input = parsed(usageQuery, query);
+  const membership = await resolveMembership(deps, userId, input.team);
+  if (!membership) throw new AppError("NOT_FOUND", { message: "Team not found" });
+  assertCan(membership.role, "usage.export");
+  const project = input.project ? await findProject(deps, membership.team.id, input.project) : null;
+  if (input.project && !project) throw new AppError("NOT_FOUND", { message: "Project not found" });
+  const asked =
+    input.from || input.to ? { from: input.from ?? "", to: input.to ?? "" } : { preset: input.preset ?? "30d" };
+  const range = resolveDateRange(parsed(dateRangeInput, asked), deps.now(), MAX_AUDIT_RANGE_DAYS);
+  return {
+    name: `usage-${input.team}${project ? `-${project.slug}` : ""}-${range.from}-${range.to}.csv`,
+    header: USAGE_CSV_HEADER,
+    pages: usageCsvPages(deps.db, { teamId: membership.team.id, projectId: project?.id }, range),
+  };
+};
