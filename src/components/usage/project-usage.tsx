@@ -39,7 +39,7 @@ export function ProjectUsage({
         range={range}
         onRangeChange={setRange}
         usage={usage}
-        exportLink={<UsageExportLink teamSlug={teamSlug} projectSlug={projectSlug} range={range} />}
+        exportLink={data ? <UsageExportLink teamSlug={teamSlug} projectSlug={projectSlug} range={data.range} /> : null}
         moreStats={
           data ? (
             <>

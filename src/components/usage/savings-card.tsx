@@ -14,13 +14,16 @@ export function SavingsCard({ savings }: { savings: SavingsReport }) {
     <Card title="Savings">
       <div className="space-y-3">
         <p className="text-2xl font-semibold tabular-nums" data-testid="bandwidth-saved">
-          {formatBytes(totals.savedBytes)}{" "}
-          <span className="text-base font-normal text-neutral-600">saved ({formatPercent(totals.savedShare, 0)})</span>
+          {formatBytes(Math.abs(totals.savedBytes))}{" "}
+          <span className="text-base font-normal text-neutral-600">
+            {totals.savedBytes >= 0 ? "saved" : "larger than the originals"} (
+            {formatPercent(totals.savedShare === null ? null : Math.abs(totals.savedShare), 0)})
+          </span>
         </p>
         <p className="text-sm text-neutral-600">
           Originals {formatBytes(totals.originalBytes)} → delivered {formatBytes(totals.measuredOutputBytes)}, over the{" "}
-          {formatCount(totals.measured)} of {formatCount(totals.delivered)} answers that fetched their original (an
-          answer from a cache never sees it).
+          {formatCount(totals.measured)} of {formatCount(totals.delivered)} images served that fetched their original
+          (an answer from a cache never sees it).
         </p>
         {savings.byFormat.length > 0 ? (
           <DataTable

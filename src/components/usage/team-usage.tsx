@@ -27,7 +27,7 @@ export function TeamUsage({ teamSlug }: { teamSlug: string }) {
         range={range}
         onRangeChange={setRange}
         usage={usage}
-        exportLink={<UsageExportLink teamSlug={teamSlug} range={range} />}
+        exportLink={data ? <UsageExportLink teamSlug={teamSlug} range={data.range} /> : null}
       />
       {data ? (
         <Card title="By project">

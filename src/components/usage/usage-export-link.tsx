@@ -4,7 +4,6 @@ import { useQuery } from "@tanstack/react-query";
 import { Download } from "lucide-react";
 import { buttonClasses } from "@/components/ui/button";
 import { useTRPC } from "@/lib/trpc/client";
-import type { RangeInput } from "./range-picker";
 
 /** Usage by day and project over the range shown, as CSV: for the admins who may export it. */
 export function UsageExportLink({
@@ -14,12 +13,18 @@ export function UsageExportLink({
 }: {
   teamSlug: string;
   projectSlug?: string;
-  range: RangeInput;
+  /** The days the page shows, as the server resolved them: the file holds the same. */
+  range: { from: string; to: string };
 }) {
   const trpc = useTRPC();
   const team = useQuery(trpc.team.get.queryOptions({ teamSlug }));
   if (!team.data?.can["usage.export"]) return null;
-  const query = new URLSearchParams({ team: teamSlug, ...(projectSlug && { project: projectSlug }), ...range });
+  const query = new URLSearchParams({
+    team: teamSlug,
+    ...(projectSlug && { project: projectSlug }),
+    from: range.from,
+    to: range.to,
+  });
   return (
     <a
       href={`/api/export/usage?${query}`}

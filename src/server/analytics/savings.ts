@@ -3,13 +3,13 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "@/server/db/client";
 import { projects, requestQualityStats, requestSourceStats, requestStats } from "@/server/db/schema";
 import { rangeInstants, type DateRange } from "./date-range";
-import type { OutcomeScope } from "./request-outcomes";
+import { outcomeOf, type OutcomeScope } from "./request-outcomes";
 
 const sum = (column: AnyPgColumn | SQL) => sql<number>`coalesce(sum(${column}), 0)::float8`;
 
 export interface FormatSavings {
   format: string;
-  /** Successful answers in this format, and their bytes. */
+  /** Image answers in this format (304s and info's JSON are not images), and their bytes. */
   delivered: number;
   outputBytes: number;
   /** Of those, the answers that fetched their original: both sizes known. */
@@ -94,9 +94,9 @@ export async function savingsReport(db: Database, scope: OutcomeScope, range: Da
     }),
     { delivered: 0, outputBytes: 0, measured: 0, originalBytes: 0, measuredOutputBytes: 0 },
   );
-  // `miss` was transformed for its request; every other tier answered without a transform.
-  const transforms = tiers.filter((t) => t.tier === "miss").reduce((n, t) => n + t.requests, 0);
-  const spared = tiers.filter((t) => t.tier !== "miss" && t.tier !== "").reduce((n, t) => n + t.requests, 0);
+  // As the outcome chart counts them: served was transformed for its request, cached was not.
+  const transforms = tiers.filter((t) => outcomeOf("success", t.tier) === "served").reduce((n, t) => n + t.requests, 0);
+  const spared = tiers.filter((t) => outcomeOf("success", t.tier) === "cached").reduce((n, t) => n + t.requests, 0);
   return {
     byFormat,
     totals: {

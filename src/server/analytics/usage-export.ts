@@ -26,12 +26,14 @@ export type UsageExportScope = { teamId: string; projectId?: string };
 /**
  * Usage by UTC day and project, a month at a time: what was metered (delivered and bytes, the usage
  * ledger's totals, as the usage pages and billing read them) and every request by outcome (the request
- * statistics, as the pages' outcome chart). A day and project with nothing is left out.
+ * statistics, as the pages' outcome chart). A day and project with nothing is left out. The statistics
+ * are kept REQUEST_STATS_RETENTION_DAYS: before `statsSince` their cells are empty, not zero.
  */
 export async function* usageCsvPages(
   db: Database,
   scope: UsageExportScope,
   range: DateRange,
+  statsSince: string,
 ): AsyncGenerator<CsvCell[][]> {
   const named = await db
     .select({ id: projects.id, slug: projects.slug })
@@ -53,8 +55,9 @@ export async function* usageCsvPages(
       row.project,
       row.delivered,
       row.bytes,
-      OUTCOMES.reduce((all, o) => all + row[o], 0),
-      ...OUTCOMES.map((o) => row[o]),
+      ...(row.date < statsSince
+        ? [null, ...OUTCOMES.map(() => null)]
+        : [OUTCOMES.reduce((all, o) => all + row[o], 0), ...OUTCOMES.map((o) => row[o])]),
     ]);
   }
 }
@@ -63,7 +66,8 @@ type DayRow = { date: string; projectId: string; delivered: number; bytes: numbe
 
 async function monthOf(db: Database, projectIds: string[], days: { from: string; to: string }): Promise<DayRow[]> {
   const { start, end } = rangeInstants(days);
-  const day = sql<string>`to_char(date_trunc('day', ${requestStats.hour}, 'UTC'), 'YYYY-MM-DD')`;
+  // The UTC day whatever the session's time zone (to_char of a timestamptz would use the session's).
+  const day = sql<string>`to_char(${requestStats.hour} at time zone 'UTC', 'YYYY-MM-DD')`;
   const [metered, requests] = await Promise.all([
     db
       .select({

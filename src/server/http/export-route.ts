@@ -37,9 +37,10 @@ export function createExportHandler(getServices: () => Promise<Services>, export
       const loaded = (services = await getServices());
       const user = await sessionUser(await loaded.auth(), request.headers);
       if (!user) throw new AppError("UNAUTHENTICATED");
+      // Counted before anything is looked up, as the procedures are: refused probes count too.
+      await loaded.admission.admit(limitsFor({ type: "query", counts: "export" }), user.id);
       const deps = { db: loaded.database.db, now: loaded.tenancy.now };
       const made = await exporter(deps, user.id, new URL(request.url).searchParams);
-      await loaded.admission.admit(limitsFor({ type: "query", counts: "export" }), user.id);
       const failed = (error: unknown) =>
         loaded.logger.log("error", "export failed after it began", { requestId, ...describeError(error) });
       return new Response(csvStream(made.header, made.pages, failed), {

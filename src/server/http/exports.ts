@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { auditFilterSchema, MAX_AUDIT_RANGE_DAYS } from "@/lib/schemas/audit";
-import { dateRangeInput } from "@/lib/schemas/date-range";
+import { customRangeSchema } from "@/lib/schemas/date-range";
 import { resolveDateRange } from "@/server/analytics/date-range";
 import { usageCsvPages, USAGE_CSV_HEADER } from "@/server/analytics/usage-export";
 import { auditCsvPages, AUDIT_CSV_HEADER } from "@/server/audit/audit-export";
 import { resolveAuditScope } from "@/server/audit/audit-scope";
 import { AppError } from "@/server/errors";
+import { REQUEST_STATS_RETENTION_DAYS } from "@/server/usage/retention";
 import { findProject } from "@/server/tenancy/projects";
 import { assertCan } from "@/server/tenancy/roles";
 import { resolveMembership } from "@/server/tenancy/teams";
@@ -36,13 +37,19 @@ export const auditExport: Exporter = async (deps, userId, query) => {
   };
 };
 
-const usageQuery = z.object({
-  team: slug,
-  project: slug.optional(),
-  preset: z.enum(["7d", "30d", "90d"]).optional(),
-  from: z.string().optional(),
-  to: z.string().optional(),
-});
+const usageQuery = z
+  .object({
+    team: slug,
+    project: slug.optional(),
+    preset: z.enum(["7d", "30d", "90d"]).optional(),
+    from: z.string().optional(),
+    to: z.string().optional(),
+  })
+  .refine((q) => (q.from === undefined) === (q.to === undefined), { error: "Give both from and to, or neither" })
+  .refine((q) => !(q.preset && q.from), { error: "Give either a preset or from and to, not both" });
+
+/** A year: the ledger's days (the request statistics keep fewer: their cells are empty before). */
+const MAX_USAGE_EXPORT_DAYS = 366;
 
 /** A team's (or one project's) usage by day and project over the usage pages' range, at most a year. */
 export const usageExport: Exporter = async (deps, userId, query) => {
@@ -53,11 +60,16 @@ export const usageExport: Exporter = async (deps, userId, query) => {
   const project = input.project ? await findProject(deps, membership.team.id, input.project) : null;
   if (input.project && !project) throw new AppError("NOT_FOUND", { message: "Project not found" });
   const asked =
-    input.from || input.to ? { from: input.from ?? "", to: input.to ?? "" } : { preset: input.preset ?? "30d" };
-  const range = resolveDateRange(parsed(dateRangeInput, asked), deps.now(), MAX_AUDIT_RANGE_DAYS);
+    input.from !== undefined
+      ? parsed(customRangeSchema, { from: input.from, to: input.to })
+      : { preset: input.preset ?? "30d" };
+  const now = deps.now();
+  const range = resolveDateRange(asked, now, MAX_USAGE_EXPORT_DAYS);
+  const statsSince = day(now.getTime() - (REQUEST_STATS_RETENTION_DAYS - 1) * DAY_MS);
+  const scope = { teamId: membership.team.id, projectId: project?.id };
   return {
-    name: `usage-${input.team}${project ? `-${project.slug}` : ""}-${range.from}-${range.to}.csv`,
+    name: `usage-${membership.team.slug}${project ? `-${project.slug}` : ""}-${range.from}-${range.to}.csv`,
     header: USAGE_CSV_HEADER,
-    pages: usageCsvPages(deps.db, { teamId: membership.team.id, projectId: project?.id }, range),
+    pages: usageCsvPages(deps.db, scope, range, statsSince),
   };
 };

@@ -113,9 +113,9 @@ describe("project usage", () => {
     expect(log.processing.p95Ms).toBeCloseTo(p95, 6);
     expect(savings.topSources).toEqual([{ sourceUrl: "local/photo.jpg", requests: 5, outputBytes: served.bytes }]);
     expect(served.misses).toBe(4); // the repeated variant was a cache hit
-    // Exactly what the route served (its outcomes), and what the ledger metered.
+    // Exactly what the route served (its outcomes); here every delivery is an image, as metered.
     expect(savings.totals).toEqual({
-      delivered: totals.requests,
+      delivered: app.outcomes.filter((o) => o.status === "success" && o.outputFormat).length,
       outputBytes: totals.bytes,
       measured: 4,
       originalBytes: served.original,
@@ -364,6 +364,19 @@ describe("usage as CSV", () => {
 
     // One project, over explicit days: its rows only.
     const one = await exportUsage(`team=${teamSlug}&project=quiet&from=${day(-3)}&to=${day(0)}`, owner.cookie);
+    expect(one.status).toBe(200);
+
+    // Before the request statistics' 91 days, the ledger's figures stand and the requests are unknown.
+    await app.services.database.db.insert(usageRecord).values({
+      projectId: (await owner.caller.project.get(scope())).project.id,
+      apiKeyId: keys[0]!.id,
+      date: day(-100),
+      requests: 3,
+      bytes: 300,
+    });
+    const old = await exportUsage(`team=${teamSlug}&from=${day(-100)}&to=${day(-100)}`, owner.cookie);
+    expect(parse(await old.text())[1]).toEqual([day(-100), projectSlug, "3", "300", "", "", "", "", ""]);
+    expect(one.headers.get("content-disposition")).toContain(`usage-${teamSlug}-quiet-`);
     expect(parse(await one.text())).toHaveLength(1);
   });
 
@@ -377,6 +390,17 @@ describe("usage as CSV", () => {
     await member.caller.account.acceptInvitation({ token: tokenOf(invitation.link) });
     expect((await exportUsage(query, member.cookie)).status).toBe(403);
     expect((await exportUsage(`team=${teamSlug}&project=nope`, owner.cookie)).status).toBe(404);
+    for (const [bad, message] of [
+      [`from=${day(-3)}`, "Give both from and to, or neither"],
+      [`preset=7d&from=${day(-3)}&to=${day(0)}`, "Give either a preset or from and to, not both"],
+      ["from=yesterday&to=today", "Choose a day (YYYY-MM-DD)"],
+    ]) {
+      const refused = await exportUsage(`team=${teamSlug}&${bad}`, owner.cookie);
+      expect(refused.status, bad).toBe(400);
+      expect(await refused.json(), bad).toMatchObject({ error: message });
+    }
+    // A project of another team is not found under this one.
+    expect((await exportUsage(`team=${teamSlug}&project=blog`, owner.cookie)).status).toBe(404);
     const long = await exportUsage(`team=${teamSlug}&from=${day(-400)}&to=${day(0)}`, owner.cookie);
     expect(long.status).toBe(400);
     expect(await long.json()).toMatchObject({ error: "A range covers at most 366 days" });
