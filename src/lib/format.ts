@@ -5,6 +5,18 @@ export const formatCount = (n: number) => count.format(n);
 export const formatCompact = (n: number) => compact.format(n);
 
 /** Binary units, as browsers' network panels show them. */
+const FORMAT_NAMES: Record<string, string> = {
+  avif: "AVIF",
+  webp: "WebP",
+  jpeg: "JPEG",
+  png: "PNG",
+  gif: "GIF",
+  svg: "SVG",
+};
+
+/** An output format as its users write it (AVIF, WebP), or as stored when unknown. */
+export const formatName = (format: string) => FORMAT_NAMES[format] ?? format;
+
 export function formatBytes(n: number): string {
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
   let value = n;

@@ -303,6 +303,12 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     const column = (i: number) => rows.reduce((sum, row) => sum + Number(row[i]), 0);
     expect(rows.every((row) => row[1] === "website")).toBe(true);
     expect([column(2), column(4)]).toEqual([total, all]);
+    // Every image of this run was served today: the day's distinct variants are the savings card's
+    // unique transformations of the 30 days.
+    const todays = rows.find((row) => row[0] === new Date().toISOString().slice(0, 10))!;
+    const unique = count(await page.getByTestId("unique-transformations").locator("span").first().textContent());
+    expect(unique).toBeGreaterThan(0);
+    expect(unique).toBe(Number(todays[9]));
     // Up to a week, by the hour: pointing at a bar names its hour (with UTC) and its outcomes.
     await page.getByRole("group", { name: "Date range" }).getByRole("button", { name: "7 days" }).click();
     await page.getByText("Every request by outcome, per hour").waitFor();

@@ -1,4 +1,4 @@
-import { formatBytes, formatCount, formatPercent } from "@/lib/format";
+import { formatBytes, formatCount, formatName, formatPercent } from "@/lib/format";
 import { DataTable } from "./data-table";
 
 export interface QualityModeRow {
@@ -10,15 +10,6 @@ export interface QualityModeRow {
   meanScore: number | null;
   minScore: number | null;
 }
-
-export const FORMAT_NAMES: Record<string, string> = {
-  avif: "AVIF",
-  webp: "WebP",
-  jpeg: "JPEG",
-  png: "PNG",
-  gif: "GIF",
-  svg: "SVG",
-};
 
 /** A mode as the reader of the page knows it: the URL's spelling where it has one. */
 function describeMode(mode: string): string {
@@ -43,7 +34,7 @@ export function QualityModes({ rows }: { rows: readonly QualityModeRow[] }) {
         rowKey={(r) => `${r.mode}|${r.format}`}
         columns={[
           { header: "Quality mode", cell: (r) => describeMode(r.mode) },
-          { header: "Format", cell: (r) => FORMAT_NAMES[r.format] ?? r.format },
+          { header: "Format", cell: (r) => formatName(r.format) },
           { header: "Images served", numeric: true, cell: (r) => formatCount(r.requests) },
           {
             header: "Mean size",

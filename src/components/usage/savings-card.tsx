@@ -1,15 +1,15 @@
 import { Card } from "@/components/ui/feedback";
-import { formatBytes, formatCount, formatPercent } from "@/lib/format";
+import { formatBytes, formatCount, formatName, formatPercent } from "@/lib/format";
 import type { SavingsReport } from "@/server/analytics/savings";
 import { DataTable } from "./data-table";
-import { FORMAT_NAMES } from "./quality-modes";
 
 /**
  * What the service saved over the range: bytes against the originals, by output format, and the
- * transforms a cache tier spared. Originals are known only for answers that fetched theirs.
+ * transforms a cache tier spared, and the unique transformations of the 30 days ending with the range
+ * (what hosted services bill by). Originals are known only for answers that fetched theirs.
  */
 export function SavingsCard({ savings }: { savings: SavingsReport }) {
-  const { totals, work } = savings;
+  const { totals, work, uniqueTransformations: unique } = savings;
   return (
     <Card title="Savings">
       <div className="space-y-3">
@@ -32,7 +32,7 @@ export function SavingsCard({ savings }: { savings: SavingsReport }) {
             rows={savings.byFormat}
             rowKey={(f) => f.format}
             columns={[
-              { header: "Format", cell: (f) => FORMAT_NAMES[f.format] ?? f.format },
+              { header: "Format", cell: (f) => formatName(f.format) },
               { header: "Delivered", numeric: true, cell: (f) => formatCount(f.delivered) },
               { header: "Bytes delivered", numeric: true, cell: (f) => formatBytes(f.outputBytes) },
               { header: "Saved", numeric: true, cell: (f) => formatBytes(f.savedBytes) },
@@ -43,6 +43,11 @@ export function SavingsCard({ savings }: { savings: SavingsReport }) {
         <p className="text-sm" data-testid="transforms-spared">
           {formatCount(work.transforms)} transformed, {formatCount(work.spared)} answered from a cache without a
           transform ({formatPercent(work.sparedShare, 0)} spared).
+        </p>
+        <p className="text-sm" data-testid="unique-transformations">
+          <span className="font-semibold tabular-nums">{formatCount(unique.count)}</span> unique transformations in the
+          30 days {unique.from} to {unique.to} (distinct source, operations and format; the unit hosted image services
+          bill by).
         </p>
       </div>
     </Card>

@@ -2,7 +2,7 @@ import type { DateRangeInput } from "@/lib/schemas/date-range";
 import { AppError } from "@/server/errors";
 
 export const MAX_RANGE_DAYS = 90;
-const DAY_MS = 24 * 60 * 60 * 1000;
+export const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface DateRange {
   /** UTC dates, YYYY-MM-DD, inclusive. */
@@ -13,17 +13,18 @@ export interface DateRange {
   previous: { from: string; to: string };
 }
 
-const toDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** The UTC date (YYYY-MM-DD) of an instant. */
+export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function parseDay(text: string, name: string): number {
   const ms = Date.parse(`${text}T00:00:00Z`);
-  if (Number.isNaN(ms) || toDate(ms) !== text)
+  if (Number.isNaN(ms) || dayOf(ms) !== text)
     throw new AppError("INVALID_INPUT", { message: `${name} is not a valid date` });
   return ms;
 }
 
 export function resolveDateRange(input: DateRangeInput, now: Date, maxDays = MAX_RANGE_DAYS): DateRange {
-  const today = parseDay(toDate(now.getTime()), "Today");
+  const today = parseDay(dayOf(now.getTime()), "Today");
   let from: number;
   let to: number;
   if ("preset" in input) {
@@ -38,17 +39,17 @@ export function resolveDateRange(input: DateRangeInput, now: Date, maxDays = MAX
   const days = Math.round((to - from) / DAY_MS) + 1;
   if (days > maxDays) throw new AppError("INVALID_INPUT", { message: `A range covers at most ${maxDays} days` });
   return {
-    from: toDate(from),
-    to: toDate(to),
+    from: dayOf(from),
+    to: dayOf(to),
     days,
-    previous: { from: toDate(from - days * DAY_MS), to: toDate(from - DAY_MS) },
+    previous: { from: dayOf(from - days * DAY_MS), to: dayOf(from - DAY_MS) },
   };
 }
 
 /** Every date of the range, for series that show days without traffic as zero. */
 export function datesOf(range: Pick<DateRange, "from" | "days">): string[] {
   const start = parseDay(range.from, "The start date");
-  return Array.from({ length: range.days }, (_, i) => toDate(start + i * DAY_MS));
+  return Array.from({ length: range.days }, (_, i) => dayOf(start + i * DAY_MS));
 }
 
 /** Timestamps bounding the range's days in UTC: [start, end). */

@@ -1,14 +1,12 @@
 import { and, desc, eq, gte, ilike, lt, sql, type SQL } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "@/server/db/client";
 import { apiKeys, PROCESSING_BOUNDS_MS, requestLog, requestStats } from "@/server/db/schema";
 import { HISTOGRAM_COLUMNS, type HistogramColumn } from "@/server/usage/request-stats";
 import type { RequestLogStatus } from "@/server/errors";
 import { rangeInstants, type DateRange } from "./date-range";
+import { sum } from "./sums";
 
 const success = sql`${requestStats.status} = 'success'`;
-const total = (column: SQL | AnyPgColumn, filter: SQL = sql`true`) =>
-  sql<number>`coalesce(sum(${column}) filter (where ${filter}), 0)::float8`;
 
 function inRange(projectId: string, range: DateRange) {
   const { start, end } = rangeInstants(range);
@@ -26,20 +24,20 @@ export async function requestLogStats(db: Database, projectId: string, range: Da
   const [[summary], statuses, tiers] = await Promise.all([
     db
       .select({
-        logged: total(requestStats.requests),
-        successes: total(requestStats.requests, success),
-        processingMs: total(requestStats.processingMs, success),
-        ...Object.fromEntries(HISTOGRAM_COLUMNS.map((column) => [column, total(requestStats[column], success)])),
+        logged: sum(requestStats.requests),
+        successes: sum(requestStats.requests, success),
+        processingMs: sum(requestStats.processingMs, success),
+        ...Object.fromEntries(HISTOGRAM_COLUMNS.map((column) => [column, sum(requestStats[column], success)])),
       } as Record<"logged" | "successes" | "processingMs" | HistogramColumn, SQL<number>>)
       .from(requestStats)
       .where(where),
     db
-      .select({ status: requestStats.status, requests: total(requestStats.requests) })
+      .select({ status: requestStats.status, requests: sum(requestStats.requests) })
       .from(requestStats)
       .where(where)
       .groupBy(requestStats.status),
     db
-      .select({ tier: requestStats.cache, requests: total(requestStats.requests) })
+      .select({ tier: requestStats.cache, requests: sum(requestStats.requests) })
       .from(requestStats)
       .where(and(where, success))
       .groupBy(requestStats.cache),

@@ -55,6 +55,13 @@ export interface RequestOutcomes {
 /** Whose requests: one project's, or every project of a team. */
 export type OutcomeScope = { projectId: string } | { teamId: string };
 
+/** The scope's projects, as a list or a subquery for `inArray`. */
+export function scopeProjects(db: Database, scope: OutcomeScope) {
+  return "projectId" in scope
+    ? [scope.projectId]
+    : db.select({ id: projects.id }).from(projects).where(eq(projects.teamId, scope.teamId));
+}
+
 const zero = (): OutcomeCounts => ({ served: 0, cached: 0, refused: 0, failed: 0 });
 
 /**
@@ -72,10 +79,7 @@ export async function requestOutcomes(
   const granularity = range.days <= HOURLY_UP_TO_DAYS ? "hour" : "day";
   // The unit inline, not a parameter: select and group by must be the same expression to Postgres.
   const bucket = sql<Date>`date_trunc('${sql.raw(granularity)}', ${requestStats.hour}, 'UTC')`;
-  const projectIds =
-    "projectId" in scope
-      ? [scope.projectId]
-      : db.select({ id: projects.id }).from(projects).where(eq(projects.teamId, scope.teamId));
+  const projectIds = scopeProjects(db, scope);
   const rows = await db
     .select({
       bucket,

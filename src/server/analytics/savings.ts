@@ -1,11 +1,11 @@
-import { and, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { and, eq, gte, inArray, lt, lte } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
-import { projects, requestQualityStats, requestSourceStats, requestStats } from "@/server/db/schema";
+import { requestQualityStats, requestStats } from "@/server/db/schema";
 import { rangeInstants, type DateRange } from "./date-range";
-import { outcomeOf, type OutcomeScope } from "./request-outcomes";
-
-const sum = (column: AnyPgColumn | SQL) => sql<number>`coalesce(sum(${column}), 0)::float8`;
+import { outcomeOf, scopeProjects, type OutcomeScope } from "./request-outcomes";
+import { sum } from "./sums";
+import { topSources } from "./top-sources";
+import { uniqueTransformations } from "./unique-transformations";
 
 export interface FormatSavings {
   format: string;
@@ -24,17 +24,15 @@ export interface FormatSavings {
 /**
  * What the service saved over the range, for one project or a whole team: bytes against the originals
  * by output format (over the answers that fetched their original: a cache hit never sees it), the
- * transforms made against the answers a cache tier spared, and the sources that cost the most bytes.
- * From the request statistics (every request, per hour or day), so it agrees with the request log.
+ * transforms made against the answers a cache tier spared, the unique transformations of the 30 days
+ * ending with the range, and the sources that cost the most bytes. From the request statistics (every
+ * request, per hour or day), so it agrees with the request log.
  */
 export async function savingsReport(db: Database, scope: OutcomeScope, range: DateRange) {
-  const ids =
-    "projectId" in scope
-      ? [scope.projectId]
-      : db.select({ id: projects.id }).from(projects).where(eq(projects.teamId, scope.teamId));
+  const ids = scopeProjects(db, scope);
   const { start, end } = rangeInstants(range);
   const q = requestQualityStats;
-  const [formats, tiers, topSources] = await Promise.all([
+  const [formats, tiers, sources, unique] = await Promise.all([
     db
       .select({
         format: q.format,
@@ -59,23 +57,8 @@ export async function savingsReport(db: Database, scope: OutcomeScope, range: Da
         ),
       )
       .groupBy(requestStats.cache),
-    db
-      .select({
-        sourceUrl: sql<string>`min(${requestSourceStats.sourceUrl})`,
-        requests: sum(requestSourceStats.requests),
-        outputBytes: sum(requestSourceStats.outputBytes),
-      })
-      .from(requestSourceStats)
-      .where(
-        and(
-          inArray(requestSourceStats.projectId, ids),
-          gte(requestSourceStats.day, range.from),
-          lte(requestSourceStats.day, range.to),
-        ),
-      )
-      .groupBy(requestSourceStats.sourceHash)
-      .orderBy(sql`3 desc`, sql`1`)
-      .limit(10),
+    topSources(db, scope, range),
+    uniqueTransformations(db, scope, range),
   ]);
   const byFormat: FormatSavings[] = formats
     .map((f) => ({
@@ -105,7 +88,8 @@ export async function savingsReport(db: Database, scope: OutcomeScope, range: Da
       savedShare: totals.originalBytes > 0 ? 1 - totals.measuredOutputBytes / totals.originalBytes : null,
     },
     work: { transforms, spared, sparedShare: transforms + spared > 0 ? spared / (transforms + spared) : null },
-    topSources,
+    uniqueTransformations: unique,
+    topSources: sources,
   };
 }
 

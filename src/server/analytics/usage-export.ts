@@ -1,6 +1,6 @@
 import { and, between, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
-import { projects, requestStats, usageRecord } from "@/server/db/schema";
+import { projects, requestStats, requestVariantDays, usageRecord } from "@/server/db/schema";
 import type { CsvCell } from "@/server/export/csv-stream";
 import { datesOf, rangeInstants, type DateRange } from "./date-range";
 import { OUTCOMES, outcomeOf, type OutcomeCounts } from "./request-outcomes";
@@ -15,6 +15,7 @@ export const USAGE_CSV_HEADER = [
   "cached",
   "refused",
   "failed",
+  "unique transformations",
 ] as const;
 
 /** Days read per query while exporting: a month of a team's projects at a time. */
@@ -26,8 +27,9 @@ export type UsageExportScope = { teamId: string; projectId?: string };
 /**
  * Usage by UTC day and project, a month at a time: what was metered (delivered and bytes, the usage
  * ledger's totals, as the usage pages and billing read them) and every request by outcome (the request
- * statistics, as the pages' outcome chart). A day and project with nothing is left out. The statistics
- * are kept REQUEST_STATS_RETENTION_DAYS: before `statsSince` their cells are empty, not zero.
+ * statistics, as the pages' outcome chart) and the distinct variants delivered that day (a day's unique
+ * transformations: the 30-day count is not their sum). A day and project with nothing is left out. The
+ * statistics are kept REQUEST_STATS_RETENTION_DAYS: before `statsSince` their cells are empty, not zero.
  */
 export async function* usageCsvPages(
   db: Database,
@@ -56,19 +58,20 @@ export async function* usageCsvPages(
       row.delivered,
       row.bytes,
       ...(row.date < statsSince
-        ? [null, ...OUTCOMES.map(() => null)]
-        : [OUTCOMES.reduce((all, o) => all + row[o], 0), ...OUTCOMES.map((o) => row[o])]),
+        ? [null, ...OUTCOMES.map(() => null), null]
+        : [OUTCOMES.reduce((all, o) => all + row[o], 0), ...OUTCOMES.map((o) => row[o]), row.variants]),
     ]);
   }
 }
 
-type DayRow = { date: string; projectId: string; delivered: number; bytes: number } & OutcomeCounts;
+type DayRow = { date: string; projectId: string; delivered: number; bytes: number; variants: number } & OutcomeCounts;
 
 async function monthOf(db: Database, projectIds: string[], days: { from: string; to: string }): Promise<DayRow[]> {
   const { start, end } = rangeInstants(days);
   // The UTC day whatever the session's time zone (to_char of a timestamptz would use the session's).
   const day = sql<string>`to_char(${requestStats.hour} at time zone 'UTC', 'YYYY-MM-DD')`;
-  const [metered, requests] = await Promise.all([
+  const v = requestVariantDays;
+  const [metered, requests, variants] = await Promise.all([
     db
       .select({
         date: usageRecord.date,
@@ -92,18 +95,24 @@ async function monthOf(db: Database, projectIds: string[], days: { from: string;
         and(inArray(requestStats.projectId, projectIds), gte(requestStats.hour, start), lt(requestStats.hour, end)),
       )
       .groupBy(day, requestStats.projectId, requestStats.status, requestStats.cache),
+    db
+      .select({ date: v.day, projectId: v.projectId, variants: sql<number>`count(*)::float8` })
+      .from(v)
+      .where(and(inArray(v.projectId, projectIds), between(v.day, days.from, days.to)))
+      .groupBy(v.day, v.projectId),
   ]);
   const rows = new Map<string, DayRow>();
   const at = (date: string, projectId: string) => {
     const key = `${date} ${projectId}`;
     let row = rows.get(key);
     if (!row) {
-      row = { date, projectId, delivered: 0, bytes: 0, served: 0, cached: 0, refused: 0, failed: 0 };
+      row = { date, projectId, delivered: 0, bytes: 0, variants: 0, served: 0, cached: 0, refused: 0, failed: 0 };
       rows.set(key, row);
     }
     return row;
   };
   for (const m of metered) Object.assign(at(m.date, m.projectId), { delivered: m.delivered, bytes: m.bytes });
   for (const r of requests) at(r.date, r.projectId)[outcomeOf(r.status, r.cache)] += r.requests;
+  for (const d of variants) at(d.date, d.projectId).variants = d.variants;
   return [...rows.values()];
 }

@@ -14,13 +14,21 @@ export interface Progress {
   /** Limits for work done after the answer: charged as a transform of its own, not as another request. */
   laterLimits: () => RequestLimits;
   /** Whose request it is and what it asked, for the log entry of work done after the answer. */
-  attribution: Pick<RequestOutcome, "projectId" | "apiKeyId" | "sourceUrl" | "operations">;
+  attribution: Pick<RequestOutcome, "projectId" | "apiKeyId" | "sourceUrl" | "operations" | "variant">;
 }
 
 /** What answering learned, for the request's outcome: the tier, sizes and phases; a fallback's status. */
 export type AnswerReport = Pick<
   RequestOutcome,
-  "cache" | "outputFormat" | "qualityMode" | "measured" | "sourceBytes" | "outputBytes" | "sentBytes" | "phases"
+  | "cache"
+  | "variant"
+  | "outputFormat"
+  | "qualityMode"
+  | "measured"
+  | "sourceBytes"
+  | "outputBytes"
+  | "sentBytes"
+  | "phases"
 > & { status?: RequestLogStatus };
 
 /** A produced result as the client gets it: the success headers, and what the outcome records. */

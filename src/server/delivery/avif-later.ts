@@ -75,7 +75,7 @@ export interface LaterJob {
   /** Fresh limits for this request's key and address: the later encode is charged as a transform of its own. */
   limits: () => RequestLimits;
   /** Whose it is, for its request-log entry. */
-  attribution: Pick<RequestOutcome, "projectId" | "apiKeyId" | "sourceUrl" | "operations">;
+  attribution: Pick<RequestOutcome, "projectId" | "apiKeyId" | "sourceUrl" | "operations" | "variant">;
   requestId: string;
 }
 

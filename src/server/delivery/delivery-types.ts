@@ -31,6 +31,11 @@ export interface RequestOutcome {
   /** Without query string and fragment. */
   sourceUrl?: string;
   operations?: string;
+  /**
+   * The answered image's variant key (cache-key.ts: source, canonical operations, negotiated format
+   * class), for the unique transformations a project made; absent for a 304, a fallback and a refusal.
+   */
+  variant?: string;
   outputFormat?: string;
   /** How the output's quality was chosen (image/quality/quality-mode.ts), for an image answer. */
   qualityMode?: string;

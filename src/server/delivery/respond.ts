@@ -76,7 +76,8 @@ async function answerWith(
   progress: Progress,
 ): Promise<Answered> {
   const accept = request.headers.get("accept");
-  const address = resultAddress(project, variantKey(operations, location, accept), location, deps.publicNames);
+  const variant = variantKey(operations, location, accept);
+  const address = resultAddress(project, variant, location, deps.publicNames);
   const common = {
     hints,
     etag: address.etag,
@@ -107,12 +108,15 @@ async function answerWith(
     bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
   };
   // AVIF without the wait: a cold request whose AVIF would be slow gets the WebP variant now.
-  const interim =
+  const interimVariant =
     deps.avifLater &&
     answersAvifLater(operations, accept, deps.avifLater) &&
     !(await deps.produce.peek(address.storeKey))
-      ? resultAddress(project, variantKey(operations, location, INTERIM_ACCEPT), location, deps.publicNames)
+      ? variantKey(operations, location, INTERIM_ACCEPT)
       : null;
+  const interim = interimVariant
+    ? { variant: interimVariant, ...resultAddress(project, interimVariant, location, deps.publicNames) }
+    : null;
   const maxSeconds = lifetimeSeconds(parts.exp, common.nowMs);
   const laterJob = () =>
     finishLater({
@@ -121,7 +125,7 @@ async function answerWith(
       logger: deps.logger,
       input: final,
       limits: progress.laterLimits,
-      attribution: progress.attribution,
+      attribution: { ...progress.attribution, variant },
       requestId: progress.requestId,
     });
   // A browser revalidating the interim answer while the AVIF is still being made: it already has it.
@@ -167,19 +171,27 @@ async function answerWith(
   if (interim && deps.avifLater && (await interimIsFinal(produced.result, operations, deps.avifLater))) {
     // Nothing better to make later: the WebP is the final answer, kept under the final key too.
     const kept = await deps.produce({ ...final, made: produced.result });
-    const answered = answerProduced(request, produced, common, progress);
+    const answered = withVariant(answerProduced(request, produced, common, progress), variant);
     // Capped as kept: an output over the response cap is redirected to the final key's object.
     return capped(answered, kept, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);
   }
   if (interim) {
     // Its own ETag (the WebP variant's), so a revalidation after the AVIF is made gets the AVIF.
-    const answered = answerProduced(request, produced, { ...common, etag: interim.etag }, progress);
+    const answered = withVariant(
+      answerProduced(request, produced, { ...common, etag: interim.etag }, progress),
+      interim.variant,
+    );
     asInterim(answered.answer.headers, maxSeconds);
     const at = { key: interim.storeKey, team: project.teamId, maxSeconds: INTERIM_MAX_AGE };
     return { ...(await capped(answered, produced, at, deps)), later: laterJob() };
   }
-  const answered = answerProduced(request, produced, common, progress);
+  const answered = withVariant(answerProduced(request, produced, common, progress), variant);
   return capped(answered, produced, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);
+}
+
+/** The variant an image answer delivered: what the unique transformations count (usage/variant-days.ts). */
+function withVariant<T extends Pick<Answered, "report">>(answered: T, variant: string): T {
+  return { ...answered, report: { ...answered.report, variant } };
 }
 
 /** A 304: the client has these bytes. Charged as a request; no work is done. */

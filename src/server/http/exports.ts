@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { auditFilterSchema, MAX_AUDIT_RANGE_DAYS } from "@/lib/schemas/audit";
 import { customRangeSchema } from "@/lib/schemas/date-range";
-import { resolveDateRange } from "@/server/analytics/date-range";
+import { DAY_MS, dayOf, resolveDateRange } from "@/server/analytics/date-range";
 import { usageCsvPages, USAGE_CSV_HEADER } from "@/server/analytics/usage-export";
 import { auditCsvPages, AUDIT_CSV_HEADER } from "@/server/audit/audit-export";
 import { resolveAuditScope } from "@/server/audit/audit-scope";
@@ -13,8 +13,6 @@ import { resolveMembership } from "@/server/tenancy/teams";
 import type { Exporter } from "./export-route";
 
 const slug = z.string().min(1).max(100);
-const DAY_MS = 24 * 3600 * 1000;
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function parsed<T>(schema: z.ZodType<T>, query: URLSearchParams | object): T {
   const result = schema.safeParse(query instanceof URLSearchParams ? Object.fromEntries(query) : query);
@@ -28,9 +26,10 @@ export const auditExport: Exporter = async (deps, userId, query) => {
   const { team, ...filter } = parsed(auditFilterSchema.extend({ team: slug.optional() }), query);
   const scope = await resolveAuditScope(deps, userId, team);
   const now = deps.now().getTime();
-  const days = filter.from || filter.to ? {} : { from: day(now - (MAX_AUDIT_RANGE_DAYS - 1) * DAY_MS), to: day(now) };
+  const days =
+    filter.from || filter.to ? {} : { from: dayOf(now - (MAX_AUDIT_RANGE_DAYS - 1) * DAY_MS), to: dayOf(now) };
   return {
-    name: `audit-${team ?? "instance"}-${day(now)}.csv`,
+    name: `audit-${team ?? "instance"}-${dayOf(now)}.csv`,
     header: AUDIT_CSV_HEADER,
     // The filter is checked here, before a response begins: a bad range is a 400, not a broken file.
     pages: auditCsvPages(deps, scope, { ...filter, ...days }),
@@ -65,7 +64,7 @@ export const usageExport: Exporter = async (deps, userId, query) => {
       : { preset: input.preset ?? "30d" };
   const now = deps.now();
   const range = resolveDateRange(asked, now, MAX_USAGE_EXPORT_DAYS);
-  const statsSince = day(now.getTime() - (REQUEST_STATS_RETENTION_DAYS - 1) * DAY_MS);
+  const statsSince = dayOf(now.getTime() - (REQUEST_STATS_RETENTION_DAYS - 1) * DAY_MS);
   const scope = { teamId: membership.team.id, projectId: project?.id };
   return {
     name: `usage-${membership.team.slug}${project ? `-${project.slug}` : ""}-${range.from}-${range.to}.csv`,

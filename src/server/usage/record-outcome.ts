@@ -41,7 +41,9 @@ export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, 
           });
         })
       : null;
-  deps.logger.log("info", "image request", { ...outcome });
+  // The variant key is an opaque digest: it says nothing to a reader of the log (the statistics count it).
+  const { variant: _variant, ...line } = outcome;
+  deps.logger.log("info", "image request", line);
   const logged = deps.requestLog.record(outcome, at);
   if (!increment) return logged;
   await Promise.all([

@@ -4,6 +4,7 @@ import { PROCESSING_BOUNDS_MS, requestSourceStats, requestStats } from "@/server
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { added, inKeyOrder } from "./batch-rows";
 import { createQualityRows } from "./quality-stats";
+import { createVariantRows } from "./variant-days";
 
 /** The database, or a transaction on it. */
 export type StatsWriter = Pick<Database, "insert">;
@@ -55,6 +56,7 @@ export function createStatsBatch() {
   const hours = new Map<string, StatsRow>();
   const sources = new Map<string, SourceRow>();
   const qualities = createQualityRows();
+  const variants = createVariantRows();
   function addSource(projectId: string, sourceUrl: string, outcome: RequestOutcome, at: Date): void {
     const day = at.toISOString().slice(0, 10);
     const sourceHash = sha256(sourceUrl);
@@ -66,7 +68,7 @@ export function createStatsBatch() {
   }
   return {
     get size() {
-      return hours.size + sources.size + qualities.size;
+      return hours.size + sources.size + qualities.size + variants.size;
     },
     /** The projects counted so far. */
     projects(): string[] {
@@ -77,8 +79,10 @@ export function createStatsBatch() {
       for (const [id, row] of hours) if (projectIds.has(row.projectId)) hours.delete(id);
       for (const [id, row] of sources) if (projectIds.has(row.projectId)) sources.delete(id);
       qualities.drop(projectIds);
+      variants.drop(projectIds);
     },
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
+      variants.add(outcome, at);
       // The final AVIF made after an interim answer is work, not a request: the request log shows it.
       if (outcome.cache === "later") return;
       const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
@@ -132,6 +136,7 @@ export function createStatsBatch() {
             },
           });
       await qualities.write(db);
+      await variants.write(db);
     },
   };
 }

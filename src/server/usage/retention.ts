@@ -1,4 +1,4 @@
-import { inArray, lt } from "drizzle-orm";
+import { inArray, lt, sql } from "drizzle-orm";
 import { TTL_SECONDS } from "@/server/coordination/keys";
 import type { Database } from "@/server/db/client";
 import {
@@ -6,6 +6,7 @@ import {
   requestQualityStats,
   requestSourceStats,
   requestStats,
+  requestVariantDays,
   usageFlushLedger,
 } from "@/server/db/schema";
 
@@ -54,7 +55,21 @@ export async function pruneRequestStats(db: Database, now: Date): Promise<number
     .delete(requestQualityStats)
     .where(lt(requestQualityStats.day, before.toISOString().slice(0, 10)))
     .returning({ day: requestQualityStats.day });
-  return hours.length + days.length + modes.length;
+  const variants = await pruneVariantDays(db, before.toISOString().slice(0, 10));
+  return hours.length + days.length + modes.length + variants;
+}
+
+/** A row per variant a project delivered each day: a busy project's days are many rows, so batched. */
+function pruneVariantDays(db: Database, beforeDay: string, batchSize = 10_000): Promise<number> {
+  const t = requestVariantDays;
+  const step = async () =>
+    (
+      await db
+        .delete(t)
+        .where(sql`ctid in (select ctid from ${t} where ${t.day} < ${beforeDay} limit ${batchSize})`)
+        .returning({ day: t.day })
+    ).length;
+  return deleteInBatches(step, batchSize);
 }
 
 export async function pruneLedger(db: Database, now: Date): Promise<number> {

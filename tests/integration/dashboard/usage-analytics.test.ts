@@ -129,6 +129,10 @@ describe("project usage", () => {
       formats.set(o.outputFormat!, (formats.get(o.outputFormat!) ?? 0) + 1);
     expect(new Map(savings.byFormat.map((f) => [f.format, f.delivered]))).toEqual(formats);
     expect(savings.work).toEqual({ transforms: 4, spared: 1, sparedShare: 1 / 5 });
+    // w_30, w_31, w_32 and w_33 (twice): four variants delivered, as the route's outcomes name them.
+    const variants = new Set(app.outcomes.filter((o) => o.status === "success").map((o) => o.variant));
+    expect(variants.size).toBe(4);
+    expect(savings.uniqueTransformations).toEqual({ from: day(-29), to: day(0), count: variants.size });
   });
 
   it("compares with the previous period of the same length", async () => {
@@ -346,6 +350,7 @@ describe("usage as CSV", () => {
       "cached",
       "refused",
       "failed",
+      "unique transformations",
     ]);
     const total = (column: number) => rows.reduce((sum, row) => sum + Number(row[column]), 0);
     expect([total(2), total(3)]).toEqual([team.totals.requests, team.totals.bytes]);
@@ -360,6 +365,8 @@ describe("usage as CSV", () => {
     expect(new Set(rows.map((row) => row[1]))).toEqual(new Set([projectSlug]));
     for (const row of rows)
       expect(Number(row[4])).toBe(Number(row[5]) + Number(row[6]) + Number(row[7]) + Number(row[8]));
+    // All served today: the day's distinct variants are the 30 days' unique transformations.
+    expect(rows.find((row) => row[0] === day(0))?.[9]).toBe(String(team.savings.uniqueTransformations.count));
     expect(rows.map((row) => row[0])).toEqual([...rows.map((row) => row[0]!)].sort());
 
     // One project, over explicit days: its rows only.
@@ -375,7 +382,7 @@ describe("usage as CSV", () => {
       bytes: 300,
     });
     const old = await exportUsage(`team=${teamSlug}&from=${day(-100)}&to=${day(-100)}`, owner.cookie);
-    expect(parse(await old.text())[1]).toEqual([day(-100), projectSlug, "3", "300", "", "", "", "", ""]);
+    expect(parse(await old.text())[1]).toEqual([day(-100), projectSlug, "3", "300", "", "", "", "", "", ""]);
     expect(one.headers.get("content-disposition")).toContain(`usage-${teamSlug}-quiet-`);
     expect(parse(await one.text())).toHaveLength(1);
   });

@@ -215,3 +215,20 @@ export const requestSourceStats = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.day, t.sourceHash] })],
 );
+
+/**
+ * The image variants each project delivered per UTC day (cache-key.ts: source, canonical operations,
+ * negotiated format class), one row each however often it was served: distinct over 30 days, the unique
+ * transformations hosted services bill by. Written by the request statistics' batch, kept as long.
+ */
+export const requestVariantDays = pgTable(
+  "request_variant_days",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    variant: text("variant").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.day, t.variant] })],
+);

@@ -1,0 +1,38 @@
+import { requestVariantDays } from "@/server/db/schema";
+import type { Database } from "@/server/db/client";
+import type { RequestOutcome } from "@/server/delivery/serve-image";
+import { inKeyOrder } from "./batch-rows";
+
+type VariantRow = typeof requestVariantDays.$inferInsert;
+
+/**
+ * request_variant_days' share of a stats batch: each variant a project delivered that day, once. The
+ * final AVIF made after an interim answer counts (it is a transformation of its own, delivered from then
+ * on); a 304, a fallback and a refusal carry no variant. Rows go in key order: an insert waiting on
+ * another writer's conflicting row would otherwise deadlock against it on PostgreSQL.
+ */
+export function createVariantRows() {
+  const rows = new Map<string, VariantRow>();
+  return {
+    get size() {
+      return rows.size;
+    },
+    drop(projectIds: ReadonlySet<string>): void {
+      for (const [id, row] of rows) if (projectIds.has(row.projectId)) rows.delete(id);
+    },
+    add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
+      // The info answer's JSON describes an image: it makes none.
+      if (outcome.status !== "success" || !outcome.variant || outcome.outputFormat === "json") return;
+      const day = at.toISOString().slice(0, 10);
+      rows.set(`${outcome.projectId}|${day}|${outcome.variant}`, {
+        day,
+        projectId: outcome.projectId,
+        variant: outcome.variant,
+      });
+    },
+    async write(db: Pick<Database, "insert">): Promise<void> {
+      if (rows.size === 0) return;
+      await db.insert(requestVariantDays).values(inKeyOrder(rows)).onConflictDoNothing();
+    },
+  };
+}
