@@ -22,6 +22,7 @@ export const auditActions = {
   "team.created": { target: "team", says: "created the team" },
   "team.updated": { target: "team", says: "changed the team" },
   "team.deleted": { target: "team", says: "deleted the team", instance: true },
+  "alerts.updated": { target: "team", says: "changed the team's alerts" },
   "member.joined": { target: "member", says: "joined through an invitation" },
   "member.role_changed": { target: "member", says: "changed a member's role" },
   "member.removed": { target: "member", says: "removed a member" },

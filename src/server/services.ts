@@ -208,8 +208,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     transform: pool?.transform ?? inProcessTransform,
     limits: uploadLimits(options.transformLimits),
   });
+  const fetcher = createSourceFetcher({
+    limits: options.fetchLimits,
+    localRoot: options.localSourceRoot,
+    net: options.net,
+  });
   const produce = createProducer({
-    fetcher: createSourceFetcher({ limits: options.fetchLimits, localRoot: options.localSourceRoot, net: options.net }),
+    fetcher,
     sources,
     scheduler: transforms,
     transform: pool?.transform ?? inProcessTransform,
@@ -262,6 +267,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     { db: database.db, kv, counters, logSampled, metersUsage: redis === null },
     { ...defaultRequestLogOptions, ...options.requestLog },
   );
+  const mailer = createMailer(options.smtp ?? null);
   const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   const oauth = options.oauth ?? { github: null, google: null };
   const registration = options.registration ?? defaultRegistrationPolicy;
@@ -311,6 +317,18 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     now,
     store,
     auditRetentionDays: options.auditRetentionDays ?? auditSettings.settings.OPTSTUFF_AUDIT_RETENTION_DAYS.default,
+    alerts: {
+      limiter: coordination.limiter,
+      mailer,
+      secretBox,
+      // Its own bucket clients: probing every bucket must not push out those the image route uses.
+      fetcher: createSourceFetcher({
+        limits: options.fetchLimits,
+        localRoot: options.localSourceRoot,
+        net: options.net,
+      }),
+      dashboardUrl: publicBaseUrl,
+    },
     schedule: () => scheduler.options(),
   });
   const scheduler = scheduleOnDemand(cron, logger);
@@ -327,7 +345,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     checkUpload,
     previewOperations,
     auth: loadAuth,
-    mailer: createMailer(options.smtp ?? null),
+    mailer,
     tenancy,
     publicBaseUrl,
     // The same list better-auth checks sign-ins against.

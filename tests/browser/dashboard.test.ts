@@ -945,6 +945,65 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await screenshot(page, "18-instance-audit-log");
   });
 
+  it("alerts: an admin sets them (a bad share is refused next to its field), a bucket refusing its key id shows in the banner without a reload, and leaves it once fixed; a member sees none", async () => {
+    const page = alice.page;
+    await go(page, `/t/${teamSlug}/settings`);
+    const card = page.getByTestId("alert-settings");
+    await card.waitFor();
+    expect(await card.getByLabel("Key day limit used (%)").inputValue()).toBe("80");
+    await card.getByLabel("Key day limit used (%)").fill("0");
+    await card.getByRole("button", { name: "Save alerts" }).click();
+    await card.getByText("The share of a key's day limit is at least 1 %").waitFor();
+    await card.getByLabel("Key day limit used (%)").fill("90");
+    await card.getByLabel("Error rate over 15 minutes (%)").fill("");
+    await card.getByRole("button", { name: "Save alerts" }).click();
+    await page.getByTestId("toast").filter({ hasText: "Alert settings saved" }).waitFor();
+    await page.reload();
+    await card.waitFor();
+    expect(await card.getByLabel("Key day limit used (%)").inputValue()).toBe("90");
+    expect(await card.getByLabel("Error rate over 15 minutes (%)").inputValue()).toBe("");
+
+    // A bucket whose access key id the S3 server does not know: the next check finds it refused.
+    const bucket = await s3!.bucket();
+    await go(page, `/t/${teamSlug}/p/website/buckets`);
+    const save = async (accessKeyId: string) => {
+      await page.getByLabel("Alias").fill("broken");
+      await page.getByLabel("Endpoint").fill(s3!.endpoint);
+      await page.getByLabel("Bucket", { exact: true }).fill(bucket);
+      await page.getByLabel("Access key id").fill(accessKeyId);
+      await page.getByLabel("Secret access key").fill("browser-alert-secret");
+      await page.getByRole("button", { name: "Save bucket" }).click();
+      await expect.poll(() => page.getByTestId("bucket-saved").textContent()).toContain("s3/broken");
+    };
+    await save("NOT-A-KEY-ID");
+    expect(await page.getByTestId("alerts-banner").count()).toBe(0);
+    expect((await app.cron("/api/cron/check-alerts")).status).toBe(200);
+    const banner = page.getByTestId("alerts-banner");
+    await expect
+      .poll(() => banner.textContent().catch(() => ""), { timeout: 20_000 })
+      .toContain('Bucket "broken" of Website: the bucket does not know the access key id');
+    await screenshot(page, "19-alerts-banner");
+    await banner.getByRole("link", { name: "Open the project's buckets" }).click();
+    await page.waitForURL(new RegExp(`/t/${teamSlug}/p/website/buckets$`));
+
+    // Bob is a member: no banner, and the alerts are not his to read.
+    const member = bob.page;
+    await go(member, `/t/${teamSlug}`);
+    await member.getByRole("navigation", { name: "Team" }).getByRole("link", { name: "Usage" }).waitFor();
+    expect(await member.getByTestId("alerts-banner").count()).toBe(0);
+    const refused = await member.request.get(
+      `${app.baseUrl}/api/trpc/alerts.current?input=${encodeURIComponent(JSON.stringify({ json: { teamSlug } }))}`,
+    );
+    expect(refused.status()).toBe(403);
+
+    // Saved with the right key id: the next check tries it afresh and the alert leaves the banner.
+    await save(s3!.accessKeyId);
+    expect((await app.cron("/api/cron/check-alerts")).status).toBe(200);
+    await page.reload();
+    await page.getByTestId("buckets").waitFor();
+    expect(await page.getByTestId("alerts-banner").count()).toBe(0);
+  });
+
   it("a new key's secret is not lost by closing its dialog while the key is being made", async () => {
     const page = alice.page;
     await go(page, `/t/${teamSlug}/p/website/keys`);

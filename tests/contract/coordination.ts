@@ -101,6 +101,22 @@ export function coordinationContract(name: string, setup: () => CoordinationUnde
       expect((await limiter.limit("minute", a, 3)).success).toBe(true);
     });
 
+    it("says what an identifier used of a window without using any", async () => {
+      const { limiter } = setup();
+      const [a, b] = [id(), id()];
+      expect(await limiter.used("day", a, 10)).toBe(0);
+      for (let i = 0; i < 4; i++) await limiter.limit("day", a, 10);
+      await limiter.limit("day", b, 10);
+      expect(await limiter.used("day", a, 10)).toBe(4);
+      expect(await limiter.used("day", a, 10)).toBe(4); // asking twice used nothing
+      expect(await limiter.used("day", b, 10)).toBe(1);
+      expect(await limiter.used("minute", a, 10)).toBe(0);
+      await limiter.refund("day", a, 10);
+      expect(await limiter.used("day", a, 10)).toBe(3);
+      await limiter.reset(a);
+      expect(await limiter.used("day", a, 10)).toBe(0);
+    });
+
     it("keeps a quarter-hour window of its own, with its reset time, and resets it too", async () => {
       const { limiter } = setup();
       const a = id();

@@ -11,6 +11,7 @@ import { formLevelError, showRefusal, useZodForm } from "@/lib/forms";
 import { teamSchema } from "@/lib/schemas/team";
 import { useSlugFollowsName } from "@/lib/slug-follows-name";
 import { useTRPC } from "@/lib/trpc/client";
+import { AlertSettingsCard } from "@/components/alerts/alert-settings-card";
 import { InvitationsCard } from "./invitations-card";
 import { MembersCard } from "./members-card";
 import { TeamSlugField } from "./slug-input";
@@ -28,6 +29,7 @@ export function TeamSettings({ teamSlug }: { teamSlug: string }) {
       {can["team.update"] ? <GeneralCard teamSlug={teamSlug} name={team.data.team.name} /> : null}
       <MembersCard teamSlug={teamSlug} myRole={role} canManage={can["member.changeRole"]} myUserId={me.data?.user.id} />
       {can["invitation.create"] ? <InvitationsCard teamSlug={teamSlug} canInviteOwners={role === "owner"} /> : null}
+      {can["alerts.write"] ? <AlertSettingsCard teamSlug={teamSlug} /> : null}
       <TeamDangerZone teamSlug={teamSlug} canDelete={can["team.delete"]} />
     </div>
   );

@@ -1,4 +1,5 @@
 import { accountRouter } from "./routers/account";
+import { alertsRouter } from "./routers/alerts";
 import { apiKeyRouter } from "./routers/api-key";
 import { auditRouter } from "./routers/audit";
 import { cacheRouter } from "./routers/cache";
@@ -23,6 +24,7 @@ export const appRouter = router({
   developer: developerRouter,
   usage: usageRouter,
   audit: auditRouter,
+  alerts: alertsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -18,7 +18,7 @@ export const secretSettings = group("Secrets", {
   }),
   CRON_SECRET: text({
     defaultText: "generated outside production",
-    doc: "`Authorization: Bearer` of `/api/cron/flush-usage-buffer` and `/api/cron/daily-maintenance` (Vercel Cron sends it).",
+    doc: "`Authorization: Bearer` of `/api/cron/flush-usage-buffer`, `/api/cron/daily-maintenance` and `/api/cron/check-alerts` (Vercel Cron sends it).",
     secret: true,
   }),
 });

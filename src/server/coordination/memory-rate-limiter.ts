@@ -112,6 +112,15 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       const entry = tableOf(identifier).get(`${window}:${identifier}`);
       if (entry && entry.window === Math.floor(now() / WINDOW_MS[window]) && entry.current > 0) entry.current -= 1;
     },
+    async used(window, identifier) {
+      const size = WINDOW_MS[window];
+      const at = now();
+      const key = `${window}:${identifier}`;
+      const table = tableOf(identifier);
+      if (!table.has(key)) return 0;
+      const entry = counts(table, key, Math.floor(at / size), size);
+      return Math.floor(entry.previous * (1 - (at % size) / size)) + entry.current;
+    },
     async reset(identifier) {
       for (const window of Object.keys(WINDOW_MS)) tableOf(identifier).delete(`${window}:${identifier}`);
     },

@@ -61,6 +61,8 @@ export interface RateLimiter {
   refund(window: LimitWindow, identifier: string, max: number): Promise<void>;
   /** Administrators: forget an identifier's usage in every window. */
   reset(identifier: string): Promise<void>;
+  /** What the identifier has used of the window now, without using any (the alerts read a key's day). */
+  used(window: LimitWindow, identifier: string, max: number): Promise<number>;
   /**
    * Loads what the limiter needs into Redis (its script) before the first request, so that request
    * does not spend its budget on NOSCRIPT and a retry. No-op in process.

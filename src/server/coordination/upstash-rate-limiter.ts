@@ -55,6 +55,10 @@ export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: nu
       const result = await limiterFor(window, max).limit(redisKeys.rateLimitIdentifier(identifier), { rate: -1 });
       result.pending.catch(() => {});
     },
+    async used(window, identifier, max) {
+      const { remaining } = await limiterFor(window, max).getRemaining(redisKeys.rateLimitIdentifier(identifier));
+      return Math.max(0, max - remaining);
+    },
     async reset(identifier) {
       const tagged = redisKeys.rateLimitIdentifier(identifier);
       // The keys depend on prefix and identifier only, so one reset per window clears every maximum's.

@@ -4,8 +4,8 @@ import { defaultSchedule, msUntilDaily, msUntilFlush, type SchedulerOptions } fr
 
 /**
  * The cron routes' schedule, in process, for deployments without an external scheduler (the embedded
- * default, self-hosted instances). Runs never overlap here, and across instances the flush lock elects
- * one. Timers are unref'd: they never keep a stopping process alive.
+ * default, self-hosted instances). Runs of a line never overlap here, and across instances the flush
+ * lock elects one flush. Timers are unref'd: they never keep a stopping process alive.
  */
 export function startScheduler(
   jobs: CronJobs,
@@ -14,9 +14,10 @@ export function startScheduler(
   now: () => Date = () => new Date(),
 ) {
   let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
-  const run = (name: string, job: () => Promise<{ ok: boolean }>) => {
-    running = running.then(async () => {
+  // Two lines of runs: metering (flush, maintenance) never waits behind an alert check's mail server.
+  const lines = { metering: Promise.resolve() as Promise<unknown>, alerts: Promise.resolve() as Promise<unknown> };
+  const run = (name: string, job: () => Promise<{ ok: boolean }>, line: keyof typeof lines = "metering") => {
+    lines[line] = lines[line].then(async () => {
       if (stopped) return;
       try {
         const report = await job();
@@ -32,6 +33,8 @@ export function startScheduler(
   const scheduleFlush = () => {
     flushTimer = setTimeout(() => {
       run("flush-usage-buffer", () => jobs.flushUsage());
+      // Every minute too, on its own line (a slow mail server delays no flush).
+      run("check-alerts", () => jobs.checkAlerts(), "alerts");
       do nextFlush += options.flushEveryMs;
       while (nextFlush <= now().getTime()); // a process that slept past runs skips them
       scheduleFlush();
@@ -58,7 +61,7 @@ export function startScheduler(
       stopped = true;
       clearTimeout(flushTimer);
       clearTimeout(dailyTimer);
-      await running;
+      await Promise.all(Object.values(lines));
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Database } from "@/server/db/client";
 import { traced } from "@/server/telemetry/spans";
 import { cronRun } from "@/server/db/schema";
 
-export type CronJob = "flush-usage-buffer" | "daily-maintenance";
+export type CronJob = "flush-usage-buffer" | "daily-maintenance" | "check-alerts";
 
 /** How the last finished run ended; null before any run finished. */
 export type CronOutcome = "success" | "failure" | "skipped";

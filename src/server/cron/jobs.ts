@@ -1,3 +1,4 @@
+import { checkAlerts, pruneAlertEvents, type AlertCheckReport, type AlertDeps } from "@/server/alerts/check-alerts";
 import { pruneAuditLog } from "@/server/audit/retention";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { KeyValue } from "@/server/coordination/types";
@@ -29,6 +30,8 @@ export interface CronDeps {
   store?: ResultStore | null;
   /** Days the audit log keeps (OPTSTUFF_AUDIT_RETENTION_DAYS). */
   auditRetentionDays: number;
+  /** What the alert check reads and mails with (its db, now and logger are these); absent: no alerts here. */
+  alerts?: Omit<AlertDeps, "db" | "now" | "logger">;
   /** The in-process schedule when this process runs one (read when asked: it may start later); else null. */
   schedule?: () => SchedulerOptions | null;
 }
@@ -39,11 +42,13 @@ export type FlushJobReport = FlushReport & { ok: boolean; skipped: boolean };
 export interface CronJobs {
   flushUsage(options?: Partial<FlushOptions>): Promise<FlushJobReport>;
   dailyMaintenance(): Promise<MaintenanceReport>;
+  /** Every team's alerts, mailed once per alert and window (alerts/check-alerts.ts). */
+  checkAlerts(): Promise<AlertCheckReport>;
   /** What the dashboard says about how current metering is. */
   freshness(): Promise<MeteringFreshness>;
 }
 
-/** The two scheduled jobs, each recorded in cron_run; routes and the in-process scheduler call these. */
+/** The scheduled jobs, each recorded in cron_run; routes and the in-process scheduler call these. */
 export function createCronJobs(deps: CronDeps): CronJobs {
   const flush = async (options: Partial<FlushOptions> = {}): Promise<FlushJobReport> => {
     const report = await flushUsageBuffer(
@@ -63,6 +68,10 @@ export function createCronJobs(deps: CronDeps): CronJobs {
       (report) => (report.meteredUpTo ? new Date(report.meteredUpTo) : null),
     );
   const store = deps.store;
+  const alertCheck = () => {
+    if (!deps.alerts) throw new Error("alerts are not checked by this process");
+    return checkAlerts({ ...deps.alerts, db: deps.db, now: deps.now, logger: deps.logger });
+  };
   return {
     flushUsage: recordedFlush,
     dailyMaintenance: () =>
@@ -81,11 +90,15 @@ export function createCronJobs(deps: CronDeps): CronJobs {
               run: async () => ({ deleted: await pruneAuditLog(deps.db, deps.now(), deps.auditRetentionDays) }),
             },
             { name: "ledgerPrune", run: async () => ({ deleted: await pruneLedger(deps.db, deps.now()) }) },
+            // Where nothing runs the check every minute (Vercel's Hobby plan), alerts are checked daily.
+            ...(deps.alerts ? [{ name: "alerts", run: async () => ({ ...(await alertCheck()) }) }] : []),
+            { name: "alertRetention", run: async () => ({ deleted: await pruneAlertEvents(deps.db, deps.now()) }) },
             ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),
           ],
           deps.logger,
         ),
       ),
+    checkAlerts: () => runRecorded(deps.db, "check-alerts", deps.now, alertCheck),
     freshness: () => meteringFreshness(deps.db, deps.schedule?.() ?? null, defaultFlushOptions),
   };
 }

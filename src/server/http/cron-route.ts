@@ -5,6 +5,12 @@ import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
 import { BODY_LIMITS, readBodyWithin } from "@/server/wire/body-limit";
 
+const JOBS: Record<CronJob, (services: Services, url: URL) => Promise<{ ok: boolean }>> = {
+  "flush-usage-buffer": (services, url) => services.cron.flushUsage(flushOptions(url)),
+  "daily-maintenance": (services) => services.cron.dailyMaintenance(),
+  "check-alerts": (services) => services.cron.checkAlerts(),
+};
+
 /**
  * A cron route: the bearer secret first, then the job; its JSON report with 200, or 500 when the job
  * or one of its parts failed. Vercel Cron calls with GET; POST is accepted for other schedulers, whose
@@ -18,10 +24,7 @@ export function createCronRouteHandler(getServices: () => Promise<Services>, job
       await readBodyWithin(request, BODY_LIMITS.cron);
       services = await getServices();
       authorizeCron(request.headers.get("authorization"), services.secrets.cron);
-      const report =
-        job === "flush-usage-buffer"
-          ? await services.cron.flushUsage(flushOptions(new URL(request.url)))
-          : await services.cron.dailyMaintenance();
+      const report = await JOBS[job](services, new URL(request.url));
       return Response.json(report, { status: report.ok ? 200 : 500, headers });
     } catch (thrown) {
       const error = toAppError(thrown);

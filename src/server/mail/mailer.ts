@@ -20,7 +20,14 @@ export function createMailer(settings: { url: string; from: string } | null): Ma
   // Loaded by the first invitation mailed, not by every cold start.
   const transporter = lazyOnce(async (): Promise<Transporter> => {
     const { default: nodemailer } = await import("nodemailer");
-    return nodemailer.createTransport(settings.url);
+    // Bounded: a mail server that hangs holds an invitation or an alert check for seconds, not the
+    // library's default ten minutes. The URL's own query settings win over these.
+    return nodemailer.createTransport({
+      url: settings.url,
+      connectionTimeout: 15_000,
+      greetingTimeout: 15_000,
+      socketTimeout: 30_000,
+    });
   });
   return {
     async send(message) {

@@ -46,6 +46,9 @@ export const permissions = {
   "usage.export": "admin",
   // Who did what, from where (addresses, user agents): the admins who answer for the team.
   "audit.read": "admin",
+  // Alerts name keys, buckets and failures, and are mailed to the admins: theirs to see and set.
+  "alerts.read": "admin",
+  "alerts.write": "admin",
 } as const satisfies Record<string, TeamRole>;
 
 export type Permission = keyof typeof permissions;

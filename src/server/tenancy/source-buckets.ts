@@ -87,6 +87,9 @@ export async function saveBucket(
       accessKeyId: input.accessKeyId,
       updatedBy: input.actorId,
       updatedAt: deps.now(),
+      // Saved settings are tried afresh by the next alert check (alerts/bucket-probe.ts).
+      credentialsCheckedAt: null,
+      credentialsFailure: null,
     };
     if (existing) {
       const secret = input.secretAccessKey

@@ -10,3 +10,20 @@ export const inKeyOrder = <T>(rows: Map<string, T>): T[] =>
 
 /** `column + excluded.column`: an upsert adding the batch's count to the stored one. */
 export const added = (column: AnyPgColumn): SQL => sql`${column} + excluded.${sql.identifier(column.name)}`;
+
+/**
+ * One table's share of a stats batch: rows by key, each of a project, and the two things every share
+ * answers (how many rows, and forgetting the projects deleted before the batch was written).
+ */
+export function projectRows<T extends { projectId: string }>() {
+  const rows = new Map<string, T>();
+  return {
+    rows,
+    get size() {
+      return rows.size;
+    },
+    drop(projectIds: ReadonlySet<string>): void {
+      for (const [id, row] of rows) if (projectIds.has(row.projectId)) rows.delete(id);
+    },
+  };
+}

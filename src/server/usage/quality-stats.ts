@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { requestQualityStats } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { Database } from "@/server/db/client";
-import { added, inKeyOrder } from "./batch-rows";
+import { added, inKeyOrder, projectRows } from "./batch-rows";
 
 type QualityRow = typeof requestQualityStats.$inferInsert;
 
@@ -21,14 +21,13 @@ const SUMMED = [
  * mode and format, summed in memory, then added in one upsert (rows in key order, as request_stats').
  */
 export function createQualityRows() {
-  const rows = new Map<string, QualityRow>();
+  const share = projectRows<QualityRow>();
+  const rows = share.rows;
   return {
     get size() {
-      return rows.size;
+      return share.size;
     },
-    drop(projectIds: ReadonlySet<string>): void {
-      for (const [id, row] of rows) if (projectIds.has(row.projectId)) rows.delete(id);
-    },
+    drop: share.drop,
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
       const { qualityMode: mode, outputFormat: format, outputBytes } = outcome;
       if (outcome.status !== "success" || !mode || !format || outputBytes == null) return;

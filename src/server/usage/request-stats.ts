@@ -4,6 +4,7 @@ import { PROCESSING_BOUNDS_MS, requestSourceStats, requestStats } from "@/server
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { added, inKeyOrder } from "./batch-rows";
 import { createQualityRows } from "./quality-stats";
+import { createMinuteRows } from "./minute-stats";
 import { createVariantRows } from "./variant-days";
 
 /** The database, or a transaction on it. */
@@ -57,6 +58,7 @@ export function createStatsBatch() {
   const sources = new Map<string, SourceRow>();
   const qualities = createQualityRows();
   const variants = createVariantRows();
+  const minutes = createMinuteRows();
   function addSource(projectId: string, sourceUrl: string, outcome: RequestOutcome, at: Date): void {
     const day = at.toISOString().slice(0, 10);
     const sourceHash = sha256(sourceUrl);
@@ -68,7 +70,7 @@ export function createStatsBatch() {
   }
   return {
     get size() {
-      return hours.size + sources.size + qualities.size + variants.size;
+      return hours.size + sources.size + qualities.size + variants.size + minutes.size;
     },
     /** The projects counted so far. */
     projects(): string[] {
@@ -80,11 +82,13 @@ export function createStatsBatch() {
       for (const [id, row] of sources) if (projectIds.has(row.projectId)) sources.delete(id);
       qualities.drop(projectIds);
       variants.drop(projectIds);
+      minutes.drop(projectIds);
     },
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
       variants.add(outcome, at);
       // The final AVIF made after an interim answer is work, not a request: the request log shows it.
       if (outcome.cache === "later") return;
+      minutes.add(outcome, at);
       const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
       const cache = outcome.cache ?? "";
       const id = `${outcome.projectId}|${hour.toISOString()}|${outcome.status}|${cache}`;
@@ -137,6 +141,7 @@ export function createStatsBatch() {
           });
       await qualities.write(db);
       await variants.write(db);
+      await minutes.write(db);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { requestVariantDays } from "@/server/db/schema";
 import type { Database } from "@/server/db/client";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
-import { inKeyOrder } from "./batch-rows";
+import { inKeyOrder, projectRows } from "./batch-rows";
 
 type VariantRow = typeof requestVariantDays.$inferInsert;
 
@@ -12,14 +12,13 @@ type VariantRow = typeof requestVariantDays.$inferInsert;
  * another writer's conflicting row would otherwise deadlock against it on PostgreSQL.
  */
 export function createVariantRows() {
-  const rows = new Map<string, VariantRow>();
+  const share = projectRows<VariantRow>();
+  const rows = share.rows;
   return {
     get size() {
-      return rows.size;
+      return share.size;
     },
-    drop(projectIds: ReadonlySet<string>): void {
-      for (const [id, row] of rows) if (projectIds.has(row.projectId)) rows.delete(id);
-    },
+    drop: share.drop,
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
       // The info answer's JSON describes an image: it makes none.
       if (outcome.status !== "success" || !outcome.variant || outcome.outputFormat === "json") return;

@@ -63,6 +63,18 @@ export const auditCases: Record<string, AuditCase> = {
     call: (w) => w.owner.caller.team.revokeInvitation({ ...team(w), invitationId: w.invitationId }),
   },
   "team.update": { action: "team.updated", call: (w) => w.owner.caller.team.update({ ...team(w), name: "Renamed" }) },
+  "alerts.saveSettings": {
+    action: "alerts.updated",
+    call: (w) =>
+      w.owner.caller.alerts.saveSettings({
+        ...team(w),
+        keyDayLimitPercent: 90,
+        errorRatePercent: null,
+        keyExpiry: true,
+        bucketCredentials: false,
+        mailAdmins: true,
+      }),
+  },
   "team.changeRole": {
     action: "member.role_changed",
     call: (w) => w.owner.caller.team.changeRole({ ...team(w), userId: w.member.id, role: "admin" }),

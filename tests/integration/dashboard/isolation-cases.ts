@@ -177,6 +177,20 @@ export const isolationCases: Record<string, IsolationCase> = {
 
   "audit.list": { scope: "team", call: (c, t) => c.audit.list({ ...team(t) }) },
   "audit.actors": { scope: "team", call: (c, t) => c.audit.actors(team(t)) },
+  "alerts.current": { scope: "team", call: (c, t) => c.alerts.current(team(t)) },
+  "alerts.settings": { scope: "team", call: (c, t) => c.alerts.settings(team(t)) },
+  "alerts.saveSettings": {
+    scope: "team",
+    call: (c, t) =>
+      c.alerts.saveSettings({
+        ...team(t),
+        keyDayLimitPercent: 70,
+        errorRatePercent: 20,
+        keyExpiry: true,
+        bucketCredentials: true,
+        mailAdmins: false,
+      }),
+  },
   // The instance's log: its owner's alone (audit-log.test.ts), nothing of a team's.
   "audit.instanceList": { scope: "account", call: (c) => c.audit.instanceList({}) },
   "audit.instanceActors": { scope: "account", call: (c) => c.audit.instanceActors() },

@@ -1,38 +1,11 @@
-import { once } from "node:events";
-import type { AddressInfo } from "node:net";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
+import { startSmtpSink, type SmtpSink } from "../../support/smtp";
 import { tokenOf } from "../../support/tenant-world";
 
-/** A real SMTP server on loopback that keeps what it receives. */
-async function startSmtpSink() {
-  const received: string[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    onData(stream, _session, done) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", () => {
-        received.push(Buffer.concat(chunks).toString("utf8"));
-        done();
-      });
-    },
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server.server, "listening");
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 let app: TestApp;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+let smtp: SmtpSink;
 let owner: TestUser;
 let teamSlug: string;
 

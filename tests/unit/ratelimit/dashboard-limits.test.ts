@@ -125,6 +125,7 @@ describe("the dashboard's windows", () => {
       limit: () => Promise.reject(new Error("redis away")),
       refund: () => Promise.resolve(),
       reset: () => Promise.resolve(),
+      used: () => Promise.reject(new Error("redis away")),
       warmUp: () => Promise.resolve(),
     };
     const { admission, errors } = setup(broken);

@@ -7,3 +7,4 @@ export * from "./presets";
 export * from "./project-images";
 export * from "./source-buckets";
 export * from "./audit";
+export * from "./alerts";

@@ -24,6 +24,9 @@ export const sourceBuckets = pgTable(
     sealedSecret: text("sealed_secret").notNull(),
     updatedBy: text("updated_by").references(() => user.id, { onDelete: "set null" }),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /** When the alert check last tried the credentials (null: not since they were saved), and why they failed. */
+    credentialsCheckedAt: timestamp("credentials_checked_at", { withTimezone: true }),
+    credentialsFailure: text("credentials_failure"),
   },
   (t) => [uniqueIndex("source_buckets_project_alias").on(t.projectId, t.alias)],
 );
