@@ -65,8 +65,7 @@ export async function mailAlerts(
     if (!alert) break;
     tried.push(alert.id);
     try {
-      await mailOne(deps, alert);
-      mailed++;
+      if (await mailOne(deps, alert)) mailed++;
     } catch (error) {
       failed++;
       deps.logger.log("error", "alert mail failed", { alert: alert.id, ...describeError(error) });
@@ -80,8 +79,8 @@ export async function mailAlerts(
 }
 
 /** One mail to the team's admins (who see each other in the team's member list anyway). */
-async function mailOne(deps: MailDeps, alert: AlertRow): Promise<void> {
-  if (!alert.projectId) return;
+async function mailOne(deps: MailDeps, alert: AlertRow): Promise<boolean> {
+  if (!alert.projectId) return false;
   const [where] = await deps.db
     .select({ team: teams.name, teamSlug: teams.slug, projectSlug: projects.slug })
     .from(projects)
@@ -92,10 +91,10 @@ async function mailOne(deps: MailDeps, alert: AlertRow): Promise<void> {
     .from(teamMembers)
     .innerJoin(user, eq(user.id, teamMembers.userId))
     .where(and(eq(teamMembers.teamId, alert.teamId), inArray(teamMembers.role, ["owner", "admin"])));
-  if (!where) return;
+  if (!where) return false;
   const about = ABOUT[alert.kind as AlertKind];
   const team = `${deps.dashboardUrl}/t/${where.teamSlug}`;
-  if (admins.length === 0) return;
+  if (admins.length === 0) return false;
   await deps.mailer!.send({
     to: admins.map((admin) => admin.email).join(", "),
     subject: `${where.team} on OptStuff: ${about.subject}`,
@@ -108,4 +107,5 @@ async function mailOne(deps: MailDeps, alert: AlertRow): Promise<void> {
       "",
     ].join("\n"),
   });
+  return true;
 }
