@@ -15,9 +15,9 @@ import { createMemoryRateLimiter } from "@/server/coordination/memory-rate-limit
 import { apiKeys, projects, requestMinuteStats, teamMembers, teams, usageRecord, user } from "@/server/db/schema";
 import { createLogger } from "@/server/log";
 import type { Services } from "@/server/services";
-import { inProcessServices, sourceRootWithDot } from "./lib/in-process";
+import { sourceRootWithDot } from "./lib/in-process";
 import { fmt, percentile } from "./lib/load";
-import { productionDatabaseEnv, startPostgres } from "./lib/postgres";
+import { onBothDatabases } from "./lib/both-databases";
 
 const TEAMS = 200;
 const PROJECTS_PER_TEAM = 5;
@@ -142,23 +142,7 @@ async function measure(services: Services, database: string): Promise<Figures> {
 
 async function main(): Promise<void> {
   const root = await sourceRootWithDot(8, "#0a0");
-  const results: Figures[] = [];
-  const embedded = await inProcessServices(root);
-  try {
-    results.push(await measure(embedded, "embedded (PGlite, in process)"));
-  } finally {
-    await embedded.close();
-  }
-  const server = await startPostgres();
-  const { env, drop } = await productionDatabaseEnv(server);
-  const onPostgres = await inProcessServices(root, { database: { kind: "postgres", url: env.DATABASE_URL! } });
-  try {
-    results.push(await measure(onPostgres, `PostgreSQL 15 (${server.origin})`));
-  } finally {
-    await onPostgres.close();
-    await drop();
-    await server.stop();
-  }
+  const results = await onBothDatabases(root, measure);
   console.log(
     `\nalert check of ${TEAMS} teams, ${TEAMS * PROJECTS_PER_TEAM} projects, ${TEAMS * PROJECTS_PER_TEAM * KEYS_PER_PROJECT} keys (${CHECKS} checks after the first)`,
   );

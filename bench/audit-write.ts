@@ -15,9 +15,9 @@ import { createAuthRouteHandler } from "@/server/http/auth-route";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import type { Services } from "@/server/services";
 import { updateProject } from "@/server/tenancy/projects";
-import { benchProject, inProcessServices, sourceRootWithDot } from "./lib/in-process";
+import { benchProject, sourceRootWithDot } from "./lib/in-process";
 import { fmt, percentile } from "./lib/load";
-import { productionDatabaseEnv, startPostgres } from "./lib/postgres";
+import { onBothDatabases } from "./lib/both-databases";
 
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 400);
 const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? 40);
@@ -106,23 +106,7 @@ async function measure(services: Services, database: string): Promise<Figures> {
 
 async function main(): Promise<void> {
   const root = await sourceRootWithDot(8, "#0a0");
-  const results: Figures[] = [];
-  const embedded = await inProcessServices(root);
-  try {
-    results.push(await measure(embedded, "embedded (PGlite, in process)"));
-  } finally {
-    await embedded.close();
-  }
-  const server = await startPostgres();
-  const { env, drop } = await productionDatabaseEnv(server);
-  const onPostgres = await inProcessServices(root, { database: { kind: "postgres", url: env.DATABASE_URL! } });
-  try {
-    results.push(await measure(onPostgres, `PostgreSQL 15 (${server.origin})`));
-  } finally {
-    await onPostgres.close();
-    await drop();
-    await server.stop();
-  }
+  const results = await onBothDatabases(root, measure);
   console.log(`\naudit log write cost (${CHANGES} saves each way, ${SIGN_INS} sign-ins, ${CHANGES} sign-in entries)`);
   console.log("database | save p50/p95 with entry | without | sign-in p50/p95 | its entry p50/p95 (ms)");
   for (const r of results)

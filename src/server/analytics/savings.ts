@@ -1,8 +1,8 @@
-import { and, eq, gte, inArray, lt, lte } from "drizzle-orm";
+import { and, gte, inArray, lte } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
-import { requestQualityStats, requestStats } from "@/server/db/schema";
-import { rangeInstants, type DateRange } from "./date-range";
-import { outcomeOf, scopeProjects, type OutcomeScope } from "./request-outcomes";
+import { requestQualityStats } from "@/server/db/schema";
+import type { DateRange } from "./date-range";
+import { scopeProjects, type OutcomeCounts, type OutcomeScope } from "./request-outcomes";
 import { sum } from "./sums";
 import { topSources } from "./top-sources";
 import { uniqueTransformations } from "./unique-transformations";
@@ -24,15 +24,14 @@ export interface FormatSavings {
 /**
  * What the service saved over the range, for one project or a whole team: bytes against the originals
  * by output format (over the answers that fetched their original: a cache hit never sees it), the
- * transforms made against the answers a cache tier spared, the unique transformations of the 30 days
- * ending with the range, and the sources that cost the most bytes. From the request statistics (every
+ * unique transformations of the 30 days ending with the range, and the sources that cost the most
+ * bytes (the transforms a cache spared come from the outcomes: workOf). From the request statistics (every
  * request, per hour or day), so it agrees with the request log.
  */
 export async function savingsReport(db: Database, scope: OutcomeScope, range: DateRange) {
   const ids = scopeProjects(db, scope);
-  const { start, end } = rangeInstants(range);
   const q = requestQualityStats;
-  const [formats, tiers, sources, unique] = await Promise.all([
+  const [formats, sources, unique] = await Promise.all([
     db
       .select({
         format: q.format,
@@ -45,18 +44,6 @@ export async function savingsReport(db: Database, scope: OutcomeScope, range: Da
       .from(q)
       .where(and(inArray(q.projectId, ids), gte(q.day, range.from), lte(q.day, range.to)))
       .groupBy(q.format),
-    db
-      .select({ tier: requestStats.cache, requests: sum(requestStats.requests) })
-      .from(requestStats)
-      .where(
-        and(
-          inArray(requestStats.projectId, ids),
-          gte(requestStats.hour, start),
-          lt(requestStats.hour, end),
-          eq(requestStats.status, "success"),
-        ),
-      )
-      .groupBy(requestStats.cache),
     topSources(db, scope, range),
     uniqueTransformations(db, scope, range),
   ]);
@@ -77,9 +64,6 @@ export async function savingsReport(db: Database, scope: OutcomeScope, range: Da
     }),
     { delivered: 0, outputBytes: 0, measured: 0, originalBytes: 0, measuredOutputBytes: 0 },
   );
-  // As the outcome chart counts them: served was transformed for its request, cached was not.
-  const transforms = tiers.filter((t) => outcomeOf("success", t.tier) === "served").reduce((n, t) => n + t.requests, 0);
-  const spared = tiers.filter((t) => outcomeOf("success", t.tier) === "cached").reduce((n, t) => n + t.requests, 0);
   return {
     byFormat,
     totals: {
@@ -87,10 +71,17 @@ export async function savingsReport(db: Database, scope: OutcomeScope, range: Da
       savedBytes: totals.originalBytes - totals.measuredOutputBytes,
       savedShare: totals.originalBytes > 0 ? 1 - totals.measuredOutputBytes / totals.originalBytes : null,
     },
-    work: { transforms, spared, sparedShare: transforms + spared > 0 ? spared / (transforms + spared) : null },
     uniqueTransformations: unique,
     topSources: sources,
   };
 }
 
-export type SavingsReport = Awaited<ReturnType<typeof savingsReport>>;
+/**
+ * The transforms made against the answers a cache tier spared: the outcome chart's served and cached
+ * (already read for the page), not a query of their own.
+ */
+export function workOf({ served, cached }: Pick<OutcomeCounts, "served" | "cached">) {
+  return { transforms: served, spared: cached, sparedShare: served + cached > 0 ? cached / (served + cached) : null };
+}
+
+export type SavingsReport = Awaited<ReturnType<typeof savingsReport>> & { work: ReturnType<typeof workOf> };

@@ -1,7 +1,7 @@
 import { and, between, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { requestVariantDays } from "@/server/db/schema";
-import { DAY_MS, rangeInstants, dayOf, type DateRange } from "./date-range";
+import { DAY_MS, dayOf, type DateRange } from "./date-range";
 import { scopeProjects, type OutcomeScope } from "./request-outcomes";
 
 /** The window hosted image services count unique transformations over. */
@@ -14,7 +14,7 @@ export const UNIQUE_WINDOW_DAYS = 30;
  */
 export async function uniqueTransformations(db: Database, scope: OutcomeScope, range: Pick<DateRange, "to">) {
   const to = range.to;
-  const from = dayOf(rangeInstants({ from: to, to }).start.getTime() - (UNIQUE_WINDOW_DAYS - 1) * DAY_MS);
+  const from = dayOf(Date.parse(`${to}T00:00:00Z`) - (UNIQUE_WINDOW_DAYS - 1) * DAY_MS);
   const v = requestVariantDays;
   const [row] = await db
     .select({ count: sql<number>`count(distinct (${v.projectId}, ${v.variant}))::float8` })

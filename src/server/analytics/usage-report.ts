@@ -7,7 +7,7 @@ import { resolveDateRange } from "./date-range";
 import { qualityModeStats } from "./quality-mode-stats";
 import { requestLogPage, requestLogStats, type RequestLogPageInput } from "./request-log-stats";
 import { requestOutcomes } from "./request-outcomes";
-import { savingsReport } from "./savings";
+import { savingsReport, workOf, type SavingsReport } from "./savings";
 import { projectUsage, teamUsage } from "./usage-totals";
 
 /** What the usage pages read: the database, the clock a range is resolved against, metering's lag. */
@@ -34,7 +34,7 @@ export async function projectUsageReport(deps: UsageReportDeps, projectId: strin
     deps.freshness(),
   ]);
   const store = storeShare(deps.store, projectId);
-  return { range, ...usage, log, outcomes, qualityModes, savings, metering, store };
+  return { range, ...usage, log, outcomes, qualityModes, savings: withWork(savings, outcomes), metering, store };
 }
 
 /** One page of a project's request log within the range. */
@@ -56,5 +56,11 @@ export async function teamUsageReport(deps: UsageReportDeps, teamId: string, ran
     savingsReport(deps.db, { teamId }, range),
     deps.freshness(),
   ]);
-  return { range, ...usage, outcomes, savings, metering };
+  return { range, ...usage, outcomes, savings: withWork(savings, outcomes), metering };
 }
+
+/** The savings with the work the outcomes already counted. */
+const withWork = (
+  savings: Omit<SavingsReport, "work">,
+  outcomes: { totals: Parameters<typeof workOf>[0] },
+): SavingsReport => ({ ...savings, work: workOf(outcomes.totals) });

@@ -14,11 +14,8 @@ type MinuteRow = typeof requestMinuteStats.$inferInsert;
 export function createMinuteRows() {
   const share = projectRows<MinuteRow>();
   const rows = share.rows;
-  return {
-    get size() {
-      return share.size;
-    },
-    drop: share.drop,
+  // Onto the share itself: its size stays a live getter.
+  return Object.assign(share, {
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
       const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
       const id = `${outcome.projectId}|${minute.toISOString()}`;
@@ -37,5 +34,5 @@ export function createMinuteRows() {
           set: { requests: added(requestMinuteStats.requests), failed: added(requestMinuteStats.failed) },
         });
     },
-  };
+  });
 }

@@ -23,11 +23,8 @@ const SUMMED = [
 export function createQualityRows() {
   const share = projectRows<QualityRow>();
   const rows = share.rows;
-  return {
-    get size() {
-      return share.size;
-    },
-    drop: share.drop,
+  // Onto the share itself: its size stays a live getter.
+  return Object.assign(share, {
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
       const { qualityMode: mode, outputFormat: format, outputBytes } = outcome;
       if (outcome.status !== "success" || !mode || !format || outputBytes == null) return;
@@ -74,5 +71,5 @@ export function createQualityRows() {
           },
         });
     },
-  };
+  });
 }

@@ -14,11 +14,8 @@ type VariantRow = typeof requestVariantDays.$inferInsert;
 export function createVariantRows() {
   const share = projectRows<VariantRow>();
   const rows = share.rows;
-  return {
-    get size() {
-      return share.size;
-    },
-    drop: share.drop,
+  // Onto the share itself: its size stays a live getter.
+  return Object.assign(share, {
     add(outcome: RequestOutcome & { projectId: string }, at: Date): void {
       // The info answer's JSON describes an image: it makes none.
       if (outcome.status !== "success" || !outcome.variant || outcome.outputFormat === "json") return;
@@ -33,5 +30,5 @@ export function createVariantRows() {
       if (rows.size === 0) return;
       await db.insert(requestVariantDays).values(inKeyOrder(rows)).onConflictDoNothing();
     },
-  };
+  });
 }
