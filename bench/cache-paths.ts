@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { drive, fmt, percentile, summarise, type Summary } from "./lib/load";
 import { cpuMsOfTree, peakRssOfTree } from "./lib/process-memory";
-import { killAll, prepareOurApp, startOrigin, stop } from "./lib/servers";
+import { killAll, prepareOurApp, scrapeMetrics, startOrigin, stop } from "./lib/servers";
 import { makeSources } from "./lib/sources";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { S3RVER_CREDENTIALS, startS3rver, type S3rverProcess } from "../tools/s3-local/s3rver-process";
@@ -41,7 +41,7 @@ interface PathResult extends Summary {
 
 /** Requests counted under cache="hit" by the app's metrics (`optstuff_image_request_duration_seconds`). */
 async function hitsCounted(base: string): Promise<number> {
-  const text = await (await fetch(`${base}/api/metrics`)).text();
+  const text = await scrapeMetrics(base);
   return Number(/^optstuff_image_request_duration_seconds_count\{[^}]*cache="hit"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
@@ -52,7 +52,7 @@ async function hitsCounted(base: string): Promise<number> {
  * makes the two fall short.
  */
 async function expectStoreAnswers(base: string, count: number): Promise<void> {
-  const text = await (await fetch(`${base}/api/metrics`)).text();
+  const text = await scrapeMetrics(base);
   const tier = (name: string) =>
     Number(new RegExp(`optstuff_results_total\\{tier="${name}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
   const counted = tier("store") + tier("shared");

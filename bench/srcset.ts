@@ -22,7 +22,16 @@ import type { AddressInfo } from "node:net";
 import sharp from "sharp";
 import { drive, fmt, percentile } from "./lib/load";
 import { cpuMsOfTree, peakRssOfTree } from "./lib/process-memory";
-import { buildPeerIfNeeded, freePort, killAll, PEER_DIR, prepareOurApp, startProcess, stop } from "./lib/servers";
+import {
+  buildPeerIfNeeded,
+  freePort,
+  killAll,
+  PEER_DIR,
+  prepareOurApp,
+  scrapeMetrics,
+  startProcess,
+  stop,
+} from "./lib/servers";
 import { similarity } from "./lib/similarity";
 
 const COUNT = Number(process.env.BENCH_SOURCES ?? 20);
@@ -185,7 +194,7 @@ async function settled(base: string): Promise<void> {
   let idle = 0;
   while (idle < 3) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const text = await (await fetch(`${base}/api/metrics`)).text();
+    const text = await scrapeMetrics(base);
     const busy = [...text.matchAll(/^optstuff_transforms\{state="(?:running|queued|later)"\} (\d+)/gm)].some(
       (m) => Number(m[1]) > 0,
     );
@@ -268,7 +277,7 @@ async function rawSharp(requests: Request[], encode: boolean): Promise<Outcome> 
 }
 
 async function transformsOf(base: string): Promise<number> {
-  const text = await (await fetch(`${base}/api/metrics`)).text();
+  const text = await scrapeMetrics(base);
   return Number(/optstuff_results_total\{tier="transform"\} (\d+)/.exec(text)?.[1] ?? 0);
 }
 

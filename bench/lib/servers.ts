@@ -99,6 +99,16 @@ export async function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** The /api/metrics token the benchmarks' app is started with: the endpoint is never open. */
+const BENCH_METRICS_TOKEN = "bench-metrics-token";
+
+/** The app's Prometheus text, scraped with its token. */
+export async function scrapeMetrics(base: string): Promise<string> {
+  const response = await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` } });
+  if (!response.ok) throw new Error(`/api/metrics answered ${response.status}`);
+  return response.text();
+}
+
 /** Signs URLs the way integrators do, with @optstuff/client (Web Crypto, hence a promise). */
 export type Signer = (operations: string, source: string) => Promise<string>;
 
@@ -137,6 +147,7 @@ export async function prepareOurApp(
     // Every request of a benchmark comes from one address: measure the work, not the per-address limits.
     OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE: "0",
     OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: "0",
+    OPTSTUFF_METRICS_TOKEN: BENCH_METRICS_TOKEN,
     PORT: String(port),
     ...env,
   };

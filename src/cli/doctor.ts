@@ -1,9 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { accessSync, constants, existsSync, readFileSync, statfsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { EnvironmentError, isProduction, type Env } from "@/env";
-import { loadSecrets } from "@/server/config/secrets";
+import { loadSecrets, metricsTokenSource } from "@/server/config/secrets";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { openDatabase } from "@/server/db/client";
 import { DatabaseInUseError } from "@/server/db/embedded-lock";
@@ -50,6 +51,18 @@ const checks: Check[] = [
       if (!existsSync(file)) return ok(`not generated yet: the first start writes them to ${file} (mode 0600)`);
       JSON.parse(readFileSync(file, "utf8"));
       return ok(`generated, in ${file}`);
+    },
+  },
+  {
+    // Where the operator finds the token a scraper sends; the token itself is never printed.
+    name: "metrics",
+    run: async (e) => {
+      const source = metricsTokenSource(e);
+      if (!source) return ok("/api/metrics is off (404): set OPTSTUFF_METRICS_TOKEN to scrape it");
+      if (source.from === "environment") return ok("/api/metrics asks for OPTSTUFF_METRICS_TOKEN as a bearer token");
+      return existsSync(source.file)
+        ? ok(`/api/metrics asks for the bearer token in ${source.file}`)
+        : ok(`/api/metrics will ask for a bearer token the first start writes to ${source.file} (mode 0600)`);
     },
   },
   {
@@ -104,7 +117,8 @@ const checks: Check[] = [
         accessSync(existing, constants.W_OK);
         return ok(`files in ${settings.root}${existing === settings.root ? "" : " (made at first write)"}, writable`);
       }
-      const store = await createResultStore(settings);
+      // Any names do for a key that is never written: a throwaway secret keeps the check free of side effects.
+      const store = await createResultStore(settings, { masterSecret: randomBytes(32).toString("base64url") });
       try {
         // A read of a key that is never written: proves the endpoint, the bucket and the credentials.
         await store.get("optstuff-doctor/absent");

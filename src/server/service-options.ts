@@ -10,7 +10,7 @@ import {
 } from "@/env";
 import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { OAuthCredentials } from "@/server/auth/create-auth";
-import { loadSecrets, type Secrets } from "@/server/config/secrets";
+import { loadMetricsToken, loadSecrets, type Secrets } from "@/server/config/secrets";
 import type { UpstashSettings } from "@/server/coordination/upstash-client";
 import type { DatabaseHandle, DatabaseTarget } from "@/server/db/client";
 import type { TransformLimits } from "@/server/image";
@@ -80,7 +80,7 @@ export interface ServiceOptions {
   requestLog?: Partial<RequestLogOptions>;
   /** Days the audit log keeps. Default OPTSTUFF_AUDIT_RETENTION_DAYS's. */
   auditRetentionDays?: number;
-  /** Who may read /api/metrics. Default open (the embedded default on loopback). */
+  /** Who may read /api/metrics. Default off. */
   metrics?: MetricsAccess;
   /** How this instance runs, as /api/health reports it. Default: embedded with PGlite, else self-hosted. */
   deployment?: Deployment;
@@ -91,8 +91,15 @@ export interface ServiceOptions {
 
 export type Deployment = "embedded" | "self-hosted" | "vercel";
 
-/** Who may read /api/metrics: anyone, nobody (404), or a bearer token's holder. */
-export type MetricsAccess = "open" | "off" | { token: string };
+/**
+ * Who may read /api/metrics: nobody (404), or a bearer token's holder. Never anyone: the counters
+ * (every tenant's traffic, cache tiers, failures) are not for the public, and a reverse proxy in front
+ * of the embedded default's loopback makes them so.
+ */
+export type MetricsAccess = "off" | { token: string };
+
+/** Off in production until a token is set, or when told `off`; elsewhere a generated token (loadMetricsToken). */
+const metricsAccess = (token: string | null): MetricsAccess => (token === null ? "off" : { token });
 
 export interface TransformIsolation {
   /** The built transform process script. */
@@ -226,18 +233,8 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
       successesPerProjectMinute: e.OPTSTUFF_REQUEST_LOG_SUCCESSES_PER_MINUTE,
     },
     auditRetentionDays: e.OPTSTUFF_AUDIT_RETENTION_DAYS,
-    // In production the counters (tenants' traffic, cache tiers, failures) are not for the public: off
-    // until a token is set. The embedded default serves them to whoever reaches its loopback.
     deployment: e.VERCEL !== undefined ? "vercel" : embedded ? "embedded" : "self-hosted",
-    // `off` says so explicitly (Vercel asks for one or the other).
-    metrics:
-      e.OPTSTUFF_METRICS_TOKEN === "off"
-        ? "off"
-        : e.OPTSTUFF_METRICS_TOKEN
-          ? { token: e.OPTSTUFF_METRICS_TOKEN }
-          : isProduction(e)
-            ? "off"
-            : "open",
+    metrics: metricsAccess(loadMetricsToken(e)),
   };
 }
 

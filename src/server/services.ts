@@ -176,7 +176,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       })
     : null;
   const store = options.resultStore
-    ? await createResultStore(options.resultStore, (ids) => teamsOfProjects(database, ids))
+    ? await createResultStore(options.resultStore, {
+        masterSecret: options.secrets.keyEncryption,
+        teamsOf: (ids) => teamsOfProjects(database, ids),
+      })
     : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
   const results = store ? createSharedResults({ store, redis, counters, logSampled }) : null;
@@ -384,7 +387,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     cron,
     startScheduler: scheduler.start,
     metrics,
-    metricsAccess: options.metrics ?? "open",
+    metricsAccess: options.metrics ?? "off",
     deployment: options.deployment ?? (database.kind === "pglite" ? "embedded" : "self-hosted"),
     recordOutcome: createOutcomeRecorder({ kv, db: database.db, logger, logSampled, counters, requestLog, metrics }),
     close: () =>

@@ -102,7 +102,7 @@ async function postUntilAnswered(post: () => Promise<RawAnswer>): Promise<RawAns
 }
 
 async function residentBytes(): Promise<number> {
-  const metrics = await (await fetch(`${app.baseUrl}/api/metrics`)).text();
+  const metrics = await (await app.metrics()).text();
   return Number(/^process_resident_memory_bytes (\d+)/m.exec(metrics)?.[1]);
 }
 
@@ -190,6 +190,20 @@ describe("the served dashboard", () => {
     });
     expect(response.status).toBe(403);
     expect(((await response.json()) as { code: string }).code).toBe("CROSS_SITE_REQUEST");
+  });
+
+  it("answers /api/metrics only with the token generated into the data directory", async () => {
+    // The embedded default on loopback: a reverse proxy in front would hand an open endpoint to anyone.
+    const refusals: Array<Record<string, string>> = [{}, { authorization: "Bearer guessed" }];
+    for (const headers of refusals) {
+      const refused = await fetch(`${app.baseUrl}/api/metrics`, { headers });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toBe("Bearer");
+      expect(((await refused.json()) as { code: string }).code).toBe("METRICS_UNAUTHORIZED");
+    }
+    const scraped = await app.metrics();
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain("process_resident_memory_bytes");
   });
 
   it("still answers after all of the above", async () => {

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
@@ -7,7 +8,6 @@ import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { servingOwner } from "@/server/db/embedded-lock";
-import { embeddedSocketPath } from "@/server/db/embedded/socket-path";
 
 /**
  * The server's embedded database runs in a process of its own (src/server/db/embedded/), reached over a
@@ -26,8 +26,10 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 const lostReasons: string[] = [];
 const serve = (dataDir: string) =>
   openDatabase({ kind: "pglite", dataDir, serve: { entry, onLost: (reason) => lostReasons.push(reason) } });
+/** The socket as the command line finds it: in the owner file of the process that serves the directory. */
+const socketOf = (dataDir: string) => servingOwner(dataDir)!.socket;
 const connect = (dataDir: string, max = 4) =>
-  postgres({ path: embeddedSocketPath(dataDir), username: "postgres", database: "postgres", max, prepare: false });
+  postgres({ path: socketOf(dataDir), username: "postgres", database: "postgres", max, prepare: false });
 
 /** postgres.js answers rows, PGlite in process a result holding them. */
 const count = async (handle: DatabaseHandle, table: string) => {
@@ -101,7 +103,8 @@ describe("the embedded database's process", () => {
   it("owns the directory with a private socket, names the server, and lets it go when the server closes it", async () => {
     const dataDir = fresh();
     const server = await serve(dataDir);
-    const socket = embeddedSocketPath(dataDir);
+    const socket = socketOf(dataDir);
+    expect(socket).toBe(path.join(dataDir, "pglite.sock"));
     expect(statSync(socket).mode & 0o777).toBe(0o600);
     expect(servingOwner(dataDir)).toMatchObject({ serverPid: process.pid, socket, role: "the OptStuff server" });
     // Another opener (the command line) goes through the process instead of opening the directory.
@@ -118,23 +121,79 @@ describe("the embedded database's process", () => {
     await after.close();
   }, 60_000);
 
-  it("puts the socket of a data directory with a long path in a private folder of its own, and refuses one made by someone else", async () => {
-    const dataDir = path.join(fresh(), "a-data-directory-whose-path-is-too-long-for-a-unix-socket-".repeat(2));
-    const socket = embeddedSocketPath(dataDir);
-    expect(path.dirname(socket)).not.toBe(dataDir);
-    const server = await serve(dataDir);
-    expect(statSync(path.dirname(socket)).mode & 0o777).toBe(0o700);
+  const longDataDir = () => path.join(fresh(), "a-data-directory-whose-path-is-too-long-for-a-unix-socket-".repeat(2));
+
+  it("puts the socket of a data directory with a long path in a private folder of a name nobody can predict, found through the owner file, and removes it on stop", async () => {
+    const dataDir = longDataDir();
+    const first = await serve(dataDir);
+    const socket = socketOf(dataDir);
+    const folder = path.dirname(socket);
+    expect(folder).not.toBe(dataDir);
+    expect(Buffer.byteLength(socket)).toBeLessThanOrEqual(100);
+    const made = statSync(folder);
+    expect(made.uid).toBe(process.getuid!());
+    expect(made.mode & 0o777).toBe(0o700);
     expect(statSync(socket).mode & 0o777).toBe(0o600);
+    // The command line finds it through the owner file, not by computing a name.
     const beside = await openDatabase({ kind: "pglite", dataDir });
     await beside.ping();
     await beside.close();
-    await server.close();
-    rmSync(path.dirname(socket), { recursive: true, force: true });
-    // A folder that others may enter, waiting under the name: the process does not listen there.
-    mkdirSync(path.dirname(socket), { mode: 0o777 });
-    chmodSync(path.dirname(socket), 0o777);
-    await expect(serve(dataDir)).rejects.toThrow(/must be a directory of this user that nobody else can enter/);
-    rmSync(path.dirname(socket), { recursive: true, force: true });
+    // A folder others may enter (made again by someone after a temp cleaner removed ours) is not trusted.
+    chmodSync(folder, 0o777);
+    expect(servingOwner(dataDir)).toBeNull();
+    chmodSync(folder, 0o700);
+    await first.close();
+    expect(existsSync(folder)).toBe(false);
+    // The next start picks another name: there is nothing to compute in advance.
+    const second = await serve(dataDir);
+    expect(path.dirname(socketOf(dataDir))).not.toBe(folder);
+    await second.close();
+  }, 60_000);
+
+  it("removes the socket folder a killed database process left in the temp directory when the next one takes over", async () => {
+    const dataDir = longDataDir();
+    const first = await serve(dataDir);
+    const folder = path.dirname(socketOf(dataDir));
+    lostReasons.length = 0;
+    process.kill(servingOwner(dataDir)!.pid, "SIGKILL");
+    const deadline = Date.now() + 15_000;
+    while (lostReasons.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await first.close();
+    expect(existsSync(folder)).toBe(true);
+    const next = await serve(dataDir);
+    expect(existsSync(folder)).toBe(false);
+    expect(path.dirname(socketOf(dataDir))).not.toBe(folder);
+    await next.close();
+  }, 60_000);
+
+  it("starts whatever another user left under the folder name the socket used to be given (a folder others may enter, a file, a symlink)", async () => {
+    const dataDir = longDataDir();
+    // The name every earlier version derived from the data directory's path, which anyone can compute.
+    const predictable = path.join(
+      os.tmpdir(),
+      `optstuff-db-${createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 16)}`,
+    );
+    const elsewhere = fresh();
+    const traps: Array<[string, () => void]> = [
+      ["a folder others may enter", () => (mkdirSync(predictable, { mode: 0o777 }), chmodSync(predictable, 0o777))],
+      ["a file", () => writeFileSync(predictable, "")],
+      ["a symlink to a folder of theirs", () => symlinkSync(elsewhere, predictable)],
+    ];
+    try {
+      for (const [, lay] of traps) {
+        rmSync(predictable, { recursive: true, force: true });
+        lay();
+        const server = await serve(dataDir);
+        const folder = path.dirname(socketOf(dataDir));
+        expect(folder).not.toBe(predictable);
+        expect(statSync(folder).uid).toBe(process.getuid!());
+        expect(statSync(folder).mode & 0o777).toBe(0o700);
+        expect(existsSync(path.join(elsewhere, "pglite.sock"))).toBe(false);
+        await server.close();
+      }
+    } finally {
+      rmSync(predictable, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it("ends with a server that is killed, releasing the directory, and tells a server whose process was killed", async () => {

@@ -85,10 +85,12 @@ const routes: Array<[string, () => Promise<Response>]> = [
     () => {
       const services: Services = {
         ...app.services,
-        metricsAccess: "open",
+        metricsAccess: { token: "test-metrics" },
         metrics: { ...app.services.metrics, render: rejecting },
       };
-      return createMetricsRouteHandler(async () => services)(new Request("http://optstuff.test/api/metrics"));
+      return createMetricsRouteHandler(async () => services)(
+        new Request("http://optstuff.test/api/metrics", { headers: { authorization: "Bearer test-metrics" } }),
+      );
     },
   ],
   [

@@ -1,5 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import nodePath from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEnv } from "@/env";
 import { createMetricsRouteHandler } from "@/server/http/metrics-route";
+import { serviceOptionsFromEnv } from "@/server/service-options";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createTestApp, type TestApp } from "../support/app";
 import { makePng } from "../support/images";
@@ -56,8 +61,11 @@ describe.skipIf(redisServer.skip)(redisServer.title("/api/metrics"), () => {
       const response = await scrape(authorization);
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe("Bearer");
+      expect(await response.json()).toEqual({
+        code: "METRICS_UNAUTHORIZED",
+        message: "Missing or wrong metrics token",
+      });
     }
-    expect((await scrape(undefined, { ...app.services, metricsAccess: "open" })).status).toBe(200);
   });
 
   it("is off in production without a token: 404, saying which variable turns it on", async () => {
@@ -96,5 +104,36 @@ describe.skipIf(redisServer.skip)(redisServer.title("/api/metrics"), () => {
     expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(10_000_000);
     const sent = sample(text, "optstuff_image_sent_bytes_total");
     expect(sent).toBe(app.outcomes.reduce((sum, o) => sum + (o.sentBytes ?? 0), 0));
+  });
+});
+
+/** Without Redis: the embedded default as `npm start` runs it, its access read from its environment. */
+describe("/api/metrics on the embedded default", () => {
+  let embedded: TestApp;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(nodePath.join(tmpdir(), "optstuff-metrics-embedded-"));
+    const options = serviceOptionsFromEnv(parseEnv({ OPTSTUFF_DATA_DIR: dataDir }));
+    embedded = await createTestApp({ redis: null, metrics: options.metrics });
+  }, 60_000);
+  afterAll(async () => {
+    await embedded?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("asks for the token generated into the data directory: a proxy in front of npm start exposes its loopback", async () => {
+    for (const authorization of [undefined, "Bearer wrong", `Bearer ${TOKEN}`, "Bearer "]) {
+      const response = await scrape(authorization, embedded.services);
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe("Bearer");
+      expect(await response.json()).toEqual({
+        code: "METRICS_UNAUTHORIZED",
+        message: "Missing or wrong metrics token",
+      });
+    }
+    const generated = readFileSync(nodePath.join(dataDir, "metrics-token"), "utf8");
+    const scraped = await scrape(`Bearer ${generated}`, embedded.services);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain("process_resident_memory_bytes");
   });
 });

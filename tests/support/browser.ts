@@ -25,6 +25,8 @@ export interface ServedApp {
   dataDir: string;
   /** Calls a cron route with the app's generated secret. */
   cron(path: string): Promise<Response>;
+  /** Scrapes /api/metrics with the app's token: the one given, or the one it generated into the data directory. */
+  metrics(): Promise<Response>;
   /** SIGTERM, then waits for the exit; the data directory stays until stop(). */
   terminate(): Promise<number | null>;
   /** What the server printed so far. */
@@ -156,6 +158,10 @@ export async function startServedApp(
     cron(cronPath) {
       const { cron } = JSON.parse(readFileSync(path.join(dataDir, "secrets.json"), "utf8")) as { cron: string };
       return fetch(`${baseUrl}${cronPath}`, { headers: { authorization: `Bearer ${cron}` } });
+    },
+    metrics() {
+      const token = env.OPTSTUFF_METRICS_TOKEN ?? readFileSync(path.join(dataDir, "metrics-token"), "utf8");
+      return fetch(`${baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${token}` } });
     },
     terminate,
     output: () => started.output(),

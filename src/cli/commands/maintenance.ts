@@ -1,4 +1,5 @@
 import type { Command } from "@commander-js/extra-typings";
+import { loadSecrets } from "@/server/config/secrets";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { createResultStore } from "@/server/result-store/create-store";
 import { redisFromEnv, resultStoreFromEnv } from "@/server/service-options";
@@ -30,7 +31,9 @@ export function registerMaintenance(program: Command, cli: Cli): void {
       const purged = await withWriteDatabase(ctx, async (deps) => {
         const { scope } = await resolveProject(deps.db, options.team, options.project);
         const settings = resultStoreFromEnv(ctx.env());
-        const store = settings ? await createResultStore(settings) : null;
+        const store = settings
+          ? await createResultStore(settings, { masterSecret: loadSecrets(ctx.env()).keyEncryption })
+          : null;
         try {
           return await purgeResults({ ...deps, store, logger: cliLogger(ctx) }, scope, {
             source: options.source,

@@ -3,6 +3,7 @@ import type { Database } from "@/server/db/client";
 import { alertEvents, projects, teamAlertSettings, teamMembers, teams, user } from "@/server/db/schema";
 import { describeError, type Logger } from "@/server/log";
 import type { Mailer } from "@/server/mail/mailer";
+import { oneLine, quoted } from "@/server/mail/plain-text";
 import type { AlertKind } from "./conditions";
 
 interface MailDeps {
@@ -97,13 +98,15 @@ async function mailOne(deps: MailDeps, alert: AlertRow): Promise<boolean> {
   if (admins.length === 0) return false;
   await deps.mailer!.send({
     to: admins.map((admin) => admin.email).join(", "),
-    subject: `${where.team} on OptStuff: ${about.subject}`,
+    // The kind of alert alone: a team's name is its owner's choosing, and an inbox shows a subject as ours.
+    subject: `OptStuff: ${about.subject}`,
+    // The message carries key, project and bucket names an owner chose: kept on its one line.
     text: [
-      alert.message,
+      oneLine(alert.message),
       "",
       `${team}/p/${where.projectSlug}/${about.page}`,
       "",
-      `You are an admin of the team "${where.team}". This alert is mailed at most once per ${about.window}; the dashboard shows it while it holds. Its settings: ${team}/settings`,
+      `You are an admin of the team ${quoted(where.team)}. This alert is mailed at most once per ${about.window}; the dashboard shows it while it holds. Its settings: ${team}/settings`,
       "",
     ].join("\n"),
   });

@@ -56,23 +56,51 @@ function missing(given: Partial<Generated>): boolean {
 }
 
 function readOrCreate(dataDir: string): Generated {
-  const file = path.join(dataDir, "secrets.json");
+  const fresh: Generated = { keyEncryption: generate(), auth: generate(), cron: generate() };
+  return JSON.parse(writeOnce(dataDir, "secrets.json", JSON.stringify(fresh, null, 2))) as Generated;
+}
+
+/** The file the embedded default's /api/metrics token is generated into. */
+export const metricsTokenFile = (dataDir: string) => path.join(path.resolve(dataDir), "metrics-token");
+
+/** Where the /api/metrics token comes from; null when metrics are off: `off`, or production without one. */
+export type MetricsTokenSource = { from: "environment"; token: string } | { from: "file"; file: string } | null;
+
+export function metricsTokenSource(e: Env): MetricsTokenSource {
+  if (e.OPTSTUFF_METRICS_TOKEN === "off") return null;
+  if (e.OPTSTUFF_METRICS_TOKEN) return { from: "environment", token: e.OPTSTUFF_METRICS_TOKEN };
+  return isProduction(e) ? null : { from: "file", file: metricsTokenFile(e.OPTSTUFF_DATA_DIR) };
+}
+
+/**
+ * The bearer token of /api/metrics, or null when metrics are off. Outside production a missing one is
+ * generated once into `<dataDir>/metrics-token` (mode 0600), the token alone, so a scraper on the
+ * machine can read it as it is (Prometheus's `credentials_file`). Its own file: a data directory whose
+ * secrets.json predates it gets one without rewriting the others.
+ */
+export function loadMetricsToken(e: Env): string | null {
+  const source = metricsTokenSource(e);
+  if (source?.from !== "file") return source?.token ?? null;
+  // Trimmed: a token an operator wrote in with `echo` ends with a newline no client sends.
+  return writeOnce(path.dirname(source.file), path.basename(source.file), generate()).trim();
+}
+
+const generate = () => randomBytes(32).toString("base64url");
+
+/** Writes `content` into `dataDir/name` unless the file exists, and returns what the file holds. */
+function writeOnce(dataDir: string, name: string, content: string): string {
+  const file = path.join(dataDir, name);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const fresh: Generated = {
-    keyEncryption: randomBytes(32).toString("base64url"),
-    auth: randomBytes(32).toString("base64url"),
-    cron: randomBytes(32).toString("base64url"),
-  };
   // Written whole to a private temp file, then hard-linked into place: link() fails if the file exists,
-  // so processes starting at once all end up with the first writer's complete secrets.
+  // so processes starting at once all end up with the first writer's complete content.
   const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  writeFileSync(temp, JSON.stringify(fresh, null, 2), { mode: 0o600 });
+  writeFileSync(temp, content, { mode: 0o600 });
   try {
     linkSync(temp, file);
-    return fresh;
+    return content;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return JSON.parse(readFileSync(file, "utf8")) as Generated;
+    return readFileSync(file, "utf8");
   } finally {
     unlinkSync(temp);
   }

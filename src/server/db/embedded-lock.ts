@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { isProcessAlive } from "@/server/process-alive";
+import { assertPrivateFolder } from "./embedded/socket-path";
 
 /**
  * An embedded database has one owner at a time. PGlite keeps its pages in the owning process's memory
@@ -197,10 +198,23 @@ function describeOwner(owner: DatabaseOwner | null): string {
   return `${owner.role} (pid ${owner.serverPid ?? owner.pid}${where}, since ${owner.since})`;
 }
 
-/** The live owner of this machine that serves the directory's database on a socket, if there is one. */
+/**
+ * The live owner of this machine that serves the directory's database on a socket, if there is one. A
+ * socket outside the directory counts only in a folder of the owner file's user that nobody else may
+ * enter: one removed (a temp cleaner) and made again by someone else would hand them our queries.
+ */
 export function servingOwner(directory: string): (DatabaseOwner & { socket: string }) | null {
-  const owner = readOwner(path.join(directory, "pglite.owner.json"));
+  const ownerFile = path.join(directory, "pglite.owner.json");
+  const owner = readOwner(ownerFile);
   if (!owner?.socket || owner.hostname !== hostname() || !isProcessAlive(owner.pid)) return null;
+  const folder = path.dirname(owner.socket);
+  if (path.resolve(folder) !== path.resolve(directory)) {
+    try {
+      assertPrivateFolder(folder, statSync(ownerFile).uid);
+    } catch {
+      return null;
+    }
+  }
   return owner as DatabaseOwner & { socket: string };
 }
 

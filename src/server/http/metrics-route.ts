@@ -3,7 +3,7 @@ import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
 import { bearerMatches } from "@/server/wire/bearer";
 
-/** Prometheus text exposition: open, off (404) or behind a bearer token (service-options.ts, MetricsAccess). */
+/** Prometheus text exposition: off (404) or behind a bearer token (service-options.ts, MetricsAccess). */
 export function createMetricsRouteHandler(getServices: () => Promise<Services>) {
   return async function handle(request: Request): Promise<Response> {
     const headers = { "Cache-Control": "no-store" };
@@ -18,7 +18,8 @@ export function createMetricsRouteHandler(getServices: () => Promise<Services>) 
           { status: error.status, headers },
         );
       }
-      if (access !== "open" && !bearerMatches(request.headers.get("authorization"), access.token)) {
+      // Compared in constant time (hashed first): a wrong guess says nothing of the token.
+      if (!bearerMatches(request.headers.get("authorization"), access.token)) {
         const error = new AppError("METRICS_UNAUTHORIZED");
         return Response.json(
           { code: error.publicCode, message: error.publicMessage },

@@ -1,9 +1,12 @@
 import { lazyOnce } from "@/server/lazy-once";
 import type { Transporter } from "nodemailer";
+import { oneLine } from "./plain-text";
 
 export interface MailMessage {
   to: string;
+  /** Keep tenant-chosen text out of it: an inbox lists subjects as the sender's own words. */
   subject: string;
+  /** The only part (text/plain): tenant-chosen text goes in through plain-text.ts. */
   text: string;
 }
 
@@ -31,7 +34,10 @@ export function createMailer(settings: { url: string; from: string } | null): Ma
   });
   return {
     async send(message) {
-      const mail = { from: settings.from, to: message.to, subject: message.subject, text: message.text };
+      // A subject is one header line whatever a caller put in it: no line break of a name's making
+      // reaches the headers (nodemailer folds them into spaces too; this does not depend on it).
+      const subject = oneLine(message.subject);
+      const mail = { from: settings.from, to: message.to, subject, text: message.text };
       await (await transporter()).sendMail(mail);
     },
   };

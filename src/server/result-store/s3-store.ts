@@ -12,10 +12,13 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { S3_COMPATIBLE } from "@/server/s3-compat";
 import { metaOf, verified } from "./envelope";
 import { fairEvictions } from "./fair-eviction";
+import type { ObjectNames } from "./object-names";
 import { KEY_PATTERN, type ResultStore, type S3Settings, type StoredMeta } from "./types";
 
 export interface S3StoreOptions extends S3Settings {
   maxBytes: number;
+  /** What the bucket calls each key: never the project or the source in clear (object-names.ts). */
+  names: ObjectNames;
   /**
    * The team of each project (the database): pruning evicts from the team that holds the most. A
    * listing names only projects; without this, the oldest go first whoever they belong to.
@@ -52,7 +55,7 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
 
   function objectKey(key: string): string {
     if (!KEY_PATTERN.test(key)) throw new Error(`invalid result store key: ${key}`);
-    return `${prefix}${key}`;
+    return `${prefix}${options.names.nameOf(key)}`;
   }
 
   async function list(under: string): Promise<_Object[]> {
@@ -157,26 +160,32 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
     // Only a listing of the project's prefix would tell, which is too costly for a page view.
     projectSize: () => null,
     async prune() {
-      const objects = (await list(prefix)).sort(
-        (a, b) => (a.LastModified?.getTime() ?? 0) - (b.LastModified?.getTime() ?? 0),
-      );
+      const listed = await list(prefix);
+      const projectOf = new Map(listed.map((o) => [o.Key!, options.names.projectOf(o.Key!.slice(prefix.length))]));
+      // A name this store cannot read back is never read (written before names were keyed, or under
+      // another master secret): it only takes room, and goes now.
+      const unreadable = listed.filter((o) => projectOf.get(o.Key!) === null);
+      const objects = listed
+        .filter((o) => projectOf.get(o.Key!) !== null)
+        .sort((a, b) => (a.LastModified?.getTime() ?? 0) - (b.LastModified?.getTime() ?? 0));
       const total = objects.reduce((sum, o) => sum + (o.Size ?? 0), 0);
       let doomed: _Object[] = [];
       if (total > options.maxBytes) {
-        const projectOf = (o: _Object) => o.Key!.slice(prefix.length).split("/", 1)[0]!;
-        const teams = options.teamsOf ? await options.teamsOf([...new Set(objects.map(projectOf))]) : new Map();
+        const projects = [...new Set(objects.map((o) => projectOf.get(o.Key!)!))];
+        const teams = options.teamsOf ? await options.teamsOf(projects) : new Map<string, string>();
         const evictable = objects.map((o) => ({
           key: o.Key!,
           bytes: o.Size ?? 0,
-          team: teams.get(projectOf(o)) ?? null,
+          team: teams.get(projectOf.get(o.Key!)!) ?? null,
         }));
         const keys = new Set(fairEvictions(evictable, total - options.maxBytes * PRUNE_TO));
         doomed = objects.filter((o) => keys.has(o.Key!));
-        await remove(doomed.map((o) => o.Key!));
       }
+      await remove([...unreadable, ...doomed].map((o) => o.Key!));
       const freed = doomed.reduce((sum, o) => sum + (o.Size ?? 0), 0);
+      const dropped = unreadable.reduce((sum, o) => sum + (o.Size ?? 0), 0);
       known = { bytes: total - freed, objects: objects.length - doomed.length };
-      return { deleted: doomed.length, bytes: freed };
+      return { deleted: unreadable.length + doomed.length, bytes: dropped + freed };
     },
     async close() {
       client.destroy();

@@ -8,7 +8,8 @@ import type { TransformResult } from "@/server/image";
  * older than any write in progress, deletes it).
  *
  * Keys are `/`-separated segments of [A-Za-z0-9_-] built by result-keys.ts (project / source / variant),
- * so a purge deletes by prefix on either backend.
+ * so a purge deletes by prefix on either backend (a bucket names each segment by a keyed digest that
+ * keeps prefixes: object-names.ts).
  */
 export interface ResultStore {
   readonly kind: "files" | "s3";
@@ -21,7 +22,8 @@ export interface ResultStore {
   put(key: string, result: TransformResult, team?: string): Promise<Kept>;
   /**
    * S3 only: a presigned URL anyone can GET the stored object at until it expires, for outputs too
-   * large to answer directly (delivery/oversize.ts). The object is not checked: sign after a put.
+   * large to answer directly (delivery/oversize.ts). The object is not checked: sign after a put. It
+   * shows the object's keyed name and, as every SigV4 link, the access key id (docs/security.md).
    */
   link?(key: string, expiresInSeconds: number): Promise<string>;
   /** Deletes every object whose key starts with `prefix` (a whole segment path); answers how many. */

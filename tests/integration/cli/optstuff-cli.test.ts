@@ -77,6 +77,7 @@ describe("optstuff on a database", () => {
     expect(findings.map((f) => f.check)).toEqual([
       "configuration",
       "secrets",
+      "metrics",
       "database",
       "redis",
       "object store",
@@ -85,6 +86,8 @@ describe("optstuff on a database", () => {
     ]);
     expect(findings.filter((f) => f.status !== "ok")).toEqual([]);
     expect(findings.find((f) => f.check === "database")!.detail).toContain("not made yet");
+    // Where the /api/metrics token will be, for the operator's scraper.
+    expect(findings.find((f) => f.check === "metrics")!.detail).toContain(path.join(empty, "metrics-token"));
     expect(findings.find((f) => f.check === "transform worker")!.detail).toMatch(/made a webp in \d+ ms/);
     expect(readdirSync(empty)).toEqual([]);
   });

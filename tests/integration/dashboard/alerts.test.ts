@@ -61,6 +61,20 @@ const mailsAbout = (text: string) => smtp.received.filter((mail) => mail.include
 const image = (key: { publicKey: string; secretKey: string }, operations: string, source = "local/photo.jpg") =>
   app.fetch(buildSignedUrl({ baseUrl: "http://x", projectSlug, ...key, operations, source }).slice("http://x".length));
 
+/** A received mail's headers, and its body decoded from its transfer encoding. */
+function partsOf(mail: string): { head: string; text: string } {
+  const end = mail.indexOf("\r\n\r\n");
+  const head = mail.slice(0, end);
+  const raw = mail.slice(end + 4);
+  const encoding = /^Content-Transfer-Encoding: *(\S+)/im.exec(head)?.[1]?.toLowerCase();
+  if (encoding === "base64") return { head, text: Buffer.from(raw, "base64").toString("utf8") };
+  if (encoding !== "quoted-printable") return { head, text: raw };
+  const bytes = raw
+    .replace(/=\r\n/g, "")
+    .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return { head, text: Buffer.from(bytes, "latin1").toString("utf8") };
+}
+
 describe("alerts", () => {
   it("mails the admins once when a key passes its share of the day limit, and shows it to admins only", async () => {
     const key = await owner.caller.apiKey.create({
@@ -226,6 +240,38 @@ describe("alerts", () => {
     expect(reports.reduce((n, r) => n + r.mailed, 0)).toBe(1);
     expect(mailsAbout('Key "raced"')).toHaveLength(1);
     await owner.caller.apiKey.revoke({ ...scope(), keyId: key.id });
+  });
+
+  it("keeps the names an owner chooses out of the subject, and on their one line of a plain-text body", async () => {
+    const hostile = "<img src=x onerror=alert(1)>\r\nBcc: attacker@example.com";
+    await owner.caller.team.update({ teamSlug, name: `Team ${hostile}` });
+    const key = await owner.caller.apiKey.create({
+      ...scope(),
+      name: `Key ${hostile}`,
+      expiresAt: new Date(Date.now() + 5 * DAY_MS),
+    });
+    try {
+      await check();
+      const [mail, ...more] = mailsAbout("onerror");
+      expect(more).toHaveLength(0);
+      const { head, text } = partsOf(mail!);
+      // The subject is the kind of alert alone; no header, recipient or HTML part of a name's making.
+      expect(/^Subject: (.*)$/m.exec(head)?.[1]).toBe("OptStuff: an API key expires soon");
+      expect(head).not.toMatch(/^bcc:/im);
+      expect(head).not.toContain("attacker@example.com");
+      expect(head).not.toContain("onerror");
+      expect(head).toMatch(/^Content-Type: text\/plain; charset=utf-8$/im);
+      expect(mail).not.toMatch(/text\/html/i);
+      // In the body each name stays on its own line, its line breaks shown as escapes, not made.
+      expect(text.split(/\r?\n/).filter((line) => /^bcc:/i.test(line))).toEqual([]);
+      expect(text).toContain(
+        String.raw`Key "Key <img src=x onerror=alert(1)>\r\nBcc: attacker@example.com" of Shop expires on`,
+      );
+      expect(text).toContain(String.raw`the team "Team <img src=x onerror=alert(1)>\r\nBcc: attacker@example.com".`);
+    } finally {
+      await owner.caller.team.update({ teamSlug, name: "Alerting" });
+      await owner.caller.apiKey.revoke({ ...scope(), keyId: key.id });
+    }
   });
 
   it("follows the team's settings: saved by admins only, audited, validated, an alert turned off is not sent", async () => {

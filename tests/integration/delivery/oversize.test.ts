@@ -5,7 +5,9 @@ import path from "node:path";
 import { DeleteObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storePrefixOf } from "@/server/delivery/result-keys";
 import { createTestApp, DEMO_ROOT, type TestApp } from "../../support/app";
+import { signUp } from "../../support/dashboard";
 import { startS3, type LocalS3 } from "../../support/s3";
 
 /**
@@ -85,6 +87,44 @@ describe("outputs over the response cap", () => {
     await app.settled();
     const outcome = app.outcomes.at(-1)!;
     expect(outcome).toMatchObject({ status: "success", httpStatus: 307, sentBytes: 0, outputBytes: body.length });
+  }, 60_000);
+
+  it("name no project, source or variant in the link: the bucket, an opaque object, and the key id every presigned URL carries", async () => {
+    const { app, bucket } = await appWithBucket();
+    const response = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
+    expect(response.status).toBe(307);
+    const location = new URL(response.headers.get("location")!);
+    const object = decodeURIComponent(location.pathname.slice(`/${bucket}/results/`.length));
+    // Project / source / variant, each segment a keyed name: not the project's UUID, not the source's
+    // (unkeyed) digest, nothing a reader of the link can compute or confirm without the server's secret.
+    const segments = object.split("/");
+    expect(segments).toHaveLength(3);
+    for (const segment of segments) expect(segment).toMatch(/^[A-Za-z0-9_-]{22,}$/);
+    const [, sourceDigest] = storePrefixOf(app.projectId, "local/photo.jpg").split("/");
+    for (const clear of [app.projectId, app.projectId.slice(0, 8), sourceDigest!, "photo"])
+      expect(location.href).not.toContain(clear);
+    // What SigV4 cannot leave out (docs/security.md): the access key id, in X-Amz-Credential.
+    expect(location.searchParams.get("X-Amz-Credential")).toMatch(
+      new RegExp(`^${s3.accessKeyId}/\\d{8}/us-east-1/s3/aws4_request$`),
+    );
+    const followed = await fetch(location);
+    expect(followed.status).toBe(200);
+  }, 60_000);
+
+  it("still delete a project's objects behind such links when one source or the whole project is purged", async () => {
+    const { app, bucket } = await appWithBucket();
+    // The first account owns the instance and adopts the test app's team "acme" (project "blog").
+    const owner = await signUp(app.services, "oversize-owner");
+    for (const source of ["local/photo.jpg", "local/noise.png"])
+      expect((await app.fetch(app.signedPath("w_1200,f_png", source))).status).toBe(307);
+    await app.services.results?.drain();
+    expect(await objectsIn(bucket)).toBe(2);
+    const one = await owner.caller.cache.purge({ teamSlug: "acme", projectSlug: "blog", source: "local/photo.jpg" });
+    expect(one.deletedObjects).toBe(1);
+    expect(await objectsIn(bucket)).toBe(1);
+    const all = await owner.caller.cache.purge({ teamSlug: "acme", projectSlug: "blog" });
+    expect(all.deletedObjects).toBe(1);
+    expect(await objectsIn(bucket)).toBe(0);
   }, 60_000);
 
   it("upload each output once: the transform's write-back, not again at each request, to HEAD as to GET", async () => {

@@ -38,6 +38,28 @@ async function timed<T>(work: Promise<T>): Promise<{ error: AppError | null; val
   }
 }
 
+/**
+ * The built transform worker behind a shim that writes down each job it is handed before the worker
+ * sees it: how many times a job was started, whatever the pool's own counters say.
+ */
+function countingWorker(): { entry: string; starts: () => number[]; remove: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "optstuff-counting-worker-"));
+  const log = path.join(dir, "started");
+  const entry = path.join(dir, "counting-worker.mjs");
+  writeFileSync(
+    entry,
+    `import { appendFileSync } from "node:fs";
+process.on("message", (job) => appendFileSync(${JSON.stringify(log)}, job.id + "\\n"));
+await import(${JSON.stringify(testTransformIsolation().entry)});
+`,
+  );
+  return {
+    entry,
+    starts: () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").map(Number) : []),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
 describe("transform processes", () => {
   it("produce exactly what the in-process pipeline produces", async () => {
     const photo = await solid(1200, 800, [200, 90, 30]).jpeg().toBuffer();
@@ -140,6 +162,39 @@ describe("transform processes", () => {
       limits,
     );
     expect(after.format).toBe("webp");
+  });
+
+  it("refuse a job alone in its process at the memory cap at once, and run jobs that shared the process once more, each alone (counted by starts)", async () => {
+    const worker = countingWorker();
+    const tight = createProcessPool({ ...testTransformIsolation(160 * 2 ** 20), entry: worker.entry });
+    try {
+      const big = await solid(6000, 6000, [10, 200, 10]).png({ compressionLevel: 1 }).toBuffer();
+      const roomy = { ...limits, timeoutMs: 20_000 };
+      // Alone from the start, and alone after a neighbour that answered before the kill.
+      const { error } = await timed(
+        tight.transform(big, parseOperations("r_90,blur_20,f_png"), { accept: null }, roomy),
+      );
+      expect([error?.code, error?.status]).toEqual(["TRANSFORM_MEMORY_EXCEEDED", 413]);
+      expect(worker.starts()).toEqual([1]);
+      const small = await solid(40, 40, [1, 2, 3]).png().toBuffer();
+      const neighbour = tight.transform(small, parseOperations("w_20,f_webp"), { accept: null }, limits);
+      const heavy = timed(tight.transform(big, parseOperations("r_90,blur_20,f_png"), { accept: null }, roomy));
+      expect((await neighbour).width).toBe(20);
+      expect((await heavy).error?.code).toBe("TRANSFORM_MEMORY_EXCEEDED");
+      expect(worker.starts()).toEqual([1, 2, 3]);
+      expect(tight.stats()).toMatchObject({ killed: { memory: 2, timeout: 0, crashed: 0 }, retried: 0 });
+      // Two at once share a process: past the cap together, neither is to blame; each runs once more
+      // alone (where only its own fault can end it), and is refused then.
+      const both = await Promise.all(
+        [0, 1].map(() => timed(tight.transform(big, parseOperations("r_90,blur_20,f_png"), { accept: null }, roomy))),
+      );
+      expect(both.map(({ error }) => error?.code)).toEqual(["TRANSFORM_MEMORY_EXCEEDED", "TRANSFORM_MEMORY_EXCEEDED"]);
+      expect(worker.starts().slice(3).sort()).toEqual([4, 4, 5, 5]);
+      expect(tight.stats()).toMatchObject({ killed: { memory: 5, timeout: 0, crashed: 0 }, retried: 2 });
+    } finally {
+      await tight.close();
+      worker.remove();
+    }
   });
 
   it("kill a job past its budget and run the three innocent jobs that shared its process again: all three answer", async () => {

@@ -1,5 +1,13 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { randomUUID } from "node:crypto";
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createObjectNames } from "@/server/result-store/object-names";
 import { createS3Store } from "@/server/result-store/s3-store";
 import type { ResultStore } from "@/server/result-store/types";
 import { bytes, result, resultStoreContract } from "../../contract/result-store";
@@ -8,6 +16,10 @@ import { startS3, type LocalS3 } from "../../support/s3";
 let s3: LocalS3;
 let client: S3Client;
 const stores: ResultStore[] = [];
+/** What the stores below call each key in the bucket (the same master secret for all). */
+const names = createObjectNames("test-master");
+/** The bucket's key of a result key. */
+const objectKey = (key: string) => `results/${names.nameOf(key)}`;
 
 beforeAll(async () => {
   s3 = await startS3();
@@ -26,17 +38,23 @@ afterAll(async () => {
   await s3?.stop();
 });
 
-function storeOn(bucket: string, maxBytes: number, endpoint = s3.endpoint): ResultStore {
+function storeOn(
+  bucket: string,
+  maxBytes: number,
+  options: { teamsOf?: (projectIds: readonly string[]) => Promise<ReadonlyMap<string, string>> } = {},
+): ResultStore {
   const store = createS3Store({
     bucket,
     prefix: "results/",
-    endpoint,
+    endpoint: s3.endpoint,
     region: "us-east-1",
     accessKeyId: s3.accessKeyId,
     secretAccessKey: s3.secretAccessKey,
     forcePathStyle: true,
     maxBytes,
+    names,
     timeoutMs: 2_000,
+    ...options,
   });
   stores.push(store);
   return store;
@@ -49,7 +67,7 @@ resultStoreContract("s3 (s3rver)", async () => {
     store: storeOn(bucket, maxBytes),
     maxBytes,
     async tamper(key, change) {
-      const Key = `results/${key}`;
+      const Key = objectKey(key);
       const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key }));
       const body = Buffer.from(await object.Body!.transformToByteArray());
       await client.send(
@@ -73,18 +91,18 @@ describe("S3 result store", () => {
     const store = storeOn(bucket, 1 << 20);
     await store.put("p/s/v", result(bytes(3_000)));
     // Damaged behind the store's back: the length says 3,000, the body is shorter.
-    const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: "results/p/s/v" }));
+    const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey("p/s/v") }));
     await client.send(
       new PutObjectCommand({
         Bucket: bucket,
-        Key: "results/p/s/v",
+        Key: objectKey("p/s/v"),
         Body: Buffer.from(await object.Body!.transformToByteArray()).subarray(0, 100),
         ContentType: object.ContentType,
         Metadata: object.Metadata,
       }),
     );
     const exists = () =>
-      client.send(new HeadObjectCommand({ Bucket: bucket, Key: "results/p/s/v" })).then(
+      client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey("p/s/v") })).then(
         () => true,
         () => false,
       );
@@ -100,7 +118,7 @@ describe("S3 result store", () => {
     const bucket = await s3.bucket();
     const stored = result(bytes(3_000), { contentType: "image/avif", format: "avif" });
     await storeOn(bucket, 1 << 20).put("p/s/v", stored);
-    const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: "results/p/s/v" }));
+    const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey("p/s/v") }));
     expect(head.ContentType).toBe("image/avif");
     expect(head.ContentLength).toBe(3_000);
     expect(head.Metadata).toMatchObject({
@@ -111,6 +129,70 @@ describe("S3 result store", () => {
       length: "3000",
     });
     expect(head.Metadata?.sha256).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("names every object by keyed segments: no project id, source or variant of the key in the bucket's name", async () => {
+    const bucket = await s3.bucket();
+    const store = storeOn(bucket, 1 << 20);
+    const project = randomUUID();
+    const keys = [`${project}/src1/v1`, `${project}/src1/v2`, `${project}/src2/v1`, `${randomUUID()}/src1/v1`];
+    for (const key of keys) await store.put(key, result(bytes(100)));
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
+    const stored = (listed.Contents ?? []).map((o) => o.Key!).sort();
+    expect(stored).toEqual(keys.map(objectKey).sort());
+    for (const key of stored) {
+      for (const clear of [project, project.slice(0, 8), "src1", "src2", "v1", "v2"]) expect(key).not.toContain(clear);
+      expect(key).toMatch(/^results\/[A-Za-z0-9_-]{22,}\/[A-Za-z0-9_-]{22}\/[A-Za-z0-9_-]{22}$/);
+    }
+    // One project, one prefix; one source of it, one prefix under that: a purge still deletes by prefix.
+    const [a, b, c, other] = keys.map((key) => names.nameOf(key).split("/"));
+    expect([a![0], a![1]]).toEqual([b![0], b![1]]);
+    expect(c![0]).toBe(a![0]);
+    expect(c![1]).not.toBe(a![1]);
+    expect(other![0]).not.toBe(a![0]);
+    // The same variant name under another source or project is another segment: nothing is shared.
+    expect(new Set([a![2], c![2], other![2]]).size).toBe(3);
+    expect(await store.deletePrefix(`${project}/src1`)).toBe(2);
+    expect(await store.get(keys[2]!)).not.toBeNull();
+    expect(await store.deletePrefix(project)).toBe(1);
+    expect(await store.get(keys[3]!)).not.toBeNull();
+  });
+
+  it("reads each object's project back from its name, so pruning still evicts from the team that holds the most", async () => {
+    const bucket = await s3.bucket();
+    const [heavy, light] = [randomUUID(), randomUUID()];
+    const asked: string[][] = [];
+    const teamsOf = async (ids: readonly string[]) => {
+      asked.push([...ids].sort());
+      return new Map(ids.map((id) => [id, id === heavy ? "team-heavy" : "team-light"]));
+    };
+    const store = storeOn(bucket, 10_000, { teamsOf });
+    // The light team's objects are the oldest: oldest-first alone would take them.
+    for (let i = 0; i < 2; i++) await store.put(`${light}/s/${i}`, result(bytes(2_000)));
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // LastModified has a one-second grain
+    for (let i = 0; i < 4; i++) await store.put(`${heavy}/s/${i}`, result(bytes(2_000)));
+    const pruned = await store.prune();
+    expect(asked).toEqual([[heavy, light].sort()]);
+    expect(pruned.deleted).toBe(2);
+    for (let i = 0; i < 2; i++) expect(await store.get(`${light}/s/${i}`)).not.toBeNull();
+    expect((await Promise.all([0, 1, 2, 3].map((i) => store.get(`${heavy}/s/${i}`)))).filter(Boolean)).toHaveLength(2);
+  }, 30_000);
+
+  it("deletes at the next pruning the objects whose names it cannot read back: written in clear before, or under another secret", async () => {
+    const bucket = await s3.bucket();
+    const store = storeOn(bucket, 1 << 20);
+    const project = randomUUID();
+    // As the store named objects before its names were keyed, and as another master secret names them.
+    const legacy = `results/${project}/s/v`;
+    const foreign = `results/${createObjectNames("another-master").nameOf(`${project}/s/v`)}`;
+    for (const Key of [legacy, foreign])
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key, Body: bytes(1_000), ContentType: "image/webp" }));
+    await store.put(`${project}/s/v`, result(bytes(1_000)));
+    expect(await store.prune()).toEqual({ deleted: 2, bytes: 2_000 });
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
+    expect((listed.Contents ?? []).map((o) => o.Key)).toEqual([objectKey(`${project}/s/v`)]);
+    expect(store.size()).toEqual({ bytes: 1_000, objects: 1 });
+    expect(await store.get(`${project}/s/v`)).not.toBeNull();
   });
 
   it("evicts across instances: one instance's prune counts and removes what another wrote, oldest first", async () => {
@@ -143,6 +225,7 @@ describe("S3 result store", () => {
         secretAccessKey: own.secretAccessKey,
         forcePathStyle: true,
         maxBytes: 1 << 20,
+        names,
         timeoutMs: 1_000,
       });
       stores.push(store);

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
 import { serviceOptionsFromEnv } from "@/server/service-options";
@@ -10,6 +13,7 @@ const production = {
   BETTER_AUTH_SECRET: "a".repeat(32),
 };
 const access = (env: Record<string, string>) => serviceOptionsFromEnv(parseEnv(env)).metrics;
+const dataDir = () => mkdtempSync(path.join(tmpdir(), "optstuff-metrics-access-"));
 
 describe("who may read /api/metrics", () => {
   it("nobody in production until a token is set: the counters describe every tenant's traffic", () => {
@@ -18,11 +22,28 @@ describe("who may read /api/metrics", () => {
   });
 
   it("the token's holder once one is set, anywhere", () => {
+    const dir = dataDir();
     expect(access({ ...production, OPTSTUFF_METRICS_TOKEN: "scrape-me" })).toEqual({ token: "scrape-me" });
-    expect(access({ OPTSTUFF_METRICS_TOKEN: "scrape-me" })).toEqual({ token: "scrape-me" });
+    expect(access({ OPTSTUFF_DATA_DIR: dir, OPTSTUFF_METRICS_TOKEN: "scrape-me" })).toEqual({ token: "scrape-me" });
+    expect(access({ OPTSTUFF_DATA_DIR: dir, OPTSTUFF_METRICS_TOKEN: "off" })).toBe("off");
+    expect(existsSync(path.join(dir, "metrics-token"))).toBe(false);
   });
 
-  it("anyone on the embedded default, which listens on loopback", () => {
-    expect(access({ OPTSTUFF_DATA_DIR: "/tmp/optstuff-metrics-access" })).toBe("open");
+  it("on the embedded default, the holder of a token generated at first start beside the other secrets: a proxy in front exposes the loopback", () => {
+    const dir = dataDir();
+    const first = access({ OPTSTUFF_DATA_DIR: dir });
+    expect(first).toEqual({ token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    const file = path.join(dir, "metrics-token");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8")).toBe((first as { token: string }).token);
+    // Kept across restarts, and not one of the other secrets.
+    expect(access({ OPTSTUFF_DATA_DIR: dir })).toEqual(first);
+    const secrets = JSON.parse(readFileSync(path.join(dir, "secrets.json"), "utf8")) as Record<string, string>;
+    expect(Object.values(secrets)).not.toContain((first as { token: string }).token);
+  });
+
+  it("never anyone who asks, whatever the deployment", () => {
+    for (const env of [{}, production, vercelEnv, { ...production, NODE_ENV: "development" }])
+      expect(access({ OPTSTUFF_DATA_DIR: dataDir(), ...env })).not.toBe("open");
   });
 });

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
+import { tmpdir } from "node:os";
 import { DatabaseInUseError, type DatabaseOwner } from "../embedded-lock";
 import type { DatabaseProcessMessage, DatabaseProcessSettings } from "./protocol";
-import { embeddedSocketPath } from "./socket-path";
 
 export interface DatabaseProcessOptions {
   /** The built process script (dist/embedded-database.mjs). */
@@ -30,7 +30,7 @@ export async function launchDatabaseProcess(options: DatabaseProcessOptions): Pr
   const settings: DatabaseProcessSettings = {
     dataDir: options.dataDir,
     sharedBuffersMb: options.sharedBuffersMb,
-    socket: embeddedSocketPath(options.dataDir),
+    tempDir: tmpdir(),
     role: options.role,
     serverPid: process.pid,
   };
@@ -41,7 +41,7 @@ export async function launchDatabaseProcess(options: DatabaseProcessOptions): Pr
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   let stopping = false;
-  await started(child, options);
+  const socket = await started(child, options);
   child.on("message", (message: DatabaseProcessMessage) => {
     if (message.type === "took-over") options.onTakeover?.(message.owner);
     if (message.type === "lost-lock") options.onLost(`it lost the directory's lock: ${message.message}`);
@@ -50,7 +50,7 @@ export async function launchDatabaseProcess(options: DatabaseProcessOptions): Pr
     if (!stopping) options.onLost(`it ended (${signal ?? `exit code ${code}`})`);
   });
   return {
-    socket: settings.socket,
+    socket,
     pid: child.pid!,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -63,21 +63,22 @@ export async function launchDatabaseProcess(options: DatabaseProcessOptions): Pr
   };
 }
 
-function started(child: ChildProcess, options: DatabaseProcessOptions): Promise<void> {
+/** Resolves to the socket the process serves on. */
+function started(child: ChildProcess, options: DatabaseProcessOptions): Promise<string> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`the embedded database process did not start within ${START_TIMEOUT_MS / 1000} s`));
     }, START_TIMEOUT_MS);
-    const done = (error?: Error) => {
+    const done = (outcome: Error | string) => {
       clearTimeout(timer);
       child.off("message", onMessage);
       child.off("exit", onExit);
-      if (error) reject(error);
-      else resolve();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
     };
     const onMessage = (message: DatabaseProcessMessage) => {
-      if (message.type === "ready") done();
+      if (message.type === "ready") done(message.socket);
       else if (message.type === "in-use") done(new DatabaseInUseError(options.dataDir, message.owner));
       else if (message.type === "failed") done(new Error(`the embedded database did not open: ${message.message}`));
       else if (message.type === "took-over") options.onTakeover?.(message.owner);

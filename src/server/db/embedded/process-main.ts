@@ -1,11 +1,11 @@
-import { chmodSync, lstatSync, mkdirSync, rmSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import path from "node:path";
 import { PGLiteSocketHandler } from "@electric-sql/pglite-socket";
 import { DatabaseInUseError } from "../embedded-lock";
 import { openPglite } from "./open-pglite";
 import type { DatabaseProcessMessage, DatabaseProcessSettings } from "./protocol";
 import { createSessionQueue } from "./session-queue";
+import { createSocketPlace, removeSocketFolder } from "./socket-path";
 
 /**
  * The embedded database's process: PGlite runs here, off the thread that serves images, and the server
@@ -30,17 +30,24 @@ let stopping: Promise<void> | null = null;
 
 async function main(): Promise<void> {
   let database: Awaited<ReturnType<typeof openPglite>>;
+  // Chosen before the lock is taken: the owner file names it, and the command line finds it there.
+  const place = createSocketPlace(settings.dataDir, settings.tempDir);
   try {
     database = await openPglite(settings.dataDir, settings.sharedBuffersMb, {
       role: settings.role,
-      socket: settings.socket,
+      socket: place.socket,
       serverPid: settings.serverPid,
       onCompromised: (error) => {
         fail({ type: "lost-lock", message: error.message });
       },
-      onTakeover: (owner) => void tell({ type: "took-over", owner }),
+      onTakeover: (owner) => {
+        // A killed owner's socket folder in the temp directory has nobody else to remove it.
+        if (owner?.socket) removeSocketFolder(owner.socket);
+        void tell({ type: "took-over", owner });
+      },
     });
   } catch (error) {
+    place.remove();
     return fail(
       error instanceof DatabaseInUseError
         ? { type: "in-use", owner: error.owner }
@@ -49,7 +56,7 @@ async function main(): Promise<void> {
   }
   const queue = createSessionQueue(database.client);
   const sockets = new Set<Socket>();
-  const server = await listen(settings.socket, (socket) => {
+  const server = await listen(place.socket, (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     const handler = new PGLiteSocketHandler({
@@ -59,6 +66,10 @@ async function main(): Promise<void> {
     });
     handler.addEventListener("error", () => socket.destroy());
     void handler.attach(socket);
+  }).catch(async (error: unknown) => {
+    await database.close().catch(() => undefined);
+    place.remove();
+    throw error;
   });
   const stop = () =>
     (stopping ??= (async () => {
@@ -69,21 +80,15 @@ async function main(): Promise<void> {
       // Each connection's handler rolls back what it left open before PGlite closes.
       await new Promise((resolve) => setTimeout(resolve, 50));
       await database.close();
-      rmSync(settings.socket, { force: true });
+      rmSync(place.socket, { force: true });
+      place.remove();
     })().finally(() => process.exit(0)));
   process.on("disconnect", () => void stop());
-  await tell({ type: "ready" });
+  await tell({ type: "ready", socket: place.socket });
 }
 
 async function listen(socketPath: string, onConnection: Parameters<typeof createServer>[1]): Promise<Server> {
-  const folder = path.dirname(socketPath);
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  // In the temp directory the folder could have been made first by someone else, to reach the socket.
-  const made = lstatSync(folder);
-  const shared = folder !== path.resolve(settings.dataDir);
-  if (shared && (!made.isDirectory() || made.uid !== process.getuid?.() || (made.mode & 0o077) !== 0))
-    throw new Error(`${folder} must be a directory of this user that nobody else can enter`);
-  // A socket left by a process that was killed: the lock (now ours) says nobody serves it.
+  // A socket left in the data directory by a process that was killed: the lock (now ours) says nobody serves it.
   rmSync(socketPath, { force: true });
   const server = createServer(onConnection);
   // The server's pool (10) and a few command lines; more would only queue for the one session.

@@ -4,14 +4,16 @@ import type { DatabaseOwner } from "../embedded-lock";
 export interface DatabaseProcessSettings {
   dataDir: string;
   sharedBuffersMb: number;
-  socket: string;
+  /** The server's temp directory: the socket's folder is made there when the data directory's path is too long. */
+  tempDir: string;
   role: string;
   serverPid: number;
 }
 
 /** What the database process tells the server. */
 export type DatabaseProcessMessage =
-  | { type: "ready" }
+  /** Serving on `socket`, which the process chose (socket-path.ts) and wrote into the owner file. */
+  | { type: "ready"; socket: string }
   | { type: "in-use"; owner: DatabaseOwner | null }
   | { type: "failed"; message: string }
   | { type: "took-over"; owner: DatabaseOwner | null }
