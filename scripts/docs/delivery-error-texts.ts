@@ -14,7 +14,7 @@ export const errorWhen = {
   INVALID_OPERATION:
     "A token's value is malformed or out of range, a token is empty, there are more than 64 tokens, or `c_` starts outside the image; the message names the token and its syntax.",
   INVALID_SOURCE:
-    "The source is empty, starts with `/`, has control characters, another scheme than http/https, credentials, an unparseable host or port, or a `local/` path with an empty, `.` or `..` segment or a backslash.",
+    "The source is empty, longer than 2,048 bytes, starts with `/`, has control characters, another scheme than http/https, credentials, an unparseable host or port, or a `local/` path with an empty, `.` or `..` segment or a backslash.",
   MISSING_CREDENTIALS: "`key` or `sig` is absent or empty.",
   INVALID_KEY: "`key` is not `pk_` + 22 base64url characters (checked before any lookup), or no key has it.",
   KEY_REVOKED: "The key was revoked (immediate).",

@@ -67,6 +67,13 @@ export const dashboardErrors = {
   QUOTA_REACHED: { status: 409, message: "This would go over a limit of this server" },
   // Past a per-account or per-team window (src/server/ratelimit/dashboard-limits.ts); with Retry-After.
   DASHBOARD_RATE_LIMITED: { status: 429, message: "Too many requests in a short time: wait a moment and try again" },
+  // A dashboard read past its time on PostgreSQL (statement_timeout: src/server/db/dashboard-reads.ts).
+  READ_TIMED_OUT: {
+    status: 503,
+    message: "This view took too long to read: choose a shorter range or a narrower filter, and try again",
+  },
+  // The client closed the request while its read ran: the read stops, and nobody gets this answer.
+  CLIENT_GONE: { status: 499, message: "The request was closed before it was answered" },
   INVITATION_INVALID: { status: 410, message: "This invitation is no longer valid" },
   INVITATION_EMAIL_MISMATCH: { status: 403, message: "This invitation was sent to a different email address" },
   // Sign-up refused by the registration policy (OPTSTUFF_REGISTRATION); answered by the auth route.

@@ -30,6 +30,8 @@ import {
 } from "@/server/tenancy/registration";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { createDashboardAdmission, type DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
+import { createAccountLanes, type AccountLanes } from "@/server/ratelimit/account-lanes";
+import { createDashboardReads, type DashboardReads } from "@/server/db/dashboard-reads";
 import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/request-limits";
 import { createOutcomeRecorder } from "@/server/usage/record-outcome";
 import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
@@ -100,6 +102,10 @@ export interface Services {
   signInFailures: SignInFailureLimit;
   /** The dashboard's per-account and per-team windows (changes, purges, slug checks, uploads). */
   admission: DashboardAdmission;
+  /** Where the dashboard's reads of logs and statistics run (a time limit on PostgreSQL). */
+  dashboardReads: DashboardReads;
+  /** One heavy dashboard read at a time per account. */
+  readLanes: AccountLanes;
   /** Null without SMTP: invitation links are shown to copy. */
   mailer: Mailer | null;
   /** Without an actor: each caller binds one (src/server/audit/trail.ts). */
@@ -360,6 +366,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       }
     }),
     authProviders: enabledProviders(oauth),
+    dashboardReads: createDashboardReads(database),
+    readLanes: createAccountLanes(),
     admission: createDashboardAdmission({
       limiter: coordination.limiter,
       now: () => now().getTime(),

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Pager, useCursorPages } from "@/components/ui/pager";
+import { SearchedBackTo } from "@/components/ui/searched-back-to";
 import { When } from "@/components/ui/when";
 import { DataTable } from "@/components/usage/data-table";
 import { AUDIT_PAGE, auditRangeProblem } from "@/lib/schemas/audit";
@@ -75,7 +76,15 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
       {page.isPending ? <Loading /> : null}
       <ErrorMessage error={page.error} />
       {page.data && entries.length === 0 ? (
-        <EmptyState title={filtered ? "No entry matches these filters" : "Nothing recorded yet"}>
+        <EmptyState
+          title={
+            page.data.searchedBackTo
+              ? "No entry matches these filters yet"
+              : filtered
+                ? "No entry matches these filters"
+                : "Nothing recorded yet"
+          }
+        >
           {filtered ? (
             <Button variant="secondary" size="sm" onClick={() => setTyped(NO_FILTERS)}>
               Clear the filters
@@ -127,6 +136,7 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
           ]}
         />
       ) : null}
+      <SearchedBackTo at={page.isPlaceholderData ? null : page.data?.searchedBackTo} />
       {/* While another filter's first page loads, the page shown is the old filter's: not a cursor. */}
       <Pager pages={pages} next={page.isPlaceholderData ? null : page.data?.next} />
     </div>

@@ -6,6 +6,7 @@ import type { PresetsOnlyImpact } from "@/server/analytics/presets-only-impact";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage } from "@/components/ui/feedback";
+import { When } from "@/components/ui/when";
 import { useTRPC } from "@/lib/trpc/client";
 
 type Scope = { teamSlug: string; projectSlug: string };
@@ -70,15 +71,22 @@ export function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly:
 }
 
 /** What the project's recent requests say the switch would refuse. */
-function RefusedByPresetsOnly({ days, requests, refused, examples, partial }: PresetsOnlyImpact) {
+function RefusedByPresetsOnly({ days, requests, refused, examples, partial, lookedBackTo }: PresetsOnlyImpact) {
   const count = (n: number) => n.toLocaleString();
   return (
     <div data-testid="presets-only-impact" className="space-y-2">
       <p className={refused > 0 ? "font-medium text-red-700" : "text-neutral-700"}>
         {requests === 0
           ? `No images served in the last ${days} days to judge by.`
-          : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} images served in the last ${days} days would have been refused.`}
+          : lookedBackTo
+            ? `${partial ? "At least " : ""}${count(refused)} of the latest ${count(requests)} images served would have been refused.`
+            : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} images served in the last ${days} days would have been refused.`}
       </p>
+      {lookedBackTo ? (
+        <p className="text-neutral-600">
+          Judged on the images served since <When at={lookedBackTo} />: a sample of the last {days} days.
+        </p>
+      ) : null}
       {examples.length > 0 ? (
         <>
           <p className="text-neutral-600">Most used of their operations:</p>

@@ -5,6 +5,8 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { Pager, useCursorPages } from "@/components/ui/pager";
+import { SearchedBackTo } from "@/components/ui/searched-back-to";
+import { SOURCE_CONTAINS_MAX } from "@/lib/schemas/request-log";
 import { When } from "@/components/ui/when";
 import { formatBytes, formatMs } from "@/lib/format";
 import { normaliseRequestId, REQUEST_ID_HINT } from "@/lib/request-id";
@@ -85,7 +87,8 @@ export function RequestLogTable({
               setSourceQuery(e.target.value);
             }}
             maxLength={2048}
-            placeholder="contains, e.g. cat.jpg"
+            placeholder="contains, e.g. cat.jpg, or a whole URL"
+            title={`Up to ${SOURCE_CONTAINS_MAX} characters: sources containing the text. Longer: exactly that source.`}
             className="min-w-0 flex-1 rounded-md border border-neutral-300 bg-white px-2 py-1.5 font-mono text-xs sm:w-48 sm:flex-none"
           />
         </label>
@@ -110,7 +113,17 @@ export function RequestLogTable({
         </EmptyState>
       ) : null}
       {page.data && rows.length === 0 && !requestId ? (
-        <EmptyState title={status || source ? "No request matches these filters" : "No requests logged in this range"}>
+        <EmptyState
+          title={
+            page.data.searchedBackTo
+              ? "No request matches these filters yet"
+              : page.data.sourceMatch === "exact"
+                ? "No request for exactly this source"
+                : status || source
+                  ? "No request matches these filters"
+                  : "No requests logged in this range"
+          }
+        >
           {status || source ? (
             <Button
               variant="secondary"
@@ -170,6 +183,7 @@ export function RequestLogTable({
           ]}
         />
       ) : null}
+      <SearchedBackTo at={page.isPlaceholderData ? null : page.data?.searchedBackTo} />
       <Pager pages={pages} next={page.isPlaceholderData ? null : page.data?.nextBefore} />
     </div>
   );

@@ -45,9 +45,12 @@ export function SavingsCard({ savings }: { savings: SavingsReport }) {
           transform ({formatPercent(work.sparedShare, 0)} spared).
         </p>
         <p className="text-sm" data-testid="unique-transformations">
-          <span className="font-semibold tabular-nums">{formatCount(unique.count)}</span> unique transformations in the
-          30 days {unique.from} to {unique.to} (distinct source, operations and format; the unit hosted image services
-          bill by).
+          <span className="font-semibold tabular-nums">
+            {unique.atLeast ? "At least " : ""}
+            {formatCount(unique.count)}
+          </span>{" "}
+          unique transformations in the 30 days {unique.from} to {unique.to} (distinct source, operations and format;
+          the unit hosted image services bill by).
         </p>
       </div>
     </Card>

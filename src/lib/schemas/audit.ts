@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { auditActionNames, auditTargetTypes } from "@/lib/audit-actions";
 
+/** Longer than any name worth typing; every row a filter reads is compared with it. */
+export const AUDIT_TARGET_FILTER_MAX = 64;
+
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Choose a day (YYYY-MM-DD)");
 
 /** What the audit log is filtered by; every field may be left out. */
@@ -13,7 +16,7 @@ export const auditFilterSchema = z.object({
   target: z
     .string()
     .trim()
-    .max(200, { error: "Target: at most 200 characters" })
+    .max(AUDIT_TARGET_FILTER_MAX, { error: `Target: at most ${AUDIT_TARGET_FILTER_MAX} characters` })
     .optional()
     .transform((text) => text || undefined),
   /** UTC days, both included. */

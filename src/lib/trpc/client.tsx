@@ -2,6 +2,7 @@
 
 import { QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { MAX_BATCH } from "./batch-size";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
@@ -15,7 +16,9 @@ export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 export function TrpcProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(() => makeQueryClient({ mutationCache: toastingMutationCache() }));
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })] }),
+    createTRPCClient<AppRouter>({
+      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson, maxItems: MAX_BATCH })],
+    }),
   );
   return (
     <QueryClientProvider client={queryClient}>

@@ -8,6 +8,11 @@ import { parseOperations } from "@/server/image";
 export const IMPACT_DAYS = 7;
 /** Distinct operation segments read, most used first: the count is then a lower bound past it. */
 const MAX_SEGMENTS = 2000;
+/**
+ * Served images looked at, newest first: the week of a busy project holds a million rows (120 a
+ * minute per instance), and a confirmation needs the shape of the traffic, not every row of it.
+ */
+export const IMPACT_ROWS = 20_000;
 
 export interface PresetsOnlyImpact {
   days: number;
@@ -19,6 +24,8 @@ export interface PresetsOnlyImpact {
   examples: string[];
   /** More distinct segments than were read: `refused` is at least this. */
   partial: boolean;
+  /** The newest IMPACT_ROWS served images were judged, going back to this time; null: all of the days. */
+  lookedBackTo: Date | null;
 }
 
 /**
@@ -29,9 +36,8 @@ export interface PresetsOnlyImpact {
  */
 export async function presetsOnlyImpact(db: Database, projectId: string, now = new Date()): Promise<PresetsOnlyImpact> {
   const since = new Date(now.getTime() - IMPACT_DAYS * 86_400_000);
-  const requests = sql<number>`sum(${requestLog.weight})::float8`;
-  const rows = await db
-    .select({ operations: requestLog.operations, requests })
+  const served = db
+    .select({ operations: requestLog.operations, weight: requestLog.weight, createdAt: requestLog.createdAt })
     .from(requestLog)
     .where(
       and(
@@ -41,8 +47,20 @@ export async function presetsOnlyImpact(db: Database, projectId: string, now = n
         isNotNull(requestLog.operations),
       ),
     )
-    .groupBy(requestLog.operations)
-    .orderBy(desc(requests), requestLog.operations)
+    .orderBy(desc(requestLog.createdAt), desc(requestLog.id))
+    .limit(IMPACT_ROWS)
+    .as("served");
+  const requests = sql<number>`sum(${served.weight})::float8`;
+  const rows = await db
+    .select({
+      operations: served.operations,
+      requests,
+      read: sql<number>`sum(count(*)) over ()`.mapWith(Number),
+      oldest: sql<Date>`min(min(${served.createdAt})) over ()`.mapWith((value: string | Date) => new Date(value)),
+    })
+    .from(served)
+    .groupBy(served.operations)
+    .orderBy(desc(requests), served.operations)
     .limit(MAX_SEGMENTS + 1);
   let total = 0;
   let refused = 0;
@@ -59,6 +77,7 @@ export async function presetsOnlyImpact(db: Database, projectId: string, now = n
     refused: Math.round(refused),
     examples,
     partial: rows.length > MAX_SEGMENTS,
+    lookedBackTo: rows[0] && rows[0].read >= IMPACT_ROWS ? rows[0].oldest : null,
   };
 }
 

@@ -1,8 +1,10 @@
-import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
-import { projects, requestStats } from "@/server/db/schema";
+import { requestStats } from "@/server/db/schema";
 import type { RequestLogStatus } from "@/server/errors";
+import { hourlyStatsSince } from "@/server/usage/hourly-window";
 import { rangeInstants, type DateRange } from "./date-range";
+import { readByProjects, type OutcomeScope } from "./scope-projects";
 
 /**
  * What became of every request, in four words an admin reads at a glance: made for it (served),
@@ -52,15 +54,7 @@ export interface RequestOutcomes {
   totals: OutcomeCounts & { all: number };
 }
 
-/** Whose requests: one project's, or every project of a team. */
-export type OutcomeScope = { projectId: string } | { teamId: string };
-
-/** The scope's projects, as a list or a subquery for `inArray`. */
-export function scopeProjects(db: Database, scope: OutcomeScope) {
-  return "projectId" in scope
-    ? [scope.projectId]
-    : db.select({ id: projects.id }).from(projects).where(eq(projects.teamId, scope.teamId));
-}
+export type { OutcomeScope };
 
 const zero = (): OutcomeCounts => ({ served: 0, cached: 0, refused: 0, failed: 0 });
 
@@ -74,22 +68,31 @@ export async function requestOutcomes(
   scope: OutcomeScope,
   range: DateRange,
   now: Date,
+  signal?: AbortSignal,
 ): Promise<RequestOutcomes> {
   const { start, end } = rangeInstants(range);
-  const granularity = range.days <= HOURLY_UP_TO_DAYS ? "hour" : "day";
+  // Hours only where they are still kept: an older week was folded into days (stats-compaction.ts).
+  const granularity = range.days <= HOURLY_UP_TO_DAYS && start >= hourlyStatsSince(now) ? "hour" : "day";
   // The unit inline, not a parameter: select and group by must be the same expression to Postgres.
   const bucket = sql<Date>`date_trunc('${sql.raw(granularity)}', ${requestStats.hour}, 'UTC')`;
-  const projectIds = scopeProjects(db, scope);
-  const rows = await db
-    .select({
-      bucket,
-      status: requestStats.status,
-      cache: requestStats.cache,
-      requests: sql<number>`sum(${requestStats.requests})::float8`,
-    })
-    .from(requestStats)
-    .where(and(inArray(requestStats.projectId, projectIds), gte(requestStats.hour, start), lt(requestStats.hour, end)))
-    .groupBy(bucket, requestStats.status, requestStats.cache);
+  const rows = await readByProjects(
+    db,
+    scope,
+    (projectIds) =>
+      db
+        .select({
+          bucket,
+          status: requestStats.status,
+          cache: requestStats.cache,
+          requests: sql<number>`sum(${requestStats.requests})::float8`,
+        })
+        .from(requestStats)
+        .where(
+          and(inArray(requestStats.projectId, projectIds), gte(requestStats.hour, start), lt(requestStats.hour, end)),
+        )
+        .groupBy(bucket, requestStats.status, requestStats.cache),
+    signal,
+  );
 
   const step = granularity === "hour" ? 3_600_000 : 86_400_000;
   const last = Math.min(end.getTime(), Math.floor(now.getTime() / step) * step + step);

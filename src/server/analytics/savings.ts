@@ -2,7 +2,8 @@ import { and, gte, inArray, lte } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { requestQualityStats } from "@/server/db/schema";
 import type { DateRange } from "./date-range";
-import { scopeProjects, type OutcomeCounts, type OutcomeScope } from "./request-outcomes";
+import type { OutcomeCounts } from "./request-outcomes";
+import { readByProjects, type OutcomeScope } from "./scope-projects";
 import { sum } from "./sums";
 import { topSources } from "./top-sources";
 import { uniqueTransformations } from "./unique-transformations";
@@ -28,26 +29,30 @@ export interface FormatSavings {
  * bytes (the transforms a cache spared come from the outcomes: workOf). From the request statistics (every
  * request, per hour or day), so it agrees with the request log.
  */
-export async function savingsReport(db: Database, scope: OutcomeScope, range: DateRange) {
-  const ids = scopeProjects(db, scope);
+export async function savingsReport(db: Database, scope: OutcomeScope, range: DateRange, signal?: AbortSignal) {
   const q = requestQualityStats;
-  const [formats, sources, unique] = await Promise.all([
-    db
-      .select({
-        format: q.format,
-        delivered: sum(q.requests),
-        outputBytes: sum(q.outputBytes),
-        measured: sum(q.measuredRequests),
-        originalBytes: sum(q.measuredSourceBytes),
-        measuredOutputBytes: sum(q.measuredOutputBytes),
-      })
-      .from(q)
-      .where(and(inArray(q.projectId, ids), gte(q.day, range.from), lte(q.day, range.to)))
-      .groupBy(q.format),
-    topSources(db, scope, range),
-    uniqueTransformations(db, scope, range),
-  ]);
-  const byFormat: FormatSavings[] = formats
+  // One after another: each reads the scope a few projects per statement (scope-projects.ts).
+  const formats = await readByProjects(
+    db,
+    scope,
+    (ids) =>
+      db
+        .select({
+          format: q.format,
+          delivered: sum(q.requests),
+          outputBytes: sum(q.outputBytes),
+          measured: sum(q.measuredRequests),
+          originalBytes: sum(q.measuredSourceBytes),
+          measuredOutputBytes: sum(q.measuredOutputBytes),
+        })
+        .from(q)
+        .where(and(inArray(q.projectId, ids), gte(q.day, range.from), lte(q.day, range.to)))
+        .groupBy(q.format),
+    signal,
+  );
+  const sources = await topSources(db, scope, range, signal);
+  const unique = await uniqueTransformations(db, scope, range, signal);
+  const byFormat: FormatSavings[] = [...sumByFormat(formats).values()]
     .map((f) => ({
       ...f,
       savedBytes: f.originalBytes - f.measuredOutputBytes,
@@ -85,3 +90,18 @@ export function workOf({ served, cached }: Pick<OutcomeCounts, "served" | "cache
 }
 
 export type SavingsReport = Awaited<ReturnType<typeof savingsReport>> & { work: ReturnType<typeof workOf> };
+
+type FormatSums = Omit<FormatSavings, "savedBytes" | "savedShare">;
+
+/** Each group of projects' rows per format, added up into one row per format. */
+function sumByFormat(rows: readonly FormatSums[]): Map<string, FormatSums> {
+  const byFormat = new Map<string, FormatSums>();
+  for (const row of rows) {
+    const sums = byFormat.get(row.format);
+    if (!sums) byFormat.set(row.format, { ...row });
+    else
+      for (const key of ["delivered", "outputBytes", "measured", "originalBytes", "measuredOutputBytes"] as const)
+        sums[key] += row[key];
+  }
+  return byFormat;
+}

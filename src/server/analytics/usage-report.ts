@@ -5,7 +5,8 @@ import { storeShare } from "@/server/result-store/store-share";
 import type { ResultStore } from "@/server/result-store/types";
 import { resolveDateRange } from "./date-range";
 import { qualityModeStats } from "./quality-mode-stats";
-import { requestLogPage, requestLogStats, type RequestLogPageInput } from "./request-log-stats";
+import { requestLogPage, type RequestLogPageInput } from "./request-log-page";
+import { requestLogStats } from "./request-log-stats";
 import { requestOutcomes } from "./request-outcomes";
 import { savingsReport, workOf, type SavingsReport } from "./savings";
 import { projectUsage, teamUsage } from "./usage-totals";
@@ -22,17 +23,21 @@ export interface UsageReportDeps {
  * A project's usage page: metered totals, every request by outcome, the request log's statistics, what
  * each quality mode delivered, what the service saved, how current metering is, its stored share.
  */
-export async function projectUsageReport(deps: UsageReportDeps, projectId: string, rangeInput: DateRangeInput) {
+export async function projectUsageReport(
+  deps: UsageReportDeps,
+  projectId: string,
+  rangeInput: DateRangeInput,
+  signal?: AbortSignal,
+) {
   const now = deps.now();
   const range = resolveDateRange(rangeInput, now);
-  const [usage, log, outcomes, qualityModes, savings, metering] = await Promise.all([
-    projectUsage(deps.db, projectId, range),
-    requestLogStats(deps.db, projectId, range),
-    requestOutcomes(deps.db, { projectId }, range, now),
-    qualityModeStats(deps.db, projectId, range),
-    savingsReport(deps.db, { projectId }, range),
-    deps.freshness(),
-  ]);
+  // One part after another: each is a few bounded statements, and none runs once the client has gone.
+  const usage = await projectUsage(deps.db, projectId, range);
+  const log = await requestLogStats(deps.db, projectId, range);
+  const outcomes = await requestOutcomes(deps.db, { projectId }, range, now, signal);
+  const qualityModes = await qualityModeStats(deps.db, projectId, range);
+  const savings = await savingsReport(deps.db, { projectId }, range, signal);
+  const metering = await deps.freshness();
   const store = storeShare(deps.store, projectId);
   return { range, ...usage, log, outcomes, qualityModes, savings: withWork(savings, outcomes), metering, store };
 }
@@ -42,20 +47,25 @@ export function projectRequestLog(
   deps: Pick<UsageReportDeps, "db" | "now">,
   projectId: string,
   input: RequestLogPageInput & { range: DateRangeInput },
+  signal?: AbortSignal,
 ) {
-  return requestLogPage(deps.db, projectId, resolveDateRange(input.range, deps.now()), input);
+  return requestLogPage(deps.db, projectId, resolveDateRange(input.range, deps.now()), input, signal);
 }
 
 /** A team's usage page: its projects' totals, every request by outcome, how current metering is. */
-export async function teamUsageReport(deps: UsageReportDeps, teamId: string, rangeInput: DateRangeInput) {
+export async function teamUsageReport(
+  deps: UsageReportDeps,
+  teamId: string,
+  rangeInput: DateRangeInput,
+  signal?: AbortSignal,
+) {
   const now = deps.now();
   const range = resolveDateRange(rangeInput, now);
-  const [usage, outcomes, savings, metering] = await Promise.all([
-    teamUsage(deps.db, teamId, range),
-    requestOutcomes(deps.db, { teamId }, range, now),
-    savingsReport(deps.db, { teamId }, range),
-    deps.freshness(),
-  ]);
+  // A team's parts read a few projects per statement (scope-projects.ts), one statement at a time.
+  const usage = await teamUsage(deps.db, teamId, range, signal);
+  const outcomes = await requestOutcomes(deps.db, { teamId }, range, now, signal);
+  const savings = await savingsReport(deps.db, { teamId }, range, signal);
+  const metering = await deps.freshness();
   return { range, ...usage, outcomes, savings: withWork(savings, outcomes), metering };
 }
 

@@ -1,7 +1,8 @@
-import { and, between, eq, sql } from "drizzle-orm";
+import { and, between, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { apiKeys, projects, usageRecord } from "@/server/db/schema";
 import { datesOf, type DateRange } from "./date-range";
+import { readByProjects } from "./scope-projects";
 
 export interface Totals {
   requests: number;
@@ -55,30 +56,51 @@ export async function projectUsage(db: Database, projectId: string, range: DateR
   };
 }
 
-export async function teamUsage(db: Database, teamId: string, range: DateRange) {
-  const teamRows = (from: string, to: string) =>
+/** A team's totals, a few projects per statement (scope-projects.ts), whatever the team's size. */
+export async function teamUsage(db: Database, teamId: string, range: DateRange, signal?: AbortSignal) {
+  const scope = { teamId };
+  const byDate = (ids: string[], from: string, to: string) =>
     db
       .select({ date: usageRecord.date, requests, bytes })
       .from(usageRecord)
-      .innerJoin(projects, eq(projects.id, usageRecord.projectId))
-      .where(and(eq(projects.teamId, teamId), inDates(from, to)));
-  const [daily, previous, byProject] = await Promise.all([
-    teamRows(range.from, range.to).groupBy(usageRecord.date),
-    teamRows(range.previous.from, range.previous.to).groupBy(usageRecord.date),
-    db
-      .select({ projectId: projects.id, slug: projects.slug, name: projects.name, requests, bytes })
-      .from(projects)
-      .leftJoin(usageRecord, and(eq(usageRecord.projectId, projects.id), inDates(range.from, range.to)))
-      .where(eq(projects.teamId, teamId))
-      .groupBy(projects.id, projects.slug, projects.name),
-  ]);
-  const series = fillSeries(range, daily);
+      .where(and(inArray(usageRecord.projectId, ids), inDates(from, to)))
+      .groupBy(usageRecord.date);
+  const daily = await readByProjects(db, scope, (ids) => byDate(ids, range.from, range.to), signal);
+  const previous = await readByProjects(
+    db,
+    scope,
+    (ids) => byDate(ids, range.previous.from, range.previous.to),
+    signal,
+  );
+  const byProject = await readByProjects(
+    db,
+    scope,
+    (ids) =>
+      db
+        .select({ projectId: projects.id, slug: projects.slug, name: projects.name, requests, bytes })
+        .from(projects)
+        .leftJoin(usageRecord, and(eq(usageRecord.projectId, projects.id), inDates(range.from, range.to)))
+        .where(inArray(projects.id, ids))
+        .groupBy(projects.id, projects.slug, projects.name),
+    signal,
+  );
+  const series = fillSeries(range, addedByDate(daily));
   return {
     series,
     totals: sum(series),
     previous: sum(previous),
     byProject: byProject.sort((a, b) => b.requests - a.requests || a.name.localeCompare(b.name)),
   };
+}
+
+/** Rows of several groups of projects, one per date. */
+function addedByDate(rows: readonly DailyPoint[]): DailyPoint[] {
+  const byDate = new Map<string, DailyPoint>();
+  for (const row of rows) {
+    const sums = byDate.get(row.date) ?? { date: row.date, requests: 0, bytes: 0 };
+    byDate.set(row.date, { date: row.date, requests: sums.requests + row.requests, bytes: sums.bytes + row.bytes });
+  }
+  return [...byDate.values()];
 }
 
 function sum(rows: readonly Totals[]): Totals {

@@ -7,6 +7,8 @@ import type { Database } from "@/server/db/client";
 import type { Logger } from "@/server/log";
 import type { Mailer } from "@/server/mail/mailer";
 import type { DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
+import type { AccountLanes } from "@/server/ratelimit/account-lanes";
+import type { DashboardReads } from "@/server/db/dashboard-reads";
 import type { ResultStore } from "@/server/result-store/types";
 import { auditTrail, userActor, type AuditActor } from "@/server/audit/trail";
 import type { TenancyBase, TenancyDeps } from "@/server/tenancy/deps";
@@ -41,6 +43,10 @@ export interface DashboardServices {
   previewOperations: PreviewOperations;
   /** The per-account and per-team windows (changes, purges, slug checks, uploads), across instances. */
   admission: DashboardAdmission;
+  /** Where reads of logs and statistics run: a time limit on PostgreSQL, a cancel when the client goes. */
+  dashboardReads: DashboardReads;
+  /** One heavy read at a time per account. */
+  readLanes: AccountLanes;
   /** The social sign-in buttons configured. */
   authProviders: Array<"github" | "google">;
   /** Who may create an account (the sign-up page shows what it allows). */

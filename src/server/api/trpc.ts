@@ -63,11 +63,21 @@ export const publicProcedure = t.procedure.use(mapErrors);
  * procedure's own lookups, so a refused call costs one round of limiter calls (none while the refusal
  * is remembered).
  */
-export const protectedProcedure = publicProcedure.use(async ({ ctx, type, meta, next }) => {
+export const protectedProcedure = publicProcedure.use(async ({ ctx, type, meta, next, signal }) => {
   if (!ctx.user) throw new AppError("UNAUTHENTICATED");
+  const user = ctx.user;
   const limits = limitsFor({ type, permission: meta?.permission, counts: meta?.counts });
-  await ctx.services.admission.admit(limits, ctx.user.id);
-  return next({ ctx: { user: ctx.user } });
+  await ctx.services.admission.admit(limits, user.id);
+  if (meta?.counts !== "heavyRead") return next({ ctx: { user } });
+  // A read of logs or statistics: one at a time per account, on the database its reads are bounded on.
+  return ctx.services.readLanes.run(user.id, () =>
+    ctx.services.dashboardReads.run(async (db) => {
+      const result = await next({ ctx: { user, services: { ...ctx.services, db }, tenancy: { ...ctx.tenancy, db } } });
+      // Thrown, so that the read's transaction sees its own timeout and says so (dashboard-reads.ts).
+      if (!result.ok) throw result.error;
+      return result;
+    }, signal),
+  );
 });
 
 /** Path segments are looked up, not validated: an unknown slug is simply not found. */

@@ -1,9 +1,10 @@
-import { and, desc, eq, gte, ilike, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
 import { auditActions, type AuditAction, type AuditTargetType } from "@/lib/audit-actions";
 import { MAX_AUDIT_RANGE_DAYS, type AuditFilter } from "@/lib/schemas/audit";
 import { rangeInstants, resolveDateRange } from "@/server/analytics/date-range";
 import type { Database } from "@/server/db/client";
 import { auditLog } from "@/server/db/schema";
+import { scanNewestFirst } from "@/server/db/newest-first-scan";
 import type { AuditChanges } from "./changes";
 
 /** Whose log: a team's entries, or the instance's (no team). */
@@ -41,10 +42,10 @@ const columns = {
 };
 
 /**
- * The conditions of a scope and its filters. Every query of the log starts here, so none reads
- * outside its scope. Served by the (team_id, id desc) index, newest first.
+ * The scope and its days: what the (team_id, created_at, id) index walks, newest first. Every query of
+ * the log starts here, so none reads outside its scope.
  */
-export function auditConditions(scope: AuditScope, filter: AuditFilter, now: Date): SQL {
+export function auditScopeAndDays(scope: AuditScope, filter: AuditFilter, now: Date): SQL {
   const range =
     filter.from || filter.to
       ? rangeInstants(
@@ -57,55 +58,162 @@ export function auditConditions(scope: AuditScope, filter: AuditFilter, now: Dat
       : null;
   return and(
     "teamId" in scope ? eq(auditLog.teamId, scope.teamId) : isNull(auditLog.teamId),
-    filter.actor === "cli"
-      ? eq(auditLog.actorType, "cli")
-      : filter.actor
-        ? eq(auditLog.actorId, filter.actor)
-        : undefined,
-    filter.action ? eq(auditLog.action, filter.action) : undefined,
-    filter.targetType ? eq(auditLog.targetType, filter.targetType) : undefined,
-    filter.target ? ilike(auditLog.targetLabel, `%${filter.target.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined,
     range ? gte(auditLog.createdAt, range.start) : undefined,
     range ? lt(auditLog.createdAt, range.end) : undefined,
   )!;
 }
 
-/** A page of entries, newest first; `next` continues after its last (null: no more). */
+/** The fields the filters read, for the rows a scan looks at (never the changes or the user agent). */
+const filtered = {
+  id: auditLog.id,
+  createdAt: auditLog.createdAt,
+  actorType: auditLog.actorType,
+  actorId: auditLog.actorId,
+  action: auditLog.action,
+  targetType: auditLog.targetType,
+  targetLabel: auditLog.targetLabel,
+};
+type FilteredRow = { id: number; createdAt: Date } & Record<
+  Exclude<keyof typeof filtered, "id" | "createdAt">,
+  unknown
+>;
+
+/**
+ * What no index serves, checked on each row a scan reads (newest-first-scan.ts): its cost follows the
+ * scan's budget, however many entries the scope holds. Null when nothing is filtered.
+ */
+export function auditRowFilter(filter: AuditFilter): ((row: FilteredRow) => boolean) | null {
+  const target = filter.target?.toLowerCase();
+  if (!filter.actor && !filter.action && !filter.targetType && !target) return null;
+  return (row) =>
+    (filter.actor === undefined || (filter.actor === "cli" ? row.actorType === "cli" : row.actorId === filter.actor)) &&
+    (filter.action === undefined || row.action === filter.action) &&
+    (filter.targetType === undefined || row.targetType === filter.targetType) &&
+    (target === undefined || String(row.targetLabel).toLowerCase().includes(target));
+}
+
+const newestFirst = [desc(auditLog.createdAt), desc(auditLog.id)];
+
+/**
+ * Entries older than the one with this id (a page's cursor, a scan's last row), in the walk's order.
+ * Its time is read back in SQL: the database keeps microseconds, a Date only milliseconds.
+ */
+export function olderThan(row: { id: number }): SQL {
+  return sql`(${auditLog.createdAt}, ${auditLog.id}) < (select ${auditLog.createdAt}, ${auditLog.id} from ${auditLog} where ${auditLog.id} = ${row.id})`;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  /** The cursor of the next page (entries older than this id); null when nothing is older. */
+  next: number | null;
+  /** The filters were checked over a bounded number of entries, back to this time; the next page goes on. */
+  searchedBackTo: Date | null;
+}
+
+/**
+ * A page of entries, newest first. Without filters it is one walk of the index; with them, a bounded
+ * scan (newest-first-scan.ts) whose page may hold fewer entries than asked, and says how far back it looked.
+ */
 export async function listAuditEntries(
   deps: { db: Database; now: () => Date },
   scope: AuditScope,
   input: AuditFilter & { before?: number; limit: number },
-): Promise<{ entries: AuditEntry[]; next: number | null }> {
-  const rows = await deps.db
-    .select(columns)
-    .from(auditLog)
-    .where(and(auditConditions(scope, input, deps.now()), input.before ? lt(auditLog.id, input.before) : undefined))
-    .orderBy(desc(auditLog.id))
-    .limit(input.limit + 1);
-  const page = rows.slice(0, input.limit);
-  return { entries: page.map(toEntry), next: rows.length > input.limit ? page.at(-1)!.id : null };
+  signal?: AbortSignal,
+): Promise<AuditPage> {
+  const walked = auditScopeAndDays(scope, input, deps.now());
+  const start = input.before ? olderThan({ id: input.before }) : undefined;
+  const matches = auditRowFilter(input);
+  if (!matches) {
+    const rows = await deps.db
+      .select(columns)
+      .from(auditLog)
+      .where(and(walked, start))
+      .orderBy(...newestFirst)
+      .limit(input.limit + 1);
+    const page = rows.slice(0, input.limit);
+    return {
+      entries: page.map(toEntry),
+      next: rows.length > input.limit ? page.at(-1)!.id : null,
+      searchedBackTo: null,
+    };
+  }
+  const scanned = await scanAudit(deps.db, walked, start, matches, input.limit, signal);
+  return {
+    entries: (await entriesByIds(deps.db, scanned.rows)).map(toEntry),
+    next: scanned.resume?.id ?? null,
+    searchedBackTo: scanned.partial ? (scanned.resume?.createdAt ?? null) : null,
+  };
 }
 
-/** Who appears in the scope's log, for the actor filter (the most recent label of each). */
+/** A bounded scan of the walk from `start`, keeping what `matches` accepts. */
+export function scanAudit(
+  db: Database,
+  walked: SQL,
+  start: SQL | undefined,
+  matches: (row: FilteredRow) => boolean,
+  want: number,
+  signal?: AbortSignal,
+) {
+  return scanNewestFirst<FilteredRow>({
+    read: (after, size) =>
+      db
+        .select(filtered)
+        .from(auditLog)
+        .where(and(walked, after ? olderThan(after) : start))
+        .orderBy(...newestFirst)
+        .limit(size),
+    matches,
+    want,
+    signal,
+  });
+}
+
+/** The chosen entries in full, newest first. */
+export async function entriesByIds(db: Database, chosen: ReadonlyArray<{ id: number }>) {
+  if (chosen.length === 0) return [];
+  return db
+    .select(columns)
+    .from(auditLog)
+    .where(
+      inArray(
+        auditLog.id,
+        chosen.map((row) => row.id),
+      ),
+    )
+    .orderBy(...newestFirst);
+}
+
+/** Actors the filter offers: those among this many newest entries (a bounded read, whatever the log holds). */
+export const AUDIT_ACTORS_WINDOW = 10_000;
+
+/** Who appears among the scope's recent entries, for the actor filter (the most recent label of each). */
 export async function auditActors(
   deps: { db: Database; now: () => Date },
   scope: AuditScope,
 ): Promise<Array<{ id: string; label: string }>> {
-  const now = deps.now();
-  const rows = await deps.db
+  const recent = deps.db
     .select({
-      id: sql<string>`coalesce(${auditLog.actorId}, ${auditLog.actorType})`,
-      label: sql<string>`(array_agg(${auditLog.actorLabel} order by ${auditLog.id} desc))[1]`,
+      id: sql<string>`coalesce(${auditLog.actorId}, ${auditLog.actorType})`.as("actor"),
+      label: sql<string>`${auditLog.actorLabel}`.as("label"),
+      createdAt: auditLog.createdAt,
+      entry: sql<number>`${auditLog.id}`.as("entry"),
     })
     .from(auditLog)
     // The people and the command line: the server and anonymous attempts cannot be told apart by id.
     .where(
-      and(auditConditions(scope, {}, now), sql`(${auditLog.actorId} is not null or ${auditLog.actorType} = 'cli')`),
+      and(
+        auditScopeAndDays(scope, {}, deps.now()),
+        sql`(${auditLog.actorId} is not null or ${auditLog.actorType} = 'cli')`,
+      ),
     )
-    .groupBy(sql`1`)
-    .orderBy(sql`2`)
-    .limit(200);
-  return rows;
+    .orderBy(...newestFirst)
+    .limit(AUDIT_ACTORS_WINDOW)
+    .as("recent");
+  const rows = await deps.db
+    .selectDistinctOn([recent.id], { id: recent.id, label: recent.label })
+    .from(recent)
+    .orderBy(recent.id, desc(recent.createdAt), desc(recent.entry));
+  return rows.sort((a, b) => a.label.localeCompare(b.label)).slice(0, 200);
 }
 
 export function toEntry(row: {

@@ -65,6 +65,10 @@ export const rateLimitSubjects = {
   userPurges: (userId: string) => `user-purges:${userId}`,
   /** A signed-in account's slug availability checks (the team forms' live check). */
   userSlugChecks: (userId: string) => `user-slug-checks:${userId}`,
+  /** A signed-in account's dashboard reads (every tRPC query). */
+  userReads: (userId: string) => `user-reads:${userId}`,
+  /** A signed-in account's reads of the logs and statistics (usage pages, request and audit logs). */
+  userHeavyReads: (userId: string) => `user-heavy-reads:${userId}`,
   /** A signed-in account's CSV exports (each reads up to a year of rows). */
   userExports: (userId: string) => `user-exports:${userId}`,
   /** A team's uploaded images (watermarks, fallbacks), whoever of its admins sends them. */

@@ -1,3 +1,4 @@
+import { compactRequestStats, compactSourceStats } from "@/server/usage/stats-compaction";
 import { checkAlerts, pruneAlertEvents, type AlertCheckReport, type AlertDeps } from "@/server/alerts/check-alerts";
 import { pruneAuditLog } from "@/server/audit/retention";
 import type { ConfigInvalidator } from "@/server/config-cache";
@@ -80,6 +81,14 @@ export function createCronJobs(deps: CronDeps): CronJobs {
           [
             { name: "flushUsage", run: async () => ({ ...(await recordedFlush()) }) },
             { name: "requestLogRetention", run: async () => ({ deleted: await pruneRequestLog(deps.db, deps.now()) }) },
+            // Days past the hourly week become one row each: what bounds a long range's read.
+            {
+              name: "requestStatsCompaction",
+              run: async () => ({
+                hours: await compactRequestStats(deps.db, deps.now()),
+                sources: await compactSourceStats(deps.db, deps.now()),
+              }),
+            },
             {
               name: "requestStatsRetention",
               run: async () => ({ deleted: await pruneRequestStats(deps.db, deps.now()) }),

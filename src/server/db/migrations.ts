@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { sql, type SQL } from "drizzle-orm";
+import { rowsOf } from "./rows-of";
 
 /**
  * The committed drizzle-kit migrations. Resolved from the working directory because the server bundle
@@ -37,11 +38,6 @@ export async function pendingMigrations(db: { execute(query: SQL): PromiseLike<u
   );
   const newest = Number(last?.at ?? 0);
   return entries.filter((entry) => entry.when > newest).length;
-}
-
-/** postgres.js answers an array of rows, PGlite a result with `rows`. */
-function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
 }
 
 const SCHEMA_BEHIND = Symbol.for("optstuff.SchemaBehindError");

@@ -51,6 +51,13 @@ function decodeSegment(segment: string): string {
 const EXP_SHAPE = /^\d{1,12}$/;
 
 /**
+ * The longest source a URL may name, in UTF-8 bytes once decoded: far past any real image address
+ * (browsers and CDNs cap whole URLs near 8 KB), and short enough that what the request log and the
+ * statistics keep of a source stays small (usage/logged-source.ts).
+ */
+export const MAX_SOURCE_BYTES = 2048;
+
+/**
  * Pure parsing of the path and query (contract §1). Shape errors are 400; missing or malformed
  * credentials are 401 and are checked only after the path parsed, so a typo is reported as such.
  */
@@ -61,6 +68,11 @@ export function parseImageRequest(raw: RawImageRequest): ImageRequestParts {
   }
   const source = restoreSchemeSlashes(sourceSegments.join("/"));
   if (source === "" || source.startsWith("/") || hasControlCharacter(source)) throw new AppError("INVALID_SOURCE");
+  if (Buffer.byteLength(source) > MAX_SOURCE_BYTES)
+    throw new AppError("INVALID_SOURCE", {
+      message: `Invalid source URL: longer than ${MAX_SOURCE_BYTES} bytes`,
+      detail: `source of ${Buffer.byteLength(source)} bytes`,
+    });
   const operations = parseOperations(operationsSegment);
 
   const expText = raw.query.get("exp") ?? undefined;

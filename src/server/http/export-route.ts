@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sessionUser } from "@/server/auth/session-user";
 import { AppError, toAppError } from "@/server/errors";
 import { csvStream, type CsvCell } from "@/server/export/csv-stream";
+import type { DashboardReads } from "@/server/db/dashboard-reads";
 import { bootLogger, describeError } from "@/server/log";
 import { limitsFor } from "@/server/ratelimit/dashboard-limits";
 import type { Services } from "@/server/services";
@@ -19,7 +20,8 @@ export interface CsvExport {
  * parameters, and throws (an AppError) before any row is read when it may not.
  */
 export type Exporter = (
-  deps: { db: Services["database"]["db"]; now: () => Date },
+  /** `signal` fires when the client goes: the export stops reading between its statements. */
+  deps: { db: Services["database"]["db"]; now: () => Date; signal?: AbortSignal; reads?: DashboardReads },
   userId: string,
   query: URLSearchParams,
 ) => Promise<CsvExport>;
@@ -39,7 +41,12 @@ export function createExportHandler(getServices: () => Promise<Services>, export
       if (!user) throw new AppError("UNAUTHENTICATED");
       // Counted before anything is looked up, as the procedures are: refused probes count too.
       await loaded.admission.admit(limitsFor({ type: "query", counts: "export" }), user.id);
-      const deps = { db: loaded.database.db, now: loaded.tenancy.now };
+      const deps = {
+        db: loaded.database.db,
+        now: loaded.tenancy.now,
+        signal: request.signal,
+        reads: loaded.dashboardReads,
+      };
       const made = await exporter(deps, user.id, new URL(request.url).searchParams);
       const failed = (error: unknown) =>
         loaded.logger.log("error", "export failed after it began", { requestId, ...describeError(error) });

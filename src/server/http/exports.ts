@@ -5,6 +5,7 @@ import { DAY_MS, dayOf, resolveDateRange } from "@/server/analytics/date-range";
 import { usageCsvPages, USAGE_CSV_HEADER } from "@/server/analytics/usage-export";
 import { auditCsvPages, AUDIT_CSV_HEADER } from "@/server/audit/audit-export";
 import { resolveAuditScope } from "@/server/audit/audit-scope";
+import { directReads } from "@/server/db/dashboard-reads";
 import { AppError } from "@/server/errors";
 import { REQUEST_STATS_RETENTION_DAYS } from "@/server/usage/retention";
 import { findProject } from "@/server/tenancy/projects";
@@ -32,7 +33,7 @@ export const auditExport: Exporter = async (deps, userId, query) => {
     name: `audit-${team ?? "instance"}-${dayOf(now)}.csv`,
     header: AUDIT_CSV_HEADER,
     // The filter is checked here, before a response begins: a bad range is a 400, not a broken file.
-    pages: auditCsvPages(deps, scope, { ...filter, ...days }),
+    pages: auditCsvPages(deps, scope, { ...filter, ...days }, deps.signal),
   };
 };
 
@@ -69,6 +70,6 @@ export const usageExport: Exporter = async (deps, userId, query) => {
   return {
     name: `usage-${membership.team.slug}${project ? `-${project.slug}` : ""}-${range.from}-${range.to}.csv`,
     header: USAGE_CSV_HEADER,
-    pages: usageCsvPages(deps.db, scope, range, statsSince),
+    pages: usageCsvPages(deps.reads ?? directReads(deps.db), scope, range, statsSince, deps.signal),
   };
 };

@@ -1,3 +1,4 @@
+import { MAX_BATCH } from "@/lib/trpc/batch-size";
 import { randomUUID } from "node:crypto";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext, type DashboardServices } from "@/server/api/context";
@@ -34,6 +35,8 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       endpoint: "/api/trpc",
       req,
       router: appRouter,
+      // A batch is as many calls as the page asks at once; each is counted, but not without end.
+      maxBatchSize: MAX_BATCH,
       createContext: async () =>
         createContext(dashboardServices(services), await sessionUser(await services.auth(), req.headers), {
           ip: knownAddress(clientAddress(req.headers, services.delivery.limits.clientAddresses)),
@@ -96,6 +99,8 @@ export function dashboardServices(services: Services): DashboardServices {
     checkUpload: services.checkUpload,
     previewOperations: services.previewOperations,
     admission: services.admission,
+    dashboardReads: services.dashboardReads,
+    readLanes: services.readLanes,
     authProviders: services.authProviders,
     registration: services.registration,
     now: services.tenancy.now,

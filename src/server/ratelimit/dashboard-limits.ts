@@ -19,7 +19,7 @@ export interface WindowLimit {
 export interface DashboardCall {
   type: "query" | "mutation" | "subscription";
   permission?: Permission;
-  counts?: "slugCheck" | "export";
+  counts?: "slugCheck" | "export" | "heavyRead";
 }
 
 interface CallLimit extends WindowLimit {
@@ -43,6 +43,8 @@ const isChange = (call: DashboardCall) =>
 const isPurge = (call: DashboardCall) => isChange(call) && call.permission === "cache.purge";
 const isSlugCheck = (call: DashboardCall) => call.counts === "slugCheck";
 const isExport = (call: DashboardCall) => call.counts === "export";
+const isRead = (call: DashboardCall) => call.type === "query";
+const isHeavyRead = (call: DashboardCall) => call.counts === "heavyRead";
 
 const CHANGES =
   "A person clicking through the dashboard makes a few changes a minute; 800 purges in 17 s by one account moved another tenant's cached p95 from 27 to 68 ms (issue 27).";
@@ -110,6 +112,26 @@ export const dashboardLimits = {
     what: "slug checks",
     reason: "Bounds enumeration to a few thousand slugs a day per account.",
   },
+  readsPerMinute: {
+    appliesTo: isRead,
+    window: "minute",
+    max: 600,
+    subject: rateLimitSubjects.userReads,
+    per: "account",
+    what: "reads",
+    reason:
+      "A dashboard tab asks a few things per page and polls the audit log and alerts every few seconds (about 30 a minute); ten busy tabs stay under it, a script reading in a loop does not.",
+  },
+  heavyReadsPerMinute: {
+    appliesTo: isHeavyRead,
+    window: "minute",
+    max: 60,
+    subject: rateLimitSubjects.userHeavyReads,
+    per: "account",
+    what: "reads of logs and statistics",
+    reason:
+      "Each reads up to a bounded window of the request log, the audit log or the statistics (a few hundred ms at most on the embedded database, one at a time per account); a person paging and filtering asks a few a minute.",
+  },
   exportsPerHour: {
     appliesTo: isExport,
     window: "hour",
@@ -122,7 +144,7 @@ export const dashboardLimits = {
   },
 } as const satisfies Record<string, CallLimit>;
 
-/** The windows a call spends a token of (none for most queries). */
+/** The windows a call spends a token of. */
 export function limitsFor(call: DashboardCall): WindowLimit[] {
   return Object.values(dashboardLimits).filter((limit) => limit.appliesTo(call));
 }

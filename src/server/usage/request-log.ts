@@ -9,7 +9,8 @@ import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { describeError, type SampledLog } from "@/server/log";
 import { meteredIncrement, type UsageIncrement } from "./buffer-usage";
 import { addUsage } from "./database-buffer";
-import { createStatsBatch } from "./request-stats";
+import { loggedSourceText, sourceHashOf } from "./logged-source";
+import { createStatsAllowances, createStatsBatch } from "./request-stats";
 import { requestLogSettings } from "./settings";
 
 export interface RequestLogOptions {
@@ -83,7 +84,8 @@ export function createRequestLog(
   const random = deps.random ?? Math.random;
   const metersUsage = deps.metersUsage ?? false;
   let batch: Pending[] = [];
-  let stats = createStatsBatch();
+  const allowances = createStatsAllowances();
+  let stats = createStatsBatch(allowances);
   let timer: NodeJS.Timeout | null = null;
   const successesThisMinute = createMinuteCounts();
 
@@ -93,7 +95,7 @@ export function createRequestLog(
     const taken = batch;
     const counted = stats;
     batch = [];
-    stats = createStatsBatch();
+    stats = createStatsBatch(allowances);
     if (taken.length === 0) return;
     const rows = taken.flatMap((t) => (t.row ? [t.row] : []));
     const usage = taken.flatMap((t) => (t.usage ? [t.usage] : []));
@@ -216,7 +218,8 @@ function toRow(outcome: RequestOutcome, at: Date): Row {
     status: outcome.status,
     httpStatus: outcome.httpStatus,
     // Already without query and fragment (serve-image keeps scheme, host and path: they can carry tokens).
-    sourceUrl: outcome.sourceUrl ?? null,
+    sourceUrl: outcome.sourceUrl === undefined ? null : loggedSourceText(outcome.sourceUrl),
+    sourceHash: outcome.sourceUrl === undefined ? null : sourceHashOf(outcome.sourceUrl),
     operations: outcome.operations ?? null,
     outputFormat: outcome.outputFormat ?? null,
     quality: outcome.measured?.quality ?? null,

@@ -3,6 +3,8 @@ import type { Database } from "@/server/db/client";
 import { PROCESSING_BOUNDS_MS, requestSourceStats, requestStats } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { added, inKeyOrder } from "./batch-rows";
+import { createDailyAllowance, type DailyAllowance } from "./daily-allowance";
+import { loggedSourceText } from "./logged-source";
 import { createQualityRows } from "./quality-stats";
 import { createMinuteRows } from "./minute-stats";
 import { createVariantRows } from "./variant-days";
@@ -29,7 +31,8 @@ export const HISTOGRAM_COLUMNS = [
   "over",
 ] as const satisfies readonly (keyof StatsRow)[];
 
-const SUMMED = [
+/** The columns a row adds up: a batch adds its counts to the stored ones, and a day folds its hours. */
+export const SUMMED = [
   "requests",
   "processingMs",
   "measuredRequests",
@@ -48,22 +51,50 @@ function bucketOf(ms: number): HistogramColumn {
 const emptyHistogram = (): Histogram =>
   Object.fromEntries(HISTOGRAM_COLUMNS.map((column) => [column, 0])) as Required<Histogram>;
 
+/** The distinct keys one instance adds per project and day (daily-allowance.ts): sources, variants. */
+export interface StatsAllowances {
+  sources: DailyAllowance;
+  variants: DailyAllowance;
+}
+
+export const SOURCES_PER_PROJECT_DAY = 1000;
+export const VARIANTS_PER_PROJECT_DAY = 5000;
+
+export function createStatsAllowances(): StatsAllowances {
+  return {
+    sources: createDailyAllowance(SOURCES_PER_PROJECT_DAY),
+    variants: createDailyAllowance(VARIANTS_PER_PROJECT_DAY),
+  };
+}
+
+/** Where a project-day's sources past its allowance are counted together: top sources shows them as one. */
+export const OTHER_SOURCES = { hash: "other", label: "(other sources)" } as const;
+
 /**
  * Counts outcomes of projects into per-hour and per-day rows in memory, then adds them to
  * request_stats and request_source_stats in one upsert each. Rows go in key order, so two writers
  * cannot deadlock on PostgreSQL; a batch never holds one key twice (the upsert would refuse it).
  */
-export function createStatsBatch() {
+export function createStatsBatch(allowances: StatsAllowances) {
   const hours = new Map<string, StatsRow>();
   const sources = new Map<string, SourceRow>();
   const qualities = createQualityRows();
-  const variants = createVariantRows();
+  const variants = createVariantRows(allowances.variants);
   const minutes = createMinuteRows();
   function addSource(projectId: string, sourceUrl: string, outcome: RequestOutcome, at: Date): void {
     const day = at.toISOString().slice(0, 10);
-    const sourceHash = sha256(sourceUrl);
+    const hash = sha256(sourceUrl);
+    const own = allowances.sources.admits(projectId, day, hash);
+    const sourceHash = own ? hash : OTHER_SOURCES.hash;
     const id = `${projectId}|${day}|${sourceHash}`;
-    const row = sources.get(id) ?? { day, projectId, sourceHash, sourceUrl, requests: 0, outputBytes: 0 };
+    const row = sources.get(id) ?? {
+      day,
+      projectId,
+      sourceHash,
+      sourceUrl: own ? loggedSourceText(sourceUrl) : OTHER_SOURCES.label,
+      requests: 0,
+      outputBytes: 0,
+    };
     row.requests! += 1;
     row.outputBytes! += outcome.outputBytes ?? 0;
     sources.set(id, row);

@@ -164,7 +164,14 @@ describe("what presets only would refuse", () => {
       allowedSourceHosts: ["local"],
     });
     const impact = () => owner.caller.preset.presetsOnlyImpact({ teamSlug, projectSlug: "impact" });
-    expect(await impact()).toEqual({ days: 7, requests: 0, refused: 0, examples: [], partial: false });
+    expect(await impact()).toEqual({
+      days: 7,
+      requests: 0,
+      refused: 0,
+      examples: [],
+      partial: false,
+      lookedBackTo: null,
+    });
 
     const now = Date.now();
     const row = (operations: string | null, weight = 1, daysAgo = 0) => ({
@@ -199,6 +206,7 @@ describe("what presets only would refuse", () => {
       refused: 6,
       examples: ["w_320,f_webp", "pr_hero,w_10"],
       partial: false,
+      lookedBackTo: null,
     });
   });
 });

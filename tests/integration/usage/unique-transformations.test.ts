@@ -64,6 +64,7 @@ describe("unique transformations", () => {
         from: day(-29),
         to: day(0),
         count: 6,
+        atLeast: false,
       },
     );
   });
@@ -83,6 +84,7 @@ describe("unique transformations", () => {
       from: day(-39),
       to: day(-10),
       count: 3,
+      atLeast: false,
     });
   });
 

@@ -76,6 +76,15 @@ describe("parseImageRequest", () => {
     expect(codeOf(() => parseImageRequest(input))).toBe(code);
   });
 
+  it("takes a source of 2,048 bytes and refuses one byte more, counted in UTF-8", () => {
+    const parse = (source: string) =>
+      parseImageRequest({ projectSlug: "p", segments: ["_", ...source.split("/")], query: query() });
+    expect(parse(`a.com/${"x".repeat(2042)}`).source).toHaveLength(2048);
+    expect(codeOf(() => parse(`a.com/${"x".repeat(2043)}`))).toBe("INVALID_SOURCE");
+    // 1,023 two-byte characters and the host: 2,052 bytes in 1,029 characters.
+    expect(codeOf(() => parse(`a.com/${"é".repeat(1023)}`))).toBe("INVALID_SOURCE");
+  });
+
   it("reports a path error before missing credentials", () => {
     expect(
       codeOf(() =>

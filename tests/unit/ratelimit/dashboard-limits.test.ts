@@ -55,8 +55,17 @@ describe("which windows a dashboard call spends", () => {
       "purgesPerMinute",
       "purgesPerHour",
     ]);
-    expect(names({ type: "query", counts: "slugCheck" })).toEqual(["slugChecksPerMinute", "slugChecksPerHour"]);
-    expect(names({ type: "query", permission: "usage.read" })).toEqual([]);
+    expect(names({ type: "query", counts: "slugCheck" })).toEqual([
+      "slugChecksPerMinute",
+      "slugChecksPerHour",
+      "readsPerMinute",
+    ]);
+    // Every read counts; a read of logs or statistics counts besides, in a window of its own.
+    expect(names({ type: "query", permission: "team.read" })).toEqual(["readsPerMinute"]);
+    expect(names({ type: "query", permission: "usage.read", counts: "heavyRead" })).toEqual([
+      "readsPerMinute",
+      "heavyReadsPerMinute",
+    ]);
   });
 
   it("never refuses what only takes access away: revoking keys and invitations, removing members, leaving", () => {
@@ -66,7 +75,7 @@ describe("which windows a dashboard call spends", () => {
   });
 
   it("keeps each account's and each team's windows apart", () => {
-    expect(new Set(Object.values(dashboardLimits).map((l) => l.subject("u1"))).size).toBe(4);
+    expect(new Set(Object.values(dashboardLimits).map((l) => l.subject("u1"))).size).toBe(6);
     expect(quotas.uploadsPerTeamHour.subject("t1")).toBe(rateLimitSubjects.teamUploads("t1"));
     expect(rateLimitSubjects.userChanges("u1")).not.toBe(rateLimitSubjects.userChanges("u2"));
   });

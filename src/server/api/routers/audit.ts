@@ -10,14 +10,20 @@ const instanceOwnerProcedure = protectedProcedure.use(async ({ ctx, next }) => {
 
 export const auditRouter = router({
   list: teamProcedure("audit.read")
+    .meta({ counts: "heavyRead" })
     .input(auditPageSchema)
-    .query(({ ctx, input }) => listAuditEntries(ctx.tenancy, { teamId: ctx.team.id }, input)),
+    .query(({ ctx, input, signal }) => listAuditEntries(ctx.tenancy, { teamId: ctx.team.id }, input, signal)),
 
-  actors: teamProcedure("audit.read").query(({ ctx }) => auditActors(ctx.tenancy, { teamId: ctx.team.id })),
+  actors: teamProcedure("audit.read")
+    .meta({ counts: "heavyRead" })
+    .query(({ ctx }) => auditActors(ctx.tenancy, { teamId: ctx.team.id })),
 
   instanceList: instanceOwnerProcedure
+    .meta({ counts: "heavyRead" })
     .input(auditPageSchema)
-    .query(({ ctx, input }) => listAuditEntries(ctx.tenancy, { instance: true }, input)),
+    .query(({ ctx, input, signal }) => listAuditEntries(ctx.tenancy, { instance: true }, input, signal)),
 
-  instanceActors: instanceOwnerProcedure.query(({ ctx }) => auditActors(ctx.tenancy, { instance: true })),
+  instanceActors: instanceOwnerProcedure
+    .meta({ counts: "heavyRead" })
+    .query(({ ctx }) => auditActors(ctx.tenancy, { instance: true })),
 });

@@ -34,9 +34,9 @@ export const presetRouter = router({
     ),
 
   /** What turning presets-only on would refuse, from the request log (asked before it is turned on). */
-  presetsOnlyImpact: projectProcedure("preset.write").query(({ ctx }) =>
-    presetsOnlyImpact(ctx.services.db, ctx.project.id),
-  ),
+  presetsOnlyImpact: projectProcedure("preset.write")
+    .meta({ counts: "heavyRead" })
+    .query(({ ctx }) => presetsOnlyImpact(ctx.services.db, ctx.project.id)),
 
   setPresetsOnly: projectProcedure("preset.write")
     .input(z.object({ presetsOnly: z.boolean() }))

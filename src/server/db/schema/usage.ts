@@ -97,8 +97,10 @@ export const requestLog = pgTable(
     apiKeyId: uuid("api_key_id").references(() => apiKeys.id, { onDelete: "set null" }),
     status: text("status").notNull(),
     httpStatus: integer("http_status").notNull(),
-    /** Without query string and fragment. */
+    /** Without query string and fragment, clipped (usage/logged-source.ts). */
     sourceUrl: text("source_url"),
+    /** Of the whole source name (usage/logged-source.ts): finds one source exactly, however long. */
+    sourceHash: text("source_hash"),
     operations: text("operations"),
     outputFormat: text("output_format"),
     /** What q_auto chose: the encoder quality and the SSIMULACRA 2 score it reached (null otherwise). */
@@ -120,6 +122,8 @@ export const requestLog = pgTable(
     // The same pages filtered by status (a rare one would otherwise walk the whole range).
     index("request_log_project_status_created_id_idx").on(t.projectId, t.status, t.createdAt, t.id),
     index("request_log_created_idx").on(t.createdAt),
+    // One source's requests, newest first (the usage page's source filter given a whole source).
+    index("request_log_project_source_created_id_idx").on(t.projectId, t.sourceHash, t.createdAt, t.id),
     // Looking one request up by the id its response carried (dashboard → Usage → request id).
     index("request_log_request_id_idx").on(t.requestId),
   ],

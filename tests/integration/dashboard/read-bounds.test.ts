@@ -1,0 +1,244 @@
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { projects } from "@/server/db/schema";
+import { VARIANTS_PER_PROJECT_DAY } from "@/server/usage/request-stats";
+import { createExportHandler } from "@/server/http/export-route";
+import { auditExport, usageExport } from "@/server/http/exports";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../support/app";
+import { authRequest, signUp, type TestUser } from "../../support/dashboard";
+import { fillAuditLog, fillRequestLog, fillStatistics } from "../../support/filled-log";
+import { buildTenantWorld, type TenantWorld } from "../../support/tenant-world";
+
+/**
+ * No dashboard read costs more than its input allows (issue 47): the worst input a plain member can
+ * send, over a request log filled by its own tenant, answers within a second, and meanwhile another
+ * tenant signs in and gets a cached image as fast as alone, give or take 200 ms. Every connection of
+ * the embedded database shares one session, so a long statement anywhere stalls everyone.
+ */
+let app: TestApp;
+let world: TenantWorld;
+let projectId: string;
+let victim: TestUser;
+const day = () => new Date().toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  // Configuration cached as in production: a cached image is answered without the database.
+  app = await createTestApp({ redis: null, configCacheTtlMs: 60_000 });
+  world = await buildTenantWorld(app.services, "tenant");
+  const project = await world.owner.caller.project.get({ teamSlug: world.teamSlug, projectSlug: world.projectSlug });
+  projectId = project.project.id;
+  victim = await signUp(app.services, "victim");
+  expect((await app.fetch(app.signedPath("w_40", "local/photo.jpg"))).status).toBe(200);
+});
+
+afterAll(() => app?.close());
+
+/** One sign-in of the other tenant, and one cached image of its project: their times in ms. */
+async function otherTenant(): Promise<{ signIn: number; image: number }> {
+  let started = performance.now();
+  const signedIn = await authRequest(app.services, "/sign-in/email", {
+    email: victim.email,
+    password: "correct horse battery",
+  });
+  expect(signedIn.status).toBe(200);
+  const signIn = performance.now() - started;
+  started = performance.now();
+  const image = await app.fetch(app.signedPath("w_40", "local/photo.jpg"));
+  expect(image.status).toBe(200);
+  await image.arrayBuffer();
+  return { signIn, image: performance.now() - started };
+}
+
+/**
+ * Runs `read` while the other tenant keeps signing in and fetching its image; answers how long the read
+ * took and the other tenant's slowest times, against its slowest times alone just before.
+ */
+async function whileOtherTenantWorks(read: () => Promise<unknown>) {
+  const alone = { signIn: 0, image: 0 };
+  for (let i = 0; i < 3; i++) {
+    const t = await otherTenant();
+    alone.signIn = Math.max(alone.signIn, t.signIn);
+    alone.image = Math.max(alone.image, t.image);
+  }
+  const during = { signIn: 0, image: 0 };
+  let done = false;
+  const started = performance.now();
+  const reading = read().finally(() => (done = true));
+  do {
+    const t = await otherTenant();
+    during.signIn = Math.max(during.signIn, t.signIn);
+    during.image = Math.max(during.image, t.image);
+  } while (!done);
+  await reading;
+  return { readMs: performance.now() - started, alone, during };
+}
+
+function expectBounded(measured: Awaited<ReturnType<typeof whileOtherTenantWorks>>) {
+  expect(measured.readMs).toBeLessThan(1000);
+  expect(measured.during.signIn).toBeLessThan(measured.alone.signIn + 200);
+  expect(measured.during.image).toBeLessThan(measured.alone.image + 200);
+}
+
+describe("the request log's source filter", () => {
+  it("cannot stall the instance with a long filter over long sources logged for free", async () => {
+    // 150 s of failures for a missing local source 12,000 characters long, through the log's own path.
+    const now = Date.now();
+    const long = `local/${"a".repeat(12_000)}`;
+    await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        app.services.requestLog.record(
+          {
+            requestId: randomUUID(),
+            status: "source_error",
+            httpStatus: 404,
+            projectId,
+            sourceUrl: long,
+            operations: "w_100",
+            durationMs: 3,
+          },
+          new Date(now - i * 1000),
+        ),
+      ),
+    );
+    await app.services.requestLog.drain();
+    const filter = `${"a".repeat(2047)}b`;
+    const measured = await whileOtherTenantWorks(() =>
+      world.member.caller.usage.requestLog({
+        teamSlug: world.teamSlug,
+        projectSlug: world.projectSlug,
+        range: { from: day(), to: day() },
+        source: filter,
+      }),
+    );
+    expectBounded(measured);
+  });
+});
+
+describe("over a log filled to its caps", () => {
+  let teamId: string;
+  const range = () => ({ from: day(), to: day() });
+  const scope = () => ({ teamSlug: world.teamSlug, projectSlug: world.projectSlug });
+
+  beforeAll(async () => {
+    const db = app.services.database.db;
+    teamId = (await db.select({ teamId: projects.teamId }).from(projects).where(eq(projects.id, projectId)))[0]!.teamId;
+    // A day at both caps on one instance: 60 failures and 120 successes a minute, sources as long as kept.
+    await fillRequestLog(db, projectId, {
+      failures: 86_400,
+      successes: 172_800,
+      newest: new Date(),
+      everyMs: 333,
+      source: `local/${"a".repeat(250)}`,
+    });
+    // Ten projects' statistics over 90 days, each as full as it gets (one with its variants at the cap).
+    await fillStatistics(db, projectId, {
+      sourcesToday: 1000,
+      variantsPerDay: VARIANTS_PER_PROJECT_DAY,
+      variantDays: 30,
+    });
+    for (let i = 1; i < 10; i++) {
+      const [other] = await db
+        .insert(projects)
+        .values({ teamId, name: `Filler ${i}`, slug: `filler-${i}` })
+        .returning();
+      await fillStatistics(db, other!.id, { sourcesToday: 1000, variantsPerDay: 0, variantDays: 0 });
+    }
+    // A week of scripted changes at the account's limit (600 an hour), each with a 200-character name.
+    await fillAuditLog(db, teamId, world.admin.id, 100_000, 6000);
+  }, 600_000);
+
+  const log = (input: Record<string, unknown>) =>
+    world.member.caller.usage.requestLog({ ...scope(), range: range(), ...input });
+
+  it("looks for the worst text inside sources over a bounded window, and says how far back it looked", async () => {
+    let page: Awaited<ReturnType<typeof log>> | undefined;
+    const measured = await whileOtherTenantWorks(async () => (page = await log({ source: `${"a".repeat(63)}b` })));
+    expectBounded(measured);
+    expect(page!.rows).toEqual([]);
+    expect(page!.sourceMatch).toBe("contains");
+    // The budget ran out: the page says where it stopped, and the next one goes on from there.
+    expect(page!.searchedBackTo).not.toBeNull();
+    expect(page!.nextBefore).not.toBeNull();
+  });
+
+  it("finds a whole source exactly, however long, over the whole range, by its index", async () => {
+    let page: Awaited<ReturnType<typeof log>> | undefined;
+    const measured = await whileOtherTenantWorks(
+      async () => (page = await log({ source: `local/${"a".repeat(2041)}b` })),
+    );
+    expectBounded(measured);
+    expect(page!.sourceMatch).toBe("exact");
+    expect(page!.rows).toEqual([]);
+    expect(page!.searchedBackTo).toBeNull();
+  });
+
+  it("walks a status nobody has by its own index", async () => {
+    let page: Awaited<ReturnType<typeof log>> | undefined;
+    const measured = await whileOtherTenantWorks(async () => (page = await log({ status: "timeout" })));
+    expectBounded(measured);
+    expect(page!.rows).toEqual([]);
+    expect(page!.nextBefore).toBeNull();
+  });
+
+  it("judges presets only on the newest served images, not the whole week", async () => {
+    let impact: Awaited<ReturnType<typeof world.admin.caller.preset.presetsOnlyImpact>> | undefined;
+    const measured = await whileOtherTenantWorks(
+      async () => (impact = await world.admin.caller.preset.presetsOnlyImpact(scope())),
+    );
+    expectBounded(measured);
+    expect(impact!.lookedBackTo).not.toBeNull();
+    expect(impact!.refused).toBeGreaterThan(0);
+  });
+
+  it("reads a project's and a team's 90 days of statistics in bounded statements", async () => {
+    for (const read of [
+      () => world.member.caller.usage.project({ ...scope(), range: { preset: "90d" } }),
+      () => world.member.caller.usage.team({ teamSlug: world.teamSlug, range: { preset: "90d" } }),
+      () => world.member.caller.usage.team({ teamSlug: world.teamSlug, range: { preset: "7d" } }),
+    ])
+      expectBounded(await whileOtherTenantWorks(read));
+  });
+
+  it("filters the audit log by the worst target text over a bounded window, and lists its actors from a bounded one", async () => {
+    let page: Awaited<ReturnType<typeof world.admin.caller.audit.list>> | undefined;
+    const measured = await whileOtherTenantWorks(
+      async () =>
+        (page = await world.admin.caller.audit.list({
+          teamSlug: world.teamSlug,
+          target: `${"a".repeat(63)}b`,
+          limit: 50,
+        })),
+    );
+    expectBounded(measured);
+    expect(page!.entries).toEqual([]);
+    expect(page!.searchedBackTo).not.toBeNull();
+    expectBounded(await whileOtherTenantWorks(() => world.admin.caller.audit.actors({ teamSlug: world.teamSlug })));
+  });
+
+  it("streams the year's exports a bounded statement at a time: the first byte soon, the others served throughout", async () => {
+    for (const [exporter, query] of [
+      [auditExport, `team=${world.teamSlug}&target=${"a".repeat(63)}b`],
+      [usageExport, `team=${world.teamSlug}&from=${dayBefore(365)}&to=${day()}`],
+    ] as const) {
+      let firstByte = 0;
+      const measured = await whileOtherTenantWorks(async () => {
+        const started = performance.now();
+        const response = await createExportHandler(
+          async () => app.services,
+          exporter,
+        )(new Request(`http://127.0.0.1/api/export/x?${query}`, { headers: { cookie: world.admin.cookie } }));
+        expect(response.status).toBe(200);
+        const reader = response.body!.getReader();
+        await reader.read();
+        firstByte = performance.now() - started;
+        while (!(await reader.read()).done);
+      });
+      expect(firstByte).toBeLessThan(1000);
+      expect(measured.during.signIn).toBeLessThan(measured.alone.signIn + 200);
+      expect(measured.during.image).toBeLessThan(measured.alone.image + 200);
+    }
+  });
+});
+
+const dayBefore = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
