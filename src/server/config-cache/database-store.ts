@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { apiKeys, presets, projectImages, projects, sourceBuckets, sourcePurges } from "@/server/db/schema";
 import { bucketRevision } from "./bucket-revision";
+import { firstOwnerOfProjectTeam, shareOf } from "./fair-share";
 import { readWatermarkSettings } from "./project-images";
 import type { ConfigStore } from "./config-store";
 import { effectiveKeyLimits } from "./key-limits";
@@ -34,6 +35,7 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
         .select({
           id: projects.id,
           teamId: projects.teamId,
+          firstOwner: firstOwnerOfProjectTeam,
           slug: projects.slug,
           allowedSourceHosts: projects.allowedSourceHosts,
           allowedRefererHosts: projects.allowedRefererHosts,
@@ -63,9 +65,10 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
       ]);
       const watermark = images.find((image) => image.kind === "watermark");
       const fallback = images.find((image) => image.kind === "fallback");
-      const { cacheBase, ...project } = row;
+      const { cacheBase, firstOwner, ...project } = row;
       return {
         ...project,
+        account: shareOf(firstOwner),
         cache: { base: cacheBase, sources: Object.fromEntries(purged.map((p) => [p.source, p.generation])) },
         presets: Object.fromEntries(named.map((p) => [p.name, p.operations])),
         watermark: watermark ? { ...readWatermarkSettings(watermark.settings), sha256: watermark.sha256 } : null,

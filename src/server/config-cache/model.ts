@@ -20,6 +20,11 @@ export interface ApiKeyConfig {
 export interface ProjectConfig {
   id: string;
   teamId: string;
+  /**
+   * Whose share of the transform slots the project's work counts against (fair-share.ts): the account
+   * that owns its team, since teams, like projects, cost nothing to make.
+   */
+  account: string;
   slug: string;
   allowedSourceHosts: string[];
   allowedRefererHosts: string[];

@@ -4,6 +4,7 @@ import type { Counters } from "@/server/coordination/counters";
 import type { KeyValue } from "@/server/coordination/types";
 import { describeError, type SampledLog } from "@/server/log";
 import type { ConfigStore } from "./config-store";
+import { teamShare } from "./fair-share";
 import { NO_PURGES, type ApiKeyConfig, type ProjectConfig } from "./model";
 
 const NOT_FOUND = "__NOT_FOUND__";
@@ -50,8 +51,11 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
         encode: (config: ProjectConfig) => JSON.stringify(config),
         // Entries written before purges existed carry no generations: none were taken yet.
         // Entries written before a field existed read as its default until they expire.
-        decode: (text) =>
-          ({
+        decode: (text) => {
+          const cached = JSON.parse(text) as Partial<ProjectConfig> & { teamId: string };
+          return {
+            // Until it expires, an entry written before accounts were its share counts the team's.
+            account: teamShare(cached.teamId),
             cache: NO_PURGES,
             presets: {},
             presetsOnly: false,
@@ -59,8 +63,9 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
             watermark: null,
             fallback: null,
             buckets: {},
-            ...(JSON.parse(text) as Partial<ProjectConfig>),
-          }) as ProjectConfig,
+            ...cached,
+          } as ProjectConfig;
+        },
       }),
   };
 }

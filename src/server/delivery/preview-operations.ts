@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { ConfigStore } from "@/server/config-cache/config-store";
 import { AppError, isAppError } from "@/server/errors";
-import type { ImageOperations, TransformLimits, Transformer } from "@/server/image";
+import { jobCost, type ImageOperations, type TransformLimits, type Transformer } from "@/server/image";
 import type { TransformScheduler } from "@/server/image/transform-scheduler";
 import { withDefaultQuality } from "./default-quality";
 import type { ProjectImageLoader } from "./project-image-bytes";
@@ -45,7 +45,8 @@ export type PreviewOperations = (projectId: string, ops: ImageOperations) => Pro
 /**
  * The image a project's operations make of the sample photo, as its image URLs would make it: the
  * project's default quality and watermark applied the same way, decoded and encoded in a transform
- * process under the project's share of the scheduler (a preview waits its turn like any source).
+ * process under the share of the account that owns the team, as the image route's work (a preview waits
+ * its turn like any source, and costs what its operations cost).
  * Nothing is fetched, cached or metered: the sample is the server's own file.
  */
 export function createOperationsPreview(deps: {
@@ -89,12 +90,16 @@ export function createOperationsPreview(deps: {
     const watermark = mark ? await deps.projectImages(projectId, "watermark", mark) : undefined;
     // The time of the work, not of the wait for a slot (as the request log's processing time).
     let ms = 0;
-    const result = await deps.scheduler.run(projectId, async (priority) => {
-      const started = now();
-      const made = await deps.transform(input, ops, { accept: PREVIEW_ACCEPT, watermark }, deps.limits, priority);
-      ms = now() - started;
-      return made;
-    });
+    const result = await deps.scheduler.run(
+      project.account,
+      async (priority) => {
+        const started = now();
+        const made = await deps.transform(input, ops, { accept: PREVIEW_ACCEPT, watermark }, deps.limits, priority);
+        ms = now() - started;
+        return made;
+      },
+      { cost: jobCost(ops) },
+    );
     const bytes = result.body.byteLength;
     return {
       before,

@@ -1,11 +1,12 @@
 import type { Counters } from "@/server/coordination/counters";
-import type {
-  ImageOperations,
-  ResultCache,
-  TransformLimits,
-  TransformResult,
-  Transformer,
-  TransformScheduler,
+import {
+  jobCost,
+  type ImageOperations,
+  type ResultCache,
+  type TransformLimits,
+  type TransformResult,
+  type Transformer,
+  type TransformScheduler,
 } from "@/server/image";
 import type { Claim, SharedResults } from "@/server/result-store/shared-results";
 import { createSingleFlight } from "@/server/single-flight";
@@ -58,8 +59,8 @@ export interface ProduceInput {
   /** The source cache's key (carries the purge generation and source policy). */
   sourceKey: string;
   /**
-   * Whose share of the transform slots and queue this counts against: the team, not the project, since
-   * projects cost nothing to create and one tenant must not get a share per project.
+   * Whose share of the transform slots and queue this counts against: the account that owns the team
+   * (config-cache/fair-share.ts), since projects and teams cost nothing to create.
    */
   tenant: string;
   location: SourceLocation;
@@ -219,7 +220,7 @@ async function fetchAndTransformAdmitted(input: ProduceInput, deps: ProducerDeps
             return made;
           });
         }),
-      { background: input.background === true },
+      { background: input.background === true, cost: jobCost(input.operations) },
     );
     const transformMs = performance.now() - started;
     const sourceBytes = Buffer.isBuffer(source) ? source.length : source.size;

@@ -94,7 +94,7 @@ async function answerWith(
 
   const sha256 = operations.watermark?.sha256;
   const job = {
-    tenant: project.teamId,
+    tenant: project.account,
     location,
     operations,
     accept,

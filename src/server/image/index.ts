@@ -29,10 +29,12 @@ export {
   createTransformScheduler,
   type JobPriority,
   type SchedulerOptions,
+  type JobOptions,
   type TransformScheduler,
 } from "./transform-scheduler";
 export type { TransformInput, Transformer } from "./transformer";
 export { lazyInProcessTransform } from "./lazy-transform";
+export { jobCost } from "./job-cost";
 export { createResultCache, type ResultCache, type ResultCacheOptions } from "./result-cache";
 export type { SharpSettings } from "./configure-sharp";
 export { fontEnvironment } from "./fonts";

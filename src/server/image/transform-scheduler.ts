@@ -23,7 +23,7 @@ export interface TransformScheduler {
    * job (work nobody waits for: an AVIF made after its interim answer) runs at background priority and
    * never takes the slot kept for tenants with nothing running.
    */
-  run<T>(tenant: string, job: (priority: JobPriority) => Promise<T>, options?: { background?: boolean }): Promise<T>;
+  run<T>(tenant: string, job: (priority: JobPriority) => Promise<T>, options?: JobOptions): Promise<T>;
   /** Whether a background job of `tenant` would start or wait now, rather than be refused as overloaded. */
   roomForBackground(tenant: string): boolean;
   /**
@@ -34,18 +34,36 @@ export interface TransformScheduler {
   stats(): { running: number; queued: number };
 }
 
+export interface JobOptions {
+  /** Work nobody waits for (an AVIF made after its interim answer): background priority, never the kept slot. */
+  background?: boolean;
+  /**
+   * What the job will cost, in plain transforms (image/job-cost.ts): a perceptual quality search is
+   * several encodes and scores. Tenants with waiting jobs take their turns in proportion to what their
+   * jobs cost, not one job each, so a tenant of searches waits as long as its searches cost. Default 1.
+   */
+  cost?: number;
+}
+
 /** Bounds of the Retry-After hint, in seconds. */
 const MIN_RETRY_AFTER = 1;
 const MAX_RETRY_AFTER = 30;
 
 interface Waiting {
   background: boolean;
+  cost: number;
   start: () => void;
 }
 
 interface Tenant {
   running: number;
   waiting: Waiting[];
+  /** Start-time fair queueing: the virtual time its next waiting job starts at. */
+  tag: number;
+  /** The virtual time its work so far ends at. */
+  finish: number;
+  /** Order of arrival among tenants with the same tag. */
+  arrival: number;
 }
 
 /**
@@ -53,8 +71,9 @@ interface Tenant {
  * - Queueing more work than the CPUs can clear only adds latency and memory (each waiting job holds
  *   its source bytes), so past `maxQueue` the server says "busy" immediately and the client retries.
  *   One tenant may fill at most half of the queue: its flood is refused while others still queue.
- * - When a slot frees, the tenants with waiting jobs take turns (round robin), whatever their queue
- *   lengths, so a noisy tenant waits behind itself, not in front of everyone.
+ * - When a slot frees, the tenants with waiting jobs take turns (start-time fair queueing), whatever
+ *   their queue lengths, each in proportion to what its jobs cost: a tenant of quality searches waits
+ *   behind its own searches, not in front of everyone, and not one search per plain transform of another.
  * - One slot (of three or more) is kept for tenants with nothing running: a burst can use every slot but one,
  *   so another tenant's request starts at once instead of waiting for a heavy job to finish.
  */
@@ -65,8 +84,11 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
   const tenantQueue = fair ? Math.max(1, Math.ceil(maxQueue / 2)) : maxQueue;
   const reserved = fair && concurrency > 2 ? 1 : 0;
   const tenants = new Map<string, Tenant>();
-  /** Tenants with waiting jobs, in turn order. */
-  const turns: string[] = [];
+  /** Tenants with waiting jobs. */
+  const backlogged = new Set<string>();
+  /** The tag of the job started last: where a tenant that starts waiting begins. */
+  let virtualTime = 0;
+  let arrivals = 0;
   let running = 0;
   let queued = 0;
   let averageMs = 0;
@@ -83,9 +105,14 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
     tenant: Tenant,
     job: (priority: JobPriority) => Promise<unknown>,
     settle: (outcome: Promise<unknown>) => void,
-    background = false,
+    background: boolean,
+    cost: number,
   ): void {
     const priority: JobPriority = background ? "background" : !fair || tenant.running === 0 ? "normal" : "background";
+    // Its work is charged from where it started: now, or its turn in the queue.
+    const from = Math.max(virtualTime, tenant.finish);
+    virtualTime = from;
+    tenant.finish = from + cost;
     running++;
     tenant.running++;
     const startedAt = performance.now();
@@ -104,21 +131,22 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
     }
   }
 
-  /** Starts waiting jobs while slots allow, one per tenant per turn. */
+  /** Starts waiting jobs while slots allow: each time the tenant whose turn comes first (least tag). */
   function dispatch(): void {
-    let skipped = 0;
-    while (turns.length > 0 && skipped < turns.length) {
-      const name = turns.shift()!;
-      const tenant = tenants.get(name)!;
-      if (!canStart(tenant, tenant.waiting[0]!.background)) {
-        turns.push(name);
-        skipped++;
-        continue;
+    for (;;) {
+      let next: [string, Tenant] | null = null;
+      for (const name of backlogged) {
+        const tenant = tenants.get(name)!;
+        if (!canStart(tenant, tenant.waiting[0]!.background)) continue;
+        if (!next || tenant.tag < next[1].tag || (tenant.tag === next[1].tag && tenant.arrival < next[1].arrival))
+          next = [name, tenant];
       }
-      skipped = 0;
+      if (!next) return;
+      const [name, tenant] = next;
       queued--;
       tenant.waiting.shift()!.start();
-      if (tenant.waiting.length > 0) turns.push(name);
+      if (tenant.waiting.length === 0) backlogged.delete(name);
+      else tenant.tag = tenant.finish;
     }
   }
 
@@ -129,8 +157,12 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
   }
 
   function hasBackgroundRoom(given: string): boolean {
-    const tenant = tenants.get(fair ? given : "") ?? { running: 0, waiting: [] };
+    const tenant = tenants.get(fair ? given : "") ?? idle();
     return (canStart(tenant, true) && tenant.waiting.length === 0) || roomFor(tenant, true);
+  }
+
+  function idle(): Tenant {
+    return { running: 0, waiting: [], tag: 0, finish: 0, arrival: 0 };
   }
 
   function forgetIfIdle(name: string, tenant: Tenant): void {
@@ -144,19 +176,16 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
   }
 
   return {
-    run<T>(
-      given: string,
-      job: (priority: JobPriority) => Promise<T>,
-      options: { background?: boolean } = {},
-    ): Promise<T> {
+    run<T>(given: string, job: (priority: JobPriority) => Promise<T>, options: JobOptions = {}): Promise<T> {
       const name = fair ? given : "";
       const background = options.background === true;
-      const tenant = tenants.get(name) ?? { running: 0, waiting: [] };
+      const cost = Math.max(1, options.cost ?? 1);
+      const tenant = tenants.get(name) ?? idle();
       tenants.set(name, tenant);
+      const settle = (resolve: (value: T) => void, reject: (error: unknown) => void) => (outcome: Promise<unknown>) =>
+        void (outcome as Promise<T>).then(resolve, reject);
       if (canStart(tenant, background) && tenant.waiting.length === 0) {
-        return new Promise<T>((resolve, reject) =>
-          start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject), background),
-        );
+        return new Promise<T>((resolve, reject) => start(name, tenant, job, settle(resolve, reject), background, cost));
       }
       if (!roomFor(tenant, background)) {
         forgetIfIdle(name, tenant);
@@ -167,11 +196,16 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
         );
       }
       return new Promise<T>((resolve, reject) => {
-        if (tenant.waiting.length === 0) turns.push(name);
+        if (tenant.waiting.length === 0) {
+          // Its turn comes after the work it has done, or now if it has been idle.
+          tenant.tag = Math.max(virtualTime, tenant.finish);
+          tenant.arrival = arrivals++;
+          backlogged.add(name);
+        }
         tenant.waiting.push({
           background,
-          start: () =>
-            start(name, tenant, job, (outcome) => void (outcome as Promise<T>).then(resolve, reject), background),
+          cost,
+          start: () => start(name, tenant, job, settle(resolve, reject), background, cost),
         });
         queued++;
       });

@@ -1,3 +1,4 @@
+import { teamAccountShare } from "@/server/config-cache/fair-share";
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { WatermarkSettings } from "@/lib/schemas/watermark";
@@ -100,7 +101,9 @@ export async function uploadProjectImage(
   if (bytes.length > MAX_PROJECT_IMAGE_BYTES)
     throw new AppError("INVALID_INPUT", { message: `The image is over ${MAX_PROJECT_IMAGE_BYTES / 1024} KiB` });
   await deps.admission.admit([quotas.uploadsPerTeamHour], scope.teamId);
-  const { format, width, height } = await checkedImage(deps.checkUpload, bytes, scope.teamId);
+  // Decoded under the share of the account that owns the team, as its images are made.
+  const share = await teamAccountShare(deps.db, scope.teamId);
+  const { format, width, height } = await checkedImage(deps.checkUpload, bytes, share);
   const values = {
     format,
     width,

@@ -20,6 +20,7 @@ function countingStore(keys: Record<string, ApiKeyConfig>, delayMs = 0) {
       return {
         id: projectId,
         teamId: "t",
+        account: "account:u",
         slug: "s",
         allowedSourceHosts: [],
         allowedRefererHosts: [],

@@ -217,8 +217,37 @@ describe("createTransformScheduler", () => {
       gates[i]!.resolve("done");
     }
     await Promise.all(all);
-    // n0 was running; then the two tenants alternate until the quiet one has nothing left.
-    expect(order).toEqual(["n0", "n1", "q0", "n2", "q1", "n3", "n4"]);
+    // n0 was running, charged to the noisy tenant: the quiet one goes first, then they alternate until
+    // the quiet one has nothing left.
+    expect(order).toEqual(["n0", "q0", "n1", "q1", "n2", "n3", "n4"]);
+  });
+
+  it("gives turns in proportion to what jobs cost: a tenant of searches waits behind its own searches", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 40 });
+    const order: string[] = [];
+    const gates: Array<ReturnType<typeof deferred<string>>> = [];
+    const job = (name: string) => () => {
+      order.push(name);
+      const gate = deferred();
+      gates.push(gate);
+      return gate.promise;
+    };
+    const all = [
+      ...Array.from({ length: 4 }, (_, i) => scheduler.run("searches", job(`s${i}`), { cost: 5 })),
+      ...Array.from({ length: 12 }, (_, i) => scheduler.run("plain", job(`p${i}`))),
+    ];
+    for (let i = 0; i < 16; i++) {
+      await tick();
+      gates[i]!.resolve("done");
+    }
+    await Promise.all(all);
+    // s0 was running; each search costs five plain transforms' turns.
+    expect(order).toEqual([
+      "s0",
+      ...["p0", "p1", "p2", "p3", "p4", "s1"],
+      ...["p5", "p6", "p7", "p8", "p9", "s2"],
+      ...["p10", "p11", "s3"],
+    ]);
   });
 
   it("lets one tenant fill at most half of the queue: its flood is refused while others still queue", async () => {
