@@ -18,6 +18,8 @@ beforeAll(async () => {
   app = await startServedApp({ OPTSTUFF_REGISTRATION: "open" }, (dataDir) => {
     demo = bootstrapProject(dataDir);
   });
+  // The first account adopts the demo team the command line made: the other tenant, another account.
+  await signUp("demo-owner");
 }, 120_000);
 afterAll(() => app?.stop());
 

@@ -1,5 +1,6 @@
 import { and, gte, inArray, lte } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
+import { betweenStatements } from "@/server/db/newest-first-scan";
 import { requestQualityStats } from "@/server/db/schema";
 import type { DateRange } from "./date-range";
 import type { OutcomeCounts } from "./request-outcomes";
@@ -50,7 +51,9 @@ export async function savingsReport(db: Database, scope: OutcomeScope, range: Da
         .groupBy(q.format),
     signal,
   );
+  await betweenStatements(signal);
   const sources = await topSources(db, scope, range, signal);
+  await betweenStatements(signal);
   const unique = await uniqueTransformations(db, scope, range, signal);
   const byFormat: FormatSavings[] = [...sumByFormat(formats).values()]
     .map((f) => ({

@@ -1,6 +1,7 @@
 import type { DateRangeInput } from "@/lib/schemas/date-range";
 import type { MeteringFreshness } from "@/server/cron/metering-freshness";
 import type { Database } from "@/server/db/client";
+import { betweenStatements } from "@/server/db/newest-first-scan";
 import { storeShare } from "@/server/result-store/store-share";
 import type { ResultStore } from "@/server/result-store/types";
 import { resolveDateRange } from "./date-range";
@@ -31,11 +32,16 @@ export async function projectUsageReport(
 ) {
   const now = deps.now();
   const range = resolveDateRange(rangeInput, now);
-  // One part after another: each is a few bounded statements, and none runs once the client has gone.
+  // One part after another: each is a few bounded statements, others' work runs between them, and
+  // none runs once the client has gone.
   const usage = await projectUsage(deps.db, projectId, range);
+  await betweenStatements(signal);
   const log = await requestLogStats(deps.db, projectId, range);
+  await betweenStatements(signal);
   const outcomes = await requestOutcomes(deps.db, { projectId }, range, now, signal);
+  await betweenStatements(signal);
   const qualityModes = await qualityModeStats(deps.db, projectId, range);
+  await betweenStatements(signal);
   const savings = await savingsReport(deps.db, { projectId }, range, signal);
   const metering = await deps.freshness();
   const store = storeShare(deps.store, projectId);
@@ -63,7 +69,9 @@ export async function teamUsageReport(
   const range = resolveDateRange(rangeInput, now);
   // A team's parts read a few projects per statement (scope-projects.ts), one statement at a time.
   const usage = await teamUsage(deps.db, teamId, range, signal);
+  await betweenStatements(signal);
   const outcomes = await requestOutcomes(deps.db, { teamId }, range, now, signal);
+  await betweenStatements(signal);
   const savings = await savingsReport(deps.db, { teamId }, range, signal);
   const metering = await deps.freshness();
   return { range, ...usage, outcomes, savings: withWork(savings, outcomes), metering };
