@@ -16,7 +16,8 @@ import { requestLogPage } from "@/server/analytics/request-log-page";
 import { usageCsvPages } from "@/server/analytics/usage-export";
 import { projectUsageReport, teamUsageReport } from "@/server/analytics/usage-report";
 import { auditCsvPages } from "@/server/audit/audit-export";
-import { auditActors, listAuditEntries } from "@/server/audit/audit-log";
+import { auditActors } from "@/server/audit/audit-actors";
+import { listAuditEntries } from "@/server/audit/audit-log";
 import { createDashboardReads } from "@/server/db/dashboard-reads";
 import { projects } from "@/server/db/schema";
 import type { Services } from "@/server/services";
@@ -109,7 +110,7 @@ async function measure(services: Services, database: string): Promise<Row[]> {
       () =>
         drain(
           auditCsvPages(
-            { db, now, reads },
+            { now, read: (fn) => reads.run(fn) },
             { teamId: team.id },
             { target: `${"a".repeat(63)}b`, from: dayBefore(365), to: today },
           ),
@@ -120,7 +121,7 @@ async function measure(services: Services, database: string): Promise<Row[]> {
       () =>
         drain(
           usageCsvPages(
-            reads,
+            (fn) => reads.run(fn),
             { teamId: team.id },
             resolveDateRange({ from: dayBefore(365), to: today }, now(), 366),
             dayBefore(90),

@@ -48,6 +48,7 @@ async function measure(root: string, withRedis: boolean) {
       key: "bench",
       sourceKey: "bench",
       tenant: "bench",
+      team: "bench",
       location,
       operations: parsedOperations,
       accept: null,

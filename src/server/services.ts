@@ -366,7 +366,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       }
     }),
     authProviders: enabledProviders(oauth),
-    dashboardReads: createDashboardReads(database),
+    dashboardReads: createDashboardReads(database, undefined, (error) =>
+      logger.log(
+        "warn",
+        "a dashboard read's cancel could not be sent; it ends at its time limit",
+        describeError(error),
+      ),
+    ),
     readLanes: createAccountLanes(),
     admission: createDashboardAdmission({
       limiter: coordination.limiter,

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
+import { sourceHashOf } from "@/server/usage/logged-source";
 
 /** The 21 (status, cache tier) pairs request_stats can hold: the most rows an hour of a project can be. */
 export const STATS_PAIRS = [
@@ -26,7 +27,8 @@ export const STATS_PAIRS = [
 /**
  * Rows of a project's request log at the log's caps, written by one statement each (the write path
  * takes a row at a time): `failures` then `successes`, one every `everyMs` back from `newest`, each
- * source `source`, each success with operations of its own (the presets-only impact groups by them).
+ * source `source` (one source, so its own index holds them all), each success with operations of its own
+ * (the presets-only impact groups by them).
  * The worst a tenant can leave there for its members' filters to read.
  */
 export async function fillRequestLog(
@@ -44,7 +46,7 @@ export async function fillRequestLog(
       insert into request_log (request_id, project_id, status, http_status, source_url, source_hash, operations,
         output_format, output_bytes, processing_ms, cache, weight, created_at)
       select gen_random_uuid()::text, ${projectId}::uuid, ${status}, ${http}, ${options.source},
-        left(md5(i::text), 32), 'w_' || (i % 8192 + 1) || ',h_' || i, 'webp', 1000, 12, 'miss', 1,
+        ${sourceHashOf(options.source)}, 'w_' || (i % 8192 + 1) || ',h_' || i, 'webp', 1000, 12, 'miss', 1,
         ${newest}::timestamptz - make_interval(secs => (i + ${offset}) * ${options.everyMs} / 1000.0)
       from generate_series(1, ${count}) as i`);
   }

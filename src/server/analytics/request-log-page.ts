@@ -41,9 +41,9 @@ export interface RequestLogPage {
 
 /**
  * Newest first, by time then id (keyset paging: stable while new rows arrive). Every form of the
- * filters is served by an index or bounded by construction: status and an exact source walk their
- * own indexes, a request id is one probe, and text inside a source name is looked for over at most
- * DASHBOARD_SCAN's rows a call (newest-first-scan.ts), never over the whole range.
+ * filters is served by an index or bounded by construction: a request id is one probe, a status or an
+ * exact source walks its own index, and text inside a source name (or a status beside an exact source)
+ * is checked over at most DASHBOARD_SCAN's rows a call (newest-first-scan.ts), never the whole range.
  */
 export async function requestLogPage(
   db: Database,
@@ -62,33 +62,44 @@ export async function requestLogPage(
       .limit(input.limit);
     return { rows: await named(db, ids), nextBefore: null, sourceMatch, searchedBackTo: null };
   }
-  const indexed = and(
+  // One index walks the page: the exact source's, else the status's, else the project's (by time).
+  // Any other filter is checked in Node on a bounded scan of that walk, never in a statement, where
+  // a filter the index cannot serve would read the whole range.
+  const hash = input.source && sourceMatch === "exact" ? sourceHashOf(nameOf(input.source)) : null;
+  const walked = and(
     inRange(projectId, range),
-    input.status ? eq(requestLog.status, input.status) : undefined,
-    input.source && sourceMatch === "exact" ? eq(requestLog.sourceHash, sourceHashOf(nameOf(input.source))) : undefined,
+    hash ? eq(requestLog.sourceHash, hash) : input.status ? eq(requestLog.status, input.status) : undefined,
   );
   const start = input.before ? before(projectId, input.before) : undefined;
-  if (!input.source || sourceMatch === "exact") {
+  const text = input.source && sourceMatch === "contains" ? input.source.toLowerCase() : null;
+  const status = hash ? input.status : undefined;
+  if (!text && !status) {
     const ids = await db
       .select({ id: requestLog.id })
       .from(requestLog)
-      .where(and(indexed, start))
+      .where(and(walked, start))
       .orderBy(desc(requestLog.createdAt), desc(requestLog.id))
       .limit(input.limit + 1);
     const more = ids.length > input.limit;
     const page = await named(db, ids.slice(0, input.limit));
     return { rows: page, nextBefore: more ? page.at(-1)!.id : null, sourceMatch, searchedBackTo: null };
   }
-  const text = input.source.toLowerCase();
-  const scanned = await scanNewestFirst<LoggedSource>({
+  const scanned = await scanNewestFirst<ScannedRow>({
     read: (after, size) =>
       db
-        .select({ id: requestLog.id, createdAt: requestLog.createdAt, sourceUrl: requestLog.sourceUrl })
+        .select({
+          id: requestLog.id,
+          createdAt: requestLog.createdAt,
+          sourceUrl: requestLog.sourceUrl,
+          status: requestLog.status,
+        })
         .from(requestLog)
-        .where(and(indexed, after ? before(projectId, after.id) : start))
+        .where(and(walked, after ? before(projectId, after.id) : start))
         .orderBy(desc(requestLog.createdAt), desc(requestLog.id))
         .limit(size),
-    matches: (row) => row.sourceUrl !== null && row.sourceUrl.toLowerCase().includes(text),
+    matches: (row) =>
+      (!status || row.status === status) &&
+      (!text || (row.sourceUrl !== null && row.sourceUrl.toLowerCase().includes(text))),
     want: input.limit,
     signal,
   });
@@ -100,10 +111,12 @@ export async function requestLogPage(
   };
 }
 
-interface LoggedSource {
+/** What a scan reads of a row to check the filters no index serves. */
+interface ScannedRow {
   id: number;
   createdAt: Date;
   sourceUrl: string | null;
+  status: string;
 }
 
 function inRange(projectId: string, range: DateRange): SQL {

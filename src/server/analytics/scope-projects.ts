@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { projects } from "@/server/db/schema";
-import { betweenStatements, throwIfGone } from "@/server/db/newest-first-scan";
+import { betweenStatements } from "@/server/db/newest-first-scan";
 
 /** Whose requests: one project's, or every project of a team. */
 export type OutcomeScope = { projectId: string } | { teamId: string };
@@ -42,8 +42,8 @@ export async function readInGroups<T>(
 ): Promise<T[]> {
   const rows: T[] = [];
   for (let i = 0; i < ids.length; i += perStatement) {
-    if (i > 0) await betweenStatements(signal);
-    else throwIfGone(signal);
+    // Before each group, the first too: a caller may chain many of these (an export's weeks).
+    await betweenStatements(signal);
     rows.push(...(await read(ids.slice(i, i + perStatement))));
   }
   return rows;

@@ -1,6 +1,6 @@
 import { and, between, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
-import type { DashboardReads } from "@/server/db/dashboard-reads";
+import type { ReadOn } from "@/server/db/dashboard-reads";
 import { projects, requestStats, requestVariantDays, usageRecord } from "@/server/db/schema";
 import type { CsvCell } from "@/server/export/csv-stream";
 import { datesOf, rangeInstants, type DateRange } from "./date-range";
@@ -21,7 +21,6 @@ export const USAGE_CSV_HEADER = [
   "unique transformations",
 ] as const;
 
-/** Days read per query while exporting: a month of a team's projects at a time. */
 /** A week per page: each statement reads a week of a few projects (scope-projects.ts), never a year of fifty. */
 const DAYS_PER_PAGE = 7;
 
@@ -29,20 +28,20 @@ const DAYS_PER_PAGE = 7;
 export type UsageExportScope = { teamId: string; projectId?: string };
 
 /**
- * Usage by UTC day and project, a month at a time: what was metered (delivered and bytes, the usage
+ * Usage by UTC day and project, a week at a time: what was metered (delivered and bytes, the usage
  * ledger's totals, as the usage pages and billing read them) and every request by outcome (the request
  * statistics, as the pages' outcome chart) and the distinct variants delivered that day (a day's unique
  * transformations: the 30-day count is not their sum). A day and project with nothing is left out. The
  * statistics are kept REQUEST_STATS_RETENTION_DAYS: before `statsSince` their cells are empty, not zero.
  */
 export async function* usageCsvPages(
-  reads: DashboardReads,
+  read: ReadOn,
   scope: UsageExportScope,
   range: DateRange,
   statsSince: string,
   signal?: AbortSignal,
 ): AsyncGenerator<CsvCell[][]> {
-  const named = await reads.run((db) =>
+  const named = await read((db) =>
     db
       .select({ id: projects.id, slug: projects.slug })
       .from(projects)
@@ -55,12 +54,10 @@ export async function* usageCsvPages(
   for (let i = 0; i < days.length; i += DAYS_PER_PAGE) {
     const part = days.slice(i, i + DAYS_PER_PAGE);
     const week = { from: part[0]!, to: part.at(-1)! };
-    const rows = (await readInGroups(ids, (group) => reads.run((db) => pageOf(db, group, week), signal), signal)).map(
-      (row) => ({
-        ...row,
-        project: slugs.get(row.projectId) ?? row.projectId,
-      }),
-    );
+    const rows = (await readInGroups(ids, (group) => read((db) => pageOf(db, group, week)), signal)).map((row) => ({
+      ...row,
+      project: slugs.get(row.projectId) ?? row.projectId,
+    }));
     rows.sort((a, b) => a.date.localeCompare(b.date) || a.project.localeCompare(b.project));
     yield rows.map((row) => [
       row.date,

@@ -2,11 +2,13 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z } from "zod";
 import { AppError, errorCatalogue } from "@/server/errors";
+import { assertInstanceOwner } from "@/server/audit/audit-scope";
 import { limitsFor, type DashboardCall } from "@/server/ratelimit/dashboard-limits";
 import { findProject, type ProjectRow } from "@/server/tenancy/projects";
 import { assertCan, type Permission } from "@/server/tenancy/roles";
 import { failed, traced } from "@/server/telemetry/spans";
 import { resolveMembership } from "@/server/tenancy/teams";
+import { readBounded } from "./bounded-read";
 import type { Context } from "./context";
 import { appCodeOf, fieldErrorsOf, retryAfterOf, toTrpcError } from "./errors";
 
@@ -63,21 +65,11 @@ export const publicProcedure = t.procedure.use(mapErrors);
  * procedure's own lookups, so a refused call costs one round of limiter calls (none while the refusal
  * is remembered).
  */
-export const protectedProcedure = publicProcedure.use(async ({ ctx, type, meta, next, signal }) => {
+export const protectedProcedure = publicProcedure.use(async ({ ctx, type, meta, next }) => {
   if (!ctx.user) throw new AppError("UNAUTHENTICATED");
-  const user = ctx.user;
   const limits = limitsFor({ type, permission: meta?.permission, counts: meta?.counts });
-  await ctx.services.admission.admit(limits, user.id);
-  if (meta?.counts !== "heavyRead") return next({ ctx: { user } });
-  // A read of logs or statistics: one at a time per account, on the database its reads are bounded on.
-  return ctx.services.readLanes.run(user.id, () =>
-    ctx.services.dashboardReads.run(async (db) => {
-      const result = await next({ ctx: { user, services: { ...ctx.services, db }, tenancy: { ...ctx.tenancy, db } } });
-      // Thrown, so that the read's transaction sees its own timeout and says so (dashboard-reads.ts).
-      if (!result.ok) throw result.error;
-      return result;
-    }, signal),
-  );
+  await ctx.services.admission.admit(limits, ctx.user.id);
+  return next({ ctx: { user: ctx.user } });
 });
 
 /** Path segments are looked up, not validated: an unknown slug is simply not found. */
@@ -108,5 +100,36 @@ export function projectProcedure(permission: Permission) {
       return next({ ctx: { project, scope: { teamId: ctx.team.id, projectId: project.id } } });
     });
 }
+
+/**
+ * A read of logs or statistics (bounded-read.ts), once its scope is resolved: counted in a window of
+ * its own, and given `ctx.reads`, the database it reads on. The procedure's result is thrown when it
+ * failed, so that the read's transaction sees its own time limit and says so.
+ */
+const boundedRead = t.middleware(async ({ ctx, next, signal }) => {
+  const account = (ctx as { user?: { id: string } }).user!.id;
+  return readBounded(ctx.services, account, signal, async (reads) => {
+    const result = await next({ ctx: { reads } });
+    if (!result.ok) throw result.error;
+    return result;
+  });
+});
+
+/** A team's logs or statistics. */
+export const teamReadProcedure = (permission: Permission) =>
+  teamProcedure(permission).meta({ counts: "heavyRead" }).use(boundedRead);
+
+/** A project's logs or statistics. */
+export const projectReadProcedure = (permission: Permission) =>
+  projectProcedure(permission).meta({ counts: "heavyRead" }).use(boundedRead);
+
+/** The instance owner's logs (the instance's audit log). */
+export const instanceReadProcedure = protectedProcedure
+  .use(async ({ ctx, next }) => {
+    await assertInstanceOwner(ctx.tenancy, ctx.user.id);
+    return next();
+  })
+  .meta({ counts: "heavyRead" })
+  .use(boundedRead);
 
 export { TRPCError };

@@ -3,7 +3,7 @@ import type { AuditFilter } from "@/lib/schemas/audit";
 import type { Database } from "@/server/db/client";
 import { auditLog } from "@/server/db/schema";
 import type { CsvCell } from "@/server/export/csv-stream";
-import { directReads, type DashboardReads } from "@/server/db/dashboard-reads";
+import type { ReadOn } from "@/server/db/dashboard-reads";
 import { throwIfGone } from "@/server/db/newest-first-scan";
 import {
   auditColumns,
@@ -40,24 +40,24 @@ export const AUDIT_EXPORT_PAGE = 1000;
  * are read: each statement short, and none after the client has gone.
  */
 export function auditCsvPages(
-  deps: { db: Database; now: () => Date; reads?: DashboardReads },
+  deps: { now: () => Date; read: ReadOn },
   scope: AuditScope,
   filter: AuditFilter,
   signal?: AbortSignal,
 ): AsyncGenerator<CsvCell[][]> {
-  const reads = deps.reads ?? directReads(deps.db);
-  return pages(reads, auditScopeAndDays(scope, filter, deps.now()), auditRowFilter(filter), signal);
+  return pages(deps.read, scope, auditScopeAndDays(scope, filter, deps.now()), auditRowFilter(filter), signal);
 }
 
 async function* pages(
-  reads: DashboardReads,
+  read: ReadOn,
+  scope: AuditScope,
   walked: SQL,
   matches: ReturnType<typeof auditRowFilter>,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<CsvCell[][]> {
   let after: { createdAt: Date; id: number } | null = null;
   for (;;) {
-    const page = await reads.run((db) => pageAfter(db, walked, matches, after, signal), signal);
+    const page = await read((db) => pageAfter(db, scope, walked, matches, after, signal));
     after = page.after;
     yield page.rows.map(toCsvRow);
     if (!after) return;
@@ -67,14 +67,15 @@ async function* pages(
 /** One page of the export, and where the next begins (null: the days are read). */
 async function pageAfter(
   db: Database,
+  scope: AuditScope,
   walked: SQL,
   matches: ReturnType<typeof auditRowFilter>,
   after: { createdAt: Date; id: number } | null,
   signal: AbortSignal | undefined,
 ) {
-  const start = after ? olderThan(after) : undefined;
+  const start = after ? olderThan(scope, after) : undefined;
   if (matches) {
-    const scanned = await scanAudit(db, walked, start, matches, AUDIT_EXPORT_PAGE, signal);
+    const scanned = await scanAudit(db, scope, walked, start, matches, AUDIT_EXPORT_PAGE, signal);
     return { rows: await entriesByIds(db, scanned.rows), after: scanned.resume };
   }
   throwIfGone(signal);

@@ -57,11 +57,15 @@ export function auditScopeAndDays(scope: AuditScope, filter: AuditFilter, now: D
         )
       : null;
   return and(
-    "teamId" in scope ? eq(auditLog.teamId, scope.teamId) : isNull(auditLog.teamId),
+    inScope(scope),
     range ? gte(auditLog.createdAt, range.start) : undefined,
     range ? lt(auditLog.createdAt, range.end) : undefined,
   )!;
 }
+
+/** A team's entries, or the instance's. */
+const inScope = (scope: AuditScope) =>
+  "teamId" in scope ? eq(auditLog.teamId, scope.teamId) : isNull(auditLog.teamId);
 
 /** The fields the filters read, for the rows a scan looks at (never the changes or the user agent). */
 const filtered = {
@@ -92,14 +96,15 @@ export function auditRowFilter(filter: AuditFilter): ((row: FilteredRow) => bool
     (target === undefined || String(row.targetLabel).toLowerCase().includes(target));
 }
 
-const newestFirst = [desc(auditLog.createdAt), desc(auditLog.id)];
+export const newestFirst = [desc(auditLog.createdAt), desc(auditLog.id)];
 
 /**
  * Entries older than the one with this id (a page's cursor, a scan's last row), in the walk's order.
  * Its time is read back in SQL: the database keeps microseconds, a Date only milliseconds.
  */
-export function olderThan(row: { id: number }): SQL {
-  return sql`(${auditLog.createdAt}, ${auditLog.id}) < (select ${auditLog.createdAt}, ${auditLog.id} from ${auditLog} where ${auditLog.id} = ${row.id})`;
+export function olderThan(scope: AuditScope, row: { id: number }): SQL {
+  // Scoped: another scope's entry names no time here (a cursor is input, and would tell it otherwise).
+  return sql`(${auditLog.createdAt}, ${auditLog.id}) < (select ${auditLog.createdAt}, ${auditLog.id} from ${auditLog} where ${auditLog.id} = ${row.id} and ${inScope(scope)})`;
 }
 
 export interface AuditPage {
@@ -121,7 +126,7 @@ export async function listAuditEntries(
   signal?: AbortSignal,
 ): Promise<AuditPage> {
   const walked = auditScopeAndDays(scope, input, deps.now());
-  const start = input.before ? olderThan({ id: input.before }) : undefined;
+  const start = input.before ? olderThan(scope, { id: input.before }) : undefined;
   const matches = auditRowFilter(input);
   if (!matches) {
     const rows = await deps.db
@@ -137,7 +142,7 @@ export async function listAuditEntries(
       searchedBackTo: null,
     };
   }
-  const scanned = await scanAudit(deps.db, walked, start, matches, input.limit, signal);
+  const scanned = await scanAudit(deps.db, scope, walked, start, matches, input.limit, signal);
   return {
     entries: (await entriesByIds(deps.db, scanned.rows)).map(toEntry),
     next: scanned.resume?.id ?? null,
@@ -148,6 +153,7 @@ export async function listAuditEntries(
 /** A bounded scan of the walk from `start`, keeping what `matches` accepts. */
 export function scanAudit(
   db: Database,
+  scope: AuditScope,
   walked: SQL,
   start: SQL | undefined,
   matches: (row: FilteredRow) => boolean,
@@ -159,7 +165,7 @@ export function scanAudit(
       db
         .select(filtered)
         .from(auditLog)
-        .where(and(walked, after ? olderThan(after) : start))
+        .where(and(walked, after ? olderThan(scope, after) : start))
         .orderBy(...newestFirst)
         .limit(size),
     matches,
@@ -181,39 +187,6 @@ export async function entriesByIds(db: Database, chosen: ReadonlyArray<{ id: num
       ),
     )
     .orderBy(...newestFirst);
-}
-
-/** Actors the filter offers: those among this many newest entries (a bounded read, whatever the log holds). */
-export const AUDIT_ACTORS_WINDOW = 10_000;
-
-/** Who appears among the scope's recent entries, for the actor filter (the most recent label of each). */
-export async function auditActors(
-  deps: { db: Database; now: () => Date },
-  scope: AuditScope,
-): Promise<Array<{ id: string; label: string }>> {
-  const recent = deps.db
-    .select({
-      id: sql<string>`coalesce(${auditLog.actorId}, ${auditLog.actorType})`.as("actor"),
-      label: sql<string>`${auditLog.actorLabel}`.as("label"),
-      createdAt: auditLog.createdAt,
-      entry: sql<number>`${auditLog.id}`.as("entry"),
-    })
-    .from(auditLog)
-    // The people and the command line: the server and anonymous attempts cannot be told apart by id.
-    .where(
-      and(
-        auditScopeAndDays(scope, {}, deps.now()),
-        sql`(${auditLog.actorId} is not null or ${auditLog.actorType} = 'cli')`,
-      ),
-    )
-    .orderBy(...newestFirst)
-    .limit(AUDIT_ACTORS_WINDOW)
-    .as("recent");
-  const rows = await deps.db
-    .selectDistinctOn([recent.id], { id: recent.id, label: recent.label })
-    .from(recent)
-    .orderBy(recent.id, desc(recent.createdAt), desc(recent.entry));
-  return rows.sort((a, b) => a.label.localeCompare(b.label)).slice(0, 200);
 }
 
 export function toEntry(row: {

@@ -63,6 +63,8 @@ export interface ProduceInput {
    * (config-cache/fair-share.ts), since projects and teams cost nothing to create.
    */
   tenant: string;
+  /** Whose result it is in the store: the store evicts the largest team's results first. */
+  team: string;
   location: SourceLocation;
   /** The project's allowed source hosts, asked again at every redirect hop (contract §5). */
   sourceHosts?: readonly string[];
@@ -160,7 +162,7 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
     deps.resultCache?.set(input.key, made.result);
     if (!input.made) deps.counters.increment("result_tier_transform");
     const written = results
-      ? traced("image.store.write", {}, () => results.writeBack(input.key, made.result, claim, input.tenant))
+      ? traced("image.store.write", {}, () => results.writeBack(input.key, made.result, claim, input.team))
       : undefined;
     return { ...made, storeMs, written };
   } catch (error) {

@@ -95,6 +95,7 @@ async function answerWith(
   const sha256 = operations.watermark?.sha256;
   const job = {
     tenant: project.account,
+    team: project.teamId,
     location,
     operations,
     accept,

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { sessionUser } from "@/server/auth/session-user";
 import { AppError, toAppError } from "@/server/errors";
 import { csvStream, type CsvCell } from "@/server/export/csv-stream";
-import type { DashboardReads } from "@/server/db/dashboard-reads";
+import { readBounded } from "@/server/api/bounded-read";
+import type { Database } from "@/server/db/client";
+import type { ReadOn } from "@/server/db/dashboard-reads";
 import { bootLogger, describeError } from "@/server/log";
 import { limitsFor } from "@/server/ratelimit/dashboard-limits";
 import type { Services } from "@/server/services";
@@ -21,7 +23,13 @@ export interface CsvExport {
  */
 export type Exporter = (
   /** `signal` fires when the client goes: the export stops reading between its statements. */
-  deps: { db: Services["database"]["db"]; now: () => Date; signal?: AbortSignal; reads?: DashboardReads },
+  deps: {
+    db: Services["database"]["db"];
+    now: () => Date;
+    signal: AbortSignal;
+    /** Each page's statements: in the account's lane, bounded in time on PostgreSQL (bounded-read.ts). */
+    read: ReadOn;
+  },
   userId: string,
   query: URLSearchParams,
 ) => Promise<CsvExport>;
@@ -45,7 +53,7 @@ export function createExportHandler(getServices: () => Promise<Services>, export
         db: loaded.database.db,
         now: loaded.tenancy.now,
         signal: request.signal,
-        reads: loaded.dashboardReads,
+        read: <T>(read: (db: Database) => Promise<T>) => readBounded(loaded, user.id, request.signal, read),
       };
       const made = await exporter(deps, user.id, new URL(request.url).searchParams);
       const failed = (error: unknown) =>

@@ -5,7 +5,6 @@ import { DAY_MS, dayOf, resolveDateRange } from "@/server/analytics/date-range";
 import { usageCsvPages, USAGE_CSV_HEADER } from "@/server/analytics/usage-export";
 import { auditCsvPages, AUDIT_CSV_HEADER } from "@/server/audit/audit-export";
 import { resolveAuditScope } from "@/server/audit/audit-scope";
-import { directReads } from "@/server/db/dashboard-reads";
 import { AppError } from "@/server/errors";
 import { REQUEST_STATS_RETENTION_DAYS } from "@/server/usage/retention";
 import { findProject } from "@/server/tenancy/projects";
@@ -70,6 +69,6 @@ export const usageExport: Exporter = async (deps, userId, query) => {
   return {
     name: `usage-${membership.team.slug}${project ? `-${project.slug}` : ""}-${range.from}-${range.to}.csv`,
     header: USAGE_CSV_HEADER,
-    pages: usageCsvPages(deps.reads ?? directReads(deps.db), scope, range, statsSince, deps.signal),
+    pages: usageCsvPages(deps.read, scope, range, statsSince, deps.signal),
   };
 };

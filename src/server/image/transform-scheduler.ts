@@ -19,7 +19,7 @@ export type JobPriority = "normal" | "background";
 
 export interface TransformScheduler {
   /**
-   * Runs `job` when a slot is free, in turn with the other tenants' jobs (round robin). A `background`
+   * Runs `job` when a slot is free, in turn with the other tenants' jobs (by what their jobs cost). A `background`
    * job (work nobody waits for: an AVIF made after its interim answer) runs at background priority and
    * never takes the slot kept for tenants with nothing running.
    */
@@ -67,7 +67,8 @@ interface Tenant {
 }
 
 /**
- * A bounded queue in front of the transforms, shared fairly between tenants (projects):
+ * A bounded queue in front of the transforms, shared fairly between tenants (the accounts that own the
+ * teams: config-cache/fair-share.ts):
  * - Queueing more work than the CPUs can clear only adds latency and memory (each waiting job holds
  *   its source bytes), so past `maxQueue` the server says "busy" immediately and the client retries.
  *   One tenant may fill at most half of the queue: its flood is refused while others still queue.
@@ -190,9 +191,9 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
       if (!roomFor(tenant, background)) {
         forgetIfIdle(name, tenant);
         const scope =
-          queued >= maxQueue ? "transform queue full" : "this project's share of the transform queue is full";
+          queued >= maxQueue ? "transform queue full" : "this account's share of the transform queue is full";
         return Promise.reject(
-          overloaded(`${scope} (${running} running, ${queued} queued, ${tenant.waiting.length} of this project)`),
+          overloaded(`${scope} (${running} running, ${queued} queued, ${tenant.waiting.length} of this account)`),
         );
       }
       return new Promise<T>((resolve, reject) => {

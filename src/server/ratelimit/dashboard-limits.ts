@@ -130,7 +130,7 @@ export const dashboardLimits = {
     per: "account",
     what: "reads of logs and statistics",
     reason:
-      "Each reads up to a bounded window of the request log, the audit log or the statistics (a few hundred ms at most on the embedded database, one at a time per account); a person paging and filtering asks a few a minute.",
+      "Each reads a bounded window of the request log or the audit log, or statistics bounded per project (a few hundred ms of short statements for a project; for a team of 50 projects at their caps, about 2 s), one at a time per account and three at a time per process; a person paging and filtering asks a few a minute.",
   },
   exportsPerHour: {
     appliesTo: isExport,

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * How many distinct keys (sources, variants) one instance lets a project add to a statistics table per
  * UTC day. Those tables hold a row per distinct key and day, so without a bound their size, and the
@@ -10,26 +12,38 @@ export interface DailyAllowance {
   admits(projectId: string, day: string, key: string): boolean;
 }
 
-/** Keys are remembered by this many leading characters of their hex digest: 64 bits, ample per project-day. */
-const REMEMBERED_CHARS = 16;
+/**
+ * Keys remembered at most, every project together: with a thousand busy projects the memory stays
+ * bounded (a number in a Set is about 20 bytes); past it, a key not yet admitted is not admitted.
+ */
+const REMEMBERED = 400_000;
 
-export function createDailyAllowance(perProjectDay: number): DailyAllowance {
-  const seen = new Map<string, Set<string>>();
+/** A key as a 48-bit number: the memory of a number, not of the string (or of the string it was cut from). */
+const numberOf = (key: string) => createHash("sha1").update(key).digest().readUIntBE(0, 6);
+
+export function createDailyAllowance(perProjectDay: number, remembered = REMEMBERED): DailyAllowance {
+  const seen = new Map<string, Set<number>>();
   let latest = "";
+  let count = 0;
   return {
     admits(projectId, day, key) {
       if (day > latest) {
         latest = day;
         // Only today and yesterday can still arrive (a batch written just after midnight).
-        for (const id of seen.keys()) if (id.slice(id.indexOf("|") + 1) < previousDay(day)) seen.delete(id);
+        for (const [id, keys] of seen)
+          if (id.slice(id.indexOf("|") + 1) < previousDay(day)) {
+            count -= keys.size;
+            seen.delete(id);
+          }
       }
       const id = `${projectId}|${day}`;
-      const keys = seen.get(id) ?? new Set<string>();
+      const keys = seen.get(id) ?? new Set<number>();
       seen.set(id, keys);
-      const short = key.slice(0, REMEMBERED_CHARS);
-      if (keys.has(short)) return true;
-      if (keys.size >= perProjectDay) return false;
-      keys.add(short);
+      const n = numberOf(key);
+      if (keys.has(n)) return true;
+      if (keys.size >= perProjectDay || count >= remembered) return false;
+      keys.add(n);
+      count++;
       return true;
     },
   };

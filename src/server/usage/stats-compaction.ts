@@ -1,7 +1,7 @@
-import { and, gte, lt, ne, sql } from "drizzle-orm";
+import { and, asc, gt, gte, inArray, lt, ne, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { rowsOf } from "@/server/db/rows-of";
-import { requestSourceStats, requestStats } from "@/server/db/schema";
+import { projects, requestSourceStats, requestStats } from "@/server/db/schema";
 import { hourlyStatsSince } from "./hourly-window";
 import { OTHER_SOURCES, SUMMED } from "./request-stats";
 
@@ -22,26 +22,21 @@ const midnight = (at: number) => new Date(Math.floor(at / DAY_MS) * DAY_MS);
 
 /**
  * Folds the hours of each day that left the hourly window into its midnight row, a few projects at a
- * time: the hours are deleted and their sums added to the midnight row in one statement (a concurrent
+ * time (inProjectGroups): the hours are deleted and their sums added to the midnight row in one statement (a concurrent
  * reader sees the day before or after, never half). Returns the hour rows folded.
  */
 export async function compactRequestStats(db: Database, now: Date): Promise<number> {
   const before = hourlyStatsSince(now);
+  const names = SUMMED.map((column) => sql.identifier(requestStats[column].name));
   let folded = 0;
   for (let back = CATCH_UP_DAYS; back >= 1; back--) {
     const day = new Date(before.getTime() - back * DAY_MS);
     const next = new Date(day.getTime() + DAY_MS);
     const hours = and(gte(requestStats.hour, day), lt(requestStats.hour, next), ne(requestStats.hour, day));
-    const names = SUMMED.map((column) => sql.identifier(requestStats[column].name));
-    for (;;) {
-      const projects = db
-        .selectDistinct({ id: requestStats.projectId })
-        .from(requestStats)
-        .where(hours)
-        .limit(PROJECTS_PER_STATEMENT);
+    folded += await inProjectGroups(db, async (ids) => {
       const result = await db.execute(sql`
         with moved as (
-          delete from ${requestStats} where ${requestStats.projectId} in (${projects}) and ${hours} returning *
+          delete from ${requestStats} where ${inArray(requestStats.projectId, ids)} and ${hours} returning *
         ), added as (
           insert into ${requestStats} (hour, project_id, status, cache, ${sql.join(names, sql`, `)})
           select ${day.toISOString()}::timestamptz, project_id, status, cache, ${sql.join(
@@ -55,10 +50,8 @@ export async function compactRequestStats(db: Database, now: Date): Promise<numb
           )}
         )
         select count(*)::int as folded from moved`);
-      const count = rowsOf<{ folded: number }>(result)[0]?.folded ?? 0;
-      folded += count;
-      if (count === 0) break;
-    }
+      return rowsOf<{ folded: number }>(result)[0]?.folded ?? 0;
+    });
   }
   return folded;
 }
@@ -74,20 +67,13 @@ export async function compactSourceStats(db: Database, now: Date): Promise<numbe
   let folded = 0;
   for (let back = CATCH_UP_DAYS; back >= 1; back--) {
     const day = new Date(yesterday - back * DAY_MS).toISOString().slice(0, 10);
-    for (;;) {
-      const crowded = db
-        .select({ id: s.projectId })
-        .from(s)
-        .where(sql`${s.day} = ${day}`)
-        .groupBy(s.projectId)
-        .having(sql`count(*) > ${TOP_SOURCES_PER_DAY + 1}`)
-        .limit(PROJECTS_PER_STATEMENT);
+    folded += await inProjectGroups(db, async (ids) => {
       const result = await db.execute(sql`
         with ranked as (
           select project_id, source_hash, row_number() over (
             partition by project_id order by output_bytes desc, requests desc, source_hash
           ) as rank
-          from ${s} where ${s.day} = ${day} and ${s.sourceHash} <> ${OTHER_SOURCES.hash} and ${s.projectId} in (${crowded})
+          from ${s} where ${inArray(s.projectId, ids)} and ${s.day} = ${day} and ${s.sourceHash} <> ${OTHER_SOURCES.hash}
         ), moved as (
           delete from ${s} using ranked
           where ${s.day} = ${day} and ${s.projectId} = ranked.project_id and ${s.sourceHash} = ranked.source_hash
@@ -101,10 +87,30 @@ export async function compactSourceStats(db: Database, now: Date): Promise<numbe
             requests = ${s}.requests + excluded.requests, output_bytes = ${s}.output_bytes + excluded.output_bytes
         )
         select count(*)::int as folded from moved`);
-      const count = rowsOf<{ folded: number }>(result)[0]?.folded ?? 0;
-      folded += count;
-      if (count === 0) break;
-    }
+      return rowsOf<{ folded: number }>(result)[0]?.folded ?? 0;
+    });
   }
   return folded;
+}
+
+/**
+ * Runs `fold` on every project, PROJECTS_PER_STATEMENT at a time (walked by id), and adds up what it
+ * folded: each statement reads the statistics' primary key for its projects and day, never the table.
+ */
+async function inProjectGroups(db: Database, fold: (ids: string[]) => Promise<number>): Promise<number> {
+  let total = 0;
+  let after: string | null = null;
+  for (;;) {
+    const ids: string[] = (
+      await db
+        .select({ id: projects.id })
+        .from(projects)
+        .where(after ? gt(projects.id, after) : undefined)
+        .orderBy(asc(projects.id))
+        .limit(PROJECTS_PER_STATEMENT)
+    ).map((row) => row.id);
+    if (ids.length === 0) return total;
+    total += await fold(ids);
+    after = ids.at(-1)!;
+  }
 }

@@ -2,7 +2,12 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDashboardReads, directReads } from "@/server/db/dashboard-reads";
 import { rowsOf } from "@/server/db/rows-of";
+import { TRPCError } from "@trpc/server";
 import { AppError } from "@/server/errors";
+import { createTestApp } from "../../support/app";
+import { callerFor } from "../../support/dashboard";
+import { fillStatistics } from "../../support/filled-log";
+import { buildTenantWorld } from "../../support/tenant-world";
 import { createTestDatabase, testDatabaseKind } from "../../support/database";
 import { need } from "../../support/services";
 
@@ -58,6 +63,38 @@ describe.skipIf(postgres.skip)(postgres.title("dashboard reads on PostgreSQL"), 
     await reads.run((db) => db.execute(sql`select 1`));
     const [setting] = rowsOf<{ statement_timeout: string }>(await database.db.execute(sql`show statement_timeout`));
     expect(setting!.statement_timeout).toBe("0");
+  });
+});
+
+describe.skipIf(postgres.skip)(postgres.title("a dashboard read past its time, through the procedures"), () => {
+  it("answers 503 READ_TIMED_OUT, not a 500, and holds no connection after", async () => {
+    const app = await createTestApp({ redis: null });
+    try {
+      const world = await buildTenantWorld(app.services, "slow");
+      const { project } = await world.owner.caller.project.get({ teamSlug: world.teamSlug, projectSlug: "site" });
+      await fillStatistics(app.services.database.db, project.id, {
+        sourcesToday: 10,
+        variantsPerDay: 0,
+        variantDays: 0,
+      });
+      app.services.dashboardReads = createDashboardReads(app.services.database, 1);
+      const caller = await callerFor(app.services, world.member.cookie);
+      const error = await caller.usage
+        .project({ teamSlug: world.teamSlug, projectSlug: "site", range: { preset: "90d" } })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TRPCError);
+      expect((error as TRPCError).code).toBe("SERVICE_UNAVAILABLE");
+      expect(((error as TRPCError).cause as AppError).code).toBe("READ_TIMED_OUT");
+      // The next read, with the time it needs, is answered.
+      app.services.dashboardReads = createDashboardReads(app.services.database);
+      const again = await callerFor(app.services, world.member.cookie);
+      expect(
+        (await again.usage.project({ teamSlug: world.teamSlug, projectSlug: "site", range: { preset: "7d" } })).outcomes
+          .totals.all,
+      ).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -15,6 +15,19 @@ describe("a project-day's allowance of distinct keys", () => {
     allowance.admits("p", "2026-11-30", "x");
     expect(allowance.admits("p", "2026-11-28", "e5")).toBe(true);
   });
+
+  it("remembers a bounded number of keys, every project together", () => {
+    const allowance = createDailyAllowance(10, 25);
+    const admitted = Array.from({ length: 5 }, (_, p) =>
+      Array.from({ length: 10 }, (_, k) => allowance.admits(`p${p}`, "2026-11-28", `key-${k}`)).filter(Boolean),
+    ).map((keys) => keys.length);
+    // 25 keys in all: two projects at their 10, the third at 5, the rest none; a known key stays known.
+    expect(admitted).toEqual([10, 10, 5, 0, 0]);
+    expect(allowance.admits("p0", "2026-11-28", "key-3")).toBe(true);
+    // A new day forgets the day before yesterday's keys, and their room comes back.
+    allowance.admits("p9", "2026-11-30", "x");
+    expect(allowance.admits("p4", "2026-11-30", "key-0")).toBe(true);
+  });
 });
 
 describe("what the log keeps of a source", () => {

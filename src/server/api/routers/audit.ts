@@ -1,29 +1,26 @@
 import { auditPageSchema } from "@/lib/schemas/audit";
-import { auditActors, listAuditEntries } from "@/server/audit/audit-log";
-import { assertInstanceOwner } from "@/server/audit/audit-scope";
-import { protectedProcedure, router, teamProcedure } from "../trpc";
-
-const instanceOwnerProcedure = protectedProcedure.use(async ({ ctx, next }) => {
-  await assertInstanceOwner(ctx.tenancy, ctx.user.id);
-  return next();
-});
+import { auditActors } from "@/server/audit/audit-actors";
+import { listAuditEntries } from "@/server/audit/audit-log";
+import { instanceReadProcedure, router, teamReadProcedure } from "../trpc";
 
 export const auditRouter = router({
-  list: teamProcedure("audit.read")
-    .meta({ counts: "heavyRead" })
+  list: teamReadProcedure("audit.read")
     .input(auditPageSchema)
-    .query(({ ctx, input, signal }) => listAuditEntries(ctx.tenancy, { teamId: ctx.team.id }, input, signal)),
+    .query(({ ctx, input, signal }) =>
+      listAuditEntries({ db: ctx.reads, now: ctx.tenancy.now }, { teamId: ctx.team.id }, input, signal),
+    ),
 
-  actors: teamProcedure("audit.read")
-    .meta({ counts: "heavyRead" })
-    .query(({ ctx }) => auditActors(ctx.tenancy, { teamId: ctx.team.id })),
+  actors: teamReadProcedure("audit.read").query(({ ctx }) =>
+    auditActors({ db: ctx.reads, now: ctx.tenancy.now }, { teamId: ctx.team.id }),
+  ),
 
-  instanceList: instanceOwnerProcedure
-    .meta({ counts: "heavyRead" })
+  instanceList: instanceReadProcedure
     .input(auditPageSchema)
-    .query(({ ctx, input, signal }) => listAuditEntries(ctx.tenancy, { instance: true }, input, signal)),
+    .query(({ ctx, input, signal }) =>
+      listAuditEntries({ db: ctx.reads, now: ctx.tenancy.now }, { instance: true }, input, signal),
+    ),
 
-  instanceActors: instanceOwnerProcedure
-    .meta({ counts: "heavyRead" })
-    .query(({ ctx }) => auditActors(ctx.tenancy, { instance: true })),
+  instanceActors: instanceReadProcedure.query(({ ctx }) =>
+    auditActors({ db: ctx.reads, now: ctx.tenancy.now }, { instance: true }),
+  ),
 });

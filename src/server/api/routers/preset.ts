@@ -10,7 +10,7 @@ import {
   setPresetsOnly,
 } from "@/server/tenancy/presets";
 import { presetsOnlyImpact } from "@/server/analytics/presets-only-impact";
-import { projectProcedure, router } from "../trpc";
+import { projectProcedure, projectReadProcedure, router } from "../trpc";
 
 export const presetRouter = router({
   list: projectProcedure("project.read").query(({ ctx }) => listPresets(ctx.tenancy, ctx.scope)),
@@ -34,9 +34,9 @@ export const presetRouter = router({
     ),
 
   /** What turning presets-only on would refuse, from the request log (asked before it is turned on). */
-  presetsOnlyImpact: projectProcedure("preset.write")
-    .meta({ counts: "heavyRead" })
-    .query(({ ctx }) => presetsOnlyImpact(ctx.services.db, ctx.project.id)),
+  presetsOnlyImpact: projectReadProcedure("preset.write").query(({ ctx }) =>
+    presetsOnlyImpact(ctx.reads, ctx.project.id),
+  ),
 
   setPresetsOnly: projectProcedure("preset.write")
     .input(z.object({ presetsOnly: z.boolean() }))

@@ -4,16 +4,16 @@ import { projectRequestLog, projectUsageReport, teamUsageReport } from "@/server
 import { REQUEST_ID, REQUEST_ID_HINT } from "@/lib/request-id";
 import { requestLogSourceFilter } from "@/lib/schemas/request-log";
 import { requestLogStatuses } from "@/server/errors";
-import { projectProcedure, router, teamProcedure } from "../trpc";
+import { projectReadProcedure, router, teamReadProcedure } from "../trpc";
 
 export const usageRouter = router({
-  project: projectProcedure("usage.read")
-    .meta({ counts: "heavyRead" })
+  project: projectReadProcedure("usage.read")
     .input(z.object({ range: dateRangeInput }))
-    .query(({ ctx, input, signal }) => projectUsageReport(ctx.services, ctx.project.id, input.range, signal)),
+    .query(({ ctx, input, signal }) =>
+      projectUsageReport({ ...ctx.services, db: ctx.reads }, ctx.project.id, input.range, signal),
+    ),
 
-  requestLog: projectProcedure("usage.read")
-    .meta({ counts: "heavyRead" })
+  requestLog: projectReadProcedure("usage.read")
     .input(
       z.object({
         range: dateRangeInput,
@@ -24,10 +24,13 @@ export const usageRouter = router({
         limit: z.number().int().min(1).max(100).default(25),
       }),
     )
-    .query(({ ctx, input, signal }) => projectRequestLog(ctx.services, ctx.project.id, input, signal)),
+    .query(({ ctx, input, signal }) =>
+      projectRequestLog({ ...ctx.services, db: ctx.reads }, ctx.project.id, input, signal),
+    ),
 
-  team: teamProcedure("usage.read")
-    .meta({ counts: "heavyRead" })
+  team: teamReadProcedure("usage.read")
     .input(z.object({ range: dateRangeInput }))
-    .query(({ ctx, input, signal }) => teamUsageReport(ctx.services, ctx.team.id, input.range, signal)),
+    .query(({ ctx, input, signal }) =>
+      teamUsageReport({ ...ctx.services, db: ctx.reads }, ctx.team.id, input.range, signal),
+    ),
 });
