@@ -9,6 +9,13 @@ export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) } },
   test: {
     environment: "node",
+    env: {
+      // @aws-sdk/core's switch (emitWarningIfUnsupportedVersion) for its warning that releases after
+      // January 2027 need Node 22: the README says so once; each test process would print it again.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    },
+    // What test loggers kept is printed only for a test that failed (tests/support/test-log.ts).
+    setupFiles: ["tests/support/log-on-failure.ts"],
     // Printed by `npm test -- --coverage` (CI does, for the embedded run); never a gate.
     coverage: {
       provider: "v8",

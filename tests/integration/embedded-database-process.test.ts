@@ -71,15 +71,20 @@ describe("the embedded database's process", () => {
     try {
       await server.db.execute(sql`create table t (x int)`);
       let insideDone = false;
+      let inserted!: () => void;
+      const insideOpen = new Promise<void>((resolve) => (inserted = resolve));
       const inside = server.db
         .transaction(async (tx) => {
           await tx.execute(sql`insert into t values (1)`);
+          inserted();
+          // Held open while the other connection asks: its query must wait for the end.
           await new Promise((resolve) => setTimeout(resolve, 300));
           insideDone = true;
           throw new Error("roll back");
         })
         .catch((error: Error) => error.message);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Asked once the transaction holds its row, not after a delay that a busy machine can outlast.
+      await insideOpen;
       const [seen] = await other`select count(*)::int as n from t`;
       expect(insideDone).toBe(true);
       expect(seen!.n).toBe(0);

@@ -5,7 +5,6 @@ import { fileURLToPath } from "node:url";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { DatabaseHandle } from "@/server/db/client";
 import { createImageRouteHandler } from "@/server/http/image-route";
-import { createLogger } from "@/server/log";
 import {
   DOWNLOAD_THREAD_ENTRY,
   FONT_CONFIG,
@@ -17,6 +16,7 @@ import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "./database";
 import { buildSignedUrl } from "./signed-url";
 import { setupAudit } from "./audit";
+import { createTestLogger, type TestLogger } from "./test-log";
 
 /** Real Redis through the Upstash-compatible endpoint when the run provides one (CI does), else in process. */
 export function testRedisSettings(): { url: string; token: string } | null {
@@ -56,6 +56,11 @@ export interface TestApp {
   projectId: string;
   key: { id: string; publicKey: string; secretKey: string };
   outcomes: RequestOutcome[];
+  /**
+   * What the app logged, kept instead of printed (test-log.ts): a test that provokes an error asserts
+   * its line here. Empty when the test passed a logger of its own.
+   */
+  log: TestLogger;
   /** Path and query of a URL signed with the app's key (or the given one). */
   signedPath(
     operations: string,
@@ -74,6 +79,7 @@ const BASE = "http://optstuff.test";
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const { database: given, ...serviceOptions } = options;
   const database = given ? { ...given, close: async () => undefined } : await createTestDatabase();
+  const log = createTestLogger("info");
   const services = await createServices({
     database,
     secrets: { keyEncryption: "test-master", keyEncryptionPrevious: undefined, auth: "test-auth", cron: "test-cron" },
@@ -92,7 +98,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     configCacheTtlMs: 0,
     redis: testRedisSettings(),
     authFailuresPerMinute: 1000,
-    logger: createLogger("error"),
+    logger: log,
     // Tests sign up many people; the registration tests choose their own policy.
     registration: { mode: "open", emailDomains: [] },
     ...serviceOptions,
@@ -127,6 +133,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     projectId: project.id,
     key,
     outcomes,
+    log,
     signedPath(operations, source, signOptions = {}) {
       const url = buildSignedUrl({
         baseUrl: BASE,

@@ -3,7 +3,7 @@
  * read by src/env.ts, startServer() (migrations, scheduler, signal handlers), the image route's Node
  * handler (src/pages/api/image-delivery.ts) and the flush cron route. Crash tests SIGKILL it and start
  * another on the same data directory. Usage: OPTSTUFF_DATA_DIR=… node --import tsx tests/support/embedded-instance.ts;
- * prints "READY <port>".
+ * prints "READY <port>", then "RECORDED" once each image request's recording is done.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,6 +24,9 @@ async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promi
     return;
   }
   await image.node(req, res);
+  // The handler returns once the request's log row and metering are written (or given up): crash tests
+  // wait for this line, not for a time, before they kill the process.
+  console.log("RECORDED");
 }
 
 const server = http.createServer((req, res) => void serve(req, res));

@@ -2,13 +2,16 @@ import { describeError, type Logger } from "@/server/log";
 import type { CronJobs } from "./jobs";
 import { defaultSchedule, msUntilDaily, msUntilFlush, type SchedulerOptions } from "./schedule";
 
+/** What the clock runs (CronJobs has them all): each says whether it went well, and is logged when not. */
+export type ScheduledJobs = Record<"flushUsage" | "dailyMaintenance" | "checkAlerts", () => Promise<{ ok: boolean }>>;
+
 /**
  * The cron routes' schedule, in process, for deployments without an external scheduler (the embedded
  * default, self-hosted instances). Runs of a line never overlap here, and across instances the flush
  * lock elects one flush. Timers are unref'd: they never keep a stopping process alive.
  */
 export function startScheduler(
-  jobs: CronJobs,
+  jobs: ScheduledJobs,
   logger: Logger,
   options: SchedulerOptions = defaultSchedule,
   now: () => Date = () => new Date(),

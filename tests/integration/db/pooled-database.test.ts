@@ -98,22 +98,36 @@ describe.skipIf(services.skip)(services.title("a database behind PgBouncer in tr
     expect((refused as Error).message).toMatch(/behind.*npm run optstuff -- migrate.*DATABASE_URL_UNPOOLED/);
   }, 30_000);
 
-  it("migrates with optstuff migrate over the direct URL; a preview deployment's build migrates nothing", async () => {
-    const preview = await optstuff(["migrate", "--only-production-deployment"], {
+  it("migrates with optstuff migrate over the direct URL; a preview's build migrates only a database it is told is its own", async () => {
+    const preview = {
       ...vercelEnv,
       ...secrets,
       VERCEL_ENV: "preview",
       DATABASE_URL: pooler.url,
       DATABASE_URL_UNPOOLED: direct,
-    });
-    expect(preview.code, preview.stderr).toBe(0);
-    expect(preview.stdout).toContain("Skipped: a preview deployment: nothing migrated");
-    const [tables] = await admin.unsafe(`select 1`);
-    expect(tables).toBeDefined();
+    };
+    const unknown = await optstuff(["migrate", "--vercel-build"], preview);
+    expect(unknown.code, unknown.stderr).toBe(0);
+    expect(unknown.stdout).toContain("Skipped: a preview deployment: nothing migrated");
+    expect(unknown.stdout).toContain("OPTSTUFF_MIGRATE_PREVIEWS=on");
+    const [{ tables }] = (await admin.unsafe(
+      `select count(*)::int as tables from information_schema.tables where table_schema = 'public'`,
+    )) as unknown as [{ tables: number }];
+    expect(tables).toBe(0);
 
-    const migrated = await optstuff(["migrate", "--json"], { DATABASE_URL: pooler.url, DATABASE_URL_UNPOOLED: direct });
-    expect(migrated.code, migrated.stderr).toBe(0);
-    expect(JSON.parse(migrated.stdout)).toEqual({ applied: countMigrations() });
+    // Its own database (Neon's branch for the preview): migrated by the preview's build, before its functions start.
+    const own = await optstuff(["migrate", "--vercel-build", "--json"], {
+      ...preview,
+      OPTSTUFF_MIGRATE_PREVIEWS: "on",
+    });
+    expect(own.code, own.stderr).toBe(0);
+    expect(JSON.parse(own.stdout)).toEqual({ applied: countMigrations() });
+
+    const production = await optstuff(["migrate", "--vercel-build", "--json"], {
+      ...preview,
+      VERCEL_ENV: "production",
+    });
+    expect(JSON.parse(production.stdout)).toEqual({ applied: 0 });
     const again = await optstuff(["migrate", "--json"], { DATABASE_URL: pooler.url, DATABASE_URL_UNPOOLED: direct });
     expect(JSON.parse(again.stdout)).toEqual({ applied: 0 });
   }, 90_000);

@@ -133,8 +133,9 @@ describe("per-key limits count transforms", () => {
     const statuses = [];
     for (let n = 221; n <= 224; n++) statuses.push((await app.fetch(image(key, n))).status);
     expect(statuses).toEqual([200, 200, 429, 429]);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // refunds are not awaited by the request
     const { limiter } = app.services.coordination;
+    // Refunds are not awaited by the request: wait for the day token the minute refusal took to be back.
+    await expect.poll(() => limiter.used("day", key.publicKey, 3)).toBe(2);
     expect(limiter.knownRefusal("minute", key.publicKey, 2)).not.toBeNull(); // repeats cost no Redis call
     // Two requests were admitted: the day window has exactly one token left.
     expect((await limiter.limit("day", key.publicKey, 3)).success).toBe(true);
@@ -143,7 +144,7 @@ describe("per-key limits count transforms", () => {
     const dayBound = await keyWithLimits(5, 1);
     expect((await app.fetch(image(dayBound, 225))).status).toBe(200);
     expect((await app.fetch(image(dayBound, 226))).status).toBe(429);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(() => limiter.used("minute", dayBound.publicKey, 5)).toBe(1);
     // Only the admitted request holds a minute token: four are left.
     for (let i = 0; i < 4; i++) expect((await limiter.limit("minute", dayBound.publicKey, 5)).success).toBe(true);
     expect((await limiter.limit("minute", dayBound.publicKey, 5)).success).toBe(false);
@@ -204,8 +205,9 @@ describe("per-address limits", () => {
     // Still served what is cached, and the key's budget is there for everyone else.
     expect((await app.fetch(image(key, 311), from(`${network}::1`))).status).toBe(200);
     expect((await app.fetch(image(key, 330), from(newAddress()))).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the refused request's key tokens are given back after it
-    // Eleven transforms admitted (ten from the network, one from elsewhere) and this probe: 88 left of 100.
+    // The refused request's key tokens are given back after it: eleven transforms admitted (ten from the
+    // network, one from elsewhere), then this probe: 88 left of 100.
+    await expect.poll(() => app.services.coordination.limiter.used("minute", key.publicKey, 100)).toBe(11);
     expect((await app.services.coordination.limiter.limit("minute", key.publicKey, 100)).remaining).toBe(88);
   });
 

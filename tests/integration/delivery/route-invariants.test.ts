@@ -149,7 +149,7 @@ describe("route invariants", () => {
 
   it("never writes a secret, a sealed secret, the master or a signature to the log", async () => {
     await app.fetch(app.signedPath("w_12", remote("/a.png")));
-    await new Promise((r) => setTimeout(r, 10)); // after-response outcome lines
+    await app.settled(); // after-response outcome lines
     const [sealed] = await app.services.database.db
       .select({ s: apiKeys.encryptedSecret })
       .from(apiKeys)

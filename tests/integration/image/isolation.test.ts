@@ -137,31 +137,44 @@ describe("transform processes", () => {
   });
 
   it("answer 422 when a transform process dies under a job, and start a new one", async () => {
-    // Noise, not a flat colour: the encoders' shortcuts made a flat 3000 px AVIF in under a second on a
-    // fast machine, before the kill below, which then found no busy process.
-    const photo = await makeJpeg(3000, 3000);
-    const job = pool.transform(
-      photo,
-      parseOperations("blur_50,f_avif"),
-      { accept: null },
-      { ...limits, timeoutMs: 20_000 },
-    );
-    // Kill the process running this job from outside, as the kernel's OOM killer or a libvips crash would.
-    await expect.poll(() => pool.stats().busyPids.length, { interval: 20 }).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // decoding: its memory is resident
-    const [busy] = pool.stats().busyPids;
-    expect(residentBytes(busy!)).toBeGreaterThan(0);
-    process.kill(busy!, "SIGKILL");
-    const { error } = await timed(job);
-    expect(error?.code).toBe("IMAGE_DECODE_FAILED");
-    expect(pool.stats().killed.crashed).toBeGreaterThanOrEqual(1);
-    const after = await pool.transform(
-      await solid(10, 10, [1, 1, 1]).png().toBuffer(),
-      parseOperations("f_webp"),
-      { accept: null },
-      limits,
-    );
-    expect(after.format).toBe("webp");
+    // The worker writes down each job it is handed: the kill waits for that, not for a time. A process
+    // killed before it said it was ready failed to start (500, no job's doing), which a fixed delay
+    // after the job was queued could not rule out on a busy machine.
+    const worker = countingWorker();
+    const crashing = createProcessPool({ ...testTransformIsolation(400 * 2 ** 20), entry: worker.entry });
+    try {
+      // Noise, not a flat colour: the encoders' shortcuts made a flat 3000 px AVIF in under a second on
+      // a fast machine, before the kill below, which then found no busy process.
+      const photo = await makeJpeg(3000, 3000);
+      const job = timed(
+        crashing.transform(
+          photo,
+          parseOperations("blur_50,f_avif"),
+          { accept: null },
+          { ...limits, timeoutMs: 20_000 },
+        ),
+      );
+      await expect.poll(() => worker.starts(), { interval: 10, timeout: 20_000 }).toEqual([1]);
+      // Kill the process running this job from outside, as the kernel's OOM killer or a libvips crash would.
+      const [busy] = crashing.stats().busyPids;
+      expect(residentBytes(busy!)).toBeGreaterThan(0);
+      process.kill(busy!, "SIGKILL");
+      const { error } = await job;
+      expect(error?.code).toBe("IMAGE_DECODE_FAILED");
+      expect(crashing.stats().killed.crashed).toBe(1);
+      const after = await crashing.transform(
+        await solid(10, 10, [1, 1, 1]).png().toBuffer(),
+        parseOperations("f_webp"),
+        { accept: null },
+        limits,
+      );
+      expect(after.format).toBe("webp");
+      // A job alone in a process that crashed is not run again: its input is what crashed it.
+      expect(worker.starts()).toEqual([1, 2]);
+    } finally {
+      await crashing.close();
+      worker.remove();
+    }
   });
 
   it("refuse a job alone in its process at the memory cap at once, and run jobs that shared the process once more, each alone (counted by starts)", async () => {
@@ -230,7 +243,9 @@ describe("transform processes", () => {
     } finally {
       await shared.close();
     }
-  });
+    // Nine 3000 px AVIF encodes (three killed, three again alone, three references): ≈ 14 s on an idle
+    // machine of this kind, past the default 30 s when other work shares its two cores.
+  }, 120_000);
 
   it("end a process past the memory cap with no one to blame, and let each job prove itself alone: only the heavy one is refused", async () => {
     const shared = createProcessPool({ ...testTransformIsolation(256 * 2 ** 20), jobsPerProcess: 3 });

@@ -105,7 +105,8 @@ describe("download thread", () => {
       const pending = thread
         .download({ url: url("/slow.jpg", slow.host), sourceHosts: [slow.host] }, file())
         .catch((e: unknown) => e);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // In flight: the origin holds the request (a delay here could end before the thread even asked).
+      await expect.poll(() => slow.requests.length).toBe(1);
       await thread.close();
       const error = await pending;
       expect(error).toBeInstanceOf(AppError);

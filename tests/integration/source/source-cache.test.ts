@@ -157,9 +157,8 @@ describe.each([
     expect(first!.file.size).toBe(body.length);
     first!.file.release();
     second!.file.release();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    // Only the four kept originals remain.
-    expect(readdirSync(directory.path())).toHaveLength(4);
+    // Only the four kept originals remain (files are removed after the release returns: wait for that).
+    await expect.poll(() => readdirSync(directory.path())).toHaveLength(4);
     cache.close();
     expect(existsSync(path.dirname(first!.file.path))).toBe(false);
   });
@@ -170,13 +169,12 @@ describe.each([
     const directory = createScratchDirectory("optstuff-test-sources-");
     const cache = createSourceCache({ maxBytes: 1_000_000, directory });
     const handed = await Promise.all(Array.from({ length: 3 }, () => cache.fetch("n", location(), {}, fetcher)));
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(readdirSync(directory.path()).sort()).toEqual(handed.map((s) => path.basename(s.file.path)).sort());
+    await expect
+      .poll(() => readdirSync(directory.path()).sort())
+      .toEqual(handed.map((s) => path.basename(s.file.path)).sort());
     expect(handed.every((s) => bytesOf(s).equals(body))).toBe(true);
     for (const s of handed) s.file.release();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(readdirSync(directory.path())).toEqual([]);
+    await expect.poll(() => readdirSync(directory.path())).toEqual([]);
     cache.close();
   });
 });

@@ -16,6 +16,7 @@ import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { startRealRedis, type RealRedis } from "../../support/redis";
 import { setupAudit } from "../../support/audit";
+import { createTestLogger } from "../../support/test-log";
 
 let app: TestApp;
 let origin: Origin;
@@ -196,6 +197,7 @@ describe("cron routes", () => {
   });
 
   it("answers 500 naming the part that failed, after running the others", async () => {
+    const logger = createTestLogger();
     const kv = createMemoryKeyValue();
     kv.scan = async () => {
       throw new Error("redis unreachable");
@@ -206,13 +208,16 @@ describe("cron routes", () => {
       redis: null,
       auditRetentionDays: 365,
       invalidate: app.services.invalidate,
-      logger: createLogger("error"),
+      logger,
       now: () => new Date(),
     });
     const response = await call("daily-maintenance", `Bearer ${SECRET}`, { cron });
     expect(response.status).toBe(500);
     const report = await response.json();
     expect(report.parts.flushUsage).toMatchObject({ ok: false, error: "redis unreachable" });
+    expect(logger.lines.filter((line) => line.level === "error")).toEqual([
+      expect.objectContaining({ message: "daily maintenance part failed", part: "flushUsage" }),
+    ]);
     expect(report.parts.requestLogRetention.ok).toBe(true);
     expect(report.parts.ledgerPrune.ok).toBe(true);
     expect((await cronRunState(app.services.database.db, "daily-maintenance")).lastError).toMatch(/failed/);

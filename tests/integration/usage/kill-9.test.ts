@@ -6,7 +6,6 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, expect, it } from "vitest";
 import { openDatabase } from "@/server/db/client";
 import { requestLog, usageRecord } from "@/server/db/schema";
-import { defaultRequestLogOptions } from "@/server/usage/request-log";
 import { bootstrapProject } from "../../support/browser";
 import { buildSignedUrl } from "../../support/signed-url";
 
@@ -29,7 +28,7 @@ function exited(child: ChildProcess): Promise<void> {
     : new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
-async function startEmbedded(): Promise<{ child: ChildProcess; baseUrl: string }> {
+async function startEmbedded(): Promise<{ child: ChildProcess; baseUrl: string; recorded: () => number }> {
   // tsx as a loader of this very process: its CLI would run the app in a child that a SIGKILL misses.
   const child = spawn(process.execPath, ["--import", "tsx", "tests/support/embedded-instance.ts"], {
     env: {
@@ -43,14 +42,18 @@ async function startEmbedded(): Promise<{ child: ChildProcess; baseUrl: string }
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
+  let printed = "";
   const baseUrl = await new Promise<string>((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {
-      const port = /READY (\d+)/.exec(chunk.toString())?.[1];
+      printed += chunk.toString();
+      const port = /READY (\d+)/.exec(printed)?.[1];
       if (port) resolve(`http://127.0.0.1:${port}`);
     });
     child.once("exit", (code) => reject(new Error(`the embedded instance exited with ${code}`)));
   });
-  return { child, baseUrl };
+  // Requests whose log row and metering the instance has written (tests/support/embedded-instance.ts).
+  const recorded = () => printed.match(/^RECORDED$/gm)?.length ?? 0;
+  return { child, baseUrl, recorded };
 }
 
 async function kill9(child: ChildProcess): Promise<void> {
@@ -76,13 +79,14 @@ it("meters every request served before a kill -9 exactly once, and a request is 
     return (await response.arrayBuffer()).byteLength;
   };
 
-  // N requests, then past the documented loss window (the request log's batch window and its commit),
-  // then SIGKILL: the shutdown flush never runs.
+  // N requests, then past the loss window (the request log's batch window and its commit: waited for as
+  // the instance's word that each request's recording is done, not as a time a busy machine can
+  // outlast), then SIGKILL: the shutdown flush never runs.
   const N = 12;
   let first = await startEmbedded();
   let bytes = 0;
   for (let i = 0; i < N; i++) bytes += await get(image(first.baseUrl, 40 + (i % 4)));
-  await new Promise((resolve) => setTimeout(resolve, defaultRequestLogOptions.batchWindowMs + 450));
+  await expect.poll(first.recorded, { timeout: 20_000 }).toBe(N);
   await kill9(first.child);
 
   // Eight more at once, killed the moment the last answer arrives: some may be lost, but never a log

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { meteringDelayMs } from "@/server/cron/metering-freshness";
 import { createCronJobs } from "@/server/cron/jobs";
 import { defaultSchedule, msUntilFlush } from "@/server/cron/schedule";
-import { createLogger } from "@/server/log";
 import { defaultFlushOptions } from "@/server/usage/flush-usage-buffer";
 import { createTestApp, testRedisSettings, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
@@ -51,7 +50,7 @@ it("meters a request at the first scheduled run after its minute and the lag, wi
       auditRetentionDays: 365,
       redis: services.coordination.redis,
       invalidate: services.invalidate,
-      logger: createLogger("error"),
+      logger: app.log,
       now: () => new Date(at),
       schedule: () => defaultSchedule,
     });

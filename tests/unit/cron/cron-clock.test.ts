@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { authorizeCron } from "@/server/cron/authorize-cron";
-import type { CronJobs } from "@/server/cron/jobs";
 import { meteringDelayMs } from "@/server/cron/metering-freshness";
 import { defaultSchedule, msUntilDaily, msUntilFlush } from "@/server/cron/schedule";
-import { startScheduler } from "@/server/cron/cron-clock";
+import { startScheduler, type ScheduledJobs } from "@/server/cron/cron-clock";
 import { defaultFlushOptions } from "@/server/usage/flush-usage-buffer";
 import { createLogger } from "@/server/log";
 
@@ -33,10 +32,16 @@ describe("in-process scheduler", () => {
       active--;
       return { ok: true };
     };
-    const jobs = { flushUsage: job("flush"), dailyMaintenance: job("daily") } as unknown as CronJobs;
+    let alertChecks = 0;
+    const jobs: ScheduledJobs = {
+      flushUsage: job("flush"),
+      dailyMaintenance: job("daily"),
+      checkAlerts: async () => (alertChecks++, { ok: true }),
+    };
+    const logged: string[] = [];
     const scheduler = startScheduler(
       jobs,
-      createLogger("error"),
+      createLogger("debug", (line) => logged.push(line)),
       { flushEveryMs: 60_000, flushOffsetMs: 30_000, dailyAtUtc: { hour: 3, minute: 0 } },
       () => new Date(),
     );
@@ -51,6 +56,9 @@ describe("in-process scheduler", () => {
     await stopped;
     expect(calls.filter((c) => c === "daily")).toHaveLength(1);
     expect(active).toBe(0);
+    // On their own line: the slow flushes held neither check (02:59:30, 03:00:30).
+    expect(alertChecks).toBe(2);
+    expect(logged).toEqual([]);
   });
 });
 
@@ -71,11 +79,15 @@ describe("the flush schedule", () => {
       runs.push(new Date().toISOString());
       return { ok: true };
     };
-    const jobs = { flushUsage, dailyMaintenance: async () => ({ ok: true }) } as unknown as CronJobs;
-    const scheduler = startScheduler(jobs, createLogger("error"), { ...defaultSchedule, flushOffsetMs: 6_000 });
+    const ok = async () => ({ ok: true });
+    const jobs: ScheduledJobs = { flushUsage, dailyMaintenance: ok, checkAlerts: ok };
+    const logged: string[] = [];
+    const logger = createLogger("debug", (line) => logged.push(line));
+    const scheduler = startScheduler(jobs, logger, { ...defaultSchedule, flushOffsetMs: 6_000 });
     await vi.advanceTimersByTimeAsync(3 * 60_000);
     expect(runs).toEqual(["2026-03-07T12:01:06.000Z", "2026-03-07T12:02:06.000Z", "2026-03-07T12:03:06.000Z"]);
     await scheduler.stop();
+    expect(logged).toEqual([]);
   });
 
   it("says how long a request takes, at worst, to be metered: its minute, the lag, the wait for the run", () => {

@@ -1,7 +1,7 @@
 import type http from "node:http";
 import { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createPeerAddressServer, PEER_ADDRESS_HEADER as SCRIPT_HEADER } from "../../../scripts/peer-address.mjs";
 
@@ -40,10 +40,14 @@ describe("the app server's peer address", () => {
       throw new Error("boom");
     });
     await new Promise<void>((resolve) => failing.listen(0, "127.0.0.1", resolve));
+    // The failure is said on stderr, as `next start` says it: asserted here, not printed.
+    const said = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       const response = await fetch(`http://127.0.0.1:${(failing.address() as AddressInfo).port}/`);
       expect(response.status).toBe(500);
+      expect(said).toHaveBeenCalledWith("Failed to handle request for /", expect.objectContaining({ message: "boom" }));
     } finally {
+      said.mockRestore();
       await new Promise<void>((resolve) => failing.close(() => resolve()));
     }
   });

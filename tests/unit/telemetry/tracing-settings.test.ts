@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseEnv } from "@/env";
 import { tracesUrl, startTracingIfConfigured } from "@/server/telemetry/configured";
 import { redactAttributes, redactText, redactUrl } from "@/server/telemetry/redact";
@@ -42,10 +42,17 @@ describe("tracing settings", () => {
 });
 
 describe("with gRPC asked for", () => {
-  it("sends nothing and starts anyway", async () => {
-    await startTracingIfConfigured(
-      parseEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4317", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }),
-    );
+  it("sends nothing and starts anyway, saying why in the log", async () => {
+    const written = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      await startTracingIfConfigured(
+        parseEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4317", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }),
+      );
+      const lines = written.mock.calls.map(([line]) => JSON.parse(String(line)) as { level: string; message: string });
+      expect(lines).toEqual([expect.objectContaining({ level: "warn", message: expect.stringContaining("grpc") })]);
+    } finally {
+      written.mockRestore();
+    }
     expect(tracingStarted()).toBe(false);
   });
 });
