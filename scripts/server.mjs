@@ -15,8 +15,10 @@ const port = Number(values.port ?? process.env.PORT ?? 3000);
 
 // As `next start` does; before Next (and React) load, which read it once.
 process.env.NODE_ENV ||= "production";
-// The app reads PORT for its default public URL, as under `next start`, which sets it too.
+// The app reads PORT and HOST for its default public URL (as under `next start`, which sets PORT too),
+// and writes that URL down for the command line (src/server/config/server-address.ts).
 process.env.PORT = String(port);
+process.env.HOST = hostname;
 const { default: next } = await import("next");
 
 const app = next({ dev: false, dir: process.cwd(), hostname, port });

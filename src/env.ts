@@ -176,13 +176,39 @@ export function env(): Env {
   return cached;
 }
 
+/**
+ * The public origin, worked out of the settings: the dashboard, the snippets and every command print
+ * it. A command run in another shell than the server's lacks the server's settings: it takes the
+ * address the server wrote down at start instead (src/server/config/server-address.ts).
+ */
 export function publicBaseUrl(e: Env): string {
   if (e.OPTSTUFF_PUBLIC_BASE_URL) return e.OPTSTUFF_PUBLIC_BASE_URL.replace(/\/+$/, "");
   // A preview is not reached at the production domain: its sign-in would refuse its own pages' origin.
   const [preview] = previewOrigins(e);
   if (preview) return preview;
   if (e.VERCEL_PROJECT_PRODUCTION_URL) return `https://${e.VERCEL_PROJECT_PRODUCTION_URL}`;
-  return `http://127.0.0.1:${e.PORT}`;
+  return `http://${visitableHost(e.HOST)}:${e.PORT}`;
+}
+
+/** HOST as a URL names it: a wildcard is where the server listens, not an address to visit (loopback reaches it). */
+function visitableHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::" || host === "[::]") return "127.0.0.1";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/** The variables publicBaseUrl is made of. */
+const ADDRESS_VARIABLES = [
+  "OPTSTUFF_PUBLIC_BASE_URL",
+  "HOST",
+  "PORT",
+  "VERCEL",
+  "VERCEL_ENV",
+  "VERCEL_PROJECT_PRODUCTION_URL",
+] as const;
+
+/** Whether this process's environment says where the server answers (sets any of publicBaseUrl's variables). */
+export function addressInEnvironment(source: Record<string, string | undefined> = process.env): boolean {
+  return ADDRESS_VARIABLES.some((name) => source[name] !== undefined && source[name] !== "");
 }
 
 /** A Vercel preview's own origins, its branch's first (stable across its deployments); none elsewhere. */

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { env, publicBaseUrl, type Env } from "@/env";
+import { addressInEnvironment, env, type Env } from "@/env";
 import { auditTrail, commandLineActor } from "@/server/audit/trail";
 import { createConfigInvalidator, type ConfigInvalidator } from "@/server/config-cache";
 import { loadSecrets } from "@/server/config/secrets";
+import { commandAddress, type CommandAddress } from "@/server/config/server-address";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { createCounters } from "@/server/coordination/counters";
 import { openDatabase, type Database, type DatabaseTarget } from "@/server/db/client";
@@ -23,11 +24,14 @@ export interface CliContext {
   /** How this command names itself to a server that finds the database in use ("optstuff keys create"). */
   role: string;
   env(): Env;
+  /** Where the server answers, as every command prints it (src/server/config/server-address.ts). */
+  address(): CommandAddress;
   baseUrl(): string;
 }
 
 export function createContext(out: Output, role: string): CliContext {
-  return { out, role, env, baseUrl: () => publicBaseUrl(env()) };
+  const address = () => commandAddress(env(), addressInEnvironment());
+  return { out, role, env, address, baseUrl: () => address().baseUrl };
 }
 
 /** The database, for a command that only reads: a database that does not exist yet is not created. */

@@ -5,6 +5,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { EnvironmentError, isProduction, type Env } from "@/env";
 import { loadSecrets, metricsTokenSource } from "@/server/config/secrets";
+import type { CommandAddress } from "@/server/config/server-address";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { openDatabase } from "@/server/db/client";
 import { DatabaseInUseError } from "@/server/db/embedded-lock";
@@ -31,14 +32,20 @@ type Check = {
   name: string;
   /** Where to look when the check fails, after what failed. */
   hint?: string;
-  run(e: Env): Promise<Omit<Finding, "check">>;
+  run(e: Env, address: () => CommandAddress): Promise<Omit<Finding, "check">>;
 };
+
+/** What doctor reads: the environment, and the address every command prints. */
+export interface DoctorContext {
+  env(): Env;
+  address(): CommandAddress;
+}
 
 const ok = (detail: string) => ({ status: "ok" as const, detail });
 const warn = (detail: string) => ({ status: "warn" as const, detail });
 const fail = (detail: string) => ({ status: "fail" as const, detail });
 
-/** Each dependency the server needs, checked the way the server uses it; nothing is written. */
+/** Each dependency the server needs, checked the way the server uses it, then the server itself; nothing is written. */
 const checks: Check[] = [
   {
     name: "secrets",
@@ -163,13 +170,67 @@ const checks: Check[] = [
       }
     },
   },
+  {
+    // A stopped server is a warning, not a failure: doctor checks what the server needs, before a first
+    // start too, and its exit code says whether that works. A server that answers as something else,
+    // or says it cannot serve, is a failure.
+    name: "server",
+    hint: "check OPTSTUFF_PUBLIC_BASE_URL, or HOST and PORT",
+    run: async (e, address) => checkServer(address(), e),
+  },
 ];
 
+const SERVER_TIMEOUT_MS = 5000;
+
+/** A GET of /api/health where the commands say the server answers; nothing else is sent. */
+async function checkServer({ baseUrl, from }: CommandAddress, e: Env): Promise<Omit<Finding, "check">> {
+  const where = {
+    environment: "as this environment's OPTSTUFF_PUBLIC_BASE_URL, HOST and PORT give it",
+    server: `where the last start on ${path.resolve(e.OPTSTUFF_DATA_DIR)} said it answers`,
+    defaults: `the default address: no server has started on ${path.resolve(e.OPTSTUFF_DATA_DIR)} yet`,
+  }[from];
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(SERVER_TIMEOUT_MS) });
+  } catch (error) {
+    if (errorCode(error) === "ECONNREFUSED")
+      return warn(`not running: nothing answers at ${baseUrl} (${where}); npm start starts it`);
+    const why =
+      error instanceof DOMException && error.name === "TimeoutError"
+        ? `no answer within ${SERVER_TIMEOUT_MS / 1000} s`
+        : rootMessage(error);
+    return warn(`base URL not reachable from here: ${baseUrl} (${where}): ${why}`);
+  }
+  const report = (await response.json().catch(() => null)) as { status?: unknown; mode?: unknown } | null;
+  if (!report || !["ok", "degraded", "unavailable"].includes(String(report.status)))
+    return fail(
+      `something else answers at ${baseUrl} (${where}): /api/health gave HTTP ${response.status}; check OPTSTUFF_PUBLIC_BASE_URL, or HOST and PORT`,
+    );
+  if (report.status === "unavailable")
+    return fail(
+      `answers at ${baseUrl} but reports itself unavailable: its database does not answer (its log says why)`,
+    );
+  const mode = typeof report.mode === "string" ? `, ${report.mode}` : "";
+  return report.status === "degraded"
+    ? warn(`answers at ${baseUrl}${mode}, degraded: its Redis does not answer, so limits and caches are skipped`)
+    : ok(`answers at ${baseUrl}${mode}`);
+}
+
+/** A refused connection's code, through fetch's wrapping (and the per-address errors of a dual-stack attempt). */
+function errorCode(error: unknown): string | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const { code } = current as NodeJS.ErrnoException;
+    if (code) return code;
+    if (current instanceof AggregateError) return current.errors.map(errorCode).find(Boolean);
+  }
+  return undefined;
+}
+
 /** Configuration first: when the environment is invalid nothing else can be read from it. */
-export async function runDoctor(readEnv: () => Env): Promise<Finding[]> {
+export async function runDoctor(ctx: DoctorContext): Promise<Finding[]> {
   let e: Env;
   try {
-    e = readEnv();
+    e = ctx.env();
   } catch (error) {
     if (!(error instanceof EnvironmentError)) throw error;
     return [{ check: "configuration", status: "fail", detail: error.message.replace(/\n\s*/g, " ") }];
@@ -177,7 +238,7 @@ export async function runDoctor(readEnv: () => Env): Promise<Finding[]> {
   const findings: Finding[] = [{ check: "configuration", status: "ok", detail: describe(e) }];
   for (const check of checks) {
     try {
-      findings.push({ check: check.name, ...(await check.run(e)) });
+      findings.push({ check: check.name, ...(await check.run(e, ctx.address)) });
     } catch (error) {
       const detail = `${rootMessage(error)}${check.hint ? ` (${check.hint})` : ""}`;
       findings.push({ check: check.name, status: "fail", detail });

@@ -80,8 +80,48 @@ function configure(command: CommandUnknownOpts, streams: Streams): void {
   command.exitOverride().configureOutput({
     writeOut: (text) => void streams.stdout.write(text),
     writeErr: (text) => void streams.stderr.write(text),
-    outputError: (text, write) =>
-      write(`optstuff: ${text.trim().replace(/^error: /, "")} (${commandPath(command)} --help)\n`),
+    // One line: commander puts its "(Did you mean teams?)" on a second.
+    outputError: (text, write) => {
+      const said = text
+        .trim()
+        .replace(/^error: /, "")
+        .replace(/\s*\n\s*/g, " ");
+      write(`optstuff: ${said} (${commandPath(command)} --help)\n`);
+    },
   });
+  if (command.parent && command.commands.length > 0) configureGroup(command);
   for (const sub of command.commands) configure(sub, streams);
+}
+
+/**
+ * Every group (teams, projects, keys, sources, referers) named alone prints its help, as `--help` does,
+ * and exits 0; commander printed it as a refusal (exit 2), or ran the default (sources and referers
+ * show), which then asked for --team. A word in the subcommand's place that names none is refused as an
+ * unknown command, also where a default would have taken it for its own argument.
+ */
+function configureGroup(group: CommandUnknownOpts): void {
+  const names = group.commands.flatMap((sub) => [sub.name(), ...sub.aliases()]);
+  const refuseUnknown = (word: string) =>
+    group.error(`unknown command '${word}'; ${commandPath(group)} has ${names.join(", ")}`, {
+      code: "commander.unknownCommand",
+    });
+  // Runs when no subcommand was named and the group has no default: nothing after the group (its
+  // help), a mistyped subcommand, or an option no subcommand was named for. Commander turns its
+  // `help <subcommand>` off for a command with an action: it stays on.
+  group
+    .helpCommand(true)
+    .allowExcessArguments()
+    .allowUnknownOption()
+    .action(() => {
+      const [word] = group.args;
+      if (word === undefined) group.help();
+      if (word.startsWith("-")) group.error(`unknown option '${word}'`, { code: "commander.unknownOption" });
+      refuseUnknown(word);
+    });
+  // Runs before any subcommand, a default one included; group.args are the words after the group.
+  group.hook("preSubcommand", () => {
+    const [word] = group.args;
+    if (word === undefined) group.help();
+    if (!word.startsWith("-") && word !== "help" && !names.includes(word)) refuseUnknown(word);
+  });
 }

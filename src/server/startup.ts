@@ -1,6 +1,7 @@
 import { env, EnvironmentError, isProduction, type Env } from "@/env";
 import { recordRegistrationPolicy } from "@/server/audit/registration-record";
 import { MissingSecretError } from "@/server/config/secrets";
+import { recordServerAddress } from "@/server/config/server-address";
 import { DatabaseInUseError } from "@/server/db/embedded-lock";
 import { SchemaBehindError } from "@/server/db/migrations";
 import { describeError, type Logger } from "@/server/log";
@@ -22,6 +23,7 @@ export async function startServer(): Promise<void> {
       );
     });
     warnOnSmallThreadPool(e, services.logger);
+    if (e.VERCEL === undefined) recordAddress(e, services.logger);
     // Off the path to the first request: a start does not wait for the log.
     void recordRegistrationPolicy({ db: services.database.db, now: services.tenancy.now }, services.registration).catch(
       (error: unknown) =>
@@ -65,6 +67,19 @@ export function describeServices(
     transformIsolation: services.transformIsolation === "process" ? "child processes" : "in the server process",
     registration: services.registration.mode,
   };
+}
+
+/**
+ * For the commands run beside the server (src/server/config/server-address.ts). Not on Vercel, whose
+ * files are read-only and where no command runs beside the function. A start does not fail for it:
+ * commands then print the address their own settings give.
+ */
+function recordAddress(e: Env, logger: Logger): void {
+  try {
+    recordServerAddress(e, new Date());
+  } catch (error) {
+    logger.log("warn", "could not write the server's address down for the command line", describeError(error));
+  }
 }
 
 /** libuv's default pool when UV_THREADPOOL_SIZE is unset. */

@@ -7,14 +7,14 @@ export function registerDoctor(program: Command, cli: Cli): void {
   program
     .command("doctor")
     .description(
-      "check the configuration, database, Redis, object store, scratch space and transform worker, and say in words what is wrong (changes nothing)",
+      "check the configuration, database, Redis, object store, scratch space and transform worker, and whether the server answers at the address commands print; say in words what is wrong (changes nothing; exits 1 when a check fails, and a stopped server is only a warning)",
     )
     .option("--json", JSON_HELP)
     .action(async (options, command) => {
       const ctx = cli.context(command, options);
       // Loaded here: it brings sharp and the transform pool, which no other command needs.
       const { runDoctor } = await import("../doctor");
-      const findings = await runDoctor(ctx.env);
+      const findings = await runDoctor(ctx);
       ctx.out.result(findings, () =>
         table(
           findings.map((f) => ({ check: f.check, status: f.status, detail: f.detail })),

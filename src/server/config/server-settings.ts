@@ -10,11 +10,11 @@ export const serverSettings = group("Server", {
   }),
   HOST: textWithDefault({
     default: "127.0.0.1",
-    doc: "The address `npm start` (scripts/server.mjs) listens on, read from its environment (not from a `.env` file): `0.0.0.0` to be reached from other machines.",
+    doc: "The address `npm start` (scripts/server.mjs) listens on, read from its environment (not from a `.env` file): `0.0.0.0` to be reached from other machines. It names the server in the default public URL (a wildcard as `127.0.0.1`).",
   }),
   OPTSTUFF_PUBLIC_BASE_URL: text({
-    defaultText: "`https://$VERCEL_PROJECT_PRODUCTION_URL` on Vercel, else `http://127.0.0.1:$PORT`",
-    doc: "The public origin: printed URLs and snippets, invitation links, the dashboard's sign-in origin check and cookies.",
+    defaultText: "`https://$VERCEL_PROJECT_PRODUCTION_URL` on Vercel, else `http://$HOST:$PORT`",
+    doc: "The public origin: printed URLs and snippets, invitation links, the dashboard's sign-in origin check and cookies. The server writes it to `server.json` in `OPTSTUFF_DATA_DIR` when it starts; a command run without this, `HOST` or `PORT` in its environment prints that address.",
   }),
   OPTSTUFF_DATA_DIR: textWithDefault({
     default: ".data",

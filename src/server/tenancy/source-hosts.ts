@@ -6,11 +6,11 @@ import { classifyAddress, isForbiddenHostname, normaliseHostEntry, type HostEntr
  * Validates and canonicalises a project's allowed source hosts for storage. Entries that could only
  * ever point inside the network (private addresses, localhost, metadata names) are refused here with
  * a message, even though the fetcher would refuse them anyway at connect time: the list should say
- * what can work. Duplicates are dropped; order is kept.
+ * what can work. Duplicates are dropped; order is kept. A refusal names every bad entry, so a list
+ * pasted with three mistakes is mended in one go.
  */
 export function normaliseSourceHosts(entries: readonly string[], policy: SourceHostPolicy = {}): string[] {
-  const canonical = entries.filter((e) => e.trim() !== "").map((e) => canonicalEntry(e, policy));
-  return [...new Set(canonical)];
+  return normaliseList(entries, "allowedSourceHosts", (raw) => canonicalEntry(raw, policy));
 }
 
 /**
@@ -18,17 +18,12 @@ export function normaliseSourceHosts(entries: readonly string[], policy: SourceH
  * only the host is compared, so only the host is kept). `local` means nothing for a referer.
  */
 export function normaliseRefererHosts(entries: readonly string[], policy: SourceHostPolicy = {}): string[] {
-  const canonical = entries
-    .filter((e) => e.trim() !== "")
-    .map((raw) => {
-      const entry = normaliseHostEntry(raw);
-      if (entry?.kind === "any-remote") return "*";
-      if (!entry || entry.kind !== "host")
-        throw invalid(raw, "use a host such as example.com, *.example.com or *", "allowedRefererHosts");
-      assertPublicHost(raw, entry, policy.allowLoopback ?? false, "allowedRefererHosts");
-      return `${entry.subdomainsOnly ? "*." : ""}${entry.host}`;
-    });
-  return [...new Set(canonical)];
+  return normaliseList(entries, "allowedRefererHosts", (raw) => {
+    const entry = normaliseHostEntry(raw);
+    if (entry?.kind === "any-remote") return "*";
+    if (!entry || entry.kind !== "host") return refused("use a host such as example.com, *.example.com or *");
+    return publicHostProblem(entry, policy) ?? `${entry.subdomainsOnly ? "*." : ""}${entry.host}`;
+  });
 }
 
 export interface SourceHostPolicy {
@@ -36,34 +31,67 @@ export interface SourceHostPolicy {
   allowLoopback?: boolean;
 }
 
-function canonicalEntry(raw: string, policy: SourceHostPolicy): string {
-  const entry = normaliseHostEntry(raw);
-  if (!entry)
-    throw invalid(raw, "use a host such as cdn.example.com, *.example.com, https://cdn.example.com:8443, * or local");
-  if (entry.kind === "any-remote") return "*";
-  if (entry.kind === "local") return "local";
-  assertPublicHost(raw, entry, policy.allowLoopback ?? false);
-  const scheme = entry.scheme ? `${entry.scheme}//` : "";
-  return `${scheme}${entry.subdomainsOnly ? "*." : ""}${entry.host}${entry.port ? `:${entry.port}` : ""}`;
-}
-
 type ListName = "allowedSourceHosts" | "allowedRefererHosts";
 
-function assertPublicHost(
-  raw: string,
-  entry: Extract<HostEntry, { kind: "host" }>,
-  allowLoopback: boolean,
-  list: ListName = "allowedSourceHosts",
-): void {
-  const bare = entry.host.replace(/^\[|\]$/g, "");
-  if (allowLoopback && bare === "localhost") return;
-  if (isIP(bare) !== 0 && !classifyAddress(bare, allowLoopback).allowed)
-    throw invalid(raw, "private, loopback and reserved addresses are not allowed", list);
-  if (isIP(bare) === 0 && isForbiddenHostname(bare))
-    throw invalid(raw, "local and internal host names are not allowed", list);
+/** Why an entry is refused, in words that follow its quoted text. */
+interface Refused {
+  why: string;
 }
 
-function invalid(raw: string, why: string, list: ListName = "allowedSourceHosts"): AppError {
+const refused = (why: string): Refused => ({ why });
+
+function normaliseList(entries: readonly string[], list: ListName, canonical: (raw: string) => string | Refused) {
+  const kept: string[] = [];
+  const refusals = new Map<string, string>();
+  for (const raw of entries) {
+    if (raw.trim() === "") continue;
+    const result = canonical(raw);
+    if (typeof result === "string") kept.push(result);
+    else refusals.set(raw, result.why);
+  }
+  if (refusals.size > 0) throw invalid(refusals, list);
+  return [...new Set(kept)];
+}
+
+function canonicalEntry(raw: string, policy: SourceHostPolicy): string | Refused {
+  const entry = normaliseHostEntry(raw);
+  if (!entry)
+    return refused("use a host such as cdn.example.com, *.example.com, https://cdn.example.com:8443, * or local");
+  if (entry.kind === "any-remote") return "*";
+  if (entry.kind === "local") return "local";
+  const scheme = entry.scheme ? `${entry.scheme}//` : "";
+  return (
+    publicHostProblem(entry, policy) ??
+    `${scheme}${entry.subdomainsOnly ? "*." : ""}${entry.host}${entry.port ? `:${entry.port}` : ""}`
+  );
+}
+
+function publicHostProblem(entry: Extract<HostEntry, { kind: "host" }>, policy: SourceHostPolicy): Refused | null {
+  const allowLoopback = policy.allowLoopback ?? false;
+  const bare = entry.host.replace(/^\[|\]$/g, "");
+  if (allowLoopback && bare === "localhost") return null;
+  if (isIP(bare) !== 0 && !classifyAddress(bare, allowLoopback).allowed)
+    return refused("private, loopback and reserved addresses are not allowed");
+  if (isIP(bare) === 0 && isForbiddenHostname(bare)) return refused("local and internal host names are not allowed");
+  return null;
+}
+
+/**
+ * One refusal for the list, at its field (a form shows it there): one entry as before, several grouped
+ * by reason, each reason after the entries it refuses.
+ */
+function invalid(refusals: ReadonlyMap<string, string>, list: ListName): AppError {
   const what = list === "allowedSourceHosts" ? "source host" : "referer host";
-  return new AppError("INVALID_INPUT", { message: `"${raw}" is not a valid ${what}: ${why}`, field: list });
+  const byReason = new Map<string, string[]>();
+  for (const [raw, why] of refusals) byReason.set(why, [...(byReason.get(why) ?? []), `"${raw}"`]);
+  const message =
+    refusals.size === 1
+      ? [...refusals].map(([raw, why]) => `"${raw}" is not a valid ${what}: ${why}`).join("")
+      : `${refusals.size} ${what}s are not valid: ${[...byReason].map(([why, raws]) => `${inWords(raws)} (${why})`).join("; ")}`;
+  return new AppError("INVALID_INPUT", { message, field: list });
+}
+
+/** "a", "a and b", "a, b and c". */
+function inWords(items: readonly string[]): string {
+  return items.length === 1 ? items[0]! : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }

@@ -83,8 +83,16 @@ describe("optstuff on a database", () => {
       "object store",
       "scratch space",
       "transform worker",
+      "server",
     ]);
-    expect(findings.filter((f) => f.status !== "ok")).toEqual([]);
+    // Nothing listens on PORT 4100: said, as a warning (the exit code stays 0: nothing is misconfigured).
+    expect(findings.filter((f) => f.status !== "ok")).toEqual([
+      {
+        check: "server",
+        status: "warn",
+        detail: `not running: nothing answers at http://127.0.0.1:4100 (as this environment's OPTSTUFF_PUBLIC_BASE_URL, HOST and PORT give it); npm start starts it`,
+      },
+    ]);
     expect(findings.find((f) => f.check === "database")!.detail).toContain("not made yet");
     // Where the /api/metrics token will be, for the operator's scraper.
     expect(findings.find((f) => f.check === "metrics")!.detail).toContain(path.join(empty, "metrics-token"));
@@ -119,6 +127,14 @@ describe("optstuff on a database", () => {
     const refused = await cli("sources", "set", ...blog, "10.0.0.5");
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('"10.0.0.5" is not a valid source host');
+    // Every bad entry is named, not only the first; the list stays as it was.
+    const several = await cli("sources", "set", ...blog, "10.0.0.5,cdn.example.com", "localhost", "169.254.169.254");
+    expect(several).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr:
+        'optstuff: 3 source hosts are not valid: "10.0.0.5" and "169.254.169.254" (private, loopback and reserved addresses are not allowed); "localhost" (local and internal host names are not allowed)\n',
+    });
     expect(json<string[]>(await cli("sources", ...blog, "--json"))).toEqual([
       "https://cdn.example.com",
       "*.img.example.com",

@@ -91,10 +91,34 @@ describe("the command line's conventions", () => {
       await cli("sources", "set", "--project", "blog", "a.example"),
       "required option '--team <slug>'",
     );
-    // A group without its subcommand shows what it has, as a refusal.
-    const keys = await cli("keys");
-    expect(keys.code).toBe(2);
-    expect(keys.stderr).toContain("Usage: optstuff keys");
+  });
+
+  it("prints a group's help when it is named alone, as help does (exit 0), and refuses an unknown subcommand", async () => {
+    // `optstuff teams` printed its help, then exited 2 as if refused.
+    for (const group of ["teams", "projects", "keys", "sources", "referers"]) {
+      const alone = await cli(group);
+      expect(alone, group).toMatchObject({ code: 0, stderr: "" });
+      expect(alone.stdout).toBe((await cli(group, "--help")).stdout);
+      expect(alone.stdout).toMatch(new RegExp(`^Usage: optstuff ${group} \\[options\\] \\[command\\]`));
+    }
+    expectOneLineRefusal(
+      await cli("teams", "lsit"),
+      "optstuff: unknown command 'lsit'; optstuff teams has list (optstuff teams --help)",
+    );
+    expectOneLineRefusal(
+      await cli("keys", "craete", "--team", "acme", "--project", "blog"),
+      "unknown command 'craete'; optstuff keys has list, create, revoke, rotate (optstuff keys --help)",
+    );
+    // A group whose default is show: a mistyped subcommand is named as such, not taken for show's argument.
+    expectOneLineRefusal(
+      await cli("sources", "shwo", "--team", "acme", "--project", "blog"),
+      "unknown command 'shwo'; optstuff sources has show, set (optstuff sources --help)",
+    );
+    expect(await cli("keys", "help", "create")).toMatchObject({ code: 0, stderr: "" });
+    expect((await cli("keys", "help", "create")).stdout).toBe((await cli("keys", "create", "--help")).stdout);
+    expectOneLineRefusal(await cli("teams", "--json"), "unknown option '--json' (optstuff teams --help)");
+    // At the top, commander's suggestion stays on the refusal's one line.
+    expectOneLineRefusal(await cli("teem"), "unknown command 'teem' (Did you mean teams?) (optstuff --help)");
   });
 
   it("says what to purge or set instead of purging everything or emptying a list", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { parseEnv, publicBaseUrl } from "@/env";
+import { addressInEnvironment, parseEnv, publicBaseUrl } from "@/env";
 
 describe("public base URL", () => {
   it("takes the configured origin (without a trailing slash), else Vercel's production domain, else loopback at PORT", () => {
@@ -15,6 +15,22 @@ describe("public base URL", () => {
       "https://shop-images.vercel.app",
     );
     expect(publicBaseUrl(parseEnv({ PORT: "4100" }))).toBe("http://127.0.0.1:4100");
+  });
+
+  it("names the server by HOST: a wildcard as loopback, an IPv6 address in brackets", () => {
+    const at = (HOST: string) => publicBaseUrl(parseEnv({ HOST, PORT: "4820" }));
+    expect(at("192.168.1.5")).toBe("http://192.168.1.5:4820");
+    expect(at("localhost")).toBe("http://localhost:4820");
+    expect(at("0.0.0.0")).toBe("http://127.0.0.1:4820");
+    expect(at("::")).toBe("http://127.0.0.1:4820");
+    expect(at("::1")).toBe("http://[::1]:4820");
+  });
+
+  it("tells whether an environment names the address, so a command knows to use its own", () => {
+    expect(addressInEnvironment({ PATH: "/bin", OPTSTUFF_DATA_DIR: ".data" })).toBe(false);
+    expect(addressInEnvironment({ PORT: "" })).toBe(false);
+    for (const name of ["PORT", "HOST", "OPTSTUFF_PUBLIC_BASE_URL", "VERCEL_PROJECT_PRODUCTION_URL"])
+      expect(addressInEnvironment({ [name]: "x" }), name).toBe(true);
   });
 
   it("treats empty values as unset, as copied from .env.example", () => {
