@@ -42,12 +42,18 @@ const nextConfig: NextConfig = {
   // make the tracer take the whole project into every function: the embedded database and its
   // generated secrets, the git history. None of this runs (tests/browser/build-traces.test.ts).
   outputFileTracingExcludes: { "*": TRACE_EXCLUDES },
-  // Read by fontconfig from a path, never imported: the tracer cannot see them. SVG text is drawn
-  // where images are transformed (the image API, and uploads checked through tRPC).
+  // Read by fontconfig from a path, never imported: the tracer cannot see them. SVG text is drawn by
+  // every function whose requests reach a transform (tests/support/svg-text-functions.ts). Next matches
+  // each key as a glob anywhere in the function's route (`/api/trpc/[trpc]`; the excludes' `*` reaches
+  // every function): keep keys literal. `/api/trpc/[trpc]` was a key whose `[trpc]` is a character
+  // class, matching nothing, and the tRPC function had the font configuration (traced from
+  // services.ts) without the fonts it names (tests/unit/config/trace-includes.test.ts).
   outputFileTracingIncludes: {
+    // The image API.
     "/api/image-delivery": FONTS,
-    // And the photo the preset editor's previews are made of (src/server/delivery/preview-operations.ts).
-    "/api/trpc/[trpc]": [...FONTS, "demo/photo.jpg"],
+    // The dashboard's API: previews, made of the sample photo (src/server/delivery/preview-operations.ts),
+    // and uploads, decoded to be checked (src/server/image/check-upload.ts).
+    "/api/trpc": [...FONTS, "demo/photo.jpg"],
   },
   // Compression is scripts/server.mjs's, which leaves the image API alone: Next's would gzip SVG and
   // JSON answers, drop their Content-Length and add `Vary: Accept-Encoding` (contract §4 allows only

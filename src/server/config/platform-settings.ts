@@ -10,7 +10,7 @@ export const platformSettings = group(
     }),
     VERCEL: text({ doc: "Set on Vercel's deployments: the platform's defaults apply (see the Vercel section)." }),
     VERCEL_ENV: text({
-      doc: "`production`, `preview` or `development`; `optstuff migrate --only-production-deployment` migrates only production.",
+      doc: "`production`, `preview` or `development`; `optstuff migrate --vercel-build` migrates production's database, and a preview's only with `OPTSTUFF_MIGRATE_PREVIEWS=on`.",
     }),
     VERCEL_PROJECT_PRODUCTION_URL: text({
       doc: "The production domain: the public base URL when `OPTSTUFF_PUBLIC_BASE_URL` is not set.",

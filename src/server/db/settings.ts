@@ -18,6 +18,10 @@ export const databaseSettings = group("Database", {
     default: "auto",
     doc: "Apply pending migrations at start, over the direct URL (`auto`: except on Vercel, where `optstuff migrate` runs in the build); off, a server whose database is behind refuses to start, naming the deploy step.",
   }),
+  OPTSTUFF_MIGRATE_PREVIEWS: choice(["off", "on"], {
+    default: "off",
+    doc: "On Vercel, whether a preview deployment's build migrates the database it is given (`optstuff migrate --vercel-build`): `on` only when every preview has a database of its own (Neon's integration with a branch per preview); off, a preview's build migrates nothing, since it cannot tell its database from production's.",
+  }),
   /**
    * PGlite keeps PostgreSQL's buffer pool inside its WebAssembly memory, all of it resident, and that
    * memory never shrinks: the default 128 MB pool was most of the embedded server's idle footprint.

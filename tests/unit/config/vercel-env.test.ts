@@ -33,6 +33,34 @@ describe("a deployment on Vercel", () => {
     expect(() => parseEnv(env)).toThrow(why);
   });
 
+  it.each([
+    ["OPTSTUFF_TRANSFORM_ISOLATION", "process", /frozen between requests.*unset it \(`auto`\) or set `none`/],
+    ["OPTSTUFF_RESULT_STORE", "files", /read-only.*OPTSTUFF_RESULT_STORE_S3_BUCKET.*or set `none`/],
+    ["OPTSTUFF_SCHEDULER", "on", /Vercel Cron calls.*unset it \(`auto`\) or set `off`/],
+  ])("refuses %s=%s, which cannot work in a function, saying why and what to set", (name, value, why) => {
+    const env = { ...vercelEnv, [name]: value };
+    expect(refused(env)).toEqual([name]);
+    expect(() => parseEnv(env)).toThrow(why);
+    // A server of one's own takes it.
+    expect(refused({ ...env, VERCEL: undefined })).toEqual([]);
+  });
+
+  it("starts with what each of those settings can be there", () => {
+    const inFunction = {
+      OPTSTUFF_TRANSFORM_ISOLATION: "none",
+      OPTSTUFF_RESULT_STORE: "none",
+      OPTSTUFF_SCHEDULER: "off",
+    };
+    expect(refused({ ...vercelEnv, ...inFunction })).toEqual([]);
+    const bucket = {
+      OPTSTUFF_RESULT_STORE: "s3",
+      OPTSTUFF_RESULT_STORE_S3_BUCKET: "results",
+      OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID: "id",
+      OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY: "secret",
+    };
+    expect(refused({ ...vercelEnv, ...bucket })).toEqual([]);
+  });
+
   it("reads Redis from the names Vercel's marketplace integration sets", () => {
     const marketplace = {
       ...vercelEnv,
