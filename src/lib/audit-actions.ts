@@ -30,6 +30,7 @@ export const auditActions = {
   "member.adopted": { target: "member", says: "took over a team nobody belonged to" },
   "invitation.created": { target: "invitation", says: "invited someone" },
   "invitation.revoked": { target: "invitation", says: "revoked an invitation" },
+  "invitation.declined": { target: "invitation", says: "declined an invitation" },
   "project.created": { target: "project", says: "created a project" },
   "project.updated": { target: "project", says: "changed a project's settings" },
   "project.deleted": { target: "project", says: "deleted a project" },

@@ -37,14 +37,59 @@ export function optstuffUrl(source${t(": string")}, operations = "_", expiresInS
 }`;
 }
 
-export function nodeSnippet(): string {
+/** A project's stored host entry (source-hosts.ts writes them canonical): `[scheme//][*.]host[:port]`. */
+interface RemoteEntry {
+  scheme: string | null;
+  wildcard: boolean;
+  /** With its port, if any. */
+  host: string;
+}
+
+function remoteEntries(hosts: readonly string[]): RemoteEntry[] {
+  return hosts
+    .filter((entry) => entry !== "local" && entry !== "*")
+    .map((entry) => {
+      const [, scheme = null, wildcard, host = ""] = /^(?:(https?:)\/\/)?(\*\.)?(.*)$/i.exec(entry)!;
+      return { scheme: scheme?.toLowerCase() ?? null, wildcard: wildcard !== undefined, host };
+    });
+}
+
+/** A host the entry admits: itself, or a name under its wildcard. */
+const hostOf = (entry: RemoteEntry) => `${entry.wildcard ? "images." : ""}${entry.host}`;
+
+/**
+ * The source the snippets sign, one the project's hosts admit: under its first exact host, else a name
+ * under its first wildcard, else any public host (`*`), else its local folder. Null when it admits none.
+ */
+export function exampleSource(hosts: readonly string[]): string | null {
+  const remote = remoteEntries(hosts);
+  const entry = remote.find((e) => !e.wildcard) ?? remote[0];
+  if (entry) return `${entry.scheme ? `${entry.scheme}//` : ""}${hostOf(entry)}/photo.jpg`;
+  if (hosts.includes("*")) return "images.example.com/photo.jpg";
+  if (hosts.includes("local")) return "local/photo.jpg";
+  return null;
+}
+
+const NO_SOURCE_YET =
+  "// The project allows no source yet: add a host in its settings (Allowed source hosts), then sign an image from it.";
+
+/** The example call, or, with nothing allowed, what to do first (no URL the project would refuse). */
+function exampleCall(hosts: readonly string[], indent: string, write: (call: string) => string): string {
+  const source = exampleSource(hosts);
+  if (source) return `${indent}${write(`optstuffUrl("${source}", "w_800,f_auto")`)}`;
+  return `${indent}${NO_SOURCE_YET}\n${indent}${write('optstuffUrl("your-host.example/photo.jpg", "w_800,f_auto")')}`;
+}
+
+/** `hosts`: the project's allowed source hosts; the example signs one of them. */
+export function nodeSnippet(hosts: readonly string[]): string {
   return `// optstuff.mjs: node --env-file=.env optstuff.mjs
 ${signFunction(false)}
 
-console.log(optstuffUrl("images.example.com/photo.jpg", "w_800,f_auto"));`;
+${exampleCall(hosts, "", (call) => `console.log(${call});`)}`;
 }
 
-export function nextjsSnippet(): string {
+/** `hosts`: the project's allowed source hosts; the example signs one of them. */
+export function nextjsSnippet(hosts: readonly string[]): string {
   return `// lib/optstuff.ts (server only: the secret never reaches the browser)
 import "server-only";
 ${signFunction(true)}
@@ -53,7 +98,7 @@ ${signFunction(true)}
 import { optstuffUrl } from "@/lib/optstuff";
 
 export default function Page() {
-  return <img src={optstuffUrl("images.example.com/photo.jpg", "w_800,f_auto")} width={800} alt="" />;
+${exampleCall(hosts, "  ", (call) => `return <img src={${call}} width={800} alt="" />;`)}
 }`;
 }
 
@@ -63,14 +108,27 @@ export default function Page() {
  */
 export function nextImageSnippet(hosts: readonly string[]): string {
   // The kit takes exact hosts (`host` or `host:port`): the project's scheme prefixes go, and its
-  // wildcards are named for the developer to replace with the hosts their pages use.
-  const remote = hosts.filter((host) => host !== "local").map((host) => host.replace(/^https?:\/\//i, ""));
-  const allowed = remote.filter((host) => !host.includes("*"));
-  const wildcards = remote.filter((host) => host.includes("*"));
+  // wildcards are named for the developer to replace with the hosts their pages use (one name under
+  // the first stands in when there is no exact host). The kit signs remote images only.
+  const remote = remoteEntries(hosts);
+  const exact = remote.filter((e) => !e.wildcard);
+  const wildcards = remote.filter((e) => e.wildcard);
+  const listed = exact.length > 0 ? exact : wildcards.slice(0, 1);
+  const allowed = listed.map(hostOf);
+  const shown = hosts.includes("*") && listed.length === 0 ? "images.example.com" : allowed[0];
   const note =
     wildcards.length > 0
-      ? `\n  // The project also allows ${wildcards.join(", ")}: list the exact hosts your pages use.`
-      : "";
+      ? `\n  // The project also allows ${wildcards.map((e) => `*.${e.host}`).join(", ")}: list the exact hosts your pages use.`
+      : shown === undefined
+        ? "\n  // The project allows no remote host yet: add one in its settings (Allowed source hosts) and list it here."
+        : listed.length === 0
+          ? "\n  // The project allows any public host: list the hosts your pages use."
+          : "";
+  const scheme = listed[0]?.scheme ?? "https:";
+  const example =
+    shown === undefined
+      ? "// Then an <Image> whose src is on a host the project allows, once it allows one."
+      : `// Then <Image src="${scheme}//${shown}/photo.jpg" width={800} height={600} alt="" />`;
   return `// @optstuff/client is not on the npm registry yet: pack it from a clone of the OptStuff repository
 // (run npm ci in the clone once). In your app's folder, with the clone beside it as ../optstuff:
 //   npm pack ../optstuff/packages/client
@@ -90,8 +148,8 @@ export const GET = createSigningRoute({
   projectSlug: process.env.OPTSTUFF_PROJECT_SLUG!,
   publicKey: process.env.OPTSTUFF_PUBLIC_KEY!,
   secretKey: process.env.OPTSTUFF_SECRET_KEY!,
-  allowedHosts: ${JSON.stringify(allowed.length > 0 ? allowed : ["images.example.com"])},${note}
+  allowedHosts: ${JSON.stringify(shown === "images.example.com" ? [shown] : allowed)},${note}
 });
 
-// Then <Image src="https://${allowed[0] ?? "images.example.com"}/photo.jpg" width={800} height={600} alt="" />`;
+${example}`;
 }

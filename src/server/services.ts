@@ -287,9 +287,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     trustedOrigins: options.trustedOrigins ?? [],
     limiter: coordination.limiter,
     ...oauth,
-    onUserCreated: (account) => setUpNewAccount({ db: database.db, now }, account),
-    // The instance's owner adopts the teams nobody can see: the quickstart's demo, made before any
-    // account existed, and any team whose last member's account is gone.
+    onUserCreated: (account, origin) => setUpNewAccount({ db: database.db, now }, account, origin),
+    // The instance's owner adopts the teams nobody can see at each sign-in: a team whose last member's
+    // account is gone, or one the command line made later without an owner (the quickstart's demo,
+    // made before any account existed, is adopted when the owner's account is created: onboarding.ts).
     onSignedIn: async (session) => {
       try {
         const audit = await recordSignIn({ db: database.db, now }, session);

@@ -16,8 +16,8 @@ export function installSources(): InstallSource[] {
   return [
     ...DOCUMENTS.map((file) => ({ name: file, text: readFileSync(file, "utf8") })),
     { name: "dashboard: next/image snippet", text: nextImageSnippet(["images.example.com"]) },
-    { name: "dashboard: Next.js snippet", text: nextjsSnippet() },
-    { name: "dashboard: Node snippet", text: nodeSnippet() },
+    { name: "dashboard: Next.js snippet", text: nextjsSnippet(["images.example.com"]) },
+    { name: "dashboard: Node snippet", text: nodeSnippet(["images.example.com"]) },
   ];
 }
 

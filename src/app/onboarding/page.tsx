@@ -1,4 +1,6 @@
+import { redirect } from "next/navigation";
 import { TeamForm } from "@/components/teams/onboarding-form";
+import { onboardingStep } from "@/lib/first-steps";
 import { requireUser, safeNext } from "../_lib/session";
 import { procedures } from "../_lib/trpc";
 
@@ -11,7 +13,11 @@ export default async function OnboardingPage({
   searchParams: Promise<{ next?: string | string[] }>;
 }) {
   const user = await requireUser("/onboarding");
-  const { pendingTeamName } = await (await procedures()).account.me();
+  const next = safeNext((await searchParams).next);
+  const me = await (await procedures()).account.me();
+  // No team is made on the way: the first account starts in the team it adopted, an invited one at its invitation.
+  const step = onboardingStep(me, next);
+  if (step.kind === "go") redirect(step.to);
   return (
     <main id="main" tabIndex={-1} className="mx-auto flex min-h-screen max-w-md flex-col justify-center px-4 py-12">
       <div className="rounded-lg border border-neutral-200 bg-white p-6 shadow-sm">
@@ -19,7 +25,7 @@ export default async function OnboardingPage({
         <p className="mt-2 mb-6 text-sm text-neutral-600">
           Name your team. Projects, API keys and members live in a team; you can invite people later.
         </p>
-        <TeamForm mode="onboarding" next={safeNext((await searchParams).next)} initialName={pendingTeamName ?? ""} />
+        <TeamForm mode="onboarding" next={next} initialName={me.pendingTeamName ?? ""} />
       </div>
     </main>
   );

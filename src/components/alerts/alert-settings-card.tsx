@@ -7,17 +7,14 @@ import { Field } from "@/components/ui/field";
 import { checkboxOf, fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
 import { alertSettingsForm, alertSettingsFormSchema, type AlertSettings } from "@/lib/schemas/alerts";
 import { useTRPC } from "@/lib/trpc/client";
+import { MailAdminsChoice } from "./mail-admins-choice";
 
 const CHECKS = [
   { name: "keyExpiry", label: "An API key expires within 7 days" },
   { name: "bucketCredentials", label: "A bucket refuses its credentials (tried every 15 minutes)" },
-  {
-    name: "mailAdmins",
-    label: "Mail the team's admins (once per alert and window; the banner shows alerts either way)",
-  },
 ] as const;
 
-/** The team's alerts, for its admins: what is watched, and whether it is mailed. */
+/** The team's alerts, for its admins: what is watched, and whether it is mailed (where mail is configured). */
 export function AlertSettingsCard({ teamSlug }: { teamSlug: string }) {
   const trpc = useTRPC();
   const settings = useQuery(trpc.alerts.settings.queryOptions({ teamSlug }));
@@ -28,13 +25,25 @@ export function AlertSettingsCard({ teamSlug }: { teamSlug: string }) {
       ) : settings.error ? (
         <ErrorMessage error={settings.error} />
       ) : (
-        <AlertSettingsForm teamSlug={teamSlug} saved={settings.data} />
+        <AlertSettingsForm
+          teamSlug={teamSlug}
+          saved={settings.data.settings}
+          mailConfigured={settings.data.mailConfigured}
+        />
       )}
     </Card>
   );
 }
 
-function AlertSettingsForm({ teamSlug, saved }: { teamSlug: string; saved: AlertSettings }) {
+function AlertSettingsForm({
+  teamSlug,
+  saved,
+  mailConfigured,
+}: {
+  teamSlug: string;
+  saved: AlertSettings;
+  mailConfigured: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const form = useZodForm(alertSettingsFormSchema, alertSettingsForm(saved));
@@ -77,6 +86,7 @@ function AlertSettingsForm({ teamSlug, saved }: { teamSlug: string; saved: Alert
             {check.label}
           </label>
         ))}
+        <MailAdminsChoice mailConfigured={mailConfigured} checkbox={checkboxOf(form, "mailAdmins")} />
       </fieldset>
       <ErrorMessage error={formLevelError(form)} />
       <Button type="submit" disabled={save.isPending}>

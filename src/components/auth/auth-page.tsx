@@ -2,10 +2,8 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import { currentUser, safeNext } from "@/app/_lib/session";
 import { procedures } from "@/app/_lib/trpc";
+import { invitationTokenIn } from "@/lib/first-steps";
 import { AuthForm } from "./auth-form";
-
-/** The invitation page sends a signed-out visitor here with next=/invite/{token}. */
-const INVITATION_PATH = /^\/invite\/([A-Za-z0-9_-]{1,200})$/;
 
 /**
  * Sign-in and sign-up pages: a signed-in visitor goes on to `next`; the providers come from config.
@@ -30,7 +28,7 @@ export async function AuthPage({
       </>
     );
   }
-  const { offer, providers } = await account.signUpOffer({ invitation: INVITATION_PATH.exec(next)?.[1] ?? null });
+  const { offer, providers } = await account.signUpOffer({ invitation: invitationTokenIn(next) });
   if (offer.kind === "closed") {
     return (
       <>

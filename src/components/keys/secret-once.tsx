@@ -25,9 +25,10 @@ export function SecretOnce({
       <p role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
         Copy the secret key now: it is shown once and cannot be shown again.
       </p>
-      <CopyField label="Public key" value={publicKey} />
-      <CopyField label="Secret key" value={secretKey} onCopied={() => onSavedChange(true)} />
-      <CopyField label=".env" value={env} multiline onCopied={() => onSavedChange(true)} />
+      {/* Wrapped, not scrolled: at any width the whole secret is on screen to read, select and check. */}
+      <CopyField label="Public key" value={publicKey} wrap />
+      <CopyField label="Secret key" value={secretKey} wrap onCopied={() => onSavedChange(true)} />
+      <CopyField label=".env" value={env} multiline wrap onCopied={() => onSavedChange(true)} />
       <label className="flex items-center gap-2 text-sm">
         <input
           type="checkbox"

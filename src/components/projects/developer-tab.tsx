@@ -51,8 +51,8 @@ export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; proj
             value={nextImageSnippet(project.data.project.allowedSourceHosts)}
             multiline
           />
-          <CopyField label="Next.js" value={nextjsSnippet()} multiline />
-          <CopyField label="Node" value={nodeSnippet()} multiline />
+          <CopyField label="Next.js" value={nextjsSnippet(project.data.project.allowedSourceHosts)} multiline />
+          <CopyField label="Node" value={nodeSnippet(project.data.project.allowedSourceHosts)} multiline />
         </div>
       </Card>
     </div>

@@ -12,6 +12,10 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
   const router = useRouter();
   const preview = useQuery(trpc.account.invitation.queryOptions({ token }));
   const accept = useMutation(trpc.account.acceptInvitation.mutationOptions({ meta: { done: "Invitation accepted" } }));
+  // Declined, the account goes on to make a team of its own (onboarding makes it when none waits).
+  const decline = useMutation(
+    trpc.account.declineInvitation.mutationOptions({ meta: { done: "Invitation declined" } }),
+  );
   if (preview.isPending) return <Loading />;
   if (preview.error) return <ErrorMessage error={preview.error} />;
   const invitation = preview.data;
@@ -42,14 +46,26 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
       ) : (
         <>
           <p className="text-sm text-neutral-600">Signed in as {signedInAs}.</p>
-          <ErrorMessage error={accept.error} />
-          <Button
-            pending={accept.isPending}
-            pendingLabel="Joining…"
-            onClick={() => accept.mutate({ token }, { onSuccess: (joined) => router.push(`/t/${joined.teamSlug}`) })}
-          >
-            Accept invitation
-          </Button>
+          <ErrorMessage error={accept.error ?? decline.error} />
+          <div className="flex flex-wrap gap-3">
+            <Button
+              pending={accept.isPending}
+              pendingLabel="Joining…"
+              disabled={decline.isPending}
+              onClick={() => accept.mutate({ token }, { onSuccess: (joined) => router.push(`/t/${joined.teamSlug}`) })}
+            >
+              Accept invitation
+            </Button>
+            <Button
+              variant="secondary"
+              pending={decline.isPending}
+              pendingLabel="Declining…"
+              disabled={accept.isPending}
+              onClick={() => decline.mutate({ token }, { onSuccess: () => router.push("/onboarding") })}
+            >
+              Decline
+            </Button>
+          </div>
         </>
       )}
     </div>

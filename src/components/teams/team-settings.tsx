@@ -13,6 +13,7 @@ import { useSlugFollowsName } from "@/lib/slug-follows-name";
 import { useTRPC } from "@/lib/trpc/client";
 import { AlertSettingsCard } from "@/components/alerts/alert-settings-card";
 import { InvitationsCard } from "./invitations-card";
+import { LeaveTeam, leaveRefusal } from "./leave-team";
 import { MembersCard } from "./members-card";
 import { TeamSlugField } from "./slug-input";
 
@@ -30,7 +31,7 @@ export function TeamSettings({ teamSlug }: { teamSlug: string }) {
       <MembersCard teamSlug={teamSlug} myRole={role} canManage={can["member.changeRole"]} myUserId={me.data?.user.id} />
       {can["invitation.create"] ? <InvitationsCard teamSlug={teamSlug} canInviteOwners={role === "owner"} /> : null}
       {can["alerts.write"] ? <AlertSettingsCard teamSlug={teamSlug} /> : null}
-      <TeamDangerZone teamSlug={teamSlug} canDelete={can["team.delete"]} />
+      <TeamDangerZone teamSlug={teamSlug} myRole={role} canDelete={can["team.delete"]} />
     </div>
   );
 }
@@ -75,9 +76,19 @@ function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: 
   );
 }
 
-function TeamDangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: boolean }) {
+function TeamDangerZone({
+  teamSlug,
+  myRole,
+  canDelete,
+}: {
+  teamSlug: string;
+  myRole: "owner" | "admin" | "member";
+  canDelete: boolean;
+}) {
   const trpc = useTRPC();
   const router = useRouter();
+  // The members card's query (prefetched with the page): the last owner is told why before trying.
+  const members = useQuery(trpc.team.members.queryOptions({ teamSlug }));
   const leave = useMutation(trpc.team.leave.mutationOptions({ meta: { done: "You left the team" } }));
   const remove = useMutation(trpc.team.delete.mutationOptions({ meta: { done: "Team deleted" } }));
   const gone = () => {
@@ -86,12 +97,9 @@ function TeamDangerZone({ teamSlug, canDelete }: { teamSlug: string; canDelete: 
   };
   return (
     <DangerZone>
-      <ConfirmDialog
-        trigger={<Button variant="secondary">Leave team</Button>}
-        title="Leave this team?"
-        description="You lose access to its projects. The last owner cannot leave: make someone else owner first."
-        confirmLabel="Leave"
-        onConfirm={async () => {
+      <LeaveTeam
+        refusal={leaveRefusal(myRole, members.data ?? [])}
+        onLeave={async () => {
           await leave.mutateAsync({ teamSlug });
           gone();
         }}

@@ -5,16 +5,22 @@ import { useEffect, useRef, useState } from "react";
 import { Button } from "./button";
 import { cn } from "@/lib/cn";
 
-/** Read-only text with a copy button; multi-line values keep their line breaks. */
+/**
+ * Read-only text with a copy button; multi-line values keep their line breaks. A line wider than the
+ * box scrolls sideways, unless `wrap`: then it breaks anywhere and every character is on screen.
+ */
 export function CopyField({
   label,
   value,
   multiline = false,
+  wrap = false,
   onCopied,
 }: {
   label: string;
   value: string;
   multiline?: boolean;
+  /** For what must be read whole where it is shown (a secret shown once): no part hidden past the edge. */
+  wrap?: boolean;
   /** Called once the clipboard holds the value (not when the browser refused to write it). */
   onCopied?: () => void;
 }) {
@@ -51,8 +57,10 @@ export function CopyField({
         aria-label={label}
         data-testid={`copy-${label}`}
         className={cn(
-          "overflow-x-auto rounded-md bg-neutral-900 p-3 font-mono text-xs text-neutral-100",
-          multiline ? "whitespace-pre" : "whitespace-nowrap",
+          "rounded-md bg-neutral-900 p-3 font-mono text-xs text-neutral-100",
+          wrap
+            ? "whitespace-pre-wrap break-all"
+            : cn("overflow-x-auto", multiline ? "whitespace-pre" : "whitespace-nowrap"),
         )}
       >
         {value}

@@ -7,6 +7,8 @@ export interface ToastMessage {
   tone: "success" | "failure";
   title: string;
   description?: string;
+  /** What raised it (a mutation's procedure): its later success takes its failures back. */
+  source?: string;
 }
 
 let toasts: readonly ToastMessage[] = [];
@@ -25,6 +27,12 @@ export function toast(message: Omit<ToastMessage, "id">): void {
 
 export function dismissToast(id: number): void {
   publish(toasts.filter((t) => t.id !== id));
+}
+
+/** The failures `source` raised, once it went through: they no longer say anything true. */
+export function dismissFailuresOf(source: string): void {
+  if (toasts.some((t) => t.tone === "failure" && t.source === source))
+    publish(toasts.filter((t) => t.tone !== "failure" || t.source !== source));
 }
 
 export function subscribeToasts(listener: () => void): () => void {

@@ -10,6 +10,7 @@ import type { AppRouter } from "@/server/api/root";
 import { Toaster } from "@/components/ui/toaster";
 import { toastingMutationCache } from "./mutation-toasts";
 import { makeQueryClient } from "./query-client";
+import { REFUSALS_AS_DATA } from "./refusals";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
@@ -17,7 +18,15 @@ export function TrpcProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(() => makeQueryClient({ mutationCache: toastingMutationCache() }));
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson, maxItems: MAX_BATCH })],
+      // Refusals come back as data (refusals.ts): the browser logs no failed request for a refused form.
+      links: [
+        httpBatchLink({
+          url: "/api/trpc",
+          transformer: superjson,
+          maxItems: MAX_BATCH,
+          headers: { [REFUSALS_AS_DATA.header]: REFUSALS_AS_DATA.value },
+        }),
+      ],
     }),
   );
   return (

@@ -1,5 +1,5 @@
-import { MutationCache } from "@tanstack/react-query";
-import { toast } from "@/components/ui/toast-store";
+import { hashKey, MutationCache, type Mutation } from "@tanstack/react-query";
+import { dismissFailuresOf, toast } from "@/components/ui/toast-store";
 
 /**
  * What a mutation says when it is done, given as its `meta`: `useMutation({ ..., meta: { done: "Preset
@@ -18,11 +18,17 @@ declare module "@tanstack/react-query" {
   }
 }
 
+/**
+ * A failure toast is taken back when the same mutation then succeeds (the form corrected and sent
+ * again): left up, it would still say "did not go through" beside the success.
+ */
 export function toastingMutationCache(): MutationCache {
   return new MutationCache({
     onSuccess: (_data, _variables, _context, mutation) => {
       const done = mutation.meta?.done;
-      if (done) toast({ tone: "success", title: done });
+      const source = sourceOf(mutation);
+      if (source) dismissFailuresOf(source);
+      if (done) toast({ tone: "success", title: done, source });
     },
     onError: (_error, _variables, _context, mutation) => {
       const meta = mutation.meta;
@@ -31,7 +37,16 @@ export function toastingMutationCache(): MutationCache {
         tone: "failure",
         title: meta.failed ?? "That did not go through",
         description: "Nothing was changed. The reason is shown where you sent it.",
+        source: sourceOf(mutation),
       });
     },
   });
+}
+
+/** Which mutation it was: its key (tRPC's procedure path), or else the words its toasts use. */
+function sourceOf(mutation: Mutation<unknown, unknown, unknown, unknown>): string | undefined {
+  const key = mutation.options.mutationKey;
+  if (key) return hashKey(key);
+  const meta = mutation.meta;
+  return meta?.done ?? meta?.failed;
 }

@@ -8,6 +8,7 @@ import type { Database } from "@/server/db/client";
 import { account, session, user, verification } from "@/server/db/schema";
 import { isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
+import type { NewAccount, SignUpOrigin } from "@/server/tenancy/onboarding";
 import type { AccountCandidate } from "@/server/tenancy/registration";
 import { createAuthRateLimitStorage } from "./rate-limit-storage";
 import { createTransactionScope } from "./transaction-scope";
@@ -27,8 +28,8 @@ export interface AuthOptions {
   limiter: RateLimiter;
   github: OAuthCredentials | null;
   google: OAuthCredentials | null;
-  /** Runs once per new account (the personal team). */
-  onUserCreated(account: { id: string; name: string; email: string }): Promise<void>;
+  /** Runs once per new account (where it starts: onboarding.ts), with the invitation its sign-up carried. */
+  onUserCreated(account: NewAccount, origin: SignUpOrigin): Promise<void>;
   /** Runs on every sign-in, sign-up included, with where it came from (better-auth's session row). */
   onSignedIn(session: { userId: string; ip: string | null; userAgent: string | null }): Promise<void>;
   /** better-auth's own log lines go through it (and its redaction). */
@@ -158,7 +159,17 @@ export function createAuth(options: AuthOptions) {
             }
             return { data: created };
           },
-          after: async (created) => options.onUserCreated(created),
+          after: async (created, ctx) =>
+            options.onUserCreated(
+              {
+                id: created.id,
+                name: created.name,
+                email: created.email,
+                emailVerified: created.emailVerified === true,
+                instanceRole: typeof created.instanceRole === "string" ? created.instanceRole : null,
+              },
+              { invitationToken: invitationTokenOf(ctx?.body) },
+            ),
         },
       },
       session: {

@@ -1,6 +1,9 @@
 import { MAX_BATCH } from "@/lib/trpc/batch-size";
 import { randomUUID } from "node:crypto";
+import type { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { REFUSALS_AS_DATA } from "@/lib/trpc/refusals";
 import { createContext, type DashboardServices } from "@/server/api/context";
 import { retryAfterOf } from "@/server/api/errors";
 import { appRouter } from "@/server/api/root";
@@ -43,9 +46,12 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
           userAgent: req.headers.get("user-agent"),
         }),
       // A refusal's Retry-After (dashboard-limits.ts) as the header too; of a batch, the longest wait.
+      // The dashboard's client takes refusals as data (src/lib/trpc/refusals.ts): 200, the same body.
       responseMeta({ errors }) {
         const waits = errors.map(retryAfterOf).filter((seconds) => seconds !== null);
-        return waits.length > 0 ? { headers: { "Retry-After": String(Math.max(...waits)) } } : {};
+        const headers = waits.length > 0 ? { "Retry-After": String(Math.max(...waits)) } : undefined;
+        const asData = errors.length > 0 && wantsRefusalsAsData(req) && errors.every(isRefusal);
+        return { ...(headers && { headers }), ...(asData && { status: 200 }) };
       },
       onError({ error, path, ctx }) {
         if (error.code !== "INTERNAL_SERVER_ERROR") return;
@@ -60,6 +66,12 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
 }
 
 const knownAddress = (address: string) => (address === "unknown" ? null : address);
+
+const wantsRefusalsAsData = (request: Request) =>
+  request.headers.get(REFUSALS_AS_DATA.header) === REFUSALS_AS_DATA.value;
+
+/** The caller's to change (4xx), as opposed to the server's fault, which keeps its 5xx everywhere. */
+const isRefusal = (error: TRPCError) => getHTTPStatusCodeFromError(error) < 500;
 
 /**
  * A mutation posted by a browser carries the page's Origin: one from another site is refused before its

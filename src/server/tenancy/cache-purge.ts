@@ -67,14 +67,21 @@ export async function purgeResults(
       .from(sourcePurges)
       .where(eq(sourcePurges.projectId, scope.projectId));
     const whole = source === null || (purged?.n ?? 0) >= MAX_SOURCE_PURGES;
+    // In the admin's words: what was purged, and why more than asked when it was widened (the
+    // generation and the bound are the cache's own business: the log line below has them).
     await deps.audit.record(tx, {
       ...scope,
       action: "cache.purged",
       target: { id: source ?? "*", label: source ?? "every source" },
-      changes: {
-        generation: { from: row.generation - 1, to: row.generation },
-        widened: { from: null, to: whole && source !== null },
-      },
+      changes:
+        whole && source !== null
+          ? {
+              scope: {
+                from: source,
+                to: `every source (${purged?.n ?? 0} sources were purged one by one since the last whole purge)`,
+              },
+            }
+          : null,
     });
     if (whole) {
       await tx.update(projects).set({ cacheBase: row.generation }).where(eq(projects.id, scope.projectId));

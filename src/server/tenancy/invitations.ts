@@ -192,6 +192,33 @@ export async function acceptInvitation(
   });
 }
 
+/**
+ * Declines it, as only the invited account may: the invitation is closed (shown as revoked from then
+ * on) and the team's log says who declined, so its admins know not to wait.
+ */
+export async function declineInvitation(
+  deps: Audited,
+  token: string,
+  account: { id: string; email: string },
+): Promise<void> {
+  const now = deps.now();
+  await deps.db.transaction(async (tx) => {
+    const [invitation] = await tx
+      .select({ id: teamInvitations.id, teamId: teamInvitations.teamId, email: teamInvitations.email })
+      .from(teamInvitations)
+      .where(and(eq(teamInvitations.tokenHash, hashToken(token)), pending(now)))
+      .for("update");
+    if (!invitation) throw new AppError("INVITATION_INVALID");
+    if (invitation.email !== account.email.trim().toLowerCase()) throw new AppError("INVITATION_EMAIL_MISMATCH");
+    await tx.update(teamInvitations).set({ revokedAt: now }).where(eq(teamInvitations.id, invitation.id));
+    await deps.audit.record(tx, {
+      teamId: invitation.teamId,
+      action: "invitation.declined",
+      target: { id: invitation.id, label: invitation.email },
+    });
+  });
+}
+
 /** The pending invitation a link's token opens (registration checks the address against it). */
 export async function findPendingInvitation(deps: TenancyClock, token: string): Promise<{ email: string } | null> {
   const { db } = deps;

@@ -3,11 +3,12 @@ import { and, eq } from "drizzle-orm";
 import { slugify } from "@/lib/slugify";
 import { teamMembers, teams } from "@/server/db/schema";
 import { auditTrail, userActor } from "@/server/audit/trail";
-import type { TenancyDeps } from "./deps";
-import { createTeam, updateTeam, type TeamRow } from "./teams";
+import type { TenancyClock, TenancyDeps } from "./deps";
+import { findPendingInvitation, hasPendingInvitation } from "./invitations";
+import { adoptOwnerlessTeams, createTeam, updateTeam, type TeamRow } from "./teams";
 
 /**
- * Every account starts with a team of its own, so the dashboard is never empty. Its slug is made up
+ * A team of the account's own, so the dashboard is never empty. Its slug is made up
  * (from the email and a random suffix) and flagged for onboarding, where the user picks the real one.
  */
 export async function createPersonalTeam(
@@ -20,13 +21,34 @@ export async function createPersonalTeam(
   return createTeam(deps, { name, slug, ownerId: user.id, pendingOnboarding: true });
 }
 
+/** A new account as better-auth wrote it. */
+export interface NewAccount {
+  id: string;
+  name: string;
+  email: string;
+  /** A provider (GitHub, Google) vouches for the address. */
+  emailVerified: boolean;
+  /** `owner` for the instance's first account (create-auth.ts sets it). */
+  instanceRole?: string | null;
+}
+
+/** How the sign-up came: the token of the invitation link it started from, if any. */
+export interface SignUpOrigin {
+  invitationToken: string | null;
+}
+
 /**
- * A new account's first moments: its creation written to the instance's log and its personal team
- * made, together, as the account itself (better-auth's hook runs after the account's own insert).
+ * A new account's first moments, together, as the account itself (better-auth's hook runs after the
+ * account's own insert): its creation written to the instance's log, then where it starts.
+ * - The instance's owner takes the teams nobody belongs to (the quickstart's `demo`) and starts there.
+ * - An account made from its invitation starts with no team: accepting the invitation is its next
+ *   step; declining it leads to onboarding, which makes the team then (completeOnboarding).
+ * - Any other gets a personal team, pending onboarding, so the dashboard is never empty.
  */
 export async function setUpNewAccount(
   deps: Pick<TenancyDeps, "db" | "now">,
-  account: { id: string; name: string; email: string },
+  account: NewAccount,
+  origin: SignUpOrigin,
 ): Promise<void> {
   const audit = auditTrail(userActor(account, { ip: null, userAgent: null }), deps.now);
   await deps.db.transaction(async (tx) => {
@@ -35,8 +57,21 @@ export async function setUpNewAccount(
       action: "account.created",
       target: { id: account.id, label: account.email },
     });
+    if (account.instanceRole === "owner" && (await adoptOwnerlessTeams({ db: tx, audit }, account.id)).length > 0)
+      return;
+    if (await cameInvited({ db: tx, now: deps.now }, account, origin)) return;
     await createPersonalTeam({ db: tx, audit }, account);
   });
+}
+
+/**
+ * The sign-up carried a pending invitation for this address (the link is what admitted it on an
+ * invite-only server), or a provider verified an address that holds one (its round trip loses the link).
+ */
+async function cameInvited(deps: TenancyClock, account: NewAccount, origin: SignUpOrigin): Promise<boolean> {
+  const email = account.email.trim().toLowerCase();
+  if (origin.invitationToken) return (await findPendingInvitation(deps, origin.invitationToken))?.email === email;
+  return account.emailVerified && (await hasPendingInvitation(deps, email));
 }
 
 /** The user's personal team still waiting for its name, if any. */

@@ -276,11 +276,15 @@ describe("alerts", () => {
 
   it("follows the team's settings: saved by admins only, audited, validated, an alert turned off is not sent", async () => {
     expect(await owner.caller.alerts.settings({ teamSlug })).toEqual({
-      keyDayLimitPercent: 80,
-      errorRatePercent: 10,
-      keyExpiry: true,
-      bucketCredentials: true,
-      mailAdmins: true,
+      settings: {
+        keyDayLimitPercent: 80,
+        errorRatePercent: 10,
+        keyExpiry: true,
+        bucketCredentials: true,
+        mailAdmins: true,
+      },
+      // SMTP is configured here: the card offers mail.
+      mailConfigured: true,
     });
     const off = {
       keyDayLimitPercent: 50,
@@ -332,5 +336,26 @@ describe("alerts", () => {
     const response = await call(`Bearer ${app.services.secrets.cron}`);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ ok: true, mailFailures: 0 });
+  });
+});
+
+describe("alerts on an instance without mail", () => {
+  it("say that mail is not configured, so the card offers the banner instead of a mail that never goes", async () => {
+    const bare = await createTestApp();
+    try {
+      const someone = await signUp(bare.services, "no-mail");
+      const slug = (
+        await someone.caller.account.completeOnboarding({
+          name: "Unmailed",
+          slug: `unmailed-${someone.id.slice(0, 8).toLowerCase()}`,
+        })
+      ).slug;
+      const answer = await someone.caller.alerts.settings({ teamSlug: slug });
+      expect(answer.mailConfigured).toBe(false);
+      // The team's choice is kept as saved: it takes effect once the operator sets SMTP_URL.
+      expect(answer.settings.mailAdmins).toBe(true);
+    } finally {
+      await bare.close();
+    }
   });
 });

@@ -20,6 +20,8 @@ export interface AuditWorld extends TenantWorld {
   services: Services;
   newcomer?: TestUser;
   newcomerToken?: string;
+  decliner?: TestUser;
+  declinerToken?: string;
   keyIds: string[];
 }
 
@@ -57,6 +59,16 @@ export const auditCases: Record<string, AuditCase> = {
     action: "member.joined",
     by: (w) => w.newcomer!,
     call: (w) => w.newcomer!.caller.account.acceptInvitation({ token: w.newcomerToken! }),
+  },
+  "account.declineInvitation": {
+    action: "invitation.declined",
+    prepare: async (w) => {
+      w.decliner = await signUp(w.services, "decliner");
+      const invitation = await w.owner.caller.team.invite({ ...team(w), email: w.decliner.email, role: "member" });
+      w.declinerToken = tokenOf(invitation.link);
+    },
+    by: (w) => w.decliner!,
+    call: (w) => w.decliner!.caller.account.declineInvitation({ token: w.declinerToken! }),
   },
   "team.revokeInvitation": {
     action: "invitation.revoked",

@@ -1,11 +1,12 @@
 import { eq, gt, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
-import { auditLog, projects, teams } from "@/server/db/schema";
+import { auditLog, projects, sourcePurges, teams } from "@/server/db/schema";
 import { recordRegistrationPolicy } from "@/server/audit/registration-record";
 import { auditTrail, userActor } from "@/server/audit/trail";
 import { createExportHandler } from "@/server/http/export-route";
 import { auditExport } from "@/server/http/exports";
+import { MAX_SOURCE_PURGES } from "@/server/tenancy/cache-purge";
 import { updateProject } from "@/server/tenancy/projects";
 import { createTestApp, type TestApp } from "../../support/app";
 import { authRequest, CALLER_ORIGIN, signUp } from "../../support/dashboard";
@@ -74,8 +75,10 @@ describe("audit entries of the dashboard's changes", () => {
 describe("what an entry holds", () => {
   let w: Awaited<ReturnType<typeof buildTenantWorld>>;
   const project = () => ({ teamSlug: w.teamSlug, projectSlug: w.projectSlug });
+  let teamIdOfWorld: string;
   beforeAll(async () => {
     w = await buildTenantWorld(app.services, "holds");
+    teamIdOfWorld = (await teamIdOf(w.teamSlug))!;
   }, 60_000);
 
   it("records before → after of what changed, and nothing that did not", async () => {
@@ -116,6 +119,39 @@ describe("what an entry holds", () => {
       { from: "[redacted]", to: "[redacted]" },
     ]);
     expect(buckets[0]!.changes?.accessKeyIdHint).toEqual({ from: null, to: "…MPLE" });
+  });
+
+  it("says what a purge did in an admin's words: what was purged, and only when it was widened, why", async () => {
+    const projectId = (await db().select().from(projects).where(eq(projects.slug, w.projectSlug))).find(
+      (p) => p.teamId === teamIdOfWorld,
+    )!.id;
+    const from = await lastId();
+    await w.owner.caller.cache.purge({ ...project(), source: "local/photo.jpg" });
+    await w.owner.caller.cache.purge(project());
+    // As many single-source purges as the project keeps: the next one purges every source.
+    await db()
+      .insert(sourcePurges)
+      .values(
+        Array.from({ length: MAX_SOURCE_PURGES }, (_, i) => ({ projectId, source: `local/p${i}.jpg`, generation: 1 })),
+      );
+    await w.owner.caller.cache.purge({ ...project(), source: "local/photo.jpg" });
+    const entries = await entriesAfter(from);
+    expect(entries.map((e) => [e.action, e.targetLabel, e.changes])).toEqual([
+      ["cache.purged", "local/photo.jpg", null],
+      ["cache.purged", "every source", null],
+      [
+        "cache.purged",
+        "local/photo.jpg",
+        {
+          scope: {
+            from: "local/photo.jpg",
+            to: `every source (${MAX_SOURCE_PURGES} sources were purged one by one since the last whole purge)`,
+          },
+        },
+      ],
+    ]);
+    // No counters or flags of the cache's inner workings.
+    expect(JSON.stringify(entries.map((e) => e.changes))).not.toMatch(/generation|widened/);
   });
 
   it("says when an invitation replaced the address's open one", async () => {

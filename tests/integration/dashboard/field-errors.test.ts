@@ -137,6 +137,33 @@ describe("field errors", () => {
     }
   });
 
+  it("names every refused host of a list, not only the first, in the message and at the field", async () => {
+    const cases = [
+      {
+        procedure: "project.create",
+        input: {
+          name: "Hosts",
+          slug: "hosts-x",
+          allowedSourceHosts: ["10.0.0.1", "cdn.example.com", "metadata.google.internal"],
+        },
+        field: "allowedSourceHosts",
+        says: '2 source hosts are not valid: "10.0.0.1" (private, loopback and reserved addresses are not allowed); "metadata.google.internal" (local and internal host names are not allowed)',
+      },
+      {
+        procedure: "project.update",
+        input: { projectSlug: "fields", allowedRefererHosts: ["local", "shop.example", "192.168.0.9"] },
+        field: "allowedRefererHosts",
+        says: '2 referer hosts are not valid: "local" (use a host such as example.com, *.example.com or *); "192.168.0.9" (private, loopback and reserved addresses are not allowed)',
+      },
+    ];
+    for (const { procedure, input, field, says } of cases) {
+      const { status, body } = await call(procedure, { teamSlug, ...input });
+      expect(status, procedure).toBe(400);
+      expect(body.error.json.message).toBe(says);
+      expect(body.error.json.data.fieldErrors).toEqual({ [field]: [says] });
+    }
+  });
+
   it("has none for a refusal that is not about input", async () => {
     const { status, body } = await call("project.create", { teamSlug: "no-such-team", name: "Site", slug: "site" });
     expect(status).toBe(404);

@@ -50,6 +50,10 @@ export const isolationCases: Record<string, IsolationCase> = {
     scope: "token",
     call: (c, t) => c.account.acceptInvitation({ token: t.invitationToken }),
   },
+  "account.declineInvitation": {
+    scope: "token",
+    call: (c, t) => c.account.declineInvitation({ token: t.invitationToken }),
+  },
 
   "team.get": { scope: "team", call: (c, t) => c.team.get(team(t)) },
   "team.update": { scope: "team", call: (c, t) => c.team.update({ ...team(t), name: "Taken over" }) },

@@ -110,11 +110,14 @@ describe("tenant isolation", () => {
     },
   );
 
-  it("does not let a user of team A accept team B's invitation meant for someone else", async () => {
-    await expect(isolationCases["account.acceptInvitation"]!.call(a.owner.caller, targetOf(b))).rejects.toMatchObject({
-      code: "FORBIDDEN",
-    });
-  });
+  it.each(["account.acceptInvitation", "account.declineInvitation"])(
+    "%s: a user of team A cannot use team B's invitation meant for someone else",
+    async (path) => {
+      await expect(isolationCases[path]!.call(a.owner.caller, targetOf(b))).rejects.toMatchObject({
+        code: "FORBIDDEN",
+      });
+    },
+  );
 
   it("leaves every row of team B exactly as it was", async () => {
     expect(await snapshot(b.teamSlug)).toEqual(before);

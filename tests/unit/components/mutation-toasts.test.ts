@@ -3,10 +3,13 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { currentToasts, dismissToast } from "@/components/ui/toast-store";
 import { toastingMutationCache, type MutationToast } from "@/lib/trpc/mutation-toasts";
 
-/** A mutation's outcome, as the dashboard's toasts report it. */
-async function run(meta: MutationToast | undefined, outcome: () => Promise<unknown>) {
-  const client = new QueryClient({ mutationCache: toastingMutationCache() });
-  const mutation = client.getMutationCache().build(client, { mutationFn: outcome, meta, retry: false });
+const client = new QueryClient({ mutationCache: toastingMutationCache() });
+
+/** A mutation's outcome, as the dashboard's toasts report it (`key`: which procedure, as tRPC keys it). */
+async function run(meta: MutationToast | undefined, outcome: () => Promise<unknown>, key?: unknown[]) {
+  const mutation = client
+    .getMutationCache()
+    .build(client, { mutationFn: outcome, meta, retry: false, ...(key && { mutationKey: key }) });
   await mutation.execute(undefined).catch(() => undefined);
 }
 
@@ -28,6 +31,24 @@ describe("the toasts mutations raise", () => {
     ]);
     // The server's message stays with the form that sent it, never repeated in the toast.
     expect(currentToasts().some((t) => t.description?.includes("Invalid operation"))).toBe(false);
+  });
+
+  it("take a failure back once the same save, corrected, goes through; another's failure stays", async () => {
+    const save = [["project", "update"]];
+    const other = [["alerts", "saveSettings"]];
+    await run({ done: "Alert settings saved" }, async () => Promise.reject(new Error("x")), other);
+    await run({ done: "Project settings saved" }, async () => Promise.reject(new Error("x")), save);
+    await run({ done: "Project settings saved" }, async () => Promise.reject(new Error("x")), save);
+    await run({ done: "Project settings saved" }, async () => "ok", save);
+    expect(currentToasts().map(({ tone, title }) => [tone, title])).toEqual([
+      ["failure", "That did not go through"],
+      ["success", "Project settings saved"],
+    ]);
+    // Without a key (a mutation outside tRPC), its own words say which save it was.
+    for (const t of currentToasts()) dismissToast(t.id);
+    await run({ done: "Preset saved" }, async () => Promise.reject(new Error("x")));
+    await run({ done: "Preset saved" }, async () => "ok");
+    expect(currentToasts().map(({ tone }) => tone)).toEqual(["success"]);
   });
 
   it("keep the three newest", async () => {

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { transform } from "esbuild";
-import { envBlock, nextImageSnippet, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
+import { envBlock, exampleSource, nextImageSnippet, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
 import { generateKeyPair } from "@/server/signing";
 import { buildSignedUrl } from "../../support/signed-url";
 
@@ -17,7 +17,7 @@ describe("dashboard snippets", () => {
       // The snippet as shown, plus a source written as a full URL with characters to encode.
       writeFileSync(
         path.join(dir, "optstuff.mjs"),
-        `${nodeSnippet()}\nconsole.log(optstuffUrl("https://images.example.com/a b%20c.jpg", "w_100"));\n`,
+        `${nodeSnippet(["images.example.com"])}\nconsole.log(optstuffUrl("https://images.example.com/a b%20c.jpg", "w_100"));\n`,
       );
       writeFileSync(path.join(dir, ".env"), envBlock(target));
       const printed = execFileSync(process.execPath, ["--env-file=.env", "optstuff.mjs"], {
@@ -37,7 +37,41 @@ describe("dashboard snippets", () => {
 
   it("keeps the secret out of the placeholder block and the Next.js snippet on the server", () => {
     expect(envBlock({ baseUrl: "b", projectSlug: "p", publicKey: "pk_x" })).not.toMatch(/sk_[A-Za-z0-9]/);
-    expect(nextjsSnippet()).toContain('import "server-only"');
+    expect(nextjsSnippet(["local"])).toContain('import "server-only"');
+  });
+
+  it("signs, in every snippet, a source the project allows: its first host, a name under its wildcard, or its local folder", () => {
+    const cases: Array<[hosts: string[], source: string]> = [
+      [["local", "cdn.example.net", "*.example.org"], "cdn.example.net/photo.jpg"],
+      [["http://media.example.net:8080"], "http://media.example.net:8080/photo.jpg"],
+      [["*.example.org"], "images.example.org/photo.jpg"],
+      [["*"], "images.example.com/photo.jpg"],
+      [["local"], "local/photo.jpg"],
+    ];
+    for (const [hosts, source] of cases) {
+      expect(exampleSource(hosts), hosts.join(" ")).toBe(source);
+      for (const snippet of [nodeSnippet(hosts), nextjsSnippet(hosts)]) {
+        expect(snippet, hosts.join(" ")).toContain(`optstuffUrl("${source}", "w_800,f_auto")`);
+        if (!hosts.includes("*")) expect(snippet, hosts.join(" ")).not.toContain("images.example.com");
+      }
+    }
+    const remote = nextImageSnippet(["cdn.example.net"]);
+    expect(remote).toContain('allowedHosts: ["cdn.example.net"]');
+    expect(remote).toContain('<Image src="https://cdn.example.net/photo.jpg"');
+    expect(remote).not.toContain("images.example.com");
+    // Under a wildcard only: a name it admits, and the note to list the real ones.
+    expect(nextImageSnippet(["*.example.org"])).toContain('allowedHosts: ["images.example.org"]');
+    // The kit's route signs remote images: with the local folder only, it says what to add instead of
+    // signing a host the project refuses.
+    const local = nextImageSnippet(["local"]);
+    expect(local).toContain("allowedHosts: []");
+    expect(local).not.toContain("images.example.com");
+    expect(local).not.toContain("<Image src=");
+    expect(local).toMatch(/allows no remote host/);
+    // Nothing allowed yet: no snippet pretends an image would be served.
+    expect(exampleSource([])).toBeNull();
+    for (const snippet of [nodeSnippet([]), nextjsSnippet([]), nextImageSnippet([])])
+      expect(snippet).toMatch(/allows no (source|remote host) yet/);
   });
 
   it("the next/image snippet's signing route, run with the kit and the .env block, redirects to a URL the server verifies", async () => {

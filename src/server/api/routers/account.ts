@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { teamSchema } from "@/lib/schemas/team";
 import { AppError } from "@/server/errors";
-import { acceptInvitation, previewInvitation } from "@/server/tenancy/invitations";
+import { acceptInvitation, declineInvitation, previewInvitation } from "@/server/tenancy/invitations";
 import { completeOnboarding, findPendingTeam } from "@/server/tenancy/onboarding";
 import { findInstanceOwner, signUpOffer } from "@/server/tenancy/registration";
 import { checkSlugAvailable, createTeam, listTeamsForUser } from "@/server/tenancy/teams";
@@ -70,4 +70,9 @@ export const accountRouter = router({
   acceptInvitation: protectedProcedure
     .input(token)
     .mutation(({ ctx, input }) => acceptInvitation(ctx.tenancy, input.token, ctx.user)),
+
+  /** The invited account says no: the invitation closes, and the account goes on to make its own team. */
+  declineInvitation: protectedProcedure
+    .input(token)
+    .mutation(({ ctx, input }) => declineInvitation(ctx.tenancy, input.token, ctx.user)),
 });

@@ -6,7 +6,11 @@ import { router, teamProcedure } from "../trpc";
 export const alertsRouter = router({
   current: teamProcedure("alerts.read").query(({ ctx }) => currentAlerts(ctx.tenancy, ctx.team.id)),
 
-  settings: teamProcedure("alerts.read").query(({ ctx }) => alertSettingsOf(ctx.tenancy.db, ctx.team.id)),
+  /** The team's choices, and whether this instance can mail at all (without SMTP only the banner shows alerts). */
+  settings: teamProcedure("alerts.read").query(async ({ ctx }) => ({
+    settings: await alertSettingsOf(ctx.tenancy.db, ctx.team.id),
+    mailConfigured: ctx.services.mailer !== null,
+  })),
 
   saveSettings: teamProcedure("alerts.write")
     .input(alertSettingsSchema)

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { fetchOrNotFound, HydrateClient, trpc } from "@/app/_lib/trpc";
+import { ProjectHeading } from "@/components/shell/project-heading";
 import { ProjectNav } from "@/components/shell/project-nav";
 
 export default async function ProjectLayout({
@@ -22,7 +23,7 @@ export default async function ProjectLayout({
           <Link href={`/t/${team}`} className="text-sm text-neutral-600 hover:underline">
             ← Projects
           </Link>
-          <h1 className="mt-1 font-mono text-2xl font-semibold">{project}</h1>
+          <ProjectHeading teamSlug={team} projectSlug={project} />
         </div>
         <ProjectNav teamSlug={team} projectSlug={project} />
         {children}
