@@ -77,14 +77,14 @@ function RefusedByPresetsOnly({ days, requests, refused, examples, partial, look
     <div data-testid="presets-only-impact" className="space-y-2">
       <p className={refused > 0 ? "font-medium text-red-700" : "text-neutral-700"}>
         {requests === 0
-          ? `No images served in the last ${days} days to judge by.`
+          ? `No images delivered in the last ${days} days to judge by.`
           : lookedBackTo
-            ? `${partial ? "At least " : ""}${count(refused)} of the latest ${count(requests)} images served would have been refused.`
-            : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} images served in the last ${days} days would have been refused.`}
+            ? `${partial ? "At least " : ""}${count(refused)} of the latest ${count(requests)} images delivered would have been refused.`
+            : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} images delivered in the last ${days} days would have been refused.`}
       </p>
       {lookedBackTo ? (
         <p className="text-neutral-600">
-          Judged on the images served since <When at={lookedBackTo} />: a sample of the last {days} days.
+          Judged on the images delivered since <When at={lookedBackTo} />: a sample of the last {days} days.
         </p>
       ) : null}
       {examples.length > 0 ? (

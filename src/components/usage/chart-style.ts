@@ -17,3 +17,9 @@ const dayLabel = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZ
 export const utcDayTick = (day: string) => dayTick.format(new Date(day.length === 10 ? `${day}T00:00:00Z` : day));
 export const utcDayLabel = (day: string) =>
   `${dayLabel.format(new Date(day.length === 10 ? `${day}T00:00:00Z` : day))} (UTC day)`;
+
+/**
+ * Room right of the plot, the same on both usage charts: the daily chart's bytes axis is this wide
+ * (with its margin), and the outcome chart leaves it empty, so their days line up one above the other.
+ */
+export const CHART_RIGHT = 72;

@@ -3,7 +3,7 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatBytes, formatCompact, formatCount } from "@/lib/format";
 import { When } from "@/components/ui/when";
-import { TOOLTIP_STYLE, utcDayLabel, utcDayTick } from "./chart-style";
+import { CHART_RIGHT, TOOLTIP_STYLE, utcDayLabel, utcDayTick } from "./chart-style";
 import { DataTable } from "./data-table";
 
 export interface DailyPoint {
@@ -20,10 +20,11 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
   const total = series.reduce((sum, p) => sum + p.requests, 0);
   return (
     <figure>
+      <figcaption className="text-sm font-medium">{title}</figcaption>
       <div
         role="img"
         aria-label={`${title}: ${formatCount(total)} delivered over ${series.length} days`}
-        className="h-64 w-full"
+        className="mt-2 h-64 w-full"
       >
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={series as DailyPoint[]} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
@@ -36,7 +37,13 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
               width={44}
               allowDecimals={false}
             />
-            <YAxis yAxisId="bytes" orientation="right" tickFormatter={formatBytes} tick={{ fontSize: 11 }} width={64} />
+            <YAxis
+              yAxisId="bytes"
+              orientation="right"
+              tickFormatter={formatBytes}
+              tick={{ fontSize: 11 }}
+              width={CHART_RIGHT - 8}
+            />
             <Tooltip
               formatter={(value, name) =>
                 name === "Bytes delivered" ? formatBytes(Number(value)) : formatCount(Number(value))

@@ -18,15 +18,22 @@ export function DataTable<Row>({
   rowKey,
   label,
   testId,
+  oneLine = false,
 }: {
   columns: ReadonlyArray<Column<Row>>;
   rows: readonly Row[];
   rowKey(row: Row): string;
   label: string;
   testId?: string;
+  /** From `sm` up, each row on one line (a log read row by row): the table scrolls sideways instead. */
+  oneLine?: boolean;
 }) {
   return (
-    <div className="sm:-mx-4 sm:overflow-x-auto sm:px-4">
+    // A table that scrolls sideways is a region the keyboard can reach and scroll (one line per row).
+    <div
+      className="sm:-mx-4 sm:overflow-x-auto sm:px-4"
+      {...(oneLine ? { tabIndex: 0, role: "region", "aria-label": `${label}, scrolls sideways` } : {})}
+    >
       <table
         role="table"
         className="block w-full text-left text-sm tabular-nums sm:table"
@@ -57,6 +64,7 @@ export function DataTable<Row>({
                   className={cn(
                     "flex justify-between gap-4 py-0.5 break-words sm:table-cell sm:py-2 sm:pr-4",
                     c.numeric ? "sm:text-right" : "text-right sm:text-left",
+                    oneLine && "sm:whitespace-nowrap",
                   )}
                 >
                   {/* The phone's label, where the column headers are hidden: read with the value. */}

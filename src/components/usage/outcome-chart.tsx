@@ -4,7 +4,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { When } from "@/components/ui/when";
 import { formatCompact, formatCount, utcStamp } from "@/lib/format";
 import type { OutcomeBucket, RequestOutcomes } from "@/server/analytics/request-outcomes";
-import { TOOLTIP_STYLE, utcDayLabel, utcDayTick } from "./chart-style";
+import { CHART_RIGHT, TOOLTIP_STYLE, utcDayLabel, utcDayTick } from "./chart-style";
 import { DataTable } from "./data-table";
 
 /** Each outcome's words and colour; the order is the stack's, bottom up. */
@@ -51,7 +51,11 @@ export function OutcomeChart({ outcomes }: { outcomes: RequestOutcomes }) {
         data-testid="outcome-chart"
       >
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={outcomes.buckets} margin={{ top: 8, right: 8, bottom: 0, left: 0 }} barCategoryGap={1}>
+          <BarChart
+            data={outcomes.buckets}
+            margin={{ top: 8, right: CHART_RIGHT, bottom: 0, left: 0 }}
+            barCategoryGap={1}
+          >
             <CartesianGrid strokeDasharray="3 3" stroke="var(--chart-grid)" vertical={false} />
             <XAxis dataKey="start" tickFormatter={tick} tick={{ fontSize: 11 }} minTickGap={24} />
             <YAxis tickFormatter={formatCompact} tick={{ fontSize: 11 }} width={44} allowDecimals={false} />

@@ -24,7 +24,7 @@ const score = (value: number | null) => (value === null ? "–" : value.toFixed(
 
 /** What each way of choosing quality delivered: sizes against the originals, and the score reached. */
 export function QualityModes({ rows }: { rows: readonly QualityModeRow[] }) {
-  if (rows.length === 0) return <p className="text-sm text-neutral-600">No images were served in this range.</p>;
+  if (rows.length === 0) return <p className="text-sm text-neutral-600">No images were delivered in this range.</p>;
   return (
     <div className="space-y-3">
       <DataTable
@@ -35,7 +35,7 @@ export function QualityModes({ rows }: { rows: readonly QualityModeRow[] }) {
         columns={[
           { header: "Quality mode", cell: (r) => describeMode(r.mode) },
           { header: "Format", cell: (r) => formatName(r.format) },
-          { header: "Images served", numeric: true, cell: (r) => formatCount(r.requests) },
+          { header: "Images delivered", numeric: true, cell: (r) => formatCount(r.requests) },
           {
             header: "Mean size",
             numeric: true,

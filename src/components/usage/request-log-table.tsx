@@ -143,6 +143,8 @@ export function RequestLogTable({
       {rows.length > 0 ? (
         <DataTable
           label="Request log"
+          testId="request-log"
+          oneLine
           rows={rows}
           rowKey={(r) => String(r.id)}
           columns={[
@@ -156,7 +158,14 @@ export function RequestLogTable({
                 </span>
               ),
             },
-            { header: "Operations", cell: (r) => <span className="font-mono text-xs">{r.operations ?? "–"}</span> },
+            {
+              header: "Operations",
+              cell: (r) => (
+                <span className="block max-w-48 truncate font-mono text-xs" title={r.operations ?? ""}>
+                  {r.operations ?? "–"}
+                </span>
+              ),
+            },
             { header: "Key", cell: (r) => r.keyName ?? "–" },
             {
               header: "Output",
@@ -171,11 +180,11 @@ export function RequestLogTable({
             },
             { header: "Time", numeric: true, cell: (r) => formatMs(r.processingMs) },
             { header: "Cache", cell: (r) => r.cache ?? "–" },
-            // Truncated on screen; selecting it copies the whole id.
+            // Whole: it is what an integrator pastes into a support message or the filter above.
             {
               header: "Request id",
               cell: (r) => (
-                <span className="block max-w-24 truncate font-mono text-xs" title={r.requestId}>
+                <span className="font-mono text-xs" data-testid="request-id">
                   {r.requestId}
                 </span>
               ),

@@ -10,6 +10,10 @@ import { DataTable } from "./data-table";
  */
 export function SavingsCard({ savings }: { savings: SavingsReport }) {
   const { totals, work, uniqueTransformations: unique } = savings;
+  // The words of the outcome chart: served (transformed for the request) and cached make the answers
+  // delivered; of those, images carry one (not a 304, not info's JSON).
+  const answers = work.transforms + work.spared;
+  const notImages = Math.max(0, answers - totals.delivered);
   return (
     <Card title="Savings">
       <div className="space-y-3">
@@ -22,8 +26,8 @@ export function SavingsCard({ savings }: { savings: SavingsReport }) {
         </p>
         <p className="text-sm text-neutral-600">
           Originals {formatBytes(totals.originalBytes)} → delivered {formatBytes(totals.measuredOutputBytes)}, over the{" "}
-          {formatCount(totals.measured)} of {formatCount(totals.delivered)} images served that fetched their original
-          (an answer from a cache never sees it).
+          {formatCount(totals.measured)} of the {formatCount(totals.delivered)} images delivered that fetched their
+          original (an answer from a cache never sees it).
         </p>
         {savings.byFormat.length > 0 ? (
           <DataTable
@@ -33,7 +37,7 @@ export function SavingsCard({ savings }: { savings: SavingsReport }) {
             rowKey={(f) => f.format}
             columns={[
               { header: "Format", cell: (f) => formatName(f.format) },
-              { header: "Delivered", numeric: true, cell: (f) => formatCount(f.delivered) },
+              { header: "Images", numeric: true, cell: (f) => formatCount(f.delivered) },
               { header: "Bytes delivered", numeric: true, cell: (f) => formatBytes(f.outputBytes) },
               { header: "Saved", numeric: true, cell: (f) => formatBytes(f.savedBytes) },
               { header: "Saved share", numeric: true, cell: (f) => formatPercent(f.savedShare, 0) },
@@ -41,8 +45,9 @@ export function SavingsCard({ savings }: { savings: SavingsReport }) {
           />
         ) : null}
         <p className="text-sm" data-testid="transforms-spared">
-          {formatCount(work.transforms)} transformed, {formatCount(work.spared)} answered from a cache without a
-          transform ({formatPercent(work.sparedShare, 0)} spared).
+          {formatCount(answers)} answers delivered: {formatCount(work.transforms)} served (transformed for the request)
+          and {formatCount(work.spared)} cached ({formatPercent(work.sparedShare, 0)} spared a transform);{" "}
+          {formatCount(totals.delivered)} images and {formatCount(notImages)} not modified or JSON.
         </p>
         <p className="text-sm" data-testid="unique-transformations">
           <span className="font-semibold tabular-nums">

@@ -45,7 +45,10 @@ export function UsageSummary(props: {
   const { data, error, isPending } = props.usage;
   const period = data ? `${data.range.days} days` : "";
   return (
-    <Card title={props.title} actions={<RangePicker value={props.range} onChange={props.onRangeChange} />}>
+    <Card
+      title={props.title}
+      actions={<RangePicker value={props.range} shown={data?.range} onChange={props.onRangeChange} />}
+    >
       <ErrorMessage error={error} />
       {isPending ? <Loading /> : null}
       {data ? (
@@ -73,7 +76,7 @@ export function UsageSummary(props: {
             <Stat
               label="Delivered"
               value={formatCount(data.totals.requests)}
-              detail="Images sent to a browser or CDN (served or cached), as metered"
+              detail="Served and cached answers (not modified included), as metered: what billing counts"
               trend={{ current: data.totals.requests, previous: data.previous.requests, period }}
             />
             <Stat

@@ -1,4 +1,4 @@
-import type { DateRangeInput } from "@/lib/schemas/date-range";
+import { RECENT_DAYS, type DateRangeInput } from "@/lib/schemas/date-range";
 import { AppError } from "@/server/errors";
 
 export const MAX_RANGE_DAYS = 90;
@@ -23,11 +23,23 @@ function parseDay(text: string, name: string): number {
   return ms;
 }
 
-export function resolveDateRange(input: DateRangeInput, now: Date, maxDays = MAX_RANGE_DAYS): DateRange {
+/**
+ * `firstDay`: the day of the scope's first request, for the `recent` preset (none yet: today alone).
+ */
+export function resolveDateRange(
+  input: DateRangeInput,
+  now: Date,
+  maxDays = MAX_RANGE_DAYS,
+  firstDay?: string | null,
+): DateRange {
   const today = parseDay(dayOf(now.getTime()), "Today");
   let from: number;
   let to: number;
-  if ("preset" in input) {
+  if ("preset" in input && input.preset === "recent") {
+    to = today;
+    const first = firstDay ? Math.min(parseDay(firstDay, "The first request's day"), today) : today;
+    from = Math.max(first, today - (RECENT_DAYS - 1) * DAY_MS);
+  } else if ("preset" in input) {
     to = today;
     from = today - (Number.parseInt(input.preset, 10) - 1) * DAY_MS;
   } else {

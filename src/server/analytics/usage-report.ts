@@ -4,7 +4,7 @@ import type { Database } from "@/server/db/client";
 import { betweenStatements } from "@/server/db/newest-first-scan";
 import { storeShare } from "@/server/result-store/store-share";
 import type { ResultStore } from "@/server/result-store/types";
-import { resolveDateRange } from "./date-range";
+import { usageRange } from "./first-request";
 import { qualityModeStats } from "./quality-mode-stats";
 import { requestLogPage, type RequestLogPageInput } from "./request-log-page";
 import { requestLogStats } from "./request-log-stats";
@@ -31,7 +31,7 @@ export async function projectUsageReport(
   signal?: AbortSignal,
 ) {
   const now = deps.now();
-  const range = resolveDateRange(rangeInput, now);
+  const range = await usageRange(deps.db, { projectId }, rangeInput, now);
   // One part after another: each is a few bounded statements, others' work runs between them, and
   // none runs once the client has gone.
   const usage = await projectUsage(deps.db, projectId, range);
@@ -49,13 +49,14 @@ export async function projectUsageReport(
 }
 
 /** One page of a project's request log within the range. */
-export function projectRequestLog(
+export async function projectRequestLog(
   deps: Pick<UsageReportDeps, "db" | "now">,
   projectId: string,
   input: RequestLogPageInput & { range: DateRangeInput },
   signal?: AbortSignal,
 ) {
-  return requestLogPage(deps.db, projectId, resolveDateRange(input.range, deps.now()), input, signal);
+  const range = await usageRange(deps.db, { projectId }, input.range, deps.now());
+  return requestLogPage(deps.db, projectId, range, input, signal);
 }
 
 /** A team's usage page: its projects' totals, every request by outcome, how current metering is. */
@@ -66,7 +67,7 @@ export async function teamUsageReport(
   signal?: AbortSignal,
 ) {
   const now = deps.now();
-  const range = resolveDateRange(rangeInput, now);
+  const range = await usageRange(deps.db, { teamId }, rangeInput, now);
   // A team's parts read a few projects per statement (scope-projects.ts), one statement at a time.
   const usage = await teamUsage(deps.db, teamId, range, signal);
   await betweenStatements(signal);
