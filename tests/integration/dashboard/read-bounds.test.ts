@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, isNotNull, ne } from "drizzle-orm";
-import { auditLog, projects } from "@/server/db/schema";
+import { and, desc, eq, isNotNull, ne } from "drizzle-orm";
+import { auditLog, projects, requestLog } from "@/server/db/schema";
+import { DASHBOARD_SCAN } from "@/server/db/newest-first-scan";
 import { VARIANTS_PER_PROJECT_DAY } from "@/server/usage/request-stats";
 import { sessionUser } from "@/server/auth/session-user";
 import { createExportHandler } from "@/server/http/export-route";
@@ -13,8 +14,11 @@ import { buildTenantWorld, type TenantWorld } from "../../support/tenant-world";
 
 /**
  * No dashboard read costs more than its input allows (issue 47): the worst input a plain member can
- * send, over a request log filled by its own tenant, answers within a second, and meanwhile another
- * tenant's session is looked up and its cached image served as fast as alone, give or take 200 ms.
+ * send, over a request log filled by its own tenant, answers within the time of a few of the scan's
+ * bounded statements, and meanwhile another tenant's session is looked up and its cached image served
+ * as fast as alone, give or take four such statements. The statement is timed on the spot (a read of
+ * DASHBOARD_SCAN.chunk rows of the filled log), so a machine busy with other work moves the bounds
+ * with it; unbounded, the first case took 5.2 s on an idle machine where one statement takes ~10 ms.
  * Every connection of the embedded database shares one session, so a long statement anywhere stalls
  * everyone. Here the database runs on the test's own thread, so the other tenant's work that is CPU
  * rather than database (a sign-in's password hashing) shares the thread with the read; the sign-in is
@@ -38,6 +42,22 @@ beforeAll(async () => {
 
 afterAll(() => app?.close());
 
+/** One of the bounded scan's statements over the filled log, alone: the unit the bounds are counted in. */
+async function statementMs(): Promise<number> {
+  let slowest = 0;
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    await app.services.database.db
+      .select()
+      .from(requestLog)
+      .where(eq(requestLog.projectId, projectId))
+      .orderBy(desc(requestLog.createdAt), desc(requestLog.id))
+      .limit(DASHBOARD_SCAN.chunk);
+    slowest = Math.max(slowest, performance.now() - started);
+  }
+  return slowest;
+}
+
 /** One session lookup of the other tenant, and one cached image of its project: their times in ms. */
 async function otherTenant(): Promise<{ session: number; image: number }> {
   let started = performance.now();
@@ -55,6 +75,7 @@ async function otherTenant(): Promise<{ session: number; image: number }> {
  * took and the other tenant's slowest times, against its slowest times alone just before.
  */
 async function whileOtherTenantWorks(read: () => Promise<unknown>) {
+  const statement = await statementMs();
   const alone = { session: 0, image: 0 };
   for (let i = 0; i < 3; i++) {
     const t = await otherTenant();
@@ -71,13 +92,21 @@ async function whileOtherTenantWorks(read: () => Promise<unknown>) {
     during.image = Math.max(during.image, t.image);
   } while (!done);
   await reading;
-  return { readMs: performance.now() - started, alone, during };
+  return { readMs: performance.now() - started, statement, alone, during };
 }
 
+/**
+ * The read within what its bounded statements cost (the scan's budget is five of them; 40 leaves room
+ * for a team's few per-project statements and the page's own), and the other tenant slowed by at most
+ * four of them: it waits for the statement in progress (a statistics statement is several times a
+ * scan's), never for the read. 100–150 ms on top for the scheduling noise of a shared thread.
+ */
 function expectBounded(measured: Awaited<ReturnType<typeof whileOtherTenantWorks>>) {
-  expect(measured.readMs).toBeLessThan(1000);
-  expect(measured.during.session).toBeLessThan(measured.alone.session + 200);
-  expect(measured.during.image).toBeLessThan(measured.alone.image + 200);
+  const { readMs, statement, alone, during } = measured;
+  const said = JSON.stringify({ readMs, statement, alone, during });
+  expect(readMs, said).toBeLessThan(40 * statement + 100);
+  expect(during.session, said).toBeLessThan(alone.session + 4 * statement + 150);
+  expect(during.image, said).toBeLessThan(alone.image + 4 * statement + 150);
 }
 
 describe("the request log's source filter", () => {
@@ -259,9 +288,8 @@ describe("over a log filled to its caps", () => {
         firstByte = performance.now() - started;
         while (!(await reader.read()).done);
       });
-      expect(firstByte).toBeLessThan(1000);
-      expect(measured.during.session).toBeLessThan(measured.alone.session + 200);
-      expect(measured.during.image).toBeLessThan(measured.alone.image + 200);
+      // The whole export is long; its first byte is not, nor is anyone else's wait.
+      expectBounded({ ...measured, readMs: firstByte });
     }
   });
 });
