@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blur } from "@/server/image/quality/gaussian-blur";
+import { blur, blurProduct } from "@/server/image/quality/gaussian-blur";
 
 /** The sampled, normalised Gaussian of σ 1.5 the recursive filter approximates. */
 function gaussian(d: number): number {
@@ -38,5 +38,15 @@ describe("the metric's blur", () => {
     // A corner sees a quarter of the kernel inside the image, plus its own row and column.
     expect(corner).toBeGreaterThan(0.25);
     expect(corner).toBeLessThan(0.45);
+  });
+
+  it("blurs a product of two planes as it blurs the plane of their products, to the bit", () => {
+    const width = 23;
+    const height = 14;
+    const a = Float32Array.from({ length: width * height }, (_, i) => 1 + Math.sin(i));
+    const b = Float32Array.from({ length: width * height }, (_, i) => Math.cos(0.7 * i));
+    const products = a.map((v, i) => v * b[i]!);
+    const scratch = new Float32Array(width * height);
+    expect(blurProduct(a, b, width, height, scratch)).toEqual(blur(products, width, height, scratch));
   });
 });

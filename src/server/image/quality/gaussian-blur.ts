@@ -60,7 +60,9 @@ const PAD = 2 * RADIUS;
  * Two lines at once (two independent recursions keep the processor busier than one), each read from
  * a zero-padded copy so that the loop has no edge tests. Output n of line `a` goes to
  * `out[outA + n * stride]`, of line `b` to `out[outB + n * stride]`. Outputs start N − 1 steps before
- * the line so the filter has settled by its first value.
+ * the line so the filter has settled by its first value. The integers are made 32-bit (`| 0`) before
+ * the loop and the output places advanced by addition: V8 otherwise checks and converts the
+ * parameters, and multiplies, at every step (about 9 % of the blur).
  */
 function filterLines(
   a: Float32Array,
@@ -75,6 +77,11 @@ function filterLines(
   const { input: in1, previous: pv1 } = s1;
   const { input: in3, previous: pv3 } = s3;
   const { input: in5, previous: pv5 } = s5;
+  const radius = RADIUS | 0;
+  const step = stride | 0;
+  const end = length | 0;
+  let placeA = outA | 0;
+  let placeB = outB | 0;
   let a1 = 0,
     a3 = 0,
     a5 = 0,
@@ -87,9 +94,9 @@ function filterLines(
     bb1 = 0,
     bb3 = 0,
     bb5 = 0;
-  for (let n = -RADIUS + 1; n < length; n++) {
-    const left = n + RADIUS - 1; // PAD + n − N − 1
-    const right = n + 3 * RADIUS - 1; // PAD + n + N − 1
+  for (let n = -radius + 1; n < end; n++) {
+    const left = n + radius - 1; // PAD + n − N − 1
+    const right = left + 2 * radius; // PAD + n + N − 1
     const sumA = a[left]! + a[right]!;
     const sumB = b[left]! + b[right]!;
     const outA1 = in1 * sumA + pv1 * a1 - aa1;
@@ -111,27 +118,47 @@ function filterLines(
     b3 = outB3;
     b5 = outB5;
     if (n >= 0) {
-      out[outA + n * stride] = outA1 + outA3 + outA5;
-      out[outB + n * stride] = outB1 + outB3 + outB5;
+      out[placeA] = outA1 + outA3 + outA5;
+      out[placeB] = outB1 + outB3 + outB5;
+      placeA += step;
+      placeB += step;
     }
   }
 }
 
 /**
- * Filters each of `count` lines of `length` values in `input` (row-major) and writes them transposed
- * into `out`: line i becomes column i. Run twice, rows then the transposed rows, it blurs both ways
- * with every read in memory order; that is twice as fast here as carrying a state per column.
+ * Filters each of `count` lines of `length` values in `input` (row-major), multiplied value by value
+ * by `times` if given, and writes them transposed into `out`: line i becomes column i. Run twice, rows
+ * then the transposed rows, it blurs both ways with every read in memory order; that is faster here
+ * than carrying a state per column (3.7 against 4.7 ms an 800×600 plane, with the column state in two
+ * rows per section swapped each step).
  */
-function filterTransposed(input: Float32Array, out: Float32Array, count: number, length: number): void {
+function filterTransposed(
+  input: Float32Array,
+  times: Float32Array | null,
+  out: Float32Array,
+  count: number,
+  length: number,
+): void {
   const a = new Float32Array(length + 3 * RADIUS);
   const b = new Float32Array(length + 3 * RADIUS);
   for (let i = 0; i < count; i += 2) {
     // An odd last line is filtered twice, into the same place.
     const j = Math.min(i + 1, count - 1);
-    a.set(input.subarray(i * length, (i + 1) * length), PAD);
-    b.set(input.subarray(j * length, (j + 1) * length), PAD);
+    padded(a, input, times, i * length, length);
+    padded(b, input, times, j * length, length);
     filterLines(a, b, out, i, j, count, length);
   }
+}
+
+/** Copies `length` values of `input` (times `times`) from `start` into `line`, after its PAD zeros. */
+function padded(line: Float32Array, input: Float32Array, times: Float32Array | null, start: number, length: number) {
+  if (!times) {
+    line.set(input.subarray(start, start + length), PAD);
+    return;
+  }
+  const first = PAD - start;
+  for (let k = start; k < start + length; k++) line[first + k] = input[k]! * times[k]!;
 }
 
 /**
@@ -145,7 +172,24 @@ export function blur(
   scratch: Float32Array,
   out: Float32Array = new Float32Array(input.length),
 ): Float32Array {
-  filterTransposed(input, scratch, height, width);
-  filterTransposed(scratch, out, width, height);
+  filterTransposed(input, null, scratch, height, width);
+  filterTransposed(scratch, null, out, width, height);
+  return out;
+}
+
+/**
+ * `blur` of the product a · b, taken line by line as the rows are read: no plane of products is
+ * written and read back (the same values: each product is rounded to a 32-bit float either way).
+ */
+export function blurProduct(
+  a: Float32Array,
+  b: Float32Array,
+  width: number,
+  height: number,
+  scratch: Float32Array,
+  out: Float32Array = new Float32Array(a.length),
+): Float32Array {
+  filterTransposed(a, b, scratch, height, width);
+  filterTransposed(scratch, null, out, width, height);
   return out;
 }

@@ -10,8 +10,9 @@ import { ssimulacra2Against, type RawImage } from "./ssimulacra2";
 
 /**
  * Outputs larger than this are scored on a copy shrunk to fit it (the original and every candidate
- * alike): the metric holds about 100 bytes a pixel and costs about 0.3 µs a pixel per candidate in
- * JavaScript (bench:metric), which at 24 MP would pass both the transform's memory cap and its time.
+ * alike): the metric holds about 95 bytes a pixel (130 with alpha) and costs about 0.13 µs a pixel per
+ * candidate in JavaScript (bench:metric), which at 24 MP would pass both the transform's memory cap and
+ * its time.
  */
 export const MAX_SCORED_PIXELS = 1_000_000;
 /** The metric's smallest image: smaller outputs keep the format's default quality. */

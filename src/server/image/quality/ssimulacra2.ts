@@ -1,6 +1,7 @@
-import { blur } from "./gaussian-blur";
-import { halved, linearPlanes, type Planes } from "./planes";
-import { scoreOf, type ScaleNorms } from "./ssimulacra2-score";
+import { edgeNorms, ssimNorms } from "./error-maps";
+import { blur, blurProduct } from "./gaussian-blur";
+import { emptyPlanes, halved, linearPlanes, type Planes } from "./planes";
+import { mapsRead, scoreOf, type MapsRead, type ScaleNorms } from "./ssimulacra2-score";
 import { positiveXyb } from "./xyb";
 
 /** Raw 8-bit sRGB pixels, as sharp's `.raw()` gives them. */
@@ -12,14 +13,29 @@ export interface RawImage {
 }
 
 const SCALES = 6;
-const C2 = 0.0009;
 
 /** What the original contributes at one scale, computed once however many encodes it is compared with. */
 interface ScaleReference {
   xyb: Planes;
-  /** Per channel: the blurred image (μ) and the blurred square (σ² + μ²). */
-  mean: Float32Array[];
-  meanOfSquares: Float32Array[];
+  /** Per channel, the blurred image (μ1); null where the score reads none of the channel's maps. */
+  mean: (Float32Array | null)[];
+  /** Per channel, the blurred square (σ1² + μ1²); null where it reads no SSIM. */
+  meanOfSquares: (Float32Array | null)[];
+  reads: MapsRead[];
+}
+
+/**
+ * The planes one image's side works in at one scale, made once per scorer and reused by every
+ * comparison (and by the original's side while it is prepared): made afresh, each new plane's pages
+ * are faulted in and then collected again, about 3 ms of a 64 ms comparison at 800×600.
+ */
+interface ScaleWork {
+  linear: Planes;
+  xyb: Planes;
+  scratch: Float32Array;
+  mu2: Float32Array;
+  s22: Float32Array;
+  s12: Float32Array;
 }
 
 /**
@@ -28,29 +44,31 @@ interface ScaleReference {
  * worse. Written from the published description: both images in XYB, at 6 scales (halved in linear
  * RGB each time), three error maps per channel (SSIM without its luminance denominator; "ringing",
  * edges the original does not have; "blurring", edges the distorted lost), each reduced to its mean
- * and its 4-norm; a weighted sum of those 108 numbers, mapped onto the score's scale.
+ * and its 4-norm; a weighted sum of those 108 numbers, mapped onto the score's scale. Maps whose
+ * weights are all 0 are not computed (mapsRead): the score is the same without them.
  *
  * Returns a scorer for encodes of `original`: the original's side of every scale is computed here,
  * once, so that a search over qualities pays only for each encode's side. Images with alpha are scored
  * over a dark and a light grey (0.1 and 0.9), the worse of the two, as libjxl's ssimulacra2 tool does:
- * over one mid grey, errors in the alpha of mid-grey content would not show.
+ * over one mid grey, errors in the alpha of mid-grey content would not show. The scorer reuses its
+ * planes from one call to the next (it holds them as long as it is held).
  */
 export function ssimulacra2Against(original: RawImage): (distorted: RawImage) => number {
   const { width, height } = original;
   // The reference scores anything smaller as identical (it computes no scale at all).
   if (width < 8 || height < 8) throw new RangeError("SSIMULACRA 2 needs at least 8×8 pixels");
+  const reads = mapsRead(scaleCount(width, height));
+  const work = workspace(width, height, reads.length);
   const backgrounds = original.channels === 4 ? [0.1, 0.9] : [0.5];
   const prepared = backgrounds.map((background) => ({
     background,
-    scales: prepare(linearPlanes(original.data, width, height, original.channels, background)),
+    scales: prepare(original, background, reads, work),
   }));
   return (distorted) => {
     if (distorted.width !== width || distorted.height !== height) {
       throw new RangeError("SSIMULACRA 2 compares images of the same size");
     }
-    const scores = prepared.map(({ background, scales }) =>
-      compare(scales, linearPlanes(distorted.data, width, height, distorted.channels, background)),
-    );
+    const scores = prepared.map(({ background, scales }) => compare(scales, distorted, background, work));
     return Math.min(...scores);
   };
 }
@@ -60,87 +78,98 @@ export function ssimulacra2(original: RawImage, distorted: RawImage): number {
   return ssimulacra2Against(original)(distorted);
 }
 
-function prepare(linear: Planes): ScaleReference[] {
-  const scales: ScaleReference[] = [];
-  for (let scale = 0; scale < SCALES && linear.width >= 8 && linear.height >= 8; scale++) {
-    if (scale > 0) linear = halved(linear);
-    const xyb = positiveXyb(linear);
-    const { width, height } = xyb;
-    const scratch = new Float32Array(width * height);
-    scales.push({
-      xyb,
-      mean: xyb.channels.map((a) => blur(a, width, height, scratch)),
-      meanOfSquares: xyb.channels.map((a) =>
-        blur(
-          a.map((v) => v * v),
-          width,
-          height,
-          scratch,
-        ),
-      ),
-    });
+/**
+ * How many scales the reference computes: it tests the size before halving, so the last scale may be
+ * under 8 pixels (an 8×8 image is scored at 8×8 and 4×4).
+ */
+function scaleCount(width: number, height: number): number {
+  let scales = 0;
+  for (; scales < SCALES && width >= 8 && height >= 8; scales++) {
+    if (scales > 0) [width, height] = [Math.ceil(width / 2), Math.ceil(height / 2)];
   }
   return scales;
 }
 
-function compare(scales: readonly ScaleReference[], linear: Planes): number {
-  const norms: ScaleNorms[] = [];
-  for (const [scale, reference] of scales.entries()) {
-    if (scale > 0) linear = halved(linear);
-    norms.push(scaleNorms(reference, positiveXyb(linear)));
-  }
+function workspace(width: number, height: number, scales: number): ScaleWork[] {
+  return Array.from({ length: scales }, (_, scale) => {
+    const divisor = 2 ** scale;
+    const [w, h] = [Math.ceil(width / divisor), Math.ceil(height / divisor)];
+    const plane = () => new Float32Array(w * h);
+    return {
+      linear: emptyPlanes(w, h),
+      xyb: emptyPlanes(w, h),
+      scratch: plane(),
+      mu2: plane(),
+      s22: plane(),
+      s12: plane(),
+    };
+  });
+}
+
+/** `image` in linear RGB at `scale`, in the workspace: scales are computed in order, each from the last. */
+function linearAt(scale: number, image: RawImage, background: number, work: readonly ScaleWork[]): Planes {
+  const into = work[scale]!.linear;
+  return scale === 0
+    ? linearPlanes(image.data, image.width, image.height, image.channels, background, into)
+    : halved(work[scale - 1]!.linear, into);
+}
+
+function prepare(
+  original: RawImage,
+  background: number,
+  reads: readonly MapsRead[][],
+  work: readonly ScaleWork[],
+): ScaleReference[] {
+  return reads.map((scaleReads, scale) => {
+    const xyb = positiveXyb(linearAt(scale, original, background, work));
+    const { width, height } = xyb;
+    const { scratch } = work[scale]!;
+    const mean = xyb.channels.map((a, c) =>
+      scaleReads[c]!.ssim || scaleReads[c]!.edges ? blur(a, width, height, scratch) : null,
+    );
+    const meanOfSquares = xyb.channels.map((a, c) =>
+      scaleReads[c]!.ssim ? blurProduct(a, a, width, height, scratch) : null,
+    );
+    return { xyb, mean, meanOfSquares, reads: scaleReads };
+  });
+}
+
+function compare(
+  scales: readonly ScaleReference[],
+  distorted: RawImage,
+  background: number,
+  work: readonly ScaleWork[],
+): number {
+  const norms = scales.map((reference, scale) => {
+    const scaleWork = work[scale]!;
+    positiveXyb(linearAt(scale, distorted, background, work), scaleWork.xyb);
+    return scaleNorms(reference, scaleWork);
+  });
   return scoreOf(norms);
 }
 
-function scaleNorms(reference: ScaleReference, distorted: Planes): ScaleNorms {
+function scaleNorms(reference: ScaleReference, work: ScaleWork): ScaleNorms {
+  const { xyb: distorted, scratch, mu2, s22, s12 } = work;
   const { width, height } = distorted;
-  const pixels = width * height;
-  // Five planes for the whole scale, each channel's overwriting the last's.
-  const plane = () => new Float32Array(pixels);
-  const [scratch, product, s22, s12, mu2] = [plane(), plane(), plane(), plane(), plane()];
-  const blurredProduct = (a: Float32Array, b: Float32Array, into: Float32Array) => {
-    for (let i = 0; i < pixels; i++) product[i] = a[i]! * b[i]!;
-    return blur(product, width, height, scratch, into);
-  };
   const out: ScaleNorms = [];
   for (let c = 0; c < 3; c++) {
     const a = reference.xyb.channels[c]!;
     const b = distorted.channels[c]!;
-    const mu1 = reference.mean[c]!;
-    const s11 = reference.meanOfSquares[c]!;
-    blurredProduct(b, b, s22);
-    blurredProduct(a, b, s12);
-    blur(b, width, height, scratch, mu2);
-    let ssim1 = 0,
-      ssim4 = 0,
-      ringing1 = 0,
-      ringing4 = 0,
-      blurring1 = 0,
-      blurring4 = 0;
-    for (let i = 0; i < pixels; i++) {
-      const m1 = mu1[i]!;
-      const m2 = mu2[i]!;
-      const numM = 1 - (m1 - m2) * (m1 - m2);
-      const numS = 2 * (s12[i]! - m1 * m2) + C2;
-      const denomS = s11[i]! - m1 * m1 + (s22[i]! - m2 * m2) + C2;
-      const ssim = 1 - (numM * numS) / denomS;
-      if (ssim > 0) {
-        ssim1 += ssim;
-        ssim4 += ssim * ssim * ssim * ssim;
-      }
-      // > 0: the distorted has an edge where the original is smooth; < 0: it lost one the original has.
-      const edge = (1 + Math.abs(b[i]! - m2)) / (1 + Math.abs(a[i]! - m1)) - 1;
-      const fourth = edge * edge * edge * edge;
-      if (edge > 0) {
-        ringing1 += edge;
-        ringing4 += fourth;
-      } else {
-        blurring1 -= edge;
-        blurring4 += fourth;
-      }
+    const mu1 = reference.mean[c];
+    const s11 = reference.meanOfSquares[c];
+    if (!mu1) {
+      out.push(0, 0, 0, 0, 0, 0);
+      continue;
     }
-    const root4 = (sum: number) => Math.sqrt(Math.sqrt(sum / pixels));
-    out.push(ssim1 / pixels, root4(ssim4), ringing1 / pixels, root4(ringing4), blurring1 / pixels, root4(blurring4));
+    blur(b, width, height, scratch, mu2);
+    let [ssim1, ssim4] = [0, 0];
+    if (s11) {
+      blurProduct(b, b, width, height, scratch, s22);
+      blurProduct(a, b, width, height, scratch, s12);
+      [ssim1, ssim4] = ssimNorms(mu1, mu2, s11, s22, s12);
+    }
+    const edges = reference.reads[c]!.edges ? edgeNorms(a, b, mu1, mu2) : [0, 0, 0, 0];
+    out.push(ssim1, ssim4, ...edges);
   }
   return out;
 }
