@@ -172,11 +172,15 @@ export function RequestLogTable({
               numeric: true,
               cell: (r) => (r.outputBytes === null ? "–" : `${formatBytes(r.outputBytes)} ${r.outputFormat ?? ""}`),
             },
-            // q_auto's choice: the encoder quality, and the perceptual score it reached.
+            // q_auto's choice: the encoder quality, and the perceptual score it reached (or the knee's,
+            // short of a level out of reach).
             {
               header: "Quality",
               numeric: true,
-              cell: (r) => (r.quality === null ? "–" : `q${r.quality} · ${(r.score ?? 0).toFixed(1)}`),
+              cell: (r) =>
+                r.quality === null
+                  ? "–"
+                  : `q${r.quality} · ${(r.score ?? 0).toFixed(1)}${r.unreached ? " · level out of reach" : ""}`,
             },
             { header: "Time", numeric: true, cell: (r) => formatMs(r.processingMs) },
             { header: "Cache", cell: (r) => r.cache ?? "–" },

@@ -162,6 +162,7 @@ async function named(db: Database, chosen: ReadonlyArray<{ id: number }>) {
       outputFormat: requestLog.outputFormat,
       quality: requestLog.quality,
       score: requestLog.score,
+      unreached: requestLog.unreached,
       outputBytes: requestLog.outputBytes,
       processingMs: requestLog.processingMs,
       cache: requestLog.cache,

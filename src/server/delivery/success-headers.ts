@@ -50,9 +50,10 @@ export function successHeaders(input: SuccessHeaderInput): Headers {
   // Asks the browser for the hints on its next requests to this origin (a page on another origin
   // delegates them itself: docs/url-format.md).
   if (hints.length > 0) headers.set("Accept-CH", hints.join(", "));
-  // Contract §3: the chosen quality and its score, as the result was stored.
+  // Contract §3: the chosen quality and its score, as the result was stored, and a level out of reach.
   if (input.measured) {
-    headers.set("X-OptStuff-Quality", `${input.measured.quality}; score=${input.measured.score.toFixed(1)}`);
+    const { quality, score, unreached } = input.measured;
+    headers.set("X-OptStuff-Quality", `${quality}; score=${score.toFixed(1)}${unreached ? "; unreached" : ""}`);
   }
   // An SVG opened directly as a document must not run anything it carries.
   if (input.svg) headers.set("Content-Security-Policy", "default-src 'none'");

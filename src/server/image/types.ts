@@ -113,4 +113,6 @@ export interface TransformResult {
 export interface MeasuredQuality {
   quality: number;
   score: number;
+  /** The level is out of the format's reach on this image: the answer is its curve's knee (out-of-reach.ts). */
+  unreached?: true;
 }

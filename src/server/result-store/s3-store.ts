@@ -129,7 +129,7 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
             width: String(meta.width),
             height: String(meta.height),
             negotiated: String(meta.negotiated),
-            ...(meta.measured ? { quality: String(meta.measured.quality), score: String(meta.measured.score) } : {}),
+            ...(meta.measured ? measuredMetadata(meta.measured) : {}),
             length: String(meta.length),
             sha256: meta.sha256,
           },
@@ -197,8 +197,13 @@ function isMissing(error: unknown): boolean {
   return error instanceof S3ServiceException && (error.name === "NoSuchKey" || error.$metadata.httpStatusCode === 404);
 }
 
+function measuredMetadata(measured: NonNullable<StoredMeta["measured"]>): Record<string, string> {
+  const { quality, score, unreached } = measured;
+  return { quality: String(quality), score: String(score), ...(unreached ? { unreached: "true" } : {}) };
+}
+
 function metaFrom(contentType: string | undefined, metadata: Record<string, string>): StoredMeta | null {
-  const { format, width, height, negotiated, length, sha256, quality, score } = metadata;
+  const { format, width, height, negotiated, length, sha256, quality, score, unreached } = metadata;
   if (!contentType || !format || !width || !height || !negotiated || !length || !sha256) return null;
   return {
     contentType,
@@ -206,7 +211,15 @@ function metaFrom(contentType: string | undefined, metadata: Record<string, stri
     width: Number(width),
     height: Number(height),
     negotiated: negotiated === "true",
-    ...(quality && score ? { measured: { quality: Number(quality), score: Number(score) } } : {}),
+    ...(quality && score
+      ? {
+          measured: {
+            quality: Number(quality),
+            score: Number(score),
+            ...(unreached === "true" ? { unreached: true as const } : {}),
+          },
+        }
+      : {}),
     length: Number(length),
     sha256,
   };

@@ -224,6 +224,7 @@ function toRow(outcome: RequestOutcome, at: Date): Row {
     outputFormat: outcome.outputFormat ?? null,
     quality: outcome.measured?.quality ?? null,
     score: outcome.measured?.score ?? null,
+    unreached: outcome.measured?.unreached ?? null,
     sourceBytes: outcome.sourceBytes ?? null,
     outputBytes: outcome.outputBytes ?? null,
     processingMs: Math.round(outcome.durationMs),

@@ -16,11 +16,24 @@ import { setupAudit } from "../../support/audit";
 
 let origin: Origin;
 let photo: Buffer;
+let grain: Buffer;
 let version = 1;
 const dirs: string[] = [];
 
 beforeAll(async () => {
   photo = await makeJpeg(640, 480);
+  // Grain no lossy WebP keeps: q_auto:best is out of WebP's reach on it.
+  grain = await sharp({
+    create: {
+      width: 120,
+      height: 90,
+      channels: 3,
+      background: "#808080",
+      noise: { type: "gaussian", mean: 128, sigma: 40 },
+    },
+  })
+    .png()
+    .toBuffer();
   origin = await startOrigin({
     "/photo.jpg": (_request, response) => {
       response.writeHead(200, {
@@ -30,6 +43,10 @@ beforeAll(async () => {
         "Cache-Control": "max-age=3600",
       });
       response.end(photo);
+    },
+    "/grain.png": (_request, response) => {
+      response.writeHead(200, { "Content-Type": "image/png", "Content-Length": grain.length });
+      response.end(grain);
     },
   });
 });
@@ -195,8 +212,17 @@ describe("result store", () => {
         // A fixed quality reports nothing: only a measured choice has a score.
         const fixed = await restarted.fetch(restarted.signedPath("w_320,q_70,f_webp", source()));
         expect(fixed.headers.get("x-optstuff-quality")).toBeNull();
+        // A level out of reach stays said so once stored.
+        const grain = restarted.signedPath("w_120,q_auto:best,f_webp", `http://${origin.host}/grain.png`);
+        const unreached = (await restarted.fetch(grain)).headers.get("x-optstuff-quality");
+        expect(unreached).toMatch(/; unreached$/);
         await restarted.settled();
-        await restarted.close();
+        await restarted.close(); // drains the write-back
+        const again = await app(root, database, { resultCacheBytes: 0 });
+        expect((await again.fetch(grain)).headers.get("x-optstuff-quality")).toBe(unreached);
+        expect(transforms(again)).toBe(0);
+        await again.settled();
+        await again.close();
       } finally {
         await database.close();
       }

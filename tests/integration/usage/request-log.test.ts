@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestLog } from "@/server/db/schema";
 import { createCounters } from "@/server/coordination/counters";
@@ -13,7 +14,22 @@ let app: TestApp;
 let origin: Origin;
 
 beforeAll(async () => {
-  origin = await startOrigin({ "/a.png": serveBytes(await makePng(40, 30), "image/png") });
+  // Grain no lossy WebP keeps: q_auto:best is out of WebP's reach on it.
+  const grain = await sharp({
+    create: {
+      width: 120,
+      height: 90,
+      channels: 3,
+      background: "#808080",
+      noise: { type: "gaussian", mean: 128, sigma: 40 },
+    },
+  })
+    .png()
+    .toBuffer();
+  origin = await startOrigin({
+    "/a.png": serveBytes(await makePng(40, 30), "image/png"),
+    "/grain.png": serveBytes(grain, "image/png"),
+  });
   app = await createTestApp({ sourceHosts: [origin.host], requestLog: { failuresPerProjectMinute: 3 } });
 });
 afterAll(async () => {
@@ -58,6 +74,22 @@ describe("request log", () => {
     expect(Math.abs(rows[0]!.score! - Number(score))).toBeLessThanOrEqual(0.051);
     const [fixed] = await rowsOf("success");
     expect(fixed).toMatchObject({ operations: "w_20,f_webp", quality: null, score: null });
+  });
+
+  it("says when the level was out of reach, in the header and in the row", async () => {
+    const operations = "w_120,q_auto:best,f_webp";
+    const response = await app.fetch(app.signedPath(operations, `http://${origin.host}/grain.png`));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-optstuff-quality")).toMatch(/^\d+; score=-?[\d.]+; unreached$/);
+    await app.settled();
+    const [row] = await app.services.database.db.select().from(requestLog).where(eq(requestLog.operations, operations));
+    expect(row).toMatchObject({ unreached: true });
+    expect(row!.score).toBeLessThan(90);
+    const [reached] = await app.services.database.db
+      .select()
+      .from(requestLog)
+      .where(eq(requestLog.operations, "w_30,q_auto:eco,f_webp"));
+    expect(reached!.unreached).toBeNull();
   });
 
   it("keeps failures with their status, capped per project and minute", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  EXTRA_ENCODES,
   MAX_ENCODES,
   QUALITY_LEVELS,
   SCORE_TOLERANCE,
@@ -7,6 +8,16 @@ import {
   searchQuality,
   type QualityLevel,
 } from "@/server/image/quality/auto-quality";
+
+/**
+ * A fake encode carrying its quality in its first byte, its length growing about 4 % a quality step
+ * as a photograph's does.
+ */
+function sized(quality: number): Buffer {
+  const data = Buffer.alloc(Math.round(1000 * 1.04 ** quality));
+  data[0] = quality;
+  return data;
+}
 
 /**
  * The search against a model image whose score rises with quality as `curve` says: what it tried,
@@ -26,7 +37,7 @@ async function search(
     maxEncodes,
     encodeAt: async (quality) => {
       tried.push(quality);
-      return { data: Buffer.from([quality]), info: { width: 1, height: 1 } };
+      return { data: sized(quality), info: { width: 1, height: 1 } };
     },
     scoreOf: async (encoded) => curve(encoded.data[0]!),
   });
@@ -40,9 +51,14 @@ describe("q_auto's search", () => {
     ["a hard one", (q: number) => q * 0.9],
     ["one that never gets there", (q: number) => q * 0.5],
     ["one that is there at any quality", () => 99],
-  ])("for %s, makes at most four encodes and keeps the lowest that reached the target", async (_name, curve) => {
+  ])("for %s, makes at most six encodes and keeps the lowest that reached the target", async (_name, curve) => {
     const { tried, result } = await search(curve);
-    expect(tried.length).toBeLessThanOrEqual(MAX_ENCODES);
+    expect(tried.length).toBeLessThanOrEqual(MAX_ENCODES + EXTRA_ENCODES);
+    // Past four only while the bracket spans more than the regret bound in bytes.
+    if (tried.length > MAX_ENCODES)
+      expect(sized(result.quality).length).toBeGreaterThan(
+        1.1 * sized(Math.max(...tried.filter((q) => curve(q) < QUALITY_LEVELS.good))).length,
+      );
     expect(result.encodes).toBe(tried.length);
     expect(new Set(tried).size).toBe(tried.length);
     const reached = tried.filter((q) => curve(q) >= QUALITY_LEVELS.good);
@@ -50,10 +66,59 @@ describe("q_auto's search", () => {
       expect(result.quality).toBe(Math.min(...reached));
       expect(result.score).toBeGreaterThanOrEqual(QUALITY_LEVELS.good);
     } else {
-      // Nothing reached it: the last encode was the top of the range, and that is what is served.
-      expect(result.quality).toBe(Math.max(...tried));
-      expect(tried.at(-1)).toBe(95);
+      // Nothing reached it: the slope put the target past the top, the top fell short, and the search
+      // says the level is out of reach (the caller answers the knee: out-of-reach.ts).
+      expect(tried.at(-1)).toBe(100);
+      expect(result.outOfReach).toBe(true);
     }
+  });
+
+  /**
+   * The demo photo's AVIF at 800 px, measured (q57 71.7, q68 76.7, q77 79.9, q78 80.5). The search once
+   * climbed 57 → 68 → 77 along the image's slope, fell short by a tenth of a point and spent its last
+   * encode on q90: 91 KB scoring 88.6, 2.5× the 37 KB of q78.
+   */
+  it("does not spend its last encode on the top of the range when the target is a step away", async () => {
+    const measured: Array<[number, number]> = [
+      [40, 65.82],
+      [46, 68.53],
+      [52, 70.7],
+      [57, 71.69],
+      [61, 73.06],
+      [64, 74.22],
+      [68, 76.66],
+      [73, 78.1],
+      [75, 79.27],
+      [77, 79.91],
+      [78, 80.46],
+      [82, 82.71],
+      [85, 84.02],
+      [88, 87.54],
+      [91, 89.41],
+    ];
+    const curve = (q: number) => {
+      const i = Math.max(
+        1,
+        measured.findIndex(([quality]) => quality >= q),
+      );
+      const [[q0, s0], [q1, s1]] = [measured[i - 1]!, measured[i]!];
+      return s0 + ((q - q0) * (s1 - s0)) / (q1 - q0);
+    };
+    const { tried, result } = await search(curve, "good", "avif");
+    expect(tried).not.toContain(90);
+    expect(result.reached).toBe(true);
+    // 78 is the lowest quality reaching 80 here; one step above it costs 8 % more bytes on the photo.
+    expect(result.quality).toBeLessThanOrEqual(79);
+  });
+
+  it("tries the top only when the slope puts the target past it, and says when the top falls short", async () => {
+    const { tried, result } = await search((q) => 30 + q * 0.45, "best");
+    expect(tried.at(-1)).toBe(100);
+    expect(result).toMatchObject({ reached: false, outOfReach: true, quality: 100 });
+    // Reached at the top: not out of reach, and the search comes back down to the lowest that reaches.
+    const top = await search((q) => 45.5 + q * 0.45, "best");
+    expect(top.tried).toContain(100);
+    expect(top.result).toMatchObject({ reached: true, outOfReach: false, quality: 99 });
   });
 
   it("lands within a few quality steps of the exact answer on a smooth curve", async () => {
@@ -73,10 +138,10 @@ describe("q_auto's search", () => {
    * Score curves shaped like real ones (rising towards 100 ever more slowly), for images from easy to
    * hard. Four encodes cannot always pin a steep or a flat curve to the point, but the typical answer
    * lands within the tolerance and none far above it. The mean number of encodes on these model curves
-   * guards the search against regressions; the issue's 2.5 per variant is measured on real photographs
-   * by bench:quality.
+   * guards the search against spending all six on every image; what real images take is measured by
+   * bench:quality-regret.
    */
-  it("lands close to the target, in about three encodes on average", async () => {
+  it("lands close to the target, in about four encodes on average", async () => {
     const curves = [];
     for (let at60 = 55; at60 <= 85; at60 += 5)
       for (const steepness of [0.01, 0.02, 0.03]) {
@@ -86,9 +151,9 @@ describe("q_auto's search", () => {
       for (const format of ["webp", "jpeg", "avif"] as const) {
         const counts: number[] = [];
         const over: number[] = [];
-        // The range's ends: the last encode goes to the top when none before it reached the target
-        // (safe, not small), and an image good enough lower still gets the bottom.
-        const [bottom, top] = format === "avif" ? [15, 90] : [20, 95];
+        // The scale's ends: the top when the slope puts the target past it, and an image good enough
+        // lower still gets the bottom; neither is a point of the curve the search can land near.
+        const [bottom, top] = [1, 100];
         for (const curve of curves) {
           const { tried, result } = await search(curve, level, format);
           counts.push(tried.length);
@@ -99,8 +164,10 @@ describe("q_auto's search", () => {
         expect(median(over), context).toBeLessThan(SCORE_TOLERANCE);
         expect(Math.max(...over), context).toBeLessThan(5);
         const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
-        expect(mean, context).toBeLessThanOrEqual(3.4);
-        expect(Math.max(...counts)).toBeLessThanOrEqual(MAX_ENCODES);
+        // The extra encodes (while the bracket spans over 1.1× in bytes: here 4 % a step, so three steps)
+        // trade encodes for answers within a point; real images need fewer (bench:quality-regret).
+        expect(mean, context).toBeLessThanOrEqual(5);
+        expect(Math.max(...counts)).toBeLessThanOrEqual(MAX_ENCODES + EXTRA_ENCODES);
       }
   });
 

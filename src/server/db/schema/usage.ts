@@ -1,5 +1,6 @@
 import {
   bigint,
+  boolean,
   bigserial,
   date,
   doublePrecision,
@@ -106,6 +107,8 @@ export const requestLog = pgTable(
     /** What q_auto chose: the encoder quality and the SSIMULACRA 2 score it reached (null otherwise). */
     quality: integer("quality"),
     score: real("score"),
+    /** The level was out of the format's reach on this image: the answer is its knee (true; null otherwise). */
+    unreached: boolean("unreached"),
     sourceBytes: integer("source_bytes"),
     outputBytes: integer("output_bytes"),
     processingMs: integer("processing_ms"),

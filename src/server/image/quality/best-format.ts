@@ -2,7 +2,18 @@ import type { Sharp } from "sharp";
 import type { Encoded } from "../fit-bytes";
 import type { AcceptClass } from "../negotiate";
 import type { ImageOperations, MeasuredQuality, OutputFormat, TransformLimits } from "../types";
-import { MAX_ENCODES, MIN_ATTEMPT_MS, searchQuality, type QualityLevel, type SearchedFormat } from "./auto-quality";
+import {
+  MAX_ENCODES,
+  MIN_ATTEMPT_MS,
+  QUALITY_LEVELS,
+  SEARCH,
+  searchQuality,
+  type QualityLevel,
+  type Searched,
+  type SearchedFormat,
+} from "./auto-quality";
+import { measuredOf } from "./encode-to-target";
+import { kneeOf } from "./out-of-reach";
 import { renderForScoring, type RenderedPixels, type ScoredOutput } from "./rendered-pixels";
 
 /**
@@ -35,15 +46,24 @@ export interface Best {
   encodes: number;
 }
 
-type Candidate = { encoded: Encoded; format: OutputFormat; measured: MeasuredQuality; reached: boolean };
+/**
+ * f_best's scored encodes over all its lossy formats: the first gets what q_auto gets (MAX_ENCODES,
+ * and EXTRA_ENCODES while its bracket is wide), the second what is left of this, at least two (one to
+ * land, one to correct). At most MAX_ENCODES + EXTRA_ENCODES + 2 in all.
+ */
+export const BEST_ENCODES = 6;
+
+type Candidate = { encoded: Encoded; format: OutputFormat; measured: MeasuredQuality };
 
 /**
  * f_best: the smallest output, among the formats the Accept class allows, that reaches the level's
  * score. Flat graphics get one lossless encode first (exact, so not scored). Then the format f_auto
- * would answer with is searched as q_auto searches it, with q_auto's MAX_ENCODES allowance, so the
- * answer is never larger than f_auto,q_auto's; the scored encodes it leaves go to the other lossy
- * format (WebP beside AVIF), kept only if it reaches the target. A lossy search stops early once an
- * encode short of the target is already larger than the answer in hand.
+ * would answer with is searched as q_auto searches it, so the answer is never larger than
+ * f_auto,q_auto's; the other lossy format (WebP beside AVIF) starts where the first one's start score
+ * puts it on its own scale, with the encodes left of BEST_ENCODES. Every encode of every format that
+ * reaches the level is a candidate, and the smallest is served. A search stops early once an encode
+ * short of the level is already larger than the answer in hand. When no format reaches it, f_auto's
+ * format answers as q_auto would: its knee when the level is out of its reach (unreached).
  */
 export async function encodeBest(job: BestJob, limits: TransformLimits): Promise<Best> {
   const deadline = performance.now() + limits.timeoutMs;
@@ -57,34 +77,63 @@ export async function encodeBest(job: BestJob, limits: TransformLimits): Promise
     return { encoded, format, encodes: 1 };
   }
   const found: Candidate[] = [];
-  let scored = 0;
   const left = () => deadline - performance.now();
   // Lossless first: one encode, not scored, and its size bounds every lossy search after it.
   if (plan.lossless) {
     const encoded = await rendered.encodeLossless(plan.lossless, left());
-    found.push({ encoded, format: plan.lossless, measured: LOSSLESS, reached: true });
+    found.push({ encoded, format: plan.lossless, measured: LOSSLESS });
   }
+  const searches: Array<{ format: SearchedFormat; searched: Searched }> = [];
+  let scored = 0;
   for (const [index, format] of plan.lossy.entries()) {
+    const allowance = index === 0 ? MAX_ENCODES : Math.max(2, BEST_ENCODES - scored);
     // After the first search, another format is only worth starting with time for an encode left.
-    if (scored >= MAX_ENCODES || (index > 0 && left() < MIN_ATTEMPT_MS)) break;
+    if (index > 0 && left() < MIN_ATTEMPT_MS) break;
     const searched = await searchQuality({
       format,
       level: job.level,
       target: job.target,
       budgetMs: left(),
-      maxEncodes: MAX_ENCODES - scored,
-      // Only f_auto's format must be served whatever it scores; another one competes only if it
-      // reaches the target, so its last encode need not go to the top of its range.
-      lastAtTop: index === 0,
+      maxEncodes: allowance,
+      // The second format competes only: what is left is all it gets.
+      extraEncodes: index === 0 ? undefined : 0,
+      firstQuality: index === 0 ? undefined : startFrom(searches[0]!.searched, format, job),
       ceilingBytes: smallest(found)?.encoded.data.length,
       encodeAt: (quality, budgetMs) => rendered.encodeLossy(format, job.ops, quality, budgetMs),
       scoreOf: (encoded) => rendered.scoreOf(encoded),
     });
     scored += searched.encodes;
-    const { quality, score, reached } = searched;
-    found.push({ encoded: searched.encoded, format, measured: { quality, score }, reached });
+    searches.push({ format, searched });
+    const target = job.target ?? QUALITY_LEVELS[job.level];
+    for (const point of searched.tried)
+      if (point.score >= target) found.push({ encoded: point.encoded, format, measured: measuredOf(point) });
   }
-  return { ...(smallest(found) ?? found[0]!), encodes: scored + (plan.lossless ? 1 : 0) };
+  const encodes = scored + (plan.lossless ? 1 : 0);
+  const best = smallest(found);
+  if (best || searches.length === 0) return { ...(best ?? found[0]!), encodes };
+  // Nothing reached the level: f_auto's format answers, as q_auto alone would.
+  const { format, searched } = searches[0]!;
+  if (!searched.outOfReach) return { encoded: searched.encoded, format, measured: measuredOf(searched), encodes };
+  const { knee, encodes: made } = await kneeOf({
+    format,
+    tried: searched.tried,
+    encodeAt: (quality, budgetMs) => rendered.encodeLossy(format, job.ops, quality, budgetMs),
+    scoreOf: (encoded) => rendered.scoreOf(encoded),
+    budgetMs: left(),
+  });
+  return { encoded: knee.encoded, format, measured: measuredOf(knee, true), encodes: encodes + made };
+}
+
+/**
+ * Where the second format's search starts: an image the first format found hard (its start scored
+ * under the target) is about as hard for the other, so the second start moves along its own usual
+ * slope by the first start's distance from the target.
+ */
+export function startFrom(first: Searched, format: SearchedFormat, job: Pick<BestJob, "level" | "target">): number {
+  const table = SEARCH[format];
+  const target = job.target ?? QUALITY_LEVELS[job.level];
+  const opening = first.tried[0]!;
+  return Math.round(table.start[job.level] + (target - opening.score) / table.slope);
 }
 
 interface CandidatePlan {
@@ -109,13 +158,9 @@ export function candidatesFor(
   return flat || primary === "png" ? { lossy: ["jpeg"], lossless: "png" } : { lossy: ["jpeg"] };
 }
 
-/**
- * The smallest that reached the target. When none did (the time ran out, or an image no encode in
- * range makes look right), the caller serves f_auto's format's answer, as q_auto alone would.
- */
+/** The smallest of the candidates, all of which reached the target. */
 function smallest(found: Candidate[]): Candidate | undefined {
-  const reached = found.filter((candidate) => candidate.reached);
-  return reached.reduce<Candidate | undefined>(
+  return found.reduce<Candidate | undefined>(
     (best, next) => (best && best.encoded.data.length <= next.encoded.data.length ? best : next),
     undefined,
   );

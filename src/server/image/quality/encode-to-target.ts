@@ -1,7 +1,8 @@
 import type { Sharp } from "sharp";
 import type { Encoded } from "../fit-bytes";
 import type { ImageOperations, MeasuredQuality, TransformLimits } from "../types";
-import { searchQuality, type QualityLevel, type SearchedFormat } from "./auto-quality";
+import { searchQuality, type QualityLevel, type SearchedFormat, type Tried } from "./auto-quality";
+import { kneeOf } from "./out-of-reach";
 import { renderForScoring, type ScoredOutput } from "./rendered-pixels";
 
 export interface TargetJob {
@@ -19,8 +20,9 @@ export interface TargetJob {
 /**
  * q_auto for one still output: the pixels are rendered once (decode, geometry, effects), then each
  * candidate quality is encoded from them, decoded again and scored against them. The chosen encode is
- * the answer; its quality and score go with the result. The search spends what is left of the
- * transform's time budget once the pixels are rendered.
+ * the answer; its quality and score go with the result, and `unreached` when the level is out of the
+ * format's reach on this image (the answer is then the knee: out-of-reach.ts). The search spends what
+ * is left of the transform's time budget once the pixels are rendered.
  */
 export async function encodeToTarget(
   job: TargetJob,
@@ -31,14 +33,28 @@ export async function encodeToTarget(
   // Too small for the metric: the format's default, unmeasured.
   if (rendered.unscored)
     return { encoded: await rendered.encodeLossy(job.format, job.ops, undefined, limits.timeoutMs), encodes: 1 };
+  const encodeAt = (quality: number, budgetMs: number) => rendered.encodeLossy(job.format, job.ops, quality, budgetMs);
+  const scoreOf = (encoded: Encoded) => rendered.scoreOf(encoded);
   const searched = await searchQuality({
     format: job.format,
     level: job.level,
     target: job.target,
     budgetMs: deadline - performance.now(),
-    encodeAt: (quality, budgetMs) => rendered.encodeLossy(job.format, job.ops, quality, budgetMs),
-    scoreOf: (encoded) => rendered.scoreOf(encoded),
+    encodeAt,
+    scoreOf,
   });
-  const measured = { quality: searched.quality, score: searched.score };
-  return { encoded: searched.encoded, measured, encodes: searched.encodes };
+  if (!searched.outOfReach)
+    return { encoded: searched.encoded, measured: measuredOf(searched), encodes: searched.encodes };
+  const { knee, encodes } = await kneeOf({
+    format: job.format,
+    tried: searched.tried,
+    encodeAt,
+    scoreOf,
+    budgetMs: deadline - performance.now(),
+  });
+  return { encoded: knee.encoded, measured: measuredOf(knee, true), encodes: searched.encodes + encodes };
+}
+
+export function measuredOf(point: Pick<Tried, "quality" | "score">, unreached = false): MeasuredQuality {
+  return { quality: point.quality, score: point.score, ...(unreached ? { unreached: true } : {}) };
 }

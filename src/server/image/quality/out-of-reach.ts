@@ -1,0 +1,50 @@
+import { DEFAULT_QUALITY } from "../encode-options";
+import type { Encoded } from "../fit-bytes";
+import type { SearchedFormat, Tried } from "./auto-quality";
+
+/** An answer to a level out of reach costs at most this many times the format's default quality's bytes. */
+export const OUT_OF_REACH_BYTES = 1.5;
+/**
+ * Past the default, a step up is worth its bytes while each SSIMULACRA 2 point it buys costs at most
+ * this share more bytes (the demo photo's AVIF pays about 15 % a point around a score of 78, where the
+ * level is still reached; past the knee of an image out of reach, points cost several times that).
+ */
+export const KNEE_COST_PER_POINT = 0.2;
+
+export interface KneeRequest {
+  format: SearchedFormat;
+  /** The search's encodes, the top of the range among them. */
+  tried: readonly Tried[];
+  encodeAt(quality: number, budgetMs: number): Promise<Encoded>;
+  scoreOf(encoded: Encoded): Promise<number>;
+  budgetMs: number;
+}
+
+/**
+ * A level no quality of the format reaches on this image: the knee of its curve, among the encodes the
+ * search made and the format's default quality (made here when the search did not). From the default
+ * up, each next encode is taken while the points it adds cost at most KNEE_COST_PER_POINT more bytes
+ * each, and never past OUT_OF_REACH_BYTES × the default's bytes: q95 that still falls short was 3–4×
+ * the bytes of q75 for a point or two, on images whose texture no encoder keeps.
+ */
+export async function kneeOf(request: KneeRequest): Promise<{ knee: Tried; encodes: number }> {
+  const quality = DEFAULT_QUALITY[request.format];
+  const made = request.tried.find((point) => point.quality === quality);
+  let knee = made ?? (await encodedAt(request, quality));
+  const cap = OUT_OF_REACH_BYTES * knee.encoded.data.length;
+  const above = request.tried
+    .filter((point) => point.quality > quality && point.encoded.data.length <= cap)
+    .sort((a, b) => a.quality - b.quality);
+  for (const next of above) {
+    const gain = next.score - knee.score;
+    const cost = next.encoded.data.length / knee.encoded.data.length - 1;
+    if (gain <= 0 || cost > gain * KNEE_COST_PER_POINT) break;
+    knee = next;
+  }
+  return { knee, encodes: made ? 0 : 1 };
+}
+
+async function encodedAt(request: KneeRequest, quality: number): Promise<Tried> {
+  const encoded = await request.encodeAt(quality, request.budgetMs);
+  return { encoded, quality, score: await request.scoreOf(encoded) };
+}
