@@ -28,12 +28,32 @@ describe("a level out of reach", () => {
       tried: await webp.made(87, 91, 95),
       encodeAt: webp.encodeAt,
       scoreOf: webp.scoreOf,
-      budgetMs: 1000,
+      budgetMs: 5000,
+      lastAttemptMs: 100,
     });
     // 80 → 87: 1.8 points for 30 % (17 % a point), taken; 87 → 91: 0.5 for 19 % (38 % a point), not.
     expect(knee.quality).toBe(87);
     expect(encodes).toBe(1);
     expect(knee.encoded.data.length).toBeLessThanOrEqual(OUT_OF_REACH_BYTES * 40_000);
+  });
+
+  it("without time for the default's encode, walks from the lowest quality the search made", async () => {
+    let encodes = 0;
+    const { knee, encodes: made } = await kneeOf({
+      format: "webp",
+      tried: await webp.made(87, 91, 95),
+      encodeAt: async (quality) => {
+        encodes++;
+        return webp.encodeAt(quality);
+      },
+      scoreOf: webp.scoreOf,
+      // The top's encode took 900 ms; 1,200 are left, less than half as long again.
+      budgetMs: 1200,
+      lastAttemptMs: 900,
+    });
+    expect([encodes, made]).toEqual([0, 0]);
+    // From q87 (52 KB): q91 adds 0.5 for 19 %, not worth it; still said to be out of reach by the caller.
+    expect(knee.quality).toBe(87);
   });
 
   it("makes the default quality's encode only when the search did not", async () => {
@@ -42,7 +62,8 @@ describe("a level out of reach", () => {
       tried: await webp.made(80, 95),
       encodeAt: webp.encodeAt,
       scoreOf: webp.scoreOf,
-      budgetMs: 1000,
+      budgetMs: 5000,
+      lastAttemptMs: 100,
     });
     expect(encodes).toBe(0);
     // q95 is 3.25× the default's bytes: over the cap whatever it buys.

@@ -33,9 +33,10 @@ export const SEARCH: Record<SearchedFormat, FormatSearch> = {
 export const MAX_ENCODES = 4;
 /**
  * Encodes past the allowance, spent only while the answer in hand is more than REGRET_BOUND × the
- * bytes of the highest encode that fell short: the smallest encode that reaches the target lies
- * between them, and the answer may be that far above it. WebP's curve bends hard above q80 (the demo
- * photo: q80 scores 69.5 at 10 KB, q90 80.1 at 54 KB), where a fourth encode left eco at 4× its bytes.
+ * bytes of the highest encode that fell short (the smallest encode that reaches the target lies
+ * between them, and the answer may be that far above it), or while every encode so far fell short
+ * below the top. WebP's curve bends hard above q80 (the demo photo: q80 scores 69.5 at 10 KB, q90 80.1
+ * at 54 KB), where a fourth encode left eco at 4× its bytes.
  */
 export const EXTRA_ENCODES = 2;
 /** The answer's bytes over the smallest that reaches the level, which the search works to stay under. */
@@ -62,7 +63,7 @@ export interface SearchRequest {
   budgetMs: number;
   /** At most this many encodes (default MAX_ENCODES): f_best gives each format its own. */
   maxEncodes?: number;
-  /** Encodes past `maxEncodes` while the bracket spans more than REGRET_BOUND (default EXTRA_ENCODES). */
+  /** Encodes past `maxEncodes` while the answer is still worth improving (default EXTRA_ENCODES). */
   extraEncodes?: number;
   /** The first quality tried instead of the table's start (f_best's second format, from the first's). */
   firstQuality?: number;
@@ -91,13 +92,16 @@ export interface Searched extends Tried {
   outOfReach: boolean;
   /** Every encode made, in order: f_best weighs them across formats, the knee is chosen among them. */
   tried: Tried[];
+  /** How long the last encode and its scoring took (what another encode is judged by). */
+  lastAttemptMs: number;
 }
 
 type Point = { quality: number; score: number };
 
 /**
  * The lowest quality whose encode reaches the level's score, in `maxEncodes` encodes (and up to
- * EXTRA_ENCODES more while the bracket spans more than REGRET_BOUND in bytes). It brackets before it
+ * EXTRA_ENCODES more while the bracket spans more than REGRET_BOUND in bytes, or while nothing has
+ * reached the target short of the top). It brackets before it
  * bisects: from the format's start for the level, a step along the score's slope
  * (the image's own once two encodes measure it), aimed CLIMB_MARGIN further above the target while
  * nothing has reached it; then guesses between the highest quality known to fall short and the lowest
@@ -120,8 +124,12 @@ export async function searchQuality(request: SearchRequest): Promise<Searched> {
   let outOfReach = false;
   let quality = Math.min(max, Math.max(min, request.firstQuality ?? table.start[request.level]));
   let attemptMs = 0;
+  // The bracket spans more than the regret bound in bytes; or nothing has reached the target yet, and
+  // a search that stopped there would serve an encode short of it.
   const worthMore = () =>
-    above !== null && below !== null && above.encoded.data.length > REGRET_BOUND * below.encoded.data.length;
+    above === null
+      ? below !== null && below.quality < max
+      : below !== null && above.encoded.data.length > REGRET_BOUND * below.encoded.data.length;
   const extra = request.extraEncodes ?? EXTRA_ENCODES;
   while (tried.length < maxEncodes || (tried.length < maxEncodes + extra && worthMore())) {
     const left = deadline - performance.now();
@@ -150,7 +158,7 @@ export async function searchQuality(request: SearchRequest): Promise<Searched> {
     quality = next;
   }
   const chosen = above ?? highestScore(tried);
-  return { ...chosen, encodes: tried.length, reached: above !== null, outOfReach, tried };
+  return { ...chosen, encodes: tried.length, reached: above !== null, outOfReach, tried, lastAttemptMs: attemptMs };
 }
 
 export function highestScore<T extends Point>(points: readonly T[]): T {

@@ -97,7 +97,7 @@ export async function encodeBest(job: BestJob, limits: TransformLimits): Promise
       maxEncodes: allowance,
       // The second format competes only: what is left is all it gets.
       extraEncodes: index === 0 ? undefined : 0,
-      firstQuality: index === 0 ? undefined : startFrom(searches[0]!.searched, format, job),
+      firstQuality: index === 0 ? undefined : startFrom(searches[0]!, format, job.level),
       ceilingBytes: smallest(found)?.encoded.data.length,
       encodeAt: (quality, budgetMs) => rendered.encodeLossy(format, job.ops, quality, budgetMs),
       scoreOf: (encoded) => rendered.scoreOf(encoded),
@@ -120,20 +120,29 @@ export async function encodeBest(job: BestJob, limits: TransformLimits): Promise
     encodeAt: (quality, budgetMs) => rendered.encodeLossy(format, job.ops, quality, budgetMs),
     scoreOf: (encoded) => rendered.scoreOf(encoded),
     budgetMs: left(),
+    lastAttemptMs: searched.lastAttemptMs,
   });
   return { encoded: knee.encoded, format, measured: measuredOf(knee, true), encodes: encodes + made };
 }
 
+/** How far the second format's start moves from its table's, in its own quality steps. */
+const MAX_START_SHIFT = 10;
+
 /**
- * Where the second format's search starts: an image the first format found hard (its start scored
- * under the target) is about as hard for the other, so the second start moves along its own usual
- * slope by the first start's distance from the target.
+ * Where the second format's search starts: an image the first format needed a higher quality for than
+ * its table's start is about as hard for the other, so the second start moves by as many score points
+ * along its own usual slope (at most MAX_START_SHIFT steps, and never to the top of its scale, which is
+ * tried only when a slope puts the target there).
  */
-export function startFrom(first: Searched, format: SearchedFormat, job: Pick<BestJob, "level" | "target">): number {
-  const table = SEARCH[format];
-  const target = job.target ?? QUALITY_LEVELS[job.level];
-  const opening = first.tried[0]!;
-  return Math.round(table.start[job.level] + (target - opening.score) / table.slope);
+export function startFrom(
+  first: { format: SearchedFormat; searched: Pick<Searched, "quality"> },
+  format: SearchedFormat,
+  level: QualityLevel,
+): number {
+  const [from, to] = [SEARCH[first.format], SEARCH[format]];
+  const points = (first.searched.quality - from.start[level]) * from.slope;
+  const shift = Math.max(-MAX_START_SHIFT, Math.min(MAX_START_SHIFT, points / to.slope));
+  return Math.max(to.min, Math.min(to.max - 1, Math.round(to.start[level] + shift)));
 }
 
 interface CandidatePlan {

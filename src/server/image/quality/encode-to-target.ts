@@ -51,6 +51,7 @@ export async function encodeToTarget(
     encodeAt,
     scoreOf,
     budgetMs: deadline - performance.now(),
+    lastAttemptMs: searched.lastAttemptMs,
   });
   return { encoded: knee.encoded, measured: measuredOf(knee, true), encodes: searched.encodes + encodes };
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_QUALITY } from "../encode-options";
 import type { Encoded } from "../fit-bytes";
-import type { SearchedFormat, Tried } from "./auto-quality";
+import { MIN_ATTEMPT_MS, type SearchedFormat, type Tried } from "./auto-quality";
 
 /** An answer to a level out of reach costs at most this many times the format's default quality's bytes. */
 export const OUT_OF_REACH_BYTES = 1.5;
@@ -18,6 +18,8 @@ export interface KneeRequest {
   encodeAt(quality: number, budgetMs: number): Promise<Encoded>;
   scoreOf(encoded: Encoded): Promise<number>;
   budgetMs: number;
+  /** How long the search's last encode and scoring took: the default's encode must fit what is left. */
+  lastAttemptMs: number;
 }
 
 /**
@@ -25,15 +27,17 @@ export interface KneeRequest {
  * search made and the format's default quality (made here when the search did not). From the default
  * up, each next encode is taken while the points it adds cost at most KNEE_COST_PER_POINT more bytes
  * each, and never past OUT_OF_REACH_BYTES × the default's bytes: q95 that still falls short was 3–4×
- * the bytes of q75 for a point or two, on images whose texture no encoder keeps.
+ * the bytes of q75 for a point or two, on images whose texture no encoder keeps. Without the time
+ * for the default's encode (the search's last attempt, half as long again, must fit what is left of
+ * the transform's budget), the walk starts from the lowest quality the search made instead.
  */
 export async function kneeOf(request: KneeRequest): Promise<{ knee: Tried; encodes: number }> {
-  const quality = DEFAULT_QUALITY[request.format];
-  const made = request.tried.find((point) => point.quality === quality);
-  let knee = made ?? (await encodedAt(request, quality));
+  const made = request.tried.find((point) => point.quality === DEFAULT_QUALITY[request.format]);
+  const base = made ? { point: made, encodes: 0 } : await defaultOrLowest(request);
+  let knee = base.point;
   const cap = OUT_OF_REACH_BYTES * knee.encoded.data.length;
   const above = request.tried
-    .filter((point) => point.quality > quality && point.encoded.data.length <= cap)
+    .filter((point) => point.quality > knee.quality && point.encoded.data.length <= cap)
     .sort((a, b) => a.quality - b.quality);
   for (const next of above) {
     const gain = next.score - knee.score;
@@ -41,10 +45,13 @@ export async function kneeOf(request: KneeRequest): Promise<{ knee: Tried; encod
     if (gain <= 0 || cost > gain * KNEE_COST_PER_POINT) break;
     knee = next;
   }
-  return { knee, encodes: made ? 0 : 1 };
+  return { knee, encodes: base.encodes };
 }
 
-async function encodedAt(request: KneeRequest, quality: number): Promise<Tried> {
+async function defaultOrLowest(request: KneeRequest): Promise<{ point: Tried; encodes: number }> {
+  const lowest = request.tried.reduce((low, next) => (next.quality < low.quality ? next : low));
+  if (request.budgetMs < Math.max(MIN_ATTEMPT_MS, 1.5 * request.lastAttemptMs)) return { point: lowest, encodes: 0 };
+  const quality = DEFAULT_QUALITY[request.format];
   const encoded = await request.encodeAt(quality, request.budgetMs);
-  return { encoded, quality, score: await request.scoreOf(encoded) };
+  return { point: { encoded, quality, score: await request.scoreOf(encoded) }, encodes: 1 };
 }

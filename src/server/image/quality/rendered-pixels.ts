@@ -84,7 +84,7 @@ export async function renderForScoring(
   const shrinks = scored.width !== width || scored.height !== height;
   const asMetricReads = (image: Sharp) =>
     asScored(shrinks ? image.resize({ ...scored, fit: "fill" }) : image, scored, channels);
-  let scorer: ((candidate: RawImage) => number) | null = null;
+  let scorer: Promise<(candidate: RawImage) => number> | undefined;
   return {
     width,
     height,
@@ -103,12 +103,11 @@ export async function renderForScoring(
         resolveWithObject: true,
       }),
     scoreOf: async (encoded) => {
-      if (!scorer) {
-        const original = await asMetricReads(from(limits.timeoutMs));
-        scorer = ourBug(() => ssimulacra2Against(original));
-      }
+      // One scorer however many candidates are scored at once: each holds about 95 bytes a pixel.
+      scorer ??= asMetricReads(from(limits.timeoutMs)).then((original) => ourBug(() => ssimulacra2Against(original)));
+      const score = await scorer;
       const candidate = await asMetricReads(sharp(encoded.data));
-      return ourBug(() => scorer!(candidate));
+      return ourBug(() => score(candidate));
     },
     coloursAtMost: (limit) => countColours(data, channels, limit) <= limit,
   };
