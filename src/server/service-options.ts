@@ -41,6 +41,8 @@ export interface ServiceOptions {
   resultCacheBytes: number;
   /** delivery/avif-later.ts: the predicted output size from which a cold AVIF is answered WebP first; 0 never. */
   avifLaterMinPixels?: number;
+  /** delivery/interim.ts: q_auto and f_best answer the format's default quality first, the search after. */
+  qualityLater?: boolean;
   /** The fontconfig file SVG text is drawn with (image/configure-sharp.ts); null: the machine's fonts. */
   fontConfigFile?: string | null;
   /**
@@ -190,6 +192,7 @@ export function serviceOptionsFromEnv(e: Env): ServiceOptions & { database: Data
     transformQueue: e.OPTSTUFF_TRANSFORM_QUEUE,
     resultCacheBytes: e.OPTSTUFF_RESULT_CACHE_BYTES,
     avifLaterMinPixels: e.OPTSTUFF_AVIF_LATER_MIN_PIXELS,
+    qualityLater: e.OPTSTUFF_QUALITY_LATER === "on",
     fontConfigFile: e.OPTSTUFF_SVG_FONTS === "bundled" ? path.resolve(FONT_CONFIG) : null,
     responseMaxBytes: e.OPTSTUFF_RESPONSE_MAX_BYTES ?? (e.VERCEL !== undefined ? VERCEL_RESPONSE_MAX_BYTES : 0),
     resultStore: resultStoreFromEnv(e),

@@ -189,7 +189,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
   const results = store ? createSharedResults({ store, redis, counters, logSampled }) : null;
-  // One AVIF made after its answer at a time per process, at background priority (later-queue.ts).
+  // One final answer made after its interim one at a time per process, at background priority (later-queue.ts).
   const laterQueue = createLaterQueue({
     concurrency: 1,
     perTenant: 256,
@@ -238,11 +238,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     secretBox,
     produce,
     // Made later means served later from a cache: with neither cache nor store it never would be.
-    avifLater:
+    later:
       options.resultCacheBytes > 0 || results
         ? {
-            minPixels: options.avifLaterMinPixels ?? 0,
-            maxPixels: options.transformLimits.maxAvifPixels,
+            avif: { minPixels: options.avifLaterMinPixels ?? 0, maxPixels: options.transformLimits.maxAvifPixels },
+            quality: options.qualityLater ?? false,
             queue: laterQueue,
           }
         : null,

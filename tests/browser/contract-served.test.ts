@@ -10,6 +10,7 @@ import { pixelBombPng } from "../support/hostile";
 import { serveBytes, startOrigin, type Origin } from "../support/origin";
 import { buildSignedUrl } from "../support/signed-url";
 import { wire, type Wire } from "../support/wire";
+import { makeGrain } from "../support/images";
 
 /**
  * Every header and status of contract §4 as a client receives them from the built app: through Next's
@@ -54,6 +55,18 @@ function expectError(answer: Wire, status: number, code: string): void {
 
 const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64">${'<rect x="8" y="8" width="48" height="48" fill="#2a6"/>'.repeat(40)}</svg>`;
 const IMMUTABLE = "public, max-age=31536000, s-maxage=31536000, immutable";
+const INTERIM = "public, max-age=60, s-maxage=60";
+/** A large image out of WebP's reach at q_auto:best (images.ts). */
+const GRAIN_WIDTH = 800;
+
+/** Asks again until the final answer (immutable) is there: an interim one is followed, as a browser would. */
+async function untilFinal(target: string, headers: Record<string, string>): Promise<Wire> {
+  for (let tries = 0; ; tries++) {
+    const answer = await wire(target, { headers });
+    if (answer.headers["cache-control"] === IMMUTABLE || tries >= 300) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 /** The served app's source byte cap: remote sources are downloaded under it in the download thread. */
 const SOURCE_CAP = 2 * 1024 * 1024;
 
@@ -78,6 +91,7 @@ for (const server of ["npm start", "next start"] as const) {
         .jpeg()
         .toBuffer();
       writeFileSync(path.join(root, "camera-p3.jpg"), camera);
+      writeFileSync(path.join(root, "grain.png"), await makeGrain(GRAIN_WIDTH, 600));
       writeFileSync(path.join(root, "icon.svg"), SVG);
       writeFileSync(
         path.join(root, "active.svg"),
@@ -190,16 +204,45 @@ for (const server of ["npm start", "next start"] as const) {
       expect(revalidated.headers.etag).toBe(get.headers.etag);
     });
 
-    it("q_auto under f_auto: the chosen quality and score in X-OptStuff-Quality, Vary exactly Accept, the same on HEAD", async () => {
+    it("q_auto under f_auto: the default quality first (interim), then the chosen quality and score in X-OptStuff-Quality, Vary exactly Accept, the same on HEAD", async () => {
       const target = url("w_120,q_auto:eco,f_auto", "local/photo.jpg");
       const accept = { accept: "image/webp,*/*" };
-      const get = await wire(target, { headers: accept });
-      expect(get.status).toBe(200);
+      const interim = await wire(target, { headers: accept });
+      expect(interim.status).toBe(200);
+      expectFraming(interim);
+      expect(interim.headers["content-type"]).toBe("image/webp");
+      expect(interim.headers["cache-control"]).toBe(INTERIM);
+      expect(interim.headers.vary).toBe("Accept");
+      expect(interim.headers["x-optstuff-quality"]).toBeUndefined();
+      // The same bytes and ETag as the URL without q_auto: the format's default quality.
+      const fixed = await wire(url("w_120,f_auto", "local/photo.jpg"), { headers: accept });
+      expect(fixed.body.equals(interim.body)).toBe(true);
+      expect(fixed.headers.etag).toBe(interim.headers.etag);
+      // A revalidation of the interim answer while the search runs, or the searched answer once it is made.
+      const revalidated = await wire(target, { headers: { ...accept, "if-none-match": interim.headers.etag! } });
+      expect([200, 304]).toContain(revalidated.status);
+      const get = await untilFinal(target, accept);
       expectFraming(get);
-      expect(get.headers["content-type"]).toBe("image/webp");
+      expect(get.headers["cache-control"]).toBe(IMMUTABLE);
       expect(get.headers.vary).toBe("Accept");
+      expect(get.headers.etag).not.toBe(interim.headers.etag);
       expect(get.headers["x-optstuff-quality"]).toMatch(/^\d{1,3}; score=\d+\.\d$/);
       const head = await wire(target, { method: "HEAD", headers: accept });
+      expect(head.headers["x-optstuff-quality"]).toBe(get.headers["x-optstuff-quality"]);
+      const current = await wire(target, { headers: { ...accept, "if-none-match": get.headers.etag! } });
+      expect(current.status).toBe(304);
+    });
+
+    it("a level out of reach, on a large image: the knee, said so in the header, within 1.5× the default's bytes", async () => {
+      const target = url("q_auto:best,f_webp", "local/grain.png");
+      const get = await untilFinal(target, {});
+      expectFraming(get);
+      expect(get.headers["x-optstuff-quality"]).toMatch(/^\d{1,3}; score=\d+\.\d; unreached$/);
+      expect((await sharp(get.body).metadata()).width).toBe(GRAIN_WIDTH);
+      const fixed = await wire(url("f_webp", "local/grain.png"));
+      expect(fixed.status).toBe(200);
+      expect(get.body.length).toBeLessThanOrEqual(1.5 * fixed.body.length);
+      const head = await wire(target, { method: "HEAD" });
       expect(head.headers["x-optstuff-quality"]).toBe(get.headers["x-optstuff-quality"]);
     });
 
@@ -269,13 +312,17 @@ for (const server of ["npm start", "next start"] as const) {
     it("f_best: one of the formats Accept allows, Vary exactly Accept, an ETag per Accept class, its 304", async () => {
       const target = url("w_120,f_best", "local/photo.jpg");
       const browser = { accept: "image/avif,image/webp,*/*" };
-      const get = await wire(target, { headers: browser });
-      expect(get.status).toBe(200);
+      const interim = await wire(target, { headers: browser });
+      expect(interim.status).toBe(200);
+      expect(interim.headers["cache-control"]).toBe(INTERIM);
+      expect(interim.headers["x-optstuff-quality"]).toBeUndefined();
+      const get = await untilFinal(target, browser);
       expectFraming(get);
+      expect(get.headers["cache-control"]).toBe(IMMUTABLE);
       expect(["image/avif", "image/webp"]).toContain(get.headers["content-type"]);
       expect(get.headers.vary).toBe("Accept");
       expect(get.headers["x-optstuff-quality"]).toMatch(/^\d{1,3}; score=\d+\.\d$/);
-      const old = await wire(target, { headers: { accept: "image/*" } });
+      const old = await untilFinal(target, { accept: "image/*" });
       expect(old.headers["content-type"]).toBe("image/jpeg");
       expect(old.headers.etag).not.toBe(get.headers.etag);
       const revalidated = await wire(target, { headers: { ...browser, "if-none-match": get.headers.etag! } });

@@ -17,3 +17,11 @@ export function makePng(width: number, height: number, alpha = true): Promise<Bu
     .png()
     .toBuffer();
 }
+
+/** Grain no lossy WebP keeps: its q100 scores under 90, so q_auto:best is out of WebP's reach on it. */
+export function makeGrain(width: number, height: number): Promise<Buffer> {
+  const noise = { type: "gaussian", mean: 128, sigma: 40 } as const;
+  return sharp({ create: { width, height, channels: 3, background: "#808080", noise } })
+    .png()
+    .toBuffer();
+}

@@ -46,29 +46,34 @@ export interface RequestOutcome {
   /** Body bytes actually sent (0 for HEAD and 304): what usage metering counts. */
   sentBytes?: number;
   durationMs: number;
-  /** `later`: not a request but the final AVIF made after an interim answer (avif-later.ts). */
+  /** `later`: not a request but the final answer made after an interim one (interim.ts). */
   cache?: ResultTier | "revalidated" | "later";
   /** Milliseconds per phase, for the metrics' histograms. */
   phases?: Partial<Record<"auth" | "store" | "queue" | "fetch" | "transform", number>>;
 }
 
-export interface AvifLaterPolicy {
-  /** OPTSTUFF_AVIF_LATER_MIN_PIXELS; 0: never. */
-  minPixels: number;
-  /** OPTSTUFF_MAX_AVIF_PIXELS: a negotiated output larger than this is WebP anyway, so nothing is made later. */
-  maxPixels: number;
-  /** Where the AVIFs made after their answers wait their turn (later-queue.ts). */
+/** Answers without the wait (interim.ts): what a cold request may answer at once, the final made later. */
+export interface LaterPolicy {
+  /** AVIF without the wait (avif-later.ts). */
+  avif: {
+    /** OPTSTUFF_AVIF_LATER_MIN_PIXELS; 0: never. */
+    minPixels: number;
+    /** OPTSTUFF_MAX_AVIF_PIXELS: a negotiated output larger than this is WebP anyway, so nothing is made later. */
+    maxPixels: number;
+  };
+  /** OPTSTUFF_QUALITY_LATER: q_auto and f_best answer the format's default quality first. */
+  quality: boolean;
+  /** Where the final answers made after their interim ones wait their turn (later-queue.ts). */
   queue: LaterQueue;
 }
 
 export interface DeliveryDeps extends AuthorizeDeps {
   produce: Producer;
   /**
-   * AVIF without the wait (avif-later.ts): a cold f_auto/f_best request for AVIF at `minPixels` output
-   * pixels or more, but not over `maxPixels` (past which the answer is WebP anyway), is answered WebP at
-   * once, the AVIF made after. Absent: never.
+   * Answers without the wait (interim.ts): a cold request whose final answer is slow (an AVIF, a
+   * quality search) gets an interim answer at once, the final one made after. Absent: never.
    */
-  avifLater?: AvifLaterPolicy | null;
+  later?: LaterPolicy | null;
   /** Outputs over the deployment's response cap (oversize.ts); absent: no cap. */
   oversize?: Oversize | null;
   /** The project's watermark and fallback bytes, by hash. */

@@ -1,7 +1,7 @@
 /**
- * Work done after the answer (AVIF without the wait, avif-later.ts), started a few at a time per
+ * Work done after the answer (final answers after interim ones, interim.ts), started a few at a time per
  * process, tenants in turn. A burst of cold requests (a page's srcset at once) would otherwise hand every
- * AVIF to the transform scheduler together, where background work may fill only half of a tenant's
+ * job to the transform scheduler together, where background work may fill only half of a tenant's
  * queue share (a queued transform holds its source's bytes), and the rest would be refused and lost
  * until the URL was asked again. An entry here holds a closure, not bytes (the source is read when the
  * job starts), so the queue can be long; past `perTenant` waiting jobs a tenant's new ones are dropped

@@ -5,14 +5,6 @@ import { withinLimits } from "@/server/ratelimit/request-limits";
 import type { HttpAnswer } from "@/server/wire/answer";
 import { answerProduced, type AnswerReport, type Progress } from "./answer-produced";
 import type { Authorized } from "./authorize";
-import {
-  answersAvifLater,
-  asInterim,
-  finishLater,
-  INTERIM_ACCEPT,
-  INTERIM_MAX_AGE,
-  interimIsFinal,
-} from "./avif-later";
 import { bucketSettings } from "./buckets";
 import { matchesIfNoneMatch, variantKey } from "./cache-key";
 import { applyClientHints } from "./client-hints";
@@ -20,6 +12,8 @@ import type { DeliveryDeps, ImageHttpRequest, RequestOutcome } from "./delivery-
 import { asFallback, FALLBACK_MAX_AGE, fallbackFor } from "./fallback";
 import type { ImageRequestParts } from "./parse-request";
 import { withDefaultQuality } from "./default-quality";
+import { finishLater } from "./finish-later";
+import { asInterim, INTERIM_MAX_AGE, interimIsFinal, interimPlan } from "./interim";
 import { expandPreset } from "./presets";
 import type { Produced } from "./produce";
 import { fallbackStoreKey, resultAddress } from "./result-keys";
@@ -61,8 +55,9 @@ export async function respond(
     progress,
   );
   // An image answer records how its quality was chosen (the usage page's quality modes); JSON has none.
+  // An interim answer has already said its own (the default quality's).
   const format = answered.report.outputFormat;
-  if (!format || format === "json") return answered;
+  if (!format || format === "json" || answered.report.qualityMode) return answered;
   return { ...answered, report: { ...answered.report, qualityMode: qualityModeOf(operations) } };
 }
 
@@ -108,21 +103,19 @@ async function answerWith(
     sourceHosts: project.allowedSourceHosts,
     bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
   };
-  // AVIF without the wait: a cold request whose AVIF would be slow gets the WebP variant now.
+  // Without the wait: a cold request whose final answer is slow gets an interim one now (interim.ts).
+  const plan = deps.later ? interimPlan(operations, accept, deps.later) : null;
   const interimVariant =
-    deps.avifLater &&
-    answersAvifLater(operations, accept, deps.avifLater) &&
-    !(await deps.produce.peek(address.storeKey))
-      ? variantKey(operations, location, INTERIM_ACCEPT)
+    plan && !(await deps.produce.peek(address.storeKey)) ? variantKey(plan.operations, location, plan.accept) : null;
+  const interim =
+    plan && interimVariant
+      ? { plan, variant: interimVariant, ...resultAddress(project, interimVariant, location, deps.publicNames) }
       : null;
-  const interim = interimVariant
-    ? { variant: interimVariant, ...resultAddress(project, interimVariant, location, deps.publicNames) }
-    : null;
   const maxSeconds = lifetimeSeconds(parts.exp, common.nowMs);
   const laterJob = () =>
     finishLater({
       produce: deps.produce,
-      queue: deps.avifLater!.queue,
+      queue: deps.later!.queue,
       logger: deps.logger,
       input: final,
       limits: progress.laterLimits,
@@ -141,7 +134,7 @@ async function answerWith(
     produced = await withinLimits(progress.limits, (admit, refund) =>
       deps.produce({
         ...final,
-        ...(interim ? { key: interim.storeKey, accept: INTERIM_ACCEPT } : {}),
+        ...(interim ? { key: interim.storeKey, operations: interim.plan.operations, accept: interim.plan.accept } : {}),
         admit,
         refund,
       }),
@@ -169,17 +162,19 @@ async function answerWith(
     };
     return capped(answered, produced, { key: fallbackKey, team: project.teamId, maxSeconds: FALLBACK_MAX_AGE }, deps);
   }
-  if (interim && deps.avifLater && (await interimIsFinal(produced.result, operations, deps.avifLater))) {
-    // Nothing better to make later: the WebP is the final answer, kept under the final key too.
+  const maxAvifPixels = deps.later?.avif.maxPixels ?? 0;
+  if (interim && (await interimIsFinal(produced.result, { plan: interim.plan, ops: operations, maxAvifPixels }))) {
+    // Nothing better to make later: the interim result is the final answer, kept under the final key too.
     const kept = await deps.produce({ ...final, made: produced.result });
     const answered = withVariant(answerProduced(request, produced, common, progress), variant);
     // Capped as kept: an output over the response cap is redirected to the final key's object.
     return capped(answered, kept, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);
   }
   if (interim) {
-    // Its own ETag (the WebP variant's), so a revalidation after the AVIF is made gets the AVIF.
+    // Its own ETag (the interim variant's), so a revalidation after the final one is made gets that.
+    const made = answerProduced(request, produced, { ...common, etag: interim.etag }, progress);
     const answered = withVariant(
-      answerProduced(request, produced, { ...common, etag: interim.etag }, progress),
+      { ...made, report: { ...made.report, qualityMode: qualityModeOf(interim.plan.operations) } },
       interim.variant,
     );
     asInterim(answered.answer.headers, maxSeconds);

@@ -1,4 +1,4 @@
-import { group, integer, optionalInteger } from "@/server/config/setting";
+import { choice, group, integer, optionalInteger } from "@/server/config/setting";
 
 /** Under Vercel's 4.5 MB cap on a function's response, with room for the headers. */
 export const VERCEL_RESPONSE_MAX_BYTES = 4_400_000;
@@ -13,6 +13,10 @@ export const deliverySettings = group("Answers", {
     default: 250_000,
     min: 0,
     doc: "AVIF without the wait: a cold `f_auto` or `f_best` request for AVIF whose output is predicted to have at least this many pixels (from `w_`, `h_` and `dpr_`; unknown counts as large) is answered at once with the WebP, under a 60-second lifetime, while the AVIF is made at background priority and served from then on; 0 always waits for the AVIF.",
+  }),
+  OPTSTUFF_QUALITY_LATER: choice(["on", "off"], {
+    default: "on",
+    doc: "`q_auto` and `f_best` without the wait: a cold request is answered at once with the format's default quality (`f_best` as `f_auto`), under a 60-second lifetime, while the quality search runs at background priority and its answer is served from then on; `off` waits for the search.",
   }),
   OPTSTUFF_RESPONSE_MAX_BYTES: optionalInteger({
     min: 0,

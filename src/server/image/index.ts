@@ -42,3 +42,4 @@ export { DEFAULT_TRANSFORM_LIMITS } from "./settings";
 export { DEFAULT_QUALITY } from "./encode-options";
 export { DEFAULT_LEVEL, QUALITY_LEVELS, type QualityLevel } from "./quality/levels";
 export { qualityModeOf } from "./quality/quality-mode";
+export { isSearchedFormat } from "./quality/auto-quality";

@@ -22,7 +22,7 @@ const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export function createMetrics(deps: {
   counters: Counters;
   scheduler: TransformScheduler;
-  /** AVIFs waiting to be made after their answers (delivery/later-queue.ts). */
+  /** Final answers waiting to be made after their interim ones (delivery/later-queue.ts). */
   later?: Pick<LaterQueue, "stats">;
   store?: ResultStore | null;
   /** The in-process limiter's windows (null with Redis, which keeps them). */
@@ -57,14 +57,14 @@ export function createMetrics(deps: {
   });
   new Gauge({
     name: "optstuff_transforms",
-    help: "Transforms running and queued, and AVIFs waiting to be made after their answers (later)",
+    help: "Transforms running and queued, and final answers waiting to be made after their interim ones (later)",
     labelNames: ["state"],
     registers: [registry],
     collect() {
       const { running, queued } = deps.scheduler.stats();
       this.set({ state: "running" }, running);
       this.set({ state: "queued" }, queued);
-      // AVIFs to make after their answers, not yet handed to the scheduler.
+      // Final answers to make after their interim ones, not yet handed to the scheduler.
       if (deps.later) this.set({ state: "later" }, deps.later.stats().waiting);
     },
   });
@@ -104,7 +104,7 @@ export function createMetrics(deps: {
   return {
     observe(outcome) {
       for (const [phase, ms] of Object.entries(outcome.phases ?? {})) phases.observe({ phase }, ms / 1000);
-      // The final AVIF made after an interim answer: its phases are work done, but it is no request.
+      // The final answer made after an interim one: its phases are work done, but it is no request.
       if (outcome.cache === "later") return;
       requests.inc({ status: outcome.status, code: String(outcome.httpStatus) });
       duration.observe({ cache: outcome.cache ?? "none" }, outcome.durationMs / 1000);

@@ -9,7 +9,7 @@ import { purgeResults } from "@/server/tenancy/cache-purge";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestApp, type TestApp, type TestAppOptions } from "../../support/app";
 import { createTestDatabase } from "../../support/database";
-import { makeJpeg } from "../../support/images";
+import { makeGrain, makeJpeg } from "../../support/images";
 import { startOrigin, type Origin } from "../../support/origin";
 import { startS3, type LocalS3 } from "../../support/s3";
 import { setupAudit } from "../../support/audit";
@@ -22,18 +22,7 @@ const dirs: string[] = [];
 
 beforeAll(async () => {
   photo = await makeJpeg(640, 480);
-  // Grain no lossy WebP keeps: q_auto:best is out of WebP's reach on it.
-  grain = await sharp({
-    create: {
-      width: 120,
-      height: 90,
-      channels: 3,
-      background: "#808080",
-      noise: { type: "gaussian", mean: 128, sigma: 40 },
-    },
-  })
-    .png()
-    .toBuffer();
+  grain = await makeGrain(120, 90);
   origin = await startOrigin({
     "/photo.jpg": (_request, response) => {
       response.writeHead(200, {

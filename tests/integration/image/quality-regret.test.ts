@@ -6,6 +6,7 @@ import { DEFAULT_QUALITY } from "@/server/image/encode-options";
 import { configureSharp, transformImage } from "@/server/image/engine";
 import { QUALITY_LEVELS, type QualityLevel } from "@/server/image/quality/levels";
 import { renderForScoring, type RenderedPixels } from "@/server/image/quality/rendered-pixels";
+import { makeGrain } from "../../support/images";
 
 /**
  * Regret, per image: an answer's bytes ÷ the smallest encode, in a format the answer may take, that
@@ -34,19 +35,7 @@ interface Case {
 
 const PHOTO = "demo/photo.jpg";
 const PORTRAIT = "tests/fixtures/ssimulacra2/source.png";
-/** Grain no lossy WebP keeps: its q100 scores under 90, so q_auto:best is out of WebP's reach. */
-const GRAIN = () =>
-  sharp({
-    create: {
-      width: 400,
-      height: 300,
-      channels: 3,
-      background: "#808080",
-      noise: { type: "gaussian", mean: 128, sigma: 40 },
-    },
-  })
-    .png()
-    .toBuffer();
+const GRAIN = () => makeGrain(400, 300);
 const CASES: Case[] = [
   {
     name: "demo photo, AVIF",

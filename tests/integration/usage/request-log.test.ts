@@ -1,5 +1,4 @@
 import { eq } from "drizzle-orm";
-import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestLog } from "@/server/db/schema";
 import { createCounters } from "@/server/coordination/counters";
@@ -7,25 +6,14 @@ import { createMemoryKeyValue } from "@/server/coordination/memory-key-value";
 import { createRequestLog } from "@/server/usage/request-log";
 import { createTestApp, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
-import { makePng } from "../../support/images";
+import { makeGrain, makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 
 let app: TestApp;
 let origin: Origin;
 
 beforeAll(async () => {
-  // Grain no lossy WebP keeps: q_auto:best is out of WebP's reach on it.
-  const grain = await sharp({
-    create: {
-      width: 120,
-      height: 90,
-      channels: 3,
-      background: "#808080",
-      noise: { type: "gaussian", mean: 128, sigma: 40 },
-    },
-  })
-    .png()
-    .toBuffer();
+  const grain = await makeGrain(120, 90);
   origin = await startOrigin({
     "/a.png": serveBytes(await makePng(40, 30), "image/png"),
     "/grain.png": serveBytes(grain, "image/png"),

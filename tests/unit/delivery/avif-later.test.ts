@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { answersAvifLater, asInterim, requestedPixels } from "@/server/delivery/avif-later";
+import { answersAvifLater, requestedPixels } from "@/server/delivery/avif-later";
+import { asInterim, interimPlan } from "@/server/delivery/interim";
+import { createLaterQueue } from "@/server/delivery/later-queue";
 import { parseOperations } from "@/server/image";
 import { meteredIncrement } from "@/server/usage/buffer-usage";
 
@@ -29,6 +31,37 @@ describe("which requests get an interim answer", () => {
     // Over the AVIF area the negotiated answer is WebP anyway: nothing to make later.
     expect(later("w_2100,h_2000,f_auto")).toBe(false);
     expect(later("w_2000,h_2000,f_auto")).toBe(true);
+  });
+
+  it("answers q_auto and f_best at the format's default quality first, f_best as f_auto", () => {
+    const policy = (quality: boolean, minPixels = 250_000) => ({
+      avif: { minPixels, maxPixels: 4_000_000 },
+      quality,
+      queue: createLaterQueue({ concurrency: 1, perTenant: 1 }),
+    });
+    const plan = (segment: string, accept: string | null = CHROME, quality = true) =>
+      interimPlan(parseOperations(segment), accept, policy(quality));
+    expect(plan("w_800,f_avif,q_auto")).toMatchObject({
+      operations: { width: 800, format: "avif" },
+      accept: CHROME,
+      avif: false,
+      quality: true,
+    });
+    expect(plan("w_800,f_avif,q_auto")!.operations.qualityTarget).toBeUndefined();
+    // Both: the WebP at its default quality first, the searched AVIF (or WebP) after.
+    expect(plan("w_800,f_best,q_auto:eco")).toMatchObject({
+      operations: { width: 800, format: "auto" },
+      accept: "image/webp",
+      avif: true,
+      quality: true,
+    });
+    expect(plan("w_400,f_best", "image/webp")).toMatchObject({ operations: { format: "auto" }, accept: "image/webp" });
+    // Only the AVIF when the search is off, nothing for a fixed quality or a description.
+    expect(plan("w_800,f_auto,q_auto", CHROME, false)).toMatchObject({ avif: true, quality: false });
+    expect(plan("w_800,f_auto,q_auto", CHROME, false)!.operations.qualityTarget).toBe("good");
+    expect(plan("w_400,f_webp,q_60")).toBeNull();
+    expect(plan("w_400,q_auto,info")).toBeNull();
+    expect(plan("w_400,f_best,placeholder")).toBeNull();
   });
 
   it("marks the answer short-lived and not immutable, within the signature's lifetime", () => {

@@ -14,7 +14,7 @@ export const outputTokens = [
     name: "q",
     syntax: "q_{1-100} | q_auto | q_auto:{best|good|eco|low}",
     description:
-      "Quality for lossy formats (JPEG, WebP, AVIF); PNG and GIF ignore it. Defaults per format. With f_auto it is on the JPEG/WebP scale (an AVIF answer gets the quality that looks the same, ×5/8). q_auto finds, per image, the lowest quality whose output reaches a perceptual score (SSIMULACRA 2: best 90, good 80, eco 70, low 60; q_auto is good), in four encodes (six while the bracket is wide); a level out of reach is answered at its curve's knee and said so (unreached); an animation gets the format's default.",
+      "Quality for lossy formats (JPEG, WebP, AVIF); PNG and GIF ignore it. Defaults per format. With f_auto it is on the JPEG/WebP scale (an AVIF answer gets the quality that looks the same, ×5/8). q_auto finds, per image, the lowest quality whose output reaches a perceptual score (SSIMULACRA 2: best 90, good 80, eco 70, low 60; q_auto is good), in four encodes (six while the bracket is wide); a level out of reach is answered at its curve's knee and said so (unreached); an animation gets the format's default. A URL's first request gets the format's default quality for 60 s while the search runs after it (q_auto without the wait).",
     parse: (v) =>
       v === "auto" || v?.startsWith("auto:")
         ? { quality: undefined, qualityTarget: v === "auto" ? DEFAULT_LEVEL : oneOf(v.slice(5), LEVELS) }
@@ -31,7 +31,7 @@ export const outputTokens = [
     name: "f",
     syntax: "f_{webp|avif|png|jpg|jpeg|gif|auto|best}",
     description:
-      "Output format. auto picks AVIF, then WebP, from the Accept header, else a universal format. best encodes the formats the Accept header allows (AVIF and WebP, else JPEG or PNG; lossless WebP or PNG too for flat graphics) at q_auto's level (good unless q_auto or the project's default quality names one) and serves the smallest encode it has seen reach it (at most eight scored encodes, and one lossless encode for flat graphics), never larger than f_auto,q_auto's answer when that reaches the level; it takes no q_{1-100} or maxbytes_. Absent: the source's format.",
+      "Output format. auto picks AVIF, then WebP, from the Accept header, else a universal format. best encodes the formats the Accept header allows (AVIF and WebP, else JPEG or PNG; lossless WebP or PNG too for flat graphics) at q_auto's level (good unless q_auto or the project's default quality names one) and serves the smallest encode it has seen reach it (at most eight scored encodes, and one lossless encode for flat graphics), never larger than f_auto,q_auto's answer when that reaches the level; its first request gets f_auto's answer for 60 s while the search runs after it; it takes no q_{1-100} or maxbytes_. Absent: the source's format.",
     parse: (v) => {
       const format = oneOf(v, FORMATS);
       return { format: format === "jpg" ? "jpeg" : format };

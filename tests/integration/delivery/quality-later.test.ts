@@ -1,0 +1,150 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RequestOutcome } from "@/server/delivery/serve-image";
+import { createTestApp, type TestApp } from "../../support/app";
+import { animatedGif } from "../image/generate";
+import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+
+/** Chromium's Accept for images: AVIF first. */
+const CHROME = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
+const INTERIM_CACHE = "public, max-age=60, s-maxage=60";
+
+let app: TestApp;
+let origin: Origin;
+beforeAll(async () => {
+  origin = await startOrigin({ "/spinner.gif": serveBytes(await animatedGif(400, 300, [[192, 57, 43], [39, 174, 96], [41, 128, 185]]), "image/gif") });
+  app = await createTestApp({ qualityLater: true, avifLaterMinPixels: 250_000, sourceHosts: ["local", origin.host] });
+}, 30_000);
+afterAll(async () => {
+  await app?.close();
+  await origin?.close();
+});
+
+const get = (operations: string, accept = CHROME, headers: Record<string, string> = {}, source = "local/photo.jpg") =>
+  app.fetch(app.signedPath(operations, source), { headers: { accept, ...headers } });
+
+async function laterEntries(operations: string, count: number): Promise<RequestOutcome[]> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const found = app.outcomes.filter((o) => o.cache === "later" && o.operations === operations);
+    if (found.length >= count || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
+
+describe("q_auto and f_best without the wait", () => {
+  it("answers a cold q_auto at the format's default quality, short-lived, then the searched one", async () => {
+    const first = await get("w_800,f_avif,q_auto");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe("image/avif");
+    expect(first.headers.get("cache-control")).toBe(INTERIM_CACHE);
+    expect(first.headers.get("x-optstuff-quality")).toBeNull();
+    const interim = await bytesOf(first);
+    // The same bytes the fixed-quality URL answers: the format's default, made or reused.
+    const fixed = await get("w_800,f_avif");
+    expect((await bytesOf(fixed)).equals(interim)).toBe(true);
+    expect(fixed.headers.get("cache-control")).toContain("immutable");
+
+    const [later] = await laterEntries("w_800,f_avif,q_auto", 1);
+    expect(later).toMatchObject({ status: "success", outputFormat: "avif", sentBytes: 0, cache: "later" });
+    expect(later!.measured?.score).toBeGreaterThan(0);
+
+    const second = await get("w_800,f_avif,q_auto");
+    expect(second.headers.get("cache-control")).toContain("immutable");
+    expect(second.headers.get("etag")).not.toBe(first.headers.get("etag"));
+    expect(second.headers.get("x-optstuff-quality")).toMatch(/^\d+; score=\d+(\.\d+)?/);
+    const searched = await bytesOf(second);
+    expect(searched.equals(interim)).toBe(false);
+    expect((await sharp(searched).metadata()).width).toBe(800);
+    expect(searched.length).toBe(later!.outputBytes);
+    // A browser that kept the interim answer revalidates it and gets the searched one.
+    const revalidated = await get("w_800,f_avif,q_auto", CHROME, { "if-none-match": first.headers.get("etag")! });
+    expect(revalidated.status).toBe(200);
+    expect(revalidated.headers.get("etag")).toBe(second.headers.get("etag"));
+  });
+
+  it("records the interim answer under the quality that made it, the searched one under q_auto", async () => {
+    await get("w_760,f_webp,q_auto:eco");
+    await laterEntries("w_760,f_webp,q_auto:eco", 1);
+    await get("w_760,f_webp,q_auto:eco");
+    await app.settled();
+    const answers = app.outcomes.filter((o) => o.operations === "w_760,f_webp,q_auto:eco" && o.cache !== "later");
+    expect(answers.map((o) => [o.cache, o.qualityMode, o.measured !== undefined])).toEqual([
+      ["miss", "fixed", false],
+      ["hit", "q_auto:eco", true],
+    ]);
+  });
+
+  it("answers f_best first as f_auto would, WebP where the AVIF would be slow, then the smallest that reaches", async () => {
+    const first = await get("w_800,f_best");
+    expect(first.headers.get("content-type")).toBe("image/webp");
+    expect(first.headers.get("cache-control")).toBe(INTERIM_CACHE);
+    const [later] = await laterEntries("w_800,f_best", 1);
+    expect(["avif", "webp"]).toContain(later!.outputFormat);
+    const final = await get("w_800,f_best");
+    expect(final.headers.get("cache-control")).toContain("immutable");
+    expect(final.headers.get("x-optstuff-quality")).toMatch(/score=/);
+    expect(final.headers.get("content-type")).toBe(`image/${later!.outputFormat}`);
+  });
+
+  it("under the AVIF threshold, answers f_best's interim in AVIF at its default quality", async () => {
+    const first = await get("w_300,f_best");
+    expect(first.headers.get("content-type")).toBe("image/avif");
+    expect(first.headers.get("cache-control")).toBe(INTERIM_CACHE);
+    const fixed = await bytesOf(await get("w_300,f_auto"));
+    expect((await bytesOf(first)).equals(fixed)).toBe(true);
+    await laterEntries("w_300,f_best", 1);
+    expect((await get("w_300,f_best")).headers.get("cache-control")).toContain("immutable");
+  });
+
+  it("concurrent cold requests all get the interim answer, and the search runs once", async () => {
+    const answers = await Promise.all([1, 2, 3].map(() => get("w_720,f_webp,q_auto")));
+    expect(answers.map((a) => a.headers.get("cache-control"))).toEqual([INTERIM_CACHE, INTERIM_CACHE, INTERIM_CACHE]);
+    await laterEntries("w_720,f_webp,q_auto", 1);
+    await app.settled();
+    expect(app.outcomes.filter((o) => o.cache === "later" && o.operations === "w_720,f_webp,q_auto")).toHaveLength(1);
+    expect((await get("w_720,f_webp,q_auto")).headers.get("x-optstuff-quality")).toMatch(/score=/);
+  });
+
+  it.each([
+    ["PNG output, which the search does not take", "w_500,f_png,q_auto", "local/photo.jpg", "image/png", 1],
+    ["an animation, never searched", "w_300,f_webp,q_auto", "spinner", "image/webp", 3],
+  ])("answers %s as final at once: immutable, nothing made later", async (_, ops, source, type, frames) => {
+    const from = source === "spinner" ? `http://${origin.host}/spinner.gif` : source;
+    const first = await get(ops, CHROME, {}, from);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe(type);
+    expect(first.headers.get("cache-control")).toContain("immutable");
+    expect((await sharp(await bytesOf(first), { animated: true }).metadata()).pages ?? 1).toBe(frames);
+    const second = await get(ops, CHROME, {}, from);
+    expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
+    await app.settled();
+    const made = app.outcomes.filter((o) => o.operations === ops);
+    expect(made.map((o) => o.cache)).toEqual(["miss", "hit"]);
+  });
+
+  it("never answers info or a placeholder in two steps", async () => {
+    const info = await get("w_600,f_webp,q_auto,info");
+    expect(info.headers.get("content-type")).toContain("application/json");
+    expect(info.headers.get("cache-control")).toContain("immutable");
+    const placeholder = await get("w_600,f_best,placeholder");
+    expect(placeholder.headers.get("cache-control")).toContain("immutable");
+    await app.settled();
+    expect(app.outcomes.filter((o) => o.cache === "later" && /info|placeholder/.test(o.operations ?? ""))).toEqual([]);
+  });
+});
+
+describe("with OPTSTUFF_QUALITY_LATER off", () => {
+  it("waits for the search on the first request", async () => {
+    const waiting = await createTestApp({ qualityLater: false });
+    try {
+      const first = await waiting.fetch(waiting.signedPath("w_500,f_webp,q_auto", "local/photo.jpg"));
+      expect(first.headers.get("cache-control")).toContain("immutable");
+      expect(first.headers.get("x-optstuff-quality")).toMatch(/score=/);
+    } finally {
+      await waiting.close();
+    }
+  });
+});
