@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { emptyPlanes } from "@/server/image/quality/planes";
 import { positiveXyb } from "@/server/image/quality/xyb";
 
-/** The conversion as published, with Math.cbrt: what the table and one Halley step must match. */
+/** The conversion as published, with Math.cbrt: what the interpolated table must match. */
 function published(red: number, green: number, blue: number): [number, number, number] {
   const bias = 0.0037930732552754493;
   const root = (x: number) => Math.cbrt(Math.max(x, 0)) - Math.cbrt(bias);
