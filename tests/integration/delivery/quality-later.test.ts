@@ -108,6 +108,22 @@ describe("q_auto and f_best without the wait", () => {
     expect((await get("w_720,f_webp,q_auto")).headers.get("x-optstuff-quality")).toMatch(/score=/);
   });
 
+  it("a cold HEAD gets the interim headers and starts the search; a signature about to expire shortens them", async () => {
+    const head = await app.fetch(app.signedPath("w_680,f_webp,q_auto", "local/photo.jpg"), { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("cache-control")).toBe(INTERIM_CACHE);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    await laterEntries("w_680,f_webp,q_auto", 1);
+    expect((await get("w_680,f_webp,q_auto")).headers.get("x-optstuff-quality")).toMatch(/score=/);
+
+    const exp = Math.floor(Date.now() / 1000) + 20;
+    const soon = await app.fetch(app.signedPath("w_690,f_webp,q_auto", "local/photo.jpg", { exp }));
+    const seconds = Number(/max-age=(\d+)/.exec(soon.headers.get("cache-control") ?? "")?.[1]);
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(20);
+    expect(soon.headers.get("cache-control")).not.toContain("immutable");
+  });
+
   it.each([
     ["PNG output, which the search does not take", "w_500,f_png,q_auto", "local/photo.jpg", "image/png", 1],
     ["an animation, never searched", "w_300,f_webp,q_auto", "spinner", "image/webp", 3],
