@@ -20,11 +20,22 @@ export interface InterimPlan {
   quality: boolean;
 }
 
-export function interimPlan(ops: ImageOperations, accept: string | null, policy: LaterPolicy): InterimPlan | null {
+/**
+ * `fixed`: what the same URL makes without the search (`withoutSearch` of the operations as asked, with
+ * the client hints and the watermark applied as to the final ones), so that the interim answer is the
+ * fixed-quality URL's own variant, Save-Data included.
+ */
+export function interimPlan(
+  ops: ImageOperations,
+  accept: string | null,
+  policy: LaterPolicy,
+  fixed: ImageOperations,
+): InterimPlan | null {
   const avif = answersAvifLater(ops, accept, policy.avif);
-  const quality = policy.quality && searchesQuality(ops);
+  // Nothing left but the search: an SVG source would pass through instead of being rasterised.
+  const quality = policy.quality && searchesQuality(ops) && Object.keys(fixed).length > 0;
   if (!avif && !quality) return null;
-  return { operations: quality ? withoutSearch(ops) : ops, accept: avif ? INTERIM_ACCEPT : accept, avif, quality };
+  return { operations: quality ? fixed : ops, accept: avif ? INTERIM_ACCEPT : accept, avif, quality };
 }
 
 /** q_auto or f_best on an image answer (info and placeholders choose no quality). */
@@ -33,9 +44,15 @@ function searchesQuality(ops: ImageOperations): boolean {
   return ops.qualityTarget !== undefined || ops.format === "best";
 }
 
-/** The same operations at the format's default quality: f_best starts from f_auto's answer (negotiate.ts). */
-function withoutSearch({ qualityTarget: _, ...ops }: ImageOperations): ImageOperations {
-  return ops.format === "best" ? { ...ops, format: "auto" } : ops;
+/**
+ * The same operations at the format's default quality: f_best starts from f_auto's answer
+ * (negotiate.ts). Keys left undefined are dropped, as the variant key drops them, so that an operation
+ * the variant key does not see cannot change the format negotiated (an SVG passes through only without
+ * operations).
+ */
+export function withoutSearch({ qualityTarget: _, ...ops }: ImageOperations): ImageOperations {
+  const defined = Object.fromEntries(Object.entries(ops).filter(([, value]) => value !== undefined)) as ImageOperations;
+  return defined.format === "best" ? { ...defined, format: "auto" } : defined;
 }
 
 /**

@@ -1,4 +1,6 @@
+import { AppError } from "@/server/errors";
 import type { SourceLocation } from "@/server/source";
+import { errorAnswer } from "@/server/wire/error-response";
 import { negotiatesFormat, qualityModeOf, type ImageOperations } from "@/server/image";
 import { describeError } from "@/server/log";
 import { withinLimits } from "@/server/ratelimit/request-limits";
@@ -13,7 +15,7 @@ import { asFallback, FALLBACK_MAX_AGE, fallbackFor } from "./fallback";
 import type { ImageRequestParts } from "./parse-request";
 import { withDefaultQuality } from "./default-quality";
 import { finishLater } from "./finish-later";
-import { asInterim, INTERIM_MAX_AGE, interimIsFinal, interimPlan } from "./interim";
+import { asInterim, INTERIM_MAX_AGE, interimIsFinal, interimPlan, withoutSearch } from "./interim";
 import { expandPreset } from "./presets";
 import type { Produced } from "./produce";
 import { fallbackStoreKey, resultAddress } from "./result-keys";
@@ -45,8 +47,10 @@ export async function respond(
   const asked = withDefaultQuality(expandPreset(parts.operations, project), project);
   const hinted = applyClientHints(asked, request.headers);
   const operations = placeWatermark(hinted.operations, project);
+  // What the URL makes without a quality search: the interim answer's operations (interim.ts).
+  const fixed = placeWatermark(applyClientHints(withoutSearch(asked), request.headers).operations, project);
   const answered = await answerWith(
-    { operations, hints: hinted.hints },
+    { operations, fixed, hints: hinted.hints },
     request,
     parts,
     project,
@@ -62,7 +66,7 @@ export async function respond(
 }
 
 async function answerWith(
-  { operations, hints }: { operations: ImageOperations; hints: string[] },
+  { operations, fixed, hints }: { operations: ImageOperations; fixed: ImageOperations; hints: string[] },
   request: ImageHttpRequest,
   parts: ImageRequestParts,
   project: Authorized["project"],
@@ -104,7 +108,7 @@ async function answerWith(
     bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
   };
   // Without the wait: a cold request whose final answer is slow gets an interim one now (interim.ts).
-  const plan = deps.later ? interimPlan(operations, accept, deps.later) : null;
+  const plan = deps.later ? interimPlan(operations, accept, deps.later, fixed) : null;
   const interimVariant =
     plan && !(await deps.produce.peek(address.storeKey)) ? variantKey(plan.operations, location, plan.accept) : null;
   const interim =
@@ -124,7 +128,8 @@ async function answerWith(
     });
   // A browser revalidating the interim answer while the AVIF is still being made: it already has it.
   if (interim && matchesIfNoneMatch(request.headers.get("if-none-match"), interim.etag)) {
-    const answered = await notModified({ ...common, etag: interim.etag, negotiated: true }, progress);
+    const negotiated = negotiatesFormat(interim.plan.operations);
+    const answered = await notModified({ ...common, etag: interim.etag, negotiated }, progress);
     asInterim(answered.answer.headers, maxSeconds);
     // Made once whoever asks (single flight): this starts it again only if the first attempt failed.
     return { ...answered, later: laterJob() };
@@ -178,8 +183,20 @@ async function answerWith(
       interim.variant,
     );
     asInterim(answered.answer.headers, maxSeconds);
-    const at = { key: interim.storeKey, team: project.teamId, maxSeconds: INTERIM_MAX_AGE };
-    return { ...(await capped(answered, produced, at, deps)), later: laterJob() };
+    const at = { key: interim.storeKey, team: project.teamId, maxSeconds: Math.min(INTERIM_MAX_AGE, maxSeconds) };
+    const later = laterJob();
+    try {
+      return { ...(await capped(answered, produced, at, deps)), later };
+    } catch (error) {
+      // Too large to send, with no bucket to redirect to: refused as any such output is, but the final
+      // answer is still made (a searched quality may fit), else every request would meet the interim.
+      if (!(error instanceof AppError && error.code === "OUTPUT_TOO_LARGE")) throw error;
+      return {
+        answer: errorAnswer(error, progress.requestId),
+        report: { status: error.logStatus, sentBytes: 0 },
+        later,
+      };
+    }
   }
   const answered = withVariant(answerProduced(request, produced, common, progress), variant);
   return capped(answered, produced, { key: address.storeKey, team: project.teamId, maxSeconds }, deps);

@@ -8,11 +8,23 @@ import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 /** Chromium's Accept for images: AVIF first. */
 const CHROME = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
 const INTERIM_CACHE = "public, max-age=60, s-maxage=60";
+const SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect x="8" y="8" width="48" height="48" fill="#2a6"/></svg>';
 
 let app: TestApp;
 let origin: Origin;
 beforeAll(async () => {
-  origin = await startOrigin({ "/spinner.gif": serveBytes(await animatedGif(400, 300, [[192, 57, 43], [39, 174, 96], [41, 128, 185]]), "image/gif") });
+  origin = await startOrigin({
+    "/spinner.gif": serveBytes(
+      await animatedGif(400, 300, [
+        [192, 57, 43],
+        [39, 174, 96],
+        [41, 128, 185],
+      ]),
+      "image/gif",
+    ),
+    "/icon.svg": serveBytes(Buffer.from(SVG), "image/svg+xml"),
+  });
   app = await createTestApp({ qualityLater: true, avifLaterMinPixels: 250_000, sourceHosts: ["local", origin.host] });
 }, 30_000);
 afterAll(async () => {
@@ -141,6 +153,46 @@ describe("q_auto and f_best without the wait", () => {
     expect(made.map((o) => o.cache)).toEqual(["miss", "hit"]);
   });
 
+  it("an SVG with q_auto alone waits for its PNG; the URL without operations still passes the SVG through", async () => {
+    const svg = `http://${origin.host}/icon.svg`;
+    const searched = await get("q_auto", "image/webp", {}, svg);
+    expect(searched.headers.get("content-type")).toBe("image/png");
+    expect(searched.headers.get("cache-control")).toContain("immutable");
+    const plain = await get("_", "image/webp", {}, svg);
+    expect(plain.headers.get("content-type")).toBe("image/svg+xml");
+    expect(plain.headers.get("etag")).not.toBe(searched.headers.get("etag"));
+    // The other order, on a fresh variant: the same answers.
+    const widthFirst = await get("w_32", "image/webp", {}, svg);
+    expect(widthFirst.headers.get("content-type")).toBe("image/png");
+    const interim = await get("w_32,q_auto", "image/webp", {}, svg);
+    expect(interim.headers.get("content-type")).toBe("image/png");
+    expect((await bytesOf(interim)).equals(await bytesOf(widthFirst))).toBe(true);
+  });
+
+  it("a named format's interim and its 304 carry no Vary: Accept", async () => {
+    const first = await get("w_740,f_webp,q_auto");
+    expect(first.headers.get("cache-control")).toBe(INTERIM_CACHE);
+    expect(first.headers.get("vary")).toBeNull();
+    const again = await get("w_740,f_webp,q_auto", CHROME, { "if-none-match": first.headers.get("etag")! });
+    // A 304 while the search runs, or the searched answer if it was quicker: neither varies by Accept.
+    expect([200, 304]).toContain(again.status);
+    expect(again.headers.get("vary")).toBeNull();
+    await laterEntries("w_740,f_webp,q_auto", 1);
+  });
+
+  it("Save-Data: the interim is the fixed URL's Save-Data answer, the search asks the next level down", async () => {
+    const headers = { "sec-ch-width": "640", "save-data": "on" };
+    const interim = await get("w_auto,f_webp,q_auto", CHROME, headers);
+    expect(interim.headers.get("cache-control")).toBe(INTERIM_CACHE);
+    const interimBytes = await bytesOf(interim);
+    const fixed = await get("w_auto,f_webp", CHROME, headers);
+    expect((await bytesOf(fixed)).equals(interimBytes)).toBe(true);
+    const full = await bytesOf(await get("w_auto,f_webp", CHROME, { "sec-ch-width": "640" }));
+    expect(interimBytes.length).toBeLessThan(full.length);
+    const [later] = await laterEntries("w_auto,f_webp,q_auto", 1);
+    expect(later!.measured?.score).toBeGreaterThan(0);
+  });
+
   it("never answers info or a placeholder in two steps", async () => {
     const info = await get("w_600,f_webp,q_auto,info");
     expect(info.headers.get("content-type")).toContain("application/json");
@@ -149,6 +201,29 @@ describe("q_auto and f_best without the wait", () => {
     expect(placeholder.headers.get("cache-control")).toContain("immutable");
     await app.settled();
     expect(app.outcomes.filter((o) => o.cache === "later" && /info|placeholder/.test(o.operations ?? ""))).toEqual([]);
+  });
+});
+
+describe("an interim answer over the response cap, without a bucket", () => {
+  it("is refused with 413, and the searched answer, which fits, is made and served after", async () => {
+    const capped = await createTestApp({ qualityLater: true, responseMaxBytes: 100_000, resultStore: null });
+    try {
+      const path = capped.signedPath("w_1600,f_jpg,q_auto:low", "local/photo.jpg");
+      const first = await capped.fetch(path);
+      expect(first.status).toBe(413);
+      expect(((await first.json()) as { code: string }).code).toBe("OUTPUT_TOO_LARGE");
+      const deadline = Date.now() + 60_000;
+      while (!capped.outcomes.some((o) => o.cache === "later") && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const second = await capped.fetch(path);
+      expect(second.status).toBe(200);
+      expect(second.headers.get("cache-control")).toContain("immutable");
+      expect(second.headers.get("x-optstuff-quality")).toMatch(/score=/);
+      expect((await bytesOf(second)).length).toBeLessThanOrEqual(100_000);
+    } finally {
+      await capped.close();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { answersAvifLater, requestedPixels } from "@/server/delivery/avif-later";
-import { asInterim, interimPlan } from "@/server/delivery/interim";
+import { asInterim, interimPlan, withoutSearch } from "@/server/delivery/interim";
 import { createLaterQueue } from "@/server/delivery/later-queue";
 import { parseOperations } from "@/server/image";
 import { meteredIncrement } from "@/server/usage/buffer-usage";
@@ -39,8 +39,10 @@ describe("which requests get an interim answer", () => {
       quality,
       queue: createLaterQueue({ concurrency: 1, perTenant: 1 }),
     });
-    const plan = (segment: string, accept: string | null = CHROME, quality = true) =>
-      interimPlan(parseOperations(segment), accept, policy(quality));
+    const plan = (segment: string, accept: string | null = CHROME, quality = true) => {
+      const ops = parseOperations(segment);
+      return interimPlan(ops, accept, policy(quality), withoutSearch(ops));
+    };
     expect(plan("w_800,f_avif,q_auto")).toMatchObject({
       operations: { width: 800, format: "avif" },
       accept: CHROME,
@@ -61,6 +63,11 @@ describe("which requests get an interim answer", () => {
     expect(plan("w_800,f_auto,q_auto", CHROME, false)!.operations.qualityTarget).toBe("good");
     expect(plan("w_400,f_webp,q_60")).toBeNull();
     expect(plan("w_400,q_auto,info")).toBeNull();
+    // Nothing left but the search: without operations an SVG would pass through, not be rasterised.
+    expect(plan("q_auto", "image/webp")).toBeNull();
+    expect(plan("f_best", "image/webp")).toMatchObject({ operations: { format: "auto" } });
+    // The variant key ignores undefined keys; so does the interim (q_auto parses with quality undefined).
+    expect(Object.keys(withoutSearch(parseOperations("w_300,q_auto")))).toEqual(["width"]);
     expect(plan("w_400,f_best,placeholder")).toBeNull();
   });
 
