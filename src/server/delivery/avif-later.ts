@@ -10,11 +10,7 @@ export const INTERIM_ACCEPT = "image/webp";
  * from the requested size: `w_` and `h_` (a missing one taken as equal to the other) times dpr²; with
  * neither, the source's own size, unknown yet, so assumed large (and made later if it is AVIF after all).
  */
-export function answersAvifLater(
-  ops: ImageOperations,
-  accept: string | null,
-  policy: LaterPolicy["avif"],
-): boolean {
+export function answersAvifLater(ops: ImageOperations, accept: string | null, policy: LaterPolicy["avif"]): boolean {
   if (policy.minPixels <= 0 || !negotiatesFormat(ops) || acceptClass(accept) !== "avif") return false;
   if (ops.info || ops.placeholder) return false;
   const pixels = requestedPixels(ops);
