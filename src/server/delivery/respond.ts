@@ -126,7 +126,7 @@ async function answerWith(
       attribution: { ...progress.attribution, variant },
       requestId: progress.requestId,
     });
-  // A browser revalidating the interim answer while the AVIF is still being made: it already has it.
+  // A browser revalidating the interim answer while the final one is being made: it already has it.
   if (interim && matchesIfNoneMatch(request.headers.get("if-none-match"), interim.etag)) {
     const negotiated = negotiatesFormat(interim.plan.operations);
     const answered = await notModified({ ...common, etag: interim.etag, negotiated }, progress);
