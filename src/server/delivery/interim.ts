@@ -65,8 +65,12 @@ export async function interimIsFinal(
   result: TransformResult,
   { plan, ops, maxAvifPixels }: { plan: InterimPlan; ops: ImageOperations; maxAvifPixels: number },
 ): Promise<boolean> {
-  // The header only: a WebP's or GIF's frame count is in its first chunks.
-  const animated = async () => ((await sharp(result.body).metadata()).pages ?? 1) > 1;
+  // The header only (a WebP's or GIF's frame count is in its first chunks), read once if both ask.
+  let frames: Promise<number> | undefined;
+  const animated = async () =>
+    (await (frames ??= sharp(result.body)
+      .metadata()
+      .then((m) => m.pages ?? 1))) > 1;
   if (plan.avif) {
     if (result.format !== "webp") return false;
     const overArea = ops.format === "auto" && result.width * result.height > maxAvifPixels;

@@ -12,8 +12,7 @@ import {
   type Searched,
   type SearchedFormat,
 } from "./auto-quality";
-import { measuredOf } from "./encode-to-target";
-import { kneeOf } from "./out-of-reach";
+import { measuredOf, searchAnswer } from "./out-of-reach";
 import { renderForScoring, type RenderedPixels, type ScoredOutput } from "./rendered-pixels";
 
 /**
@@ -113,16 +112,13 @@ export async function encodeBest(job: BestJob, limits: TransformLimits): Promise
   if (best || searches.length === 0) return { ...(best ?? found[0]!), encodes };
   // Nothing reached the level: f_auto's format answers, as q_auto alone would.
   const { format, searched } = searches[0]!;
-  if (!searched.outOfReach) return { encoded: searched.encoded, format, measured: measuredOf(searched), encodes };
-  const { knee, encodes: made } = await kneeOf({
+  const answer = await searchAnswer(searched, {
     format,
-    tried: searched.tried,
     encodeAt: (quality, budgetMs) => rendered.encodeLossy(format, job.ops, quality, budgetMs),
     scoreOf: (encoded) => rendered.scoreOf(encoded),
     budgetMs: left(),
-    lastAttemptMs: searched.lastAttemptMs,
   });
-  return { encoded: knee.encoded, format, measured: measuredOf(knee, true), encodes: encodes + made };
+  return { encoded: answer.encoded, format, measured: answer.measured, encodes: encodes + answer.made };
 }
 
 /** How far the second format's start moves from its table's, in its own quality steps. */

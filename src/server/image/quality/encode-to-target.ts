@@ -1,8 +1,8 @@
 import type { Sharp } from "sharp";
 import type { Encoded } from "../fit-bytes";
 import type { ImageOperations, MeasuredQuality, TransformLimits } from "../types";
-import { searchQuality, type QualityLevel, type SearchedFormat, type Tried } from "./auto-quality";
-import { kneeOf } from "./out-of-reach";
+import { searchQuality, type QualityLevel, type SearchedFormat } from "./auto-quality";
+import { searchAnswer } from "./out-of-reach";
 import { renderForScoring, type ScoredOutput } from "./rendered-pixels";
 
 export interface TargetJob {
@@ -43,19 +43,11 @@ export async function encodeToTarget(
     encodeAt,
     scoreOf,
   });
-  if (!searched.outOfReach)
-    return { encoded: searched.encoded, measured: measuredOf(searched), encodes: searched.encodes };
-  const { knee, encodes } = await kneeOf({
+  const answer = await searchAnswer(searched, {
     format: job.format,
-    tried: searched.tried,
     encodeAt,
     scoreOf,
     budgetMs: deadline - performance.now(),
-    lastAttemptMs: searched.lastAttemptMs,
   });
-  return { encoded: knee.encoded, measured: measuredOf(knee, true), encodes: searched.encodes + encodes };
-}
-
-export function measuredOf(point: Pick<Tried, "quality" | "score">, unreached = false): MeasuredQuality {
-  return { quality: point.quality, score: point.score, ...(unreached ? { unreached: true } : {}) };
+  return { encoded: answer.encoded, measured: answer.measured, encodes: searched.encodes + answer.made };
 }

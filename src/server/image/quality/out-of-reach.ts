@@ -1,6 +1,7 @@
 import { DEFAULT_QUALITY } from "../encode-options";
 import type { Encoded } from "../fit-bytes";
-import { MIN_ATTEMPT_MS, type SearchedFormat, type Tried } from "./auto-quality";
+import type { MeasuredQuality } from "../types";
+import { MIN_ATTEMPT_MS, type Searched, type SearchedFormat, type Tried } from "./auto-quality";
 
 /** An answer to a level out of reach costs at most this many times the format's default quality's bytes. */
 export const OUT_OF_REACH_BYTES = 1.5;
@@ -54,4 +55,21 @@ async function defaultOrLowest(request: KneeRequest): Promise<{ point: Tried; en
   const quality = DEFAULT_QUALITY[request.format];
   const encoded = await request.encodeAt(quality, request.budgetMs);
   return { point: { encoded, quality, score: await request.scoreOf(encoded) }, encodes: 1 };
+}
+
+/**
+ * What a search answers: its own choice, or, when the level is out of the format's reach, the knee
+ * (said `unreached`); `made` counts the encodes the knee added.
+ */
+export async function searchAnswer(
+  searched: Searched,
+  request: Omit<KneeRequest, "tried" | "lastAttemptMs">,
+): Promise<{ encoded: Encoded; measured: MeasuredQuality; made: number }> {
+  if (!searched.outOfReach) return { encoded: searched.encoded, measured: measuredOf(searched), made: 0 };
+  const { knee, encodes } = await kneeOf({ ...request, tried: searched.tried, lastAttemptMs: searched.lastAttemptMs });
+  return { encoded: knee.encoded, measured: measuredOf(knee, true), made: encodes };
+}
+
+export function measuredOf(point: Pick<Tried, "quality" | "score">, unreached = false): MeasuredQuality {
+  return { quality: point.quality, score: point.score, ...(unreached ? { unreached: true } : {}) };
 }
