@@ -327,6 +327,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     now,
     store,
     auditRetentionDays: options.auditRetentionDays ?? auditSettings.settings.OPTSTUFF_AUDIT_RETENTION_DAYS.default,
+    tendsTables: database.kind === "pglite",
     alerts: {
       limiter: coordination.limiter,
       mailer,

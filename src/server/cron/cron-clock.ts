@@ -3,7 +3,10 @@ import type { CronJobs } from "./jobs";
 import { defaultSchedule, msUntilDaily, msUntilFlush, type SchedulerOptions } from "./schedule";
 
 /** What the clock runs (CronJobs has them all): each says whether it went well, and is logged when not. */
-export type ScheduledJobs = Record<"flushUsage" | "dailyMaintenance" | "checkAlerts", () => Promise<{ ok: boolean }>>;
+export type ScheduledJobs = Record<
+  "flushUsage" | "dailyMaintenance" | "checkAlerts" | "tendTables",
+  () => Promise<{ ok: boolean }>
+>;
 
 /**
  * The cron routes' schedule, in process, for deployments without an external scheduler (the embedded
@@ -36,6 +39,8 @@ export function startScheduler(
   const scheduleFlush = () => {
     flushTimer = setTimeout(() => {
       run("flush-usage-buffer", () => jobs.flushUsage());
+      // After the flush on its line, never beside it: the embedded database runs one statement at a time.
+      run("table-upkeep", () => jobs.tendTables());
       // Every minute too, on its own line (a slow mail server delays no flush).
       run("check-alerts", () => jobs.checkAlerts(), "alerts");
       do nextFlush += options.flushEveryMs;

@@ -4,6 +4,7 @@ import { pruneAuditLog } from "@/server/audit/retention";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { KeyValue } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
+import { tendTables, type UpkeepReport } from "@/server/db/table-upkeep";
 import type { Logger } from "@/server/log";
 import type { ResultStore } from "@/server/result-store/types";
 import { sweepExpiredKeys } from "@/server/tenancy/sweep-expired-keys";
@@ -33,6 +34,11 @@ export interface CronDeps {
   auditRetentionDays: number;
   /** What the alert check reads and mails with (its db, now and logger are these); absent: no alerts here. */
   alerts?: Omit<AlertDeps, "db" | "now" | "logger">;
+  /**
+   * The database runs no autovacuum of its own (the embedded one): the scheduler's minute tick gathers
+   * statistics and reclaims deleted rows (db/table-upkeep.ts). Elsewhere that tick does nothing.
+   */
+  tendsTables?: boolean;
   /** The in-process schedule when this process runs one (read when asked: it may start later); else null. */
   schedule?: () => SchedulerOptions | null;
 }
@@ -47,6 +53,8 @@ export interface CronJobs {
   checkAlerts(): Promise<AlertCheckReport>;
   /** What the dashboard says about how current metering is. */
   freshness(): Promise<MeteringFreshness>;
+  /** Statistics and reclaimed rows where the database keeps neither itself (CronDeps.tendsTables). */
+  tendTables(): Promise<UpkeepReport>;
 }
 
 /** The scheduled jobs, each recorded in cron_run; routes and the in-process scheduler call these. */
@@ -109,5 +117,11 @@ export function createCronJobs(deps: CronDeps): CronJobs {
       ),
     checkAlerts: () => runRecorded(deps.db, "check-alerts", deps.now, alertCheck),
     freshness: () => meteringFreshness(deps.db, deps.schedule?.() ?? null, defaultFlushOptions),
+    tendTables: async () => {
+      if (!deps.tendsTables) return { ok: true, analyzed: [], vacuumed: [] };
+      const report = await tendTables(deps.db);
+      if (report.analyzed.length + report.vacuumed.length > 0) deps.logger.log("info", "tables tended", { ...report });
+      return report;
+    },
   };
 }

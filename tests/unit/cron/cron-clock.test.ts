@@ -37,6 +37,7 @@ describe("in-process scheduler", () => {
       flushUsage: job("flush"),
       dailyMaintenance: job("daily"),
       checkAlerts: async () => (alertChecks++, { ok: true }),
+      tendTables: async () => (calls.push("tend"), { ok: true }),
     };
     const logged: string[] = [];
     const scheduler = startScheduler(
@@ -49,7 +50,8 @@ describe("in-process scheduler", () => {
     await vi.advanceTimersByTimeAsync(30_000); // 03:00: maintenance due, queued behind the flush
     expect(calls).toEqual(["flush"]);
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(calls).toEqual(["flush", "daily"]);
+    // The table upkeep follows its flush on the same line: never beside a statement of the flush.
+    expect(calls).toEqual(["flush", "tend", "daily"]);
     expect(overlapped).toBe(false);
     const stopped = scheduler.stop();
     await vi.advanceTimersByTimeAsync(400_000);
@@ -80,7 +82,7 @@ describe("the flush schedule", () => {
       return { ok: true };
     };
     const ok = async () => ({ ok: true });
-    const jobs: ScheduledJobs = { flushUsage, dailyMaintenance: ok, checkAlerts: ok };
+    const jobs: ScheduledJobs = { flushUsage, dailyMaintenance: ok, checkAlerts: ok, tendTables: ok };
     const logged: string[] = [];
     const logger = createLogger("debug", (line) => logged.push(line));
     const scheduler = startScheduler(jobs, logger, { ...defaultSchedule, flushOffsetMs: 6_000 });

@@ -119,8 +119,9 @@ export const requestLog = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    // The usage page's newest-first pages walk it backwards and stop at a page, never sorting the range:
-    // the only plan, so it holds where statistics are never gathered (PGlite runs no autovacuum).
+    // The usage page's newest-first pages walk it backwards and stop at a page, never sorting the range.
+    // The planner picks that walk once it has statistics: PostgreSQL's autovacuum gathers them, and on
+    // the embedded database, which runs none, the scheduler's table upkeep (db/table-upkeep.ts).
     index("request_log_project_created_id_idx").on(t.projectId, t.createdAt, t.id),
     // The same pages filtered by status (a rare one would otherwise walk the whole range).
     index("request_log_project_status_created_id_idx").on(t.projectId, t.status, t.createdAt, t.id),
