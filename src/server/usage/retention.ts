@@ -1,7 +1,8 @@
-import { inArray, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { TTL_SECONDS } from "@/server/coordination/keys";
 import type { Database } from "@/server/db/client";
 import {
+  projects,
   requestLog,
   requestQualityStats,
   requestSourceStats,
@@ -30,17 +31,25 @@ async function deleteInBatches(step: () => Promise<number>, batchSize: number): 
   }
 }
 
-export function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Promise<number> {
+/**
+ * Project by project, each down its own (project, time) index: the log keeps no index on the time
+ * alone (schema/usage.ts), and a project with nothing old costs one probe.
+ */
+export async function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Promise<number> {
   const before = new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * 24 * 60 * 60 * 1000);
-  const step = async () => {
-    const old = db
-      .select({ id: requestLog.id })
-      .from(requestLog)
-      .where(lt(requestLog.createdAt, before))
-      .limit(batchSize);
-    return (await db.delete(requestLog).where(inArray(requestLog.id, old)).returning({ id: requestLog.id })).length;
-  };
-  return deleteInBatches(step, batchSize);
+  let total = 0;
+  for (const { id: projectId } of await db.select({ id: projects.id }).from(projects)) {
+    const step = async () => {
+      const old = db
+        .select({ id: requestLog.id })
+        .from(requestLog)
+        .where(and(eq(requestLog.projectId, projectId), lt(requestLog.createdAt, before)))
+        .limit(batchSize);
+      return (await db.delete(requestLog).where(inArray(requestLog.id, old)).returning({ id: requestLog.id })).length;
+    };
+    total += await deleteInBatches(step, batchSize);
+  }
+  return total;
 }
 
 /** A day's statistics are a few rows per project-hour: one DELETE each, no batching needed. */
