@@ -41,7 +41,11 @@ export const MAX_ENCODES = 4;
 export const EXTRA_ENCODES = 2;
 /** The answer's bytes over the smallest that reaches the level, which the search works to stay under. */
 export const REGRET_BOUND = 1.1;
-/** A score this close above the target is the answer: one quality step lower would fall short. */
+/**
+ * A score this close above the target is the answer: one quality step lower would fall short. Where a
+ * step buys less (the flat top of a curve, where `best` lives: a step is 0.2 points and 7 % of the
+ * bytes), the answer must be within one step's worth.
+ */
 export const SCORE_TOLERANCE = 1;
 /**
  * While nothing has reached the target, a step up aims this many points further above it than a step
@@ -144,10 +148,10 @@ export async function searchQuality(request: SearchRequest): Promise<Searched> {
     if (point.score >= target) above = point;
     else below = point;
     if (point.score < target && encoded.data.length >= (request.ceilingBytes ?? Infinity)) break;
-    // Within a point of the target is the answer, unless a cheaper encode may still reach it: on the
-    // flat top of a curve a point spans many qualities (a graphic's AVIF: q93 89.97 at 22 KB, q100
-    // 90.98 at 104 KB).
-    if (above && above.score < target + SCORE_TOLERANCE && !worthMore()) break;
+    // Within a step's worth of the target is the answer, unless a cheaper encode may still reach it:
+    // on the flat top of a curve a point spans many qualities (a graphic's AVIF: q93 89.97 at 22 KB,
+    // q100 90.98 at 104 KB).
+    if (above && above.score < target + stepWorth(table.slope, tried) && !worthMore()) break;
     if (point.score < target && quality >= max) {
       outOfReach = true;
       break;
@@ -159,6 +163,17 @@ export async function searchQuality(request: SearchRequest): Promise<Searched> {
   }
   const chosen = above ?? highestScore(tried);
   return { ...chosen, encodes: tried.length, reached: above !== null, outOfReach, tried, lastAttemptMs: attemptMs };
+}
+
+/**
+ * What one quality step buys around the last encode, up to SCORE_TOLERANCE: the last two encodes'
+ * slope, else the format's usual one.
+ */
+function stepWorth(usualSlope: number, tried: readonly Point[]): number {
+  const last = tried.at(-1)!;
+  const previous = tried.at(-2);
+  const measured = previous ? (last.score - previous.score) / (last.quality - previous.quality) : 0;
+  return Math.min(SCORE_TOLERANCE, measured > 0.05 ? measured : usualSlope);
 }
 
 export function highestScore<T extends Point>(points: readonly T[]): T {
@@ -203,7 +218,8 @@ export function nextGuess(usualSlope: number, target: number, b: Bracket): numbe
     // A flat or falling measured slope says nothing about where the target is: use the usual one.
     const slope = measured > 0.05 ? measured : usualSlope;
     const climbing = b.last.score < target;
-    const towards = climbing ? aim + CLIMB_MARGIN : aim;
+    // Down a flat top, half a point is several steps: aim one step's worth above the target there.
+    const towards = climbing ? aim + CLIMB_MARGIN : target + Math.min(SCORE_TOLERANCE / 2, slope);
     const exact = b.last.quality + (towards - b.last.score) / slope;
     guess = climbing ? Math.ceil(exact) : Math.round(exact);
   }
