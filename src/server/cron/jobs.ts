@@ -4,7 +4,7 @@ import { pruneAuditLog } from "@/server/audit/retention";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { KeyValue } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
-import { tendTables, type UpkeepReport } from "@/server/db/table-upkeep";
+import { analyzeChanged, vacuumAll, type UpkeepReport } from "@/server/db/table-upkeep";
 import type { Logger } from "@/server/log";
 import type { ResultStore } from "@/server/result-store/types";
 import { sweepExpiredKeys } from "@/server/tenancy/sweep-expired-keys";
@@ -36,7 +36,8 @@ export interface CronDeps {
   alerts?: Omit<AlertDeps, "db" | "now" | "logger">;
   /**
    * The database runs no autovacuum of its own (the embedded one): the scheduler's minute tick gathers
-   * statistics and reclaims deleted rows (db/table-upkeep.ts). Elsewhere that tick does nothing.
+   * statistics, and the daily maintenance vacuums after retention (db/table-upkeep.ts). Elsewhere
+   * neither runs.
    */
   tendsTables?: boolean;
   /** The in-process schedule when this process runs one (read when asked: it may start later); else null. */
@@ -53,11 +54,14 @@ export interface CronJobs {
   checkAlerts(): Promise<AlertCheckReport>;
   /** What the dashboard says about how current metering is. */
   freshness(): Promise<MeteringFreshness>;
-  /** Statistics and reclaimed rows where the database keeps neither itself (CronDeps.tendsTables). */
+  /** Statistics where the database keeps none itself (CronDeps.tendsTables); not recorded in cron_run. */
   tendTables(): Promise<UpkeepReport>;
 }
 
-/** The scheduled jobs, each recorded in cron_run; routes and the in-process scheduler call these. */
+/**
+ * The scheduled jobs, each recorded in cron_run but the minute's table upkeep (a row a minute for
+ * work that is most often none); routes and the in-process scheduler call these.
+ */
 export function createCronJobs(deps: CronDeps): CronJobs {
   const flush = async (options: Partial<FlushOptions> = {}): Promise<FlushJobReport> => {
     const report = await flushUsageBuffer(
@@ -77,6 +81,12 @@ export function createCronJobs(deps: CronDeps): CronJobs {
       (report) => (report.meteredUpTo ? new Date(report.meteredUpTo) : null),
     );
   const store = deps.store;
+  // A failed table is the caller's to report: the scheduler logs a report that is not ok.
+  const logged = async (upkeep: (db: Database) => Promise<UpkeepReport>) => {
+    const report = await upkeep(deps.db);
+    if (report.analyzed.length + report.vacuumed.length > 0) deps.logger.log("info", "tables tended", { ...report });
+    return report;
+  };
   const alertCheck = () => {
     if (!deps.alerts) throw new Error("alerts are not checked by this process");
     return checkAlerts({ ...deps.alerts, db: deps.db, now: deps.now, logger: deps.logger });
@@ -111,17 +121,22 @@ export function createCronJobs(deps: CronDeps): CronJobs {
             ...(deps.alerts ? [{ name: "alerts", run: async () => ({ ...(await alertCheck()) }) }] : []),
             { name: "alertRetention", run: async () => ({ deleted: await pruneAlertEvents(deps.db, deps.now()) }) },
             ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),
+            // After every part that deletes: what they deleted becomes space for the next rows.
+            ...(deps.tendsTables ? [{ name: "vacuum", run: () => vacuumed(logged) }] : []),
           ],
           deps.logger,
         ),
       ),
     checkAlerts: () => runRecorded(deps.db, "check-alerts", deps.now, alertCheck),
     freshness: () => meteringFreshness(deps.db, deps.schedule?.() ?? null, defaultFlushOptions),
-    tendTables: async () => {
-      if (!deps.tendsTables) return { ok: true, analyzed: [], vacuumed: [] };
-      const report = await tendTables(deps.db);
-      if (report.analyzed.length + report.vacuumed.length > 0) deps.logger.log("info", "tables tended", { ...report });
-      return report;
-    },
+    tendTables: async () =>
+      deps.tendsTables ? logged(analyzeChanged) : { ok: true, analyzed: [], vacuumed: [], ms: 0, failed: {} },
   };
+}
+
+/** The daily vacuum as a maintenance part: a table that failed fails the part, named. */
+async function vacuumed(logged: (upkeep: typeof vacuumAll) => Promise<UpkeepReport>): Promise<Record<string, unknown>> {
+  const report = await logged(vacuumAll);
+  if (!report.ok) throw new Error(`vacuum failed: ${JSON.stringify(report.failed)}`);
+  return { ...report };
 }

@@ -4,7 +4,7 @@ import { IMPACT_ROWS } from "@/server/analytics/presets-only-impact";
 import { DASHBOARD_SCAN } from "@/server/db/newest-first-scan";
 import { rowsOf } from "@/server/db/rows-of";
 import { requestLog } from "@/server/db/schema";
-import { tendTables, UPKEEP_THRESHOLDS } from "@/server/db/table-upkeep";
+import { vacuumAll } from "@/server/db/table-upkeep";
 import { createTestApp, type TestApp } from "../../support/app";
 import { testDatabaseKind } from "../../support/database";
 import { fillRequestLog } from "../../support/filled-log";
@@ -140,18 +140,41 @@ describe("table upkeep where the database keeps no statistics of its own", () =>
     expect(await rowsTouched(sample)).toBeLessThanOrEqual(IMPACT_ROWS + 1);
   });
 
-  it("reclaims the rows retention deleted, on either database when asked directly", async () => {
-    await db().execute(sql`delete from request_log where project_id = ${projectId} and id % 2 = 0`);
-    const threshold = UPKEEP_THRESHOLDS.base + UPKEEP_THRESHOLDS.vacuumShare * ROWS;
-    await countersWhen((c) => c.dead > threshold);
-    const report = await tendTables(db());
-    // PostgreSQL's own autovacuum may have got there first: then the rows are reclaimed all the same.
-    if (embedded) expect(report.vacuumed).toContain("request_log");
-    expect((await countersWhen((c) => c.dead === 0)).dead).toBe(0);
+  it("reclaims the rows retention deleted, on either database when asked directly: the file does not grow", async () => {
+    const heapBytes = async () =>
+      rowsOf<{ bytes: number }>(await db().execute(sql`select pg_relation_size('request_log')::float8 as bytes`))[0]!
+        .bytes;
+    const [{ n }] = rowsOf<{ n: number }>(
+      await db().execute(sql`
+        with gone as (delete from request_log where project_id = ${projectId} and id % 2 = 0 returning 1)
+        select count(*)::int as n from gone`),
+    ) as [{ n: number }];
+    const before = await heapBytes();
+    const report = await vacuumAll(db());
+    expect(report.ok).toBe(true);
+    expect(report.vacuumed).toContain("request_log");
+    // As many rows again: they fit in the space the deleted ones left (without the vacuum, +50 %).
+    await fillRequestLog(db(), projectId, {
+      failures: 0,
+      successes: n,
+      newest: new Date(),
+      everyMs: 333,
+      source: `local/${"a".repeat(250)}`,
+    });
+    expect(await heapBytes()).toBeLessThan(before * 1.05);
+  });
+
+  it.skipIf(!embedded)("vacuums after the daily maintenance's deletions, every table", async () => {
+    const report = await app.services.cron.dailyMaintenance();
+    expect(report.parts.vacuum).toMatchObject({
+      ok: true,
+      result: { ok: true, failed: {}, vacuumed: expect.arrayContaining(["request_log", "audit_log", "projects"]) },
+    });
   });
 
   it.skipIf(embedded)("leaves PostgreSQL's tables to its autovacuum from the scheduler", async () => {
     await db().execute(sql`delete from request_log where project_id = ${projectId}`);
-    expect(await app.services.cron.tendTables()).toEqual({ ok: true, analyzed: [], vacuumed: [] });
+    expect(await app.services.cron.tendTables()).toMatchObject({ ok: true, analyzed: [], vacuumed: [] });
+    expect((await app.services.cron.dailyMaintenance()).parts.vacuum).toBeUndefined();
   });
 });
