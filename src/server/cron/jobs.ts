@@ -87,6 +87,12 @@ export function createCronJobs(deps: CronDeps): CronJobs {
     if (report.analyzed.length + report.vacuumed.length > 0) deps.logger.log("info", "tables tended", { ...report });
     return report;
   };
+  // A table that failed fails the part, named.
+  const vacuumPart = async (): Promise<Record<string, unknown>> => {
+    const report = await logged(vacuumAll);
+    if (!report.ok) throw new Error(`vacuum failed: ${JSON.stringify(report.failed)}`);
+    return { ...report };
+  };
   const alertCheck = () => {
     if (!deps.alerts) throw new Error("alerts are not checked by this process");
     return checkAlerts({ ...deps.alerts, db: deps.db, now: deps.now, logger: deps.logger });
@@ -122,7 +128,7 @@ export function createCronJobs(deps: CronDeps): CronJobs {
             { name: "alertRetention", run: async () => ({ deleted: await pruneAlertEvents(deps.db, deps.now()) }) },
             ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),
             // After every part that deletes: what they deleted becomes space for the next rows.
-            ...(deps.tendsTables ? [{ name: "vacuum", run: () => vacuumed(logged) }] : []),
+            ...(deps.tendsTables ? [{ name: "vacuum", run: vacuumPart }] : []),
           ],
           deps.logger,
         ),
@@ -132,11 +138,4 @@ export function createCronJobs(deps: CronDeps): CronJobs {
     tendTables: async () =>
       deps.tendsTables ? logged(analyzeChanged) : { ok: true, analyzed: [], vacuumed: [], ms: 0, failed: {} },
   };
-}
-
-/** The daily vacuum as a maintenance part: a table that failed fails the part, named. */
-async function vacuumed(logged: (upkeep: typeof vacuumAll) => Promise<UpkeepReport>): Promise<Record<string, unknown>> {
-  const report = await logged(vacuumAll);
-  if (!report.ok) throw new Error(`vacuum failed: ${JSON.stringify(report.failed)}`);
-  return { ...report };
 }
