@@ -11,7 +11,8 @@ import { rowsOf } from "./rows-of";
  *
  * Both run in PGlite's one session, so both are kept where their cost is known: statistics every
  * minute from a sample of STATISTICS_TARGET × 300 rows (bounded whatever the table holds), vacuum once
- * a day after retention, where it reads the whole of each table it tends (seconds at millions of rows).
+ * a day after retention, where it reads the pages with deleted rows and every index of their table
+ * (2.6 s at 2.1 M rows of request log after a day's retention; 60 ms when nothing died).
  */
 export const UPKEEP_THRESHOLDS = { base: 50, analyzeShare: 0.1 } as const;
 
