@@ -26,6 +26,8 @@ beforeAll(async () => {
   const world = await buildTenantWorld(app.services, "upkeep");
   const project = await world.owner.caller.project.get({ teamSlug: world.teamSlug, projectSlug: world.projectSlug });
   projectId = project.project.id;
+  // On PostgreSQL the test, not autovacuum's timer, decides when the log has statistics.
+  if (!embedded) await app.services.database.db.execute(sql`alter table request_log set (autovacuum_enabled = off)`);
   await fillRequestLog(app.services.database.db, projectId, {
     failures: 86_400,
     successes: 172_800,
@@ -104,22 +106,27 @@ async function countersWhen(ready: (counters: Counters) => boolean): Promise<Cou
 }
 
 describe("table upkeep where the database keeps no statistics of its own", () => {
-  // PostgreSQL plans the same page as badly until its autovacuum has looked (within a minute).
-  it.skipIf(!embedded)(
-    "turns a page of the request log from a sort of the range into a walk of its index",
-    async () => {
-      // Reproduced: the first page of today read every row of today.
-      expect(await rowsTouchedByPage()).toBeGreaterThan(100 * DASHBOARD_SCAN.chunk);
+  it("turns a page of the request log from a sort of the range into a walk of its index once statistics are gathered", async () => {
+    // Reproduced: without statistics the first page of today read every row of today (PostgreSQL too,
+    // until its autovacuum has looked, within a minute).
+    expect(await rowsTouchedByPage()).toBeGreaterThan(100 * DASHBOARD_SCAN.chunk);
+    const report = await (async () => {
+      if (!embedded) return app.services.cron.tendTables();
       await countersWhen((c) => c.changed >= ROWS);
-      const report = await app.services.cron.tendTables();
-      expect(report.analyzed).toContain("request_log");
-      // An index walk that stops at the page (the planner may finish the order on a few more rows).
-      expect(await rowsTouchedByPage()).toBeLessThanOrEqual(2 * DASHBOARD_SCAN.chunk);
-      // Twice: nothing changed since, nothing to do.
-      const again = await app.services.cron.tendTables();
-      expect([...again.analyzed, ...again.vacuumed]).not.toContain("request_log");
-    },
-  );
+      return app.services.cron.tendTables();
+    })();
+    if (embedded) expect(report.analyzed).toContain("request_log");
+    else {
+      // PostgreSQL's own autovacuum gathers them (held off here); the scheduler leaves its tables alone.
+      expect(report).toMatchObject({ ok: true, analyzed: [], vacuumed: [] });
+      await db().execute(sql`analyze request_log`);
+    }
+    // An index walk that stops at the page (the planner may finish the order on a few more rows).
+    expect(await rowsTouchedByPage()).toBeLessThanOrEqual(2 * DASHBOARD_SCAN.chunk);
+    // Twice: nothing changed since, nothing to do.
+    const again = await app.services.cron.tendTables();
+    expect([...again.analyzed, ...again.vacuumed]).not.toContain("request_log");
+  });
 
   it("reads a project's newest successes off its own index, not past the failures newer than them", async () => {
     await db().execute(sql`analyze request_log`);
@@ -164,17 +171,15 @@ describe("table upkeep where the database keeps no statistics of its own", () =>
     expect(await heapBytes()).toBeLessThan(before * 1.05);
   });
 
-  it.skipIf(!embedded)("vacuums after the daily maintenance's deletions, every table", async () => {
+  it("vacuums every table after the daily maintenance's deletions on the embedded database, never on PostgreSQL", async () => {
     const report = await app.services.cron.dailyMaintenance();
+    if (!embedded) {
+      expect(report.parts.vacuum).toBeUndefined();
+      return;
+    }
     expect(report.parts.vacuum).toMatchObject({
       ok: true,
       result: { ok: true, failed: {}, vacuumed: expect.arrayContaining(["request_log", "audit_log", "projects"]) },
     });
-  });
-
-  it.skipIf(embedded)("leaves PostgreSQL's tables to its autovacuum from the scheduler", async () => {
-    await db().execute(sql`delete from request_log where project_id = ${projectId}`);
-    expect(await app.services.cron.tendTables()).toMatchObject({ ok: true, analyzed: [], vacuumed: [] });
-    expect((await app.services.cron.dailyMaintenance()).parts.vacuum).toBeUndefined();
   });
 });
