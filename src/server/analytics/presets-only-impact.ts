@@ -29,27 +29,33 @@ export interface PresetsOnlyImpact {
 }
 
 /**
- * What turning on "presets only" would refuse, judged on the request log: each distinct operations
- * segment of an image served is parsed as the image API parses it and checked with the same rule.
- * Only served images count: a refusal (a forged signature needs only the public key in every URL)
- * must not put numbers or text of a stranger's choosing in front of the admin.
+ * The IMPACT_ROWS newest images served over the last IMPACT_DAYS, newest first: read off the
+ * (project, status, time) index, past no row of another status (schema/usage.ts).
  */
-export async function presetsOnlyImpact(db: Database, projectId: string, now = new Date()): Promise<PresetsOnlyImpact> {
-  const since = new Date(now.getTime() - IMPACT_DAYS * 86_400_000);
-  const served = db
+export function newestServed(db: Database, projectId: string, now: Date) {
+  return db
     .select({ operations: requestLog.operations, weight: requestLog.weight, createdAt: requestLog.createdAt })
     .from(requestLog)
     .where(
       and(
         eq(requestLog.projectId, projectId),
         eq(requestLog.status, "success"),
-        gte(requestLog.createdAt, since),
+        gte(requestLog.createdAt, new Date(now.getTime() - IMPACT_DAYS * 86_400_000)),
         isNotNull(requestLog.operations),
       ),
     )
     .orderBy(desc(requestLog.createdAt), desc(requestLog.id))
-    .limit(IMPACT_ROWS)
-    .as("served");
+    .limit(IMPACT_ROWS);
+}
+
+/**
+ * What turning on "presets only" would refuse, judged on the request log: each distinct operations
+ * segment of an image served is parsed as the image API parses it and checked with the same rule.
+ * Only served images count: a refusal (a forged signature needs only the public key in every URL)
+ * must not put numbers or text of a stranger's choosing in front of the admin.
+ */
+export async function presetsOnlyImpact(db: Database, projectId: string, now = new Date()): Promise<PresetsOnlyImpact> {
+  const served = newestServed(db, projectId, now).as("served");
   const requests = sql<number>`sum(${served.weight})::float8`;
   const rows = await db
     .select({
