@@ -151,4 +151,30 @@ describe("SSIMULACRA 2 scores as it did before it was made faster", () => {
       }
     }
   });
+
+  it("gives the same scores from scorers held at once, of one size and of several", async () => {
+    // Every scorer of one size shares its working planes; a search holds its scorer across encodes
+    // while others are made, used and replaced.
+    const fixtures = await fixturePairs();
+    const source = fixtures[0]![1];
+    const [q20, q45, q70, q90] = fixtures.map(([, , candidate]) => candidate) as [
+      RawImage,
+      RawImage,
+      RawImage,
+      RawImage,
+    ];
+    const alone = [q20, q45, q70, q90].map((candidate) => ssimulacra2(source, candidate));
+    const againstSource = ssimulacra2Against(source);
+    const againstQ90 = ssimulacra2Against(q90);
+    const small = syntheticPairs().find(([name]) => name.startsWith("264×264"))!;
+    const againstSmall = ssimulacra2Against(small[1]);
+    const scores = [q20, q45, q70, q90].map((candidate) => {
+      againstQ90(q20);
+      againstSmall(small[2]);
+      return againstSource(candidate);
+    });
+    expect(scores).toEqual(alone);
+    expect(againstQ90(q45)).toBe(ssimulacra2(q90, q45));
+    expect(againstSmall(small[2])).toBe(ssimulacra2(small[1], small[2]));
+  });
 });

@@ -94,7 +94,9 @@ function filterLines(
     bb1 = 0,
     bb3 = 0,
     bb5 = 0;
-  for (let n = -radius + 1; n < end; n++) {
+  // The first N − 1 steps only settle the filter; the second loop is the same step with its output.
+  // Two loops rather than one testing n ≥ 0 at every step: 2.5 % of the metric (bench:metric).
+  for (let n = -radius + 1; n < 0; n++) {
     const left = n + radius - 1; // PAD + n − N − 1
     const right = left + 2 * radius; // PAD + n + N − 1
     const sumA = a[left]! + a[right]!;
@@ -117,12 +119,34 @@ function filterLines(
     b1 = outB1;
     b3 = outB3;
     b5 = outB5;
-    if (n >= 0) {
-      out[placeA] = outA1 + outA3 + outA5;
-      out[placeB] = outB1 + outB3 + outB5;
-      placeA += step;
-      placeB += step;
-    }
+  }
+  for (let n = 0; n < end; n++) {
+    const left = n + radius - 1;
+    const right = left + 2 * radius;
+    const sumA = a[left]! + a[right]!;
+    const sumB = b[left]! + b[right]!;
+    const outA1 = in1 * sumA + pv1 * a1 - aa1;
+    const outA3 = in3 * sumA + pv3 * a3 - aa3;
+    const outA5 = in5 * sumA + pv5 * a5 - aa5;
+    const outB1 = in1 * sumB + pv1 * b1 - bb1;
+    const outB3 = in3 * sumB + pv3 * b3 - bb3;
+    const outB5 = in5 * sumB + pv5 * b5 - bb5;
+    aa1 = a1;
+    aa3 = a3;
+    aa5 = a5;
+    a1 = outA1;
+    a3 = outA3;
+    a5 = outA5;
+    bb1 = b1;
+    bb3 = b3;
+    bb5 = b5;
+    b1 = outB1;
+    b3 = outB3;
+    b5 = outB5;
+    out[placeA] = outA1 + outA3 + outA5;
+    out[placeB] = outB1 + outB3 + outB5;
+    placeA += step;
+    placeB += step;
   }
 }
 

@@ -25,13 +25,15 @@ interface ScaleReference {
 }
 
 /**
- * The planes one image's side works in at one scale, made once per scorer and reused by every
- * comparison (and by the original's side while it is prepared): made afresh, each new plane's pages
- * are faulted in and then collected again, about 3 ms of a 64 ms comparison at 800×600.
+ * The planes one image's side works in at one scale. A comparison (and the original's side, while it
+ * is prepared) only uses them while it runs, synchronously, so every scorer of one size shares one
+ * set (sharedWorkspace): made afresh, each new plane's pages are faulted in and later collected, about
+ * 10 ms of a 100 ms pair at 800×600, and several searches at once held a set each.
  */
 interface ScaleWork {
   linear: Planes;
   xyb: Planes;
+  /** These four are the first scale's size, shared by every scale (each reads only its own w × h). */
   scratch: Float32Array;
   mu2: Float32Array;
   s22: Float32Array;
@@ -58,7 +60,7 @@ export function ssimulacra2Against(original: RawImage): (distorted: RawImage) =>
   // The reference scores anything smaller as identical (it computes no scale at all).
   if (width < 8 || height < 8) throw new RangeError("SSIMULACRA 2 needs at least 8×8 pixels");
   const reads = mapsRead(scaleCount(width, height));
-  const work = workspace(width, height, reads.length);
+  const work = sharedWorkspace(width, height, reads.length);
   const backgrounds = original.channels === 4 ? [0.1, 0.9] : [0.5];
   const prepared = backgrounds.map((background) => ({
     background,
@@ -90,18 +92,38 @@ function scaleCount(width: number, height: number): number {
   return scales;
 }
 
+/** How long the shared planes outlive their last use: a search's encodes between comparisons take less. */
+const WORKSPACE_IDLE_MS = 10_000;
+
+let shared: { width: number; height: number; work: ScaleWork[]; idle: NodeJS.Timeout } | null = null;
+
+function sharedWorkspace(width: number, height: number, scales: number): ScaleWork[] {
+  if (shared?.width === width && shared.height === height) {
+    shared.idle.refresh();
+    return shared.work;
+  }
+  if (shared) clearTimeout(shared.idle);
+  const idle = setTimeout(() => (shared = null), WORKSPACE_IDLE_MS).unref();
+  shared = { width, height, work: workspace(width, height, scales), idle };
+  return shared.work;
+}
+
 function workspace(width: number, height: number, scales: number): ScaleWork[] {
+  const plane = () => new Float32Array(width * height);
+  const [scratch, mu2, s22, s12] = [plane(), plane(), plane(), plane()];
+  const xyb = emptyPlanes(width, height);
   return Array.from({ length: scales }, (_, scale) => {
     const divisor = 2 ** scale;
     const [w, h] = [Math.ceil(width / divisor), Math.ceil(height / divisor)];
-    const plane = () => new Float32Array(w * h);
+    const view = (plane: Float32Array) => plane.subarray(0, w * h);
     return {
       linear: emptyPlanes(w, h),
-      xyb: emptyPlanes(w, h),
-      scratch: plane(),
-      mu2: plane(),
-      s22: plane(),
-      s12: plane(),
+      // A scale's XYB planes are read only while that scale is compared: views of one set.
+      xyb: { width: w, height: h, channels: [view(xyb.channels[0]), view(xyb.channels[1]), view(xyb.channels[2])] },
+      scratch,
+      mu2,
+      s22,
+      s12,
     };
   });
 }
