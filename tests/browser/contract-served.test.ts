@@ -246,6 +246,41 @@ for (const server of ["npm start", "next start"] as const) {
       expect(head.headers["x-optstuff-quality"]).toBe(get.headers["x-optstuff-quality"]);
     });
 
+    it("q_auto with Save-Data: the interim is the fixed URL's Save-Data answer, the searched one the next level down", async () => {
+      const hinted = { "sec-ch-width": "640", "save-data": "on" };
+      const hints = ["Sec-CH-Width", "Save-Data"];
+      const target = url("w_auto,f_webp,q_auto", "local/grain.png");
+      const interim = await wire(target, { headers: hinted });
+      expect(interim.status).toBe(200);
+      expectFraming(interim, "GET", hints);
+      expect(interim.headers["cache-control"]).toBe(INTERIM);
+      expect(interim.headers["x-optstuff-quality"]).toBeUndefined();
+      const fixed = await wire(url("w_auto,f_webp", "local/grain.png"), { headers: hinted });
+      expect(fixed.body.equals(interim.body)).toBe(true);
+      const full = await wire(url("w_auto,f_webp", "local/grain.png"), { headers: { "sec-ch-width": "640" } });
+      expect(interim.body.length).toBeLessThan(full.body.length);
+      // Save-Data asks the search for eco instead of good: the same answer as the URL that names eco.
+      const searched = await untilFinal(target, hinted);
+      expectFraming(searched, "GET", hints);
+      expect(searched.headers["x-optstuff-quality"]).toMatch(/score=/);
+      expect((await sharp(searched.body).metadata()).width).toBe(640);
+      const eco = await untilFinal(url("w_640,f_webp,q_auto:eco", "local/grain.png"), {});
+      expect(searched.headers["x-optstuff-quality"]).toBe(eco.headers["x-optstuff-quality"]);
+      expect(searched.body.equals(eco.body)).toBe(true);
+    });
+
+    it("q_auto on an SVG: its PNG at once, for good, with no interim step; without operations the SVG itself", async () => {
+      const searched = await wire(url("q_auto", "local/icon.svg"), { headers: { accept: "image/webp,*/*" } });
+      expect(searched.status).toBe(200);
+      expectFraming(searched);
+      expect(searched.headers["content-type"]).toBe("image/png");
+      expect(searched.headers["cache-control"]).toBe(IMMUTABLE);
+      expect((await sharp(searched.body).metadata()).format).toBe("png");
+      const plain = await wire(url("_", "local/icon.svg"));
+      expect(plain.headers["content-type"]).toBe("image/svg+xml");
+      expect(plain.headers.etag).not.toBe(searched.headers.etag);
+    });
+
     it("meta_ and cs_: what each output carries, each its own ETag, refusals as the JSON 400", async () => {
       const utf16 = (text: string) => Buffer.from(text, "utf16le").swap16();
       const answers = new Map<string, Wire>();
