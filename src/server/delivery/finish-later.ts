@@ -4,7 +4,7 @@ import { describeError, type Logger } from "@/server/log";
 import type { RequestLimits } from "@/server/ratelimit/request-limits";
 import type { RequestOutcome } from "./delivery-types";
 import type { LaterQueue } from "./later-queue";
-import type { Producer, ProduceInput } from "./produce";
+import type { Producer, SourceInput } from "./produce";
 
 /** Tries of a later job refused for room in the scheduler before it gives up (the next request asks again). */
 const LATER_ATTEMPTS = 3;
@@ -15,7 +15,7 @@ export interface LaterJob {
   queue: LaterQueue;
   logger: Logger;
   /** The final result's production, as the request would have made it. */
-  input: Omit<ProduceInput, "admit" | "refund" | "background">;
+  input: Omit<SourceInput, "admit" | "refund" | "background">;
   /** Fresh limits for this request's key and address: the later encode is charged as a transform of its own. */
   limits: () => RequestLimits;
   /** Whose it is, for its request-log entry. */

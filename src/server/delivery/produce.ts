@@ -53,11 +53,10 @@ export interface ProducerDeps {
   limits: TransformLimits;
 }
 
-export interface ProduceInput {
+/** What every job says, whatever its bytes come from. */
+interface JobInput {
   /** The result's key in every tier (result-keys.ts). */
   key: string;
-  /** The source cache's key (carries the purge generation and source policy). */
-  sourceKey: string;
   /**
    * Whose share of the transform slots and queue this counts against: the account that owns the team
    * (config-cache/fair-share.ts), since projects and teams cost nothing to create.
@@ -65,17 +64,10 @@ export interface ProduceInput {
   tenant: string;
   /** Whose result it is in the store: the store evicts the largest team's results first. */
   team: string;
-  location: SourceLocation;
-  /** The project's allowed source hosts, asked again at every redirect hop (contract §5). */
-  sourceHosts?: readonly string[];
-  /** A bucket location's settings, its secret opened only when the object is read. */
-  bucket?: () => BucketSettings;
   operations: ImageOperations;
   accept: string | null;
   /** The project's watermark image, read only when a transform places it. */
   watermark?: () => Promise<Buffer>;
-  /** Bytes that are not fetched (the project's fallback image): no fetcher, no source cache. */
-  stored?: () => Promise<Buffer>;
   /**
    * Called by the request about to do the work, at a miss and before the fetch; never on a cache hit
    * nor by a request that shares another's job. Rate limits charge transforms here; throwing refuses
@@ -84,19 +76,37 @@ export interface ProduceInput {
   admit?: () => Promise<void>;
   /** Called when the admitted work failed at the source: the key gets back what `admit` charged. */
   refund?: () => void;
-  /**
-   * The result, already made under another key (an interim answer that is final too, avif-later.ts):
-   * kept in L1 and the store under this key, with no fetch, transform or charge.
-   */
-  made?: TransformResult;
   /** Nobody waits for it (avif-later.ts): background priority, never the slot kept for idle tenants. */
   background?: boolean;
 }
+
+/** A URL's source, fetched (or read from the source cache) under the project's policy. */
+export interface SourceInput extends JobInput {
+  location: SourceLocation;
+  /** The source cache's key (carries the purge generation and source policy). */
+  sourceKey: string;
+  /** The project's allowed source hosts, asked again at every redirect hop (contract §5). */
+  sourceHosts?: readonly string[];
+  /** A bucket location's settings, its secret opened only when the object is read. */
+  bucket?: () => BucketSettings;
+}
+
+/** Bytes the project keeps (its fallback image): no fetcher, no source cache, no failure memory. */
+export interface StoredInput extends JobInput {
+  stored: () => Promise<Buffer>;
+}
+
+export type ProduceInput = SourceInput | StoredInput;
 
 export interface Producer {
   (input: ProduceInput): Promise<Produced>;
   /** The result if it is already made (in process or in the store), without making it or claiming it. */
   peek(key: string): Promise<TransformResult | null>;
+  /**
+   * A result already made under another key (an interim answer that is final too, interim.ts), kept
+   * under `key` in L1 and the store: no fetch, transform or charge.
+   */
+  keep(key: string, team: string, result: TransformResult): Promise<Produced>;
 }
 
 const none = { sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, storeMs: 0, waitMs: 0 };
@@ -110,14 +120,14 @@ const none = { sourceBytes: undefined, fetchMs: 0, queueMs: 0, transformMs: 0, s
 export function createProducer(deps: ProducerDeps): Producer {
   const inflight = createSingleFlight<Produced>();
 
-  async function produce(input: ProduceInput): Promise<Produced> {
-    const cached = deps.resultCache?.get(input.key);
+  async function once(key: string, team: string, make: () => Promise<Produced>): Promise<Produced> {
+    const cached = deps.resultCache?.get(key);
     if (cached) {
       deps.counters.increment("result_tier_l1");
       return { ...none, result: cached, cache: "hit" };
     }
 
-    const running = inflight.running(input.key);
+    const running = inflight.running(key);
     if (running) {
       const joined = performance.now();
       const { result, written } = await running;
@@ -125,10 +135,19 @@ export function createProducer(deps: ProducerDeps): Producer {
       return { ...none, result, written, waitMs: performance.now() - joined, cache: "shared" };
     }
 
-    return inflight.run(input.key, () => fromStoreOrMake(input, deps));
+    return inflight.run(key, () => fromStoreOrMake(key, team, make, deps));
   }
 
+  const produce = (input: ProduceInput) =>
+    once(input.key, input.team, async () => {
+      const made = await fetchAndTransform(input, deps);
+      deps.counters.increment("result_tier_transform");
+      return made;
+    });
+
   return Object.assign(produce, {
+    keep: (key: string, team: string, result: TransformResult) =>
+      once(key, team, async () => ({ ...none, result, cache: "miss" as const })),
     async peek(key: string): Promise<TransformResult | null> {
       const cached = deps.resultCache?.get(key);
       if (cached) return cached;
@@ -140,12 +159,18 @@ export function createProducer(deps: ProducerDeps): Producer {
   });
 }
 
-async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
+/** The store's result, else `make`'s, written back to the store after it is answered. */
+async function fromStoreOrMake(
+  key: string,
+  team: string,
+  make: () => Promise<Produced>,
+  deps: ProducerDeps,
+): Promise<Produced> {
   const started = performance.now();
   const results = deps.results;
   const claim: Claim = results
     ? await traced("image.store.read", {}, async (span) => {
-        const found = await results.lookup(input.key);
+        const found = await results.lookup(key);
         span?.setAttribute("optstuff.store.hit", found.kind === "stored");
         return found;
       })
@@ -153,16 +178,15 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
   // No store, no store phase (Server-Timing lists only what this request spent time on).
   const storeMs = deps.results ? performance.now() - started : 0;
   if (claim.kind === "stored") {
-    deps.resultCache?.set(input.key, claim.result);
+    deps.resultCache?.set(key, claim.result);
     deps.counters.increment("result_tier_store");
     return { ...none, result: claim.result, storeMs, cache: "store" };
   }
   try {
-    const made = await fetchAndTransform(input, deps);
-    deps.resultCache?.set(input.key, made.result);
-    if (!input.made) deps.counters.increment("result_tier_transform");
+    const made = await make();
+    deps.resultCache?.set(key, made.result);
     const written = results
-      ? traced("image.store.write", {}, () => results.writeBack(input.key, made.result, claim, input.team))
+      ? traced("image.store.write", {}, () => results.writeBack(key, made.result, claim, team))
       : undefined;
     return { ...made, storeMs, written };
   } catch (error) {
@@ -172,29 +196,35 @@ async function fromStoreOrMake(input: ProduceInput, deps: ProducerDeps): Promise
 }
 
 async function fetchAndTransform(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
-  if (input.made) return { ...none, result: input.made, cache: "miss" };
   // Stored bytes (the fallback image) are the project's own: no source to remember.
-  const failures = input.stored ? null : deps.failures;
-  const recalled = failures?.recall(input.sourceKey);
+  if ("stored" in input) {
+    await input.admit?.();
+    return transformAdmitted(input, () => input.stored(), deps);
+  }
+  const recalled = deps.failures?.recall(input.sourceKey);
   if (recalled) {
     deps.counters.increment("source_failure_recalled");
     throw recalled;
   }
   await input.admit?.();
   try {
-    return await fetchAndTransformAdmitted(input, deps);
+    return await transformAdmitted(input, () => fetchSource(input, deps), deps);
   } catch (error) {
-    if (failures && isSourceFailure(error)) {
+    if (deps.failures && isSourceFailure(error)) {
       input.refund?.();
-      failures.remember(input.sourceKey, error);
+      deps.failures.remember(input.sourceKey, error);
     }
     throw error;
   }
 }
 
-async function fetchAndTransformAdmitted(input: ProduceInput, deps: ProducerDeps): Promise<Produced> {
+async function transformAdmitted(
+  input: ProduceInput,
+  read: () => Promise<Buffer | SourceFile>,
+  deps: ProducerDeps,
+): Promise<Produced> {
   const fetchStart = performance.now();
-  const source = input.stored ? await input.stored() : await fetchSource(input, deps);
+  const source = await read();
   try {
     const watermark = input.watermark ? await input.watermark() : undefined;
     const fetchMs = performance.now() - fetchStart;
@@ -233,7 +263,7 @@ async function fetchAndTransformAdmitted(input: ProduceInput, deps: ProducerDeps
 }
 
 /** The source cache's file, or without a cache the downloaded bytes. */
-function fetchSource(input: ProduceInput, deps: ProducerDeps): Promise<Buffer | SourceFile> {
+function fetchSource(input: SourceInput, deps: ProducerDeps): Promise<Buffer | SourceFile> {
   return traced("image.source.fetch", { "optstuff.source.kind": input.location.kind }, async (span) => {
     const fetched = await download(input, deps);
     span?.setAttribute("optstuff.source.bytes", Buffer.isBuffer(fetched) ? fetched.length : fetched.size);
@@ -241,7 +271,7 @@ function fetchSource(input: ProduceInput, deps: ProducerDeps): Promise<Buffer | 
   });
 }
 
-async function download(input: ProduceInput, deps: ProducerDeps): Promise<Buffer | SourceFile> {
+async function download(input: SourceInput, deps: ProducerDeps): Promise<Buffer | SourceFile> {
   const options = {
     mayFollow: redirectsWithin(input.sourceHosts),
     // The same policy as data, for a download in another thread.

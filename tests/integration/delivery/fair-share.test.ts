@@ -45,7 +45,7 @@ beforeAll(async () => {
       tenants.push({ tenant: input.tenant, operations: JSON.stringify(input.operations) });
       return produce(input);
     },
-    { peek: produce.peek },
+    { peek: produce.peek, keep: produce.keep },
   );
   owner = await signUp(app.services, "many-teams");
   other = await signUp(app.services, "other");

@@ -1,0 +1,32 @@
+import type { HttpAnswer } from "@/server/wire/answer";
+import type { AnswerReport } from "./answer-produced";
+import type { DeliveryDeps, RequestOutcome } from "./delivery-types";
+import type { Produced } from "./produce";
+
+export interface Answered {
+  answer: HttpAnswer;
+  report: AnswerReport;
+  /** Work to run once the answer is on the wire (finish-later.ts). */
+  later?: () => Promise<RequestOutcome | null>;
+}
+
+/** An output over the deployment's response cap goes out as a redirect to the bucket (oversize.ts). */
+export async function capped(
+  answered: Answered,
+  produced: Produced,
+  at: { key: string; team: string; maxSeconds: number },
+  deps: Pick<DeliveryDeps, "oversize">,
+): Promise<Answered> {
+  const redirect = await deps.oversize?.({
+    ...at,
+    result: produced.result,
+    stored: produced.cache === "store",
+    written: produced.written,
+    headers: answered.answer.headers,
+  });
+  if (!redirect) return answered;
+  return {
+    answer: { status: redirect.status, headers: redirect.headers, body: null },
+    report: { ...answered.report, sentBytes: 0 },
+  };
+}
