@@ -1,6 +1,7 @@
 /**
  * Regenerates what must never drift from the code: the operations table of docs/url-format.md, the
- * error tables of docs/errors.md, the variables tables of docs/self-hosting.md and .env.example. In
+ * error tables of docs/errors.md, the variables tables of docs/self-hosting.md, the failure policy of
+ * docs/redis-schema.md and .env.example. In
  * the documents only the text between the `<!-- name:start -->` / `<!-- name:end -->` markers is
  * rewritten; .env.example is written whole.
  *
@@ -15,6 +16,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { updateErrorsDoc } from "./docs/errors";
 import { GENERATOR } from "./docs/markdown";
+import { updateRedisSchemaDoc } from "./docs/redis-schema";
 import { renderEnvExample, updateSelfHostingDoc } from "./docs/settings";
 import { updateUrlFormatDoc } from "./docs/url-format";
 
@@ -23,6 +25,7 @@ export const generatedDocs = {
   "docs/url-format.md": updateUrlFormatDoc,
   "docs/errors.md": updateErrorsDoc,
   "docs/self-hosting.md": updateSelfHostingDoc,
+  "docs/redis-schema.md": updateRedisSchemaDoc,
   // Generated whole: whatever it held is replaced.
   ".env.example": () => renderEnvExample(),
 } as const satisfies Record<string, (markdown: string) => string>;

@@ -84,8 +84,8 @@ export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDep
       db,
       secretBox,
       publicNames: createPublicNames(secrets.keyEncryption),
-      // With shared Redis, other instances' L1 copies expire within a second, and a failed drop is
-      // queued for the daily maintenance as the dashboard's are. A running embedded server keeps no
+      // With shared Redis, other instances' L1 copies expire within a second; a failed drop is logged,
+      // and the entry it could not replace expires by itself (invalidate.ts). A running embedded server keeps no
       // tier but L1, whose copies expire within its second (OPTSTUFF_CONFIG_CACHE_TTL_MS).
       invalidate: createConfigInvalidator({
         l1: null,

@@ -33,7 +33,7 @@ export interface ServiceOptions {
   /** The photo previews are made of (the committed demo photo unless a test says otherwise). */
   previewSamplePath?: string;
   transformConcurrency: number;
-  /** Share transform slots and queue fairly between projects. Default true. */
+  /** Share transform slots and queue fairly between accounts (the owners of teams). Default true. */
   transformFairShare?: boolean;
   /** Transforms in killable child processes (the built worker script); null runs them in this process. */
   transformIsolation: TransformIsolation | null;

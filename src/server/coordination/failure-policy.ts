@@ -18,7 +18,7 @@ export const failurePolicy = {
     timeoutMs: 1000,
     blocking: false,
     onFailure:
-      "log, count and queue it in Postgres for the daily maintenance; this instance's L1 is already cleared, other instances see the change when the Redis entry expires (≤ 60 s)",
+      "log and count it; this instance's L1 is already cleared, other instances see the change when the Redis entry expires (≤ 60 s)",
   },
   rateLimit: { timeoutMs: 50, blocking: true, onFailure: "let the request through (fail-open), log and count" },
   activityThrottle: { timeoutMs: 500, blocking: false, onFailure: "skip the lastUsedAt write this time" },

@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 
 /**
  * An HTTP answer before it meets a transport. The image route writes it to Node's response itself
- * (write-node-answer.ts) because Next's route-handler writer drops Content-Length and adds Vary tokens
+ * (writeNodeAnswer, below) because Next's route-handler writer drops Content-Length and adds Vary tokens
  * of its own; tests and the other routes turn it into a web Response.
  */
 export interface HttpAnswer {
