@@ -4,10 +4,9 @@ import { z } from "zod";
 import { AppError, errorCatalogue } from "@/server/errors";
 import { assertInstanceOwner } from "@/server/audit/audit-scope";
 import { limitsFor, type DashboardCall } from "@/server/ratelimit/dashboard-limits";
-import { findProject, type ProjectRow } from "@/server/tenancy/projects";
-import { assertCan, type Permission } from "@/server/tenancy/roles";
+import type { Permission } from "@/server/tenancy/roles";
+import { projectInTeam, teamScope } from "@/server/tenancy/scope";
 import { failed, traced } from "@/server/telemetry/spans";
-import { resolveMembership } from "@/server/tenancy/teams";
 import { readBounded } from "./bounded-read";
 import type { Context } from "./context";
 import { appCodeOf, fieldErrorsOf, retryAfterOf, toTrpcError } from "./errors";
@@ -84,9 +83,7 @@ export function teamProcedure(permission: Permission) {
     .meta({ permission })
     .input(z.object({ teamSlug: pathSlug }))
     .use(async ({ ctx, input, next }) => {
-      const membership = await resolveMembership(ctx.services.tenancy, ctx.user.id, input.teamSlug);
-      if (!membership) throw new AppError("NOT_FOUND", { message: "Team not found" });
-      assertCan(membership.role, permission);
+      const membership = await teamScope(ctx.services.tenancy, ctx.user.id, input.teamSlug, permission);
       return next({ ctx: { team: membership.team, role: membership.role } });
     });
 }
@@ -95,8 +92,7 @@ export function projectProcedure(permission: Permission) {
   return teamProcedure(permission)
     .input(z.object({ projectSlug: pathSlug }))
     .use(async ({ ctx, input, next }) => {
-      const project: ProjectRow | null = await findProject(ctx.services.tenancy, ctx.team.id, input.projectSlug);
-      if (!project) throw new AppError("NOT_FOUND", { message: "Project not found" });
+      const project = await projectInTeam(ctx.services.tenancy, ctx.team.id, input.projectSlug);
       return next({ ctx: { project, scope: { teamId: ctx.team.id, projectId: project.id } } });
     });
 }

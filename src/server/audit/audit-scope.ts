@@ -1,8 +1,7 @@
 import type { Database } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { findInstanceOwner } from "@/server/tenancy/registration";
-import { assertCan } from "@/server/tenancy/roles";
-import { resolveMembership } from "@/server/tenancy/teams";
+import { teamScope } from "@/server/tenancy/scope";
 import type { AuditScope } from "./audit-log";
 
 /** The instance's log is its owner's: anyone else is told there is nothing here. */
@@ -24,8 +23,6 @@ export async function resolveAuditScope(
     await assertInstanceOwner(deps, userId);
     return { instance: true };
   }
-  const membership = await resolveMembership(deps, userId, teamSlug);
-  if (!membership) throw new AppError("NOT_FOUND", { message: "Team not found" });
-  assertCan(membership.role, "audit.read");
+  const membership = await teamScope(deps, userId, teamSlug, "audit.read");
   return { teamId: membership.team.id };
 }

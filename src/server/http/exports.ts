@@ -7,9 +7,7 @@ import { auditCsvPages, AUDIT_CSV_HEADER } from "@/server/audit/audit-export";
 import { resolveAuditScope } from "@/server/audit/audit-scope";
 import { AppError } from "@/server/errors";
 import { REQUEST_STATS_RETENTION_DAYS } from "@/server/usage/retention";
-import { findProject } from "@/server/tenancy/projects";
-import { assertCan } from "@/server/tenancy/roles";
-import { resolveMembership } from "@/server/tenancy/teams";
+import { projectInTeam, teamScope } from "@/server/tenancy/scope";
 import type { Exporter } from "./export-route";
 
 const slug = z.string().min(1).max(100);
@@ -53,11 +51,8 @@ const MAX_USAGE_EXPORT_DAYS = 366;
 /** A team's (or one project's) usage by day and project over the usage pages' range, at most a year. */
 export const usageExport: Exporter = async (deps, userId, query) => {
   const input = parsed(usageQuery, query);
-  const membership = await resolveMembership(deps, userId, input.team);
-  if (!membership) throw new AppError("NOT_FOUND", { message: "Team not found" });
-  assertCan(membership.role, "usage.export");
-  const project = input.project ? await findProject(deps, membership.team.id, input.project) : null;
-  if (input.project && !project) throw new AppError("NOT_FOUND", { message: "Project not found" });
+  const membership = await teamScope(deps, userId, input.team, "usage.export");
+  const project = input.project ? await projectInTeam(deps, membership.team.id, input.project) : null;
   const asked =
     input.from !== undefined
       ? parsed(customRangeSchema, { from: input.from, to: input.to })
