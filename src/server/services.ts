@@ -1,16 +1,8 @@
-import path from "node:path";
 import { env as readEnv } from "@/env";
 import type { Secrets } from "@/server/config/secrets";
-import {
-  createConfigInvalidator,
-  createDatabaseConfigStore,
-  createMemoryTier,
-  createRedisTier,
-  type CachedConfigStore,
-  type ConfigInvalidator,
-} from "@/server/config-cache";
-import { createCoordination, type Coordination } from "@/server/coordination/create-coordination";
-import { createCounters, type Counters } from "@/server/coordination/counters";
+import type { CachedConfigStore, ConfigInvalidator } from "@/server/config-cache";
+import type { Coordination } from "@/server/coordination/create-coordination";
+import type { Counters } from "@/server/coordination/counters";
 import type { Auth, AuthOptions } from "@/server/auth/create-auth";
 import { enabledProviders } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
@@ -28,35 +20,20 @@ import {
   lockAccountCreation,
   type RegistrationPolicy,
 } from "@/server/tenancy/registration";
-import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { createDashboardAdmission, type DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
 import { createAccountLanes, type AccountLanes } from "@/server/ratelimit/account-lanes";
 import { createDashboardReads, type DashboardReads } from "@/server/db/dashboard-reads";
-import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/request-limits";
 import { createOutcomeRecorder } from "@/server/usage/record-outcome";
 import { createCronJobs, type CronJobs } from "@/server/cron/jobs";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";
-import { createLaterQueue } from "@/server/delivery/later-queue";
 import { scheduleOnDemand } from "@/server/cron/cron-clock";
 import { createRequestLog, defaultRequestLogOptions, type RequestLog } from "@/server/usage/request-log";
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from "@/server/db/client";
-import { createProducer } from "@/server/delivery/produce";
-import { createUploadCheck, type UploadCheck } from "@/server/image/check-upload";
-import { uploadLimits } from "@/server/tenancy/project-images";
-import { createSourceFailureMemory } from "@/server/delivery/source-failures";
-import { createProjectImageLoader } from "@/server/delivery/project-image-bytes";
-import {
-  createOperationsPreview,
-  PREVIEW_SAMPLE,
-  previewLimits,
-  type PreviewOperations,
-} from "@/server/delivery/preview-operations";
-import { createPublicNames, type PublicNames } from "@/server/delivery/public-names";
+import type { UploadCheck } from "@/server/image/check-upload";
+import type { PreviewOperations } from "@/server/delivery/preview-operations";
+import type { PublicNames } from "@/server/delivery/public-names";
 import type { DeliveryDeps, RequestOutcome } from "@/server/delivery/serve-image";
-import { createResultCache, createTransformScheduler, fontEnvironment, lazyInProcessTransform } from "@/server/image";
-import { createProcessPool } from "@/server/image/isolation/process-pool";
-import { directClients } from "@/server/ratelimit/client-address";
-import { createLogger, createSampledLogger, describeError, type Logger } from "@/server/log";
+import { createLogger, describeError, type Logger } from "@/server/log";
 import {
   serviceOptionsFromEnv,
   type Deployment,
@@ -64,19 +41,13 @@ import {
   type ServiceOptions,
 } from "@/server/service-options";
 import { shutDown } from "@/server/shutdown";
-import { createSecretBox, type SecretBox } from "@/server/signing";
+import type { SecretBox } from "@/server/signing";
 import { createSourceFetcher } from "@/server/source";
-import { createSourceCache } from "@/server/source/source-cache";
-import { createDownloadThread } from "@/server/source/download-thread/download-thread";
-import { createOversize } from "@/server/delivery/oversize";
-import { createResultStore } from "@/server/result-store/create-store";
-import { teamsOfProjects } from "@/server/tenancy/projects";
 import { stopTracing } from "@/server/telemetry/spans";
 import { lazyOnce } from "@/server/lazy-once";
-import { createSharedResults, type SharedResults } from "@/server/result-store/shared-results";
-
-/** The longest a later job waits for the scheduler's room before it tries anyway (and may be refused). */
-const LATER_MAX_WAIT_MS = 60_000;
+import { createDeliveryPlane } from "@/server/delivery/plane";
+import { createShared } from "@/server/shared";
+import type { SharedResults } from "@/server/result-store/shared-results";
 
 /** Everything the app needs, built once. Tests build their own through createServices. */
 export interface Services {
@@ -144,132 +115,17 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     "db" in options.database
       ? options.database
       : await openDatabase(owned(options.database, options.databaseProcess, logger));
-  const counters = createCounters();
-  const logSampled = createSampledLogger(logger);
-  const secretBox = createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious);
-  const publicNames = createPublicNames(options.secrets.keyEncryption);
-  const coordination = createCoordination(options.redis, { counters, maxAddresses: options.addressWindowsMax });
+  const shared = createShared(options, database, logger);
+  const { counters, logSampled, secretBox, publicNames, coordination, config, invalidate, now } = shared;
   const { kv, redis } = coordination;
-  const truth = createDatabaseConfigStore(database.db);
-  // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
-  const behindL1 = redis ? createRedisTier(truth, { kv: redis, logSampled, counters }) : truth;
-  const config = createMemoryTier(behindL1, {
-    ttlMs: options.configCacheTtlMs,
-    maxEntries: 10_000,
-    onLookup: (result) => counters.increment(`config_l1_${result}`),
-  });
-  const invalidate = createConfigInvalidator({
-    l1: config,
-    kv: redis,
-    logger,
-    counters,
-  });
-  // sharp loads with the first transform made in this process, if any (none with transform processes).
-  const inProcessTransform = lazyInProcessTransform({ fontConfigFile: options.fontConfigFile });
-  const transforms = createTransformScheduler({
-    concurrency: options.transformConcurrency,
-    maxQueue: options.transformQueue,
-    fairShare: options.transformFairShare ?? true,
-  });
-  const isolation = options.transformIsolation;
-  const pool = isolation
-    ? createProcessPool({
-        entry: isolation.entry,
-        memoryLimitBytes: isolation.memoryLimitBytes,
-        jobsPerProcess: isolation.jobsPerProcess,
-        env: { ...isolation.env, ...fontEnvironment(options.fontConfigFile) },
-        normalNice: isolation.nice,
-      })
-    : null;
-  const store = options.resultStore
-    ? await createResultStore(options.resultStore, {
-        masterSecret: options.secrets.keyEncryption,
-        teamsOf: (ids) => teamsOfProjects(database, ids),
-      })
-    : null;
-  // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.
-  const results = store ? createSharedResults({ store, redis, counters, logSampled }) : null;
-  // One final answer made after its interim one at a time per process, at background priority (later-queue.ts).
-  const laterQueue = createLaterQueue({
-    concurrency: 1,
-    perTenant: 256,
-    roomFor: (tenant) => transforms.whenRoomForBackground(tenant, LATER_MAX_WAIT_MS),
-  });
+  const deliveryPlane = await createDeliveryPlane(options, shared);
+  const { delivery, results, store, checkUpload, previewOperations } = deliveryPlane;
   const metrics = createMetrics({
     counters,
-    scheduler: transforms,
-    later: laterQueue,
+    scheduler: deliveryPlane.scheduler,
+    later: deliveryPlane.laterQueue,
     store,
     limiterWindows: coordination.windows,
-  });
-  // Injected network seams (tests) reach only this thread's fetcher.
-  const downloads =
-    options.sourceDownloadThread && !options.net
-      ? createDownloadThread({ entry: options.sourceDownloadThread, limits: options.fetchLimits })
-      : null;
-  const sources = options.sourceCacheBytes
-    ? createSourceCache({ maxBytes: options.sourceCacheBytes, downloader: downloads?.download })
-    : null;
-  const now = options.now ?? (() => new Date());
-  // Uploads are decoded where sources are, under the same scheduler: bounded, killable, shared fairly.
-  const checkUpload = createUploadCheck({
-    scheduler: transforms,
-    transform: pool?.transform ?? inProcessTransform,
-    limits: uploadLimits(options.transformLimits),
-  });
-  const fetcher = createSourceFetcher({
-    limits: options.fetchLimits,
-    localRoot: options.localSourceRoot,
-    net: options.net,
-  });
-  const produce = createProducer({
-    fetcher,
-    sources,
-    scheduler: transforms,
-    transform: pool?.transform ?? inProcessTransform,
-    resultCache: options.resultCacheBytes > 0 ? createResultCache({ maxBytes: options.resultCacheBytes }) : null,
-    results,
-    failures: createSourceFailureMemory({ now: () => now().getTime() }),
-    counters,
-    limits: options.transformLimits,
-  });
-  const delivery: DeliveryDeps = {
-    config,
-    secretBox,
-    produce,
-    // Made later means served later from a cache: with neither cache nor store it never would be.
-    later:
-      options.resultCacheBytes > 0 || results
-        ? {
-            avif: { minPixels: options.avifLaterMinPixels ?? 0, maxPixels: options.transformLimits.maxAvifPixels },
-            quality: options.qualityLater ?? false,
-            queue: laterQueue,
-          }
-        : null,
-    oversize: options.responseMaxBytes ? createOversize({ maxBytes: options.responseMaxBytes, store, now }) : null,
-    projectImages: createProjectImageLoader(database.db),
-    publicNames,
-    logger,
-    now,
-    limits: {
-      limiter: coordination.limiter,
-      guard: createAuthFailureGuard({
-        maxFailuresPerMinute: options.authFailuresPerMinute,
-        now: () => now().getTime(),
-      }),
-      clientAddresses: options.clientAddresses ?? directClients,
-      counters,
-      logSampled,
-      addressLimits: options.addressLimits ?? DEFAULT_ADDRESS_LIMITS,
-    },
-  };
-  const previewOperations = createOperationsPreview({
-    config,
-    projectImages: delivery.projectImages,
-    scheduler: transforms,
-    transform: pool?.transform ?? inProcessTransform,
-    limits: previewLimits(options.transformLimits),
-    samplePath: options.previewSamplePath ?? path.resolve(PREVIEW_SAMPLE),
   });
   // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.
   const requestLog = createRequestLog(
@@ -389,7 +245,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         logger.log("warn", "sign-in failure limit unavailable; the attempt went on", describeError(error)),
     }),
     registration,
-    transformIsolation: pool ? "process" : "none",
+    transformIsolation: deliveryPlane.transformIsolation,
     secretBox,
     publicNames,
     config,
@@ -412,7 +268,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         requestLog,
         flushAll: redis ? null : cron.flushUsage,
         results,
-        closers: [store, pool, downloads, sources],
+        closers: deliveryPlane.closers,
         database,
         logger,
       }),
