@@ -8,86 +8,40 @@ import {
   transformProcessEnv,
   type Env,
 } from "@/env";
-import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
 import type { OAuthCredentials } from "@/server/auth/create-auth";
 import { loadMetricsToken, loadSecrets, type Secrets } from "@/server/config/secrets";
 import type { UpstashSettings } from "@/server/coordination/upstash-client";
 import type { DatabaseHandle, DatabaseTarget } from "@/server/db/client";
-import type { TransformLimits } from "@/server/image";
+import type { TransformIsolation } from "@/server/image/isolation/process-pool";
+export type { TransformIsolation } from "@/server/image/isolation/process-pool";
 import type { Logger } from "@/server/log";
-import type { AddressLimits } from "@/server/ratelimit/request-limits";
-import type { RegistrationPolicy } from "@/server/tenancy/registration";
-import type { FetchLimits, NetDeps } from "@/server/source";
+import type { FetchLimits } from "@/server/source";
 import type { RequestLogOptions } from "@/server/usage/request-log";
 import type { ResultStoreSettings } from "@/server/result-store/types";
+import type { DashboardOptions } from "@/server/api/plane";
+import type { JobsOptions } from "@/server/cron/plane";
+import type { DeliveryOptions } from "@/server/delivery/plane";
 import { VERCEL_RESPONSE_MAX_BYTES } from "@/server/delivery/settings";
 
-export interface ServiceOptions {
+/** Everything createServices is built from: each plane's settings (its plane.ts) and the shared clients'. */
+export interface ServiceOptions extends DeliveryOptions, DashboardOptions, JobsOptions {
   database: DatabaseTarget | DatabaseHandle;
   /** The built embedded database process script: an embedded database directory is served from it. */
   databaseProcess?: string;
   secrets: Secrets;
   fetchLimits: FetchLimits;
-  transformLimits: TransformLimits;
-  localSourceRoot: string | null;
-  /** The photo previews are made of (the committed demo photo unless a test says otherwise). */
-  previewSamplePath?: string;
-  transformConcurrency: number;
-  /** Share transform slots and queue fairly between accounts (the owners of teams). Default true. */
-  transformFairShare?: boolean;
-  /** Transforms in killable child processes (the built worker script); null runs them in this process. */
-  transformIsolation: TransformIsolation | null;
-  transformQueue: number;
-  resultCacheBytes: number;
-  /** delivery/avif-later.ts: the predicted output size from which a cold AVIF is answered WebP first; 0 never. */
-  avifLaterMinPixels?: number;
-  /** delivery/interim.ts: q_auto and f_best answer the format's default quality first, the search after. */
-  qualityLater?: boolean;
-  /** The fontconfig file SVG text is drawn with (image/configure-sharp.ts); null: the machine's fonts. */
-  fontConfigFile?: string | null;
-  /**
-   * The largest image body answered directly; larger ones are redirected to the result bucket or
-   * refused (delivery/oversize.ts). 0 or absent: no cap.
-   */
-  responseMaxBytes?: number;
-  /** Durable results (files or an S3-compatible bucket); null keeps results in memory only. */
-  resultStore?: ResultStoreSettings | null;
-  /** Recently downloaded sources kept (in files on tmpfs), in bytes; 0 or absent downloads every time. */
-  sourceCacheBytes?: number;
-  /**
-   * The built download thread script: remote sources are downloaded in a worker thread straight into
-   * the source cache's files. Null (or absent, or with `net` injected) downloads on the server's thread.
-   */
-  sourceDownloadThread?: string | null;
   /** L1 config cache lifetime; 0 reads the next tier on every request. */
   configCacheTtlMs: number;
   /** Upstash REST endpoint; null keeps coordination in process (single instance). */
   redis: UpstashSettings | null;
-  /** Authentication failures per client address and minute before it is refused for the minute. */
-  authFailuresPerMinute: number;
   /** Client-address windows the in-process limiter keeps (no Redis). */
   addressWindowsMax?: number;
-  /** Who a client is: proxies in front, Vercel's edge, a CDN with its secret. Default: the socket's address. */
-  clientAddresses?: ClientAddressPolicy;
-  /** Image requests and transforms per client address and minute (0 turns one off). */
-  addressLimits?: AddressLimits;
-  /** Default http://127.0.0.1:3000. */
-  publicBaseUrl?: string;
-  /** Origins allowed to sign in besides publicBaseUrl. */
-  trustedOrigins?: string[];
-  oauth?: { github: OAuthCredentials | null; google: OAuthCredentials | null };
-  smtp?: { url: string; from: string } | null;
-  /** Who may create an account. Default invite-only (after the first account) with no domains. */
-  registration?: RegistrationPolicy;
   requestLog?: Partial<RequestLogOptions>;
-  /** Days the audit log keeps. Default OPTSTUFF_AUDIT_RETENTION_DAYS's. */
-  auditRetentionDays?: number;
   /** Who may read /api/metrics. Default off. */
   metrics?: MetricsAccess;
   /** How this instance runs, as /api/health reports it. Default: embedded with PGlite, else self-hosted. */
   deployment?: Deployment;
   logger?: Logger;
-  net?: NetDeps;
   now?: () => Date;
 }
 
@@ -102,18 +56,6 @@ export type MetricsAccess = "off" | { token: string };
 
 /** Off in production until a token is set, or when told `off`; elsewhere a generated token (loadMetricsToken). */
 const metricsAccess = (token: string | null): MetricsAccess => (token === null ? "off" : { token });
-
-export interface TransformIsolation {
-  /** The built transform process script. */
-  entry: string;
-  memoryLimitBytes: number;
-  /** Jobs one process runs at once (OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS). */
-  jobsPerProcess?: number;
-  /** What the processes may see of the environment (transformProcessEnv); default none. */
-  env?: Record<string, string>;
-  /** CPU niceness of the processes running normal jobs (OPTSTUFF_TRANSFORM_NICE). */
-  nice?: number;
-}
 
 /** Written by scripts/build-transform-worker.mjs (`npm run build`, and the test setup). */
 export const TRANSFORM_WORKER_ENTRY = "dist/transform-worker.mjs";

@@ -1,10 +1,20 @@
 import path from "node:path";
-import type { ServiceOptions } from "@/server/service-options";
-import type { Shared } from "@/server/shared";
+import type { CachedConfigStore } from "@/server/config-cache";
+import type { Coordination } from "@/server/coordination/create-coordination";
+import type { Counters } from "@/server/coordination/counters";
+import type { DatabaseHandle } from "@/server/db/client";
+import type { TransformLimits } from "@/server/image";
+import type { Logger, SampledLog } from "@/server/log";
+import type { ClientAddressPolicy } from "@/server/ratelimit/client-address";
+import type { AddressLimits } from "@/server/ratelimit/request-limits";
+import type { ResultStoreDeps } from "@/server/result-store/create-store";
+import type { ResultStoreSettings } from "@/server/result-store/types";
+import type { SecretBox } from "@/server/signing";
+import type { FetchLimits, NetDeps } from "@/server/source";
 import { createResultCache, createTransformScheduler, fontEnvironment, lazyInProcessTransform } from "@/server/image";
 import type { TransformScheduler } from "@/server/image";
-import { createUploadCheck, type UploadCheck } from "@/server/image/check-upload";
-import { createProcessPool } from "@/server/image/isolation/process-pool";
+import { createUploadCheck, uploadLimits, type UploadCheck } from "@/server/image/check-upload";
+import { createProcessPool, type TransformIsolation } from "@/server/image/isolation/process-pool";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { directClients } from "@/server/ratelimit/client-address";
 import { DEFAULT_ADDRESS_LIMITS } from "@/server/ratelimit/request-limits";
@@ -14,9 +24,8 @@ import type { ResultStore } from "@/server/result-store/types";
 import { createSourceFetcher } from "@/server/source";
 import { createDownloadThread } from "@/server/source/download-thread/download-thread";
 import { createSourceCache } from "@/server/source/source-cache";
-import { teamsOfProjects } from "@/server/tenancy/projects";
-import { uploadLimits } from "@/server/tenancy/project-images";
 import type { DeliveryDeps } from "./delivery-types";
+import type { PublicNames } from "./public-names";
 import { createLaterQueue, type LaterQueue } from "./later-queue";
 import { createOversize } from "./oversize";
 import { createOperationsPreview, PREVIEW_SAMPLE, previewLimits, type PreviewOperations } from "./preview-operations";
@@ -26,6 +35,66 @@ import { createSourceFailureMemory } from "./source-failures";
 
 /** The longest a later job waits for the scheduler's room before it tries anyway (and may be refused). */
 const LATER_MAX_WAIT_MS = 60_000;
+
+/** The delivery plane's settings (service-options.ts maps them from the environment). */
+export interface DeliveryOptions {
+  secrets: { keyEncryption: string };
+  fetchLimits: FetchLimits;
+  transformLimits: TransformLimits;
+  localSourceRoot: string | null;
+  /** The photo previews are made of (the committed demo photo unless a test says otherwise). */
+  previewSamplePath?: string;
+  transformConcurrency: number;
+  /** Share transform slots and queue fairly between accounts (the owners of teams). Default true. */
+  transformFairShare?: boolean;
+  /** Transforms in killable child processes (the built worker script); null runs them in this process. */
+  transformIsolation: TransformIsolation | null;
+  transformQueue: number;
+  resultCacheBytes: number;
+  /** delivery/avif-later.ts: the predicted output size from which a cold AVIF is answered WebP first; 0 never. */
+  avifLaterMinPixels?: number;
+  /** delivery/interim.ts: q_auto and f_best answer the format's default quality first, the search after. */
+  qualityLater?: boolean;
+  /** The fontconfig file SVG text is drawn with (image/configure-sharp.ts); null: the machine's fonts. */
+  fontConfigFile?: string | null;
+  /**
+   * The largest image body answered directly; larger ones are redirected to the result bucket or
+   * refused (delivery/oversize.ts). 0 or absent: no cap.
+   */
+  responseMaxBytes?: number;
+  /** Durable results (files or an S3-compatible bucket); null keeps results in memory only. */
+  resultStore?: ResultStoreSettings | null;
+  /** Recently downloaded sources kept (in files on tmpfs), in bytes; 0 or absent downloads every time. */
+  sourceCacheBytes?: number;
+  /**
+   * The built download thread script: remote sources are downloaded in a worker thread straight into
+   * the source cache's files. Null (or absent, or with `net` injected) downloads on the server's thread.
+   */
+  sourceDownloadThread?: string | null;
+  /** Authentication failures per client address and minute before it is refused for the minute. */
+  authFailuresPerMinute: number;
+  /** Who a client is: proxies in front, Vercel's edge, a CDN with its secret. Default: the socket's address. */
+  clientAddresses?: ClientAddressPolicy;
+  /** Image requests and transforms per client address and minute (0 turns one off). */
+  addressLimits?: AddressLimits;
+  /** Network seams for the source fetcher (tests): the download thread is not used with them. */
+  net?: NetDeps;
+}
+
+/** What the plane takes of the clients every plane shares (shared.ts). */
+export interface DeliveryShared {
+  database: DatabaseHandle;
+  counters: Counters;
+  coordination: Coordination;
+  config: CachedConfigStore;
+  secretBox: SecretBox;
+  publicNames: PublicNames;
+  logger: Logger;
+  logSampled: SampledLog;
+  now: () => Date;
+  /** Each project's team, for the store's shares (tenancy/projects.ts). */
+  teamsOf: ResultStoreDeps["teamsOf"];
+}
 
 /** What the image route and the dashboard's image work (uploads, previews) run on. */
 export interface DeliveryPlane {
@@ -51,7 +120,7 @@ export interface DeliveryPlane {
  * fetcher and cache, the producer and the later queue, wired for the image route; the same scheduler
  * and transforms decode uploads and draw previews, so they are bounded and shared fairly too.
  */
-export async function createDeliveryPlane(options: ServiceOptions, shared: Shared): Promise<DeliveryPlane> {
+export async function createDeliveryPlane(options: DeliveryOptions, shared: DeliveryShared): Promise<DeliveryPlane> {
   const { database, counters, coordination, logger, logSampled, now } = shared;
   // sharp loads with the first transform made in this process, if any (none with transform processes).
   const inProcessTransform = lazyInProcessTransform({ fontConfigFile: options.fontConfigFile });
@@ -74,7 +143,7 @@ export async function createDeliveryPlane(options: ServiceOptions, shared: Share
   const store = options.resultStore
     ? await createResultStore(options.resultStore, {
         masterSecret: options.secrets.keyEncryption,
-        teamsOf: (ids) => teamsOfProjects(database, ids),
+        teamsOf: shared.teamsOf,
       })
     : null;
   // The lease needs a Redis every instance shares; in process, in-flight sharing already coalesces.

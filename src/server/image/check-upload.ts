@@ -19,6 +19,22 @@ export interface UploadFacts {
  */
 export type UploadCheck = (bytes: Buffer, tenant: string) => Promise<UploadFacts>;
 
+/** The longest side of a project's uploaded image (a watermark, a fallback). */
+export const MAX_PROJECT_IMAGE_SIDE = 2048;
+
+/**
+ * An upload is decoded within the sources' bounds, tightened: its sides are checked after (a 4096×512
+ * banner is refused for its side, not its area), and 5 s is far more than an honest 2048² image needs.
+ */
+export function uploadLimits(sources: TransformLimits): TransformLimits {
+  return {
+    ...sources,
+    maxInputPixels: MAX_PROJECT_IMAGE_SIDE * MAX_PROJECT_IMAGE_SIDE,
+    maxFrames: Math.min(sources.maxFrames, 1000),
+    timeoutMs: Math.min(sources.timeoutMs, 5000),
+  };
+}
+
 /** The `info` operation decodes the first frame, within these bounds; a refusal is the pipeline's AppError. */
 const INFO = parseOperations("info");
 

@@ -5,8 +5,7 @@ import type { WatermarkSettings } from "@/lib/schemas/watermark";
 import { readWatermarkSettings } from "@/server/config-cache";
 import { projectImages } from "@/server/db/schema";
 import { AppError, isAppError, type ErrorCode } from "@/server/errors";
-import type { UploadCheck } from "@/server/image/check-upload";
-import type { TransformLimits } from "@/server/image";
+import { MAX_PROJECT_IMAGE_SIDE, type UploadCheck } from "@/server/image/check-upload";
 import type { DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
 import { changesBetween } from "@/server/audit/changes";
 import type { TenancyDeps } from "./deps";
@@ -21,19 +20,6 @@ export type ProjectImageKind = (typeof projectImageKinds)[number];
  * a logo or a placeholder picture, not a photo library.
  */
 export const MAX_PROJECT_IMAGE_BYTES = 512 * 1024;
-export const MAX_PROJECT_IMAGE_SIDE = 2048;
-/**
- * An upload is decoded within the sources' bounds, tightened: its sides are checked after (a 4096×512
- * banner is refused for its side, not its area), and 5 s is far more than an honest 2048² image needs.
- */
-export function uploadLimits(sources: TransformLimits): TransformLimits {
-  return {
-    ...sources,
-    maxInputPixels: MAX_PROJECT_IMAGE_SIDE * MAX_PROJECT_IMAGE_SIDE,
-    maxFrames: Math.min(sources.maxFrames, 1000),
-    timeoutMs: Math.min(sources.timeoutMs, 5000),
-  };
-}
 
 /**
  * Raster formats only: an SVG would need the sanitiser on every use, and a logo exported to PNG does the

@@ -11,6 +11,19 @@ import { residentBytes } from "./process-memory";
 import type { JobMessage } from "./protocol";
 import { spawnTransformProcess, type ProcessEnd, type TransformProcess } from "./transform-process";
 
+/** Transforms in killable child processes, as the server is configured (service-options.ts). */
+export interface TransformIsolation {
+  /** The built transform process script. */
+  entry: string;
+  memoryLimitBytes: number;
+  /** Jobs one process runs at once (OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS). */
+  jobsPerProcess?: number;
+  /** What the processes may see of the environment (transformProcessEnv); default none. */
+  env?: Record<string, string>;
+  /** CPU niceness of the processes running normal jobs (OPTSTUFF_TRANSFORM_NICE). */
+  nice?: number;
+}
+
 export interface ProcessPoolOptions {
   /** The built child script (scripts/build-transform-worker.mjs writes it). */
   entry: string;

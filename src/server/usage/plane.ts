@@ -1,0 +1,55 @@
+import type { Coordination } from "@/server/coordination/create-coordination";
+import type { Counters } from "@/server/coordination/counters";
+import type { DatabaseHandle } from "@/server/db/client";
+import type { LaterQueue } from "@/server/delivery/later-queue";
+import type { RequestOutcome } from "@/server/delivery/delivery-types";
+import type { TransformScheduler } from "@/server/image";
+import type { Logger, SampledLog } from "@/server/log";
+import { createMetrics, type Metrics } from "@/server/metrics/metrics";
+import type { ResultStore } from "@/server/result-store/types";
+import { createOutcomeRecorder } from "./record-outcome";
+import { createRequestLog, defaultRequestLogOptions, type RequestLog, type RequestLogOptions } from "./request-log";
+
+export interface UsagePlane {
+  requestLog: RequestLog;
+  metrics: Metrics;
+  /** Runs after the response: never slows or fails the request it describes. */
+  recordOutcome(outcome: RequestOutcome): Promise<void>;
+}
+
+/** What the plane takes of the clients every plane shares (shared.ts), and of the delivery plane. */
+export interface UsageShared {
+  database: DatabaseHandle;
+  coordination: Coordination;
+  counters: Counters;
+  logger: Logger;
+  logSampled: SampledLog;
+  /** What the metrics read of delivery: its transform slots and queue, the later queue, the store. */
+  delivery: { scheduler: TransformScheduler; laterQueue: LaterQueue; store: ResultStore | null };
+}
+
+/** The request log, the metrics and what records each request's outcome in both and in the usage buckets. */
+export function createUsagePlane(
+  options: { requestLog?: Partial<RequestLogOptions> },
+  shared: UsageShared,
+): UsagePlane {
+  const { database, coordination, counters, logger, logSampled, delivery } = shared;
+  const { kv, redis } = coordination;
+  const metrics = createMetrics({
+    counters,
+    scheduler: delivery.scheduler,
+    later: delivery.laterQueue,
+    store: delivery.store,
+    limiterWindows: coordination.windows,
+  });
+  // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.
+  const requestLog = createRequestLog(
+    { db: database.db, kv, counters, logSampled, metersUsage: redis === null },
+    { ...defaultRequestLogOptions, ...options.requestLog },
+  );
+  return {
+    requestLog,
+    metrics,
+    recordOutcome: createOutcomeRecorder({ kv, db: database.db, logger, logSampled, counters, requestLog, metrics }),
+  };
+}
