@@ -1,8 +1,9 @@
 import { env as readEnv } from "@/env";
 import type { Secrets } from "@/server/config/secrets";
 import type { CronJobs } from "@/server/cron/jobs";
-import { openDatabase, type DatabaseTarget } from "@/server/db/client";
-import { createLogger, describeError, type Logger } from "@/server/log";
+import { openDatabase } from "@/server/db/client";
+import { ownedByServer } from "@/server/db/server-owned";
+import { createLogger, describeError } from "@/server/log";
 import {
   serviceOptionsFromEnv,
   type Deployment,
@@ -45,7 +46,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const database =
     "db" in options.database
       ? options.database
-      : await openDatabase(owned(options.database, options.databaseProcess, logger));
+      : await openDatabase(ownedByServer(options.database, options.databaseProcess, logger));
   const shared = createShared(options, database, logger);
   const deliveryPlane = await createDeliveryPlane(options, {
     ...shared,
@@ -123,31 +124,4 @@ function closeOnSignals(services: Services): void {
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
-}
-
-/** The server owns its embedded database for as long as it runs, and says so if it loses it. */
-function owned(target: DatabaseTarget, databaseProcess: string | undefined, logger: Logger): DatabaseTarget {
-  if (target.kind !== "pglite") return target;
-  // Without its database the server can answer nothing right; a supervisor (or the operator) starts it again.
-  const lost = (reason: string) => {
-    logger.log("error", `the embedded database process stopped serving: ${reason}; stopping`);
-    process.exit(1);
-  };
-  return {
-    ...target,
-    serve: databaseProcess && target.dataDir ? { entry: databaseProcess, onLost: lost } : undefined,
-    owner: {
-      role: "the OptStuff server",
-      // Another process may be writing the database now: serving on would overwrite its writes.
-      onCompromised: (error) => {
-        logger.log("error", "lost the embedded database's lock; stopping", describeError(error));
-        process.exit(1);
-      },
-      onTakeover: (owner) =>
-        logger.log("warn", "took over the embedded database from a process that ended without releasing it", {
-          pid: owner?.pid,
-          role: owner?.role,
-        }),
-    },
-  };
 }
