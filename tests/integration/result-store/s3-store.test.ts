@@ -135,13 +135,20 @@ describe("S3 result store", () => {
     const bucket = await s3.bucket();
     const store = storeOn(bucket, 1 << 20);
     const project = randomUUID();
-    const keys = [`${project}/src1/v1`, `${project}/src1/v2`, `${project}/src2/v1`, `${randomUUID()}/src1/v1`];
+    // Names long enough that a keyed digest cannot hold one by chance (one of two letters did: "v2").
+    const [src1, src2, v1, v2] = ["source-one", "source-two", "variant-one", "variant-two"];
+    const keys = [
+      `${project}/${src1}/${v1}`,
+      `${project}/${src1}/${v2}`,
+      `${project}/${src2}/${v1}`,
+      `${randomUUID()}/${src1}/${v1}`,
+    ];
     for (const key of keys) await store.put(key, result(bytes(100)));
     const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
     const stored = (listed.Contents ?? []).map((o) => o.Key!).sort();
     expect(stored).toEqual(keys.map(objectKey).sort());
     for (const key of stored) {
-      for (const clear of [project, project.slice(0, 8), "src1", "src2", "v1", "v2"]) expect(key).not.toContain(clear);
+      for (const clear of [project, project.slice(0, 8), src1, src2, v1, v2]) expect(key).not.toContain(clear);
       expect(key).toMatch(/^results\/[A-Za-z0-9_-]{22,}\/[A-Za-z0-9_-]{22}\/[A-Za-z0-9_-]{22}$/);
     }
     // One project, one prefix; one source of it, one prefix under that: a purge still deletes by prefix.
