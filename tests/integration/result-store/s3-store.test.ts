@@ -159,7 +159,7 @@ describe("S3 result store", () => {
     expect(other![0]).not.toBe(a![0]);
     // The same variant name under another source or project is another segment: nothing is shared.
     expect(new Set([a![2], c![2], other![2]]).size).toBe(3);
-    expect(await store.deletePrefix(`${project}/src1`)).toBe(2);
+    expect(await store.deletePrefix(`${project}/${src1}`)).toBe(2);
     expect(await store.get(keys[2]!)).not.toBeNull();
     expect(await store.deletePrefix(project)).toBe(1);
     expect(await store.get(keys[3]!)).not.toBeNull();
