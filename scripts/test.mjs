@@ -20,6 +20,8 @@ let skipped = 0;
 let broken = false;
 /** "[needs redis-server: apt-get install redis-server]" → the files whose tests it skipped, with counts. */
 const needs = new Map();
+/** "file › describe › test" of each failed test, and each file that failed to load, for the summary. */
+const failures = [];
 for (const suite of suites) {
   const report = `artifacts/vitest-${suite}.json`;
   rmSync(report, { force: true });
@@ -43,6 +45,7 @@ for (const suite of suites) {
     failed += result.numFailedTests;
     skipped += result.numPendingTests + result.numTodoTests;
     collectNeeds(result);
+    collectFailures(result);
     // A file that fails to load has no failed tests but fails the suite.
     if (run.status !== 0 && result.numFailedTests === 0) broken = true;
   } catch {
@@ -61,6 +64,8 @@ if (requireAll && skipped > 0) {
   console.log(`TEST_REQUIRE_SERVICES=1: ${skipped} test(s) skipped, counted as one failure`);
   failed += 1;
 }
+// Named again beside the summary, so the tail of a long log says which tests failed.
+for (const failure of failures) console.log(`FAILED: ${failure}`);
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);
 
@@ -76,6 +81,17 @@ function collectNeeds(result) {
         files.set(name, (files.get(name) ?? 0) + 1);
         needs.set(need, files);
       }
+    }
+  }
+}
+
+function collectFailures(result) {
+  for (const file of result.testResults) {
+    const name = path.relative(process.cwd(), file.name);
+    const failedTests = file.assertionResults.filter((test) => test.status === "failed");
+    for (const test of failedTests) failures.push([name, ...test.ancestorTitles, test.title].join(" › "));
+    if (file.status === "failed" && failedTests.length === 0) {
+      failures.push(`${name} (did not run: ${String(file.message ?? "").split("\n")[0]})`);
     }
   }
 }
