@@ -25,8 +25,9 @@ async function measure(root: string, withRedis: boolean) {
   const redis = withRedis ? await startRealRedis() : null;
   const services = await inProcessServices(root, {
     // Measures authentication and limits; a 1×1 PNG's transform is the same wherever it runs.
-    resultCacheBytes: 0, // every request transforms: the work under comparison is identical
-    redis: redis?.settings ?? null,
+    OPTSTUFF_RESULT_CACHE_BYTES: "0", // every request transforms: the work under comparison is identical
+    UPSTASH_REDIS_REST_URL: redis?.settings.url,
+    UPSTASH_REDIS_REST_TOKEN: redis?.settings.token,
   });
   const { project, key } = await benchProject(services, "hot");
   await services.coordination.limiter.warmUp();

@@ -26,7 +26,7 @@ function memory() {
 
 async function main(): Promise<void> {
   const root = await sourceRootWithDot(8, "#00f");
-  const services = await inProcessServices(root, { authFailuresPerMinute: 60 });
+  const services = await inProcessServices(root, { OPTSTUFF_AUTH_FAILURES_PER_MINUTE: "60" });
   const { project, key } = await benchProject(services, "churn", { perMinute: DAY_LIMIT, perDay: DAY_LIMIT });
   const handler = createImageRouteHandler(async () => services);
   const sign = (operations: string) =>

@@ -9,12 +9,12 @@ import { eq } from "drizzle-orm";
 import { env } from "@/env";
 import { openDatabase } from "@/server/db/client";
 import { apiKeys } from "@/server/db/schema";
-import { serviceOptionsFromEnv } from "@/server/service-options";
+import { serverDatabaseTargetOf } from "@/server/db/target";
 
 async function main(): Promise<void> {
   const publicKey = process.argv[2];
   if (!publicKey) throw new Error("usage: raise-key-limits pk_…");
-  const database = await openDatabase(serviceOptionsFromEnv(env()).database);
+  const database = await openDatabase(serverDatabaseTargetOf(env()));
   try {
     const rows = await database.db
       .update(apiKeys)

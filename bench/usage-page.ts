@@ -18,7 +18,6 @@ import { requestLogStats } from "@/server/analytics/request-log-stats";
 import { projectUsage } from "@/server/analytics/usage-totals";
 import { requestLog, requestSourceStats, requestStats } from "@/server/db/schema";
 import { createImageRouteHandler } from "@/server/http/image-route";
-import { EMBEDDED_DATABASE_ENTRY } from "@/server/service-options";
 import { benchProject, inProcessServices, sourceRootWithDot } from "./lib/in-process";
 import { fmt, percentile } from "./lib/load";
 
@@ -30,15 +29,11 @@ const PACE_MS = 5;
 
 async function main(): Promise<void> {
   const root = await sourceRootWithDot(8, "#0a0");
-  const services = await inProcessServices(
-    root,
+  // The embedded database as the server runs it (in a process of its own), or in this one.
+  const services =
     process.env.BENCH_EMBEDDED === "in-process"
-      ? {}
-      : {
-          database: { kind: "pglite", dataDir: path.join(root, "data") },
-          databaseProcess: path.resolve(EMBEDDED_DATABASE_ENTRY),
-        },
-  );
+      ? await inProcessServices(root)
+      : await inProcessServices(root, { OPTSTUFF_DATA_DIR: path.join(root, "data") }, "settings");
   const busy = await benchProject(services, "busy");
   const other = await benchProject(services, "other");
 

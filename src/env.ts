@@ -8,7 +8,7 @@ import type { Setting, SettingValue } from "./server/config/setting";
 import { configCacheSettings } from "./server/config-cache/settings";
 import { coordinationSettings } from "./server/coordination/settings";
 import { schedulerSettings } from "./server/cron/settings";
-import { databaseSettings } from "./server/db/settings";
+import { databasePooled, databaseSettings, migratesAtStart } from "./server/db/settings";
 import { deliverySettings } from "./server/delivery/settings";
 import { imageSettings } from "./server/image/settings";
 import { mailSettings } from "./server/mail/settings";
@@ -133,21 +133,6 @@ function migrationProblems(e: Env): EnvironmentProblem[] {
         "missing: DATABASE_URL goes through a pooler, where a migration's lock cannot hold; set the direct URL here, or OPTSTUFF_MIGRATE_AT_START=off and run `optstuff migrate` on the direct URL as a deploy step",
     },
   ];
-}
-
-/** DATABASE_URL goes through a pooler in transaction mode (see OPTSTUFF_DATABASE_POOLED). */
-export function databasePooled(e: Env): boolean {
-  if (e.OPTSTUFF_DATABASE_POOLED !== "auto") return e.OPTSTUFF_DATABASE_POOLED === "on";
-  if (e.VERCEL !== undefined) return true;
-  try {
-    return new URL(e.DATABASE_URL ?? "").hostname.includes("-pooler");
-  } catch {
-    return false;
-  }
-}
-
-export function migratesAtStart(e: Env): boolean {
-  return e.OPTSTUFF_MIGRATE_AT_START === "auto" ? e.VERCEL === undefined : e.OPTSTUFF_MIGRATE_AT_START === "on";
 }
 
 export function parseEnv(source: Record<string, string | undefined>): Env {

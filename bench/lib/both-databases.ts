@@ -19,7 +19,7 @@ export async function onBothDatabases<T>(
   }
   const server = await startPostgres();
   const { env, drop } = await productionDatabaseEnv(server);
-  const onPostgres = await inProcessServices(root, { database: { kind: "postgres", url: env.DATABASE_URL! } });
+  const onPostgres = await inProcessServices(root, { DATABASE_URL: env.DATABASE_URL });
   try {
     results.push(await measure(onPostgres, `PostgreSQL 15 (${server.origin})`));
   } finally {

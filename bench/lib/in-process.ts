@@ -1,12 +1,12 @@
-import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
+import { parseEnv, type Env } from "@/env";
+import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { apiKeys } from "@/server/db/schema";
 import { createLogger } from "@/server/log";
-import type { ServiceOptions } from "@/server/service-options";
 import { createServices, type Services } from "@/server/services";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { auditTrail, commandLineActor } from "@/server/audit/trail";
@@ -21,33 +21,46 @@ export async function sourceRootWithDot(size: number, background: string, channe
   return root;
 }
 
+/** Settings as the environment gives them: a value per variable, undefined to leave one unset. */
+export type BenchSettings = Partial<Record<keyof Env, string | undefined>>;
+
 /**
- * The services of the embedded default in process (PGlite in memory, transforms on this thread), with
- * the limits a benchmark of the route needs; `overrides` names what the benchmark measures.
+ * The services of the embedded default in process (transforms on this thread), with the limits a
+ * benchmark of the route needs, built as production builds them from its settings; `overrides` names
+ * what the benchmark measures. The database: PGlite in memory unless `database` (or DATABASE_URL in
+ * `overrides`, or an OPTSTUFF_DATA_DIR with `database: "settings"`) says otherwise.
  */
-export function inProcessServices(root: string, overrides: Partial<ServiceOptions> = {}): Promise<Services> {
-  return createServices({
-    database: { kind: "pglite", dataDir: null },
-    secrets: { keyEncryption: "bench", keyEncryptionPrevious: undefined, auth: "bench", cron: "bench" },
-    fetchLimits: { maxBytes: 1 << 20, timeoutMs: 5000, maxRedirects: 0, allowLoopback: false },
-    transformLimits: {
-      ...DEFAULT_TRANSFORM_LIMITS,
-      maxInputPixels: 1_000_000,
-      maxOutputDimension: 100,
-      maxFrames: 1,
-      timeoutMs: 5000,
-    },
-    localSourceRoot: root,
-    transformConcurrency: 1,
-    transformIsolation: null,
-    transformQueue: 64,
-    resultCacheBytes: 16 * 1024 * 1024,
-    configCacheTtlMs: 1000, // production's L1
-    redis: null,
-    authFailuresPerMinute: 1_000_000,
-    logger: createLogger("error"),
+export async function inProcessServices(
+  root: string,
+  overrides: BenchSettings = {},
+  database: DatabaseHandle | "settings" | null = null,
+): Promise<Services> {
+  const env = parseEnv({
+    OPTSTUFF_KEY_ENCRYPTION_SECRET: "bench",
+    BETTER_AUTH_SECRET: "bench",
+    CRON_SECRET: "bench",
+    OPTSTUFF_METRICS_TOKEN: "off",
+    OPTSTUFF_DATA_DIR: path.join(root, ".data"),
+    OPTSTUFF_MAX_SOURCE_BYTES: String(1 << 20),
+    OPTSTUFF_MAX_REDIRECTS: "0",
+    OPTSTUFF_MAX_INPUT_PIXELS: "1000000",
+    OPTSTUFF_MAX_OUTPUT_DIMENSION: "100",
+    OPTSTUFF_MAX_FRAMES: "1",
+    OPTSTUFF_TRANSFORM_TIMEOUT_MS: "5000",
+    OPTSTUFF_LOCAL_SOURCE_ROOT: root,
+    OPTSTUFF_TRANSFORM_CONCURRENCY: "1",
+    OPTSTUFF_TRANSFORM_ISOLATION: "none",
+    OPTSTUFF_RESULT_CACHE_BYTES: String(16 * 1024 * 1024),
+    OPTSTUFF_RESULT_STORE: "none",
+    OPTSTUFF_SOURCE_CACHE_BYTES: "0",
+    OPTSTUFF_AUTH_FAILURES_PER_MINUTE: "1000000",
     ...overrides,
   });
+  const handle =
+    database === "settings"
+      ? undefined
+      : (database ?? (env.DATABASE_URL ? undefined : await openDatabase({ kind: "pglite", dataDir: null })));
+  return createServices(env, { database: handle, logger: createLogger("error") });
 }
 
 /** A team, a project on `local/` and a key with the given limits per minute and per day. */

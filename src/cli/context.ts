@@ -12,7 +12,8 @@ import { createPublicNames, type PublicNames } from "@/server/delivery/public-na
 import { DatabaseInUseError, type DatabaseOwner } from "@/server/db/embedded-lock";
 import { countMigrations, pendingMigrations } from "@/server/db/migrations";
 import { createLogger, type Logger } from "@/server/log";
-import { databaseTargetFromEnv, redisFromEnv } from "@/server/service-options";
+import { redisOf } from "@/server/coordination/settings";
+import { databaseTargetOf } from "@/server/db/target";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import type { TenancyDeps } from "@/server/tenancy/deps";
 import { CliError } from "./errors";
@@ -36,7 +37,7 @@ export function createContext(out: Output, role: string): CliContext {
 
 /** The database, for a command that only reads: a database that does not exist yet is not created. */
 export async function withReadDatabase<T>(ctx: CliContext, run: (db: Database) => Promise<T>): Promise<T> {
-  const target = databaseTargetFromEnv(ctx.env());
+  const target = databaseTargetOf(ctx.env());
   if (target.kind === "pglite" && target.dataDir && !existsSync(path.join(target.dataDir, "pglite"))) {
     throw new CliError(
       `There is no embedded database in ${target.dataDir} yet: it is made when the server first starts (npm start), or by optstuff bootstrap.`,
@@ -56,7 +57,7 @@ export async function withReadDatabase<T>(ctx: CliContext, run: (db: Database) =
 
 /** Applies pending migrations (creating an embedded database that does not exist yet); answers how many. */
 export async function migrateDatabase(ctx: CliContext): Promise<{ applied: number }> {
-  const target = databaseTargetFromEnv(ctx.env());
+  const target = databaseTargetOf(ctx.env());
   const fresh = target.kind === "pglite" && target.dataDir && !existsSync(path.join(target.dataDir, "pglite"));
   const before = fresh ? countMigrations() : await withDatabase(ctx, { ...target, migrate: false }, pendingMigrations);
   // A build that migrates on every deploy usually finds nothing to do: then the database opens once.
@@ -78,8 +79,8 @@ export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDep
   const e = ctx.env();
   const secrets = loadSecrets(e);
   const secretBox: SecretBox = createSecretBox(secrets.keyEncryption, secrets.keyEncryptionPrevious);
-  const redis = redisFromEnv(e);
-  return withDatabase(ctx, databaseTargetFromEnv(e), (db) =>
+  const redis = redisOf(e);
+  return withDatabase(ctx, databaseTargetOf(e), (db) =>
     run({
       db,
       secretBox,

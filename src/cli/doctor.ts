@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, readFileSync, statfsSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { EnvironmentError, isProduction, type Env } from "@/env";
+import { EnvironmentError, isProduction, transformProcessEnv, type Env } from "@/env";
 import { loadSecrets, metricsTokenSource } from "@/server/config/secrets";
 import type { CommandAddress } from "@/server/config/server-address";
 import { createCoordination } from "@/server/coordination/create-coordination";
@@ -14,12 +14,10 @@ import { DEFAULT_TRANSFORM_LIMITS, parseOperations } from "@/server/image";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { createResultStore } from "@/server/result-store/create-store";
 import { rootMessage } from "./errors";
-import {
-  databaseTargetFromEnv,
-  redisFromEnv,
-  resultStoreFromEnv,
-  transformIsolationFromEnv,
-} from "@/server/service-options";
+import { redisOf } from "@/server/coordination/settings";
+import { databaseTargetOf } from "@/server/db/target";
+import { transformIsolationOf } from "@/server/image/isolation/settings";
+import { resultStoreOf } from "@/server/result-store/settings";
 
 export interface Finding {
   check: string;
@@ -76,7 +74,7 @@ const checks: Check[] = [
     name: "database",
     hint: "check DATABASE_URL, or OPTSTUFF_DATA_DIR for the embedded database",
     run: async (e) => {
-      const target = databaseTargetFromEnv(e);
+      const target = databaseTargetOf(e);
       if (target.kind === "pglite" && !existsSync(path.join(target.dataDir!, "pglite")))
         return ok(`embedded, not made yet: the first start makes it in ${target.dataDir}`);
       let handle;
@@ -105,7 +103,7 @@ const checks: Check[] = [
     name: "redis",
     hint: "check UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN; without Redis, leave both unset",
     run: async (e) => {
-      const settings = redisFromEnv(e);
+      const settings = redisOf(e);
       if (!settings)
         return ok("not configured: rate limits and caches are kept in the server's process (run one instance)");
       const started = performance.now();
@@ -117,7 +115,7 @@ const checks: Check[] = [
     name: "object store",
     hint: "check the OPTSTUFF_RESULT_STORE_* variables",
     run: async (e) => {
-      const settings = resultStoreFromEnv(e);
+      const settings = resultStoreOf(e);
       if (!settings) return ok("none: results are kept in memory only (each instance transforms on its own)");
       if (settings.kind === "files") {
         const existing = nearestExisting(settings.root);
@@ -151,7 +149,7 @@ const checks: Check[] = [
   {
     name: "transform worker",
     run: async (e) => {
-      const isolation = transformIsolationFromEnv(e);
+      const isolation = transformIsolationOf(e, transformProcessEnv());
       const input = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#c33" } })
         .png()
         .toBuffer();

@@ -1,15 +1,12 @@
-import { env as readEnv } from "@/env";
-import type { Secrets } from "@/server/config/secrets";
+import path from "node:path";
+import { env as readEnv, type Env } from "@/env";
+import { loadSecrets, type Secrets } from "@/server/config/secrets";
 import type { CronJobs } from "@/server/cron/jobs";
-import { openDatabase } from "@/server/db/client";
+import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { ownedByServer } from "@/server/db/server-owned";
-import { createLogger, describeError } from "@/server/log";
-import {
-  serviceOptionsFromEnv,
-  type Deployment,
-  type MetricsAccess,
-  type ServiceOptions,
-} from "@/server/service-options";
+import { EMBEDDED_DATABASE_ENTRY, serverDatabaseTargetOf } from "@/server/db/target";
+import { createLogger, describeError, type Logger } from "@/server/log";
+import { metricsAccessOf, type MetricsAccess } from "@/server/metrics/access";
 import { shutDown } from "@/server/shutdown";
 import { stopTracing } from "@/server/telemetry/spans";
 import { createDeliveryPlane, type DeliveryPlane } from "@/server/delivery/plane";
@@ -17,11 +14,16 @@ import { createUsagePlane, type UsagePlane } from "@/server/usage/plane";
 import { createJobsPlane } from "@/server/cron/plane";
 import { createDashboardPlane, type DashboardPlane } from "@/server/api/plane";
 import { teamsOfProjects } from "@/server/tenancy/projects";
-import { createShared, type Shared } from "@/server/shared";
+import { createShared, type Seams, type Shared } from "@/server/shared";
+
+export type { Seams } from "@/server/shared";
+
+/** How this instance runs, as /api/health says it. */
+export type Deployment = "embedded" | "self-hosted" | "vercel";
 
 /**
- * Everything the app needs, built once: the clients every plane shares (shared.ts) and each plane's
- * parts, flat. Tests build their own through createServices.
+ * Everything the app needs, built once from the settings (`Env`) and the seams: the clients every
+ * plane shares (shared.ts) and each plane's parts, flat. Tests build theirs the same way.
  */
 export interface Services
   extends
@@ -30,9 +32,8 @@ export interface Services
     UsagePlane,
     Pick<DeliveryPlane, "delivery" | "results" | "checkUpload" | "previewOperations" | "transformIsolation"> {
   secrets: Secrets;
-  /** Who may read /api/metrics (service-options.ts). */
+  /** Who may read /api/metrics (metrics/access.ts). */
   metricsAccess: MetricsAccess;
-  /** How this instance runs (/api/health says it). */
   deployment: Deployment;
   cron: CronJobs;
   /** Runs the cron jobs on their schedule in this process (servers only; close() stops it). */
@@ -41,38 +42,34 @@ export interface Services
   close(): Promise<void>;
 }
 
-export async function createServices(options: ServiceOptions): Promise<Services> {
-  const logger = options.logger ?? createLogger();
-  const database =
-    "db" in options.database
-      ? options.database
-      : await openDatabase(ownedByServer(options.database, options.databaseProcess, logger));
-  const shared = createShared(options, database, logger);
-  const deliveryPlane = await createDeliveryPlane(options, {
-    ...shared,
-    teamsOf: (ids) => teamsOfProjects(database, ids),
+export async function createServices(env: Env, seams: Seams = {}): Promise<Services> {
+  const logger = seams.logger ?? createLogger();
+  // First: a production server without its secrets says so, not what the database answered.
+  const secrets = loadSecrets(env);
+  const database = seams.database ?? (await openFromSettings(env, logger));
+  const shared = createShared(env, {
+    database,
+    secrets,
+    logger,
+    now: seams.now ?? (() => new Date()),
   });
+  const deliveryPlane = await createDeliveryPlane(
+    env,
+    { ...shared, teamsOf: (ids) => teamsOfProjects(database, ids) },
+    seams,
+  );
   const { delivery, results, store, checkUpload, previewOperations, transformIsolation } = deliveryPlane;
-  const usage = createUsagePlane(options, { ...shared, delivery: deliveryPlane });
-  const dashboard = createDashboardPlane(options, shared);
-  const { cron, scheduler } = createJobsPlane(options, {
-    ...shared,
-    store,
-    mailer: dashboard.mailer,
-    dashboardUrl: dashboard.publicBaseUrl,
-  });
-  const { secretBox, publicNames, config, invalidate, coordination, counters } = shared;
+  const usage = createUsagePlane(env, { ...shared, delivery: deliveryPlane });
+  const dashboard = createDashboardPlane(env, shared);
+  const { cron, scheduler } = createJobsPlane(
+    env,
+    { ...shared, store, mailer: dashboard.mailer, dashboardUrl: dashboard.publicBaseUrl },
+    seams,
+  );
+  const { logSampled: _sampled, now: _now, ...clients } = shared;
   return {
     ...dashboard,
-    database,
-    secrets: options.secrets,
-    secretBox,
-    publicNames,
-    config,
-    invalidate,
-    coordination,
-    counters,
-    logger,
+    ...clients,
     delivery,
     results,
     checkUpload,
@@ -83,13 +80,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     recordOutcome: usage.recordOutcome,
     cron,
     startScheduler: scheduler.start,
-    metricsAccess: options.metrics ?? "off",
-    deployment: options.deployment ?? (database.kind === "pglite" ? "embedded" : "self-hosted"),
+    metricsAccess: metricsAccessOf(env),
+    deployment: env.VERCEL !== undefined ? "vercel" : database.kind === "pglite" ? "embedded" : "self-hosted",
     close: () =>
       shutDown({
         scheduler,
         requestLog: usage.requestLog,
-        flushAll: coordination.redis ? null : cron.flushUsage,
+        flushAll: clients.coordination.redis ? null : cron.flushUsage,
         results,
         closers: deliveryPlane.closers,
         database,
@@ -98,12 +95,18 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   };
 }
 
+/** The server's database: its pool, or the embedded one served from a process of its own (db/embedded/). */
+function openFromSettings(env: Env, logger: Logger): Promise<DatabaseHandle> {
+  const target = serverDatabaseTargetOf(env);
+  return openDatabase(ownedByServer(target, path.resolve(EMBEDDED_DATABASE_ENTRY), logger));
+}
+
 // Kept on globalThis so Next's separate route bundles in one process share one set of services
 // (one PGlite may only be opened once per data directory).
 const registry = globalThis as typeof globalThis & { __optstuffServices?: Promise<Services> };
 
 export function getServices(): Promise<Services> {
-  registry.__optstuffServices ??= createServices(serviceOptionsFromEnv(readEnv())).then((services) => {
+  registry.__optstuffServices ??= createServices(readEnv()).then((services) => {
     closeOnSignals(services);
     return services;
   });

@@ -1,3 +1,5 @@
+import type { Env } from "@/env";
+import type { Secrets } from "@/server/config/secrets";
 import {
   createConfigInvalidator,
   createDatabaseConfigStore,
@@ -8,15 +10,32 @@ import {
 } from "@/server/config-cache";
 import { createCoordination, type Coordination } from "@/server/coordination/create-coordination";
 import { createCounters, type Counters } from "@/server/coordination/counters";
+import { redisOf } from "@/server/coordination/settings";
 import type { DatabaseHandle } from "@/server/db/client";
 import { createPublicNames, type PublicNames } from "@/server/delivery/public-names";
 import { createSampledLogger, type Logger, type SampledLog } from "@/server/log";
-import type { ServiceOptions } from "@/server/service-options";
 import { createSecretBox, type SecretBox } from "@/server/signing";
+import type { NetDeps } from "@/server/source";
+
+/**
+ * What createServices is given instead of working it out from the settings: what a test, a benchmark
+ * or a command truly injects. Everything else comes from the `Env`, as in production.
+ */
+export interface Seams {
+  /** An open database (a test's; one that outlives a restart); otherwise opened from the settings. */
+  database?: DatabaseHandle;
+  logger?: Logger;
+  now?: () => Date;
+  /** Network seams for the source fetchers (tests): the download thread is not used with them. */
+  net?: NetDeps;
+  /** The photo previews are made of (the committed demo photo unless a test says otherwise). */
+  previewSample?: string;
+}
 
 /** What every plane (delivery, usage, jobs, dashboard) is wired from: the clients they share. */
 export interface Shared {
   database: DatabaseHandle;
+  secrets: Secrets;
   counters: Counters;
   coordination: Coordination;
   /** L1 → Redis → Postgres. */
@@ -30,29 +49,34 @@ export interface Shared {
   now: () => Date;
 }
 
-export function createShared(options: ServiceOptions, database: DatabaseHandle, logger: Logger): Shared {
+export function createShared(
+  env: Env,
+  given: { database: DatabaseHandle; secrets: Secrets; logger: Logger; now: () => Date },
+): Shared {
+  const { database, secrets, logger } = given;
   const counters = createCounters();
   const logSampled = createSampledLogger(logger);
-  const coordination = createCoordination(options.redis, { counters, maxAddresses: options.addressWindowsMax });
+  const coordination = createCoordination(redisOf(env), { counters, maxAddresses: env.OPTSTUFF_ADDRESS_WINDOWS_MAX });
   const { redis } = coordination;
   const truth = createDatabaseConfigStore(database.db);
   // L1 → Redis → Postgres; in process the Redis tier would only duplicate L1.
   const behindL1 = redis ? createRedisTier(truth, { kv: redis, logSampled, counters }) : truth;
   const config = createMemoryTier(behindL1, {
-    ttlMs: options.configCacheTtlMs,
+    ttlMs: env.OPTSTUFF_CONFIG_CACHE_TTL_MS,
     maxEntries: 10_000,
     onLookup: (result) => counters.increment(`config_l1_${result}`),
   });
   return {
     database,
+    secrets,
     counters,
     coordination,
     config,
     invalidate: createConfigInvalidator({ l1: config, kv: redis, logger, counters }),
-    secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious),
-    publicNames: createPublicNames(options.secrets.keyEncryption),
+    secretBox: createSecretBox(secrets.keyEncryption, secrets.keyEncryptionPrevious),
+    publicNames: createPublicNames(secrets.keyEncryption),
     logger,
     logSampled,
-    now: options.now ?? (() => new Date()),
+    now: given.now,
   };
 }

@@ -4,14 +4,14 @@ import { checkHealth } from "@/server/health";
 import { createHealthRouteHandler } from "@/server/http/health-route";
 import { createLogger } from "@/server/log";
 import type { Services } from "@/server/services";
-import { createTestApp, type TestApp } from "../support/app";
+import { createTestApp, type TestApp, NO_REDIS, redisSettings } from "../support/app";
 import { startRealRedis, type RealRedis } from "../support/redis";
 import { need } from "../support/services";
 
 let app: TestApp;
 const lines: string[] = [];
 beforeAll(async () => {
-  app = await createTestApp({ redis: null, logger: createLogger("debug", (line) => lines.push(line)) });
+  app = await createTestApp({ env: NO_REDIS, seams: { logger: createLogger("debug", (line) => lines.push(line)) } });
 }, 60_000);
 afterAll(async () => app?.close());
 
@@ -106,7 +106,7 @@ describe.skipIf(redisServer.skip)(redisServer.title("health on real Redis"), () 
   let onRedis: TestApp;
   beforeAll(async () => {
     redis = await startRealRedis();
-    onRedis = await createTestApp({ redis: redis.settings });
+    onRedis = await createTestApp({ env: { ...redisSettings(redis.settings) } });
   }, 60_000);
   afterAll(async () => {
     await onRedis?.close();

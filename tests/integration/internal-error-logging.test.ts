@@ -21,7 +21,7 @@ const SECRET = `sk_${"k".repeat(40)}`;
 const TOKEN = "t".repeat(48);
 
 beforeAll(async () => {
-  app = await createTestApp({ logger: createLogger("debug", (line) => lines.push(line)) });
+  app = await createTestApp({ seams: { logger: createLogger("debug", (line) => lines.push(line)) } });
 }, 30_000);
 afterAll(() => app?.close());
 

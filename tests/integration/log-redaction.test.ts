@@ -28,7 +28,7 @@ async function failure(query: PromiseLike<unknown>): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  app = await createTestApp({ logger: createLogger("debug", (line) => lines.push(line)) });
+  app = await createTestApp({ seams: { logger: createLogger("debug", (line) => lines.push(line)) } });
   const db = app.services.database.db;
   const someone = await signUp(app.services, "logged");
   const [key] = await db.select({ sealed: apiKeys.encryptedSecret }).from(apiKeys).where(eq(apiKeys.id, app.key.id));

@@ -2,11 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import nodePath from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "@/env";
 import { createMetricsRouteHandler } from "@/server/http/metrics-route";
-import { serviceOptionsFromEnv } from "@/server/service-options";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
-import { createTestApp, type TestApp } from "../support/app";
+import { createTestApp, NO_REDIS, redisSettings, type TestApp } from "../support/app";
 import { makePng } from "../support/images";
 import { serveBytes, startOrigin, type Origin } from "../support/origin";
 import { startRealRedis, type RealRedis } from "../support/redis";
@@ -25,9 +23,7 @@ beforeAll(async () => {
   origin = await startOrigin({ "/a.png": serveBytes(await makePng(50, 40), "image/png") });
   app = await createTestApp({
     sourceHosts: [origin.host],
-    redis: redis.settings,
-    metrics: { token: TOKEN },
-    configCacheTtlMs: 60_000,
+    env: { ...redisSettings(redis.settings), OPTSTUFF_METRICS_TOKEN: TOKEN, OPTSTUFF_CONFIG_CACHE_TTL_MS: "60000" },
   });
   const path = app.signedPath("w_20", `http://${origin.host}/a.png`);
   await app.services.coordination.kv.get("warm-up"); // the endpoint's first connection is not the config read's cost
@@ -113,8 +109,10 @@ describe("/api/metrics on the embedded default", () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(nodePath.join(tmpdir(), "optstuff-metrics-embedded-"));
-    const options = serviceOptionsFromEnv(parseEnv({ OPTSTUFF_DATA_DIR: dataDir }));
-    embedded = await createTestApp({ redis: null, metrics: options.metrics });
+    // The metrics token as the embedded default has it: unset, so generated into the data directory.
+    embedded = await createTestApp({
+      env: { ...NO_REDIS, OPTSTUFF_DATA_DIR: dataDir, OPTSTUFF_METRICS_TOKEN: undefined },
+    });
   }, 60_000);
   afterAll(async () => {
     await embedded?.close();

@@ -1,34 +1,27 @@
-import { imageSettings } from "@/server/image/settings";
-import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
+import { TRANSFORM_WORKER_ENTRY } from "@/server/image/isolation/settings";
+import { imageSettings } from "@/server/image/settings";
+import { DOWNLOAD_THREAD_ENTRY } from "@/server/source/settings";
 import type { DatabaseHandle } from "@/server/db/client";
 import { createImageRouteHandler } from "@/server/http/image-route";
-import {
-  DOWNLOAD_THREAD_ENTRY,
-  FONT_CONFIG,
-  TRANSFORM_WORKER_ENTRY,
-  type ServiceOptions,
-} from "@/server/service-options";
-import { createServices, type Services } from "@/server/services";
+import { createServices, type Seams, type Services } from "@/server/services";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "./database";
 import { buildSignedUrl } from "./signed-url";
 import { setupAudit } from "./audit";
+import { testEnv, type TestSettings } from "./settings";
 import { createTestLogger, type TestLogger } from "./test-log";
 
-/** Real Redis through the Upstash-compatible endpoint when the run provides one (CI does), else in process. */
-export function testRedisSettings(): { url: string; token: string } | null {
-  const url = process.env.UPSTASH_REDIS_REST_URL;
-  const token = process.env.UPSTASH_REDIS_REST_TOKEN;
-  return url && token ? { url, token } : null;
-}
+export { DEMO_ROOT, NO_REDIS, filesStore, redisSettings, testRedisSettings } from "./settings";
+
+const repository = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** Transform processes as `npm start` runs them, with the script the integration setup built. */
 export function testTransformIsolation(memoryLimitBytes = 512 * 2 ** 20) {
   return {
-    entry: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", TRANSFORM_WORKER_ENTRY),
+    entry: path.join(repository, TRANSFORM_WORKER_ENTRY),
     memoryLimitBytes,
     // The production default (OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS).
     jobsPerProcess: imageSettings.settings.OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS.default,
@@ -36,15 +29,13 @@ export function testTransformIsolation(memoryLimitBytes = 512 * 2 ** 20) {
 }
 
 /** The built download thread (tests/support/global-setup.ts builds it with the transform worker). */
-export const TEST_DOWNLOAD_THREAD = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "../..",
-  DOWNLOAD_THREAD_ENTRY,
-);
+export const TEST_DOWNLOAD_THREAD = path.join(repository, DOWNLOAD_THREAD_ENTRY);
 
-export const DEMO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../demo");
-
-export interface TestAppOptions extends Partial<Omit<ServiceOptions, "database" | "secrets">> {
+export interface TestAppOptions {
+  /** Settings over the test defaults (settings.ts), as the environment would give them. */
+  env?: TestSettings;
+  /** What the test injects besides: a clock, a logger, network seams, the preview's sample. */
+  seams?: Omit<Seams, "database">;
   sourceHosts?: string[];
   /** A database that outlives this app (a restart: the next app opens the same one); the caller closes it. */
   database?: DatabaseHandle;
@@ -77,32 +68,10 @@ export interface TestApp {
 const BASE = "http://optstuff.test";
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const { database: given, ...serviceOptions } = options;
+  const given = options.database;
   const database = given ? { ...given, close: async () => undefined } : await createTestDatabase();
   const log = createTestLogger("info");
-  const services = await createServices({
-    database,
-    secrets: { keyEncryption: "test-master", keyEncryptionPrevious: undefined, auth: "test-auth", cron: "test-cron" },
-    fetchLimits: { maxBytes: 25 * 1024 * 1024, timeoutMs: 5000, maxRedirects: 3, allowLoopback: true },
-    transformLimits: DEFAULT_TRANSFORM_LIMITS,
-    localSourceRoot: DEMO_ROOT,
-    transformConcurrency: 2,
-    // The real thing: transforms in killable child processes (tests/support/global-setup.ts builds the script).
-    transformIsolation: testTransformIsolation(),
-    sourceDownloadThread: TEST_DOWNLOAD_THREAD,
-    transformQueue: 16,
-    resultCacheBytes: 16 * 1024 * 1024,
-    // SVG text in the bundled fonts, as the product draws it.
-    fontConfigFile: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", FONT_CONFIG),
-    // Off by default in tests: they change keys in the database and expect the next request to see it.
-    configCacheTtlMs: 0,
-    redis: testRedisSettings(),
-    authFailuresPerMinute: 1000,
-    logger: log,
-    // Tests sign up many people; the registration tests choose their own policy.
-    registration: { mode: "open", emailDomains: [] },
-    ...serviceOptions,
-  });
+  const services = await createServices(testEnv(options.env), { logger: log, ...options.seams, database });
   const { project, key } = await bootstrap(
     { db: database.db, secretBox: services.secretBox, audit: setupAudit },
     {

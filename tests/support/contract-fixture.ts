@@ -11,7 +11,8 @@ import { eq } from "drizzle-orm";
 import { env } from "@/env";
 import { openDatabase } from "@/server/db/client";
 import { apiKeys, projectImages, projects } from "@/server/db/schema";
-import { serviceOptionsFromEnv } from "@/server/service-options";
+import { loadSecrets } from "@/server/config/secrets";
+import { serverDatabaseTargetOf } from "@/server/db/target";
 import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
@@ -29,11 +30,12 @@ export interface ContractFixture {
 }
 
 const [out, originHost] = process.argv.slice(2) as [string, string];
-const options = serviceOptionsFromEnv(env());
-const database = await openDatabase(options.database);
+const settings = env();
+const secrets = loadSecrets(settings);
+const database = await openDatabase(serverDatabaseTargetOf(settings));
 const deps = {
   db: database.db,
-  secretBox: createSecretBox(options.secrets.keyEncryption, options.secrets.keyEncryptionPrevious),
+  secretBox: createSecretBox(secrets.keyEncryption, secrets.keyEncryptionPrevious),
   audit: setupAudit,
 };
 const keyOf = (key: { publicKey: string; secretKey: string }) => ({

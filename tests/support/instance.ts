@@ -3,46 +3,51 @@
  * behind a plain HTTP server, plus one admin route that does what the dashboard's revoke does (write
  * the database, then invalidate), one that purges as the dashboard does, and the metrics. Usage: tsx tests/support/instance.ts '<json config>'; prints "READY <port>".
  */
-import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import { apiKeys } from "@/server/db/schema";
 import { createImageRouteHandler } from "@/server/http/image-route";
 import { createLogger } from "@/server/log";
-import type { ResultStoreSettings } from "@/server/result-store/types";
 import { createServices } from "@/server/services";
 import { purgeResults } from "@/server/tenancy/cache-purge";
-import { testTransformIsolation } from "./app";
+import { openDatabase } from "@/server/db/client";
 import { setupAudit } from "./audit";
+import { redisSettings, testEnv, type TestSettings } from "./settings";
 
 interface InstanceConfig {
   databaseUrl: string;
   redis: { url: string; token: string };
   master: string;
-  resultStore?: ResultStoreSettings;
+  /** The result store's settings (tests/support/s3.ts: storeEnv). */
+  resultStore?: TestSettings;
   sourceCacheBytes?: number;
   transformQueue?: number;
 }
 
 const config = JSON.parse(process.argv[2]!) as InstanceConfig;
-const services = await createServices({
-  database: { kind: "postgres", url: config.databaseUrl, maxConnections: 4 },
-  secrets: { keyEncryption: config.master, keyEncryptionPrevious: undefined, auth: "a", cron: "c" },
-  fetchLimits: { maxBytes: 5_000_000, timeoutMs: 5000, maxRedirects: 3, allowLoopback: true },
-  transformLimits: { ...DEFAULT_TRANSFORM_LIMITS, maxFrames: 100, timeoutMs: 10_000 },
-  localSourceRoot: null,
-  transformConcurrency: 1,
-  transformIsolation: testTransformIsolation(),
-  transformQueue: config.transformQueue ?? 8,
-  resultCacheBytes: 1_000_000,
-  configCacheTtlMs: 1000, // the production default: the bound under test
-  redis: config.redis,
-  authFailuresPerMinute: 1000,
-  logger: createLogger(process.env.INSTANCE_LOG === "warn" ? "warn" : "error"),
-  resultStore: config.resultStore ?? null,
-  sourceCacheBytes: config.sourceCacheBytes ?? 0,
-});
+const services = await createServices(
+  testEnv({
+    OPTSTUFF_KEY_ENCRYPTION_SECRET: config.master,
+    BETTER_AUTH_SECRET: "a",
+    CRON_SECRET: "c",
+    OPTSTUFF_MAX_SOURCE_BYTES: "5000000",
+    OPTSTUFF_MAX_FRAMES: "100",
+    OPTSTUFF_TRANSFORM_TIMEOUT_MS: "10000",
+    OPTSTUFF_LOCAL_SOURCE_ROOT: undefined,
+    OPTSTUFF_TRANSFORM_CONCURRENCY: "1",
+    OPTSTUFF_TRANSFORM_QUEUE: String(config.transformQueue ?? 8),
+    OPTSTUFF_RESULT_CACHE_BYTES: "1000000",
+    OPTSTUFF_CONFIG_CACHE_TTL_MS: "1000", // the production default: the bound under test
+    ...redisSettings(config.redis),
+    ...(config.resultStore ?? {}),
+    OPTSTUFF_SOURCE_CACHE_BYTES: String(config.sourceCacheBytes ?? 0),
+  }),
+  {
+    database: await openDatabase({ kind: "postgres", url: config.databaseUrl, maxConnections: 4 }),
+    logger: createLogger(process.env.INSTANCE_LOG === "warn" ? "warn" : "error"),
+  },
+);
 const handler = createImageRouteHandler(async () => services);
 
 const server = http.createServer((req, res) => void serve(req, res));

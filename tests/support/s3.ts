@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
-import type { ResultStoreSettings } from "@/server/result-store/types";
 import { S3RVER_CREDENTIALS, startS3rver, type S3rverProcess } from "../../tools/s3-local/s3rver-process";
+import type { TestSettings } from "./settings";
 
 export interface LocalS3 {
   endpoint: string;
@@ -12,7 +12,8 @@ export interface LocalS3 {
   /** A client of the server, to look at what a test's store wrote. */
   client: S3Client;
   /** A result store on `bucket`, as the app is configured with one. */
-  storeSettings(bucket: string, maxBytes: number): ResultStoreSettings;
+  /** A result store in `bucket`, as a test app's settings (the environment's variables). */
+  storeEnv(bucket: string, maxBytes: number): TestSettings;
   /** The server of this test file (null on CI's shared one, which a test must not stop). */
   process: S3rverProcess | null;
   stop(): Promise<void>;
@@ -42,15 +43,16 @@ export async function startS3(options: { own?: boolean } = {}): Promise<LocalS3>
       return name;
     },
     client,
-    storeSettings: (bucket, maxBytes) => ({
-      kind: "s3",
-      bucket,
-      prefix: "results/",
-      endpoint,
-      region: "us-east-1",
-      ...S3RVER_CREDENTIALS,
-      forcePathStyle: true,
-      maxBytes,
+    storeEnv: (bucket, maxBytes) => ({
+      OPTSTUFF_RESULT_STORE: "s3",
+      OPTSTUFF_RESULT_STORE_BYTES: String(maxBytes),
+      OPTSTUFF_RESULT_STORE_S3_BUCKET: bucket,
+      OPTSTUFF_RESULT_STORE_S3_PREFIX: "results/",
+      OPTSTUFF_RESULT_STORE_S3_ENDPOINT: endpoint,
+      OPTSTUFF_RESULT_STORE_S3_REGION: "us-east-1",
+      OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      OPTSTUFF_RESULT_STORE_S3_PATH_STYLE: "on",
     }),
     process: own,
     async stop() {

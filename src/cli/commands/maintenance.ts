@@ -2,7 +2,8 @@ import type { Command } from "@commander-js/extra-typings";
 import { loadSecrets } from "@/server/config/secrets";
 import { createCoordination } from "@/server/coordination/create-coordination";
 import { createResultStore } from "@/server/result-store/create-store";
-import { redisFromEnv, resultStoreFromEnv } from "@/server/service-options";
+import { redisOf } from "@/server/coordination/settings";
+import { resultStoreOf } from "@/server/result-store/settings";
 import { purgeResults } from "@/server/tenancy/cache-purge";
 import { keyTarget } from "@/server/tenancy/create-api-key";
 import { resealSecrets } from "@/server/tenancy/reseal-secrets";
@@ -30,7 +31,7 @@ export function registerMaintenance(program: Command, cli: Cli): void {
       // Opened once the database is ours: on the embedded default the files store is the server's too.
       const purged = await withWriteDatabase(ctx, async (deps) => {
         const { scope } = await resolveProject(deps.db, options.team, options.project);
-        const settings = resultStoreFromEnv(ctx.env());
+        const settings = resultStoreOf(ctx.env());
         const store = settings
           ? await createResultStore(settings, { masterSecret: loadSecrets(ctx.env()).keyEncryption })
           : null;
@@ -60,7 +61,7 @@ export function registerMaintenance(program: Command, cli: Cli): void {
     .option("--json", JSON_HELP)
     .action(async (options, command) => {
       const ctx = cli.context(command, options);
-      const redis = redisFromEnv(ctx.env());
+      const redis = redisOf(ctx.env());
       if (!redis)
         throw new CliError(
           "Nothing was reset: without UPSTASH_REDIS_REST_URL the limits live in the server's process, and a restart of the server clears them.",

@@ -1,4 +1,7 @@
-import type { Auth, AuthOptions, OAuthCredentials } from "@/server/auth/create-auth";
+import { publicBaseUrl as publicBaseUrlOf, type Env } from "@/env";
+import type { Auth, AuthOptions } from "@/server/auth/create-auth";
+import { trustedOriginsOf } from "@/server/auth/origins";
+import { oauthOf } from "@/server/auth/settings";
 import { enabledProviders } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
 import { recordSignIn } from "@/server/audit/sign-ins";
@@ -10,40 +13,26 @@ import { createDashboardReads, type DashboardReads } from "@/server/db/dashboard
 import { lazyOnce } from "@/server/lazy-once";
 import { describeError, type Logger, type SampledLog } from "@/server/log";
 import { createMailer, type Mailer } from "@/server/mail/mailer";
+import { smtpOf } from "@/server/mail/settings";
 import { createAccountLanes, type AccountLanes } from "@/server/ratelimit/account-lanes";
 import { createDashboardAdmission, type DashboardAdmission } from "@/server/ratelimit/dashboard-admission";
 import type { SecretBox } from "@/server/signing";
-import type { FetchLimits } from "@/server/source";
 import type { TenancyBase } from "@/server/tenancy/deps";
 import { setUpNewAccount } from "@/server/tenancy/onboarding";
 import {
   admitAccount,
-  defaultRegistrationPolicy,
   findInstanceOwner,
   isFirstAccount,
   lockAccountCreation,
   type RegistrationPolicy,
 } from "@/server/tenancy/registration";
+import { registrationOf } from "@/server/tenancy/settings";
 import { adoptOwnerlessTeams } from "@/server/tenancy/teams";
-
-/** The dashboard plane's settings (service-options.ts maps them from the environment). */
-export interface DashboardOptions {
-  secrets: { auth: string };
-  /** Default http://127.0.0.1:3000. */
-  publicBaseUrl?: string;
-  /** Origins allowed to sign in besides publicBaseUrl. */
-  trustedOrigins?: string[];
-  oauth?: { github: OAuthCredentials | null; google: OAuthCredentials | null };
-  smtp?: { url: string; from: string } | null;
-  /** Who may create an account. Default invite-only (after the first account) with no domains. */
-  registration?: RegistrationPolicy;
-  /** Whether loopback sources are allowed (tests, a local origin): the source hosts a project may list. */
-  fetchLimits: Pick<FetchLimits, "allowLoopback">;
-}
 
 /** What the plane takes of the clients every plane shares (shared.ts). */
 export interface DashboardShared {
   database: DatabaseHandle;
+  secrets: { auth: string };
   coordination: Coordination;
   counters: Counters;
   invalidate: ConfigInvalidator;
@@ -81,16 +70,17 @@ export interface DashboardPlane {
 }
 
 /** Sign-in and accounts, the dashboard's limits and reads, tenancy and mail. */
-export function createDashboardPlane(options: DashboardOptions, shared: DashboardShared): DashboardPlane {
+export function createDashboardPlane(env: Env, shared: DashboardShared): DashboardPlane {
   const { database, coordination, logger, now } = shared;
-  const publicBaseUrl = (options.publicBaseUrl ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
-  const oauth = options.oauth ?? { github: null, google: null };
-  const registration = options.registration ?? defaultRegistrationPolicy;
+  const publicBaseUrl = publicBaseUrlOf(env);
+  const trustedOrigins = trustedOriginsOf(env);
+  const oauth = oauthOf(env);
+  const registration = registrationOf(env);
   const authOptions: AuthOptions = {
     db: database.db,
-    secret: options.secrets.auth,
+    secret: shared.secrets.auth,
     baseUrl: publicBaseUrl,
-    trustedOrigins: options.trustedOrigins ?? [],
+    trustedOrigins,
     limiter: coordination.limiter,
     ...oauth,
     onUserCreated: (account, origin) => setUpNewAccount({ db: database.db, now }, account, origin),
@@ -125,17 +115,17 @@ export function createDashboardPlane(options: DashboardOptions, shared: Dashboar
       const { createAuth } = await import("@/server/auth/create-auth");
       return createAuth(authOptions);
     }),
-    mailer: createMailer(options.smtp ?? null),
+    mailer: createMailer(smtpOf(env)),
     tenancy: {
       db: database.db,
       invalidate: shared.invalidate,
       secretBox: shared.secretBox,
-      hostPolicy: { allowLoopback: options.fetchLimits.allowLoopback },
+      hostPolicy: { allowLoopback: env.OPTSTUFF_ALLOW_LOOPBACK_SOURCES },
       now,
     },
     publicBaseUrl,
     // The same list better-auth checks sign-ins against.
-    dashboardOrigins: [publicBaseUrl, ...(options.trustedOrigins ?? [])].flatMap((url) => {
+    dashboardOrigins: [publicBaseUrl, ...trustedOrigins].flatMap((url) => {
       try {
         return [new URL(url).origin];
       } catch {

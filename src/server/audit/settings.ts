@@ -1,4 +1,4 @@
-import { group, integer } from "@/server/config/setting";
+import { group, integer, type ValuesOf } from "@/server/config/setting";
 
 export const auditSettings = group("Audit log", {
   OPTSTUFF_AUDIT_RETENTION_DAYS: integer({
@@ -8,3 +8,5 @@ export const auditSettings = group("Audit log", {
     doc: "How many days the audit log keeps its entries (who changed what, sign-ins); the daily maintenance deletes older ones.",
   }),
 });
+
+export type AuditValues = ValuesOf<typeof auditSettings>;

@@ -1,4 +1,5 @@
-import { group, text } from "@/server/config/setting";
+import { group, text, type ValuesOf } from "@/server/config/setting";
+import type { OAuthCredentials } from "./create-auth";
 
 /** How team admins sign in to the dashboard. Each provider's button appears only with both of its values. */
 export const authSettings = group("Dashboard sign-in", {
@@ -14,3 +15,14 @@ export const authSettings = group("Dashboard sign-in", {
   }),
   GOOGLE_CLIENT_SECRET: text({ doc: "Google sign-in's client secret.", secret: true }),
 });
+
+export type AuthValues = ValuesOf<typeof authSettings>;
+
+export const oauthOf = (v: AuthValues): { github: OAuthCredentials | null; google: OAuthCredentials | null } => ({
+  github: credentials(v.GITHUB_CLIENT_ID, v.GITHUB_CLIENT_SECRET),
+  google: credentials(v.GOOGLE_CLIENT_ID, v.GOOGLE_CLIENT_SECRET),
+});
+
+function credentials(clientId: string | undefined, clientSecret: string | undefined): OAuthCredentials | null {
+  return clientId && clientSecret ? { clientId, clientSecret } : null;
+}

@@ -1,4 +1,4 @@
-import { choice, group, text } from "./setting";
+import { choice, group, text, type ValuesOf } from "./setting";
 
 /** What Node, Next and Vercel set; read to tell where the server runs, never set by hand. */
 export const platformSettings = group(
@@ -22,3 +22,5 @@ export const platformSettings = group(
   },
   { platform: true },
 );
+
+export type PlatformValues = ValuesOf<typeof platformSettings>;

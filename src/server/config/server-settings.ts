@@ -1,4 +1,4 @@
-import { group, integer, optionalInteger, text, textWithDefault } from "./setting";
+import { group, integer, optionalInteger, text, textWithDefault, type ValuesOf } from "./setting";
 
 /** Where this server listens, where it keeps its files, and the origin its visitors know it by. */
 export const serverSettings = group("Server", {
@@ -26,3 +26,5 @@ export const serverSettings = group("Server", {
     doc: "libuv's thread pool, read by Node itself; startup checks it against the transform slots.",
   }),
 });
+
+export type ServerValues = ValuesOf<typeof serverSettings>;

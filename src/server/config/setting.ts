@@ -31,6 +31,11 @@ export interface SettingGroup<S extends Record<string, Setting<unknown>>> {
 
 export type SettingValue<S> = S extends Setting<infer T> ? T : never;
 
+/** The parsed values of a group's settings: what its module's derivations read (`Env` is all of them). */
+export type ValuesOf<G extends SettingGroup<Record<string, Setting<unknown>>>> = {
+  [Name in keyof G["settings"]]: SettingValue<G["settings"][Name]>;
+};
+
 /** A setting whose default is one constant. */
 export type Defaulted<T> = Setting<T> & { readonly default: T };
 

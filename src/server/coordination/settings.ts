@@ -1,4 +1,5 @@
-import { group, text } from "@/server/config/setting";
+import { group, text, type ValuesOf } from "@/server/config/setting";
+import type { UpstashSettings } from "./upstash-client";
 
 /** Redis over the Upstash REST protocol; without it rate limits, caches and the usage buffer stay in process. */
 export const coordinationSettings = group("Redis (rate limits, caches, usage buffer)", {
@@ -12,3 +13,13 @@ export const coordinationSettings = group("Redis (rate limits, caches, usage buf
   }),
   KV_REST_API_TOKEN: text({ doc: "Its token.", secret: true }),
 });
+
+export type CoordinationValues = ValuesOf<typeof coordinationSettings>;
+
+/** The shared Redis; null keeps coordination in process (one instance). */
+export function redisOf(v: CoordinationValues): UpstashSettings | null {
+  if (v.UPSTASH_REDIS_REST_URL && v.UPSTASH_REDIS_REST_TOKEN)
+    return { url: v.UPSTASH_REDIS_REST_URL, token: v.UPSTASH_REDIS_REST_TOKEN };
+  // Vercel's marketplace integration names the same pair this way.
+  return v.KV_REST_API_URL && v.KV_REST_API_TOKEN ? { url: v.KV_REST_API_URL, token: v.KV_REST_API_TOKEN } : null;
+}

@@ -1,4 +1,4 @@
-import { auditSettings } from "@/server/audit/settings";
+import type { Env } from "@/env";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { Coordination } from "@/server/coordination/create-coordination";
 import type { DatabaseHandle } from "@/server/db/client";
@@ -6,17 +6,11 @@ import type { Logger } from "@/server/log";
 import type { Mailer } from "@/server/mail/mailer";
 import type { ResultStore } from "@/server/result-store/types";
 import type { SecretBox } from "@/server/signing";
-import { createSourceFetcher, type FetchLimits, type NetDeps } from "@/server/source";
+import type { Seams } from "@/server/shared";
+import { createSourceFetcher } from "@/server/source";
+import { fetchLimitsOf, localSourceRootOf } from "@/server/source/settings";
 import { scheduleOnDemand } from "./cron-clock";
 import { createCronJobs, type CronJobs } from "./jobs";
-
-export interface JobsOptions {
-  fetchLimits: FetchLimits;
-  localSourceRoot: string | null;
-  net?: NetDeps;
-  /** Days the audit log keeps. Default OPTSTUFF_AUDIT_RETENTION_DAYS's. */
-  auditRetentionDays?: number;
-}
 
 /** What the plane takes of the clients every plane shares (shared.ts), and of the others. */
 export interface JobsShared {
@@ -41,7 +35,7 @@ export interface JobsPlane {
 }
 
 /** The cron jobs (the routes Vercel Cron calls) and the in-process scheduler that runs them elsewhere. */
-export function createJobsPlane(options: JobsOptions, shared: JobsShared): JobsPlane {
+export function createJobsPlane(env: Env, shared: JobsShared, seams: Pick<Seams, "net"> = {}): JobsPlane {
   const { database, coordination, logger } = shared;
   const cron = createCronJobs({
     db: database.db,
@@ -51,7 +45,7 @@ export function createJobsPlane(options: JobsOptions, shared: JobsShared): JobsP
     logger,
     now: shared.now,
     store: shared.store,
-    auditRetentionDays: options.auditRetentionDays ?? auditSettings.settings.OPTSTUFF_AUDIT_RETENTION_DAYS.default,
+    auditRetentionDays: env.OPTSTUFF_AUDIT_RETENTION_DAYS,
     tendsTables: database.kind === "pglite",
     alerts: {
       limiter: coordination.limiter,
@@ -59,9 +53,9 @@ export function createJobsPlane(options: JobsOptions, shared: JobsShared): JobsP
       secretBox: shared.secretBox,
       // Its own bucket clients: probing every bucket must not push out those the image route uses.
       fetcher: createSourceFetcher({
-        limits: options.fetchLimits,
-        localRoot: options.localSourceRoot,
-        net: options.net,
+        limits: fetchLimitsOf(env),
+        localRoot: localSourceRootOf(env, env.DATABASE_URL === undefined),
+        net: seams.net,
       }),
       dashboardUrl: shared.dashboardUrl,
     },

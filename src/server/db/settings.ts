@@ -1,4 +1,5 @@
-import { choice, group, integer, text } from "@/server/config/setting";
+import type { PlatformValues } from "@/server/config/platform-settings";
+import { choice, group, integer, text, type ValuesOf } from "@/server/config/setting";
 
 export const databaseSettings = group("Database", {
   DATABASE_URL: text({
@@ -37,3 +38,20 @@ export const databaseSettings = group("Database", {
     doc: "The embedded database's buffer pool in MB, resident for the life of the process (PGlite's own default is 128).",
   }),
 });
+
+export type DatabaseValues = ValuesOf<typeof databaseSettings>;
+
+/** DATABASE_URL goes through a pooler in transaction mode (see OPTSTUFF_DATABASE_POOLED). */
+export function databasePooled(v: DatabaseValues & Pick<PlatformValues, "VERCEL">): boolean {
+  if (v.OPTSTUFF_DATABASE_POOLED !== "auto") return v.OPTSTUFF_DATABASE_POOLED === "on";
+  if (v.VERCEL !== undefined) return true;
+  try {
+    return new URL(v.DATABASE_URL ?? "").hostname.includes("-pooler");
+  } catch {
+    return false;
+  }
+}
+
+export function migratesAtStart(v: DatabaseValues & Pick<PlatformValues, "VERCEL">): boolean {
+  return v.OPTSTUFF_MIGRATE_AT_START === "auto" ? v.VERCEL === undefined : v.OPTSTUFF_MIGRATE_AT_START === "on";
+}

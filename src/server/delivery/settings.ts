@@ -1,4 +1,5 @@
-import { choice, group, integer, optionalInteger } from "@/server/config/setting";
+import type { PlatformValues } from "@/server/config/platform-settings";
+import { choice, group, integer, optionalInteger, type ValuesOf } from "@/server/config/setting";
 
 /** Under Vercel's 4.5 MB cap on a function's response, with room for the headers. */
 export const VERCEL_RESPONSE_MAX_BYTES = 4_400_000;
@@ -24,3 +25,9 @@ export const deliverySettings = group("Answers", {
     doc: "The largest image body answered directly: a larger one is a 307 to a signed URL of its object in the S3 result bucket, or 413 `OUTPUT_TOO_LARGE` without one; 0 is no cap.",
   }),
 });
+
+export type DeliveryValues = ValuesOf<typeof deliverySettings>;
+
+/** The largest body answered directly (delivery/oversize.ts); 0 is no cap. */
+export const responseMaxBytesOf = (v: DeliveryValues & Pick<PlatformValues, "VERCEL">): number =>
+  v.OPTSTUFF_RESPONSE_MAX_BYTES ?? (v.VERCEL !== undefined ? VERCEL_RESPONSE_MAX_BYTES : 0);

@@ -3,7 +3,7 @@ import sharp from "sharp";
 export interface SharpSettings {
   /** libvips threads per image. Default 1: see below. */
   threadsPerImage?: number;
-  /** The fontconfig file SVG text is drawn with (service-options FONT_CONFIG); null: the machine's fonts. */
+  /** The fontconfig file SVG text is drawn with (image/settings.ts: fontConfigOf); null: the machine's fonts. */
   fontConfigFile?: string | null;
 }
 

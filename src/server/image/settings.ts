@@ -1,5 +1,6 @@
 import os from "node:os";
-import { choice, group, integer, machineInteger } from "@/server/config/setting";
+import path from "node:path";
+import { choice, group, integer, machineInteger, type ValuesOf } from "@/server/config/setting";
 import type { TransformLimits } from "./types";
 
 /** What one transform may cost, and how many run at once (measured in docs/benchmarks.md). */
@@ -73,6 +74,27 @@ export const imageSettings = group("Transforms", {
     doc: "The fonts SVG text is drawn with: `bundled` (DejaVu, the same on every machine and the only fonts on Vercel) or `system` (the machine's fontconfig).",
   }),
 });
+
+export type ImageValues = ValuesOf<typeof imageSettings>;
+
+/** The bundled fonts for SVG text (DejaVu, from the dejavu-fonts-ttf package), as fontconfig reads them. */
+export const FONT_CONFIG = "assets/fonts.conf";
+
+export function transformLimitsOf(v: ImageValues): TransformLimits {
+  return {
+    maxInputPixels: v.OPTSTUFF_MAX_INPUT_PIXELS,
+    maxOutputDimension: v.OPTSTUFF_MAX_OUTPUT_DIMENSION,
+    maxOutputPixels: v.OPTSTUFF_MAX_OUTPUT_PIXELS,
+    maxAvifPixels: v.OPTSTUFF_MAX_AVIF_PIXELS,
+    maxFrames: v.OPTSTUFF_MAX_FRAMES,
+    timeoutMs: v.OPTSTUFF_TRANSFORM_TIMEOUT_MS,
+    webpEffort: v.OPTSTUFF_WEBP_EFFORT,
+  };
+}
+
+/** The fontconfig file SVG text is drawn with; null: the machine's fonts. */
+export const fontConfigOf = (v: ImageValues): string | null =>
+  v.OPTSTUFF_SVG_FONTS === "bundled" ? path.resolve(FONT_CONFIG) : null;
 
 const defaults = imageSettings.settings;
 

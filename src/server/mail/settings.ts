@@ -1,4 +1,4 @@
-import { group, text, textWithDefault } from "@/server/config/setting";
+import { group, text, textWithDefault, type ValuesOf } from "@/server/config/setting";
 
 export const mailSettings = group("Invitation e-mail", {
   SMTP_URL: text({
@@ -8,3 +8,9 @@ export const mailSettings = group("Invitation e-mail", {
   }),
   SMTP_FROM: textWithDefault({ default: "OptStuff <no-reply@localhost>", doc: "The sender of invitation e-mails." }),
 });
+
+export type MailValues = ValuesOf<typeof mailSettings>;
+
+/** Null without SMTP: invitation links are shown to copy, alerts show in the dashboard only. */
+export const smtpOf = (v: MailValues): { url: string; from: string } | null =>
+  v.SMTP_URL ? { url: v.SMTP_URL, from: v.SMTP_FROM } : null;

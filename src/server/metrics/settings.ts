@@ -1,4 +1,4 @@
-import { group, text } from "@/server/config/setting";
+import { group, text, type ValuesOf } from "@/server/config/setting";
 
 export const metricsSettings = group("Metrics", {
   OPTSTUFF_METRICS_TOKEN: text({
@@ -7,3 +7,5 @@ export const metricsSettings = group("Metrics", {
     secret: true,
   }),
 });
+
+export type MetricsValues = ValuesOf<typeof metricsSettings>;

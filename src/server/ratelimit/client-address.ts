@@ -11,7 +11,7 @@ export const PEER_ADDRESS_HEADER = "x-optstuff-peer-address";
 /** Where a CDN in front proves it is the one speaking (OPTSTUFF_CDN_SECRET). */
 export const CDN_SECRET_HEADER = "x-optstuff-cdn-secret";
 
-/** How this deployment learns who a client is (service-options.ts builds it from the environment). */
+/** How this deployment learns who a client is (ratelimit/settings.ts: clientAddressesOf). */
 export interface ClientAddressPolicy {
   /** Reverse proxies in front (self-hosted), each appending to X-Forwarded-For. */
   trustedHops: number;

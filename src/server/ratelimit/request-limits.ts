@@ -6,7 +6,7 @@ import type { LimitResult, LimitWindow, MemoRateLimiter } from "@/server/coordin
 import { AppError } from "@/server/errors";
 import { describeError, type SampledLog } from "@/server/log";
 import { addressSubject } from "./address-subject";
-import { rateLimitSettings } from "./settings";
+import { rateLimitSettings, type RateLimitValues } from "./settings";
 
 /** The per-address windows, the same for every key of the instance; 0 turns one off. */
 export interface AddressLimits {
@@ -21,6 +21,11 @@ export const DEFAULT_ADDRESS_LIMITS: AddressLimits = {
   requestsPerMinute: rateLimitSettings.settings.OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE.default,
   transformsPerMinute: rateLimitSettings.settings.OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE.default,
 };
+
+export const addressLimitsOf = (v: RateLimitValues): AddressLimits => ({
+  requestsPerMinute: v.OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE,
+  transformsPerMinute: v.OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE,
+});
 
 export interface LimitDeps {
   limiter: MemoRateLimiter;

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { DEFAULT_RATE_LIMIT_PER_DAY, DEFAULT_RATE_LIMIT_PER_MINUTE } from "@/server/config-cache/key-limits";
-import { group, integer, parsed } from "@/server/config/setting";
+import type { PlatformValues } from "@/server/config/platform-settings";
+import { group, integer, parsed, type ValuesOf } from "@/server/config/setting";
+import type { ClientAddressPolicy } from "./client-address";
 
 /** Who the client is, and what one client address may spend (docs/architecture.md, rate limiting). */
 export const rateLimitSettings = group("Client addresses and rate limits", {
@@ -44,4 +46,16 @@ export const rateLimitSettings = group("Client addresses and rate limits", {
     max: 10_000_000,
     doc: "Without Redis, the client-address windows kept in memory (about 200 bytes each); past it expired, then admitting windows are dropped, a refusing one never (docs/security.md).",
   }),
+});
+
+export type RateLimitValues = ValuesOf<typeof rateLimitSettings>;
+
+/** Who a client is: proxies in front, Vercel's edge, a CDN with its secret (env.ts: both or neither). */
+export const clientAddressesOf = (v: RateLimitValues & Pick<PlatformValues, "VERCEL">): ClientAddressPolicy => ({
+  trustedHops: v.OPTSTUFF_TRUSTED_PROXY_HOPS,
+  vercel: v.VERCEL !== undefined,
+  cdn:
+    v.OPTSTUFF_CDN_ADDRESS_HEADER && v.OPTSTUFF_CDN_SECRET
+      ? { addressHeader: v.OPTSTUFF_CDN_ADDRESS_HEADER, secret: v.OPTSTUFF_CDN_SECRET }
+      : null,
 });

@@ -1,4 +1,8 @@
-import { choice, group, integer, text, textWithDefault } from "@/server/config/setting";
+import path from "node:path";
+import type { PlatformValues } from "@/server/config/platform-settings";
+import type { ServerValues } from "@/server/config/server-settings";
+import { choice, group, integer, text, textWithDefault, type ValuesOf } from "@/server/config/setting";
+import type { ResultStoreSettings } from "./types";
 
 /** Results kept across restarts and shared between instances (docs/caching.md). */
 export const resultStoreSettings = group("Result store", {
@@ -8,7 +12,8 @@ export const resultStoreSettings = group("Result store", {
   }),
   OPTSTUFF_RESULT_STORE_BYTES: integer({
     default: 2 * 1024 ** 3,
-    min: 1024 * 1024,
+    // Small enough for a test of eviction to fill it with a few thumbnails.
+    min: 16 * 1024,
     doc: "Bytes the store keeps, least recently used evicted first (a bucket: oldest written).",
   }),
   OPTSTUFF_RESULT_STORE_S3_BUCKET: text({
@@ -33,3 +38,37 @@ export const resultStoreSettings = group("Result store", {
     doc: "Path-style URLs, as MinIO and most self-hosted servers want (`auto`: on when an endpoint is set).",
   }),
 });
+
+export type ResultStoreValues = ValuesOf<typeof resultStoreSettings>;
+
+/** Which store, and where; null keeps results in memory only. */
+export function resultStoreOf(
+  v: ResultStoreValues & Pick<ServerValues, "OPTSTUFF_DATA_DIR"> & Pick<PlatformValues, "VERCEL">,
+): ResultStoreSettings | null {
+  const kind =
+    v.OPTSTUFF_RESULT_STORE === "auto"
+      ? v.OPTSTUFF_RESULT_STORE_S3_BUCKET
+        ? "s3"
+        : v.VERCEL === undefined
+          ? "files"
+          : "none"
+      : v.OPTSTUFF_RESULT_STORE;
+  if (kind === "none") return null;
+  const maxBytes = v.OPTSTUFF_RESULT_STORE_BYTES;
+  if (kind === "files") return { kind, maxBytes, root: path.join(path.resolve(v.OPTSTUFF_DATA_DIR), "results") };
+  return {
+    kind,
+    maxBytes,
+    // env.ts refuses s3 without a bucket.
+    bucket: v.OPTSTUFF_RESULT_STORE_S3_BUCKET!,
+    prefix: v.OPTSTUFF_RESULT_STORE_S3_PREFIX,
+    endpoint: v.OPTSTUFF_RESULT_STORE_S3_ENDPOINT,
+    region: v.OPTSTUFF_RESULT_STORE_S3_REGION,
+    accessKeyId: v.OPTSTUFF_RESULT_STORE_S3_ACCESS_KEY_ID,
+    secretAccessKey: v.OPTSTUFF_RESULT_STORE_S3_SECRET_ACCESS_KEY,
+    forcePathStyle:
+      v.OPTSTUFF_RESULT_STORE_S3_PATH_STYLE === "auto"
+        ? v.OPTSTUFF_RESULT_STORE_S3_ENDPOINT !== undefined
+        : v.OPTSTUFF_RESULT_STORE_S3_PATH_STYLE === "on",
+  };
+}

@@ -1,4 +1,6 @@
-import { flag, group, integer, text } from "@/server/config/setting";
+import path from "node:path";
+import { flag, group, integer, text, type ValuesOf } from "@/server/config/setting";
+import type { FetchLimits } from "./types";
 
 /** How sources are fetched, and how long a downloaded one is kept for the next width of the same photo. */
 export const sourceSettings = group("Sources", {
@@ -16,3 +18,21 @@ export const sourceSettings = group("Sources", {
     doc: "Downloaded sources kept, as files on /dev/shm (memory, off the server's heap), so one photo's srcset widths share a download; 0 downloads every time.",
   }),
 });
+
+export type SourceValues = ValuesOf<typeof sourceSettings>;
+
+/** Written by the build beside the transform worker: remote sources are downloaded in a worker thread. */
+export const DOWNLOAD_THREAD_ENTRY = "dist/source-download-thread.mjs";
+
+export const fetchLimitsOf = (v: SourceValues): FetchLimits => ({
+  maxBytes: v.OPTSTUFF_MAX_SOURCE_BYTES,
+  timeoutMs: v.OPTSTUFF_FETCH_TIMEOUT_MS,
+  maxRedirects: v.OPTSTUFF_MAX_REDIRECTS,
+  allowLoopback: v.OPTSTUFF_ALLOW_LOOPBACK_SOURCES,
+});
+
+/** `local/<path>` sources' directory: the embedded default serves the committed demo images (the quickstart works offline). */
+export function localSourceRootOf(v: SourceValues, embedded: boolean): string | null {
+  if (v.OPTSTUFF_LOCAL_SOURCE_ROOT) return path.resolve(v.OPTSTUFF_LOCAL_SOURCE_ROOT);
+  return embedded ? path.resolve("demo") : null;
+}

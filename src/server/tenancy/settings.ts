@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { choice, group, parsed } from "@/server/config/setting";
+import { choice, group, parsed, type ValuesOf } from "@/server/config/setting";
+import type { RegistrationPolicy } from "./registration";
 
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
 
@@ -27,4 +28,11 @@ export const registrationSettings = group("Who may sign up", {
     defaultText: "none",
     doc: "E-mail domains (comma-separated, such as `example.com`) whose GitHub- or Google-verified addresses may register without an invitation; with `open`, only these.",
   }),
+});
+
+export type RegistrationValues = ValuesOf<typeof registrationSettings>;
+
+export const registrationOf = (v: RegistrationValues): RegistrationPolicy => ({
+  mode: v.OPTSTUFF_REGISTRATION,
+  emailDomains: v.OPTSTUFF_REGISTRATION_EMAIL_DOMAINS,
 });

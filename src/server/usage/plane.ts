@@ -8,7 +8,8 @@ import type { Logger, SampledLog } from "@/server/log";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";
 import type { ResultStore } from "@/server/result-store/types";
 import { createOutcomeRecorder } from "./record-outcome";
-import { createRequestLog, defaultRequestLogOptions, type RequestLog, type RequestLogOptions } from "./request-log";
+import { createRequestLog, requestLogOptionsOf, type RequestLog } from "./request-log";
+import type { RequestLogValues } from "./settings";
 
 export interface UsagePlane {
   requestLog: RequestLog;
@@ -29,10 +30,7 @@ export interface UsageShared {
 }
 
 /** The request log, the metrics and what records each request's outcome in both and in the usage buckets. */
-export function createUsagePlane(
-  options: { requestLog?: Partial<RequestLogOptions> },
-  shared: UsageShared,
-): UsagePlane {
+export function createUsagePlane(env: RequestLogValues, shared: UsageShared): UsagePlane {
   const { database, coordination, counters, logger, logSampled, delivery } = shared;
   const { kv, redis } = coordination;
   const metrics = createMetrics({
@@ -45,7 +43,7 @@ export function createUsagePlane(
   // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.
   const requestLog = createRequestLog(
     { db: database.db, kv, counters, logSampled, metersUsage: redis === null },
-    { ...defaultRequestLogOptions, ...options.requestLog },
+    requestLogOptionsOf(env),
   );
   return {
     requestLog,

@@ -11,7 +11,7 @@ import { meteredIncrement, type UsageIncrement } from "./buffer-usage";
 import { addUsage } from "./database-buffer";
 import { loggedSourceText, sourceHashOf } from "./logged-source";
 import { createStatsAllowances, createStatsBatch } from "./request-stats";
-import { requestLogSettings } from "./settings";
+import { requestLogSettings, type RequestLogValues } from "./settings";
 
 export interface RequestLogOptions {
   /** Share of successes written, 0 to 1. */
@@ -37,6 +37,13 @@ export const defaultRequestLogOptions: RequestLogOptions = {
   batchSize: 200,
   batchWindowMs: 50,
 };
+
+export const requestLogOptionsOf = (v: RequestLogValues): RequestLogOptions => ({
+  ...defaultRequestLogOptions,
+  successSampleRate: v.OPTSTUFF_REQUEST_LOG_SAMPLE_RATE,
+  failuresPerProjectMinute: v.OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE,
+  successesPerProjectMinute: v.OPTSTUFF_REQUEST_LOG_SUCCESSES_PER_MINUTE,
+});
 
 export interface RequestLogDeps {
   db: Database;

@@ -1,4 +1,4 @@
-import { decimal, group, integer } from "@/server/config/setting";
+import { decimal, group, integer, type ValuesOf } from "@/server/config/setting";
 
 /** What the request log keeps; the usage statistics count every request whatever these say. */
 export const requestLogSettings = group("Request log", {
@@ -19,3 +19,5 @@ export const requestLogSettings = group("Request log", {
     doc: "Successful requests logged per project and minute on each instance, cache hits included.",
   }),
 });
+
+export type RequestLogValues = ValuesOf<typeof requestLogSettings>;

@@ -130,7 +130,7 @@ describe("configuration-dependent sign-in", () => {
     expect(refused.status).toBeGreaterThanOrEqual(400);
 
     const withGithub = await createTestApp({
-      oauth: { github: { clientId: "gh-client", clientSecret: "gh-secret" }, google: null },
+      env: { GITHUB_CLIENT_ID: "gh-client", GITHUB_CLIENT_SECRET: "gh-secret" },
     });
     try {
       expect(withGithub.services.authProviders).toEqual(["github"]);
@@ -150,7 +150,7 @@ describe("configuration-dependent sign-in", () => {
   });
 
   it("marks the session cookie Secure when the dashboard is served over https", async () => {
-    const secure = await createTestApp({ publicBaseUrl: "https://dash.example" });
+    const secure = await createTestApp({ env: { OPTSTUFF_PUBLIC_BASE_URL: "https://dash.example" } });
     try {
       const handler = (await import("@/server/http/auth-route")).createAuthRouteHandler(async () => secure.services);
       const response = await handler(

@@ -27,7 +27,7 @@ const DAY_MS = 86_400_000;
 beforeAll(async () => {
   [smtp, s3] = await Promise.all([startSmtpSink(), startS3()]);
   app = await createTestApp({
-    smtp: { url: smtp.url, from: "OptStuff <alerts@optstuff.test>" },
+    env: { SMTP_URL: smtp.url, SMTP_FROM: "OptStuff <alerts@optstuff.test>" },
   });
   owner = await signUp(app.services, "alert-owner");
   teamSlug = (

@@ -39,7 +39,7 @@ describe("invite-only (the default)", () => {
     tokenOf((await owner.caller.team.invite({ teamSlug, email, role: "member" })).link);
 
   beforeAll(async () => {
-    app = await createTestApp({ registration: { mode: "invite-only", emailDomains: [] } });
+    app = await createTestApp({ env: { OPTSTUFF_REGISTRATION: "invite-only" } });
   }, 60_000);
   afterAll(() => app.close());
 
@@ -102,7 +102,7 @@ describe("invite-only (the default)", () => {
 describe("a provider's sign-up (its round trip loses the link)", () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await createTestApp({ registration: { mode: "invite-only", emailDomains: [] } });
+    app = await createTestApp({ env: { OPTSTUFF_REGISTRATION: "invite-only" } });
   }, 60_000);
   afterAll(() => app.close());
 
@@ -134,7 +134,7 @@ describe("a provider's sign-up (its round trip loses the link)", () => {
 describe("open registration", () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await createTestApp({ registration: { mode: "open", emailDomains: [] } });
+    app = await createTestApp({ env: { OPTSTUFF_REGISTRATION: "open" } });
   }, 60_000);
   afterAll(() => app.close());
 

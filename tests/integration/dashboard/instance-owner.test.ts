@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { findInstanceOwner } from "@/server/tenancy/registration";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
 import { authRequest, callerFor, cookieFrom, signUp } from "../../support/dashboard";
 import { setupAudit } from "../../support/audit";
 
@@ -13,7 +13,7 @@ import { setupAudit } from "../../support/audit";
 let app: TestApp;
 beforeAll(async () => {
   // The test app bootstraps team "acme", project "blog" and a key, as the quickstart does: no owner.
-  app = await createTestApp({ redis: null, registration: { mode: "open", emailDomains: [] } });
+  app = await createTestApp({ env: { ...NO_REDIS, OPTSTUFF_REGISTRATION: "open" } });
 }, 60_000);
 afterAll(() => app.close());
 

@@ -17,8 +17,7 @@ const projectSlug = "shop";
 beforeAll(async () => {
   // Loopback stays refused here, as in production: the images come from the local root.
   app = await createTestApp({
-    configCacheTtlMs: 60_000,
-    fetchLimits: { maxBytes: 25 * 1024 * 1024, timeoutMs: 5000, maxRedirects: 3, allowLoopback: false },
+    env: { OPTSTUFF_CONFIG_CACHE_TTL_MS: "60000", OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "0" },
   });
   owner = await signUp(app.services, "keys");
   teamSlug = (

@@ -17,7 +17,7 @@ let teamSlug: string;
 const projectSlug = "site";
 
 beforeAll(async () => {
-  app = await createTestApp({ now: () => new Date(clock) });
+  app = await createTestApp({ seams: { now: () => new Date(clock) } });
   owner = await signUp(app.services, "powers");
   teamSlug = (
     await owner.caller.account.completeOnboarding({

@@ -11,7 +11,7 @@ let teamSlug: string;
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
-  app = await createTestApp({ smtp: { url: smtp.url, from: "OptStuff <no-reply@optstuff.test>" } });
+  app = await createTestApp({ env: { SMTP_URL: smtp.url, SMTP_FROM: "OptStuff <no-reply@optstuff.test>" } });
   owner = await signUp(app.services, "boss");
   teamSlug = (
     await owner.caller.account.completeOnboarding({ name: "Crew", slug: `crew-${owner.id.slice(0, 8).toLowerCase()}` })

@@ -30,7 +30,7 @@ beforeAll(async () => {
     "/slow.jpg": () => undefined,
   });
   app = await createTestApp({
-    fetchLimits: { maxBytes: 25 * 1024 * 1024, timeoutMs: 700, maxRedirects: 3, allowLoopback: true },
+    env: { OPTSTUFF_FETCH_TIMEOUT_MS: "700" },
   });
   owner = await signUp(app.services, "images");
   teamSlug = (

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { buildSignedUrl } from "../../support/signed-url";
 
@@ -22,7 +22,7 @@ const get = (operations: string, headers: Record<string, string> = { accept: WEB
 };
 
 beforeAll(async () => {
-  app = await createTestApp({ redis: null });
+  app = await createTestApp({ env: NO_REDIS });
   owner = await signUp(app.services, "modes");
   teamSlug = (
     await owner.caller.account.completeOnboarding({

@@ -7,7 +7,7 @@ import { sessionUser } from "@/server/auth/session-user";
 import { createExportHandler } from "@/server/http/export-route";
 import { auditExport, usageExport } from "@/server/http/exports";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { fillAuditLog, fillRequestLog, fillStatistics } from "../../support/filled-log";
 import { buildTenantWorld, type TenantWorld } from "../../support/tenant-world";
@@ -32,7 +32,7 @@ const day = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
   // Configuration cached as in production: a cached image is answered without the database.
-  app = await createTestApp({ redis: null, configCacheTtlMs: 60_000 });
+  app = await createTestApp({ env: { ...NO_REDIS, OPTSTUFF_CONFIG_CACHE_TTL_MS: "60000" } });
   world = await buildTenantWorld(app.services, "tenant");
   const project = await world.owner.caller.project.get({ teamSlug: world.teamSlug, projectSlug: world.projectSlug });
   projectId = project.project.id;

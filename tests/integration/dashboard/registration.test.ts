@@ -38,7 +38,7 @@ async function accountCount(services: Services, email: string): Promise<number> 
 describe("invite-only (the default)", () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await createTestApp({ registration: inviteOnly });
+    app = await createTestApp({ env: { OPTSTUFF_REGISTRATION: "invite-only" } });
   });
   afterAll(() => app.close());
 
@@ -125,7 +125,7 @@ describe("invite-only (the default)", () => {
 
 describe("the first account on a busy first start", () => {
   it("two sign-ups at the same moment on an empty instance leave one owner and one account without invitation", async () => {
-    const app = await createTestApp({ registration: inviteOnly });
+    const app = await createTestApp({ env: { OPTSTUFF_REGISTRATION: "invite-only" } });
     try {
       const results = await Promise.all([
         register(app.services, address("one")),
@@ -181,7 +181,7 @@ describe("an instance updated to this version", () => {
 
 describe("open registration and e-mail domains", () => {
   it("admits anyone when open without domains, the first account still becoming the owner", async () => {
-    const app = await createTestApp({ registration: { mode: "open", emailDomains: [] } });
+    const app = await createTestApp({ env: { OPTSTUFF_REGISTRATION: "open" } });
     try {
       const first = await register(app.services, address("first"));
       const second = await register(app.services, address("second"));
@@ -206,7 +206,9 @@ describe("open registration and e-mail domains", () => {
 
   it("admits addresses of the listed domains only when their provider verified them, and invited ones", async () => {
     const policy: RegistrationPolicy = { mode: "invite-only", emailDomains: ["corp.example"] };
-    const app = await createTestApp({ registration: policy });
+    const app = await createTestApp({
+      env: { OPTSTUFF_REGISTRATION: "invite-only", OPTSTUFF_REGISTRATION_EMAIL_DOMAINS: "corp.example" },
+    });
     try {
       const db = app.services.database.db;
       expect((await register(app.services, address("boss", "corp.example"))).status).toBe(200); // the first account

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, filesStore, NO_REDIS, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 
 /**
@@ -17,7 +17,7 @@ let tenantScope: { teamSlug: string; projectSlug: string };
 
 beforeAll(async () => {
   root = mkdtempSync(path.join(os.tmpdir(), "optstuff-share-"));
-  app = await createTestApp({ redis: null, resultStore: { kind: "files", root, maxBytes: 64 * 1024 * 1024 } });
+  app = await createTestApp({ env: { ...NO_REDIS, ...filesStore(root, 64 * 1024 * 1024) } });
   // The first account owns the instance and adopts team "acme", whose project "blog" serves images.
   owner = await signUp(app.services, "owner");
   tenant = await signUp(app.services, "tenant");

@@ -19,7 +19,7 @@ let key: { id: string; publicKey: string; secretKey: string };
 const projectSlug = "tester";
 
 beforeAll(async () => {
-  app = await createTestApp({ net: createTestNetwork().net });
+  app = await createTestApp({ seams: { net: createTestNetwork().net } });
   owner = await signUp(app.services, "tester");
   teamSlug = (
     await owner.caller.account.completeOnboarding({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageRecord } from "@/server/db/schema";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { tokenOf } from "../../support/tenant-world";
 import { createExportHandler } from "@/server/http/export-route";
@@ -26,7 +26,7 @@ function imagePath(key: { publicKey: string; secretKey: string }, operations: st
 
 beforeAll(async () => {
   // In process: the flush sweeps every bucket of its Redis, and this file's numbers must be its own.
-  app = await createTestApp({ redis: null });
+  app = await createTestApp({ env: NO_REDIS });
   owner = await signUp(app.services, "usage");
   teamSlug = (
     await owner.caller.account.completeOnboarding({

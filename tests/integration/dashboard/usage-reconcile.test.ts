@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { buildSignedUrl } from "../../support/signed-url";
 
@@ -18,7 +18,7 @@ const path = (key: { publicKey: string; secretKey: string }, operations: string,
   buildSignedUrl({ baseUrl: "http://x", projectSlug: "site", ...key, operations, source }).slice("http://x".length);
 
 beforeAll(async () => {
-  app = await createTestApp({ redis: null });
+  app = await createTestApp({ env: NO_REDIS });
   owner = await signUp(app.services, "reconcile");
   teamSlug = (
     await owner.caller.account.completeOnboarding({ name: "Sums", slug: `sums-${owner.id.slice(0, 6).toLowerCase()}` })

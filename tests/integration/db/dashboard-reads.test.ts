@@ -4,7 +4,7 @@ import { createDashboardReads, directReads } from "@/server/db/dashboard-reads";
 import { rowsOf } from "@/server/db/rows-of";
 import { TRPCError } from "@trpc/server";
 import { AppError } from "@/server/errors";
-import { createTestApp } from "../../support/app";
+import { createTestApp, NO_REDIS } from "../../support/app";
 import { callerFor } from "../../support/dashboard";
 import { fillStatistics } from "../../support/filled-log";
 import { buildTenantWorld } from "../../support/tenant-world";
@@ -68,7 +68,7 @@ describe.skipIf(postgres.skip)(postgres.title("dashboard reads on PostgreSQL"), 
 
 describe.skipIf(postgres.skip)(postgres.title("a dashboard read past its time, through the procedures"), () => {
   it("answers 503 READ_TIMED_OUT, not a 500, and holds no connection after", async () => {
-    const app = await createTestApp({ redis: null });
+    const app = await createTestApp({ env: NO_REDIS });
     try {
       const world = await buildTenantWorld(app.services, "slow");
       const { project } = await world.owner.caller.project.get({ teamSlug: world.teamSlug, projectSlug: "site" });

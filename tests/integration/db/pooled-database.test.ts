@@ -5,9 +5,9 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
-import { openDatabase, type DatabaseTarget } from "@/server/db/client";
+import { openDatabase } from "@/server/db/client";
 import { countMigrations, SchemaBehindError } from "@/server/db/migrations";
-import { serviceOptionsFromEnv } from "@/server/service-options";
+import { serverDatabaseTargetOf } from "@/server/db/target";
 import { startPgBouncer, type Pooler } from "../../support/pgbouncer";
 import { need } from "../../support/services";
 import { vercelEnv } from "../../support/vercel-env";
@@ -44,7 +44,7 @@ afterAll(async () => {
 
 const secrets = { OPTSTUFF_KEY_ENCRYPTION_SECRET: "k".repeat(32), BETTER_AUTH_SECRET: "a".repeat(32) };
 const serverTarget = (env: Record<string, string>) =>
-  serviceOptionsFromEnv(parseEnv({ NODE_ENV: "production", ...secrets, ...env })).database as DatabaseTarget;
+  serverDatabaseTargetOf(parseEnv({ NODE_ENV: "production", ...secrets, ...env }));
 
 function optstuff(args: string[], env: Record<string, string>) {
   return run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", ...args], {

@@ -5,7 +5,7 @@ import { DASHBOARD_SCAN } from "@/server/db/newest-first-scan";
 import { rowsOf } from "@/server/db/rows-of";
 import { requestLog } from "@/server/db/schema";
 import { vacuumAll } from "@/server/db/table-upkeep";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
 import { testDatabaseKind } from "../../support/database";
 import { fillRequestLog } from "../../support/filled-log";
 import { buildTenantWorld } from "../../support/tenant-world";
@@ -23,7 +23,7 @@ const ROWS = 86_400 + 172_800;
 const filledUntil = new Date();
 
 beforeAll(async () => {
-  app = await createTestApp({ redis: null });
+  app = await createTestApp({ env: NO_REDIS });
   const world = await buildTenantWorld(app.services, "upkeep");
   const project = await world.owner.caller.project.get({ teamSlug: world.teamSlug, projectSlug: world.projectSlug });
   projectId = project.project.id;

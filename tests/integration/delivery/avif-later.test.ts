@@ -2,7 +2,6 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "@/server/db/schema";
-import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { clearOfWindowEdge } from "../../support/clock";
@@ -16,7 +15,7 @@ const INTERIM_CACHE = "public, max-age=60, s-maxage=60";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await createTestApp({ avifLaterMinPixels: 100_000 });
+  app = await createTestApp({ env: { OPTSTUFF_AVIF_LATER_MIN_PIXELS: "100000" } });
 }, 30_000);
 afterAll(() => app.close());
 
@@ -163,8 +162,7 @@ describe("an interim answer that is final already", () => {
     origin = await startOrigin({ "/spinner.gif": serveBytes(gif, "image/gif") });
     // The demo photo (1600×1067) is over this AVIF area: f_auto answers it WebP whatever the Accept.
     app = await createTestApp({
-      avifLaterMinPixels: 100_000,
-      transformLimits: { ...DEFAULT_TRANSFORM_LIMITS, maxAvifPixels: 1_000_000 },
+      env: { OPTSTUFF_AVIF_LATER_MIN_PIXELS: "100000", OPTSTUFF_MAX_AVIF_PIXELS: "1000000" },
       sourceHosts: ["local", origin.host],
     });
   }, 30_000);

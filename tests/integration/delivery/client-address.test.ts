@@ -9,10 +9,9 @@ import { createTestApp, type TestApp } from "../../support/app";
 let app: TestApp;
 let behindProxy: TestApp;
 beforeAll(async () => {
-  app = await createTestApp({ authFailuresPerMinute: 3 });
+  app = await createTestApp({ env: { OPTSTUFF_AUTH_FAILURES_PER_MINUTE: "3" } });
   behindProxy = await createTestApp({
-    authFailuresPerMinute: 3,
-    clientAddresses: { trustedHops: 1, vercel: false, cdn: null },
+    env: { OPTSTUFF_AUTH_FAILURES_PER_MINUTE: "3", OPTSTUFF_TRUSTED_PROXY_HOPS: "1" },
   });
 });
 afterAll(async () => {

@@ -2,7 +2,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INSTANCE_SHARE, accountShare } from "@/server/config-cache/fair-share";
 import { MAX_ENCODES } from "@/server/image/quality/auto-quality";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
 import { callerFor, signUp, type TestUser } from "../../support/dashboard";
 import { buildSignedUrl } from "../../support/signed-url";
 
@@ -38,7 +38,7 @@ const fetchNew = (team: (typeof teams)[number], operations: string) =>
   );
 
 beforeAll(async () => {
-  app = await createTestApp({ redis: null });
+  app = await createTestApp({ env: NO_REDIS });
   const produce = app.services.delivery.produce;
   app.services.delivery.produce = Object.assign(
     (input: Parameters<typeof produce>[0]) => {

@@ -1,4 +1,3 @@
-import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../support/app";
@@ -44,8 +43,12 @@ beforeAll(async () => {
   });
   app = await createTestApp({
     sourceHosts: [origin.host],
-    fetchLimits: { maxBytes: MAX_BYTES, timeoutMs: 800, maxRedirects: 3, allowLoopback: true },
-    transformLimits: { ...DEFAULT_TRANSFORM_LIMITS, maxFrames: 100, timeoutMs: 10_000 },
+    env: {
+      OPTSTUFF_MAX_SOURCE_BYTES: String(MAX_BYTES),
+      OPTSTUFF_FETCH_TIMEOUT_MS: "800",
+      OPTSTUFF_MAX_FRAMES: "100",
+      OPTSTUFF_TRANSFORM_TIMEOUT_MS: "10000",
+    },
   });
   // Warm the pipeline once so the baseline includes libvips' own start-up allocations.
   await app.fetch(app.signedPath("w_32", `http://${origin.host}/ok.png`));

@@ -24,7 +24,7 @@ beforeAll(async () => {
     "/broken.png": (_req, res) => void res.writeHead(500).end("boom"),
   });
   // No result cache here: revalidation and coalescing must be proven without it.
-  app = await createTestApp({ sourceHosts: [origin.host, "local"], resultCacheBytes: 0 });
+  app = await createTestApp({ sourceHosts: [origin.host, "local"], env: { OPTSTUFF_RESULT_CACHE_BYTES: "0" } });
 });
 
 afterAll(async () => {

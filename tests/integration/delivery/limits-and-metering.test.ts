@@ -19,7 +19,14 @@ const ADDRESS_LIMITS = { requestsPerMinute: 40, transformsPerMinute: 10 };
 
 beforeAll(async () => {
   origin = await startOrigin({ "/a.png": serveBytes(await makePng(30, 30), "image/png") });
-  app = await createTestApp({ sourceHosts: [origin.host], authFailuresPerMinute: 3, addressLimits: ADDRESS_LIMITS });
+  app = await createTestApp({
+    sourceHosts: [origin.host],
+    env: {
+      OPTSTUFF_AUTH_FAILURES_PER_MINUTE: "3",
+      OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE: String(ADDRESS_LIMITS.requestsPerMinute),
+      OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: String(ADDRESS_LIMITS.transformsPerMinute),
+    },
+  });
   // On Redis, the limiter's script is loaded before the first request, so no window fails open on NOSCRIPT.
   await app.services.coordination.limiter.warmUp();
 });

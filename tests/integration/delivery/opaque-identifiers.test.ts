@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/tenancy/bootstrap";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { setupAudit } from "../../support/audit";
 
@@ -14,7 +14,7 @@ let owner: TestUser;
 let other: { projectId: string; key: { publicKey: string; secretKey: string } };
 
 beforeAll(async () => {
-  app = await createTestApp({ redis: null });
+  app = await createTestApp({ env: NO_REDIS });
   const made = await bootstrap(
     { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
     { teamSlug: "elsewhere", projectSlug: "gallery", keyName: "k", sourceHosts: ["local"] },

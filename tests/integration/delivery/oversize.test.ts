@@ -6,7 +6,7 @@ import { DeleteObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storePrefixOf } from "@/server/delivery/result-keys";
-import { createTestApp, DEMO_ROOT, type TestApp } from "../../support/app";
+import { createTestApp, DEMO_ROOT, NO_REDIS, type TestApp } from "../../support/app";
 import { signUp } from "../../support/dashboard";
 import { startS3, type LocalS3 } from "../../support/s3";
 
@@ -40,12 +40,14 @@ afterAll(async () => {
 async function appWithBucket(options: { storeBytes?: number; resultCacheBytes?: number; now?: () => Date } = {}) {
   const bucket = await s3.bucket();
   const app = await createTestApp({
-    redis: null,
-    localSourceRoot: root,
-    responseMaxBytes: CAP,
-    resultCacheBytes: options.resultCacheBytes ?? 16 * 1024 * 1024,
-    ...(options.now ? { now: options.now } : {}),
-    resultStore: s3.storeSettings(bucket, options.storeBytes ?? 256 * 1024 * 1024),
+    env: {
+      ...NO_REDIS,
+      OPTSTUFF_LOCAL_SOURCE_ROOT: root,
+      OPTSTUFF_RESPONSE_MAX_BYTES: String(CAP),
+      OPTSTUFF_RESULT_CACHE_BYTES: String(options.resultCacheBytes ?? 16 * 1024 * 1024),
+      ...s3.storeEnv(bucket, options.storeBytes ?? 256 * 1024 * 1024),
+    },
+    seams: { now: options.now },
   });
   apps.push(app);
   return { app, bucket };
@@ -209,7 +211,9 @@ describe("outputs over the response cap", () => {
   }, 60_000);
 
   it("are refused with 413 OUTPUT_TOO_LARGE, in words, without a bucket to link to", async () => {
-    const app = await createTestApp({ redis: null, localSourceRoot: root, responseMaxBytes: CAP, resultStore: null });
+    const app = await createTestApp({
+      env: { ...NO_REDIS, OPTSTUFF_LOCAL_SOURCE_ROOT: root, OPTSTUFF_RESPONSE_MAX_BYTES: String(CAP) },
+    });
     apps.push(app);
     const response = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
     expect(response.status).toBe(413);

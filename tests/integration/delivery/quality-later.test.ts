@@ -25,7 +25,10 @@ beforeAll(async () => {
     ),
     "/icon.svg": serveBytes(Buffer.from(SVG), "image/svg+xml"),
   });
-  app = await createTestApp({ qualityLater: true, avifLaterMinPixels: 250_000, sourceHosts: ["local", origin.host] });
+  app = await createTestApp({
+    sourceHosts: ["local", origin.host],
+    env: { OPTSTUFF_QUALITY_LATER: "on", OPTSTUFF_AVIF_LATER_MIN_PIXELS: "250000" },
+  });
 }, 30_000);
 afterAll(async () => {
   await app?.close();
@@ -206,7 +209,9 @@ describe("q_auto and f_best without the wait", () => {
 
 describe("an interim answer over the response cap, without a bucket", () => {
   it("is refused with 413, and the searched answer, which fits, is made and served after", async () => {
-    const capped = await createTestApp({ qualityLater: true, responseMaxBytes: 100_000, resultStore: null });
+    const capped = await createTestApp({
+      env: { OPTSTUFF_QUALITY_LATER: "on", OPTSTUFF_RESPONSE_MAX_BYTES: "100000" },
+    });
     try {
       const path = capped.signedPath("w_1600,f_jpg,q_auto:low", "local/photo.jpg");
       const first = await capped.fetch(path);
@@ -229,7 +234,7 @@ describe("an interim answer over the response cap, without a bucket", () => {
 
 describe("with OPTSTUFF_QUALITY_LATER off", () => {
   it("waits for the search on the first request", async () => {
-    const waiting = await createTestApp({ qualityLater: false });
+    const waiting = await createTestApp({ env: { OPTSTUFF_QUALITY_LATER: "off" } });
     try {
       const first = await waiting.fetch(waiting.signedPath("w_500,f_webp,q_auto", "local/photo.jpg"));
       expect(first.headers.get("cache-control")).toContain("immutable");

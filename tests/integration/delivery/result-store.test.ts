@@ -4,15 +4,15 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
-import type { ResultStoreSettings } from "@/server/result-store/types";
 import { purgeResults } from "@/server/tenancy/cache-purge";
 import { bootstrap } from "@/server/tenancy/bootstrap";
-import { createTestApp, type TestApp, type TestAppOptions } from "../../support/app";
+import { createTestApp, filesStore, type TestApp } from "../../support/app";
 import { createTestDatabase } from "../../support/database";
 import { makeGrain, makeJpeg } from "../../support/images";
 import { startOrigin, type Origin } from "../../support/origin";
 import { startS3, type LocalS3 } from "../../support/s3";
 import { setupAudit } from "../../support/audit";
+import type { TestSettings } from "../../support/settings";
 
 let origin: Origin;
 let photo: Buffer;
@@ -46,6 +46,15 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A result store's settings at a size (the environment's variables). */
+type Store = (maxBytes: number) => TestSettings;
+
+/** A files store under `dataDir/results`. */
+const filesIn =
+  (dataDir: string): Store =>
+  (maxBytes) =>
+    filesStore(dataDir, maxBytes);
+
 function storeDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "optstuff-results-"));
   dirs.push(dir);
@@ -54,36 +63,21 @@ function storeDir(): string {
 
 const source = () => `http://${origin.host}/photo.jpg`;
 
-function app(
-  root: string | ResultStoreSettings,
-  database: DatabaseHandle,
-  options: TestAppOptions = {},
-): Promise<TestApp> {
+function app(store: Store, database: DatabaseHandle, env: TestSettings = {}): Promise<TestApp> {
   return createTestApp({
     database,
     sourceHosts: [origin.host, "local"],
-    resultStore: typeof root === "string" ? { kind: "files", root, maxBytes: 64 * 1024 * 1024 } : root,
-    ...options,
+    env: { ...store(64 * 1024 * 1024), ...env },
   });
 }
 
 // CI's PostgreSQL + Redis run has an S3-compatible server: the restart case runs on it too.
 const s3Run = process.env.TEST_S3_ENDPOINT !== undefined;
 let s3: LocalS3 | undefined;
-async function bucketStore(): Promise<ResultStoreSettings> {
-  s3 ??= await startS3();
-  const { endpoint, accessKeyId, secretAccessKey } = s3;
-  return {
-    kind: "s3",
-    maxBytes: 64 * 1024 * 1024,
-    bucket: await s3.bucket(),
-    prefix: "results/",
-    endpoint,
-    region: "us-east-1",
-    accessKeyId,
-    secretAccessKey,
-    forcePathStyle: true,
-  };
+async function bucketStore(): Promise<Store> {
+  const server = (s3 ??= await startS3());
+  const bucket = await server.bucket();
+  return (maxBytes) => server.storeEnv(bucket, maxBytes);
 }
 
 const transforms = (t: TestApp) => t.services.counters.get("result_tier_transform");
@@ -94,14 +88,12 @@ describe("result store", () => {
     "keeps a quiet team's results while another team's new variants overflow the store (%s)",
     async (kind) => {
       const database = await createTestDatabase();
-      const root = kind === "files" ? storeDir() : await bucketStore();
+      const store = kind === "files" ? filesIn(storeDir()) : await bucketStore();
       try {
         const shared = await createTestApp({
           database,
           sourceHosts: [origin.host],
-          resultStore:
-            typeof root === "string" ? { kind: "files", root, maxBytes: 40 * 1024 } : { ...root, maxBytes: 40 * 1024 },
-          resultCacheBytes: 0,
+          env: { ...store(40 * 1024), OPTSTUFF_RESULT_CACHE_BYTES: "0" },
         });
         const quiet = await bootstrap(
           { db: database.db, secretBox: shared.services.secretBox, audit: setupAudit },
@@ -120,13 +112,13 @@ describe("result store", () => {
         for (let i = 0; i < 60; i++)
           expect((await shared.fetch(shared.signedPath(`w_${60 + i * 4},f_webp`, source()))).status).toBe(200);
         await shared.services.results!.drain();
-        const store = shared.services.results!.store;
+        const kept = shared.services.results!.store;
         // A bucket is pruned by the daily maintenance (files as they are written).
-        if (kind === "s3") await store.prune();
-        expect(store.size().bytes).toBeLessThanOrEqual(40 * 1024);
+        if (kind === "s3") await kept.prune();
+        expect(kept.size().bytes).toBeLessThanOrEqual(40 * 1024);
         if (kind === "files") {
-          expect(store.projectSize(shared.projectId)!.objects).toBeLessThan(60); // the flood evicted its own
-          expect(store.projectSize(quiet.project.id)!.objects).toBe(3);
+          expect(kept.projectSize(shared.projectId)!.objects).toBeLessThan(60); // the flood evicted its own
+          expect(kept.projectSize(quiet.project.id)!.objects).toBe(3);
         }
         const before = fromStore(shared);
         for (const width of [40, 48, 56]) expect((await shared.fetch(quietPath(width))).status).toBe(200);
@@ -144,9 +136,9 @@ describe("result store", () => {
     "keeps 50 results across a restart (%s): none is made again, byte for byte, and a new key finds them",
     async (kind) => {
       const database = await createTestDatabase();
-      const root = kind === "files" ? storeDir() : await bucketStore();
+      const store = kind === "files" ? filesIn(storeDir()) : await bucketStore();
       try {
-        const first = await app(root, database);
+        const first = await app(store, database);
         const widths = Array.from({ length: 50 }, (_, i) => 40 + i * 8);
         const before = new Map<number, { body: Buffer; etag: string | null }>();
         for (const width of widths) {
@@ -158,7 +150,7 @@ describe("result store", () => {
         await first.close(); // drains the write-backs
 
         const downloads = origin.requests.length;
-        const restarted = await app(root, database); // bootstrap makes a new key: keys are not part of result keys
+        const restarted = await app(store, database); // bootstrap makes a new key: keys are not part of result keys
         for (const width of widths) {
           const response = await restarted.fetch(restarted.signedPath(`w_${width},f_webp`, source()));
           expect(response.status).toBe(200);
@@ -182,9 +174,9 @@ describe("result store", () => {
     "keeps q_auto's choice with the result (%s): after a restart the same bytes, quality and score, nothing searched again",
     async (kind) => {
       const database = await createTestDatabase();
-      const root = kind === "files" ? storeDir() : await bucketStore();
+      const store = kind === "files" ? filesIn(storeDir()) : await bucketStore();
       try {
-        const first = await app(root, database, { resultCacheBytes: 0 });
+        const first = await app(store, database, { OPTSTUFF_RESULT_CACHE_BYTES: "0" });
         const path = first.signedPath("w_320,q_auto,f_webp", source());
         const made = await first.fetch(path);
         expect(made.status).toBe(200);
@@ -193,7 +185,7 @@ describe("result store", () => {
         const body = Buffer.from(await made.arrayBuffer());
         await first.close();
 
-        const restarted = await app(root, database, { resultCacheBytes: 0 });
+        const restarted = await app(store, database, { OPTSTUFF_RESULT_CACHE_BYTES: "0" });
         const served = await restarted.fetch(restarted.signedPath("w_320,q_auto,f_webp", source()));
         expect(served.headers.get("x-optstuff-quality")).toBe(chosen);
         expect(Buffer.from(await served.arrayBuffer()).equals(body)).toBe(true);
@@ -207,7 +199,7 @@ describe("result store", () => {
         expect(unreached).toMatch(/; unreached$/);
         await restarted.settled();
         await restarted.close(); // drains the write-back
-        const again = await app(root, database, { resultCacheBytes: 0 });
+        const again = await app(store, database, { OPTSTUFF_RESULT_CACHE_BYTES: "0" });
         expect((await again.fetch(grain)).headers.get("x-optstuff-quality")).toBe(unreached);
         expect(transforms(again)).toBe(0);
         await again.settled();
@@ -222,16 +214,17 @@ describe("result store", () => {
   it("makes a damaged stored result again instead of serving it", async () => {
     const database = await createTestDatabase();
     const root = storeDir();
+    const store = filesIn(root);
     try {
-      const first = await app(root, database);
+      const first = await app(store, database);
       const good = Buffer.from(await (await first.fetch(first.signedPath("w_200,f_png", source()))).arrayBuffer());
       await first.close();
-      const [file] = walk(path.join(root, "objects"));
+      const [file] = walk(path.join(root, "results", "objects"));
       const stored = readFileSync(file!);
       stored.writeUInt8(stored.readUInt8(stored.length - 20) ^ 0x55, stored.length - 20);
       writeFileSync(file!, stored);
 
-      const restarted = await app(root, database);
+      const restarted = await app(store, database);
       const response = await restarted.fetch(restarted.signedPath("w_200,f_png", source()));
       const body = Buffer.from(await response.arrayBuffer());
       expect(response.status).toBe(200);
@@ -252,7 +245,7 @@ describe("result store", () => {
       // A store whose directory cannot be created: every read and write fails.
       const broken = path.join(storeDir(), "a-file");
       writeFileSync(broken, "not a directory");
-      const t = await app(path.join(broken, "results"), database);
+      const t = await app(filesIn(broken), database);
       for (const width of [120, 130]) {
         const response = await t.fetch(t.signedPath(`w_${width},f_webp`, source()));
         expect(response.status).toBe(200);
@@ -270,9 +263,9 @@ describe("result store", () => {
 
   it("purges one source on every tier: a new ETag, the old one no longer answers 304, the source is fetched again", async () => {
     const database = await createTestDatabase();
-    const root = storeDir();
+    const store = filesIn(storeDir());
     try {
-      const t = await app(root, database, { sourceCacheBytes: 16 * 1024 * 1024 });
+      const t = await app(store, database, { OPTSTUFF_SOURCE_CACHE_BYTES: String(16 * 1024 * 1024) });
       const path1 = t.signedPath("w_160,f_webp", source());
       const other = t.signedPath("w_160,f_webp", "local/photo.jpg");
       const first = await t.fetch(path1);

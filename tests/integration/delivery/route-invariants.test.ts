@@ -24,7 +24,7 @@ beforeAll(async () => {
   });
   app = await createTestApp({
     sourceHosts: [origin.host],
-    logger: createLogger("debug", (line) => logLines.push(line)),
+    seams: { logger: createLogger("debug", (line) => logLines.push(line)) },
   });
 });
 
@@ -114,9 +114,7 @@ describe("route invariants", () => {
   it("answers 503 with Retry-After when the transform queue is full, then serves again", async () => {
     const busy = await createTestApp({
       sourceHosts: [origin.host],
-      transformConcurrency: 1,
-      transformQueue: 0,
-      resultCacheBytes: 0,
+      env: { OPTSTUFF_TRANSFORM_CONCURRENCY: "1", OPTSTUFF_TRANSFORM_QUEUE: "0", OPTSTUFF_RESULT_CACHE_BYTES: "0" },
     });
     try {
       const responses = await Promise.all(

@@ -5,7 +5,7 @@ import { apiKeys } from "@/server/db/schema";
 import { SOURCE_FAILURE_MEMORY_MS } from "@/server/delivery/source-failures";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createApiKey } from "@/server/tenancy/create-api-key";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, NO_REDIS, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
@@ -27,10 +27,9 @@ beforeAll(async () => {
     "/broken.png": (_, response) => void response.writeHead(500).end("upstream broke"),
   });
   app = await createTestApp({
-    redis: null,
     sourceHosts: [origin.host],
-    addressLimits: { requestsPerMinute: 30, transformsPerMinute: 1000 },
-    now: () => new Date(Date.now() + offsetMs),
+    env: { ...NO_REDIS, OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE: "30", OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: "1000" },
+    seams: { now: () => new Date(Date.now() + offsetMs) },
   });
 }, 60_000);
 afterAll(async () => {

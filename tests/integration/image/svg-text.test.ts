@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, testTransformIsolation, type TestApp } from "../../support/app";
+import { createTestApp, NO_REDIS, type TestApp } from "../../support/app";
+import type { TestSettings } from "../../support/settings";
 
 /**
  * SVG <text> is drawn with the bundled fonts, whatever the machine has. A machine without fonts
@@ -29,8 +30,11 @@ afterAll(async () => {
   for (const app of apps) await app.close();
 });
 
-async function appWith(options: Parameters<typeof createTestApp>[0]): Promise<TestApp> {
-  const app = await createTestApp({ redis: null, localSourceRoot: root, resultCacheBytes: 0, ...options });
+/** The transform processes inherit this process's FONTCONFIG_FILE (env.ts: transformProcessEnv). */
+async function appWith(env: TestSettings): Promise<TestApp> {
+  const app = await createTestApp({
+    env: { ...NO_REDIS, OPTSTUFF_LOCAL_SOURCE_ROOT: root, OPTSTUFF_RESULT_CACHE_BYTES: "0", ...env },
+  });
   apps.push(app);
   return app;
 }
@@ -55,10 +59,7 @@ async function inkOf(app: TestApp): Promise<[number, number]> {
 describe("SVG text on a machine without fonts", () => {
   let withoutFonts: TestApp;
   beforeAll(async () => {
-    withoutFonts = await appWith({
-      fontConfigFile: null,
-      transformIsolation: { ...testTransformIsolation(), env: { FONTCONFIG_FILE: NO_FONTS } },
-    });
+    withoutFonts = await appWith({ OPTSTUFF_SVG_FONTS: "system", OPTSTUFF_TRANSFORM_ISOLATION: "process" });
   }, 30_000);
 
   it("is a missing-glyph box with the machine's fonts (the failure this guards against)", async () => {
@@ -68,16 +69,14 @@ describe("SVG text on a machine without fonts", () => {
   });
 
   it("is the letter in the bundled fonts, in the transform processes", async () => {
-    const app = await appWith({
-      transformIsolation: { ...testTransformIsolation(), env: { FONTCONFIG_FILE: NO_FONTS } },
-    });
+    const app = await appWith({ OPTSTUFF_SVG_FONTS: "bundled", OPTSTUFF_TRANSFORM_ISOLATION: "process" });
     const [width, height] = await inkOf(app);
     expect(height).toBeGreaterThanOrEqual(26);
     expect(width).toBeLessThanOrEqual(6);
   });
 
   it("is the letter in the bundled fonts when transforms run in the server's process (Vercel)", async () => {
-    const app = await appWith({ transformIsolation: null });
+    const app = await appWith({ OPTSTUFF_SVG_FONTS: "bundled", OPTSTUFF_TRANSFORM_ISOLATION: "none" });
     const [width, height] = await inkOf(app);
     expect(height).toBeGreaterThanOrEqual(26);
     expect(width).toBeLessThanOrEqual(6);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "@/server/db/schema";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createApiKey } from "@/server/tenancy/create-api-key";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, redisSettings } from "../../support/app";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { clearOfWindowEdge } from "../../support/clock";
@@ -23,7 +23,10 @@ beforeAll(async () => {
   redis = await startRealRedis();
   origin = await startOrigin({ "/a.png": serveBytes(await makePng(20, 20), "image/png") });
   // Production settings: L1 on (1 s), real Redis behind it.
-  app = await createTestApp({ sourceHosts: [origin.host], redis: redis.settings, configCacheTtlMs: 1000 });
+  app = await createTestApp({
+    sourceHosts: [origin.host],
+    env: { ...redisSettings(redis.settings), OPTSTUFF_CONFIG_CACHE_TTL_MS: "1000" },
+  });
   await app.services.coordination.limiter.warmUp();
 }, 60_000);
 

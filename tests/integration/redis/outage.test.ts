@@ -6,7 +6,7 @@ import { apiKeys } from "@/server/db/schema";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { startRedisServer, type RedisProcess } from "../../../tools/redis-rest/redis-process";
 import { createRedisRestServer, type RedisRestServer } from "../../../tools/redis-rest/server";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, redisSettings } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
@@ -28,7 +28,10 @@ beforeAll(async () => {
   endpoint = await createRedisRestServer({ redis: { host: server.host, port: server.port }, token });
   origin = await startOrigin({ "/a.png": serveBytes(await makePng(20, 20), "image/png") });
   // L1 off: every request must go through Redis (or its failure policy) for config.
-  app = await createTestApp({ sourceHosts: [origin.host], redis: { url: endpoint.url, token }, configCacheTtlMs: 0 });
+  app = await createTestApp({
+    sourceHosts: [origin.host],
+    env: { ...redisSettings({ url: endpoint.url, token }), OPTSTUFF_CONFIG_CACHE_TTL_MS: "0" },
+  });
   await app.services.coordination.limiter.warmUp();
   key = await createApiKey(
     { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
-import type { ResultStoreSettings } from "@/server/result-store/types";
 import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createTestDatabase } from "../../support/database";
@@ -12,6 +11,7 @@ import { need } from "../../support/services";
 import { startS3, type LocalS3 } from "../../support/s3";
 import { buildSignedUrl } from "../../support/signed-url";
 import { setupAudit } from "../../support/audit";
+import type { TestSettings } from "../../support/settings";
 
 // Several instances need one shared PostgreSQL: this runs in CI's PostgreSQL + Redis + object store run.
 const needs = need("postgresql", "redis-server");
@@ -25,7 +25,7 @@ let photo: Buffer;
 let photoVersion = 1;
 const children: ChildProcess[] = [];
 
-function startInstance(store: ResultStoreSettings): Promise<string> {
+function startInstance(store: TestSettings): Promise<string> {
   const config = JSON.stringify({
     databaseUrl: database.url,
     redis: redis.settings,
@@ -119,7 +119,7 @@ describe.skipIf(needs.skip)(needs.title("three instances sharing PostgreSQL, Red
         allowLoopback: true,
       },
     );
-    const store: ResultStoreSettings = s3.storeSettings(await s3.bucket(), 512 * 1024 * 1024);
+    const store = s3.storeEnv(await s3.bucket(), 512 * 1024 * 1024);
     const instances = await Promise.all([startInstance(store), startInstance(store), startInstance(store)]);
     const image = (base: string, width: number) =>
       buildSignedUrl({

@@ -5,7 +5,7 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTracing } from "@/server/telemetry/start-tracing";
 import { stopTracing, tracingStarted } from "@/server/telemetry/spans";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, filesStore, type TestApp } from "../../support/app";
 import { callerFor, signUp } from "../../support/dashboard";
 import { descendants, startOtlpReceiver, type ReceivedSpan } from "../../support/otlp-receiver";
 
@@ -24,9 +24,11 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   resultsDir = mkdtempSync(path.join(os.tmpdir(), "optstuff-tracing-"));
   app = await createTestApp({
-    resultStore: { kind: "files", maxBytes: 64 * 2 ** 20, root: resultsDir },
-    // One transform at a time: a second one waits, and is started by the first one's end.
-    transformConcurrency: 1,
+    env: {
+      ...filesStore(resultsDir, 64 * 2 ** 20),
+      // One transform at a time: a second one waits, and is started by the first one's end.
+      OPTSTUFF_TRANSFORM_CONCURRENCY: "1",
+    },
   });
 
   // Before tracing starts: no span, whatever happens.

@@ -11,7 +11,7 @@ import { apiKeys, requestLog, requestSourceStats, requestStats, usageFlushLedger
 import { createLogger } from "@/server/log";
 import type { Services } from "@/server/services";
 import { createApiKey } from "@/server/tenancy/create-api-key";
-import { createTestApp, testRedisSettings, type TestApp } from "../../support/app";
+import { createTestApp, testRedisSettings, type TestApp, redisSettings } from "../../support/app";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 import { startRealRedis, type RealRedis } from "../../support/redis";
@@ -30,8 +30,8 @@ beforeAll(async () => {
   // The jobs' clock runs three minutes ahead, so the minute just served is old enough to flush.
   app = await createTestApp({
     sourceHosts: [origin.host],
-    redis: redis?.settings ?? null,
-    now: () => new Date(Date.now() + 3 * 60_000),
+    env: { ...redisSettings(redis?.settings ?? null) },
+    seams: { now: () => new Date(Date.now() + 3 * 60_000) },
   });
 }, 60_000);
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { meteringDelayMs } from "@/server/cron/metering-freshness";
 import { createCronJobs } from "@/server/cron/jobs";
 import { defaultSchedule, msUntilFlush } from "@/server/cron/schedule";
 import { defaultFlushOptions } from "@/server/usage/flush-usage-buffer";
-import { createTestApp, testRedisSettings, type TestApp } from "../../support/app";
+import { createTestApp, testRedisSettings, type TestApp, redisSettings } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
@@ -22,7 +22,7 @@ beforeAll(async () => {
   origin = await startOrigin({ "/a.png": serveBytes(await makePng(32, 24), "image/png") });
   // A flush sweeps every bucket in its Redis: its own redis-server, never one shared with other files.
   redis = testRedisSettings() ? await startRealRedis() : null;
-  app = await createTestApp({ sourceHosts: [origin.host], redis: redis?.settings ?? null });
+  app = await createTestApp({ sourceHosts: [origin.host], env: { ...redisSettings(redis?.settings ?? null) } });
 }, 60_000);
 afterAll(async () => {
   await app?.close();

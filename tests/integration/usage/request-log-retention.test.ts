@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { requestLog } from "@/server/db/schema";
 import { pruneRequestLog, REQUEST_LOG_RETENTION_DAYS } from "@/server/usage/retention";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
 import { buildTenantWorld } from "../../support/tenant-world";
 
 /** Retention walks each project's own index in batches: every project's old rows go, nothing newer. */
@@ -11,7 +11,7 @@ let app: TestApp;
 const projectIds: string[] = [];
 
 beforeAll(async () => {
-  app = await createTestApp({ redis: null });
+  app = await createTestApp({ env: NO_REDIS });
   const world = await buildTenantWorld(app.services, "retention");
   await world.owner.caller.project.create({
     teamSlug: world.teamSlug,

@@ -18,7 +18,7 @@ beforeAll(async () => {
     "/a.png": serveBytes(await makePng(40, 30), "image/png"),
     "/grain.png": serveBytes(grain, "image/png"),
   });
-  app = await createTestApp({ sourceHosts: [origin.host], requestLog: { failuresPerProjectMinute: 3 } });
+  app = await createTestApp({ sourceHosts: [origin.host], env: { OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE: "3" } });
 });
 afterAll(async () => {
   await app?.close();

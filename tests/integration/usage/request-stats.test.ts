@@ -7,7 +7,7 @@ import { createCounters } from "@/server/coordination/counters";
 import { createMemoryKeyValue } from "@/server/coordination/memory-key-value";
 import { projects, requestLog, requestStats } from "@/server/db/schema";
 import { createRequestLog, defaultRequestLogOptions } from "@/server/usage/request-log";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, NO_REDIS, type TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
 import { makePng } from "../../support/images";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
@@ -24,8 +24,11 @@ beforeAll(async () => {
   origin = await startOrigin({ "/a.png": serveBytes(await makePng(40, 30), "image/png") });
   app = await createTestApp({
     sourceHosts: [origin.host],
-    redis: null,
-    requestLog: { successesPerProjectMinute: 5, failuresPerProjectMinute: 2 },
+    env: {
+      ...NO_REDIS,
+      OPTSTUFF_REQUEST_LOG_SUCCESSES_PER_MINUTE: "5",
+      OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE: "2",
+    },
   });
 });
 afterAll(async () => {

@@ -12,7 +12,7 @@ const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISO
 let app: TestApp;
 beforeAll(async () => {
   // AVIF made after the answer for outputs of 100,000 pixels or more: the final AVIF is a variant too.
-  app = await createTestApp({ avifLaterMinPixels: 100_000 });
+  app = await createTestApp({ env: { OPTSTUFF_AVIF_LATER_MIN_PIXELS: "100000" } });
 }, 30_000);
 afterAll(() => app.close());
 

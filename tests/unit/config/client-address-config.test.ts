@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
 import { clientAddress } from "@/server/ratelimit/client-address";
-import { serviceOptionsFromEnv } from "@/server/service-options";
+import { clientAddressesOf } from "@/server/ratelimit/settings";
 import { vercelEnv } from "../../support/vercel-env";
 
 const production = {
@@ -9,7 +9,7 @@ const production = {
   OPTSTUFF_KEY_ENCRYPTION_SECRET: "k".repeat(32),
   BETTER_AUTH_SECRET: "a".repeat(32),
 };
-const policy = (env: Record<string, string>) => serviceOptionsFromEnv(parseEnv(env)).clientAddresses!;
+const policy = (env: Record<string, string>) => clientAddressesOf(parseEnv(env));
 
 describe("which proxies the client address skips", () => {
   it("trusts none by default: the socket's address counts", () => {

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
-import { serviceOptionsFromEnv } from "@/server/service-options";
+import { loadSecrets } from "@/server/config/secrets";
+import { metricsAccessOf } from "@/server/metrics/access";
 import { vercelEnv } from "../../support/vercel-env";
 
 const production = {
@@ -12,7 +13,7 @@ const production = {
   OPTSTUFF_KEY_ENCRYPTION_SECRET: "k".repeat(32),
   BETTER_AUTH_SECRET: "a".repeat(32),
 };
-const access = (env: Record<string, string>) => serviceOptionsFromEnv(parseEnv(env)).metrics;
+const access = (env: Record<string, string>) => metricsAccessOf(parseEnv(env));
 const dataDir = () => mkdtempSync(path.join(tmpdir(), "optstuff-metrics-access-"));
 
 describe("who may read /api/metrics", () => {
@@ -38,6 +39,8 @@ describe("who may read /api/metrics", () => {
     expect(readFileSync(file, "utf8")).toBe((first as { token: string }).token);
     // Kept across restarts, and not one of the other secrets.
     expect(access({ OPTSTUFF_DATA_DIR: dir })).toEqual(first);
+    // The server generates the other secrets at the same start.
+    loadSecrets(parseEnv({ OPTSTUFF_DATA_DIR: dir }));
     const secrets = JSON.parse(readFileSync(path.join(dir, "secrets.json"), "utf8")) as Record<string, string>;
     expect(Object.values(secrets)).not.toContain((first as { token: string }).token);
   });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { databasePooled, EnvironmentError, parseEnv } from "@/env";
-import { databaseTargetFromEnv, redisFromEnv, serviceOptionsFromEnv } from "@/server/service-options";
+import { EnvironmentError, parseEnv, publicBaseUrl } from "@/env";
+import { trustedOriginsOf } from "@/server/auth/origins";
+import { redisOf } from "@/server/coordination/settings";
+import { databasePooled } from "@/server/db/settings";
+import { databaseTargetOf, serverDatabaseTargetOf } from "@/server/db/target";
+import { responseMaxBytesOf } from "@/server/delivery/settings";
+import { fontConfigOf } from "@/server/image/settings";
+import { metricsAccessOf } from "@/server/metrics/access";
 import { vercelEnv } from "../../support/vercel-env";
 
 /** The variables a refusal names, or [] when the environment is accepted. */
@@ -70,7 +76,7 @@ describe("a deployment on Vercel", () => {
       KV_REST_API_TOKEN: "marketplace-token",
     };
     expect(refused(marketplace)).toEqual([]);
-    expect(redisFromEnv(parseEnv(marketplace))).toEqual({
+    expect(redisOf(parseEnv(marketplace))).toEqual({
       url: "https://marketplace.upstash.example",
       token: "marketplace-token",
     });
@@ -90,21 +96,21 @@ describe("a deployment on Vercel", () => {
   });
 
   it("turns /api/metrics off when told `off`", () => {
-    expect(serviceOptionsFromEnv(parseEnv({ ...vercelEnv, OPTSTUFF_METRICS_TOKEN: "off" })).metrics).toBe("off");
+    expect(metricsAccessOf(parseEnv({ ...vercelEnv, OPTSTUFF_METRICS_TOKEN: "off" }))).toBe("off");
   });
 
   it("caps image bodies under Vercel's 4.5 MB response limit, and nowhere else unless told", () => {
-    expect(serviceOptionsFromEnv(parseEnv(vercelEnv)).responseMaxBytes).toBe(4_400_000);
+    expect(responseMaxBytesOf(parseEnv(vercelEnv))).toBe(4_400_000);
     const selfHosted = { ...vercelEnv, VERCEL: undefined };
-    expect(serviceOptionsFromEnv(parseEnv(selfHosted)).responseMaxBytes).toBe(0);
+    expect(responseMaxBytesOf(parseEnv(selfHosted))).toBe(0);
     const told = { ...selfHosted, OPTSTUFF_RESPONSE_MAX_BYTES: "1000000" };
-    expect(serviceOptionsFromEnv(parseEnv(told)).responseMaxBytes).toBe(1_000_000);
+    expect(responseMaxBytesOf(parseEnv(told))).toBe(1_000_000);
     expect(refused({ OPTSTUFF_RESPONSE_MAX_BYTES: "-1" })).toEqual(["OPTSTUFF_RESPONSE_MAX_BYTES"]);
   });
 
   it("draws SVG text with the bundled fonts unless told to use the machine's", () => {
-    expect(serviceOptionsFromEnv(parseEnv(vercelEnv)).fontConfigFile).toMatch(/\/assets\/fonts\.conf$/);
-    expect(serviceOptionsFromEnv(parseEnv({ ...vercelEnv, OPTSTUFF_SVG_FONTS: "system" })).fontConfigFile).toBeNull();
+    expect(fontConfigOf(parseEnv(vercelEnv))).toMatch(/\/assets\/fonts\.conf$/);
+    expect(fontConfigOf(parseEnv({ ...vercelEnv, OPTSTUFF_SVG_FONTS: "system" }))).toBeNull();
   });
 
   it("signs a preview in at its own hosts, and production at its domain", () => {
@@ -115,18 +121,18 @@ describe("a deployment on Vercel", () => {
       VERCEL_URL: "optstuff-abc123-team.vercel.app",
       VERCEL_BRANCH_URL: "optstuff-git-feature-team.vercel.app",
     };
-    const options = serviceOptionsFromEnv(parseEnv(preview));
-    expect(options.publicBaseUrl).toBe("https://optstuff-git-feature-team.vercel.app");
-    expect(options.trustedOrigins).toEqual([
+    const options = parseEnv(preview);
+    expect(publicBaseUrl(options)).toBe("https://optstuff-git-feature-team.vercel.app");
+    expect(trustedOriginsOf(options)).toEqual([
       "https://optstuff-git-feature-team.vercel.app",
       "https://optstuff-abc123-team.vercel.app",
     ]);
-    const production = serviceOptionsFromEnv(parseEnv({ ...preview, VERCEL_ENV: "production" }));
-    expect(production.publicBaseUrl).toBe("https://img.example.com");
-    expect(production.trustedOrigins).toEqual([]);
+    const production = parseEnv({ ...preview, VERCEL_ENV: "production" });
+    expect(publicBaseUrl(production)).toBe("https://img.example.com");
+    expect(trustedOriginsOf(production)).toEqual([]);
     // An origin set on purpose wins, previews included.
-    const fixed = serviceOptionsFromEnv(parseEnv({ ...preview, OPTSTUFF_PUBLIC_BASE_URL: "https://img.example.com" }));
-    expect(fixed.publicBaseUrl).toBe("https://img.example.com");
+    const fixed = parseEnv({ ...preview, OPTSTUFF_PUBLIC_BASE_URL: "https://img.example.com" });
+    expect(publicBaseUrl(fixed)).toBe("https://img.example.com");
   });
 
   it("asks nothing of a self-hosted or embedded instance", () => {
@@ -166,9 +172,7 @@ describe("a DATABASE_URL through a pooler", () => {
   });
 
   it("is opened without migrating on Vercel, refusing a database that is behind; the command line takes the direct URL", () => {
-    const onVercel = serviceOptionsFromEnv(
-      parseEnv({ ...vercelEnv, DATABASE_URL_UNPOOLED: "postgres://direct/db" }),
-    ).database;
+    const onVercel = serverDatabaseTargetOf(parseEnv({ ...vercelEnv, DATABASE_URL_UNPOOLED: "postgres://direct/db" }));
     expect(onVercel).toMatchObject({
       kind: "postgres",
       url: vercelEnv.DATABASE_URL,
@@ -176,13 +180,11 @@ describe("a DATABASE_URL through a pooler", () => {
       migrate: false,
       requireCurrent: true,
     });
-    expect(databaseTargetFromEnv(parseEnv({ ...vercelEnv, DATABASE_URL_UNPOOLED: "postgres://direct/db" }))).toEqual({
+    expect(databaseTargetOf(parseEnv({ ...vercelEnv, DATABASE_URL_UNPOOLED: "postgres://direct/db" }))).toEqual({
       kind: "postgres",
       url: "postgres://direct/db",
     });
-    const selfHosted = serviceOptionsFromEnv(
-      parseEnv({ ...production, DATABASE_URL: "postgres://db.example/x" }),
-    ).database;
+    const selfHosted = serverDatabaseTargetOf(parseEnv({ ...production, DATABASE_URL: "postgres://db.example/x" }));
     expect(selfHosted).toMatchObject({ pooled: false, migrate: true, requireCurrent: false });
   });
 });

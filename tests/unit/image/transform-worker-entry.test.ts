@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TRANSFORM_WORKER } from "../../../scripts/build-transform-worker.mjs";
-import { TRANSFORM_WORKER_ENTRY } from "@/server/service-options";
+import { TRANSFORM_WORKER_ENTRY } from "@/server/image/isolation/settings";
 
 describe("transform worker script", () => {
   it("is written where the services look for it", () => {

@@ -11,7 +11,7 @@ import { residentBytes } from "./process-memory";
 import type { JobMessage } from "./protocol";
 import { spawnTransformProcess, type ProcessEnd, type TransformProcess } from "./transform-process";
 
-/** Transforms in killable child processes, as the server is configured (service-options.ts). */
+/** Transforms in killable child processes, as the server is configured (isolation/settings.ts: transformIsolationOf). */
 export interface TransformIsolation {
   /** The built transform process script. */
   entry: string;
