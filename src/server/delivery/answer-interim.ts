@@ -5,6 +5,7 @@ import type { AnswerContext } from "./answer-context";
 import { capped, type Answered } from "./answer-cap";
 import { producedOrFallback } from "./answer-fallback";
 import type { InterimTarget } from "./answer-plan";
+import { answerFinal } from "./answer-final";
 import { answerProduced } from "./answer-produced";
 import { finishLater } from "./finish-later";
 import { asInterim, INTERIM_MAX_AGE, interimIsFinal } from "./interim";
@@ -41,14 +42,10 @@ export async function answerInterim(context: AnswerContext, interim: InterimTarg
   const maxAvifPixels = deps.later?.avif.maxPixels ?? 0;
   if (await interimIsFinal(produced.result, { plan: interim.plan, ops: operations, maxAvifPixels })) {
     // Nothing better to make later: the interim result is the final answer, kept under the final key too.
-    const kept = await deps.produce.keep(context.address.storeKey, project.teamId, produced.result);
-    const answered = answerProduced(request, produced, common, progress);
-    // Capped as kept: an output over the response cap is redirected to the final key's object.
-    return capped(
-      { ...answered, report: { ...answered.report, variant: context.variant } },
-      kept,
-      { key: context.address.storeKey, team: project.teamId, maxSeconds },
-      deps,
+    return answerFinal(
+      context,
+      produced,
+      await deps.produce.keep(context.address.storeKey, project.teamId, produced.result),
     );
   }
   const answered = answerProduced(request, produced, { ...common, etag: interim.etag }, progress);

@@ -1,11 +1,12 @@
 import { negotiatesFormat, qualityModeOf } from "@/server/image";
 import type { SourceLocation } from "@/server/source";
 import { answerContext, type AnswerContext } from "./answer-context";
-import { capped, type Answered } from "./answer-cap";
+import type { Answered } from "./answer-cap";
 import { producedOrFallback } from "./answer-fallback";
+import { answerFinal } from "./answer-final";
 import { answerInterim, laterJob } from "./answer-interim";
 import { interimIfCold, planAnswer, type AnswerPlan } from "./answer-plan";
-import { answerProduced, type Progress } from "./answer-produced";
+import type { Progress } from "./answer-produced";
 import type { Authorized } from "./authorize";
 import type { DeliveryDeps, ImageHttpRequest } from "./delivery-types";
 import { asInterim } from "./interim";
@@ -53,22 +54,11 @@ async function answerBy(plan: AnswerPlan, context: AnswerContext): Promise<Answe
     }
     case "interim":
       return answerInterim(context, plan.interim);
-    case "final":
-      return answerFinal(context);
+    case "final": {
+      const made = await producedOrFallback(context, context.final);
+      return "fallback" in made ? made.fallback : answerFinal(context, made.produced);
+    }
   }
-}
-
-async function answerFinal(context: AnswerContext): Promise<Answered> {
-  const { request, progress, common, address, project, deps, maxSeconds } = context;
-  const made = await producedOrFallback(context, context.final);
-  if ("fallback" in made) return made.fallback;
-  const answered = answerProduced(request, made.produced, common, progress);
-  return capped(
-    { ...answered, report: { ...answered.report, variant: context.variant } },
-    made.produced,
-    { key: address.storeKey, team: project.teamId, maxSeconds },
-    deps,
-  );
 }
 
 /** A 304: the client has these bytes. Charged as a request; no work is done. */
