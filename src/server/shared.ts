@@ -63,7 +63,7 @@ export function createShared(
   const behindL1 = redis ? createRedisTier(truth, { kv: redis, logSampled, counters }) : truth;
   const config = createMemoryTier(behindL1, {
     ttlMs: env.OPTSTUFF_CONFIG_CACHE_TTL_MS,
-    maxEntries: 10_000,
+    maxEntries: env.OPTSTUFF_CONFIG_CACHE_ENTRIES,
     onLookup: (result) => counters.increment(`config_l1_${result}`),
   });
   return {

@@ -68,10 +68,12 @@ export interface TestApp {
 const BASE = "http://optstuff.test";
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  // Settings first: a refused one opens nothing.
+  const env = testEnv(options.env);
   const given = options.database;
   const database = given ? { ...given, close: async () => undefined } : await createTestDatabase();
   const log = createTestLogger("info");
-  const services = await createServices(testEnv(options.env), { logger: log, ...options.seams, database });
+  const services = await createServices(env, { logger: log, ...options.seams, database });
   const { project, key } = await bootstrap(
     { db: database.db, secretBox: services.secretBox, audit: setupAudit },
     {
