@@ -125,7 +125,7 @@ async function seedKeys(db: Database): Promise<BenchKey[]> {
   const byProject: BenchKey[][] = [];
   for (let p = 0; p < PROJECTS; p++) {
     const { project, key } = await bootstrap(
-      { db, secretBox, audit: auditTrail(commandLineActor, () => new Date()) },
+      { db, secretBox, audit: auditTrail(commandLineActor, () => new Date()), now: () => new Date() },
       { teamSlug: "bench", projectSlug: `project-${p}`, keyName: "key-0" },
     );
     // Past the dashboard's 50 active keys a project (tenancy/quotas.ts): the insert alone, as a fixture.

@@ -70,7 +70,12 @@ export async function benchProject(
   limits: { perMinute: number; perDay: number } = { perMinute: 100_000, perDay: 100_000_000 },
 ) {
   const made = await bootstrap(
-    { db: services.database.db, secretBox: services.secretBox, audit: auditTrail(commandLineActor, () => new Date()) },
+    {
+      db: services.database.db,
+      secretBox: services.secretBox,
+      audit: auditTrail(commandLineActor, () => new Date()),
+      now: () => new Date(),
+    },
     { teamSlug: slug, projectSlug: slug, keyName: "k", sourceHosts: ["local"] },
   );
   await services.database.db

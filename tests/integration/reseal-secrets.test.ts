@@ -23,12 +23,13 @@ describe("master-secret rotation", () => {
   it("re-seals every secret under the new master so the old one can be dropped, idempotently", async () => {
     const old = createSecretBox("master-2025");
     const first = await bootstrap(
-      { db: database.db, secretBox: old, audit: setupAudit },
+      { db: database.db, secretBox: old, audit: setupAudit, now: () => new Date() },
       { teamSlug: "acme", projectSlug: "blog", keyName: "a" },
     );
     const second = await createApiKey(
-      { db: database.db, secretBox: old, audit: setupAudit },
-      { projectId: first.project.id, name: "b" },
+      { db: database.db, secretBox: old, audit: setupAudit, now: () => new Date() },
+      { projectId: first.project.id },
+      { name: "b" },
     );
 
     const rotating = createSecretBox("master-2026", "master-2025");
@@ -56,7 +57,7 @@ describe("master-secret rotation", () => {
     database = await createTestDatabase();
     const old = createSecretBox("bucket-master-1");
     const { project } = await bootstrap(
-      { db: database.db, secretBox: old, audit: setupAudit },
+      { db: database.db, secretBox: old, audit: setupAudit, now: () => new Date() },
       { teamSlug: "media", projectSlug: "site", keyName: "a" },
     );
     const deps = {

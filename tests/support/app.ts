@@ -75,7 +75,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const log = createTestLogger("info");
   const services = await createServices(env, { logger: log, ...options.seams, database });
   const { project, key } = await bootstrap(
-    { db: database.db, secretBox: services.secretBox, audit: setupAudit },
+    { db: database.db, secretBox: services.secretBox, audit: setupAudit, now: () => new Date() },
     {
       teamSlug: "acme",
       projectSlug: "blog",

@@ -37,6 +37,7 @@ const deps = {
   db: database.db,
   secretBox: createSecretBox(secrets.keyEncryption, secrets.keyEncryptionPrevious),
   audit: setupAudit,
+  now: () => new Date(),
 };
 const keyOf = (key: { publicKey: string; secretKey: string }) => ({
   publicKey: key.publicKey,
@@ -50,7 +51,7 @@ try {
     sourceHosts: ["local", originHost],
     allowLoopback: true,
   });
-  const limited = await createApiKey(deps, { projectId: main.project.id, name: "limited", expiresAt: null });
+  const limited = await createApiKey(deps, { projectId: main.project.id }, { name: "limited", expiresAt: null });
   await database.db.update(apiKeys).set({ rateLimitPerMinute: 1 }).where(eq(apiKeys.publicKey, limited.publicKey));
   const referer = await bootstrap(deps, {
     teamSlug: "wire",

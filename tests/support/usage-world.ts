@@ -26,7 +26,7 @@ export async function createUsageWorld(kind: CoordinationKind) {
   const kv: KeyValue = redis ? createUpstashKeyValue(createUpstashClient(redis.settings)) : createMemoryKeyValue();
   const secretBox = createSecretBox("test-master");
   const { project } = await bootstrap(
-    { db: database.db, secretBox, audit: setupAudit },
+    { db: database.db, secretBox, audit: setupAudit, now: () => new Date() },
     { teamSlug: "acme", projectSlug: "site", keyName: "first" },
   );
   const tally = new Map<string, { requests: number; bytes: number }>();
@@ -37,7 +37,13 @@ export async function createUsageWorld(kind: CoordinationKind) {
     redis,
     projectId: project.id,
     async newKey(projectId = project.id) {
-      return (await createApiKey({ db: database.db, secretBox, audit: setupAudit }, { projectId, name: "k" })).id;
+      return (
+        await createApiKey(
+          { db: database.db, secretBox, audit: setupAudit, now: () => new Date() },
+          { projectId },
+          { name: "k" },
+        )
+      ).id;
     },
     /** Buffers `count` requests of `bytes` each through the request path's own function. */
     async serve(apiKeyId: string, at: Date, count: number, bytes = 100, projectId = project.id) {

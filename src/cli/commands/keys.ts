@@ -1,5 +1,6 @@
 import type { Command } from "@commander-js/extra-typings";
-import { createProjectKey, listApiKeys, revokeApiKey, rotateApiKey } from "@/server/tenancy/api-keys";
+import { listApiKeys, revokeApiKey, rotateApiKey } from "@/server/tenancy/api-keys";
+import { createApiKey } from "@/server/tenancy/create-api-key";
 import * as arg from "../arguments";
 import { JSON_HELP, PROJECT_HELP, TEAM_HELP, type Cli } from "../command-context";
 import { withReadDatabase, withWriteDatabase } from "../context";
@@ -54,8 +55,10 @@ export function registerKeys(program: Command, cli: Cli): void {
       const ctx = cli.context(command, options);
       await withWriteDatabase(ctx, async (deps) => {
         const { project, scope } = await resolveProject(deps.db, options.team, options.project);
-        const expiresAt = options.expiresInDays ? new Date(Date.now() + options.expiresInDays * DAY_MS) : null;
-        const key = await createProjectKey(deps, scope, {
+        const expiresAt = options.expiresInDays
+          ? new Date(deps.now().getTime() + options.expiresInDays * DAY_MS)
+          : null;
+        const key = await createApiKey(deps, scope, {
           name: options.name,
           expiresAt,
           createdBy: null,

@@ -7,7 +7,6 @@ import { AppError } from "@/server/errors";
 import {
   assertFutureExpiry,
   assertLimitsInOrder,
-  createApiKey,
   insertApiKey,
   keyChanges,
   keyTarget,
@@ -62,15 +61,6 @@ export async function listApiKeys(deps: Pick<TenancyDeps, "db" | "now">, scope: 
     .orderBy(desc(apiKeys.createdAt));
   const now = deps.now();
   return rows.map((row) => ({ ...row, status: keyStatus(row, now), limits: effectiveKeyLimits(row) }));
-}
-
-export async function createProjectKey(
-  deps: Pick<TenancyDeps, "db" | "secretBox" | "now" | "audit">,
-  scope: ProjectScope,
-  /** createdBy: the dashboard's user, or null for the command line. */
-  input: { name: string; expiresAt: Date | null; createdBy: string | null } & KeyLimits,
-): Promise<CreatedApiKey> {
-  return createApiKey(deps, { ...input, projectId: scope.projectId }, deps.now());
 }
 
 /**

@@ -31,7 +31,7 @@ export interface BootstrapResult {
  * Changing an existing project's hosts does not drop its cached copy: the caller does.
  */
 export async function bootstrap(
-  deps: { db: Database; secretBox: SecretBox; audit: AuditTrail },
+  deps: { db: Database; secretBox: SecretBox; audit: AuditTrail; now: () => Date },
   input: BootstrapInput,
 ): Promise<BootstrapResult> {
   const policy = { allowLoopback: input.allowLoopback ?? false };
@@ -60,6 +60,6 @@ export async function bootstrap(
       policy,
     );
   }
-  const key = await createApiKey(deps, { projectId: project.id, name: input.keyName });
+  const key = await createApiKey(deps, { projectId: project.id }, { name: input.keyName });
   return { team, project, key, created: { team: !existingTeam, project: !existingProject } };
 }

@@ -33,20 +33,26 @@ export function assertLimitsInOrder(perMinute: number | null | undefined, perDay
     });
 }
 
-type NewKey = { projectId: string; name: string; expiresAt?: Date | null; createdBy?: string | null } & KeyLimits;
+/** A new key: its name, expiry (null: never), limits (null: the instance's) and maker (null: the command line). */
+export type NewKey = { name: string; expiresAt?: Date | null; createdBy?: string | null } & KeyLimits;
 
-/** Makes a key, within the active keys a project may have (quotas.ts): the dashboard's and the command line's. */
+/**
+ * Makes a key, within the active keys a project may have (quotas.ts): the dashboard's, the command
+ * line's and the quickstart's. One clock reading decides both the expiry check and the quota.
+ */
 export async function createApiKey(
-  deps: { db: Database; secretBox: SecretBox; audit: AuditTrail },
+  deps: { db: Database; secretBox: SecretBox; audit: AuditTrail; now: () => Date },
+  scope: { projectId: string },
   input: NewKey,
-  now = new Date(),
 ): Promise<CreatedApiKey> {
+  const now = deps.now();
+  const { projectId } = scope;
   return deps.db.transaction(async (tx) => {
-    const teamId = await assertRoomForKey(tx, input.projectId, now);
-    const created = await insertApiKey({ db: tx, secretBox: deps.secretBox }, input, now);
+    const teamId = await assertRoomForKey(tx, projectId, now);
+    const created = await insertApiKey({ db: tx, secretBox: deps.secretBox }, { ...input, projectId }, now);
     await deps.audit.record(tx, {
       teamId,
-      projectId: input.projectId,
+      projectId,
       action: "api_key.created",
       target: keyTarget(created.id, input.name, created.publicKey),
       changes: keyChanges(null, { ...input, publicKey: created.publicKey }),
@@ -107,7 +113,7 @@ async function assertRoomForKey(tx: Database, projectId: string, now: Date): Pro
  */
 export async function insertApiKey(
   deps: { db: Database; secretBox: SecretBox },
-  input: NewKey,
+  input: NewKey & { projectId: string },
   now: Date,
 ): Promise<CreatedApiKey> {
   assertFutureExpiry(input.expiresAt, now);

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/server/db/client";
-import { createProjectKey } from "@/server/tenancy/api-keys";
+import { createApiKey } from "@/server/tenancy/create-api-key";
 import { createProject, findProject } from "@/server/tenancy/projects";
 import { findTeamBySlug } from "@/server/tenancy/teams";
 import { createSecretBox, sign, signaturePayload } from "@/server/signing";
@@ -440,7 +440,7 @@ describe("optstuff within the quotas", () => {
       const filler = { db: handle.db, secretBox: createSecretBox("filler"), now: () => new Date(), audit: setupAudit };
       for (let i = 1; i < 50; i++) {
         await createProject({ db: handle.db, audit: setupAudit }, { teamId: team.id, name: `p${i}`, slug: `p${i}` });
-        await createProjectKey(filler, scope, { name: `k${i}`, expiresAt: null, createdBy: null });
+        await createApiKey(filler, scope, { name: `k${i}`, expiresAt: null, createdBy: null });
       }
     } finally {
       await handle.close();

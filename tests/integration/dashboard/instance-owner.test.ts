@@ -45,10 +45,13 @@ describe("the teams the command line made before anyone signed up", () => {
     const ownerId = (await findInstanceOwner({ db }))!.id;
     const secretBox = app.services.secretBox;
     await bootstrap(
-      { db, secretBox, audit: setupAudit },
+      { db, secretBox, audit: setupAudit, now: () => new Date() },
       { teamSlug: "made-later", projectSlug: "site", keyName: "k", ownerId },
     );
-    await bootstrap({ db, secretBox, audit: setupAudit }, { teamSlug: "orphan", projectSlug: "site", keyName: "k" });
+    await bootstrap(
+      { db, secretBox, audit: setupAudit, now: () => new Date() },
+      { teamSlug: "orphan", projectSlug: "site", keyName: "k" },
+    );
     const [{ email }] = [(await findInstanceOwner({ db }))!];
     const signIn = await authRequest(app.services, "/sign-in/email", { email, password: "correct horse battery" });
     expect(signIn.status).toBe(200);

@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createProjectKey } from "@/server/tenancy/api-keys";
+import { createApiKey } from "@/server/tenancy/create-api-key";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createProject, findProject } from "@/server/tenancy/projects";
 import { findTeamBySlug } from "@/server/tenancy/teams";
@@ -14,7 +14,7 @@ import { setupAudit } from "../../support/audit";
  * What one account or team may hold (docs/security.md, dashboard): teams an account owns, projects a
  * team has, active keys a project has, and uploads a team makes in an hour. Refused at creation with
  * the limit named; deleting or revoking makes room. The command line goes through the same domain
- * functions (bootstrap, createProjectKey), so it meets the same refusals (tests/integration/cli).
+ * functions (bootstrap, createApiKey), so it meets the same refusals (tests/integration/cli).
  */
 let app: TestApp;
 
@@ -141,7 +141,7 @@ describe("creations at the same moment", () => {
 
     const scope = { teamId, projectId: (await findProject({ db }, teamId, "p1"))!.id };
     for (let i = 1; i <= 49; i++)
-      await createProjectKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
+      await createApiKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
         name: `k${i}`,
         expiresAt: null,
         createdBy: null,
@@ -159,7 +159,7 @@ describe("active keys a project has", () => {
     const project = await user.caller.project.create({ teamSlug, name: "Shop", slug: "shop" });
     const scope = { teamId, projectId: project.id };
     for (let i = 1; i <= 49; i++)
-      await createProjectKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
+      await createApiKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
         name: `k${i}`,
         expiresAt: null,
         createdBy: null,
@@ -173,7 +173,7 @@ describe("active keys a project has", () => {
     });
     // The command line creates keys through the same function.
     await expect(
-      createProjectKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
+      createApiKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
         name: "cli",
         expiresAt: null,
         createdBy: null,

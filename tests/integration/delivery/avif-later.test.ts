@@ -129,8 +129,9 @@ describe("AVIF without the wait", () => {
   it("charges the key for the later encode as a transform of its own", async () => {
     await clearOfWindowEdge();
     const key = await createApiKey(
-      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
-      { projectId: app.projectId, name: "later-limits" },
+      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
+      { projectId: app.projectId },
+      { name: "later-limits" },
     );
     await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 2 }).where(eq(apiKeys.id, key.id));
     const signed = (operations: string) =>

@@ -39,8 +39,9 @@ afterAll(async () => {
 async function keyWithLimits(perMinute: number | null, perDay: number | null) {
   await clearOfWindowEdge();
   const key = await createApiKey(
-    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
-    { projectId: app.projectId, name: `limits-${perMinute}-${perDay}` },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
+    { projectId: app.projectId },
+    { name: `limits-${perMinute}-${perDay}` },
   );
   await app.services.database.db
     .update(apiKeys)

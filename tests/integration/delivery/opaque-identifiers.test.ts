@@ -16,7 +16,7 @@ let other: { projectId: string; key: { publicKey: string; secretKey: string } };
 beforeAll(async () => {
   app = await createTestApp({ env: NO_REDIS });
   const made = await bootstrap(
-    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
     { teamSlug: "elsewhere", projectSlug: "gallery", keyName: "k", sourceHosts: ["local"] },
   );
   other = { projectId: made.project.id, key: made.key };

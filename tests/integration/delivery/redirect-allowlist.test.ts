@@ -36,7 +36,7 @@ afterAll(async () => {
 /** Another project of the app, with its own source list and key. */
 async function project(slug: string, sourceHosts: string[]) {
   const created = await bootstrap(
-    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
     { teamSlug: `team-${slug}`, projectSlug: slug, keyName: "k", sourceHosts, allowLoopback: true },
   );
   return { slug, key: { publicKey: created.key.publicKey, secretKey: created.key.secretKey } };

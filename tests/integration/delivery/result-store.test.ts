@@ -96,7 +96,7 @@ describe("result store", () => {
           env: { ...store(40 * 1024), OPTSTUFF_RESULT_CACHE_BYTES: "0" },
         });
         const quiet = await bootstrap(
-          { db: database.db, secretBox: shared.services.secretBox, audit: setupAudit },
+          { db: database.db, secretBox: shared.services.secretBox, audit: setupAudit, now: () => new Date() },
           {
             teamSlug: "quiet",
             projectSlug: "quiet-site",

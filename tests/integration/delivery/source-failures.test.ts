@@ -40,8 +40,9 @@ afterAll(async () => {
 async function keyWithMinuteLimit(perMinute: number) {
   await clearOfWindowEdge();
   const key = await createApiKey(
-    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
-    { projectId: app.projectId, name: `failures-${perMinute}` },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
+    { projectId: app.projectId },
+    { name: `failures-${perMinute}` },
   );
   await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: perMinute }).where(eq(apiKeys.id, key.id));
   return key;

@@ -39,7 +39,12 @@ for (const cluster of [false, true]) {
       [redis, database] = await Promise.all([startRealRedis({ cluster }), createTestDatabase()]);
       kv = createCoordination(redis.settings).kv;
       const created = await bootstrap(
-        { db: database.db, secretBox: createSecretBox("race-master", undefined), audit: setupAudit },
+        {
+          db: database.db,
+          secretBox: createSecretBox("race-master", undefined),
+          audit: setupAudit,
+          now: () => new Date(),
+        },
         { teamSlug: "race", projectSlug: "race", keyName: "k" },
       );
       publicKey = created.key.publicKey;

@@ -53,8 +53,9 @@ async function measure(kind: string, path: string, init?: RequestInit): Promise<
 describe.skipIf(redisServer.skip)(redisServer.title("hot-path Redis budget"), () => {
   it("lets concurrent cold requests for one key share one read of it (no stampede)", async () => {
     const key = await createApiKey(
-      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
-      { projectId: app.projectId, name: "stampede" },
+      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
+      { projectId: app.projectId },
+      { name: "stampede" },
     );
     await app.services.invalidate.project(app.projectId); // the project is cold too
     await app.settled();
@@ -71,8 +72,9 @@ describe.skipIf(redisServer.skip)(redisServer.title("hot-path Redis budget"), ()
   it("takes one blocking round trip when warm, whatever the request costs, and says what cold and refused requests cost", async () => {
     await clearOfWindowEdge();
     const key = await createApiKey(
-      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
-      { projectId: app.projectId, name: "budget" },
+      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
+      { projectId: app.projectId },
+      { name: "budget" },
     );
     await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 3 }).where(eq(apiKeys.id, key.id));
     const url = (n: number) => app.signedPath(`w_${n}`, `http://${origin.host}/a.png`, { key });

@@ -34,8 +34,9 @@ beforeAll(async () => {
   });
   await app.services.coordination.limiter.warmUp();
   key = await createApiKey(
-    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit },
-    { projectId: app.projectId, name: "outage" },
+    { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
+    { projectId: app.projectId },
+    { name: "outage" },
   );
   await app.services.database.db.update(apiKeys).set({ rateLimitPerMinute: 5 }).where(eq(apiKeys.id, key.id));
 }, 60_000);

@@ -110,7 +110,7 @@ afterAll(async () => {
 describe.skipIf(needs.skip)(needs.title("three instances sharing PostgreSQL, Redis and an S3-compatible store"), () => {
   it("make each of 10 cold variants about once for 100 concurrent requests, and a purge on one is seen by another within 2 s", async () => {
     const { project, key, team } = await bootstrap(
-      { db: database.db, secretBox: createSecretBox(MASTER), audit: setupAudit },
+      { db: database.db, secretBox: createSecretBox(MASTER), audit: setupAudit, now: () => new Date() },
       {
         teamSlug: "shared-results",
         projectSlug: "site",

@@ -136,8 +136,9 @@ describe("cron routes", () => {
       },
     ]);
     const expiring = await createApiKey(
-      { db, secretBox: app.services.secretBox, audit: setupAudit },
-      { projectId: app.projectId, name: "expiring" },
+      { db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
+      { projectId: app.projectId },
+      { name: "expiring" },
     );
     await db
       .update(apiKeys)

@@ -25,7 +25,7 @@ beforeAll(async () => {
   ({
     project: { id: projectId },
   } = await bootstrap(
-    { db: database.db, secretBox: createSecretBox("k"), audit: setupAudit },
+    { db: database.db, secretBox: createSecretBox("k"), audit: setupAudit, now: () => new Date() },
     { teamSlug: "compact", projectSlug: "site", keyName: "k" },
   ));
 });

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { keyLimitsSchema, rotationGraceSchema } from "@/lib/schemas/api-key";
 import { nameSchema as name } from "@/lib/schemas/names";
 import { envBlock } from "@/lib/snippets";
-import { createProjectKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from "@/server/tenancy/api-keys";
+import { listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from "@/server/tenancy/api-keys";
+import { createApiKey } from "@/server/tenancy/create-api-key";
 import { projectProcedure, router } from "../trpc";
 
 const keyId = z.object({ keyId: z.uuid() });
@@ -14,7 +15,7 @@ export const apiKeyRouter = router({
   create: projectProcedure("apiKey.create")
     .input(z.object({ name, expiresAt: z.date().nullable() }).extend(keyLimitsSchema.shape))
     .mutation(async ({ ctx, input }) => {
-      const key = await createProjectKey(ctx.tenancy, ctx.scope, { ...input, createdBy: ctx.user.id });
+      const key = await createApiKey(ctx.tenancy, ctx.scope, { ...input, createdBy: ctx.user.id });
       return { ...key, env: envBlock({ baseUrl: ctx.services.publicBaseUrl, projectSlug: ctx.project.slug, ...key }) };
     }),
 
