@@ -7,8 +7,9 @@ export async function register(): Promise<void> {
   const { startServer } = await import("./server/startup");
   await startServer();
   // After the environment was checked; before the first request, which Next holds until this returns.
+  const { env } = await import("./env");
   const { startTracingIfConfigured } = await import("./server/telemetry/configured");
-  const tracing = await startTracingIfConfigured();
+  const tracing = await startTracingIfConfigured(env());
   // Traced, an image request keeps Next's span for it (its route and timing) as the root of its trace.
   if (tracing) return;
   const { publishImageApi } = await import("./server/http/published-image-api");

@@ -1,12 +1,12 @@
 import path from "node:path";
-import { env as readEnv, type Env } from "@/env";
+import { env as readEnv, transformProcessEnv, type Env } from "@/env";
 import { loadSecrets, type Secrets } from "@/server/config/secrets";
 import type { CronJobs } from "@/server/cron/jobs";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { ownedByServer } from "@/server/db/server-owned";
 import { EMBEDDED_DATABASE_ENTRY, serverDatabaseTargetOf } from "@/server/db/target";
 import { createLogger, describeError, type Logger } from "@/server/log";
-import { metricsAccessOf, type MetricsAccess } from "@/server/metrics/access";
+import { metricsAccessOf, type MetricsAccess } from "@/server/metrics-access";
 import { shutDown } from "@/server/shutdown";
 import { stopTracing } from "@/server/telemetry/spans";
 import { createDeliveryPlane, type DeliveryPlane } from "@/server/delivery/plane";
@@ -56,7 +56,7 @@ export async function createServices(env: Env, seams: Seams = {}): Promise<Servi
   const deliveryPlane = await createDeliveryPlane(
     env,
     { ...shared, teamsOf: (ids) => teamsOfProjects(database, ids) },
-    seams,
+    { ...seams, childEnv: transformProcessEnv() },
   );
   const { delivery, results, store, checkUpload, previewOperations, transformIsolation } = deliveryPlane;
   const usage = createUsagePlane(env, { ...shared, delivery: deliveryPlane });

@@ -1,6 +1,6 @@
 import { publicBaseUrl as publicBaseUrlOf, type Env } from "@/env";
 import type { Auth, AuthOptions } from "@/server/auth/create-auth";
-import { trustedOriginsOf } from "@/server/auth/origins";
+import { trustedOriginsOf } from "@/server/api/origins";
 import { oauthOf } from "@/server/auth/settings";
 import { enabledProviders } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";

@@ -1,4 +1,4 @@
-import { rateLimitSettings } from "@/server/ratelimit/settings";
+import { coordinationSettings } from "./settings";
 import type { LimitWindow, RateLimiter } from "./types";
 import { WINDOW_MS } from "./windows";
 
@@ -45,7 +45,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
 } {
   const now = options.now ?? Date.now;
   const isAddress = options.isAddress ?? (() => false);
-  const maxAddresses = options.maxAddresses ?? rateLimitSettings.settings.OPTSTUFF_ADDRESS_WINDOWS_MAX.default;
+  const maxAddresses = options.maxAddresses ?? coordinationSettings.settings.OPTSTUFF_ADDRESS_WINDOWS_MAX.default;
   const addresses = new Map<string, Counts>();
   const others = new Map<string, Counts>();
   let nextSweep = 0;

@@ -1,4 +1,4 @@
-import { group, text, type ValuesOf } from "@/server/config/setting";
+import { group, integer, text, type ValuesOf } from "@/server/config/setting";
 import type { UpstashSettings } from "./upstash-client";
 
 /** Redis over the Upstash REST protocol; without it rate limits, caches and the usage buffer stay in process. */
@@ -12,6 +12,12 @@ export const coordinationSettings = group("Redis (rate limits, caches, usage buf
     doc: "The same endpoint as Vercel's marketplace integration of Upstash names it: read when the `UPSTASH_` pair is not set.",
   }),
   KV_REST_API_TOKEN: text({ doc: "Its token.", secret: true }),
+  OPTSTUFF_ADDRESS_WINDOWS_MAX: integer({
+    default: 100_000,
+    min: 100,
+    max: 10_000_000,
+    doc: "Without Redis, the client-address windows kept in memory (about 200 bytes each); past it expired, then admitting windows are dropped, a refusing one never (docs/security.md).",
+  }),
 });
 
 export type CoordinationValues = ValuesOf<typeof coordinationSettings>;

@@ -1,4 +1,5 @@
-import type { Env } from "@/env";
+import type { AuditValues } from "@/server/audit/settings";
+import type { DatabaseValues } from "@/server/db/settings";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { Coordination } from "@/server/coordination/create-coordination";
 import type { DatabaseHandle } from "@/server/db/client";
@@ -6,9 +7,8 @@ import type { Logger } from "@/server/log";
 import type { Mailer } from "@/server/mail/mailer";
 import type { ResultStore } from "@/server/result-store/types";
 import type { SecretBox } from "@/server/signing";
-import type { Seams } from "@/server/shared";
-import { createSourceFetcher } from "@/server/source";
-import { fetchLimitsOf, localSourceRootOf } from "@/server/source/settings";
+import { createSourceFetcher, type NetDeps } from "@/server/source";
+import { fetchLimitsOf, localSourceRootOf, type SourceValues } from "@/server/source/settings";
 import { scheduleOnDemand } from "./cron-clock";
 import { createCronJobs, type CronJobs } from "./jobs";
 
@@ -35,7 +35,11 @@ export interface JobsPlane {
 }
 
 /** The cron jobs (the routes Vercel Cron calls) and the in-process scheduler that runs them elsewhere. */
-export function createJobsPlane(env: Env, shared: JobsShared, seams: Pick<Seams, "net"> = {}): JobsPlane {
+export function createJobsPlane(
+  env: SourceValues & AuditValues & Pick<DatabaseValues, "DATABASE_URL">,
+  shared: JobsShared,
+  seams: { net?: NetDeps } = {},
+): JobsPlane {
   const { database, coordination, logger } = shared;
   const cron = createCronJobs({
     db: database.db,

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { transformProcessEnv, type Env } from "@/env";
 import type { CachedConfigStore } from "@/server/config-cache";
 import type { Coordination } from "@/server/coordination/create-coordination";
 import type { Counters } from "@/server/coordination/counters";
@@ -12,17 +11,20 @@ import type { TransformScheduler } from "@/server/image";
 import { createUploadCheck, uploadLimits, type UploadCheck } from "@/server/image/check-upload";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { transformIsolationOf } from "@/server/image/isolation/settings";
-import { fontConfigOf, transformLimitsOf } from "@/server/image/settings";
+import { fontConfigOf, transformLimitsOf, type ImageValues } from "@/server/image/settings";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { addressLimitsOf } from "@/server/ratelimit/request-limits";
-import { clientAddressesOf } from "@/server/ratelimit/settings";
-import { resultStoreOf } from "@/server/result-store/settings";
+import { clientAddressesOf, type RateLimitValues } from "@/server/ratelimit/settings";
+import { resultStoreOf, type ResultStoreValues } from "@/server/result-store/settings";
 import { createResultStore } from "@/server/result-store/create-store";
 import { createSharedResults, type SharedResults } from "@/server/result-store/shared-results";
 import type { ResultStore } from "@/server/result-store/types";
 import { createSourceFetcher } from "@/server/source";
-import { DOWNLOAD_THREAD_ENTRY, fetchLimitsOf, localSourceRootOf } from "@/server/source/settings";
-import type { Seams } from "@/server/shared";
+import { DOWNLOAD_THREAD_ENTRY, fetchLimitsOf, localSourceRootOf, type SourceValues } from "@/server/source/settings";
+import type { NetDeps } from "@/server/source";
+import type { PlatformValues } from "@/server/config/platform-settings";
+import type { ServerValues } from "@/server/config/server-settings";
+import type { DatabaseValues } from "@/server/db/settings";
 import { createDownloadThread } from "@/server/source/download-thread/download-thread";
 import { createSourceCache } from "@/server/source/source-cache";
 import type { DeliveryDeps } from "./delivery-types";
@@ -33,10 +35,30 @@ import { createOperationsPreview, PREVIEW_SAMPLE, previewLimits, type PreviewOpe
 import { createProducer } from "./produce";
 import { createProjectImageLoader } from "./project-image-bytes";
 import { createSourceFailureMemory } from "./source-failures";
-import { responseMaxBytesOf } from "./settings";
+import { responseMaxBytesOf, type DeliveryValues } from "./settings";
 
 /** The longest a later job waits for the scheduler's room before it tries anyway (and may be refused). */
 const LATER_MAX_WAIT_MS = 60_000;
+
+/** The settings the plane reads: its modules' groups (each module's settings.ts), and the platform's. */
+export type DeliverySettings = ImageValues &
+  SourceValues &
+  DeliveryValues &
+  ResultStoreValues &
+  RateLimitValues &
+  Pick<PlatformValues, "VERCEL"> &
+  Pick<DatabaseValues, "DATABASE_URL"> &
+  Pick<ServerValues, "OPTSTUFF_DATA_DIR">;
+
+/** What is injected rather than configured. */
+export interface DeliverySeams {
+  /** Network seams for the source fetcher (tests): the download thread is not used with them. */
+  net?: NetDeps;
+  /** The photo previews are made of (the committed demo photo unless a test says otherwise). */
+  previewSample?: string;
+  /** What a transform process may see of this one's environment (env.ts: transformProcessEnv). */
+  childEnv: Record<string, string>;
+}
 
 /** What the plane takes of the clients every plane shares (shared.ts). */
 export interface DeliveryShared {
@@ -79,9 +101,9 @@ export interface DeliveryPlane {
  * and transforms decode uploads and draw previews, so they are bounded and shared fairly too.
  */
 export async function createDeliveryPlane(
-  env: Env,
+  env: DeliverySettings,
   shared: DeliveryShared,
-  seams: Pick<Seams, "net" | "previewSample"> = {},
+  seams: DeliverySeams,
 ): Promise<DeliveryPlane> {
   const { database, counters, coordination, logger, logSampled, now } = shared;
   const limits = transformLimitsOf(env);
@@ -95,7 +117,7 @@ export async function createDeliveryPlane(
     maxQueue: env.OPTSTUFF_TRANSFORM_QUEUE,
     fairShare: env.OPTSTUFF_TRANSFORM_FAIR_SHARE === "on",
   });
-  const isolation = transformIsolationOf(env, transformProcessEnv());
+  const isolation = transformIsolationOf(env, seams.childEnv);
   const pool = isolation
     ? createProcessPool({
         entry: isolation.entry,

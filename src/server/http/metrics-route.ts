@@ -3,7 +3,7 @@ import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
 import { bearerMatches } from "@/server/wire/bearer";
 
-/** Prometheus text exposition: off (404) or behind a bearer token (metrics/access.ts). */
+/** Prometheus text exposition: off (404) or behind a bearer token (metrics-access.ts). */
 export function createMetricsRouteHandler(getServices: () => Promise<Services>) {
   return async function handle(request: Request): Promise<Response> {
     const headers = { "Cache-Control": "no-store" };

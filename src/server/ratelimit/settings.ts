@@ -40,12 +40,6 @@ export const rateLimitSettings = group("Client addresses and rate limits", {
     min: 1,
     doc: "Failed authentications per client address and minute before that address is refused for the minute.",
   }),
-  OPTSTUFF_ADDRESS_WINDOWS_MAX: integer({
-    default: 100_000,
-    min: 100,
-    max: 10_000_000,
-    doc: "Without Redis, the client-address windows kept in memory (about 200 bytes each); past it expired, then admitting windows are dropped, a refusing one never (docs/security.md).",
-  }),
 });
 
 export type RateLimitValues = ValuesOf<typeof rateLimitSettings>;

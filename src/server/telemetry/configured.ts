@@ -1,8 +1,8 @@
-import { env, type Env } from "@/env";
 import { bootLogger } from "@/server/log";
+import type { TracingValues } from "./settings";
 
 /** The collector's traces URL: the specific variable as given, else the base URL's `/v1/traces`. */
-export function tracesUrl(e: Env): string | null {
+export function tracesUrl(e: TracingValues): string | null {
   if (e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   if (!e.OTEL_EXPORTER_OTLP_ENDPOINT) return null;
   return `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`;
@@ -12,7 +12,7 @@ export function tracesUrl(e: Env): string | null {
  * Starts tracing when an endpoint is set; otherwise loads nothing (src/instrumentation.ts). True when
  * tracing runs.
  */
-export async function startTracingIfConfigured(e: Env = env()): Promise<boolean> {
+export async function startTracingIfConfigured(e: TracingValues): Promise<boolean> {
   const url = tracesUrl(e);
   if (url === null) return false;
   const protocol = e.OTEL_EXPORTER_OTLP_PROTOCOL;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { choice, group, parsed, textWithDefault } from "@/server/config/setting";
+import { choice, group, parsed, textWithDefault, type ValuesOf } from "@/server/config/setting";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional();
 
@@ -45,3 +45,5 @@ export const tracingSettings = group("Tracing", {
   }),
   OTEL_SERVICE_NAME: textWithDefault({ default: "optstuff", doc: "The `service.name` the traces carry." }),
 });
+
+export type TracingValues = ValuesOf<typeof tracingSettings>;

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
 import { loadSecrets } from "@/server/config/secrets";
-import { metricsAccessOf } from "@/server/metrics/access";
+import { metricsAccessOf } from "@/server/metrics-access";
 import { vercelEnv } from "../../support/vercel-env";
 
 const production = {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { EnvironmentError, parseEnv, publicBaseUrl } from "@/env";
-import { trustedOriginsOf } from "@/server/auth/origins";
+import { trustedOriginsOf } from "@/server/api/origins";
 import { redisOf } from "@/server/coordination/settings";
 import { databasePooled } from "@/server/db/settings";
 import { databaseTargetOf, serverDatabaseTargetOf } from "@/server/db/target";
 import { responseMaxBytesOf } from "@/server/delivery/settings";
 import { fontConfigOf } from "@/server/image/settings";
-import { metricsAccessOf } from "@/server/metrics/access";
+import { metricsAccessOf } from "@/server/metrics-access";
 import { vercelEnv } from "../../support/vercel-env";
 
 /** The variables a refusal names, or [] when the environment is accepted. */
