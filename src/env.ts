@@ -161,26 +161,6 @@ export function env(): Env {
   return cached;
 }
 
-/**
- * The public origin, worked out of the settings: the dashboard, the snippets and every command print
- * it. A command run in another shell than the server's lacks the server's settings: it takes the
- * address the server wrote down at start instead (src/server/config/server-address.ts).
- */
-export function publicBaseUrl(e: Env): string {
-  if (e.OPTSTUFF_PUBLIC_BASE_URL) return e.OPTSTUFF_PUBLIC_BASE_URL.replace(/\/+$/, "");
-  // A preview is not reached at the production domain: its sign-in would refuse its own pages' origin.
-  const [preview] = previewOrigins(e);
-  if (preview) return preview;
-  if (e.VERCEL_PROJECT_PRODUCTION_URL) return `https://${e.VERCEL_PROJECT_PRODUCTION_URL}`;
-  return `http://${visitableHost(e.HOST)}:${e.PORT}`;
-}
-
-/** HOST as a URL names it: a wildcard is where the server listens, not an address to visit (loopback reaches it). */
-function visitableHost(host: string): string {
-  if (host === "0.0.0.0" || host === "::" || host === "[::]") return "127.0.0.1";
-  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-}
-
 /** The variables publicBaseUrl is made of. */
 const ADDRESS_VARIABLES = [
   "OPTSTUFF_PUBLIC_BASE_URL",
@@ -196,12 +176,6 @@ export function addressInEnvironment(source: Record<string, string | undefined> 
   return ADDRESS_VARIABLES.some((name) => source[name] !== undefined && source[name] !== "");
 }
 
-/** A Vercel preview's own origins, its branch's first (stable across its deployments); none elsewhere. */
-export function previewOrigins(e: Env): string[] {
-  if (e.VERCEL === undefined || e.VERCEL_ENV !== "preview") return [];
-  return [e.VERCEL_BRANCH_URL, e.VERCEL_URL].filter((host) => host !== undefined).map((host) => `https://${host}`);
-}
-
 /**
  * The environment of a transform process: only what the allocator and libvips read. It parses hostile
  * bytes, so it gets no secret, database URL or token (src/server/image/isolation/).
@@ -214,8 +188,3 @@ export function transformProcessEnv(source: Record<string, string | undefined> =
 // FONTCONFIG_*: the machine's fonts, for OPTSTUFF_SVG_FONTS=system (bundled fonts replace them).
 const TRANSFORM_PROCESS_ENV =
   /^(MALLOC_ARENA_MAX|MALLOC_TRIM_THRESHOLD_|LD_PRELOAD|TMPDIR|LANG|LC_ALL|VIPS_[A-Z_]+|FONTCONFIG_FILE|FONTCONFIG_PATH)$/;
-
-/** Production means secrets must be given, never generated. */
-export function isProduction(e: Env): boolean {
-  return e.VERCEL !== undefined || (e.NODE_ENV === "production" && e.DATABASE_URL !== undefined);
-}

@@ -3,7 +3,8 @@ import { accessSync, constants, existsSync, readFileSync, statfsSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { EnvironmentError, isProduction, transformProcessEnv, type Env } from "@/env";
+import { EnvironmentError, transformProcessEnv, type Env } from "@/env";
+import { isProduction } from "@/server/config/platform";
 import { loadSecrets, metricsTokenSource } from "@/server/config/secrets";
 import type { CommandAddress } from "@/server/config/server-address";
 import { createCoordination } from "@/server/coordination/create-coordination";

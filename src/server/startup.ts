@@ -1,5 +1,6 @@
-import { env, EnvironmentError, isProduction, type Env } from "@/env";
-import { recordRegistrationPolicy } from "@/server/audit/registration-record";
+import { env, EnvironmentError, type Env } from "@/env";
+import { isProduction } from "@/server/config/platform";
+import { recordRegistrationPolicy } from "@/server/tenancy/registration-record";
 import { MissingSecretError } from "@/server/config/secrets";
 import { recordServerAddress } from "@/server/config/server-address";
 import { DatabaseInUseError } from "@/server/db/embedded-lock";

@@ -1,4 +1,5 @@
-import { isProduction, previewOrigins, type Env } from "@/env";
+import { type Env } from "@/env";
+import { isProduction, previewOrigins } from "@/server/config/platform";
 
 /** Origins allowed to sign in besides the public base URL's: the operator's, a preview's, loopback's in development. */
 export function trustedOriginsOf(env: Env): string[] {

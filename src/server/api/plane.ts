@@ -1,4 +1,5 @@
-import { publicBaseUrl as publicBaseUrlOf, type Env } from "@/env";
+import { type Env } from "@/env";
+import { publicBaseUrl as publicBaseUrlOf } from "@/server/config/platform";
 import type { Auth, AuthOptions } from "@/server/auth/create-auth";
 import { trustedOriginsOf } from "@/server/api/origins";
 import { oauthOf } from "@/server/auth/settings";

@@ -1,4 +1,4 @@
-import { group, text } from "./setting";
+import { group, text, type ValuesOf } from "./setting";
 
 /** Required in production; generated into `OPTSTUFF_DATA_DIR/secrets.json` on the embedded default (secrets.ts). */
 export const secretSettings = group("Secrets", {
@@ -22,3 +22,5 @@ export const secretSettings = group("Secrets", {
     secret: true,
   }),
 });
+
+export type SecretValues = ValuesOf<typeof secretSettings>;

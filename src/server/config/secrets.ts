@@ -1,7 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { isProduction, type Env } from "@/env";
+import { isProduction } from "./platform";
+import type { PlatformValues } from "./platform-settings";
+import type { SecretValues } from "./secret-settings";
+import type { ServerValues } from "./server-settings";
+
+/** What the secrets are read from: their own variables, where generated ones are kept, and whether this is production. */
+type SecretsEnv = SecretValues &
+  Pick<ServerValues, "OPTSTUFF_DATA_DIR"> &
+  Pick<PlatformValues, "VERCEL" | "NODE_ENV"> & { DATABASE_URL?: string; OPTSTUFF_METRICS_TOKEN?: string };
 
 export interface Secrets {
   keyEncryption: string;
@@ -15,7 +23,7 @@ const required = {
   keyEncryption: "OPTSTUFF_KEY_ENCRYPTION_SECRET",
   auth: "BETTER_AUTH_SECRET",
   cron: "CRON_SECRET",
-} as const satisfies Record<string, keyof Env>;
+} as const satisfies Record<string, keyof SecretValues>;
 
 type Generated = Record<keyof typeof required, string>;
 
@@ -26,7 +34,7 @@ export class MissingSecretError extends Error {}
  * name, except CRON_SECRET, whose absence only closes the cron routes (they never run unauthenticated). Elsewhere, missing secrets are generated once and kept in `<dataDir>/secrets.json` (mode 0600),
  * so the embedded default needs no configuration and keeps its keys readable across restarts.
  */
-export function loadSecrets(e: Env): Secrets {
+export function loadSecrets(e: SecretsEnv): Secrets {
   const given = Object.fromEntries(Object.entries(required).map(([k, name]) => [k, e[name]])) as Partial<Generated>;
   if (isProduction(e)) {
     const missing = Object.entries(required)
@@ -66,7 +74,7 @@ export const metricsTokenFile = (dataDir: string) => path.join(path.resolve(data
 /** Where the /api/metrics token comes from; null when metrics are off: `off`, or production without one. */
 export type MetricsTokenSource = { from: "environment"; token: string } | { from: "file"; file: string } | null;
 
-export function metricsTokenSource(e: Env): MetricsTokenSource {
+export function metricsTokenSource(e: SecretsEnv): MetricsTokenSource {
   if (e.OPTSTUFF_METRICS_TOKEN === "off") return null;
   if (e.OPTSTUFF_METRICS_TOKEN) return { from: "environment", token: e.OPTSTUFF_METRICS_TOKEN };
   return isProduction(e) ? null : { from: "file", file: metricsTokenFile(e.OPTSTUFF_DATA_DIR) };
@@ -78,7 +86,7 @@ export function metricsTokenSource(e: Env): MetricsTokenSource {
  * machine can read it as it is (Prometheus's `credentials_file`). Its own file: a data directory whose
  * secrets.json predates it gets one without rewriting the others.
  */
-export function loadMetricsToken(e: Env): string | null {
+export function loadMetricsToken(e: SecretsEnv): string | null {
   const source = metricsTokenSource(e);
   if (source?.from !== "file") return source?.token ?? null;
   // Trimmed: a token an operator wrote in with `echo` ends with a newline no client sends.

@@ -1,7 +1,10 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { publicBaseUrl, type Env } from "@/env";
+import { publicBaseUrl, type PlatformAddress } from "./platform";
+import type { ServerValues } from "./server-settings";
+
+type AddressEnv = PlatformAddress & Pick<ServerValues, "OPTSTUFF_DATA_DIR">;
 
 /**
  * Where the server answers, written down for the commands beside it. PORT and HOST are given to
@@ -22,7 +25,7 @@ const recordSchema = z.object({
 export type ServerAddress = z.infer<typeof recordSchema>;
 
 /** Written whole, then renamed into place: a command reading at that moment sees the old address or the new one. */
-export function recordServerAddress(e: Env, now: Date): string {
+export function recordServerAddress(e: AddressEnv, now: Date): string {
   const dataDir = path.resolve(e.OPTSTUFF_DATA_DIR);
   const file = path.join(dataDir, FILE);
   const record: ServerAddress = { publicBaseUrl: publicBaseUrl(e), pid: process.pid, since: now.toISOString() };
@@ -59,7 +62,7 @@ export interface CommandAddress {
  * `npm start` hands its PORT to the bootstrap it runs before the server writes anything), else the one
  * the server wrote at its last start, else the defaults' (http://127.0.0.1:3000).
  */
-export function commandAddress(e: Env, addressInEnvironment: boolean): CommandAddress {
+export function commandAddress(e: AddressEnv, addressInEnvironment: boolean): CommandAddress {
   if (addressInEnvironment) return { baseUrl: publicBaseUrl(e), from: "environment" };
   const recorded = recordedServerAddress(e.OPTSTUFF_DATA_DIR);
   if (recorded) return { baseUrl: recorded.publicBaseUrl.replace(/\/+$/, ""), from: "server" };

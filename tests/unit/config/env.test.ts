@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { addressInEnvironment, parseEnv, publicBaseUrl } from "@/env";
+import { addressInEnvironment, parseEnv } from "@/env";
+import { publicBaseUrl } from "@/server/config/platform";
 
 describe("public base URL", () => {
   it("takes the configured origin (without a trailing slash), else Vercel's production domain, else loopback at PORT", () => {

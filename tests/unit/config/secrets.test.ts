@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { vercelEnv } from "../../support/vercel-env";
-import { isProduction, parseEnv } from "@/env";
+import { parseEnv } from "@/env";
+import { isProduction } from "@/server/config/platform";
 import { loadSecrets, MissingSecretError } from "@/server/config/secrets";
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), "optstuff-secrets-"));

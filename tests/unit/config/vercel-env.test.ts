@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EnvironmentError, parseEnv, publicBaseUrl } from "@/env";
+import { EnvironmentError, parseEnv } from "@/env";
+import { publicBaseUrl } from "@/server/config/platform";
 import { trustedOriginsOf } from "@/server/api/origins";
 import { redisOf } from "@/server/coordination/settings";
 import { databasePooled } from "@/server/db/settings";
