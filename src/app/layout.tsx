@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { Toaster } from "@/components/ui/toaster";
 import { TrpcProvider } from "@/lib/trpc/client";
 import "./globals.css";
 
@@ -19,6 +20,8 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           Skip to content
         </a>
         <TrpcProvider>{children}</TrpcProvider>
+        {/* Beside the pages, not inside the data layer: toasts are the pages' (lib/toast-store.ts). */}
+        <Toaster />
       </body>
     </html>
   );

@@ -4,7 +4,7 @@ import { CircleAlert, CircleCheck, X } from "lucide-react";
 import { Toast } from "radix-ui";
 import { useSyncExternalStore } from "react";
 import { cn } from "@/lib/cn";
-import { currentToasts, dismissToast, serverToasts, subscribeToasts } from "./toast-store";
+import { currentToasts, dismissToast, serverToasts, subscribeToasts } from "@/lib/toast-store";
 
 /**
  * Radix toasts: announced to screen readers, paused while hovered or focused, F8 reaches them, a swipe

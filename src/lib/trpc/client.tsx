@@ -7,7 +7,6 @@ import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/api/root";
-import { Toaster } from "@/components/ui/toaster";
 import { toastingMutationCache } from "./mutation-toasts";
 import { makeQueryClient } from "./query-client";
 import { REFUSALS_AS_DATA } from "./refusals";
@@ -33,7 +32,6 @@ export function TrpcProvider({ children }: { children: ReactNode }) {
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
         {children}
-        <Toaster />
       </TRPCProvider>
     </QueryClientProvider>
   );

@@ -1,5 +1,5 @@
 import { hashKey, MutationCache, type Mutation } from "@tanstack/react-query";
-import { dismissFailuresOf, toast } from "@/components/ui/toast-store";
+import { dismissFailuresOf, toast } from "@/lib/toast-store";
 
 /**
  * What a mutation says when it is done, given as its `meta`: `useMutation({ ..., meta: { done: "Preset

@@ -5,7 +5,8 @@ import { projects, requestStats, requestVariantDays, usageRecord } from "@/serve
 import type { CsvCell } from "@/server/export/csv-stream";
 import { datesOf, rangeInstants, type DateRange } from "./date-range";
 import { MORE_VARIANTS } from "@/server/usage/variant-days";
-import { OUTCOMES, outcomeOf, type OutcomeCounts } from "./request-outcomes";
+import { OUTCOMES, outcomeOf } from "@/server/usage/outcomes";
+import type { OutcomeCounts } from "./request-outcomes";
 import { readInGroups } from "./scope-projects";
 
 export const USAGE_CSV_HEADER = [

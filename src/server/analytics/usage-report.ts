@@ -1,5 +1,5 @@
 import type { DateRangeInput } from "@/lib/schemas/date-range";
-import type { MeteringFreshness } from "@/server/cron/metering-freshness";
+import type { MeteringFreshness } from "@/server/usage/metering-freshness";
 import type { Database } from "@/server/db/client";
 import { betweenStatements } from "@/server/db/newest-first-scan";
 import { storeShare } from "@/server/result-store/store-share";

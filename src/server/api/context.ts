@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { PublicNames } from "@/server/delivery/public-names";
-import type { MeteringFreshness } from "@/server/cron/metering-freshness";
+import type { MeteringFreshness } from "@/server/usage/metering-freshness";
 import type { SessionUser } from "@/server/auth/session-user";
 import type { Database } from "@/server/db/client";
 import type { Logger } from "@/server/log";

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z } from "zod";
 import { AppError, errorCatalogue } from "@/server/errors";
-import { assertInstanceOwner } from "@/server/audit/audit-scope";
+import { assertInstanceOwner } from "@/server/tenancy/audit-scope";
 import { limitsFor, type DashboardCall } from "@/server/ratelimit/dashboard-limits";
 import type { Permission } from "@/server/tenancy/roles";
 import { projectInTeam, teamScope } from "@/server/tenancy/scope";

@@ -5,7 +5,7 @@ import { auditLog } from "@/server/db/schema";
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * Registration policy entries stay whatever their age: a start compares the policy with the last one
- * (registration-record.ts), which must not be pruned into a false "changed". One per change: few.
+ * (tenancy/registration-record.ts), which must not be pruned into a false "changed". One per change: few.
  */
 const KEPT = "instance.registration_changed";
 

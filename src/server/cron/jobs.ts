@@ -17,7 +17,8 @@ import {
 import { pruneLedger, pruneRequestLog, pruneRequestStats } from "@/server/usage/retention";
 import { runRecorded } from "./cron-runs";
 import { runMaintenance, type MaintenanceReport } from "./daily-maintenance";
-import { meteringFreshness, type MeteringFreshness } from "./metering-freshness";
+import type { MeteringFreshness } from "@/server/usage/metering-freshness";
+import { meteringFreshness } from "./metering-freshness";
 import type { SchedulerOptions } from "./schedule";
 
 export interface CronDeps {

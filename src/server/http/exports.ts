@@ -4,7 +4,7 @@ import { customRangeSchema } from "@/lib/schemas/date-range";
 import { DAY_MS, dayOf, resolveDateRange } from "@/server/analytics/date-range";
 import { usageCsvPages, USAGE_CSV_HEADER } from "@/server/analytics/usage-export";
 import { auditCsvPages, AUDIT_CSV_HEADER } from "@/server/audit/audit-export";
-import { resolveAuditScope } from "@/server/audit/audit-scope";
+import { resolveAuditScope } from "@/server/tenancy/audit-scope";
 import { AppError } from "@/server/errors";
 import { REQUEST_STATS_RETENTION_DAYS } from "@/server/usage/retention";
 import { projectInTeam, teamScope } from "@/server/tenancy/scope";

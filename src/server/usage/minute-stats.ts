@@ -1,4 +1,4 @@
-import { outcomeOf } from "@/server/analytics/request-outcomes";
+import { outcomeOf } from "./outcomes";
 import type { Database } from "@/server/db/client";
 import { requestMinuteStats } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";

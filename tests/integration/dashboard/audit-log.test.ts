@@ -2,7 +2,7 @@ import { eq, gt, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
 import { auditLog, projects, sourcePurges, teams } from "@/server/db/schema";
-import { recordRegistrationPolicy } from "@/server/audit/registration-record";
+import { recordRegistrationPolicy } from "@/server/tenancy/registration-record";
 import { auditTrail, userActor } from "@/server/audit/trail";
 import { createExportHandler } from "@/server/http/export-route";
 import { auditExport } from "@/server/http/exports";

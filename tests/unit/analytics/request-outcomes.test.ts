@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { outcomeOf } from "@/server/analytics/request-outcomes";
+import { outcomeOf } from "@/server/usage/outcomes";
 import { requestLogStatuses } from "@/server/errors";
 
 describe("the outcome of a logged request", () => {

@@ -1,6 +1,6 @@
 import { QueryClient } from "@tanstack/react-query";
 import { beforeEach, describe, expect, it } from "vitest";
-import { currentToasts, dismissToast } from "@/components/ui/toast-store";
+import { currentToasts, dismissToast } from "@/lib/toast-store";
 import { toastingMutationCache, type MutationToast } from "@/lib/trpc/mutation-toasts";
 
 const client = new QueryClient({ mutationCache: toastingMutationCache() });

@@ -1,4 +1,4 @@
-import { AuthPage } from "@/components/auth/auth-page";
+import { AuthPage } from "../auth-page";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Create your account · OptStuff" };

@@ -1,8 +1,8 @@
 import type { Database } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { findInstanceOwner } from "@/server/tenancy/registration";
-import { teamScope } from "@/server/tenancy/scope";
-import type { AuditScope } from "./audit-log";
+import { findInstanceOwner } from "./registration";
+import { teamScope } from "./scope";
+import type { AuditScope } from "@/server/audit/audit-log";
 
 /** The instance's log is its owner's: anyone else is told there is nothing here. */
 export async function assertInstanceOwner(deps: { db: Database }, userId: string): Promise<void> {

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { currentUser, safeNext } from "@/app/_lib/session";
 import { procedures } from "@/app/_lib/trpc";
 import { invitationTokenIn } from "@/lib/first-steps";
-import { AuthForm } from "./auth-form";
+import { AuthForm } from "@/components/auth/auth-form";
 
 /**
  * Sign-in and sign-up pages: a signed-in visitor goes on to `next`; the providers come from config.

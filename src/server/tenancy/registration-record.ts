@@ -1,8 +1,8 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { auditLog } from "@/server/db/schema";
-import type { RegistrationPolicy } from "@/server/tenancy/registration";
-import { auditTrail, systemActor } from "./trail";
+import type { RegistrationPolicy } from "./registration";
+import { auditTrail, systemActor } from "@/server/audit/trail";
 
 /** Any 64-bit number of our own: instances starting together write one entry, not one each. */
 const REGISTRATION_RECORD_LOCK = 0x6f707473_61756469n;
