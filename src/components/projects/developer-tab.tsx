@@ -8,7 +8,7 @@ import { cn } from "@/lib/cn";
 import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { envBlock, nextImageSnippet, nextjsSnippet, nodeSnippet } from "@/lib/snippets";
 import { useTRPC } from "@/lib/trpc/client";
-import { UrlTester } from "./url-tester";
+import { UrlTester } from "@/components/url-tester/url-tester";
 
 export function DeveloperTab({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: string }) {
   const trpc = useTRPC();

@@ -8,7 +8,7 @@ import {
   sameOriginPath,
   summarise,
   type Answer,
-} from "@/components/projects/url-answer";
+} from "@/components/url-tester/url-answer";
 
 /**
  * The URL tester explains what the image route answered: it asks the page's own origin for the signed
