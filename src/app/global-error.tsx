@@ -7,7 +7,7 @@ import "./globals.css";
 export default function GlobalError(props: { error: Error & { digest?: string }; reset: () => void }) {
   return (
     <html lang="en">
-      <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased">
+      <body className="min-h-screen bg-canvas font-sans text-ink antialiased">
         <main id="main" tabIndex={-1} className="mx-auto max-w-md px-4 py-16">
           <PageError {...props} />
         </main>

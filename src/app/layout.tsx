@@ -11,11 +11,11 @@ export const metadata = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased">
+      <body className="min-h-screen bg-canvas font-sans text-ink antialiased">
         {/* The first stop of the Tab key: past the header and navigation to the page's own content. */}
         <a
           href="#main"
-          className="sr-only rounded-md bg-white px-4 py-2 font-medium shadow focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-[70]"
+          className="sr-only rounded-md bg-surface px-4 py-2 font-medium shadow focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-[70]"
         >
           Skip to content
         </a>

@@ -18,7 +18,7 @@ export default async function HomePage() {
       <p className="mt-4 text-neutral-700">
         A signed image proxy: put signed URLs in your pages and get images resized, converted and cached. Image URLs
         have the form{" "}
-        <code className="rounded bg-neutral-100 px-1 text-sm">
+        <code className="rounded bg-sunken px-1 text-sm">
           /api/v1/{"{project}"}/{"{operations}"}/{"{source}"}?key=…&amp;sig=…
         </code>
         .
@@ -32,12 +32,12 @@ export default async function HomePage() {
         </Link>
         <Link
           href="/sign-in"
-          className="rounded-md border border-neutral-300 bg-white px-4 py-2 text-sm font-medium hover:bg-neutral-100"
+          className="rounded-md border border-line-strong bg-surface px-4 py-2 text-sm font-medium hover:bg-sunken"
         >
           Sign in
         </Link>
       </div>
-      <p className="mt-8 text-sm text-neutral-500">
+      <p className="mt-8 text-sm text-subtle">
         Health:{" "}
         <a className="underline" href="/api/health">
           /api/health

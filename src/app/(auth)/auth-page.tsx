@@ -47,7 +47,7 @@ export async function AuthPage({
             <AuthForm mode="sign-up" next={next} providers={providers} passwordForm={false} />
           </div>
         ) : (
-          <p className="mt-6 text-center text-sm text-neutral-600">
+          <p className="mt-6 text-center text-sm text-muted">
             Already have an account?{" "}
             <Link className="underline" href={`/sign-in?next=${encodeURIComponent(next)}`}>
               Sign in

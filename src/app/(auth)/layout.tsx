@@ -7,7 +7,7 @@ export default function AuthLayout({ children }: { children: ReactNode }) {
       <Link href="/" className="mb-8 text-center text-xl font-bold">
         OptStuff
       </Link>
-      <div className="rounded-lg border border-neutral-200 bg-white p-6 shadow-sm">{children}</div>
+      <div className="rounded-lg border border-line bg-surface p-6 shadow-sm">{children}</div>
     </main>
   );
 }

@@ -20,9 +20,9 @@ export default async function OnboardingPage({
   if (step.kind === "go") redirect(step.to);
   return (
     <main id="main" tabIndex={-1} className="mx-auto flex min-h-screen max-w-md flex-col justify-center px-4 py-12">
-      <div className="rounded-lg border border-neutral-200 bg-white p-6 shadow-sm">
+      <div className="rounded-lg border border-line bg-surface p-6 shadow-sm">
         <h1 className="text-2xl font-semibold">Welcome, {user.name}</h1>
-        <p className="mt-2 mb-6 text-sm text-neutral-600">
+        <p className="mt-2 mb-6 text-sm text-muted">
           Name your team. Projects, API keys and members live in a team; you can invite people later.
         </p>
         <TeamForm mode="onboarding" next={next} initialName={me.pendingTeamName ?? ""} />

@@ -1,6 +1,6 @@
 /** What changed, one line a field: `field: before → after`; long values are cut with the whole in a title. */
 export function AuditChanges({ changes }: { changes: Record<string, { from: unknown; to: unknown }> | null }) {
-  if (!changes) return <span className="text-neutral-500">–</span>;
+  if (!changes) return <span className="text-subtle">–</span>;
   return (
     <ul className="space-y-0.5 text-xs">
       {Object.entries(changes).map(([field, { from, to }]) => (
@@ -15,7 +15,7 @@ export function AuditChanges({ changes }: { changes: Record<string, { from: unkn
 const CUT = 80;
 
 function Value({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return <span className="text-neutral-500">none</span>;
+  if (value === null || value === undefined) return <span className="text-subtle">none</span>;
   const text = Array.isArray(value) ? (value.length ? value.join(", ") : "(empty)") : String(value);
   return (
     <span className="font-mono break-all" title={text.length > CUT ? text : undefined}>

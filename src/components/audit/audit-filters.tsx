@@ -52,7 +52,7 @@ export function AuditFilters({
   return (
     <div className="flex flex-wrap items-end gap-x-4 gap-y-2 text-sm">
       <label className="flex flex-col gap-1">
-        <span className="text-xs text-neutral-600">Who</span>
+        <span className="text-xs text-muted">Who</span>
         <Select size="sm" value={value.actor} onChange={(e) => set("actor", e.target.value)}>
           <option value="">Anyone</option>
           {actors.map((a) => (
@@ -63,7 +63,7 @@ export function AuditFilters({
         </Select>
       </label>
       <label className="flex flex-col gap-1">
-        <span className="text-xs text-neutral-600">Action</span>
+        <span className="text-xs text-muted">Action</span>
         <Select size="sm" value={value.action} onChange={(e) => set("action", e.target.value as AuditAction | "")}>
           <option value="">Any</option>
           {actions.map((a) => (
@@ -74,7 +74,7 @@ export function AuditFilters({
         </Select>
       </label>
       <label className="flex flex-col gap-1">
-        <span className="text-xs text-neutral-600">Target</span>
+        <span className="text-xs text-muted">Target</span>
         <Select
           size="sm"
           value={value.targetType}
@@ -89,22 +89,22 @@ export function AuditFilters({
         </Select>
       </label>
       <label className="flex flex-col gap-1">
-        <span className="text-xs text-neutral-600">Target name contains</span>
+        <span className="text-xs text-muted">Target name contains</span>
         <input
           type="search"
           value={value.target}
           maxLength={200}
           onChange={(e) => set("target", e.target.value)}
           placeholder="a key, project, e-mail…"
-          className="w-48 rounded-md border border-neutral-300 bg-white px-2 py-1.5 text-xs"
+          className="w-48 rounded-md border border-line-strong bg-surface px-2 py-1.5 text-xs"
         />
       </label>
       <label className="flex flex-col gap-1">
-        <span className="text-xs text-neutral-600">From (UTC)</span>
+        <span className="text-xs text-muted">From (UTC)</span>
         <DateInput max={today} value={value.from} onChange={(e) => set("from", e.target.value)} />
       </label>
       <label className="flex flex-col gap-1">
-        <span className="text-xs text-neutral-600">To (UTC)</span>
+        <span className="text-xs text-muted">To (UTC)</span>
         <DateInput max={today} value={value.to} onChange={(e) => set("to", e.target.value)} />
       </label>
     </div>

@@ -108,7 +108,7 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
                 <span className="block break-words">
                   <span className={e.actor.type === "user" ? "" : "italic"}>{e.actor.label}</span>
                   {e.ip ? (
-                    <span className="block font-mono text-xs text-neutral-600" title={e.userAgent ?? undefined}>
+                    <span className="block font-mono text-xs text-muted" title={e.userAgent ?? undefined}>
                       from {e.ip}
                     </span>
                   ) : null}
@@ -127,7 +127,7 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
               header: "Target",
               cell: (e) => (
                 <span className="break-words">
-                  <span className="text-xs text-neutral-600">{targetName(e.target.type)} </span>
+                  <span className="text-xs text-muted">{targetName(e.target.type)} </span>
                   {e.target.label}
                 </span>
               ),

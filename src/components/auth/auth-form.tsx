@@ -83,7 +83,7 @@ export function AuthForm({
       ) : null}
       {providers.length > 0 ? (
         <div className="space-y-2">
-          {passwordForm ? <p className="text-center text-xs text-neutral-500">or</p> : null}
+          {passwordForm ? <p className="text-center text-xs text-subtle">or</p> : null}
           {providers.map((provider) => (
             <Button
               key={provider}
@@ -96,7 +96,7 @@ export function AuthForm({
           ))}
         </div>
       ) : null}
-      <p className="text-center text-sm text-neutral-600">
+      <p className="text-center text-sm text-muted">
         {signingUp ? (
           <>
             Already have an account?{" "}

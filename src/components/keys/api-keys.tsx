@@ -66,8 +66,8 @@ export function ApiKeys({
                 <span className="font-medium">{key.name}</span>
                 <span className={cn("rounded-full px-2 py-0.5 text-xs", statusStyle[key.status])}>{key.status}</span>
               </p>
-              <p className="truncate font-mono text-xs text-neutral-600">{key.publicKey}</p>
-              <p className="text-xs text-neutral-500">
+              <p className="truncate font-mono text-xs text-muted">{key.publicKey}</p>
+              <p className="text-xs text-subtle">
                 Last used {key.lastUsedAt ? <When at={key.lastUsedAt} /> : "never"} · Expires{" "}
                 {key.expiresAt ? <When at={key.expiresAt} /> : "never"} · {key.limits.perMinute.toLocaleString("en")}{" "}
                 transforms/min, {key.limits.perDay.toLocaleString("en")}/day

@@ -113,7 +113,7 @@ export function EditKeyDialog({
             {...fieldOf(form, "rateLimitPerDay")}
           />
         </div>
-        <p className="text-xs text-neutral-500">
+        <p className="text-xs text-subtle">
           A transform is an image this key asks for that is not in the server&apos;s cache yet. Cache hits, 304s and
           repeated URLs cost nothing, so visitors replaying your URLs cannot use up the key; each visitor&apos;s address
           also has a limit of its own.

@@ -46,7 +46,7 @@ export function DefaultQuality({
           save.mutate({ ...scope, defaultQuality: chosen === FIXED ? null : (chosen as Level) });
         }}
       >
-        <p className="text-sm text-neutral-600" id="default-quality-hint">
+        <p className="text-sm text-muted" id="default-quality-hint">
           For URLs that name no quality (no <code className="font-mono">q_</code>,{" "}
           <code className="font-mono">q_auto</code> or <code className="font-mono">maxbytes_</code>, in the URL or its
           preset). A q_auto level finds, per image, the lowest quality that reaches its score. Changing it makes new

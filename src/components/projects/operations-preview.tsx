@@ -77,18 +77,18 @@ function Figure({
   const summary = `${facts.format.toUpperCase()} ${facts.width} × ${facts.height}, ${formatBytes(facts.bytes)}`;
   return (
     <figure className="space-y-1">
-      <div className="flex h-48 items-center justify-center overflow-hidden rounded-md border border-neutral-200 bg-[repeating-conic-gradient(var(--color-neutral-200)_0_25%,var(--color-white)_0_50%)] bg-[length:16px_16px]">
+      <div className="flex h-48 items-center justify-center overflow-hidden rounded-md border border-line bg-[repeating-conic-gradient(var(--color-neutral-200)_0_25%,var(--color-white)_0_50%)] bg-[length:16px_16px]">
         {src ? (
           // eslint-disable-next-line @next/next/no-img-element -- a data: URL or the sample as built, shown as it is
           <img src={src} alt={`${caption}: ${summary}`} className="max-h-48 max-w-full object-contain" />
         ) : (
-          <p className="p-4 text-center text-sm text-neutral-600">Too large to show here; the facts below are exact.</p>
+          <p className="p-4 text-center text-sm text-muted">Too large to show here; the facts below are exact.</p>
         )}
       </div>
       <figcaption className="text-sm">
         <span className="font-medium">{caption}:</span>{" "}
         <span data-testid={`preview-${caption.toLowerCase()}`}>{summary}</span>
-        <span className="block text-xs text-neutral-600">{detail}</span>
+        <span className="block text-xs text-muted">{detail}</span>
       </figcaption>
     </figure>
   );

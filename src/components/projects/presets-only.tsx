@@ -29,7 +29,7 @@ export function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly:
   );
   return (
     <Card title="Presets only">
-      <p className="mb-4 text-sm text-neutral-600" data-testid="presets-only">
+      <p className="mb-4 text-sm text-muted" data-testid="presets-only">
         {presetsOnly
           ? "On: URLs of this project must be a single preset; anything else is refused with 400."
           : "Off: URLs may use any operations. Turn it on to cap what your integrators' URLs can make."}
@@ -57,7 +57,7 @@ export function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly:
         >
           <div role="status" className="mt-3 space-y-2 text-sm">
             {impact.isPending ? (
-              <p className="text-neutral-600">Counting the recent requests it would refuse…</p>
+              <p className="text-muted">Counting the recent requests it would refuse…</p>
             ) : impact.error ? (
               <ErrorMessage error={impact.error} />
             ) : (
@@ -83,13 +83,13 @@ function RefusedByPresetsOnly({ days, requests, refused, examples, partial, look
             : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} images delivered in the last ${days} days would have been refused.`}
       </p>
       {lookedBackTo ? (
-        <p className="text-neutral-600">
+        <p className="text-muted">
           Judged on the images delivered since <When at={lookedBackTo} />: a sample of the last {days} days.
         </p>
       ) : null}
       {examples.length > 0 ? (
         <>
-          <p className="text-neutral-600">Most used of their operations:</p>
+          <p className="text-muted">Most used of their operations:</p>
           <ul className="space-y-1">
             {examples.map((segment) => (
               <li key={segment}>

@@ -25,7 +25,7 @@ export function ProjectBuckets({ teamSlug, projectSlug }: Scope) {
   return (
     <div className="space-y-6">
       <Card title="Private buckets">
-        <p className="mb-4 text-sm text-neutral-600">
+        <p className="mb-4 text-sm text-muted">
           Sign URLs with the source <code className="font-mono">s3/alias/path/to/image.jpg</code> to read an object from
           one of these buckets (AWS S3, Cloudflare R2, Google Cloud Storage&apos;s interoperability API, MinIO…).
           Secrets are sealed at rest and never shown again. Give the key read access to the objects only.
@@ -67,7 +67,7 @@ export function ProjectBuckets({ teamSlug, projectSlug }: Scope) {
       {canWrite ? (
         <SaveBucketForm scope={scope} />
       ) : (
-        <p className="text-sm text-neutral-600">Only admins and owners can change buckets.</p>
+        <p className="text-sm text-muted">Only admins and owners can change buckets.</p>
       )}
     </div>
   );

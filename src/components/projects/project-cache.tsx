@@ -33,7 +33,7 @@ export function ProjectCache({ teamSlug, projectSlug }: { teamSlug: string; proj
   return (
     <div className="space-y-6">
       <Card title="Result cache">
-        <p className="text-sm text-neutral-600" data-testid="cache-store">
+        <p className="text-sm text-muted" data-testid="cache-store">
           {describeStoreShare(store)}{" "}
           {lastPurgedAt ? (
             <>
@@ -47,11 +47,11 @@ export function ProjectCache({ teamSlug, projectSlug }: { teamSlug: string; proj
       {canPurge ? (
         <PurgeForms teamSlug={teamSlug} projectSlug={projectSlug} />
       ) : (
-        <p className="text-sm text-neutral-600">Only admins and owners can purge the cache.</p>
+        <p className="text-sm text-muted">Only admins and owners can purge the cache.</p>
       )}
       <Card title="Purged sources">
         {purgedSources.length === 0 ? (
-          <p className="text-sm text-neutral-600">No source purged since the last whole-project purge.</p>
+          <p className="text-sm text-muted">No source purged since the last whole-project purge.</p>
         ) : (
           <DataTable
             label="Purged sources"

@@ -31,7 +31,7 @@ export function ProjectImages({ teamSlug, projectSlug }: Scope) {
   return (
     <div className="space-y-6">
       <Card title="Watermark">
-        <p className="mb-4 text-sm text-neutral-600">
+        <p className="mb-4 text-sm text-muted">
           Drawn over the output by <code className="font-mono">wm</code> in a URL (its values override the placement
           below), or over every output when the project says so. A new image or placement makes new variants: nothing
           stale is served.
@@ -44,7 +44,7 @@ export function ProjectImages({ teamSlug, projectSlug }: Scope) {
           <>
             <WatermarkSettingsForm scope={scope} settings={watermark.settings} />
             <Card title="Placement preview">
-              <p className="mb-3 text-sm text-neutral-600">
+              <p className="mb-3 text-sm text-muted">
                 The saved placement on the sample photo, 800 px wide, as an image URL of this project makes it.
               </p>
               <OperationsPreview
@@ -56,14 +56,14 @@ export function ProjectImages({ teamSlug, projectSlug }: Scope) {
           </>
         ) : (
           <Card title="Placement">
-            <p className="text-sm text-neutral-600" data-testid="watermark-placement">
+            <p className="text-sm text-muted" data-testid="watermark-placement">
               {describePlacement(watermark.settings)}
             </p>
           </Card>
         )
       ) : null}
       <Card title="Fallback image">
-        <p className="mb-4 text-sm text-neutral-600">
+        <p className="mb-4 text-sm text-muted">
           Served instead of the JSON error when a source is missing, fails, times out or is not an image, transformed
           with the URL&apos;s operations, cached for 60 seconds and marked with{" "}
           <code className="font-mono">X-OptStuff-Fallback</code>. The error still reaches the request log.
@@ -72,7 +72,7 @@ export function ProjectImages({ teamSlug, projectSlug }: Scope) {
         {canWrite ? <ImageActions scope={scope} kind="fallback" present={fallback !== null} /> : null}
       </Card>
       {canWrite ? null : (
-        <p className="text-sm text-neutral-600">Only admins and owners can change the project&apos;s images.</p>
+        <p className="text-sm text-muted">Only admins and owners can change the project&apos;s images.</p>
       )}
     </div>
   );
@@ -81,7 +81,7 @@ export function ProjectImages({ teamSlug, projectSlug }: Scope) {
 function ImageFacts({ image, kind }: { image: Images["watermark"] | Images["fallback"]; kind: Kind }) {
   if (!image)
     return (
-      <p className="text-sm text-neutral-600" data-testid={`${kind}-none`}>
+      <p className="text-sm text-muted" data-testid={`${kind}-none`}>
         None uploaded.
       </p>
     );
@@ -92,16 +92,16 @@ function ImageFacts({ image, kind }: { image: Images["watermark"] | Images["fall
       <img
         src={image.preview}
         alt={`The project's ${kind}`}
-        className="max-h-32 max-w-48 rounded border border-neutral-200 bg-[repeating-conic-gradient(var(--color-neutral-200)_0_25%,var(--color-white)_0_50%)] bg-[length:16px_16px]"
+        className="max-h-32 max-w-48 rounded border border-line bg-[repeating-conic-gradient(var(--color-neutral-200)_0_25%,var(--color-white)_0_50%)] bg-[length:16px_16px]"
       />
       <dl className="grid grid-cols-[auto_1fr] gap-x-3 text-sm">
-        <dt className="text-neutral-500">Format</dt>
+        <dt className="text-subtle">Format</dt>
         <dd>{image.format.toUpperCase()}</dd>
-        <dt className="text-neutral-500">Size</dt>
+        <dt className="text-subtle">Size</dt>
         <dd>
           {image.width}×{image.height} px, {(image.bytes / 1024).toFixed(1)} KiB
         </dd>
-        <dt className="text-neutral-500">Changed</dt>
+        <dt className="text-subtle">Changed</dt>
         <dd>
           <When at={image.updatedAt} />
         </dd>
@@ -128,14 +128,14 @@ function ImageActions({ scope, kind, present }: { scope: Scope; kind: Kind; pres
           type="file"
           accept={ACCEPT}
           data-testid={`${kind}-file`}
-          className="mt-1 block w-full text-sm text-neutral-600 file:mr-3 file:min-h-10 file:cursor-pointer file:rounded-md file:border file:border-neutral-300 file:bg-white file:px-4 file:text-sm file:font-medium file:text-neutral-900 hover:file:bg-neutral-100 disabled:opacity-60"
+          className="mt-1 block w-full text-sm text-muted file:mr-3 file:min-h-10 file:cursor-pointer file:rounded-md file:border file:border-line-strong file:bg-surface file:px-4 file:text-sm file:font-medium file:text-ink hover:file:bg-sunken disabled:opacity-60"
           disabled={upload.isPending}
           onChange={(e) => void choose(e.target.files?.[0])}
         />
       </label>
-      <p className="text-xs text-neutral-500">PNG, JPEG, WebP, GIF or AVIF; at most 512 KiB and 2048 px a side.</p>
+      <p className="text-xs text-subtle">PNG, JPEG, WebP, GIF or AVIF; at most 512 KiB and 2048 px a side.</p>
       {upload.isPending ? (
-        <p role="status" className="flex items-center gap-2 text-sm text-neutral-600">
+        <p role="status" className="flex items-center gap-2 text-sm text-muted">
           <LoaderCircle aria-hidden className="size-4 animate-spin motion-reduce:animate-none" /> Uploading…
         </p>
       ) : null}

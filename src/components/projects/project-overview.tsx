@@ -21,15 +21,15 @@ export function ProjectOverview({ teamSlug, projectSlug }: { teamSlug: string; p
         <CopyField label="Image endpoint" value={`${baseUrl}/api/v1/${p.slug}/{operations}/{source}?key=pk_…&sig=…`} />
         <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-3">
           <div>
-            <dt className="text-neutral-500">Active keys</dt>
+            <dt className="text-subtle">Active keys</dt>
             <dd className="font-medium">{keys.isPending ? "…" : active}</dd>
           </div>
           <div>
-            <dt className="text-neutral-500">Allowed sources</dt>
+            <dt className="text-subtle">Allowed sources</dt>
             <dd className="font-medium break-words">{p.allowedSourceHosts.join(", ") || "none yet"}</dd>
           </div>
           <div>
-            <dt className="text-neutral-500">Allowed referers</dt>
+            <dt className="text-subtle">Allowed referers</dt>
             <dd className="font-medium break-words">{p.allowedRefererHosts.join(", ") || "any"}</dd>
           </div>
         </dl>

@@ -32,7 +32,7 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
   return (
     <div className="space-y-6">
       <Card title="Presets">
-        <p className="mb-4 text-sm text-neutral-600">
+        <p className="mb-4 text-sm text-muted">
           Use a preset in a URL as <code className="font-mono">pr_name</code>; other operations in the URL override its
           values. Editing a preset changes what its URLs make (new ETags); nothing else is affected.
         </p>
@@ -72,7 +72,7 @@ export function ProjectPresets({ teamSlug, projectSlug }: Scope) {
           <PresetsOnly scope={{ teamSlug, projectSlug }} presetsOnly={presetsOnly} />
         </>
       ) : (
-        <p className="text-sm text-neutral-600">
+        <p className="text-sm text-muted">
           {presetsOnly ? "This project accepts presets only. " : ""}Only admins and owners can change presets.
         </p>
       )}
@@ -122,7 +122,7 @@ function SavePreset({ scope }: { scope: Scope }) {
           </Button>
         </div>
       </form>
-      <div className="mt-4 border-t border-neutral-200 pt-4">
+      <div className="mt-4 border-t border-line pt-4">
         <OperationsPreview
           scope={scope}
           operations={() => form.getValues("operations")}

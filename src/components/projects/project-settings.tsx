@@ -20,7 +20,7 @@ export function ProjectSettings({ teamSlug, projectSlug }: { teamSlug: string; p
   if (project.isPending || team.isPending) return <Loading />;
   if (project.error) return <ErrorMessage error={project.error} />;
   const canEdit = team.data?.can["project.update"] ?? false;
-  if (!canEdit) return <p className="text-sm text-neutral-600">Only admins and owners can change project settings.</p>;
+  if (!canEdit) return <p className="text-sm text-muted">Only admins and owners can change project settings.</p>;
   return (
     <div className="space-y-6">
       <SettingsForm teamSlug={teamSlug} projectSlug={projectSlug} project={project.data.project} />

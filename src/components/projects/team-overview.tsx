@@ -24,7 +24,7 @@ export function TeamOverview({ teamSlug }: { teamSlug: string }) {
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div>
           <h1 className="text-2xl font-semibold">{team.data?.team.name ?? "…"}</h1>
-          <p className="text-sm text-neutral-600">Projects of this team. Your role: {team.data?.role ?? "…"}</p>
+          <p className="text-sm text-muted">Projects of this team. Your role: {team.data?.role ?? "…"}</p>
         </div>
         {team.data?.can["project.create"] ? (
           <CreateProjectDialog teamSlug={teamSlug} open={creating} setOpen={setCreating} />
@@ -37,7 +37,7 @@ export function TeamOverview({ teamSlug }: { teamSlug: string }) {
           placeholder="Search projects"
           value={search}
           onChange={(e) => setSearch(e.target.value)}
-          className="w-full rounded-md border border-neutral-300 px-3 py-2"
+          className="w-full rounded-md border border-line-strong px-3 py-2"
         />
       </label>
       {projects.isPending ? <Loading /> : null}
@@ -65,11 +65,11 @@ export function TeamOverview({ teamSlug }: { teamSlug: string }) {
           <li key={project.id}>
             <Link
               href={`/t/${teamSlug}/p/${project.slug}`}
-              className="block rounded-lg border border-neutral-200 bg-white p-4 shadow-sm hover:border-neutral-400"
+              className="block rounded-lg border border-line bg-surface p-4 shadow-sm hover:border-neutral-400"
             >
               <span className="font-medium">{project.name}</span>
-              <span className="mt-1 block font-mono text-xs text-neutral-500">{project.slug}</span>
-              <span className="mt-2 block text-xs text-neutral-600">
+              <span className="mt-1 block font-mono text-xs text-subtle">{project.slug}</span>
+              <span className="mt-2 block text-xs text-muted">
                 {project.allowedSourceHosts.length
                   ? `Sources: ${project.allowedSourceHosts.join(", ")}`
                   : "No sources allowed yet"}

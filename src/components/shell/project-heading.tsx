@@ -15,7 +15,7 @@ export function ProjectTitle({ name, slug }: { name: string; slug: string }) {
   return (
     <>
       <h1 className="mt-1 text-2xl font-semibold break-words">{name}</h1>
-      <p className="font-mono text-sm text-neutral-600">{slug}</p>
+      <p className="font-mono text-sm text-muted">{slug}</p>
     </>
   );
 }

@@ -36,7 +36,7 @@ export function ProjectNav({ teamSlug, projectSlug }: { teamSlug: string; projec
       ref={strip}
       aria-label="Project"
       // On a phone a menu naming the current section; wider, tabs that scroll sideways if they must.
-      className="relative -mx-4 border-b border-neutral-200 px-4 sm:overflow-x-auto"
+      className="relative -mx-4 border-b border-line px-4 sm:overflow-x-auto"
     >
       <SectionMenu base={base} current={current?.label} />
       <ul className="hidden gap-x-1 sm:flex">
@@ -50,9 +50,7 @@ export function ProjectNav({ teamSlug, projectSlug }: { teamSlug: string; projec
                 aria-current={isCurrent ? "page" : undefined}
                 className={cn(
                   "inline-block border-b-2 px-3 py-2 text-sm whitespace-nowrap",
-                  isCurrent
-                    ? "border-neutral-900 font-medium"
-                    : "border-transparent text-neutral-600 hover:text-neutral-900",
+                  isCurrent ? "border-neutral-900 font-medium" : "border-transparent text-muted hover:text-ink",
                 )}
               >
                 {tab.label}
@@ -72,7 +70,7 @@ function SectionMenu({ base, current }: { base: string; current: string | undefi
     <DropdownMenu.Root>
       <DropdownMenu.Trigger
         data-testid="section-menu"
-        className="mb-2 inline-flex min-h-10 w-full items-center gap-2 rounded-md border border-neutral-300 bg-white px-3 text-sm font-medium sm:hidden"
+        className="mb-2 inline-flex min-h-10 w-full items-center gap-2 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium sm:hidden"
       >
         <Menu aria-hidden className="size-4" />
         <span className="sr-only">Project section: </span>
@@ -83,14 +81,14 @@ function SectionMenu({ base, current }: { base: string; current: string | undefi
         <DropdownMenu.Content
           align="start"
           sideOffset={4}
-          className="z-50 min-w-56 rounded-md border border-neutral-200 bg-white p-1 shadow-lg"
+          className="z-50 min-w-56 rounded-md border border-line bg-surface p-1 shadow-lg"
         >
           {tabs.map((tab) => (
             <DropdownMenu.Item key={tab.label} asChild>
               <Link
                 href={`${base}${tab.href}`}
                 aria-current={tab.label === current ? "page" : undefined}
-                className="block rounded px-3 py-2 text-sm outline-none data-[highlighted]:bg-neutral-100 aria-[current=page]:font-medium"
+                className="block rounded px-3 py-2 text-sm outline-none data-[highlighted]:bg-sunken aria-[current=page]:font-medium"
               >
                 {tab.label}
               </Link>

@@ -31,7 +31,7 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
     router.refresh();
   }
   return (
-    <header className="border-b border-neutral-200 bg-white">
+    <header className="border-b border-line bg-surface">
       <div className="mx-auto flex max-w-5xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
         <Link href="/" className="font-bold">
           OptStuff
@@ -70,7 +70,7 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
               Instance log
             </Link>
           ) : null}
-          <span className="hidden text-neutral-600 sm:inline">{me.data?.user.email}</span>
+          <span className="hidden text-muted sm:inline">{me.data?.user.email}</span>
           <Button variant="secondary" size="sm" icon={LogOut} onClick={signOut}>
             Sign out
           </Button>

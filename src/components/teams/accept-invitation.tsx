@@ -37,7 +37,7 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
             Create an account
           </Link>
           <Link
-            className="rounded-md border border-neutral-300 px-4 py-2 text-sm"
+            className="rounded-md border border-line-strong px-4 py-2 text-sm"
             href={`/sign-in?next=${encodeURIComponent(here)}`}
           >
             Sign in
@@ -45,7 +45,7 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
         </div>
       ) : (
         <>
-          <p className="text-sm text-neutral-600">Signed in as {signedInAs}.</p>
+          <p className="text-sm text-muted">Signed in as {signedInAs}.</p>
           <ErrorMessage error={accept.error ?? decline.error} />
           <div className="flex flex-wrap gap-3">
             <Button

@@ -66,13 +66,13 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
         </div>
       ) : null}
       <h3 className="mt-6 mb-2 text-sm font-semibold">Pending</h3>
-      {pending.data?.length === 0 ? <p className="text-sm text-neutral-500">No pending invitations.</p> : null}
+      {pending.data?.length === 0 ? <p className="text-sm text-subtle">No pending invitations.</p> : null}
       <ul className="divide-y divide-neutral-100">
         {pending.data?.map((invitation) => (
           <li key={invitation.id} className="flex flex-wrap items-center gap-3 py-2 text-sm">
             <span className="min-w-0 flex-1 truncate">{invitation.email}</span>
-            <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs">{invitation.role}</span>
-            <span className="text-xs text-neutral-500">
+            <span className="rounded-full bg-sunken px-2 py-0.5 text-xs">{invitation.role}</span>
+            <span className="text-xs text-subtle">
               expires <When at={invitation.expiresAt} />
             </span>
             <Button

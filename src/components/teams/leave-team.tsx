@@ -21,7 +21,7 @@ export function LeaveTeam({ refusal, onLeave }: { refusal: string | null; onLeav
         <Button variant="secondary" disabled aria-describedby={reason}>
           Leave team
         </Button>
-        <p id={reason} className="text-xs text-neutral-600">
+        <p id={reason} className="text-xs text-muted">
           {refusal}
         </p>
       </div>

@@ -45,7 +45,7 @@ export function MembersCard({
             <li key={member.userId} className="flex flex-wrap items-center gap-3 py-3">
               <div className="min-w-0 flex-1">
                 <p className="truncate font-medium">{member.name}</p>
-                <p className="truncate text-sm text-neutral-600">{member.email}</p>
+                <p className="truncate text-sm text-muted">{member.email}</p>
               </div>
               {editable ? (
                 <label className="text-sm">
@@ -66,7 +66,7 @@ export function MembersCard({
                   </Select>
                 </label>
               ) : (
-                <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs">{member.role}</span>
+                <span className="rounded-full bg-sunken px-2 py-0.5 text-xs">{member.role}</span>
               )}
               {editable ? (
                 <ConfirmDialog

@@ -62,15 +62,15 @@ export function ConfirmDialog({
       <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
-        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-lg bg-white p-6 shadow-xl">
+        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-lg bg-surface p-6 shadow-xl">
           <AlertDialog.Title className="text-lg font-semibold">{title}</AlertDialog.Title>
-          <AlertDialog.Description className="mt-2 text-sm text-neutral-600">{description}</AlertDialog.Description>
+          <AlertDialog.Description className="mt-2 text-sm text-muted">{description}</AlertDialog.Description>
           {children}
           {typeToConfirm ? (
             <label className="mt-4 block text-sm">
-              Type <code className="rounded bg-neutral-100 px-1">{typeToConfirm}</code> to confirm
+              Type <code className="rounded bg-sunken px-1">{typeToConfirm}</code> to confirm
               <input
-                className="mt-1 w-full rounded-md border border-neutral-300 px-3 py-2"
+                className="mt-1 w-full rounded-md border border-line-strong px-3 py-2"
                 value={typed}
                 onChange={(e) => setTyped(e.target.value)}
                 autoComplete="off"

@@ -43,7 +43,7 @@ export function CopyField({
         <span className="text-sm font-medium">{label}</span>
         <span className="flex items-center gap-2">
           {/* Announced: the button keeps its name, the outcome is said here. */}
-          <span aria-live="polite" className="text-xs text-neutral-600">
+          <span aria-live="polite" className="text-xs text-muted">
             {said}
           </span>
           <Button variant="ghost" size="sm" icon={Copy} onClick={copy}>

@@ -37,11 +37,11 @@ export function Dialog({
           onInteractOutside={keepOpen}
           // Without a description nothing describes the dialog: its title is not read a second time.
           {...(description ? {} : { "aria-describedby": undefined })}
-          className="fixed top-1/2 left-1/2 z-50 max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl"
+          className="fixed top-1/2 left-1/2 z-50 max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-surface p-6 shadow-xl"
         >
           <RadixDialog.Title className="text-lg font-semibold">{title}</RadixDialog.Title>
           {description ? (
-            <RadixDialog.Description className="mt-1 text-sm text-neutral-600">{description}</RadixDialog.Description>
+            <RadixDialog.Description className="mt-1 text-sm text-muted">{description}</RadixDialog.Description>
           ) : null}
           <div className="mt-4">{children}</div>
         </RadixDialog.Content>

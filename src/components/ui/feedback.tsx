@@ -11,7 +11,7 @@ export function ErrorMessage({ error }: { error: { message?: string } | null | u
 
 export function Loading({ label = "Loading…" }: { label?: string }) {
   return (
-    <p aria-busy="true" className="animate-pulse py-6 text-sm text-neutral-500">
+    <p aria-busy="true" className="animate-pulse py-6 text-sm text-subtle">
       {label}
     </p>
   );
@@ -19,9 +19,9 @@ export function Loading({ label = "Loading…" }: { label?: string }) {
 
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
   return (
-    <div className="rounded-lg border border-dashed border-neutral-300 bg-white p-8 text-center">
+    <div className="rounded-lg border border-dashed border-line-strong bg-surface p-8 text-center">
       <p className="font-medium">{title}</p>
-      {children ? <div className="mt-2 text-sm text-neutral-600">{children}</div> : null}
+      {children ? <div className="mt-2 text-sm text-muted">{children}</div> : null}
     </div>
   );
 }
@@ -57,7 +57,7 @@ export function Card({
   children: ReactNode;
 }) {
   return (
-    <section id={id} className="scroll-mt-4 rounded-lg border border-neutral-200 bg-white p-4 shadow-sm sm:p-6">
+    <section id={id} className="scroll-mt-4 rounded-lg border border-line bg-surface p-4 shadow-sm sm:p-6">
       {title || actions ? (
         <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
           {title ? <h2 className="text-lg font-semibold">{title}</h2> : <span />}
@@ -72,7 +72,7 @@ export function Card({
 /** Irreversible actions, set apart in red at the bottom of a settings page. */
 export function DangerZone({ children }: { children: ReactNode }) {
   return (
-    <section className="rounded-lg border border-red-200 bg-white p-4 sm:p-6">
+    <section className="rounded-lg border border-red-200 bg-surface p-4 sm:p-6">
       <h2 className="text-lg font-semibold text-red-800">Danger zone</h2>
       <div className="mt-4 flex flex-wrap gap-3">{children}</div>
     </section>

@@ -2,7 +2,7 @@ import { useId, type ComponentProps, type ReactNode } from "react";
 import { cn } from "@/lib/cn";
 
 const control =
-  "w-full rounded-md border border-neutral-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-neutral-400 aria-[invalid=true]:border-red-500";
+  "w-full rounded-md border border-line-strong bg-surface px-3 py-2 text-sm shadow-sm placeholder:text-neutral-400 aria-[invalid=true]:border-red-500";
 
 interface FieldProps {
   label: string;
@@ -48,7 +48,7 @@ function FieldFrame({ label, hint, error, render }: FieldProps & { render(a11y: 
       </label>
       {render({ id, "aria-invalid": error ? true : undefined, "aria-describedby": `${id}-hint ${id}-error` })}
       {hint ? (
-        <p id={`${id}-hint`} className="text-xs text-neutral-500">
+        <p id={`${id}-hint`} className="text-xs text-subtle">
           {hint}
         </p>
       ) : null}

@@ -8,11 +8,11 @@ export function PageSkeleton() {
     <div role="status" aria-busy="true" data-testid="page-loading" className="space-y-6">
       <span className="sr-only">Loading this page</span>
       {[0, 1].map((card) => (
-        <div key={card} aria-hidden className="space-y-3 rounded-lg border border-neutral-200 bg-white p-6">
+        <div key={card} aria-hidden className="space-y-3 rounded-lg border border-line bg-surface p-6">
           <div className="h-5 w-40 animate-pulse rounded bg-neutral-200" />
-          <div className="h-4 w-full animate-pulse rounded bg-neutral-100" />
-          <div className="h-4 w-5/6 animate-pulse rounded bg-neutral-100" />
-          <div className="h-4 w-2/3 animate-pulse rounded bg-neutral-100" />
+          <div className="h-4 w-full animate-pulse rounded bg-sunken" />
+          <div className="h-4 w-5/6 animate-pulse rounded bg-sunken" />
+          <div className="h-4 w-2/3 animate-pulse rounded bg-sunken" />
         </div>
       ))}
     </div>

@@ -7,7 +7,7 @@ import { When } from "./when";
 export function SearchedBackTo({ at }: { at: Date | string | null | undefined }) {
   if (!at) return null;
   return (
-    <p className="text-sm text-neutral-600" role="status" data-testid="searched-back-to">
+    <p className="text-sm text-muted" role="status" data-testid="searched-back-to">
       Searched back to <When at={at} seconds />: <span className="font-medium">Older</span> searches further back.
     </p>
   );

@@ -22,8 +22,8 @@ export function Toaster() {
           onOpenChange={(open) => (open ? undefined : dismissToast(t.id))}
           data-testid="toast"
           className={cn(
-            "flex items-start gap-3 rounded-lg border bg-white p-3 text-sm shadow-lg",
-            t.tone === "failure" ? "border-red-300" : "border-neutral-200",
+            "flex items-start gap-3 rounded-lg border bg-surface p-3 text-sm shadow-lg",
+            t.tone === "failure" ? "border-red-300" : "border-line",
           )}
         >
           {t.tone === "failure" ? (
@@ -34,10 +34,10 @@ export function Toaster() {
           <div className="min-w-0 flex-1">
             <Toast.Title className="font-medium">{t.title}</Toast.Title>
             {t.description ? (
-              <Toast.Description className="mt-0.5 text-neutral-600">{t.description}</Toast.Description>
+              <Toast.Description className="mt-0.5 text-muted">{t.description}</Toast.Description>
             ) : null}
           </div>
-          <Toast.Close aria-label="Dismiss" className="rounded p-0.5 text-neutral-500 hover:bg-neutral-100">
+          <Toast.Close aria-label="Dismiss" className="rounded p-0.5 text-subtle hover:bg-sunken">
             <X aria-hidden className="size-4" />
           </Toast.Close>
         </Toast.Root>

@@ -86,7 +86,7 @@ export function OriginalCompare({
         <img
           src={compared.imageUrl}
           alt="The source with no operations"
-          className="max-h-64 max-w-full rounded-md border border-neutral-200"
+          className="max-h-64 max-w-full rounded-md border border-line"
         />
       ) : null}
       <figcaption className="text-sm">
@@ -94,7 +94,7 @@ export function OriginalCompare({
         <span data-testid="original-facts">
           {info.format.toUpperCase()} {info.width} × {info.height}, {formatBytes(info.bytes)}
         </span>
-        <span className="block text-xs text-neutral-600" data-testid="original-share">
+        <span className="block text-xs text-muted" data-testid="original-share">
           The answer above is {formatPercent(share, share < 0.1 ? 1 : 0)} of the original&apos;s bytes. The picture is
           the source with no operations (the project&apos;s default quality and watermark still apply).
         </span>

@@ -34,7 +34,7 @@ export function UrlTesterAnswer({
             : ""}
       </p>
       {answered ? <Facts answer={answered.answer} preview={answered.preview} /> : null}
-      {hint ? <p className="text-xs text-neutral-600">{hint}</p> : null}
+      {hint ? <p className="text-xs text-muted">{hint}</p> : null}
       {answered?.answer.kind === "json" ? (
         <pre
           tabIndex={0}
@@ -55,7 +55,7 @@ export function UrlTesterAnswer({
           alt="Preview of the signed URL's image"
           data-testid="preview-image"
           hidden={answered.preview.state === "undecodable"}
-          className="max-h-96 max-w-full rounded-md border border-neutral-200"
+          className="max-h-96 max-w-full rounded-md border border-line"
           onLoad={(event) =>
             onPreview({
               state: "shown",
@@ -78,7 +78,7 @@ function Facts({ answer, preview }: { answer: Answer; preview: Preview }) {
       aria-label="The server's answer"
       className={cn(
         "grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 rounded-md border p-3 text-sm",
-        refused ? "border-red-200 bg-red-50" : "border-neutral-200",
+        refused ? "border-red-200 bg-red-50" : "border-line",
       )}
     >
       <Fact name="Status">{statusLine(answer)}</Fact>
@@ -105,7 +105,7 @@ function Facts({ answer, preview }: { answer: Answer; preview: Preview }) {
 function Fact({ name, children }: { name: string; children: ReactNode }) {
   return (
     <>
-      <dt className="text-neutral-500">{name}</dt>
+      <dt className="text-subtle">{name}</dt>
       <dd className="min-w-0 break-words" data-testid={`answer-${name.toLowerCase().replace(/\s+/g, "-")}`}>
         {children}
       </dd>

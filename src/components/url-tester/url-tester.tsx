@@ -88,7 +88,7 @@ export function UrlTester({
                 </option>
               ))}
           </Select>
-          <span className="mt-1 block text-xs text-neutral-500">
+          <span className="mt-1 block text-xs text-subtle">
             {mayBePermanent
               ? "A URL that never expires keeps working after its signer leaves the team: choose it deliberately."
               : "Tester URLs expire within 7 days."}
@@ -121,7 +121,7 @@ export function UrlTester({
             href={sign.data.url}
             target="_blank"
             rel="noopener noreferrer"
-            className="inline-block text-sm font-medium text-neutral-900 underline underline-offset-2"
+            className="inline-block text-sm font-medium text-ink underline underline-offset-2"
           >
             Open the signed URL in a new tab
           </a>

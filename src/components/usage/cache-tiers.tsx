@@ -33,7 +33,7 @@ export function CacheTiers({ tiers, store }: CacheTiersProps) {
           { header: "Share", numeric: true, cell: (t) => formatPercent(total > 0 ? t.requests / total : null) },
         ]}
       />
-      <p className="text-sm text-neutral-600" data-testid="result-store-size">
+      <p className="text-sm text-muted" data-testid="result-store-size">
         {describeStoreShare(store)}
       </p>
     </div>

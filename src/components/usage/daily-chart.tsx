@@ -74,7 +74,7 @@ export function DailyChart({ series, title }: { series: readonly DailyPoint[]; t
         </ResponsiveContainer>
       </div>
       <details className="mt-2 text-sm">
-        <summary className="cursor-pointer text-neutral-600">Show as a table</summary>
+        <summary className="cursor-pointer text-muted">Show as a table</summary>
         <DataTable
           label={`${title}, per day`}
           testId="daily-table"

@@ -41,7 +41,7 @@ export function DataTable<Row>({
         data-testid={testId}
       >
         <thead role="rowgroup" className="hidden sm:table-header-group">
-          <tr role="row" className="text-xs text-neutral-600">
+          <tr role="row" className="text-xs text-muted">
             {columns.map((c) => (
               <th
                 key={c.header}
@@ -68,7 +68,7 @@ export function DataTable<Row>({
                   )}
                 >
                   {/* The phone's label, where the column headers are hidden: read with the value. */}
-                  <span className="shrink-0 text-xs text-neutral-600 sm:hidden">{c.header}</span>
+                  <span className="shrink-0 text-xs text-muted sm:hidden">{c.header}</span>
                   {/* One flex item beside the label, whatever the cell holds. */}
                   <span className="min-w-0">{c.cell(row)}</span>
                 </td>

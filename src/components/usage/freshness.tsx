@@ -17,7 +17,7 @@ export function Freshness({ metering }: { metering: MeteringView }) {
   const wait =
     metering.appearsWithinSeconds === null ? "at the next usage flush" : `within ${metering.appearsWithinSeconds} s`;
   return (
-    <p className="text-xs text-neutral-600" data-testid="freshness">
+    <p className="text-xs text-muted" data-testid="freshness">
       Times in your time zone (hover one for UTC); a day is a UTC day.{" "}
       {metering.meteredUpTo ? (
         <>

@@ -81,7 +81,7 @@ export function OutcomeChart({ outcomes }: { outcomes: RequestOutcomes }) {
         </ResponsiveContainer>
       </div>
       <details className="mt-2 text-sm">
-        <summary className="cursor-pointer text-neutral-600">Show as a table ({busy.length} with requests)</summary>
+        <summary className="cursor-pointer text-muted">Show as a table ({busy.length} with requests)</summary>
         <DataTable
           label={`Requests by outcome, per ${outcomes.granularity}`}
           testId="outcome-table"

@@ -24,7 +24,7 @@ const score = (value: number | null) => (value === null ? "–" : value.toFixed(
 
 /** What each way of choosing quality delivered: sizes against the originals, and the score reached. */
 export function QualityModes({ rows }: { rows: readonly QualityModeRow[] }) {
-  if (rows.length === 0) return <p className="text-sm text-neutral-600">No images were delivered in this range.</p>;
+  if (rows.length === 0) return <p className="text-sm text-muted">No images were delivered in this range.</p>;
   return (
     <div className="space-y-3">
       <DataTable
@@ -49,7 +49,7 @@ export function QualityModes({ rows }: { rows: readonly QualityModeRow[] }) {
           },
         ]}
       />
-      <p className="text-sm text-neutral-600">
+      <p className="text-sm text-muted">
         q_auto and f_best choose each image&apos;s quality for a perceptual score (SSIMULACRA 2: 90 visually lossless,
         80 very high, 70 high, 60 medium-high); the score is theirs only. &ldquo;Smaller than originals&rdquo; counts
         the images that fetched their original (cache hits never see it).

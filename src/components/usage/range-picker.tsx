@@ -67,11 +67,11 @@ function RangeFields({
       </div>
       <form onSubmit={form.handleSubmit(onChange)} className="flex flex-wrap items-end gap-2 text-sm" noValidate>
         <label className="flex flex-col gap-1">
-          <span className="text-xs text-neutral-600">From (UTC)</span>
+          <span className="text-xs text-muted">From (UTC)</span>
           <DateInput required max={today} {...fieldOf(form, "from")} />
         </label>
         <label className="flex flex-col gap-1">
-          <span className="text-xs text-neutral-600">To (UTC)</span>
+          <span className="text-xs text-muted">To (UTC)</span>
           <DateInput required max={today} {...fieldOf(form, "to")} />
         </label>
         <Button type="submit" variant={"from" in value ? "primary" : "secondary"} className="min-h-9 px-3">

@@ -89,7 +89,7 @@ export function RequestLogTable({
             maxLength={2048}
             placeholder="contains, e.g. cat.jpg, or a whole URL"
             title={`Up to ${SOURCE_CONTAINS_MAX} characters: sources containing the text. Longer: exactly that source.`}
-            className="min-w-0 flex-1 rounded-md border border-neutral-300 bg-white px-2 py-1.5 font-mono text-xs sm:w-48 sm:flex-none"
+            className="min-w-0 flex-1 rounded-md border border-line-strong bg-surface px-2 py-1.5 font-mono text-xs sm:w-48 sm:flex-none"
           />
         </label>
         <label className="flex w-full items-center gap-2 text-sm sm:w-auto">
@@ -99,7 +99,7 @@ export function RequestLogTable({
             onChange={(e) => setIdQuery(e.target.value)}
             placeholder="from X-Request-Id or an error's requestId"
             aria-invalid={idQuery.trim() !== "" && !requestId}
-            className="min-w-0 flex-1 rounded-md sm:w-80 sm:flex-none border border-neutral-300 bg-white px-2 py-1.5 font-mono text-xs"
+            className="min-w-0 flex-1 rounded-md sm:w-80 sm:flex-none border border-line-strong bg-surface px-2 py-1.5 font-mono text-xs"
           />
         </label>
       </div>

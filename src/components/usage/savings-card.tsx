@@ -19,12 +19,12 @@ export function SavingsCard({ savings }: { savings: SavingsReport }) {
       <div className="space-y-3">
         <p className="text-2xl font-semibold tabular-nums" data-testid="bandwidth-saved">
           {formatBytes(Math.abs(totals.savedBytes))}{" "}
-          <span className="text-base font-normal text-neutral-600">
+          <span className="text-base font-normal text-muted">
             {totals.savedBytes >= 0 ? "saved" : "larger than the originals"} (
             {formatPercent(totals.savedShare === null ? null : Math.abs(totals.savedShare), 0)})
           </span>
         </p>
-        <p className="text-sm text-neutral-600">
+        <p className="text-sm text-muted">
           Originals {formatBytes(totals.originalBytes)} → delivered {formatBytes(totals.measuredOutputBytes)}, over the{" "}
           {formatCount(totals.measured)} of the {formatCount(totals.delivered)} images delivered that fetched their
           original (an answer from a cache never sees it).

@@ -15,8 +15,8 @@ export function Stat({
 }) {
   const change = trend ? describeTrend(trend.current, trend.previous) : null;
   return (
-    <div className="rounded-lg border border-neutral-200 bg-white p-4" data-testid="stat">
-      <p className="text-xs font-medium tracking-wide text-neutral-600 uppercase">{label}</p>
+    <div className="rounded-lg border border-line bg-surface p-4" data-testid="stat">
+      <p className="text-xs font-medium tracking-wide text-muted uppercase">{label}</p>
       <p
         className="mt-1 text-2xl font-semibold tabular-nums"
         data-testid={`stat-${label.toLowerCase().replace(/\W+/g, "-")}`}
@@ -24,11 +24,11 @@ export function Stat({
         {value}
       </p>
       {change ? (
-        <p className={cn("mt-1 text-xs", change.direction === "down" ? "text-amber-800" : "text-neutral-600")}>
-          {change.text} <span className="text-neutral-500">vs previous {trend!.period}</span>
+        <p className={cn("mt-1 text-xs", change.direction === "down" ? "text-amber-800" : "text-muted")}>
+          {change.text} <span className="text-subtle">vs previous {trend!.period}</span>
         </p>
       ) : null}
-      {detail ? <p className="mt-1 text-xs text-neutral-500">{detail}</p> : null}
+      {detail ? <p className="mt-1 text-xs text-subtle">{detail}</p> : null}
     </div>
   );
 }

@@ -7,7 +7,7 @@ export function TopSources({
 }: {
   sources: ReadonlyArray<{ sourceUrl: string; requests: number; outputBytes: number }>;
 }) {
-  if (sources.length === 0) return <p className="text-sm text-neutral-600">No images were delivered in this range.</p>;
+  if (sources.length === 0) return <p className="text-sm text-muted">No images were delivered in this range.</p>;
   return (
     <DataTable
       label="Top source images"

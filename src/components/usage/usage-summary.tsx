@@ -55,7 +55,7 @@ export function UsageSummary(props: {
         <div className="space-y-4">
           <Freshness metering={data.metering} />
           <div className="flex flex-wrap items-center justify-between gap-2">
-            <p className="text-sm text-neutral-600">
+            <p className="text-sm text-muted">
               <When day={data.range.from} /> to <When day={data.range.to} />
             </p>
             {props.exportLink}

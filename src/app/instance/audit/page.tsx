@@ -14,7 +14,7 @@ export default async function InstanceAuditPage() {
   await prefetch(trpc.audit.instanceActors.queryOptions());
   return (
     <HydrateClient>
-      <header className="border-b border-neutral-200 bg-white">
+      <header className="border-b border-line bg-surface">
         <div className="mx-auto flex max-w-5xl items-center gap-4 px-4 py-3">
           <Link href="/" className="font-bold">
             OptStuff
@@ -32,7 +32,7 @@ export default async function InstanceAuditPage() {
       <main id="main" tabIndex={-1} className="mx-auto max-w-5xl space-y-4 px-4 py-6 sm:py-8">
         <div>
           <h1 className="text-xl font-semibold">Instance audit log</h1>
-          <p className="text-sm text-neutral-600">
+          <p className="text-sm text-muted">
             Sign-ins and failed sign-ins, deleted teams, and what the command line did to the instance. Each team&apos;s
             own changes are in its audit log.
           </p>

@@ -9,7 +9,7 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   const user = await currentUser();
   return (
     <main id="main" tabIndex={-1} className="mx-auto flex min-h-screen max-w-md flex-col justify-center px-4 py-12">
-      <div className="rounded-lg border border-neutral-200 bg-white p-6 shadow-sm">
+      <div className="rounded-lg border border-line bg-surface p-6 shadow-sm">
         <h1 className="mb-4 text-2xl font-semibold">Team invitation</h1>
         <AcceptInvitation token={token} signedInAs={user?.email ?? null} />
       </div>

@@ -17,7 +17,7 @@ export default async function TeamAuditPage({ params }: { params: Promise<{ team
       <div className="space-y-4">
         <div>
           <h1 className="text-xl font-semibold">Audit log</h1>
-          <p className="text-sm text-neutral-600">
+          <p className="text-sm text-muted">
             Who changed what in this team, from where: every change made in the dashboard, through its API or on the
             command line.
           </p>

@@ -20,7 +20,7 @@ export default async function ProjectLayout({
     <HydrateClient>
       <div className="space-y-6">
         <div>
-          <Link href={`/t/${team}`} className="text-sm text-neutral-600 hover:underline">
+          <Link href={`/t/${team}`} className="text-sm text-muted hover:underline">
             ← Projects
           </Link>
           <ProjectHeading teamSlug={team} projectSlug={project} />
