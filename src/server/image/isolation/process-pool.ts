@@ -118,12 +118,12 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     let chosen: TransformProcess | undefined;
     if (!alone) {
       for (const proc of live[priority]) {
-        if (proc.dead || proc.solo || proc.retiring || !proc.child.connected || proc.jobs.size >= capacity) continue;
+        if (proc.state !== "open" || !proc.child.connected || proc.jobs.size >= capacity) continue;
         if (!chosen || proc.jobs.size > chosen.jobs.size) chosen = proc;
       }
     }
     chosen ??= spawn(priority);
-    chosen.solo = alone;
+    if (alone) chosen.holdAlone();
     clearTimeout(chosen.idleTimer);
     watchMemory(chosen);
     return chosen;
@@ -147,14 +147,14 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
    */
   function release(proc: TransformProcess, id: number): void {
     proc.jobs.delete(id);
-    if (proc.dead) return;
+    if (proc.state === "dead") return;
     const size = residentBytes(proc.child.pid ?? -1);
-    if (closed || !proc.child.connected || (size !== null && size > recycleBytes)) proc.retiring = true;
+    if (closed || !proc.child.connected || (size !== null && size > recycleBytes)) proc.windDown();
     if (proc.jobs.size > 0) return;
     clearInterval(proc.watch);
     proc.watch = undefined;
-    proc.solo = false;
-    if (proc.retiring) return proc.retire();
+    if (proc.state === "retiring") return proc.retire();
+    proc.reopen();
     clearTimeout(proc.idleTimer);
     proc.idleTimer = setTimeout(() => {
       if (proc.jobs.size === 0) proc.retire();
@@ -253,7 +253,8 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     }
     if (by?.job === id) return { kind: "failed", error: by.error };
     // Another job's timeout, or a kill or crash no one job can be blamed for: run it again, alone.
-    if ((by && by.job !== null) || (end.held > 1 && !proc.solo)) return { kind: "collateral" };
+    // (A process running a job alone held that job only.)
+    if ((by && by.job !== null) || end.held > 1) return { kind: "collateral" };
     if (by) return { kind: "failed", error: by.error };
     // A crash inside libvips on hostile bytes is the input's doing: it costs that request only.
     return { kind: "failed", error: new AppError("IMAGE_DECODE_FAILED", { detail: end.detail }) };

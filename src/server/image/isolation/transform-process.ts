@@ -21,23 +21,31 @@ export interface RunningJob {
   ended(end: ProcessEnd): void;
 }
 
+/**
+ * Which jobs a process takes: `open`, any up to the pool's capacity; `solo`, the one retried job it
+ * runs alone, nothing else; `retiring`, none (being killed, or grown large and ending with its last
+ * job); `dead`, none ever again (exited, or never started). Only the methods below move it.
+ */
+export type ProcessState = "open" | "solo" | "retiring" | "dead";
+
 export interface TransformProcess {
   child: ChildProcess;
   priority: JobPriority;
-  /** Exited, or never started: never handed a job again. */
-  dead: boolean;
+  readonly state: ProcessState;
   /** It said it was ready: an exit before that is a failure to start, not a job's doing. */
   started: boolean;
   ready: Promise<void>;
   /** The jobs running here, by id. */
   jobs: Map<number, RunningJob>;
-  /** Runs one retried job alone: handed nothing else until it is done. */
-  solo: boolean;
-  /** Takes no new job: it is being killed, or grew large and ends once its jobs are done. */
-  retiring: boolean;
   killedFor: ProcessEnd["killedFor"];
   idleTimer?: NodeJS.Timeout;
   watch?: NodeJS.Timeout;
+  /** open → solo: it runs one retried job alone. */
+  holdAlone(): void;
+  /** solo → open, once that job is done. */
+  reopen(): void;
+  /** Takes no new job; ends once its jobs are done (the pool retires it then). */
+  windDown(): void;
   /** Kills it for a reason its jobs are told (the first reason wins). */
   kill(reason: NonNullable<ProcessEnd["killedFor"]>): void;
   /** Ends it with no job to tell (idle, or grown large): it takes no new job from now on. */
@@ -74,25 +82,36 @@ export function spawnTransformProcess(priority: JobPriority, options: SpawnOptio
   let failed!: (error: AppError) => void;
   const ready = new Promise<void>((resolve, reject) => ((started = resolve), (failed = reject)));
   ready.catch(() => {});
+  let state: ProcessState = "open";
   const proc: TransformProcess = {
     child,
     priority,
-    dead: false,
+    get state() {
+      return state;
+    },
     started: false,
     ready,
     jobs: new Map(),
-    solo: false,
-    retiring: false,
     killedFor: null,
+    holdAlone() {
+      if (state === "open") state = "solo";
+    },
+    reopen() {
+      if (state === "solo") state = "open";
+    },
+    windDown() {
+      if (state !== "dead") state = "retiring";
+    },
     kill(reason) {
       proc.killedFor ??= reason;
-      proc.retiring = true;
+      const gone = state === "dead";
+      proc.windDown();
       child.kill("SIGKILL");
       // Already gone: no exit event will come to tell the jobs.
-      if (proc.dead) tellJobs("already exited");
+      if (gone) tellJobs("already exited");
     },
     retire() {
-      proc.retiring = true;
+      proc.windDown();
       child.kill("SIGKILL");
     },
   };
@@ -103,8 +122,8 @@ export function spawnTransformProcess(priority: JobPriority, options: SpawnOptio
     return jobs.length;
   };
   const die = (detail: string) => {
-    if (proc.dead) return;
-    proc.dead = true;
+    if (state === "dead") return;
+    state = "dead";
     clearInterval(proc.watch);
     clearTimeout(proc.idleTimer);
     failed(new AppError("INTERNAL", { detail: `transform process did not start (${detail})` }));
