@@ -1,7 +1,5 @@
-import { type Env } from "@/env";
-import { publicBaseUrl as publicBaseUrlOf } from "@/server/config/platform";
+import type { Env } from "@/env";
 import type { Auth, AuthOptions } from "@/server/auth/create-auth";
-import { trustedOriginsOf } from "@/server/api/origins";
 import { oauthOf } from "@/server/auth/settings";
 import { enabledProviders } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
@@ -29,6 +27,8 @@ import {
 } from "@/server/tenancy/registration";
 import { registrationOf } from "@/server/tenancy/settings";
 import { adoptOwnerlessTeams } from "@/server/tenancy/teams";
+import { publicBaseUrl as publicBaseUrlOf } from "@/server/config/platform";
+import { trustedOriginsOf } from "./origins";
 
 /** What the plane takes of the clients every plane shares (shared.ts). */
 export interface DashboardShared {

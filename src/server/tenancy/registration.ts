@@ -21,8 +21,6 @@ export interface RegistrationPolicy {
   emailDomains: readonly string[];
 }
 
-export const defaultRegistrationPolicy: RegistrationPolicy = { mode: "invite-only", emailDomains: [] };
-
 export interface AccountCandidate {
   email: string;
   /** A provider vouches for the address. */
