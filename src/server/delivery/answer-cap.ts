@@ -1,14 +1,5 @@
-import type { HttpAnswer } from "@/server/wire/answer";
-import type { AnswerReport } from "./answer-produced";
-import type { DeliveryDeps, RequestOutcome } from "./delivery-types";
+import type { Answered, DeliveryDeps } from "./delivery-types";
 import type { Produced } from "./produce";
-
-export interface Answered {
-  answer: HttpAnswer;
-  report: AnswerReport;
-  /** Work to run once the answer is on the wire (finish-later.ts). */
-  later?: () => Promise<RequestOutcome | null>;
-}
 
 /** An output over the deployment's response cap goes out as a redirect to the bucket (oversize.ts). */
 export async function capped(

@@ -1,107 +1,75 @@
-import { type ImageOperations } from "@/server/image";
 import type { SourceLocation } from "@/server/source";
-import type { Progress } from "./answer-produced";
+import { answerOperations } from "./answer-operations";
+import { answerTargets, type AnswerTargets } from "./answer-targets";
 import type { Authorized } from "./authorize";
 import { bucketSettings } from "./buckets";
-import { variantKey } from "./cache-key";
-import { applyClientHints } from "./client-hints";
-import { withDefaultQuality } from "./default-quality";
-import type { DeliveryDeps, ImageHttpRequest } from "./delivery-types";
-import { withoutSearch } from "./interim";
+import type { RequestLimits } from "@/server/ratelimit/request-limits";
+import type { DeliveryDeps, ImageHttpRequest, RequestOutcome } from "./delivery-types";
 import type { ImageRequestParts } from "./parse-request";
-import { expandPreset } from "./presets";
 import type { SourceInput } from "./produce";
-import { resultAddress, type ResultAddress } from "./result-keys";
-import { lifetimeSeconds, type SuccessHeaderInput } from "./success-headers";
-import { placeWatermark } from "./watermark";
+import type { SuccessHeaderInput } from "./success-headers";
 
-/** The success headers' inputs every answer to one request shares (the ETag aside, an interim's is its own). */
-export type CommonHeaders = Omit<SuccessHeaderInput, "negotiated" | "serverTiming">;
+/** What a request's answers share in their success headers (each answer adds its own lifetime and ETag). */
+export type CommonHeaders = Pick<SuccessHeaderInput, "hints" | "tags" | "refererRestricted" | "requestId">;
 
-/**
- * One authorized image request and what follows from it before any work: the operations as the project
- * and the browser make them, the variant and where its result lives. Everything answering reads.
- */
-export interface AnswerContext {
+/** Where the request has got to, from serveImage. */
+export interface Progress {
+  requestId: string;
+  started: number;
+  authMs: number;
+  limits: RequestLimits;
+  /** Limits for work done after the answer: charged as a transform of its own, not as another request. */
+  laterLimits: () => RequestLimits;
+  /** Whose request it is and what it asked, for the log entry of work done after the answer. */
+  attribution: Pick<RequestOutcome, "projectId" | "apiKeyId" | "sourceUrl" | "operations" | "variant">;
+}
+
+/** One authorized image request whose source is allowed. */
+export interface AnswerRequest {
   request: ImageHttpRequest;
   parts: ImageRequestParts;
-  project: Authorized["project"];
+  authorized: Authorized;
   location: SourceLocation;
   deps: DeliveryDeps;
   progress: Progress;
-  operations: ImageOperations;
-  /** What the URL makes without a quality search: the interim answer's operations (interim.ts). */
-  fixed: ImageOperations;
-  accept: string | null;
-  variant: string;
-  address: ResultAddress;
-  /** The final answer's work (the interim's is the same with its own key, operations and Accept). */
-  final: SourceInput;
+}
+
+/**
+ * One authorized image request and what follows from it before any work: the operations as the project
+ * and the browser make them, every answer it may get and where their results live. Everything
+ * answering reads.
+ */
+export interface AnswerContext extends Omit<AnswerRequest, "authorized"> {
+  project: Authorized["project"];
+  targets: AnswerTargets;
+  /** The final answer's work (an interim's is the same with its own key, operations and Accept). */
+  input: SourceInput;
   common: CommonHeaders;
-  /** How long a cache may keep an answer: until the signature expires, at most a year. */
-  maxSeconds: number;
 }
 
-export function answerContext(
-  request: ImageHttpRequest,
-  parts: ImageRequestParts,
-  { project }: Authorized,
-  location: SourceLocation,
-  deps: DeliveryDeps,
-  progress: Progress,
-): AnswerContext {
-  const asked = withDefaultQuality(expandPreset(parts.operations, project), project);
-  const hinted = applyClientHints(asked, request.headers);
-  const operations = placeWatermark(hinted.operations, project);
-  const fixed = placeWatermark(applyClientHints(withoutSearch(asked), request.headers).operations, project);
+export function answerContext({ request, parts, authorized, location, deps, progress }: AnswerRequest): AnswerContext {
+  const { project, maxSeconds } = authorized;
+  const made = answerOperations(parts.operations, project, request.headers);
   const accept = request.headers.get("accept");
-  const variant = variantKey(operations, location, accept);
-  const address = resultAddress(project, variant, location, deps.publicNames);
-  const nowMs = deps.now().getTime();
-  return {
-    request,
-    parts,
-    project,
-    location,
-    deps,
-    progress,
-    operations,
-    fixed,
-    accept,
-    variant,
-    address,
-    final: finalInput({ project, operations, accept }, location, address, deps),
-    common: {
-      hints: hinted.hints,
-      etag: address.etag,
-      tags: address.tags,
-      exp: parts.exp,
-      nowMs,
-      refererRestricted: project.allowedRefererHosts.length > 0,
-      requestId: progress.requestId,
-    },
-    maxSeconds: lifetimeSeconds(parts.exp, nowMs),
-  };
-}
-
-/** The final answer's work: the URL's variant under its own key, fetched from the source. */
-function finalInput(
-  { project, operations, accept }: Pick<AnswerContext, "project" | "operations" | "accept">,
-  location: SourceLocation,
-  address: ResultAddress,
-  deps: DeliveryDeps,
-): SourceInput {
-  const sha256 = operations.watermark?.sha256;
-  return {
-    key: address.storeKey,
+  const targets = answerTargets(made, accept, { location, project, maxSeconds, exp: parts.exp }, deps);
+  const sha256 = made.operations.watermark?.sha256;
+  const input: SourceInput = {
+    key: targets.final.key,
     tenant: project.account,
     team: project.teamId,
-    operations,
+    operations: made.operations,
     accept,
     watermark: sha256 === undefined ? undefined : () => deps.projectImages(project.id, "watermark", sha256),
     location,
-    sourceKey: address.sourceKey,
+    sourceKey: targets.address.sourceKey,
     sourceHosts: project.allowedSourceHosts,
     bucket: location.kind === "bucket" ? () => bucketSettings(project, location.alias, deps.secretBox) : undefined,
   };
+  const common = {
+    hints: made.hints,
+    tags: targets.address.tags,
+    refererRestricted: project.allowedRefererHosts.length > 0,
+    requestId: progress.requestId,
+  };
+  return { request, parts, project, location, deps, progress, targets, input, common };
 }

@@ -1,59 +1,40 @@
 import { describeError } from "@/server/log";
 import { withinLimits } from "@/server/ratelimit/request-limits";
 import type { AnswerContext } from "./answer-context";
-import { answerProduced } from "./answer-produced";
-import { capped, type Answered } from "./answer-cap";
-import { variantKey } from "./cache-key";
-import { asFallback, FALLBACK_MAX_AGE, fallbackFor } from "./fallback";
-import type { ProduceInput, Produced } from "./produce";
-import { fallbackStoreKey } from "./result-keys";
+import type { Made } from "./answer-produced";
+import type { FinalTarget, InterimTarget } from "./answer-targets";
+import { isSourceFailure } from "./source-failures";
 
 /**
- * Produces `input` within the request's limits, or, when its source fails and the project has a
- * fallback image, answers that image instead (a finished answer: the caller only sends it).
+ * Produces the target within the request's limits, or, when its source fails (source-failures.ts:
+ * never for the request's own faults) and the project has a fallback image, that image instead.
  */
-export async function producedOrFallback(
-  context: AnswerContext,
-  input: ProduceInput,
-): Promise<{ produced: Produced } | { fallback: Answered }> {
-  const { deps, progress } = context;
+export async function producedOrFallback(context: AnswerContext, target: FinalTarget | InterimTarget): Promise<Made> {
+  const { deps, progress, input, project } = context;
+  const job = { ...input, key: target.key, operations: target.operations, accept: target.accept };
   try {
     return {
-      produced: await withinLimits(progress.limits, (admit, refund) => deps.produce({ ...input, admit, refund })),
+      target,
+      produced: await withinLimits(progress.limits, (admit, refund) => deps.produce({ ...job, admit, refund })),
     };
-  } catch (error) {
-    const fallback = fallbackFor(error, context.project);
-    if (!fallback) throw error;
-    return { fallback: await answerFallback(context, error, fallback) };
+  } catch (failure) {
+    const fallback = context.targets.fallback;
+    if (!fallback || !isSourceFailure(failure)) throw failure;
+    // Its transform was charged by the attempt that failed; the fallback's output is cached per variant.
+    const produced = await deps
+      .produce({
+        key: fallback.key,
+        tenant: input.tenant,
+        team: input.team,
+        operations: fallback.operations,
+        accept: fallback.accept,
+        watermark: input.watermark,
+        stored: () => deps.projectImages(project.id, "fallback", fallback.image),
+      })
+      .catch((failed: unknown) => {
+        deps.logger.log("warn", "fallback image failed", { requestId: progress.requestId, ...describeError(failed) });
+        throw failure;
+      });
+    return { target: fallback, produced, failure };
   }
-}
-
-async function answerFallback(
-  context: AnswerContext,
-  failure: unknown,
-  fallback: NonNullable<ReturnType<typeof fallbackFor>>,
-): Promise<Answered> {
-  const { deps, project, progress, operations, accept, final } = context;
-  const key = fallbackStoreKey(project, variantKey(operations, "fallback", accept), fallback.sha256);
-  // Its transform was charged by the attempt that failed; the fallback's output is cached per variant.
-  const produced = await deps
-    .produce({
-      key,
-      tenant: final.tenant,
-      team: final.team,
-      operations,
-      accept,
-      watermark: final.watermark,
-      stored: () => deps.projectImages(project.id, "fallback", fallback.sha256),
-    })
-    .catch((failed: unknown) => {
-      deps.logger.log("warn", "fallback image failed", { requestId: progress.requestId, ...describeError(failed) });
-      throw failure;
-    });
-  const { answer, report } = answerProduced(context.request, produced, context.common, progress);
-  const answered = {
-    answer: { ...answer, headers: asFallback(answer.headers, fallback.error) },
-    report: { ...report, status: fallback.error.logStatus },
-  };
-  return capped(answered, produced, { key, team: project.teamId, maxSeconds: FALLBACK_MAX_AGE }, deps);
 }

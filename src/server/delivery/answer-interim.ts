@@ -1,64 +1,61 @@
-import { AppError } from "@/server/errors";
-import { qualityModeOf } from "@/server/image";
-import { errorAnswer } from "@/server/wire/error-response";
+import sharp from "sharp";
+import { isSearchedFormat, type ImageOperations, type TransformResult } from "@/server/image";
 import type { AnswerContext } from "./answer-context";
-import { capped, type Answered } from "./answer-cap";
-import { producedOrFallback } from "./answer-fallback";
-import type { InterimTarget } from "./answer-plan";
-import { answerFinal } from "./answer-final";
-import { answerProduced } from "./answer-produced";
+import type { Made } from "./answer-produced";
+import type { InterimPlan } from "./interim";
 import { finishLater } from "./finish-later";
-import { asInterim, INTERIM_MAX_AGE, interimIsFinal } from "./interim";
 
-/** The final answer, made after the interim one is on the wire (single flight: once whoever asks). */
-export function laterJob(context: AnswerContext): NonNullable<Answered["later"]> {
-  const { deps, progress, variant } = context;
-  return finishLater({
+/**
+ * An interim answer, settled: where its result is the final answer itself, kept under the final key
+ * too and answered as final; otherwise answered as interim with the final one made after it (single
+ * flight: once whoever asks; a 304 for the interim starts it again only if the first attempt failed).
+ */
+export async function settled(context: AnswerContext, made: Made): Promise<Made> {
+  const { target, produced } = made;
+  if (target.kind !== "interim") return made;
+  const { deps, project, targets, progress } = context;
+  const maxAvifPixels = deps.later?.avif.maxPixels ?? 0;
+  const plan = { plan: target.plan, ops: targets.final.operations, maxAvifPixels };
+  if (produced && (await interimIsFinal(produced.result, plan))) {
+    const kept = await deps.produce.keep(targets.final.key, project.teamId, produced.result);
+    return { target: targets.final, produced, kept };
+  }
+  const later = finishLater({
     produce: deps.produce,
     queue: deps.later!.queue,
     logger: deps.logger,
-    input: context.final,
+    input: context.input,
     limits: progress.laterLimits,
-    attribution: { ...progress.attribution, variant },
+    attribution: { ...progress.attribution, variant: targets.final.variant },
     requestId: progress.requestId,
   });
+  return { ...made, later };
 }
 
 /**
- * A cold request whose final answer is slow: the interim result now, under its own ETag and a short
- * lifetime, and the final one made after. Where the interim result is the final answer itself, it is
- * kept under the final key too and answered as final.
+ * Whether the final answer would be this interim one itself, so that making it later would only make
+ * the same bytes again. AVIF: an animation (AVIF output here takes one frame, so f_auto and f_best give
+ * an animation WebP), or f_auto's output over AVIF's area (WebP whatever the Accept). Quality: an
+ * animation (never searched), or q_auto's output in a format the search does not take (PNG, GIF).
  */
-export async function answerInterim(context: AnswerContext, interim: InterimTarget): Promise<Answered> {
-  const { deps, project, request, progress, operations, common, maxSeconds } = context;
-  const made = await producedOrFallback(context, {
-    ...context.final,
-    key: interim.storeKey,
-    operations: interim.plan.operations,
-    accept: interim.plan.accept,
-  });
-  if ("fallback" in made) return made.fallback;
-  const { produced } = made;
-  const maxAvifPixels = deps.later?.avif.maxPixels ?? 0;
-  if (await interimIsFinal(produced.result, { plan: interim.plan, ops: operations, maxAvifPixels })) {
-    // Nothing better to make later: the interim result is the final answer, kept under the final key too.
-    return answerFinal(
-      context,
-      produced,
-      await deps.produce.keep(context.address.storeKey, project.teamId, produced.result),
-    );
+async function interimIsFinal(
+  result: TransformResult,
+  { plan, ops, maxAvifPixels }: { plan: InterimPlan; ops: ImageOperations; maxAvifPixels: number },
+): Promise<boolean> {
+  // The header only (a WebP's or GIF's frame count is in its first chunks), read once if both ask.
+  let frames: Promise<number> | undefined;
+  const animated = async () =>
+    (await (frames ??= sharp(result.body)
+      .metadata()
+      .then((m) => m.pages ?? 1))) > 1;
+  if (plan.avif) {
+    if (result.format !== "webp") return false;
+    const overArea = ops.format === "auto" && result.width * result.height > maxAvifPixels;
+    if (!overArea && !(await animated())) return false;
   }
-  const answered = answerProduced(request, produced, { ...common, etag: interim.etag }, progress);
-  asInterim(answered.answer.headers, maxSeconds);
-  const report = { ...answered.report, variant: interim.variant, qualityMode: qualityModeOf(interim.plan.operations) };
-  const at = { key: interim.storeKey, team: project.teamId, maxSeconds: Math.min(INTERIM_MAX_AGE, maxSeconds) };
-  const later = laterJob(context);
-  try {
-    return { ...(await capped({ ...answered, report }, produced, at, deps)), later };
-  } catch (error) {
-    // Too large to send, with no bucket to redirect to: refused as any such output is, but the final
-    // answer is still made (a searched quality may fit), else every request would meet the interim.
-    if (!(error instanceof AppError && error.code === "OUTPUT_TOO_LARGE")) throw error;
-    return { answer: errorAnswer(error, progress.requestId), report: { status: error.logStatus, sentBytes: 0 }, later };
+  if (plan.quality) {
+    const searched = ops.format === "best" || isSearchedFormat(result.format);
+    if (searched && !(await animated())) return false;
   }
+  return true;
 }

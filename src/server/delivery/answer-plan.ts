@@ -1,57 +1,33 @@
-import type { AnswerContext } from "./answer-context";
-import { matchesIfNoneMatch, variantKey } from "./cache-key";
-import { interimPlan, type InterimPlan } from "./interim";
-import { resultAddress, type ResultAddress } from "./result-keys";
-
-/** Where an interim answer lives: its own variant, key and ETag (interim.ts). */
-export interface InterimTarget extends ResultAddress {
-  plan: InterimPlan;
-  variant: string;
-}
+import type { AnswerTargets, FinalTarget, InterimTarget } from "./answer-targets";
 
 /**
  * What a request gets: a 304 for the final answer, the final answer, or (the final result not made
  * yet and slow to make) the interim answer or a 304 for it, with the final one made after.
  */
-export type AnswerPlan =
-  | { kind: "not-modified" }
-  | { kind: "final" }
-  | { kind: "interim"; interim: InterimTarget }
-  | { kind: "interim-not-modified"; interim: InterimTarget };
-
-/**
- * Decides the answer from the client's validator and the final ETag; `interimIfCold` is asked only
- * when the final ETag does not match (it reads the result store).
- */
-export async function planAnswer(
-  ifNoneMatch: string | null,
-  etag: string,
-  interimIfCold: () => Promise<InterimTarget | null>,
-): Promise<AnswerPlan> {
-  if (matchesIfNoneMatch(ifNoneMatch, etag)) return { kind: "not-modified" };
-  const interim = await interimIfCold();
-  if (!interim) return { kind: "final" };
-  // A browser revalidating the interim answer while the final one is being made: it already has it.
-  if (matchesIfNoneMatch(ifNoneMatch, interim.etag)) return { kind: "interim-not-modified", interim };
-  return { kind: "interim", interim };
+export interface AnswerPlan {
+  kind: "not-modified" | "produce";
+  target: FinalTarget | InterimTarget;
 }
 
 /**
- * The interim answer a cold request gets when its final answer is slow to make (AVIF, a quality
- * search); null when nothing is answered later here, the final answer needs no interim, or its result
- * is already made.
+ * Decides the answer from the client's validator and the targets' ETags; `made` (does the store hold
+ * this result?) is asked only when the final ETag does not match and there is an interim to answer.
  */
-export async function interimIfCold({
-  deps,
-  operations,
-  accept,
-  fixed,
-  address,
-  location,
-  project,
-}: AnswerContext): Promise<InterimTarget | null> {
-  const plan = deps.later ? interimPlan(operations, accept, deps.later, fixed) : null;
-  if (!plan || (await deps.produce.peek(address.storeKey))) return null;
-  const variant = variantKey(plan.operations, location, plan.accept);
-  return { plan, variant, ...resultAddress(project, variant, location, deps.publicNames) };
+export async function planAnswer(
+  ifNoneMatch: string | null,
+  { final, interim }: Pick<AnswerTargets, "final" | "interim">,
+  made: (key: string) => Promise<boolean>,
+): Promise<AnswerPlan> {
+  if (matchesIfNoneMatch(ifNoneMatch, final.etag)) return { kind: "not-modified", target: final };
+  if (!interim || (await made(final.key))) return { kind: "produce", target: final };
+  // A browser revalidating the interim answer while the final one is being made: it already has it.
+  if (matchesIfNoneMatch(ifNoneMatch, interim.etag)) return { kind: "not-modified", target: interim };
+  return { kind: "produce", target: interim };
+}
+
+/** RFC 9110 weak comparison over a list, as If-None-Match requires. */
+export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }

@@ -6,7 +6,11 @@ import type { ImageRequestParts } from "./parse-request";
 export interface Authorized {
   apiKey: ApiKeyConfig;
   project: ProjectConfig;
+  /** How long caches may keep the answer: until the signature expires, at most a year. */
+  maxSeconds: number;
 }
+
+const YEAR = 31_536_000;
 
 /** Whose request this is, once the key is known to belong to the URL's project. */
 export interface RequestIds {
@@ -41,22 +45,28 @@ export async function authorizeRequest(parts: ImageRequestParts, deps: Authorize
   const project = await deps.config.getProject(apiKey.projectId);
   if (!project) throw new AppError("INVALID_KEY", { detail: "key's project is gone" });
   if (project.slug !== parts.projectSlug) throw new AppError("KEY_PROJECT_MISMATCH");
+  const now = deps.now();
   try {
-    verify(parts, apiKey, deps);
+    verify(parts, apiKey, deps.secretBox, now);
   } catch (error) {
     // verify throws AppErrors only.
     attributed.set(error as AppError, { projectId: project.id, apiKeyId: apiKey.id });
     throw error;
   }
-  return { apiKey, project };
+  return { apiKey, project, maxSeconds: lifetimeSeconds(parts.exp, now.getTime()) };
 }
 
-function verify(parts: ImageRequestParts, apiKey: ApiKeyConfig, deps: AuthorizeDeps): void {
-  const now = deps.now();
+/** How long caches may keep an answer to a URL that expires at `exp` (Unix seconds): until then, within a year. */
+export function lifetimeSeconds(exp: number | undefined, nowMs: number): number {
+  if (exp === undefined) return YEAR;
+  return Math.max(0, Math.min(YEAR, Math.floor(exp - nowMs / 1000)));
+}
+
+function verify(parts: ImageRequestParts, apiKey: ApiKeyConfig, secretBox: SecretBox, now: Date): void {
   if (apiKey.revokedAt && apiKey.revokedAt <= now) throw new AppError("KEY_REVOKED");
   if (apiKey.expiresAt && apiKey.expiresAt <= now) throw new AppError("KEY_EXPIRED");
 
-  const secret = openSecret(deps.secretBox, apiKey);
+  const secret = openSecret(secretBox, apiKey);
   const payload = signaturePayload(parts.operationsSegment, parts.source, parts.expText);
   if (parts.expText === undefined && endsLikeExpiry(payload)) {
     throw new AppError("SIGNATURE_INVALID", {

@@ -1,26 +1,11 @@
 import type { ProjectConfig } from "@/server/config-cache/model";
 import { AppError } from "@/server/errors";
 import type { SecretBox } from "@/server/signing";
-import type { BucketSettings, SourceLocation } from "@/server/source";
-
-type BucketLocation = Extract<SourceLocation, { kind: "bucket" }>;
+import type { BucketSettings } from "@/server/source";
 
 /** The secret is sealed bound to the bucket row: a sealed value copied onto another row will not open. */
 export function bucketSealContext(bucketId: string): string {
   return `bucket:${bucketId}`;
-}
-
-/**
- * `s3/{alias}/…` is allowed by the alias being one of the project's buckets (as a host list allows a
- * host), and carries the alias's revision from then on, so its keys follow where the alias points.
- */
-export function bucketLocation(location: BucketLocation, project: Pick<ProjectConfig, "buckets">): BucketLocation {
-  const bucket = Object.hasOwn(project.buckets, location.alias) ? project.buckets[location.alias] : undefined;
-  if (!bucket)
-    throw new AppError("SOURCE_NOT_ALLOWED", {
-      detail: `bucket alias ${location.alias} is not one of the project's buckets`,
-    });
-  return { ...location, revision: bucket.revision };
 }
 
 /** The alias's settings with the secret opened: only when the object is read, never logged or cached. */

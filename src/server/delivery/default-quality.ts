@@ -16,3 +16,14 @@ export function withDefaultQuality(
   if (ops.quality !== undefined || ops.qualityTarget !== undefined || ops.maxBytes !== undefined) return ops;
   return { ...ops, qualityTarget: level };
 }
+
+/**
+ * The same operations at the format's default quality, without a search: what the interim answer
+ * makes (interim.ts); f_best starts from f_auto's answer (negotiate.ts). Keys left undefined are
+ * dropped, as the variant key drops them, so that an operation the variant key does not see cannot
+ * change the format negotiated (an SVG passes through only without operations).
+ */
+export function withoutSearch({ qualityTarget: _, ...ops }: ImageOperations): ImageOperations {
+  const defined = Object.fromEntries(Object.entries(ops).filter(([, value]) => value !== undefined)) as ImageOperations;
+  return defined.format === "best" ? { ...defined, format: "auto" } : defined;
+}

@@ -32,7 +32,7 @@ export interface RequestOutcome {
   sourceUrl?: string;
   operations?: string;
   /**
-   * The answered image's variant key (cache-key.ts: source, canonical operations, negotiated format
+   * The answered image's variant key (result-keys.ts: source, canonical operations, negotiated format
    * class), for the unique transformations a project made; absent for a 304, a fallback and a refusal.
    */
   variant?: string;
@@ -95,5 +95,27 @@ export interface Served {
   answer: HttpAnswer;
   outcome: RequestOutcome;
   /** Work to run once the answer is on the wire (the final AVIF after an interim answer); its own log entry. */
+  later?: () => Promise<RequestOutcome | null>;
+}
+
+/** What answering learned, for the request's outcome: the tier, sizes and phases; a fallback's status. */
+export type AnswerReport = Pick<
+  RequestOutcome,
+  | "cache"
+  | "variant"
+  | "outputFormat"
+  | "qualityMode"
+  | "measured"
+  | "sourceBytes"
+  | "outputBytes"
+  | "sentBytes"
+  | "phases"
+> & { status?: RequestLogStatus };
+
+/** An answer as the client gets it, and what its outcome records. */
+export interface Answered {
+  answer: HttpAnswer;
+  report: AnswerReport;
+  /** Work to run once the answer is on the wire (finish-later.ts). */
   later?: () => Promise<RequestOutcome | null>;
 }

@@ -1,7 +1,33 @@
 import { createHash } from "node:crypto";
 import type { CacheGenerations } from "@/server/config-cache";
+import { acceptClass, canonicalOperations, negotiatesFormat, type ImageOperations } from "@/server/image";
 import type { SourceLocation } from "@/server/source";
 import type { PublicNames } from "./public-names";
+
+/** Bumped when the pipeline's output for the same request changes, so old ETags stop matching. */
+const PIPELINE_VERSION = "5";
+
+/**
+ * Identifies one output variant from the request alone (no fetch, no decode), so a conditional request
+ * is answered before any work and identical requests share one transform. The URL is immutable by
+ * contract: a changed source is published under a new URL, so the source bytes need not be part of it.
+ */
+export function variantKey(
+  operations: ImageOperations,
+  location: SourceLocation | "fallback",
+  accept: string | null,
+): string {
+  // "fallback" (the project's fallback image) cannot collide: the others are a URL or start local:.
+  const where = location === "fallback" ? location : sourceIdentity(location);
+  const negotiation = negotiatesFormat(operations) ? acceptClass(accept) : "";
+  return digest(`${PIPELINE_VERSION}\n${canonicalOperations(operations)}\n${where}\n${negotiation}`, 32);
+}
+
+function sourceIdentity(location: SourceLocation): string {
+  if (location.kind === "remote") return location.url.href;
+  if (location.kind === "local") return `local:${location.relativePath}`;
+  return `s3:${location.alias}@${location.revision ?? ""}/${location.key}`;
+}
 
 /**
  * The source as the request log, purges and Cache-Tag name it: origin and path (no query string, which

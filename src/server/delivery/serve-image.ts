@@ -1,18 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { AppError, toAppError } from "@/server/errors";
 import { errorAnswer } from "@/server/wire/error-response";
-import { parseSource, isRefererAllowed, type SourceLocation } from "@/server/source";
 import { describeError } from "@/server/log";
 import { isAuthFailure } from "@/server/ratelimit/auth-failure-guard";
 import { clientAddress } from "@/server/ratelimit/client-address";
 import { requestLimits, type RequestLimits } from "@/server/ratelimit/request-limits";
 import { traced, tracingStarted } from "@/server/telemetry/spans";
-import { attributionOf, authorizeRequest, type Authorized } from "./authorize";
+import { answerContext } from "./answer-context";
+import { planAnswer } from "./answer-plan";
+import { attributionOf, authorizeRequest } from "./authorize";
 import type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./delivery-types";
-import { decodeImagePath, parseImageRequest, type ImageRequestParts } from "./parse-request";
+import { decodeImagePath, parseImageRequest } from "./parse-request";
 import { respond } from "./respond";
 import { sourceName } from "./result-keys";
-import { allowedSource } from "./source-policy";
+import { requestSource } from "./source-policy";
 
 export type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./delivery-types";
 
@@ -38,7 +39,7 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
       },
     );
     known = { ...known, projectId: authorized.project.id, apiKeyId: authorized.apiKey.id };
-    const location = checkPolicy(parts, authorized, request.headers);
+    const location = requestSource(parts.source, authorized.project, request.headers);
     known = { ...known, sourceUrl: sourceName(location) };
     // Charged in respond(), once the request knows what it costs: a transform, or only a request.
     const limitsOf = (afterAnswer: boolean) =>
@@ -46,14 +47,18 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
         requestLimits(authorized.apiKey, address, { ...deps.limits, now: () => deps.now().getTime() }, { afterAnswer }),
       );
     const authMs = performance.now() - started;
-    const { answer, report, later } = await respond(request, parts, authorized, location, deps, {
-      requestId,
-      started,
-      authMs,
-      limits: limitsOf(false),
-      laterLimits: () => limitsOf(true),
-      attribution: known,
+    const progress = { requestId, started, authMs, limits: limitsOf(false), laterLimits: () => limitsOf(true) };
+    const context = answerContext({
+      request,
+      parts,
+      authorized,
+      location,
+      deps,
+      progress: { ...progress, attribution: known },
     });
+    const made = async (key: string) => (await deps.produce.peek(key)) !== null;
+    const plan = await planAnswer(request.headers.get("if-none-match"), context.targets, made);
+    const { answer, report, later } = await respond(plan, context);
     const outcome = outcomeOf(requestId, started, { ...known, ...report, httpStatus: answer.status });
     return later ? { answer, outcome, later } : { answer, outcome };
   } catch (thrown) {
@@ -92,9 +97,4 @@ function tracedLimits(limits: RequestLimits): RequestLimits {
       traced("image.limits", { "optstuff.limits.charge": "transform" }, () => limits.admitTransform()),
     refundKey: () => limits.refundKey(),
   };
-}
-
-function checkPolicy(parts: ImageRequestParts, { project }: Authorized, headers: Headers): SourceLocation {
-  if (!isRefererAllowed(headers.get("referer"), project.allowedRefererHosts)) throw new AppError("REFERER_NOT_ALLOWED");
-  return allowedSource(parseSource(parts.source), project);
 }

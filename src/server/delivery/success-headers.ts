@@ -1,6 +1,7 @@
 import type { MeasuredQuality } from "@/server/image";
 
-const YEAR = 31_536_000;
+/** The header naming the error a fallback answer stands in for (its public code). */
+export const FALLBACK_HEADER = "X-OptStuff-Fallback";
 
 export interface SuccessHeaderInput {
   /** Absent on a 304, which is answered before the output format is known. */
@@ -8,10 +9,14 @@ export interface SuccessHeaderInput {
   svg?: boolean;
   /** The format came from Accept (f_auto). */
   negotiated: boolean;
-  etag: string;
-  /** Signature expiry in Unix seconds: caches must not keep the image past it. */
-  exp: number | undefined;
-  nowMs: number;
+  /** Absent on a fallback answer: a revalidation must not keep the stand-in once the source works. */
+  etag?: string;
+  /** How long caches may keep the answer (answer-context.ts: until the signature expires, at most a year). */
+  maxSeconds: number;
+  /** The URL's final image without an expiry: it never changes (contract §4). */
+  immutable: boolean;
+  /** The public code of the error a fallback answer stands in for (answer-fallback.ts). */
+  fallbackFor?: string;
   refererRestricted: boolean;
   requestId: string;
   serverTiming: string;
@@ -26,15 +31,16 @@ export interface SuccessHeaderInput {
 /** Headers shared by 200 and 304 (a 304 repeats the caching headers of the 200 it stands for). */
 export function successHeaders(input: SuccessHeaderInput): Headers {
   const headers = new Headers({
-    "Cache-Control": cacheControl(input.exp, input.nowMs),
+    "Cache-Control": cacheControl(input.maxSeconds, input.immutable),
     // RFC 9213: what a CDN keeps, stated apart from the browser's header. Vercel's CDN reads it before
     // Cache-Control (and strips s-maxage from what it passes on); Cloudflare and Akamai read it too.
-    "CDN-Cache-Control": cdnCacheControl(input.exp, input.nowMs),
-    ETag: input.etag,
+    "CDN-Cache-Control": `public, max-age=${input.maxSeconds}`,
     "X-Content-Type-Options": "nosniff",
     "X-Request-Id": input.requestId,
     "Server-Timing": input.serverTiming,
   });
+  if (input.etag) headers.set("ETag", input.etag);
+  if (input.fallbackFor) headers.set(FALLBACK_HEADER, input.fallbackFor);
   // Each CDN reads its own spelling (Cloudflare Cache-Tag, Fastly Surrogate-Key, Vercel Vercel-Cache-Tag).
   if (input.tags.length > 0) {
     headers.set("Cache-Tag", input.tags.join(","));
@@ -60,21 +66,8 @@ export function successHeaders(input: SuccessHeaderInput): Headers {
   return headers;
 }
 
-export function cacheControl(exp: number | undefined, nowMs: number): string {
-  if (exp === undefined) return `public, max-age=${YEAR}, s-maxage=${YEAR}, immutable`;
-  const remaining = lifetimeSeconds(exp, nowMs);
-  return `public, max-age=${remaining}, s-maxage=${remaining}`;
-}
-
-/** The same lifetime for CDNs (a CDN-Cache-Control directive set has no s-maxage). */
-export function cdnCacheControl(exp: number | undefined, nowMs: number): string {
-  return `public, max-age=${lifetimeSeconds(exp, nowMs)}`;
-}
-
-/** How long caches may keep the image: until the signature expires, within a year. */
-export function lifetimeSeconds(exp: number | undefined, nowMs: number): number {
-  if (exp === undefined) return YEAR;
-  return Math.max(0, Math.min(YEAR, Math.floor(exp - nowMs / 1000)));
+export function cacheControl(maxSeconds: number, immutable: boolean): string {
+  return `public, max-age=${maxSeconds}, s-maxage=${maxSeconds}${immutable ? ", immutable" : ""}`;
 }
 
 export function serverTiming(phases: Record<string, number>): string {

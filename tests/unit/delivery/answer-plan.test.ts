@@ -1,43 +1,59 @@
 import { describe, expect, it } from "vitest";
-import { planAnswer, type InterimTarget } from "@/server/delivery/answer-plan";
+import { planAnswer } from "@/server/delivery/answer-plan";
+import type { FinalTarget, InterimTarget } from "@/server/delivery/answer-targets";
 import { parseOperations } from "@/server/image";
 
-const FINAL = '"final"';
+const final: FinalTarget = {
+  kind: "final",
+  operations: parseOperations("w_800,f_auto,q_auto"),
+  accept: null,
+  variant: "final-variant",
+  key: "final-key",
+  etag: '"final"',
+  maxSeconds: 31_536_000,
+  immutable: true,
+};
 const interim: InterimTarget = {
+  kind: "interim",
+  operations: parseOperations("w_800,f_webp"),
+  accept: null,
   plan: { operations: parseOperations("w_800,f_webp"), accept: null, avif: false, quality: true },
   variant: "interim-variant",
+  key: "interim-key",
   etag: '"interim"',
-  storeKey: "interim-key",
-  sourcePrefix: "prefix",
-  sourceKey: "source",
-  tags: [],
+  maxSeconds: 60,
 };
 
-/** The plan, and how many times the planner read the store for an interim target. */
-async function planned(ifNoneMatch: string | null, cold: InterimTarget | null) {
-  let asked = 0;
-  const plan = await planAnswer(ifNoneMatch, FINAL, async () => {
-    asked++;
-    return cold;
+/** The plan, and which keys the planner asked the store about. */
+async function planned(ifNoneMatch: string | null, withInterim: InterimTarget | null, made = false) {
+  const asked: string[] = [];
+  const plan = await planAnswer(ifNoneMatch, { final, interim: withInterim }, async (key) => {
+    asked.push(key);
+    return made;
   });
-  return { plan, asked };
+  return { plan: `${plan.kind} ${plan.target.kind}`, asked };
 }
 
 describe("which answer a request gets", () => {
   it("a 304 for the final ETag, without reading the store", async () => {
-    expect(await planned(FINAL, interim)).toEqual({ plan: { kind: "not-modified" }, asked: 0 });
-    expect(await planned(`W/${FINAL}, "other"`, interim)).toEqual({ plan: { kind: "not-modified" }, asked: 0 });
+    expect(await planned('"final"', interim)).toEqual({ plan: "not-modified final", asked: [] });
+    expect(await planned('W/"final", "other"', interim)).toEqual({ plan: "not-modified final", asked: [] });
+    expect(await planned("*", interim)).toEqual({ plan: "not-modified final", asked: [] });
   });
 
-  it("the final answer when nothing is made later or it is already made", async () => {
-    expect(await planned(null, null)).toEqual({ plan: { kind: "final" }, asked: 1 });
-    expect(await planned('"interim"', null)).toEqual({ plan: { kind: "final" }, asked: 1 });
+  it("the final answer when nothing is made later, without reading the store", async () => {
+    expect(await planned(null, null)).toEqual({ plan: "produce final", asked: [] });
+    expect(await planned('"interim"', null)).toEqual({ plan: "produce final", asked: [] });
+  });
+
+  it("the final answer when its result is already made, whatever the client holds", async () => {
+    expect(await planned(null, interim, true)).toEqual({ plan: "produce final", asked: ["final-key"] });
+    expect(await planned('"interim"', interim, true)).toEqual({ plan: "produce final", asked: ["final-key"] });
   });
 
   it("the interim answer while the final one is not made, a 304 for the interim ETag", async () => {
-    expect(await planned(null, interim)).toEqual({ plan: { kind: "interim", interim }, asked: 1 });
-    expect(await planned('"stale"', interim)).toEqual({ plan: { kind: "interim", interim }, asked: 1 });
-    expect(await planned('"interim"', interim)).toEqual({ plan: { kind: "interim-not-modified", interim }, asked: 1 });
-    expect(await planned("*", interim)).toEqual({ plan: { kind: "not-modified" }, asked: 0 });
+    expect(await planned(null, interim)).toEqual({ plan: "produce interim", asked: ["final-key"] });
+    expect(await planned('"stale"', interim)).toEqual({ plan: "produce interim", asked: ["final-key"] });
+    expect(await planned('"interim"', interim)).toEqual({ plan: "not-modified interim", asked: ["final-key"] });
   });
 });

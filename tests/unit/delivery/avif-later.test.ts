@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { answersAvifLater, requestedPixels } from "@/server/delivery/avif-later";
-import { asInterim, interimPlan, withoutSearch } from "@/server/delivery/interim";
+import { answerTargets } from "@/server/delivery/answer-targets";
+import { withoutSearch } from "@/server/delivery/default-quality";
+import { interimPlan } from "@/server/delivery/interim";
 import { createLaterQueue } from "@/server/delivery/later-queue";
+import { createPublicNames } from "@/server/delivery/public-names";
+import { successHeaders } from "@/server/delivery/success-headers";
 import { parseOperations } from "@/server/image";
 import { meteredIncrement } from "@/server/usage/buffer-usage";
 
@@ -72,10 +76,27 @@ describe("which requests get an interim answer", () => {
   });
 
   it("marks the answer short-lived and not immutable, within the signature's lifetime", () => {
-    const headers = asInterim(new Headers({ "Cache-Control": "public, max-age=31536000, immutable" }), 31_536_000);
-    expect(headers.get("cache-control")).toBe("public, max-age=60, s-maxage=60");
-    expect(headers.get("cdn-cache-control")).toBe("public, max-age=60");
-    expect(asInterim(new Headers(), 20).get("cache-control")).toBe("public, max-age=20, s-maxage=20");
+    const operations = parseOperations("w_800,f_auto");
+    const project = { id: "p", allowedSourceHosts: [], cache: { base: 0, sources: {} }, fallback: null };
+    const location = { kind: "local" as const, relativePath: "photo.jpg" };
+    const deps = {
+      later: {
+        avif: { minPixels: 250_000, maxPixels: 4_000_000 },
+        quality: false,
+        queue: createLaterQueue({ concurrency: 1, perTenant: 1 }),
+      },
+      publicNames: createPublicNames("test-master"),
+    };
+    const interimOf = (maxSeconds: number, exp?: number) =>
+      answerTargets({ operations, fixed: operations, hints: [] }, CHROME, { location, project, maxSeconds, exp }, deps)
+        .interim!;
+    const base = { immutable: false, etag: '"e"', tags: [], negotiated: true, refererRestricted: false };
+    const headers = (maxSeconds: number) => successHeaders({ ...base, maxSeconds, requestId: "r", serverTiming: "" });
+    const year = interimOf(31_536_000);
+    expect(year.maxSeconds).toBe(60);
+    expect(headers(year.maxSeconds).get("cache-control")).toBe("public, max-age=60, s-maxage=60");
+    expect(headers(year.maxSeconds).get("cdn-cache-control")).toBe("public, max-age=60");
+    expect(interimOf(20, 1_000).maxSeconds).toBe(20);
   });
 
   it("does not meter the later encode as a request: its request was metered", () => {

@@ -1,33 +1,39 @@
 import { describe, expect, it } from "vitest";
-import { matchesIfNoneMatch, variantKey } from "@/server/delivery/cache-key";
-import { cacheControl, cdnCacheControl, successHeaders } from "@/server/delivery/success-headers";
+import { matchesIfNoneMatch } from "@/server/delivery/answer-plan";
+import { lifetimeSeconds } from "@/server/delivery/authorize";
+import { variantKey } from "@/server/delivery/result-keys";
+import { cacheControl, successHeaders } from "@/server/delivery/success-headers";
 import { parseOperations } from "@/server/image";
 
 const source = { kind: "remote" as const, url: new URL("https://cdn.example.com/a.jpg") };
+const base = {
+  etag: '"e"',
+  maxSeconds: 31_536_000,
+  immutable: true,
+  requestId: "r",
+  serverTiming: "total;dur=1",
+  tags: ["optstuff-p-1", "optstuff-s-2"],
+};
 
 describe("cache headers", () => {
   it("is immutable for a year without exp and bounded by exp otherwise", () => {
-    expect(cacheControl(undefined, 0)).toBe("public, max-age=31536000, s-maxage=31536000, immutable");
-    expect(cacheControl(1_000_600, 1_000_000_000)).toBe("public, max-age=600, s-maxage=600");
-    expect(cacheControl(999_999, 1_000_000_000)).toBe("public, max-age=0, s-maxage=0");
-    expect(cacheControl(9_999_999_999, 0)).toContain("max-age=31536000");
+    expect(lifetimeSeconds(undefined, 0)).toBe(31_536_000);
+    expect(lifetimeSeconds(1_000_600, 1_000_000_000)).toBe(600);
+    expect(lifetimeSeconds(999_999, 1_000_000_000)).toBe(0);
+    expect(lifetimeSeconds(9_999_999_999, 0)).toBe(31_536_000);
+    expect(cacheControl(31_536_000, true)).toBe("public, max-age=31536000, s-maxage=31536000, immutable");
+    expect(cacheControl(600, false)).toBe("public, max-age=600, s-maxage=600");
   });
 
   it("states the same lifetime for CDNs in CDN-Cache-Control, which has no s-maxage", () => {
-    expect(cdnCacheControl(undefined, 0)).toBe("public, max-age=31536000");
-    expect(cdnCacheControl(1_000_600, 1_000_000_000)).toBe("public, max-age=600");
-    expect(cdnCacheControl(999_999, 1_000_000_000)).toBe("public, max-age=0");
+    const headers = (maxSeconds: number, immutable: boolean) =>
+      successHeaders({ ...base, maxSeconds, immutable, negotiated: false, refererRestricted: false });
+    expect(headers(31_536_000, true).get("cdn-cache-control")).toBe("public, max-age=31536000");
+    expect(headers(600, false).get("cdn-cache-control")).toBe("public, max-age=600");
+    expect(headers(0, false).get("cdn-cache-control")).toBe("public, max-age=0");
   });
 
   it("says Vary: Accept only for negotiated formats, adds Referer when restricted, CSP only on SVG", () => {
-    const base = {
-      etag: '"e"',
-      exp: undefined,
-      nowMs: 0,
-      requestId: "r",
-      serverTiming: "total;dur=1",
-      tags: ["optstuff-p-1", "optstuff-s-2"],
-    };
     const plain = successHeaders({ ...base, contentType: "image/webp", negotiated: false, refererRestricted: false });
     expect(plain.get("vary")).toBeNull();
     expect(plain.get("cache-tag")).toBe("optstuff-p-1,optstuff-s-2");

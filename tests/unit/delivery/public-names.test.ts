@@ -24,8 +24,8 @@ function publicHeaders(scope: typeof project, variant: string, location = cat): 
   const headers = successHeaders({
     etag: address.etag,
     tags: address.tags,
-    exp: undefined,
-    nowMs: 0,
+    maxSeconds: 31_536_000,
+    immutable: true,
     negotiated: false,
     refererRestricted: false,
     requestId: "r",

@@ -227,7 +227,7 @@ export const requestSourceStats = pgTable(
 );
 
 /**
- * The image variants each project delivered per UTC day (cache-key.ts: source, canonical operations,
+ * The image variants each project delivered per UTC day (result-keys.ts: source, canonical operations,
  * negotiated format class), one row each however often it was served: distinct over 30 days, the unique
  * transformations hosted services bill by. Written by the request statistics' batch, kept as long.
  */
