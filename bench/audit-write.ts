@@ -37,8 +37,8 @@ async function measure(services: Services, database: string): Promise<Figures> {
   const { project } = await benchProject(services, `audit-${randomBytes(3).toString("hex")}`);
   const scope = { teamId: project.teamId, projectId: project.id };
   const actor = userActor({ id: "bench-user", email: "bench@example.com" }, { ip: "203.0.113.1", userAgent: "bench" });
-  const withEntry = { ...services.tenancy, audit: auditTrail(actor, services.tenancy.now) };
-  const withoutEntry = { ...services.tenancy, audit: NOTHING };
+  const withEntry = { ...services.dashboard.tenancy, audit: auditTrail(actor, services.dashboard.tenancy.now) };
+  const withoutEntry = { ...services.dashboard.tenancy, audit: NOTHING };
   const timed = { with: [] as number[], without: [] as number[] };
   for (let i = 0; i < CHANGES; i++) {
     // Every save changes the lists, so every save with the trail writes an entry.
@@ -63,7 +63,7 @@ async function measure(services: Services, database: string): Promise<Figures> {
   }
 
   const auth = createAuthRouteHandler(async () => services);
-  const origin = services.publicBaseUrl;
+  const origin = services.dashboard.publicBaseUrl;
   const post = (path: string, body: unknown) =>
     auth(
       new Request(`${origin}/api/auth${path}`, {
@@ -89,7 +89,7 @@ async function measure(services: Services, database: string): Promise<Figures> {
     signIns.push(performance.now() - started);
   }
   const entries: number[] = [];
-  const deps = { db: services.database.db, now: services.tenancy.now };
+  const deps = { db: services.database.db, now: services.dashboard.tenancy.now };
   for (let i = 0; i < CHANGES; i++) {
     const started = performance.now();
     await recordSignIn(deps, { userId: user.id, ip: "198.51.100.7", userAgent: "bench" });

@@ -45,7 +45,7 @@ async function measure(root: string, withRedis: boolean) {
   const parsedOperations = parseOperations(operations);
   const location = parseSource("local/dot.png");
   const direct = async () => {
-    await services.delivery.produce({
+    await services.delivery.route.produce({
       key: "bench",
       sourceKey: "bench",
       tenant: "bench",

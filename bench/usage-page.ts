@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     const written: Promise<void>[] = [];
     for (let i = 0; i < PER_MINUTE; i++)
       written.push(
-        services.requestLog.record(
+        services.usage.requestLog.record(
           {
             requestId: `seed-${minute}-${i}`,
             status: "success",

@@ -23,21 +23,21 @@ export type Deployment = "embedded" | "self-hosted" | "vercel";
 
 /**
  * Everything the app needs, built once from the settings (`Env`) and the seams: the clients every
- * plane shares (shared.ts) and each plane's parts, flat. Tests build theirs the same way.
+ * plane shares (shared.ts), and each plane under its name. Tests build theirs the same way.
  */
-export interface Services
-  extends
-    Omit<Shared, "logSampled" | "now">,
-    DashboardPlane,
-    UsagePlane,
-    Pick<DeliveryPlane, "delivery" | "results" | "checkUpload" | "previewOperations" | "transformIsolation"> {
+export interface Services extends Omit<Shared, "logSampled" | "now"> {
   secrets: Secrets;
   /** Who may read /api/metrics (metrics/access.ts). */
   metricsAccess: MetricsAccess;
   deployment: Deployment;
-  cron: CronJobs;
-  /** Runs the cron jobs on their schedule in this process (servers only; close() stops it). */
-  startScheduler(): void;
+  delivery: Omit<DeliveryPlane, "closers">;
+  usage: UsagePlane;
+  dashboard: DashboardPlane;
+  jobs: {
+    cron: CronJobs;
+    /** Runs the cron jobs on their schedule in this process (servers only; close() stops it). */
+    startScheduler(): void;
+  };
   /** Drains the request log and, when usage is buffered in the database (no Redis), flushes all of it. */
   close(): Promise<void>;
 }
@@ -53,33 +53,25 @@ export async function createServices(env: Env, seams: Seams = {}): Promise<Servi
     logger,
     now: seams.now ?? (() => new Date()),
   });
-  const deliveryPlane = await createDeliveryPlane(
+  const { closers, ...delivery } = await createDeliveryPlane(
     env,
     { ...shared, teamsOf: (ids) => teamsOfProjects(database, ids) },
     { ...seams, childEnv: transformProcessEnv() },
   );
-  const { delivery, results, store, checkUpload, previewOperations, transformIsolation } = deliveryPlane;
-  const usage = createUsagePlane(env, { ...shared, delivery: deliveryPlane });
+  const usage = createUsagePlane(env, { ...shared, delivery });
   const dashboard = createDashboardPlane(env, shared);
   const { cron, scheduler } = createJobsPlane(
     env,
-    { ...shared, store, mailer: dashboard.mailer, dashboardUrl: dashboard.publicBaseUrl },
+    { ...shared, store: delivery.store, mailer: dashboard.mailer, dashboardUrl: dashboard.publicBaseUrl },
     seams,
   );
   const { logSampled: _sampled, now: _now, ...clients } = shared;
   return {
-    ...dashboard,
     ...clients,
     delivery,
-    results,
-    checkUpload,
-    previewOperations,
-    transformIsolation,
-    requestLog: usage.requestLog,
-    metrics: usage.metrics,
-    recordOutcome: usage.recordOutcome,
-    cron,
-    startScheduler: scheduler.start,
+    usage,
+    dashboard,
+    jobs: { cron, startScheduler: scheduler.start },
     metricsAccess: metricsAccessOf(env),
     deployment: env.VERCEL !== undefined ? "vercel" : database.kind === "pglite" ? "embedded" : "self-hosted",
     close: () =>
@@ -87,8 +79,8 @@ export async function createServices(env: Env, seams: Seams = {}): Promise<Servi
         scheduler,
         requestLog: usage.requestLog,
         flushAll: clients.coordination.redis ? null : cron.flushUsage,
-        results,
-        closers: deliveryPlane.closers,
+        results: delivery.results,
+        closers,
         database,
         logger,
       }),

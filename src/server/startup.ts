@@ -26,12 +26,14 @@ export async function startServer(): Promise<void> {
     warnOnSmallThreadPool(e, services.logger);
     if (e.VERCEL === undefined) recordAddress(e, services.logger);
     // Off the path to the first request: a start does not wait for the log.
-    void recordRegistrationPolicy({ db: services.database.db, now: services.tenancy.now }, services.registration).catch(
-      (error: unknown) =>
-        services.logger.log("warn", "could not record the registration policy in the audit log", describeError(error)),
+    void recordRegistrationPolicy(
+      { db: services.database.db, now: services.dashboard.tenancy.now },
+      services.dashboard.registration,
+    ).catch((error: unknown) =>
+      services.logger.log("warn", "could not record the registration policy in the audit log", describeError(error)),
     );
     const scheduled = e.OPTSTUFF_SCHEDULER === "on" || (e.OPTSTUFF_SCHEDULER === "auto" && e.VERCEL === undefined);
-    if (scheduled) services.startScheduler();
+    if (scheduled) services.jobs.startScheduler();
     services.logger.log("info", "OptStuff ready", {
       ...describeServices(services, e.OPTSTUFF_DATA_DIR),
       production: isProduction(e),
@@ -57,7 +59,10 @@ export async function startServer(): Promise<void> {
  * default that changed) cannot make the summary claim what is not running.
  */
 export function describeServices(
-  services: Pick<Services, "database" | "coordination" | "transformIsolation" | "registration">,
+  services: Pick<Services, "database" | "coordination"> & {
+    delivery: Pick<Services["delivery"], "transformIsolation">;
+    dashboard: Pick<Services["dashboard"], "registration">;
+  },
   dataDir: string,
 ) {
   return {
@@ -65,8 +70,9 @@ export function describeServices(
     coordination: services.coordination.redis
       ? "Upstash Redis (shared by every instance)"
       : "in-process (single instance only)",
-    transformIsolation: services.transformIsolation === "process" ? "child processes" : "in the server process",
-    registration: services.registration.mode,
+    transformIsolation:
+      services.delivery.transformIsolation === "process" ? "child processes" : "in the server process",
+    registration: services.dashboard.registration.mode,
   };
 }
 

@@ -37,7 +37,13 @@ const routes: Array<[string, () => Promise<Response>]> = [
     () => {
       const services: Services = {
         ...app.services,
-        delivery: { ...app.services.delivery, config: { ...app.services.delivery.config, getApiKey: rejecting } },
+        delivery: {
+          ...app.services.delivery,
+          route: {
+            ...app.services.delivery.route,
+            config: { ...app.services.delivery.route.config, getApiKey: rejecting },
+          },
+        },
       };
       return createImageRouteHandler(async () => services).web(
         new Request(`http://optstuff.test${app.signedPath("w_10", "local/logo.png")}`),
@@ -48,12 +54,12 @@ const routes: Array<[string, () => Promise<Response>]> = [
   [
     "tRPC",
     async () => {
-      const auth = await app.services.auth();
+      const auth = await app.services.dashboard.auth();
       // better-auth's endpoint type carries more than a function; only the call matters here.
       const getSession = rejecting as unknown as typeof auth.api.getSession;
       const services: Services = {
         ...app.services,
-        auth: async () => ({ ...auth, api: { ...auth.api, getSession } }),
+        dashboard: { ...app.services.dashboard, auth: async () => ({ ...auth, api: { ...auth.api, getSession } }) },
       };
       return createTrpcRouteHandler(async () => services)(new Request("http://optstuff.test/api/trpc/account.me"));
     },
@@ -61,15 +67,21 @@ const routes: Array<[string, () => Promise<Response>]> = [
   [
     "auth",
     async () => {
-      const auth = await app.services.auth();
-      const services: Services = { ...app.services, auth: async () => ({ ...auth, handler: rejecting }) };
+      const auth = await app.services.dashboard.auth();
+      const services: Services = {
+        ...app.services,
+        dashboard: { ...app.services.dashboard, auth: async () => ({ ...auth, handler: rejecting }) },
+      };
       return createAuthRouteHandler(async () => services)(new Request("http://optstuff.test/api/auth/get-session"));
     },
   ],
   [
     "cron",
     () => {
-      const services: Services = { ...app.services, cron: { ...app.services.cron, flushUsage: rejecting } };
+      const services: Services = {
+        ...app.services,
+        jobs: { ...app.services.jobs, cron: { ...app.services.jobs.cron, flushUsage: rejecting } },
+      };
       return createCronRouteHandler(
         async () => services,
         "flush-usage-buffer",
@@ -86,7 +98,7 @@ const routes: Array<[string, () => Promise<Response>]> = [
       const services: Services = {
         ...app.services,
         metricsAccess: { token: "test-metrics" },
-        metrics: { ...app.services.metrics, render: rejecting },
+        usage: { ...app.services.usage, metrics: { ...app.services.usage.metrics, render: rejecting } },
       };
       return createMetricsRouteHandler(async () => services)(
         new Request("http://optstuff.test/api/metrics", { headers: { authorization: "Bearer test-metrics" } }),

@@ -90,7 +90,7 @@ describe("log redaction", () => {
       logger.log("error", `interpolated: ${(error as Error).message}`);
     }
     // better-auth's own logger (its "Failed to create user" passes the driver's error object) goes through ours.
-    const context = await (await app.services.auth()).$context;
+    const context = await (await app.services.dashboard.auth()).$context;
     for (const error of failures) context.logger.error("Failed to create user", error);
 
     const written = lines.join("\n");

@@ -90,8 +90,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // Runs after the response, as the route does once the answer is written: on a later macrotask, so a
   // test that reads counters right after a response sees only what the request itself did.
   const defer = (task: () => void) => void setTimeout(task, 0);
-  const originalRecord = services.recordOutcome;
-  services.recordOutcome = (outcome) => {
+  const originalRecord = services.usage.recordOutcome;
+  services.usage.recordOutcome = (outcome) => {
     outcomes.push(outcome);
     const work = originalRecord(outcome);
     pending.push(work);

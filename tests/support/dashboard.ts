@@ -69,6 +69,6 @@ export const CALLER_ORIGIN = { ip: "203.0.113.9", userAgent: "optstuff-tests/1.0
 
 export async function callerFor(services: Services, cookie: string | null) {
   const headers = new Headers(cookie ? { cookie } : {});
-  const user = await sessionUser(await services.auth(), headers);
+  const user = await sessionUser(await services.dashboard.auth(), headers);
   return createCaller(createContext(dashboardServices(services), user, CALLER_ORIGIN));
 }

@@ -64,9 +64,9 @@ async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promi
   if (req.method === "POST" && url.pathname === "/admin/purge") {
     // What the dashboard's purge does, for the project the test names.
     const scope = { teamId: url.searchParams.get("team")!, projectId: url.searchParams.get("project")! };
-    const store = services.results?.store ?? null;
+    const store = services.delivery.results?.store ?? null;
     const deps = {
-      ...services.tenancy,
+      ...services.dashboard.tenancy,
       audit: setupAudit,
       store,
       logger: services.logger,
@@ -80,7 +80,9 @@ async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promi
     return;
   }
   if (url.pathname === "/admin/metrics") {
-    res.writeHead(200, { "Content-Type": services.metrics.contentType }).end(await services.metrics.render());
+    res
+      .writeHead(200, { "Content-Type": services.usage.metrics.contentType })
+      .end(await services.usage.metrics.render());
     return;
   }
   await handler.node(req, res);

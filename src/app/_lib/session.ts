@@ -14,7 +14,7 @@ import { getServices } from "@/server/services";
 
 /** Once per request: the layouts' guard and the procedures' context read the same session. */
 export const currentUser = cache(async (): Promise<SessionUser | null> => {
-  return sessionUser(await (await getServices()).auth(), await headers());
+  return sessionUser(await (await getServices()).dashboard.auth(), await headers());
 });
 
 /** Pages behind sign-in send a signed-out visitor to it and back here afterwards. */

@@ -78,7 +78,8 @@ export interface DeliveryShared {
 
 /** What the image route and the dashboard's image work (uploads, previews) run on. */
 export interface DeliveryPlane {
-  delivery: DeliveryDeps;
+  /** What the image route serves with (serve-image.ts). */
+  route: DeliveryDeps;
   /** The durable result store behind L1, and the lease that makes each result once; null without a store. */
   results: SharedResults | null;
   /** Decodes an uploaded image (watermark, fallback) in a transform process, under its team's share. */
@@ -170,7 +171,7 @@ export async function createDeliveryPlane(
   const responseMaxBytes = responseMaxBytesOf(env);
   const projectImages = createProjectImageLoader(database.db);
   return {
-    delivery: {
+    route: {
       config: shared.config,
       secretBox: shared.secretBox,
       produce,

@@ -16,12 +16,12 @@ export function createAuthRouteHandler(getServices: () => Promise<Services>) {
     try {
       const loaded = (services = await getServices());
       return await serveAuthRequest(request, {
-        auth: await services.auth(),
-        signInFailures: services.signInFailures,
-        clientAddresses: services.delivery.limits.clientAddresses,
+        auth: await services.dashboard.auth(),
+        signInFailures: services.dashboard.signInFailures,
+        clientAddresses: services.delivery.route.limits.clientAddresses,
         // The refusal is answered whatever happens to its entry.
         onWrongPassword: (email, origin) =>
-          recordFailedSignIn({ db: loaded.database.db, now: loaded.tenancy.now }, email, origin).catch(
+          recordFailedSignIn({ db: loaded.database.db, now: loaded.dashboard.tenancy.now }, email, origin).catch(
             (error: unknown) =>
               loaded.logger.log("error", "the audit log could not record a failed sign-in", describeError(error)),
           ),

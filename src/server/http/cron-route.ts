@@ -6,9 +6,9 @@ import type { Services } from "@/server/services";
 import { BODY_LIMITS, readBodyWithin } from "@/server/wire/body-limit";
 
 const JOBS: Record<CronJob, (services: Services, url: URL) => Promise<{ ok: boolean }>> = {
-  "flush-usage-buffer": (services, url) => services.cron.flushUsage(flushOptions(url)),
-  "daily-maintenance": (services) => services.cron.dailyMaintenance(),
-  "check-alerts": (services) => services.cron.checkAlerts(),
+  "flush-usage-buffer": (services, url) => services.jobs.cron.flushUsage(flushOptions(url)),
+  "daily-maintenance": (services) => services.jobs.cron.dailyMaintenance(),
+  "check-alerts": (services) => services.jobs.cron.checkAlerts(),
 };
 
 /**

@@ -45,15 +45,15 @@ export function createExportHandler(getServices: () => Promise<Services>, export
     let services: Services | undefined;
     try {
       const loaded = (services = await getServices());
-      const user = await sessionUser(await loaded.auth(), request.headers);
+      const user = await sessionUser(await loaded.dashboard.auth(), request.headers);
       if (!user) throw new AppError("UNAUTHENTICATED");
       // Counted before anything is looked up, as the procedures are: refused probes count too.
-      await loaded.admission.admit(limitsFor({ type: "query", counts: "export" }), user.id);
+      await loaded.dashboard.admission.admit(limitsFor({ type: "query", counts: "export" }), user.id);
       const deps = {
         db: loaded.database.db,
-        now: loaded.tenancy.now,
+        now: loaded.dashboard.tenancy.now,
         signal: request.signal,
-        read: <T>(read: (db: Database) => Promise<T>) => readBounded(loaded, user.id, request.signal, read),
+        read: <T>(read: (db: Database) => Promise<T>) => readBounded(loaded.dashboard, user.id, request.signal, read),
       };
       const made = await exporter(deps, user.id, new URL(request.url).searchParams);
       const failed = (error: unknown) =>

@@ -21,7 +21,7 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
     let services: Services | null = null;
     try {
       services = await getServices();
-      return { services, ...(await serveImage(request, services.delivery)) };
+      return { services, ...(await serveImage(request, services.delivery.route)) };
     } catch (thrown) {
       // serveImage answers every error itself; this is the services failing to start.
       const requestId = randomUUID();
@@ -83,7 +83,7 @@ async function runLater(services: Services | null, later: Served["later"]): Prom
 
 function record(services: Services | null, outcome: RequestOutcome): Promise<void> {
   if (!services) return Promise.resolve();
-  return traced("image.request_log", {}, () => services.recordOutcome(outcome));
+  return traced("image.request_log", {}, () => services.usage.recordOutcome(outcome));
 }
 
 /** What an operator filters traces by; never the URL (its signature) nor the source's address. */

@@ -26,8 +26,8 @@ export function createMetricsRouteHandler(getServices: () => Promise<Services>) 
           { status: error.status, headers: { ...headers, "WWW-Authenticate": "Bearer" } },
         );
       }
-      return new Response(await services.metrics.render(), {
-        headers: { ...headers, "Content-Type": services.metrics.contentType },
+      return new Response(await services.usage.metrics.render(), {
+        headers: { ...headers, "Content-Type": services.usage.metrics.contentType },
       });
     } catch (thrown) {
       // A scraper gets the code; the stack stays in the log.

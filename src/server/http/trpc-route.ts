@@ -28,7 +28,7 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
     }
     let req: Request;
     try {
-      assertDashboardOrigin(request, services.dashboardOrigins);
+      assertDashboardOrigin(request, services.dashboard.dashboardOrigins);
       req = await withCappedJsonBody(request);
     } catch (thrown) {
       if (!isAppError(thrown)) throw thrown;
@@ -41,8 +41,8 @@ export function createTrpcRouteHandler(getServices: () => Promise<Services>) {
       // A batch is as many calls as the page asks at once; each is counted, but not without end.
       maxBatchSize: MAX_BATCH,
       createContext: async () =>
-        createContext(dashboardServices(services), await sessionUser(await services.auth(), req.headers), {
-          ip: knownAddress(clientAddress(req.headers, services.delivery.limits.clientAddresses)),
+        createContext(dashboardServices(services), await sessionUser(await services.dashboard.auth(), req.headers), {
+          ip: knownAddress(clientAddress(req.headers, services.delivery.route.limits.clientAddresses)),
           userAgent: req.headers.get("user-agent"),
         }),
       // A refusal's Retry-After (dashboard-limits.ts) as the header too; of a batch, the longest wait.
@@ -100,21 +100,21 @@ async function withCappedJsonBody(request: Request): Promise<Request> {
 export function dashboardServices(services: Services): DashboardServices {
   return {
     db: services.database.db,
-    tenancy: services.tenancy,
+    tenancy: services.dashboard.tenancy,
     invalidate: services.invalidate,
-    store: services.results?.store ?? null,
+    store: services.delivery.results?.store ?? null,
     publicNames: services.publicNames,
     logger: services.logger,
-    mailer: services.mailer,
-    publicBaseUrl: services.publicBaseUrl,
-    freshness: () => services.cron.freshness(),
-    checkUpload: services.checkUpload,
-    previewOperations: services.previewOperations,
-    admission: services.admission,
-    dashboardReads: services.dashboardReads,
-    readLanes: services.readLanes,
-    authProviders: services.authProviders,
-    registration: services.registration,
-    now: services.tenancy.now,
+    mailer: services.dashboard.mailer,
+    publicBaseUrl: services.dashboard.publicBaseUrl,
+    freshness: () => services.jobs.cron.freshness(),
+    checkUpload: services.delivery.checkUpload,
+    previewOperations: services.delivery.previewOperations,
+    admission: services.dashboard.admission,
+    dashboardReads: services.dashboard.dashboardReads,
+    readLanes: services.dashboard.readLanes,
+    authProviders: services.dashboard.authProviders,
+    registration: services.dashboard.registration,
+    now: services.dashboard.tenancy.now,
   };
 }

@@ -125,7 +125,7 @@ describe("sign-in, sign-out and the auth endpoints' guards", () => {
 
 describe("configuration-dependent sign-in", () => {
   it("offers GitHub sign-in only when its credentials are set, redirecting to GitHub with our callback", async () => {
-    expect(app.services.authProviders).toEqual([]);
+    expect(app.services.dashboard.authProviders).toEqual([]);
     const refused = await authRequest(app.services, "/sign-in/social", { provider: "github", callbackURL: "/" });
     expect(refused.status).toBeGreaterThanOrEqual(400);
 
@@ -133,7 +133,7 @@ describe("configuration-dependent sign-in", () => {
       env: { GITHUB_CLIENT_ID: "gh-client", GITHUB_CLIENT_SECRET: "gh-secret" },
     });
     try {
-      expect(withGithub.services.authProviders).toEqual(["github"]);
+      expect(withGithub.services.dashboard.authProviders).toEqual(["github"]);
       const response = await authRequest(withGithub.services, "/sign-in/social", {
         provider: "github",
         callbackURL: "/",

@@ -51,11 +51,11 @@ afterAll(async () => {
   await Promise.all([smtp.close(), s3.stop()]);
 });
 
-const check = () => app.services.cron.checkAlerts();
+const check = () => app.services.jobs.cron.checkAlerts();
 /** The requests so far, flushed into the usage totals (the current minute too). */
 const meter = async () => {
   await app.settled();
-  await app.services.cron.flushUsage({ safetyLagMs: -60_000 });
+  await app.services.jobs.cron.flushUsage({ safetyLagMs: -60_000 });
 };
 const mailsAbout = (text: string) => smtp.received.filter((mail) => mail.includes(text));
 const image = (key: { publicKey: string; secretKey: string }, operations: string, source = "local/photo.jpg") =>
@@ -98,7 +98,7 @@ describe("alerts", () => {
     expect(mail).toMatch(new RegExp(`To: .*${owner.email}`));
     expect(mail).toContain(admin.email);
     expect(mail).not.toContain(member.email);
-    expect(mail).toContain(`${app.services.publicBaseUrl}/t/${teamSlug}/p/${projectSlug}/keys`);
+    expect(mail).toContain(`${app.services.dashboard.publicBaseUrl}/t/${teamSlug}/p/${projectSlug}/keys`);
 
     // Checked again, and past the limit: the same alert and day, no second mail; the banner says the latest.
     expect((await image(key, "w_34")).status).toBe(200);

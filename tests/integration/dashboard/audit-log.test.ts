@@ -177,7 +177,7 @@ describe("what an entry holds", () => {
   it("makes no change when its entry cannot be written: the two share a transaction", async () => {
     const [row] = await db().select().from(projects).where(eq(projects.slug, w.projectSlug));
     const failing = {
-      ...app.services.tenancy,
+      ...app.services.dashboard.tenancy,
       audit: {
         record: async (tx: Parameters<ReturnType<typeof auditTrail>["record"]>[0], event: never) => {
           await auditTrail(userActor({ id: w.owner.id, email: w.owner.email }, CALLER_ORIGIN), () => new Date()).record(
@@ -401,7 +401,7 @@ describe("retention", () => {
         { ...old, targetId: "kept", targetLabel: "kept", createdAt: new Date(now - 364 * DAY_MS) },
       ])
       .returning({ id: auditLog.id });
-    const report = await app.services.cron.dailyMaintenance();
+    const report = await app.services.jobs.cron.dailyMaintenance();
     expect(report.parts.auditLogRetention).toMatchObject({ ok: true, result: { deleted: 1 } });
     const left = await db()
       .select({ id: auditLog.id })

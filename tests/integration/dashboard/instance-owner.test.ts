@@ -22,7 +22,7 @@ describe("the teams the command line made before anyone signed up", () => {
     for (const width of [40, 41])
       expect((await app.fetch(app.signedPath(`w_${width}`, "local/photo.jpg"))).status).toBe(200);
     await app.settled();
-    await app.services.cron.flushUsage({ safetyLagMs: -60_000 });
+    await app.services.jobs.cron.flushUsage({ safetyLagMs: -60_000 });
 
     const owner = await signUp(app.services, "owner");
     const me = await owner.caller.account.me();

@@ -59,7 +59,7 @@ describe("teams an account owns", () => {
     });
     // The command line's bootstrap makes teams through the same function, for the same owner.
     const ownerFull = bootstrap(
-      { ...app.services.tenancy, audit: setupAudit },
+      { ...app.services.dashboard.tenancy, audit: setupAudit },
       {
         teamSlug: `cli-${suffix}`,
         projectSlug: "site",
@@ -68,7 +68,7 @@ describe("teams an account owns", () => {
       },
     );
     await expect(ownerFull).rejects.toMatchObject({ code: "QUOTA_REACHED" });
-    expect(await findTeamBySlug(app.services.tenancy, `cli-${suffix}`)).toBeNull();
+    expect(await findTeamBySlug(app.services.dashboard.tenancy, `cli-${suffix}`)).toBeNull();
 
     await user.caller.team.delete({ teamSlug: made[0]!, confirmSlug: made[0]! });
     expect((await user.caller.account.createTeam({ name: "One more", slug: `more-${suffix}` })).slug).toBe(
@@ -141,7 +141,7 @@ describe("creations at the same moment", () => {
 
     const scope = { teamId, projectId: (await findProject({ db }, teamId, "p1"))!.id };
     for (let i = 1; i <= 49; i++)
-      await createApiKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
+      await createApiKey({ ...app.services.dashboard.tenancy, audit: setupAudit }, scope, {
         name: `k${i}`,
         expiresAt: null,
         createdBy: null,
@@ -159,7 +159,7 @@ describe("active keys a project has", () => {
     const project = await user.caller.project.create({ teamSlug, name: "Shop", slug: "shop" });
     const scope = { teamId, projectId: project.id };
     for (let i = 1; i <= 49; i++)
-      await createApiKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
+      await createApiKey({ ...app.services.dashboard.tenancy, audit: setupAudit }, scope, {
         name: `k${i}`,
         expiresAt: null,
         createdBy: null,
@@ -173,7 +173,7 @@ describe("active keys a project has", () => {
     });
     // The command line creates keys through the same function.
     await expect(
-      createApiKey({ ...app.services.tenancy, audit: setupAudit }, scope, {
+      createApiKey({ ...app.services.dashboard.tenancy, audit: setupAudit }, scope, {
         name: "cli",
         expiresAt: null,
         createdBy: null,

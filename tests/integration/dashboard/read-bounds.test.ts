@@ -61,7 +61,7 @@ async function statementMs(): Promise<number> {
 /** One session lookup of the other tenant, and one cached image of its project: their times in ms. */
 async function otherTenant(): Promise<{ session: number; image: number }> {
   let started = performance.now();
-  expect(await sessionUser(await app.services.auth(), new Headers({ cookie: victim.cookie }))).not.toBeNull();
+  expect(await sessionUser(await app.services.dashboard.auth(), new Headers({ cookie: victim.cookie }))).not.toBeNull();
   const session = performance.now() - started;
   started = performance.now();
   const image = await app.fetch(app.signedPath("w_40", "local/photo.jpg"));
@@ -116,7 +116,7 @@ describe("the request log's source filter", () => {
     const long = `local/${"a".repeat(12_000)}`;
     await Promise.all(
       Array.from({ length: 150 }, (_, i) =>
-        app.services.requestLog.record(
+        app.services.usage.requestLog.record(
           {
             requestId: randomUUID(),
             status: "source_error",
@@ -130,7 +130,7 @@ describe("the request log's source filter", () => {
         ),
       ),
     );
-    await app.services.requestLog.drain();
+    await app.services.usage.requestLog.drain();
     const filter = `${"a".repeat(2047)}b`;
     const measured = await whileOtherTenantWorks(() =>
       world.member.caller.usage.requestLog({

@@ -133,7 +133,7 @@ describe("the first account on a busy first start", () => {
       ]);
       expect(results.filter((r) => r.status === 200)).toHaveLength(1);
       expect(results.filter((r) => r.status === 200)[0]!.body.user!.id).toBe(
-        (await findInstanceOwner(app.services.tenancy))?.id,
+        (await findInstanceOwner(app.services.dashboard.tenancy))?.id,
       );
       const owners = await app.services.database.db
         .select({ id: user.id })
@@ -186,7 +186,7 @@ describe("open registration and e-mail domains", () => {
       const first = await register(app.services, address("first"));
       const second = await register(app.services, address("second"));
       expect([first.status, second.status]).toEqual([200, 200]);
-      expect((await findInstanceOwner(app.services.tenancy))?.id).toBe(first.body.user!.id);
+      expect((await findInstanceOwner(app.services.dashboard.tenancy))?.id).toBe(first.body.user!.id);
       expect(
         await signUpOffer(
           { db: app.services.database.db, now: () => new Date() },
@@ -198,7 +198,7 @@ describe("open registration and e-mail domains", () => {
       // The owner mark is not an input: a client cannot set it, in any policy.
       const usurper = await register(app.services, address("usurper"), { instanceRole: "owner" });
       expect(usurper.status).toBe(400);
-      expect((await findInstanceOwner(app.services.tenancy))?.id).toBe(first.body.user!.id);
+      expect((await findInstanceOwner(app.services.dashboard.tenancy))?.id).toBe(first.body.user!.id);
     } finally {
       await app.close();
     }
@@ -298,7 +298,7 @@ describe("open registration and e-mail domains", () => {
 
 /** Signs the instance owner in again (the tests do not keep cookies across cases). */
 async function findOwnerCookie(services: Services): Promise<{ cookie: string }> {
-  const owner = await findInstanceOwner(services.tenancy);
+  const owner = await findInstanceOwner(services.dashboard.tenancy);
   const response = await authRequest(services, "/sign-in/email", { email: owner!.email, password });
   if (response.status !== 200) throw new Error(`owner sign-in failed: ${response.status}`);
   return { cookie: cookieFrom(response) };

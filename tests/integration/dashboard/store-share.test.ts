@@ -32,7 +32,7 @@ beforeAll(async () => {
   for (const width of [40, 41, 42]) {
     expect((await app.fetch(app.signedPath(`w_${width}`, "local/photo.jpg"))).status).toBe(200);
   }
-  await app.services.results!.drain();
+  await app.services.delivery.results!.drain();
 }, 60_000);
 afterAll(async () => {
   await app?.close();
@@ -43,7 +43,7 @@ const range = { preset: "7d" } as const;
 
 describe("the result store on a tenant's pages", () => {
   it("shows a tenant their project's share, never the instance's size", async () => {
-    const instance = app.services.results!.store.size();
+    const instance = app.services.delivery.results!.store.size();
     expect(instance.objects).toBe(3);
 
     const status = await tenant.caller.cache.status(tenantScope);
@@ -55,7 +55,7 @@ describe("the result store on a tenant's pages", () => {
   });
 
   it("counts the results of the project it is asked about, exactly, on the files store", async () => {
-    const instance = app.services.results!.store.size();
+    const instance = app.services.delivery.results!.store.size();
     const blog = { teamSlug: "acme", projectSlug: "blog" };
     const status = await owner.caller.cache.status(blog);
     const usage = await owner.caller.usage.project({ ...blog, range });

@@ -60,7 +60,7 @@ beforeAll(async () => {
     served.original += outcome.sourceBytes!;
     served.measuredOutput += outcome.outputBytes!;
   }
-  const flushed = await app.services.cron.flushUsage({ safetyLagMs: -60_000 }); // the current minute too
+  const flushed = await app.services.jobs.cron.flushUsage({ safetyLagMs: -60_000 }); // the current minute too
   expect(flushed.requests).toBe(served.requests);
 }, 60_000);
 afterAll(() => app.close());

@@ -47,7 +47,7 @@ beforeAll(async () => {
   expect((await status(path(key, "w_34", "local/no-such-image.jpg"))).status).toBe(404);
   sent.failed++;
   await app.settled();
-  await app.services.cron.flushUsage({ safetyLagMs: -60_000 });
+  await app.services.jobs.cron.flushUsage({ safetyLagMs: -60_000 });
 });
 
 afterAll(() => app?.close());

@@ -77,7 +77,7 @@ describe.skipIf(postgres.skip)(postgres.title("a dashboard read past its time, t
         variantsPerDay: 0,
         variantDays: 0,
       });
-      app.services.dashboardReads = createDashboardReads(app.services.database, 1);
+      app.services.dashboard.dashboardReads = createDashboardReads(app.services.database, 1);
       const caller = await callerFor(app.services, world.member.cookie);
       const error = await caller.usage
         .project({ teamSlug: world.teamSlug, projectSlug: "site", range: { preset: "90d" } })
@@ -86,7 +86,7 @@ describe.skipIf(postgres.skip)(postgres.title("a dashboard read past its time, t
       expect((error as TRPCError).code).toBe("SERVICE_UNAVAILABLE");
       expect(((error as TRPCError).cause as AppError).code).toBe("READ_TIMED_OUT");
       // The next read, with the time it needs, is answered.
-      app.services.dashboardReads = createDashboardReads(app.services.database);
+      app.services.dashboard.dashboardReads = createDashboardReads(app.services.database);
       const again = await callerFor(app.services, world.member.cookie);
       expect(
         (await again.usage.project({ teamSlug: world.teamSlug, projectSlug: "site", range: { preset: "7d" } })).outcomes

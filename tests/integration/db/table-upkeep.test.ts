@@ -107,9 +107,9 @@ describe("table upkeep where the database keeps no statistics of its own", () =>
     // until its autovacuum has looked, within a minute).
     expect(await rowsTouchedByPage()).toBeGreaterThan(100 * DASHBOARD_SCAN.chunk);
     const report = await (async () => {
-      if (!embedded) return app.services.cron.tendTables();
+      if (!embedded) return app.services.jobs.cron.tendTables();
       await countersWhen((c) => c.changed >= ROWS);
-      return app.services.cron.tendTables();
+      return app.services.jobs.cron.tendTables();
     })();
     if (embedded) expect(report.analyzed).toContain("request_log");
     else {
@@ -120,7 +120,7 @@ describe("table upkeep where the database keeps no statistics of its own", () =>
     // An index walk that stops at the page (the planner may finish the order on a few more rows).
     expect(await rowsTouchedByPage()).toBeLessThanOrEqual(2 * DASHBOARD_SCAN.chunk);
     // Twice: nothing changed since, nothing to do.
-    const again = await app.services.cron.tendTables();
+    const again = await app.services.jobs.cron.tendTables();
     expect([...again.analyzed, ...again.vacuumed]).not.toContain("request_log");
   });
 
@@ -156,7 +156,7 @@ describe("table upkeep where the database keeps no statistics of its own", () =>
   });
 
   it("vacuums every table after the daily maintenance's deletions on the embedded database, never on PostgreSQL", async () => {
-    const report = await app.services.cron.dailyMaintenance();
+    const report = await app.services.jobs.cron.dailyMaintenance();
     if (!embedded) {
       expect(report.parts.vacuum).toBeUndefined();
       return;

@@ -39,8 +39,8 @@ const fetchNew = (team: (typeof teams)[number], operations: string) =>
 
 beforeAll(async () => {
   app = await createTestApp({ env: NO_REDIS });
-  const produce = app.services.delivery.produce;
-  app.services.delivery.produce = Object.assign(
+  const produce = app.services.delivery.route.produce;
+  app.services.delivery.route.produce = Object.assign(
     (input: Parameters<typeof produce>[0]) => {
       tenants.push({ tenant: input.tenant, operations: JSON.stringify(input.operations) });
       return produce(input);
@@ -73,8 +73,8 @@ describe("the unit of fairness", () => {
 
   it("takes uploads under the account's share too", async () => {
     const seen: string[] = [];
-    const check = app.services.checkUpload;
-    app.services.checkUpload = (bytes, tenant) => {
+    const check = app.services.delivery.checkUpload;
+    app.services.delivery.checkUpload = (bytes, tenant) => {
       seen.push(tenant);
       return check(bytes, tenant);
     };
@@ -89,7 +89,7 @@ describe("the unit of fairness", () => {
       base64: png.toString("base64"),
     });
     expect(seen).toEqual([accountShare(owner.id)]);
-    app.services.checkUpload = check;
+    app.services.delivery.checkUpload = check;
   });
 
   it("weighs a quality search by what it costs: several plain transforms' turns", async () => {

@@ -257,7 +257,7 @@ describe("after the response", () => {
     await app.settled();
     const after = new Date();
     const totals = { req: 0, bytes: 0 };
-    if (app.services.requestLog.metersUsage) {
+    if (app.services.usage.requestLog.metersUsage) {
       // No shared Redis: the minute buckets are usage_buffer rows, written with the request log.
       for (const row of await app.services.database.db
         .select()
@@ -269,7 +269,7 @@ describe("after the response", () => {
       }
     }
     const buckets = new Set(
-      app.services.requestLog.metersUsage ? [] : [redisKeys.usageBucket(before), redisKeys.usageBucket(after)],
+      app.services.usage.requestLog.metersUsage ? [] : [redisKeys.usageBucket(before), redisKeys.usageBucket(after)],
     );
     for (const bucket of buckets) {
       const hash = await app.services.coordination.kv.getHash(bucket);

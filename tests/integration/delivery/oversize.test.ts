@@ -119,7 +119,7 @@ describe("outputs over the response cap", () => {
     const owner = await signUp(app.services, "oversize-owner");
     for (const source of ["local/photo.jpg", "local/noise.png"])
       expect((await app.fetch(app.signedPath("w_1200,f_png", source))).status).toBe(307);
-    await app.services.results?.drain();
+    await app.services.delivery.results?.drain();
     expect(await objectsIn(bucket)).toBe(2);
     const one = await owner.caller.cache.purge({ teamSlug: "acme", projectSlug: "blog", source: "local/photo.jpg" });
     expect(one.deletedObjects).toBe(1);
@@ -132,9 +132,9 @@ describe("outputs over the response cap", () => {
   it("upload each output once: the transform's write-back, not again at each request, to HEAD as to GET", async () => {
     const { app, bucket } = await appWithBucket();
     // The store counts what it wrote since its last listing: one object per upload.
-    const uploads = () => app.services.results!.store.size().objects;
+    const uploads = () => app.services.delivery.results!.store.size().objects;
     const first = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
-    await app.services.results?.drain();
+    await app.services.delivery.results?.drain();
     expect(uploads()).toBe(1);
     const again = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
     const head = await app.fetch(app.signedPath(BIG, "local/photo.jpg"), { method: "HEAD" });
@@ -142,7 +142,7 @@ describe("outputs over the response cap", () => {
     const objectOf = (response: Response) => new URL(response.headers.get("location")!).pathname;
     expect(objectOf(again)).toBe(objectOf(first));
     expect(objectOf(head)).toBe(objectOf(first));
-    await app.services.results?.drain();
+    await app.services.delivery.results?.drain();
     expect(uploads()).toBe(1);
     expect(await objectsIn(bucket)).toBe(1);
   }, 60_000);
@@ -153,15 +153,15 @@ describe("outputs over the response cap", () => {
       Array.from({ length: 4 }, () => app.fetch(app.signedPath("w_1100,f_png", "local/photo.jpg"))),
     );
     expect(answers.map((answer) => answer.status)).toEqual([307, 307, 307, 307]);
-    await app.services.results?.drain();
-    expect(app.services.results!.store.size().objects).toBe(1);
+    await app.services.delivery.results?.drain();
+    expect(app.services.delivery.results!.store.size().objects).toBe(1);
   }, 60_000);
 
   it("upload again what the bucket may have dropped since: a link is trusted for ten minutes", async () => {
     let nowMs = Date.now();
     const { app, bucket } = await appWithBucket({ now: () => new Date(nowMs) });
     const first = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
-    await app.services.results?.drain();
+    await app.services.delivery.results?.drain();
     // The daily pruning (or a lifecycle rule) deletes the object.
     const key = decodeURIComponent(new URL(first.headers.get("location")!).pathname.slice(`/${bucket}/`.length));
     await s3.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
@@ -229,7 +229,7 @@ describe("outputs over the response cap", () => {
     const response = await app.fetch(app.signedPath(BIG, "local/photo.jpg"));
     expect(response.status).toBe(413);
     expect(((await response.json()) as { code: string }).code).toBe("OUTPUT_TOO_LARGE");
-    await app.services.results?.drain();
+    await app.services.delivery.results?.drain();
     expect(await objectsIn(bucket)).toBe(0);
   }, 60_000);
 });

@@ -108,11 +108,11 @@ describe("result store", () => {
         const quietPath = (width: number) =>
           shared.signedPath(`w_${width},f_webp`, source(), { key: quiet.key, slug: quiet.project.slug });
         for (const width of [40, 48, 56]) expect((await shared.fetch(quietPath(width))).status).toBe(200);
-        await shared.services.results!.drain();
+        await shared.services.delivery.results!.drain();
         for (let i = 0; i < 60; i++)
           expect((await shared.fetch(shared.signedPath(`w_${60 + i * 4},f_webp`, source()))).status).toBe(200);
-        await shared.services.results!.drain();
-        const kept = shared.services.results!.store;
+        await shared.services.delivery.results!.drain();
+        const kept = shared.services.delivery.results!.store;
         // A bucket is pruned by the daily maintenance (files as they are written).
         if (kind === "s3") await kept.prune();
         expect(kept.size().bytes).toBeLessThanOrEqual(40 * 1024);
@@ -251,7 +251,7 @@ describe("result store", () => {
         expect(response.status).toBe(200);
         expect((await sharp(Buffer.from(await response.arrayBuffer())).metadata()).width).toBe(width);
       }
-      await t.services.results!.drain();
+      await t.services.delivery.results!.drain();
       expect(transforms(t)).toBe(2);
       expect(t.services.counters.get("result_store_failure_read")).toBe(2);
       expect(t.services.counters.get("result_store_failure_write")).toBe(2);
@@ -274,7 +274,7 @@ describe("result store", () => {
       expect((await t.fetch(t.signedPath("w_170,f_webp", source()))).status).toBe(200);
       expect((await t.fetch(other)).status).toBe(200);
       const otherEtag = (await t.fetch(other)).headers.get("etag");
-      await t.services.results!.drain();
+      await t.services.delivery.results!.drain();
       const downloads = origin.requests.length;
       expect(downloads).toBeGreaterThanOrEqual(1);
       expect(first.headers.get("cache-tag")).toContain(t.services.publicNames.projectTag(t.projectId));
@@ -285,9 +285,9 @@ describe("result store", () => {
       const teamId = (await t.services.config.getProject(t.projectId))!.teamId;
       const purged = await purgeResults(
         {
-          ...t.services.tenancy,
+          ...t.services.dashboard.tenancy,
           audit: setupAudit,
-          store: t.services.results!.store,
+          store: t.services.delivery.results!.store,
           logger: t.services.logger,
           publicNames: t.services.publicNames,
         },

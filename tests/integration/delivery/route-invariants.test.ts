@@ -37,7 +37,7 @@ const remote = (path: string) => `http://${origin.host}${path}`;
 
 describe("route invariants", () => {
   it("checks the public key's shape before any lookup", async () => {
-    const delivery = app.services.delivery;
+    const delivery = app.services.delivery.route;
     const real = delivery.config;
     let lookups = 0;
     const counting: ConfigStore = {

@@ -66,7 +66,7 @@ beforeAll(async () => {
   const caller = await callerFor(app.services, cookie);
   await caller.account.me();
   await expect(caller.project.get({ teamSlug: "no-such-team", projectSlug: "nothing" })).rejects.toThrow();
-  await app.services.cron.flushUsage();
+  await app.services.jobs.cron.flushUsage();
   await app.settled();
   // Sends everything queued, as a stopping server does.
   await stopTracing();

@@ -97,7 +97,7 @@ describe("cron routes", () => {
     const { kv } = app.services.coordination;
     expect((await call("flush-usage-buffer", `Bearer ${SECRET}`)).status).toBe(200);
     const before = await cronRunState(db, "flush-usage-buffer");
-    const freshness = await app.services.cron.freshness();
+    const freshness = await app.services.jobs.cron.freshness();
     expect(before.lastOutcome).toBe("success");
     await new Promise((resolve) => setTimeout(resolve, 10));
 
@@ -112,7 +112,7 @@ describe("cron routes", () => {
     const after = await cronRunState(db, "flush-usage-buffer");
     expect(after).toMatchObject({ lastOutcome: "skipped", lastSuccessAt: before.lastSuccessAt, lastError: null });
     expect(after.lastFinishedAt!.getTime()).toBeGreaterThan(before.lastFinishedAt!.getTime());
-    expect(await app.services.cron.freshness()).toEqual(freshness);
+    expect(await app.services.jobs.cron.freshness()).toEqual(freshness);
   });
 
   it("runs the daily maintenance: retention, expired keys, queued invalidations, ledger pruning", async () => {
@@ -212,7 +212,7 @@ describe("cron routes", () => {
       logger,
       now: () => new Date(),
     });
-    const response = await call("daily-maintenance", `Bearer ${SECRET}`, { cron });
+    const response = await call("daily-maintenance", `Bearer ${SECRET}`, { jobs: { ...app.services.jobs, cron } });
     expect(response.status).toBe(500);
     const report = await response.json();
     expect(report.parts.flushUsage).toMatchObject({ ok: false, error: "redis unreachable" });
