@@ -15,7 +15,7 @@ export default async function HomePage() {
   return (
     <main id="main" tabIndex={-1} className="mx-auto max-w-2xl px-4 py-16">
       <h1 className="text-3xl font-bold">OptStuff</h1>
-      <p className="mt-4 text-neutral-700">
+      <p className="mt-4 text-ink-soft">
         A signed image proxy: put signed URLs in your pages and get images resized, converted and cached. Image URLs
         have the form{" "}
         <code className="rounded bg-sunken px-1 text-sm">
@@ -26,7 +26,7 @@ export default async function HomePage() {
       <div className="mt-8 flex flex-wrap gap-3">
         <Link
           href="/sign-up"
-          className="rounded-md bg-neutral-900 px-4 py-2 text-sm font-medium text-white hover:bg-neutral-700"
+          className="rounded-md bg-ink px-4 py-2 text-sm font-medium text-on-solid hover:bg-ink-soft"
         >
           Create an account
         </Link>

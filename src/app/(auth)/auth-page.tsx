@@ -33,7 +33,7 @@ export async function AuthPage({
     return (
       <>
         <h1 className="mb-4 text-2xl font-semibold">Registration is by invitation</h1>
-        <div className="space-y-3 text-sm text-neutral-700">
+        <div className="space-y-3 text-sm text-ink-soft">
           <p>
             Accounts on this OptStuff server are created from an invitation link. Ask an admin of your team to invite
             you, then open the link they send you.
@@ -61,7 +61,7 @@ export async function AuthPage({
     <>
       <h1 className="mb-6 text-2xl font-semibold">Create your account</h1>
       {offer.kind === "first-account" ? (
-        <p className="mb-4 text-sm text-neutral-700">
+        <p className="mb-4 text-sm text-ink-soft">
           This is the first account on this server: it becomes the owner of the instance. Accounts after it join by
           invitation.
         </p>

@@ -30,7 +30,7 @@ export function AlertsBanner({ teamSlug }: { teamSlug: string }) {
     <section
       aria-label="Alerts"
       data-testid="alerts-banner"
-      className="border-b border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50"
+      className="border-b border-warning-line bg-warning-soft text-warning"
     >
       {/* Polite: an alert a refresh brings is read out once, without taking the reader's focus. */}
       <ul aria-live="polite" className="mx-auto max-w-5xl space-y-1 px-4 py-2 text-sm">

@@ -14,7 +14,7 @@ export function MailAdminsChoice({
 }) {
   if (!mailConfigured)
     return (
-      <p className="text-sm text-neutral-700" data-testid="alerts-no-mail">
+      <p className="text-sm text-ink-soft" data-testid="alerts-no-mail">
         Alerts are not mailed: this server has no mail configured (its operator sets{" "}
         <code className="font-mono text-xs">SMTP_URL</code>). They show in the banner at the top of every team page, for
         the team&apos;s admins and owners, as long as they hold.

@@ -64,7 +64,7 @@ export function AuditLog({ teamSlug }: { teamSlug: string | null }) {
       <div className="flex flex-wrap items-end justify-between gap-3">
         <AuditFilters value={typed} onChange={setTyped} actors={actors.data ?? []} instance={teamSlug === null} />
         {rangeProblem ? (
-          <p className="text-sm text-red-700" role="alert">
+          <p className="text-sm text-danger" role="alert">
             {rangeProblem}
           </p>
         ) : (

@@ -13,10 +13,10 @@ import { RotateKeyDialog } from "./rotate-key-dialog";
 import { cn } from "@/lib/cn";
 
 const statusStyle = {
-  active: "bg-green-100 text-green-800",
-  rotating: "bg-amber-100 text-amber-900",
-  expired: "bg-neutral-200 text-neutral-700",
-  revoked: "bg-red-100 text-red-800",
+  active: "bg-ok-soft text-ok",
+  rotating: "bg-warning-soft text-warning",
+  expired: "bg-line text-ink-soft",
+  revoked: "bg-danger-soft text-danger",
 } as const;
 
 export function ApiKeys({
@@ -58,7 +58,7 @@ export function ApiKeys({
           )}
         </EmptyState>
       ) : null}
-      <ul className="divide-y divide-neutral-100">
+      <ul className="divide-y divide-line-faint">
         {keys.data?.map((key) => (
           <li key={key.id} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center" data-testid="api-key-row">
             <div className="min-w-0 flex-1">

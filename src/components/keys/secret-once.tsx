@@ -22,7 +22,7 @@ export function SecretOnce({
 }) {
   return (
     <div className="space-y-3">
-      <p role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+      <p role="status" className="rounded-md border border-warning-line bg-warning-soft p-3 text-sm text-warning">
         Copy the secret key now: it is shown once and cannot be shown again.
       </p>
       {/* Wrapped, not scrolled: at any width the whole secret is on screen to read, select and check. */}

@@ -70,7 +70,7 @@ export function DefaultQuality({
         </Select>
         <ErrorMessage error={save.error} />
         {save.isSuccess && chosen === current ? (
-          <p role="status" className="text-sm text-green-700">
+          <p role="status" className="text-sm text-ok">
             Saved. Image requests use it at once.
           </p>
         ) : null}

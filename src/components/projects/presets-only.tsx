@@ -75,7 +75,7 @@ function RefusedByPresetsOnly({ days, requests, refused, examples, partial, look
   const count = (n: number) => n.toLocaleString();
   return (
     <div data-testid="presets-only-impact" className="space-y-2">
-      <p className={refused > 0 ? "font-medium text-red-700" : "text-neutral-700"}>
+      <p className={refused > 0 ? "font-medium text-danger" : "text-ink-soft"}>
         {requests === 0
           ? `No images delivered in the last ${days} days to judge by.`
           : lookedBackTo

@@ -122,14 +122,14 @@ function PurgeForms({ teamSlug, projectSlug }: { teamSlug: string; projectSlug: 
 
 function PurgeDone({ purged }: { purged: Purged }) {
   return (
-    <div role="status" className="space-y-1 text-sm text-green-700" data-testid="purge-done">
+    <div role="status" className="space-y-1 text-sm text-ok" data-testid="purge-done">
       <p>
         {purged.source ? `Purged ${purged.source}` : "Purged every result of the project"}
         {purged.widened
           ? " (too many single purges since the last whole purge, so the whole project was purged)"
           : ""}: {formatCount(purged.deletedObjects)} stored results deleted.
       </p>
-      <p className="text-neutral-700">
+      <p className="text-ink-soft">
         To drop the same images from your CDN, purge the tag <code className="font-mono">{purged.cdnTag}</code>{" "}
         (docs/caching.md).
       </p>

@@ -141,7 +141,7 @@ function ImageActions({ scope, kind, present }: { scope: Scope; kind: Kind; pres
       ) : null}
       <ErrorMessage error={upload.error ?? remove.error} />
       {upload.isSuccess ? (
-        <p role="status" className="text-sm text-green-700" data-testid={`${kind}-saved`}>
+        <p role="status" className="text-sm text-ok" data-testid={`${kind}-saved`}>
           Saved.
         </p>
       ) : null}

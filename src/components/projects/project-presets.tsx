@@ -112,7 +112,7 @@ function SavePreset({ scope }: { scope: Scope }) {
         />
         <ErrorMessage error={formLevelError(form)} />
         {save.data ? (
-          <p role="status" className="text-sm text-green-700" data-testid="preset-saved">
+          <p role="status" className="text-sm text-ok" data-testid="preset-saved">
             Saved pr_{save.data.name}.
           </p>
         ) : null}

@@ -82,7 +82,7 @@ function SettingsForm({
         />
         <ErrorMessage error={formLevelError(form)} />
         {update.isSuccess ? (
-          <p role="status" className="text-sm text-green-700">
+          <p role="status" className="text-sm text-ok">
             Saved. Image requests use the new settings at once.
           </p>
         ) : null}

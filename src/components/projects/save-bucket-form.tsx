@@ -83,7 +83,7 @@ export function SaveBucketForm({ scope }: { scope: Scope }) {
         <div className="space-y-2 sm:col-span-2">
           <ErrorMessage error={formLevelError(form)} />
           {save.data ? (
-            <p role="status" className="text-sm text-green-700" data-testid="bucket-saved">
+            <p role="status" className="text-sm text-ok" data-testid="bucket-saved">
               Saved s3/{save.data.alias}.
             </p>
           ) : null}

@@ -65,7 +65,7 @@ export function TeamOverview({ teamSlug }: { teamSlug: string }) {
           <li key={project.id}>
             <Link
               href={`/t/${teamSlug}/p/${project.slug}`}
-              className="block rounded-lg border border-line bg-surface p-4 shadow-sm hover:border-neutral-400"
+              className="block rounded-lg border border-line bg-surface p-4 shadow-sm hover:border-faint"
             >
               <span className="font-medium">{project.name}</span>
               <span className="mt-1 block font-mono text-xs text-subtle">{project.slug}</span>

@@ -84,7 +84,7 @@ export function WatermarkSettingsForm({ scope, settings }: { scope: Scope; setti
         <div className="space-y-2 sm:col-span-2">
           <ErrorMessage error={formLevelError(form)} />
           {save.isSuccess ? (
-            <p role="status" className="text-sm text-green-700" data-testid="watermark-placement-saved">
+            <p role="status" className="text-sm text-ok" data-testid="watermark-placement-saved">
               Placement saved.
             </p>
           ) : null}

@@ -50,7 +50,7 @@ export function ProjectNav({ teamSlug, projectSlug }: { teamSlug: string; projec
                 aria-current={isCurrent ? "page" : undefined}
                 className={cn(
                   "inline-block border-b-2 px-3 py-2 text-sm whitespace-nowrap",
-                  isCurrent ? "border-neutral-900 font-medium" : "border-transparent text-muted hover:text-ink",
+                  isCurrent ? "border-ink font-medium" : "border-transparent text-muted hover:text-ink",
                 )}
               >
                 {tab.label}
@@ -104,6 +104,6 @@ function SectionMenu({ base, current }: { base: string; current: string | undefi
 function Pending() {
   const { pending } = useLinkStatus();
   return pending ? (
-    <span aria-hidden className="ml-1.5 inline-block size-1.5 animate-pulse rounded-full bg-neutral-500 align-middle" />
+    <span aria-hidden className="ml-1.5 inline-block size-1.5 animate-pulse rounded-full bg-subtle align-middle" />
   ) : null;
 }

@@ -31,7 +31,7 @@ export function AcceptInvitation({ token, signedInAs }: { token: string; signedI
       {signedInAs === null ? (
         <div className="flex flex-wrap gap-3">
           <Link
-            className="rounded-md bg-neutral-900 px-4 py-2 text-sm text-white"
+            className="rounded-md bg-ink px-4 py-2 text-sm text-on-solid"
             href={`/sign-up?next=${encodeURIComponent(here)}`}
           >
             Create an account

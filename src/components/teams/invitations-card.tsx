@@ -56,7 +56,7 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
       </form>
       <ErrorMessage error={formLevelError(form) ?? revoke.error} />
       {invite.data ? (
-        <div className="mt-2 space-y-1 rounded-md bg-green-50 p-3 text-sm" role="status">
+        <div className="mt-2 space-y-1 rounded-md bg-ok-soft p-3 text-sm" role="status">
           <p>
             {invite.data.emailed
               ? "Invitation emailed. You can also share the link:"
@@ -67,7 +67,7 @@ export function InvitationsCard({ teamSlug, canInviteOwners }: { teamSlug: strin
       ) : null}
       <h3 className="mt-6 mb-2 text-sm font-semibold">Pending</h3>
       {pending.data?.length === 0 ? <p className="text-sm text-subtle">No pending invitations.</p> : null}
-      <ul className="divide-y divide-neutral-100">
+      <ul className="divide-y divide-line-faint">
         {pending.data?.map((invitation) => (
           <li key={invitation.id} className="flex flex-wrap items-center gap-3 py-2 text-sm">
             <span className="min-w-0 flex-1 truncate">{invitation.email}</span>

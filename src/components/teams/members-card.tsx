@@ -38,7 +38,7 @@ export function MembersCard({
     <Card title="Members">
       {members.isPending ? <Loading /> : null}
       <ErrorMessage error={members.error ?? changeRole.error ?? remove.error} />
-      <ul className="divide-y divide-neutral-100">
+      <ul className="divide-y divide-line-faint">
         {members.data?.map((member) => {
           const editable = canManage && member.userId !== myUserId && (myRole === "owner" || member.role !== "owner");
           return (

@@ -64,7 +64,7 @@ function GeneralCard({ teamSlug, name: initialName }: { teamSlug: string; name: 
         <TeamSlugField field={slug} value={form.watch("slug")} current={teamSlug} />
         <ErrorMessage error={formLevelError(form)} />
         {update.isSuccess ? (
-          <p role="status" className="text-sm text-green-700">
+          <p role="status" className="text-sm text-ok">
             Saved.
           </p>
         ) : null}

@@ -4,10 +4,10 @@ import { cn } from "@/lib/cn";
 
 /** `danger` is the one look of every destructive action, from a table row's Revoke to a dialog's Delete. */
 const variants = {
-  primary: "bg-neutral-900 text-white hover:bg-neutral-700 disabled:bg-neutral-400",
-  secondary: "border border-line-strong bg-surface text-ink hover:bg-sunken disabled:text-neutral-400",
-  danger: "bg-red-600 text-white hover:bg-red-700 disabled:bg-red-300",
-  ghost: "text-neutral-700 hover:bg-sunken",
+  primary: "bg-ink text-on-solid hover:bg-ink-soft disabled:bg-faint",
+  secondary: "border border-line-strong bg-surface text-ink hover:bg-sunken disabled:text-faint",
+  danger: "bg-danger-solid text-on-solid hover:bg-danger disabled:bg-danger-line",
+  ghost: "text-ink-soft hover:bg-sunken",
 } as const;
 
 const sizes = {

@@ -57,7 +57,7 @@ export function CopyField({
         aria-label={label}
         data-testid={`copy-${label}`}
         className={cn(
-          "rounded-md bg-neutral-900 p-3 font-mono text-xs text-neutral-100",
+          "rounded-md bg-ink p-3 font-mono text-xs text-on-solid",
           wrap
             ? "whitespace-pre-wrap break-all"
             : cn("overflow-x-auto", multiline ? "whitespace-pre" : "whitespace-nowrap"),

@@ -8,7 +8,7 @@ export function DateInput({ className, error, ...input }: ComponentProps<"input"
     <>
       <input
         type="date"
-        className={cn("rounded-md border border-line-strong px-2 py-1.5 aria-[invalid=true]:border-red-500", className)}
+        className={cn("rounded-md border border-line-strong px-2 py-1.5 aria-[invalid=true]:border-danger", className)}
         aria-invalid={error ? true : undefined}
         {...input}
       />

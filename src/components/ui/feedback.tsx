@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 export function ErrorMessage({ error }: { error: { message?: string } | null | undefined }) {
   if (!error?.message) return null;
   return (
-    <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+    <p role="alert" className="rounded-md border border-danger-line bg-danger-soft px-3 py-2 text-sm text-danger">
       {error.message}
     </p>
   );
@@ -72,8 +72,8 @@ export function Card({
 /** Irreversible actions, set apart in red at the bottom of a settings page. */
 export function DangerZone({ children }: { children: ReactNode }) {
   return (
-    <section className="rounded-lg border border-red-200 bg-surface p-4 sm:p-6">
-      <h2 className="text-lg font-semibold text-red-800">Danger zone</h2>
+    <section className="rounded-lg border border-danger-line bg-surface p-4 sm:p-6">
+      <h2 className="text-lg font-semibold text-danger">Danger zone</h2>
       <div className="mt-4 flex flex-wrap gap-3">{children}</div>
     </section>
   );

@@ -2,7 +2,7 @@ import { useId, type ComponentProps, type ReactNode } from "react";
 import { cn } from "@/lib/cn";
 
 const control =
-  "w-full rounded-md border border-line-strong bg-surface px-3 py-2 text-sm shadow-sm placeholder:text-neutral-400 aria-[invalid=true]:border-red-500";
+  "w-full rounded-md border border-line-strong bg-surface px-3 py-2 text-sm shadow-sm placeholder:text-faint aria-[invalid=true]:border-danger";
 
 interface FieldProps {
   label: string;
@@ -52,7 +52,7 @@ function FieldFrame({ label, hint, error, render }: FieldProps & { render(a11y: 
           {hint}
         </p>
       ) : null}
-      <p id={`${id}-error`} className="text-xs text-red-600" role={error ? "alert" : undefined}>
+      <p id={`${id}-error`} className="text-xs text-danger" role={error ? "alert" : undefined}>
         {error ?? ""}
       </p>
     </div>
@@ -62,7 +62,7 @@ function FieldFrame({ label, hint, error, render }: FieldProps & { render(a11y: 
 /** A form's message under a control that has no frame of its own (a select, a date input). */
 export function FieldMessage({ message }: { message: string | undefined }) {
   return message ? (
-    <span role="alert" className="mt-1 block text-xs text-red-600">
+    <span role="alert" className="mt-1 block text-xs text-danger">
       {message}
     </span>
   ) : null;

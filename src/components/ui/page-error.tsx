@@ -9,9 +9,9 @@ import { Button } from "./button";
  */
 export function PageError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
   return (
-    <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-6">
-      <h2 className="font-semibold text-red-900">This page could not be loaded</h2>
-      <p className="mt-1 text-sm text-red-800">
+    <div role="alert" className="rounded-lg border border-danger-line bg-danger-soft p-6">
+      <h2 className="font-semibold text-danger">This page could not be loaded</h2>
+      <p className="mt-1 text-sm text-danger">
         Try again in a moment.{error.digest ? ` Reference: ${error.digest}` : ""}
       </p>
       <Button className="mt-4" onClick={reset}>

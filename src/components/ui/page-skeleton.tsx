@@ -9,7 +9,7 @@ export function PageSkeleton() {
       <span className="sr-only">Loading this page</span>
       {[0, 1].map((card) => (
         <div key={card} aria-hidden className="space-y-3 rounded-lg border border-line bg-surface p-6">
-          <div className="h-5 w-40 animate-pulse rounded bg-neutral-200" />
+          <div className="h-5 w-40 animate-pulse rounded bg-line" />
           <div className="h-4 w-full animate-pulse rounded bg-sunken" />
           <div className="h-4 w-5/6 animate-pulse rounded bg-sunken" />
           <div className="h-4 w-2/3 animate-pulse rounded bg-sunken" />

@@ -21,7 +21,7 @@ export function Select({
     <>
       <select
         className={cn(
-          "select-chevron rounded-md border border-line-strong bg-surface aria-[invalid=true]:border-red-500",
+          "select-chevron rounded-md border border-line-strong bg-surface aria-[invalid=true]:border-danger",
           sizes[size],
           className,
         )}

@@ -23,13 +23,13 @@ export function Toaster() {
           data-testid="toast"
           className={cn(
             "flex items-start gap-3 rounded-lg border bg-surface p-3 text-sm shadow-lg",
-            t.tone === "failure" ? "border-red-300" : "border-line",
+            t.tone === "failure" ? "border-danger-line" : "border-line",
           )}
         >
           {t.tone === "failure" ? (
-            <CircleAlert aria-hidden className="mt-0.5 size-4 shrink-0 text-red-600" />
+            <CircleAlert aria-hidden className="mt-0.5 size-4 shrink-0 text-danger" />
           ) : (
-            <CircleCheck aria-hidden className="mt-0.5 size-4 shrink-0 text-green-700" />
+            <CircleCheck aria-hidden className="mt-0.5 size-4 shrink-0 text-ok" />
           )}
           <div className="min-w-0 flex-1">
             <Toast.Title className="font-medium">{t.title}</Toast.Title>

@@ -22,7 +22,7 @@ export function UrlTesterAnswer({
   return (
     <div className="space-y-3">
       <p
-        className={cn("text-sm", answered?.answer.kind === "unreachable" && "text-red-700")}
+        className={cn("text-sm", answered?.answer.kind === "unreachable" && "text-danger")}
         role="status"
         aria-live="polite"
         data-testid="preview-status"
@@ -40,7 +40,7 @@ export function UrlTesterAnswer({
           tabIndex={0}
           aria-label="Answer (JSON)"
           data-testid="answer-json"
-          className="max-h-80 overflow-auto rounded-md bg-neutral-900 p-3 font-mono text-xs text-neutral-100"
+          className="max-h-80 overflow-auto rounded-md bg-ink p-3 font-mono text-xs text-on-solid"
         >
           {JSON.stringify(answered.answer.json, null, 2)}
         </pre>
@@ -78,7 +78,7 @@ function Facts({ answer, preview }: { answer: Answer; preview: Preview }) {
       aria-label="The server's answer"
       className={cn(
         "grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 rounded-md border p-3 text-sm",
-        refused ? "border-red-200 bg-red-50" : "border-line",
+        refused ? "border-danger-line bg-danger-soft" : "border-line",
       )}
     >
       <Fact name="Status">{statusLine(answer)}</Fact>

@@ -56,7 +56,7 @@ export function DataTable<Row>({
         </thead>
         <tbody role="rowgroup" className="block sm:table-row-group">
           {rows.map((row) => (
-            <tr key={rowKey(row)} role="row" className="block border-t border-neutral-100 py-2 sm:table-row sm:py-0">
+            <tr key={rowKey(row)} role="row" className="block border-t border-line-faint py-2 sm:table-row sm:py-0">
               {columns.map((c) => (
                 <td
                   key={c.header}

@@ -103,7 +103,7 @@ export function RequestLogTable({
           />
         </label>
       </div>
-      {idQuery.trim() !== "" && !requestId ? <p className="text-sm text-red-700">{REQUEST_ID_HINT}.</p> : null}
+      {idQuery.trim() !== "" && !requestId ? <p className="text-sm text-danger">{REQUEST_ID_HINT}.</p> : null}
       {page.isPending ? <Loading /> : null}
       <ErrorMessage error={page.error} />
       {page.data && rows.length === 0 && requestId ? (

@@ -24,7 +24,7 @@ export function Stat({
         {value}
       </p>
       {change ? (
-        <p className={cn("mt-1 text-xs", change.direction === "down" ? "text-amber-800" : "text-muted")}>
+        <p className={cn("mt-1 text-xs", change.direction === "down" ? "text-warning" : "text-muted")}>
           {change.text} <span className="text-subtle">vs previous {trend!.period}</span>
         </p>
       ) : null}

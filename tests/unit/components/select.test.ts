@@ -9,7 +9,7 @@ describe("Select", () => {
   it("shows a form's message under it and marks itself invalid", () => {
     const html = renderToStaticMarkup(createElement(Select, { name: "role", error: "Choose a role" }, option));
     expect(html).toContain('aria-invalid="true"');
-    expect(html).toContain('<span role="alert" class="mt-1 block text-xs text-red-600">Choose a role</span>');
+    expect(html).toContain('<span role="alert" class="mt-1 block text-xs text-danger">Choose a role</span>');
   });
 
   it("is a plain select without one", () => {
