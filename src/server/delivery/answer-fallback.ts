@@ -18,8 +18,8 @@ export async function producedOrFallback(context: AnswerContext, target: FinalTa
       produced: await withinLimits(progress.limits, (admit, refund) => deps.produce({ ...job, admit, refund })),
     };
   } catch (failure) {
-    const fallback = context.targets.fallback;
-    if (!fallback || !isSourceFailure(failure)) throw failure;
+    if (!context.targets.fallback || !isSourceFailure(failure)) throw failure;
+    const fallback = context.targets.fallback();
     // Its transform was charged by the attempt that failed; the fallback's output is cached per variant.
     const produced = await deps
       .produce({

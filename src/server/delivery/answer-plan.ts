@@ -20,9 +20,10 @@ export async function planAnswer(
 ): Promise<AnswerPlan> {
   if (matchesIfNoneMatch(ifNoneMatch, final.etag)) return { kind: "not-modified", target: final };
   if (!interim || (await made(final.key))) return { kind: "produce", target: final };
+  const target = interim();
   // A browser revalidating the interim answer while the final one is being made: it already has it.
-  if (matchesIfNoneMatch(ifNoneMatch, interim.etag)) return { kind: "not-modified", target: interim };
-  return { kind: "produce", target: interim };
+  if (matchesIfNoneMatch(ifNoneMatch, target.etag)) return { kind: "not-modified", target };
+  return { kind: "produce", target };
 }
 
 /** RFC 9110 weak comparison over a list, as If-None-Match requires. */

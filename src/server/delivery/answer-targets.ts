@@ -47,10 +47,13 @@ export type AnswerTarget = FinalTarget | InterimTarget | FallbackTarget;
 
 export interface AnswerTargets {
   final: FinalTarget;
-  /** Null when nothing is answered later here or the final answer needs no interim. */
-  interim: InterimTarget | null;
-  /** Null when the project has no fallback image. */
-  fallback: FallbackTarget | null;
+  /**
+   * Null when nothing is answered later here or the final answer needs no interim; named only when
+   * asked (answer-plan.ts: a cold request), so a warm one hashes nothing for it.
+   */
+  interim: (() => InterimTarget) | null;
+  /** Null when the project has no fallback image; named only when asked, after the source failed. */
+  fallback: (() => FallbackTarget) | null;
   /** The final result's whole address: its source key and the tags a purge names. */
   address: ResultAddress;
 }
@@ -72,13 +75,9 @@ export function answerTargets(
 ): AnswerTargets {
   const { location, project, maxSeconds } = request;
   const plan = deps.later ? interimPlan(operations, accept, deps.later, fixed) : null;
-  const image = project.fallback?.sha256;
+  const stored = project.fallback;
   const variant = variantKey(operations, location, accept);
-  const interimVariant = plan ? variantKey(plan.operations, location, plan.accept) : "";
-  const fallbackVariant = image ? variantKey(operations, "fallback", accept) : "";
   const address = resultAddress(project, variant, location, deps.publicNames);
-  const interim = plan ? resultAddress(project, interimVariant, location, deps.publicNames) : null;
-  const fallbackKey = image ? fallbackStoreKey(project, fallbackVariant, image) : "";
   const final: FinalTarget = {
     kind: "final",
     operations,
@@ -89,32 +88,36 @@ export function answerTargets(
     maxSeconds,
     immutable: request.exp === undefined,
   };
+  const interim = (interimPlan: InterimPlan): InterimTarget => {
+    const interimVariant = variantKey(interimPlan.operations, location, interimPlan.accept);
+    const { storeKey, etag } = resultAddress(project, interimVariant, location, deps.publicNames);
+    return {
+      kind: "interim",
+      operations: interimPlan.operations,
+      accept: interimPlan.accept,
+      plan: interimPlan,
+      variant: interimVariant,
+      key: storeKey,
+      etag,
+      maxSeconds: Math.min(INTERIM_MAX_AGE, maxSeconds),
+    };
+  };
+  const fallback = (sha256: string): FallbackTarget => {
+    const fallbackVariant = variantKey(operations, "fallback", accept);
+    return {
+      kind: "fallback",
+      operations,
+      accept,
+      variant: fallbackVariant,
+      image: sha256,
+      key: fallbackStoreKey(project, fallbackVariant, sha256),
+      maxSeconds: FALLBACK_MAX_AGE,
+    };
+  };
   return {
     final,
-    interim:
-      plan && interim
-        ? {
-            kind: "interim",
-            operations: plan.operations,
-            accept: plan.accept,
-            plan,
-            variant: interimVariant,
-            key: interim.storeKey,
-            etag: interim.etag,
-            maxSeconds: Math.min(INTERIM_MAX_AGE, maxSeconds),
-          }
-        : null,
-    fallback: image
-      ? {
-          kind: "fallback",
-          operations,
-          accept,
-          variant: fallbackVariant,
-          image,
-          key: fallbackKey,
-          maxSeconds: FALLBACK_MAX_AGE,
-        }
-      : null,
+    interim: plan ? () => interim(plan) : null,
+    fallback: stored ? () => fallback(stored.sha256) : null,
     address,
   };
 }

@@ -27,7 +27,7 @@ const interim: InterimTarget = {
 /** The plan, and which keys the planner asked the store about. */
 async function planned(ifNoneMatch: string | null, withInterim: InterimTarget | null, made = false) {
   const asked: string[] = [];
-  const plan = await planAnswer(ifNoneMatch, { final, interim: withInterim }, async (key) => {
+  const plan = await planAnswer(ifNoneMatch, { final, interim: withInterim && (() => withInterim) }, async (key) => {
     asked.push(key);
     return made;
   });
@@ -55,5 +55,15 @@ describe("which answer a request gets", () => {
     expect(await planned(null, interim)).toEqual({ plan: "produce interim", asked: ["final-key"] });
     expect(await planned('"stale"', interim)).toEqual({ plan: "produce interim", asked: ["final-key"] });
     expect(await planned('"interim"', interim)).toEqual({ plan: "not-modified interim", asked: ["final-key"] });
+  });
+
+  it("names the interim target only for a cold request", async () => {
+    let named = 0;
+    const targets = { final, interim: () => (named++, interim) };
+    await planAnswer('"final"', targets, async () => false);
+    await planAnswer(null, targets, async () => true);
+    expect(named).toBe(0);
+    await planAnswer(null, targets, async () => false);
+    expect(named).toBe(1);
   });
 });

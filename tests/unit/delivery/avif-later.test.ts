@@ -89,7 +89,7 @@ describe("which requests get an interim answer", () => {
     };
     const interimOf = (maxSeconds: number, exp?: number) =>
       answerTargets({ operations, fixed: operations, hints: [] }, CHROME, { location, project, maxSeconds, exp }, deps)
-        .interim!;
+        .interim!();
     const base = { immutable: false, etag: '"e"', tags: [], negotiated: true, refererRestricted: false };
     const headers = (maxSeconds: number) => successHeaders({ ...base, maxSeconds, requestId: "r", serverTiming: "" });
     const year = interimOf(31_536_000);
