@@ -78,6 +78,7 @@ export async function createServices(env: Env, seams: Seams = {}): Promise<Servi
       shutDown({
         scheduler,
         requestLog: usage.requestLog,
+        usage: usage.usage,
         flushAll: clients.coordination.redis ? null : cron.flushUsage,
         results: delivery.results,
         closers,

@@ -5,6 +5,8 @@ import { describeError, type Logger } from "@/server/log";
 export interface ShutdownParts {
   scheduler: { stop(): Promise<void> };
   requestLog: { drain(): Promise<void> };
+  /** The Redis usage buckets' open window (usage-window.ts). */
+  usage: { drain(): Promise<void> };
   /** Set when usage is buffered in the database (no shared Redis): all of it is flushed on the way out. */
   flushAll: CronJobs["flushUsage"] | null;
   results: { drain(): Promise<void> } | null;
@@ -14,13 +16,13 @@ export interface ShutdownParts {
 }
 
 /**
- * Stops the schedule, drains the request log, flushes a database-buffered usage (it survives either way;
+ * Stops the schedule, drains the request log and the usage window, flushes a database-buffered usage (it survives either way;
  * flushing keeps the dashboard current), waits for result write-backs, then closes the store, transform
  * processes, download thread and source cache, and the database last.
  */
 export async function shutDown(parts: ShutdownParts): Promise<void> {
   await parts.scheduler.stop();
-  await parts.requestLog.drain();
+  await Promise.all([parts.requestLog.drain(), parts.usage.drain()]);
   if (parts.flushAll) {
     await parts.flushAll({ safetyLagMs: -60_000, budgetMs: Number.POSITIVE_INFINITY }).catch((error: unknown) => {
       parts.logger.log("error", "usage flush on shutdown failed", describeError(error));

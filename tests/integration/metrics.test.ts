@@ -96,7 +96,10 @@ describe.skipIf(redisServer.skip)(redisServer.title("/api/metrics"), () => {
     expect(redisMisses + sample(text, 'optstuff_redis_failures_total{use="configRead"}', 0)).toBe(2);
     // The miss: the address's request and transform windows, the key's minute and day; the hit: the address's request window.
     expect(sample(text, 'optstuff_redis_calls_total{operation="ratelimit_limit"}')).toBe(5);
-    expect(sample(text, 'optstuff_redis_calls_total{operation="incrementHash"}')).toBe(2);
+    // Both served requests' usage: one write per usage window, so one, or two if the hit came after the
+    // miss's window had closed.
+    expect(sample(text, 'optstuff_redis_calls_total{operation="incrementHash"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'optstuff_redis_calls_total{operation="incrementHash"}')).toBeLessThanOrEqual(2);
     expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(10_000_000);
     const sent = sample(text, "optstuff_image_sent_bytes_total");
     expect(sent).toBe(app.outcomes.reduce((sum, o) => sum + (o.sentBytes ?? 0), 0));

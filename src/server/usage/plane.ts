@@ -7,12 +7,17 @@ import type { TransformScheduler } from "@/server/image";
 import type { Logger, SampledLog } from "@/server/log";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";
 import type { ResultStore } from "@/server/result-store/types";
+import { TTL_SECONDS } from "@/server/coordination/keys";
+import { createActivityMemo } from "./activity-memo";
 import { createOutcomeRecorder } from "./record-outcome";
 import { createRequestLog, requestLogOptionsOf, type RequestLog } from "./request-log";
 import type { RequestLogValues } from "./settings";
+import { createUsageWindow, type UsageWindow } from "./usage-window";
 
 export interface UsagePlane {
   requestLog: RequestLog;
+  /** Usage increments on their way to the Redis buckets, one write per window. */
+  usage: UsageWindow;
   metrics: Metrics;
   /** Runs after the response: never slows or fails the request it describes. */
   recordOutcome(outcome: RequestOutcome): Promise<void>;
@@ -41,13 +46,24 @@ export function createUsagePlane(env: RequestLogValues, shared: UsageShared): Us
     limiterWindows: coordination.windows,
   });
   // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.
+  const options = requestLogOptionsOf(env);
   const requestLog = createRequestLog(
     { db: database.db, kv, counters, logSampled, metersUsage: redis === null },
-    requestLogOptionsOf(env),
+    options,
   );
-  return {
+  // The request log's window: a request's after-response work already waits that long for its row.
+  const usage = createUsageWindow({ kv, counters, logSampled }, options.batchWindowMs);
+  const activity = createActivityMemo(TTL_SECONDS.activity * 1000);
+  const recordOutcome = createOutcomeRecorder({
+    kv,
+    db: database.db,
+    logger,
+    logSampled,
+    counters,
     requestLog,
+    usage,
+    activity,
     metrics,
-    recordOutcome: createOutcomeRecorder({ kv, db: database.db, logger, logSampled, counters, requestLog, metrics }),
-  };
+  });
+  return { requestLog, usage, metrics, recordOutcome };
 }

@@ -1,9 +1,10 @@
 import type { Counters } from "@/server/coordination/counters";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { describeError, type Logger, type SampledLog } from "@/server/log";
-import { bufferUsage, meteredIncrement } from "./buffer-usage";
+import { meteredIncrement } from "./buffer-usage";
 import type { RequestLog } from "./request-log";
 import { touchActivity, type ActivityDeps } from "./touch-activity";
+import type { UsageWindow } from "./usage-window";
 
 export interface OutcomeDeps extends ActivityDeps {
   logger: Logger;
@@ -11,6 +12,8 @@ export interface OutcomeDeps extends ActivityDeps {
   logSampled: SampledLog;
   counters: Counters;
   requestLog: RequestLog;
+  /** The Redis usage buckets, written once per window (usage-window.ts). */
+  usage: UsageWindow;
 }
 
 /**
@@ -31,16 +34,7 @@ export function createOutcomeRecorder(
 
 export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, at = new Date()): Promise<void> {
   const increment = meteredIncrement(outcome, at);
-  const metered =
-    increment && !deps.requestLog.metersUsage
-      ? bufferUsage(deps.kv, increment).catch((error: unknown) => {
-          deps.counters.increment("usage_increment_lost");
-          deps.logSampled("usage", "error", "usage increment lost", {
-            requestId: outcome.requestId,
-            ...describeError(error),
-          });
-        })
-      : null;
+  const metered = increment && !deps.requestLog.metersUsage ? deps.usage.add(increment) : null;
   // The variant key is an opaque digest: it says nothing to a reader of the log (the statistics count it).
   const { variant: _variant, ...line } = outcome;
   deps.logger.log("info", "image request", line);

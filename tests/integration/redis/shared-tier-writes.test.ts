@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisKeys } from "@/server/coordination/keys";
+import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
+import { createApiKey } from "@/server/tenancy/create-api-key";
+import { setupAudit } from "../../support/audit";
+import { createTestApp, redisSettings, type TestApp } from "../../support/app";
+import { clearOfWindowEdge } from "../../support/clock";
+import { makePng } from "../../support/images";
+import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import { startRealRedis, type RealRedis } from "../../support/redis";
+import { need } from "../../support/services";
+
+/**
+ * What each request costs the shared Redis, after-response work included (issue: shared tiers written
+ * once per request). Counted at the Upstash-compatible endpoint, every command, blocking or not.
+ */
+const redisServer = need("redis-server");
+
+let redis: RealRedis;
+let origin: Origin;
+let app: TestApp;
+const report: Record<string, { requests: number; commandsPerRequest: number; commands: Record<string, number> }> = {};
+
+beforeAll(async () => {
+  if (redisServer.skip) return;
+  redis = await startRealRedis();
+  origin = await startOrigin({ "/a.png": serveBytes(await makePng(20, 20), "image/png") });
+  app = await createTestApp({
+    sourceHosts: [origin.host],
+    env: { ...redisSettings(redis.settings), OPTSTUFF_CONFIG_CACHE_TTL_MS: "60000" },
+  });
+  await app.services.coordination.limiter.warmUp();
+}, 60_000);
+
+afterAll(async () => {
+  console.log(`Redis commands per request, after-response work included:\n${JSON.stringify(report, null, 2)}`);
+  await app?.close();
+  await origin?.close();
+  await redis?.stop();
+});
+
+/** Every endpoint command the requests cost, until their after-response work is done. */
+async function counted(kind: string, requests: Array<() => Promise<Response>>, concurrency: number) {
+  await app.settled();
+  redis.endpoint.resetStats();
+  for (let i = 0; i < requests.length; i += concurrency) {
+    const answers = await Promise.all(requests.slice(i, i + concurrency).map((send) => send()));
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+  }
+  await app.settled();
+  await new Promise((resolve) => setTimeout(resolve, 100)); // past the last usage window
+  const stats = redis.endpoint.stats();
+  report[kind] = {
+    requests: requests.length,
+    commandsPerRequest: stats.commands / requests.length,
+    commands: stats.byCommand,
+  };
+  return report[kind];
+}
+
+describe.skipIf(redisServer.skip)(redisServer.title("what a request writes to the shared Redis"), () => {
+  it("an origin hit costs its limiter call and a share of one usage write per window, activity asked once per window", async () => {
+    await clearOfWindowEdge(60_000, 10_000);
+    const key = await createApiKey(
+      { db: app.services.database.db, secretBox: app.services.secretBox, audit: setupAudit, now: () => new Date() },
+      { projectId: app.projectId },
+      { name: "shared tiers" },
+    );
+    const path = app.signedPath("w_9", `http://${origin.host}/a.png`, { key });
+    // A public visitor: the per-address request window applies, as in production.
+    const send = (n: number) => () =>
+      app.fetch(`${path}&cb=${n}`, { headers: { [PEER_ADDRESS_HEADER]: "2001:db8:5::1" } });
+    const cold = await counted("cold transform", [send(0)], 1);
+    // Key and project read and kept in Redis (2 GET, 2 SET), four limiter windows, the activity of key
+    // and project (2 SET NX), one usage MULTI (HINCRBY, HINCRBY, EXPIRE).
+    expect(cold.commands).toEqual({ GET: 2, SET: 4, EVALSHA: 4, HINCRBY: 2, EXPIRE: 1 });
+
+    const hits = await counted(
+      "origin hit, 8 at a time",
+      Array.from({ length: 64 }, (_, n) => send(n + 1)),
+      8,
+    );
+    expect(hits.commands.EVALSHA).toBe(64); // the address's request window, once a request
+    expect(hits.commands.SET ?? 0).toBe(0); // activity already asked within its 30 s window
+    // One usage write per window (two HINCRBY and an EXPIRE) shared by the requests in it: eight at once.
+    expect(hits.commands.HINCRBY).toBeLessThanOrEqual(2 * 10);
+    expect(hits.commandsPerRequest).toBeLessThanOrEqual(1.5);
+
+    const alone = await counted(
+      "origin hit, one at a time",
+      Array.from({ length: 8 }, (_, n) => send(n + 100)),
+      1,
+    );
+    // Alone in its window, a hit still pays for its own usage write: the limiter and three commands.
+    expect(alone.commandsPerRequest).toBeLessThanOrEqual(4);
+
+    // Exact metering: every hit is in the buckets, whatever window carried it.
+    const counts = await app.services.coordination.kv.getHash(redisKeys.usageBucket(new Date()));
+    expect(counts[`${app.projectId}|${key.id}|req`]).toBe(1 + 64 + 8);
+  });
+});
