@@ -4,7 +4,8 @@ import { signUrl } from "@optstuff/client";
  * HTTP and Next do not blur it: a 1-pixel transform through the full route (parse, key and project
  * config, signature, referer and source policy, minute and day windows on real Redis) against the same
  * transform produced directly (no auth, no limits). Redis is a real redis-server behind the project's
- * Upstash-compatible endpoint on loopback; round trips are counted there per request, warm and cold.
+ * Upstash-compatible endpoint on loopback; round trips are counted there per request, warm and cold,
+ * and every command a request costs, after-response work included, one and eight at a time.
  * Results: a table on stdout and artifacts/bench-hot-path.json.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -91,6 +92,23 @@ async function measure(root: string, withRedis: boolean) {
     }
     return { label, roundTrips: trips / 50 };
   };
+  // Every command a request costs the shared Redis, its after-response work included (request log,
+  // usage, activity): requests in flight together share the usage window's one write.
+  const commandsPer = async (concurrency: number) => {
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+    const send = async () => {
+      const response = await handler.web(new Request(url), (task) => task());
+      await response.arrayBuffer();
+    };
+    await settle();
+    redis!.endpoint.resetStats();
+    const requests = 64;
+    for (let i = 0; i < requests; i += concurrency) await Promise.all(Array.from({ length: concurrency }, send));
+    await settle();
+    const stats = redis!.endpoint.stats();
+    return { concurrency, commands: stats.commands / requests, byCommand: stats.byCommand };
+  };
+  const commands = redis ? [await commandsPer(1), await commandsPer(8)] : [];
   const trips = redis
     ? [
         await tripsPer("warm (L1 holds key and project)", async () => {}),
@@ -106,6 +124,7 @@ async function measure(root: string, withRedis: boolean) {
     ...result,
     overhead: { p50: result.full.p50 - result.direct.p50, p95: result.full.p95 - result.direct.p95 },
     roundTrips: trips,
+    commands,
   };
 }
 
@@ -130,6 +149,10 @@ async function main(): Promise<void> {
     );
   for (const t of runs[0]!.roundTrips)
     console.log(`blocking Redis round trips per request, ${t.label}: ${t.roundTrips.toFixed(2)}`);
+  for (const c of runs[0]!.commands)
+    console.log(
+      `Redis commands per request, after-response work included, ${c.concurrency} at a time: ${c.commands.toFixed(2)} ${JSON.stringify(c.byCommand)}`,
+    );
   mkdirSync("artifacts", { recursive: true });
   writeFileSync("artifacts/bench-hot-path.json", JSON.stringify({ requests: REQUESTS, runs }, null, 2));
 }
