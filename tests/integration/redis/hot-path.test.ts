@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "@/server/db/schema";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createApiKey } from "@/server/tenancy/create-api-key";
-import { createTestApp, type TestApp, redisSettings } from "../../support/app";
-import { makePng } from "../../support/images";
-import { serveBytes, startOrigin, type Origin } from "../../support/origin";
+import type { TestApp } from "../../support/app";
+import type { Origin } from "../../support/origin";
 import { clearOfWindowEdge } from "../../support/clock";
-import { startRealRedis, type RealRedis } from "../../support/redis";
+import type { RealRedis } from "../../support/redis";
+import { startRedisApp, type RedisApp } from "../../support/redis-app";
 import { need } from "../../support/services";
 import { setupAudit } from "../../support/audit";
 
@@ -18,25 +18,20 @@ let origin: Origin;
 let app: TestApp;
 const report: Record<string, { roundTrips: number; commands: Record<string, number> }> = {};
 
+let world: RedisApp | undefined;
+
 beforeAll(async () => {
   if (redisServer.skip) return;
-  redis = await startRealRedis();
-  origin = await startOrigin({ "/a.png": serveBytes(await makePng(20, 20), "image/png") });
   // Production settings: L1 on (1 s), real Redis behind it.
-  app = await createTestApp({
-    sourceHosts: [origin.host],
-    env: { ...redisSettings(redis.settings), OPTSTUFF_CONFIG_CACHE_TTL_MS: "1000" },
-  });
-  await app.services.coordination.limiter.warmUp();
+  world = await startRedisApp({ OPTSTUFF_CONFIG_CACHE_TTL_MS: "1000" });
+  ({ redis, origin, app } = world);
 }, 60_000);
 
 afterAll(async () => {
   console.log(
     `Redis round trips per image request (blocking, counted at the endpoint):\n${JSON.stringify(report, null, 2)}`,
   );
-  await app?.close();
-  await origin?.close();
-  await redis?.stop();
+  await world?.close();
 });
 
 /** Endpoint requests made while one image request was in flight (after-response work excluded). */

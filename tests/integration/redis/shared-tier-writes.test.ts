@@ -3,11 +3,11 @@ import { redisKeys } from "@/server/coordination/keys";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import { setupAudit } from "../../support/audit";
-import { createTestApp, redisSettings, type TestApp } from "../../support/app";
+import type { TestApp } from "../../support/app";
 import { clearOfWindowEdge } from "../../support/clock";
-import { makePng } from "../../support/images";
-import { serveBytes, startOrigin, type Origin } from "../../support/origin";
-import { startRealRedis, type RealRedis } from "../../support/redis";
+import type { Origin } from "../../support/origin";
+import type { RealRedis } from "../../support/redis";
+import { startRedisApp, type RedisApp } from "../../support/redis-app";
 import { need } from "../../support/services";
 
 /**
@@ -21,22 +21,17 @@ let origin: Origin;
 let app: TestApp;
 const report: Record<string, { requests: number; commandsPerRequest: number; commands: Record<string, number> }> = {};
 
+let world: RedisApp | undefined;
+
 beforeAll(async () => {
   if (redisServer.skip) return;
-  redis = await startRealRedis();
-  origin = await startOrigin({ "/a.png": serveBytes(await makePng(20, 20), "image/png") });
-  app = await createTestApp({
-    sourceHosts: [origin.host],
-    env: { ...redisSettings(redis.settings), OPTSTUFF_CONFIG_CACHE_TTL_MS: "60000" },
-  });
-  await app.services.coordination.limiter.warmUp();
+  world = await startRedisApp({ OPTSTUFF_CONFIG_CACHE_TTL_MS: "60000" });
+  ({ redis, origin, app } = world);
 }, 60_000);
 
 afterAll(async () => {
   console.log(`Redis commands per request, after-response work included:\n${JSON.stringify(report, null, 2)}`);
-  await app?.close();
-  await origin?.close();
-  await redis?.stop();
+  await world?.close();
 });
 
 /** Every endpoint command the requests cost, until their after-response work is done. */
