@@ -7,7 +7,8 @@ import { usageRecord } from "@/server/db/schema";
 import { createSecretBox } from "@/server/signing";
 import { bootstrap } from "@/server/tenancy/bootstrap";
 import { createApiKey } from "@/server/tenancy/create-api-key";
-import { bufferUsage } from "@/server/usage/buffer-usage";
+import { createCounters } from "@/server/coordination/counters";
+import { createUsageWindow } from "@/server/usage/usage-window";
 import { addUsage } from "@/server/usage/database-buffer";
 import { createTestDatabase } from "./database";
 import { startRealRedis, type RealRedis } from "./redis";
@@ -47,7 +48,8 @@ export async function createUsageWorld(kind: CoordinationKind) {
     },
     /** Buffers `count` requests of `bytes` each through the request path's own function. */
     async serve(apiKeyId: string, at: Date, count: number, bytes = 100, projectId = project.id) {
-      await Promise.all(Array.from({ length: count }, () => bufferUsage(kv, { projectId, apiKeyId, bytes, at })));
+      const usage = createUsageWindow({ kv, counters: createCounters(), logSampled: () => {} }, 0);
+      await Promise.all(Array.from({ length: count }, () => usage.add({ projectId, apiKeyId, bytes, at })));
       const sum = tally.get(apiKeyId) ?? { requests: 0, bytes: 0 };
       tally.set(apiKeyId, { requests: sum.requests + count, bytes: sum.bytes + count * bytes });
     },

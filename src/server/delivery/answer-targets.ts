@@ -88,14 +88,14 @@ export function answerTargets(
     maxSeconds,
     immutable: request.exp === undefined,
   };
-  const interim = (interimPlan: InterimPlan): InterimTarget => {
-    const interimVariant = variantKey(interimPlan.operations, location, interimPlan.accept);
+  const interim = (later: InterimPlan): InterimTarget => {
+    const interimVariant = variantKey(later.operations, location, later.accept);
     const { storeKey, etag } = resultAddress(project, interimVariant, location, deps.publicNames);
     return {
       kind: "interim",
-      operations: interimPlan.operations,
-      accept: interimPlan.accept,
-      plan: interimPlan,
+      operations: later.operations,
+      accept: later.accept,
+      plan: later,
       variant: interimVariant,
       key: storeKey,
       etag,

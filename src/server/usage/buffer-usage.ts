@@ -1,6 +1,3 @@
-import { withBudget } from "@/server/coordination/failure-policy";
-import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
-import type { KeyValue } from "@/server/coordination/types";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 
 export interface UsageIncrement {
@@ -19,20 +16,13 @@ export function meteredIncrement(outcome: RequestOutcome, at: Date): UsageIncrem
 }
 
 /**
- * Adds one request and its bytes to the UTC minute's bucket in one atomic round trip (MULTI: HINCRBY,
- * HINCRBY, EXPIRE on a single key, so it also works on a cluster). The flush reads whole buckets that
- * are older than a safety lag, so a bucket is complete when it is read.
+ * One request and its bytes as fields of the UTC minute's bucket (usage-window.ts adds a window's
+ * together, one MULTI on a single key, so it also works on a cluster). The flush reads whole buckets
+ * that are older than a safety lag, so a bucket is complete when it is read.
  */
 export function usageFields(
   increment: Pick<UsageIncrement, "projectId" | "apiKeyId" | "bytes">,
 ): Record<string, number> {
   const prefix = `${increment.projectId}|${increment.apiKeyId}`;
   return { [`${prefix}|req`]: 1, [`${prefix}|bytes`]: increment.bytes };
-}
-
-export async function bufferUsage(kv: KeyValue, increment: UsageIncrement): Promise<void> {
-  await withBudget(
-    "usageIncrement",
-    kv.incrementHash(redisKeys.usageBucket(increment.at), usageFields(increment), TTL_SECONDS.usageBucket),
-  );
 }
