@@ -76,6 +76,21 @@ export function coordinationContract(name: string, setup: () => CoordinationUnde
       expect(refused.reset).toBeGreaterThan(Date.now() - 1000);
     });
 
+    it("takes several tokens at once while they fit, and refuses once the window is full", async () => {
+      const { limiter } = setup();
+      const a = id();
+      await clearOfWindowEdge(60_000, 3_000);
+      expect(await limiter.limit("minute", a, 10, 4)).toMatchObject({ success: true, remaining: 6 });
+      expect(await limiter.limit("minute", a, 10, 6)).toMatchObject({ success: true, remaining: 0 });
+      expect(await limiter.limit("minute", a, 10)).toMatchObject({ success: false, remaining: 0 });
+      expect(await limiter.used("minute", a, 10)).toBe(10);
+      // More than is left: refused (the tokens are taken, as the library's script does).
+      const b = id();
+      expect((await limiter.limit("minute", b, 10, 8)).success).toBe(true);
+      expect(await limiter.limit("minute", b, 10, 4)).toMatchObject({ success: false, remaining: 0 });
+      expect((await limiter.limit("minute", b, 10)).success).toBe(false);
+    });
+
     it("takes a refunded token back into the window", async () => {
       const { limiter } = setup();
       const a = id();

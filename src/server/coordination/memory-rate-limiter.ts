@@ -81,7 +81,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
   }
 
   return {
-    async limit(window: LimitWindow, identifier: string, max: number) {
+    async limit(window: LimitWindow, identifier: string, max: number, tokens = 1) {
       const size = WINDOW_MS[window];
       const at = now();
       if (at >= nextSweep) {
@@ -103,10 +103,11 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
         table.set(key, entry);
         return { success: false, limit: max, remaining: 0, reset };
       }
-      entry.current += 1;
-      entry.refusing = false;
+      entry.current += tokens;
+      const remaining = max - weightedPrevious - entry.current;
+      entry.refusing = remaining < 0;
       table.set(key, entry);
-      return { success: true, limit: max, remaining: Math.max(0, max - weightedPrevious - entry.current), reset };
+      return { success: remaining >= 0, limit: max, remaining: Math.max(0, remaining), reset };
     },
     async refund(window, identifier) {
       const entry = tableOf(identifier).get(`${window}:${identifier}`);

@@ -23,8 +23,8 @@ export function withRefusalMemo(inner: RateLimiter, now: () => number = Date.now
       refusals.delete(key);
       return null;
     },
-    async limit(window, identifier, max) {
-      const result = await inner.limit(window, identifier, max);
+    async limit(window, identifier, max, tokens) {
+      const result = await inner.limit(window, identifier, max, tokens);
       if (!result.success) {
         if (refusals.size >= MAX_ENTRIES) refusals.delete(refusals.keys().next().value!);
         refusals.set(keyOf(window, identifier, max), { result, until: Math.min(result.reset, now() + HOLD_MS) });

@@ -56,7 +56,12 @@ export type LimitWindow = "minute" | "quarterHour" | "hour" | "day";
 
 /** Sliding-window limits per identifier; a window with a given maximum is one limiter. */
 export interface RateLimiter {
-  limit(window: LimitWindow, identifier: string, max: number): Promise<LimitResult>;
+  /**
+   * Takes `tokens` (default 1) from the window, as @upstash/ratelimit's script does: refused without
+   * taking any when the window is full; when it holds fewer than `tokens`, they are taken and the call
+   * is refused all the same (the caller asks for no more than it was told remain: token-leases.ts).
+   */
+  limit(window: LimitWindow, identifier: string, max: number, tokens?: number): Promise<LimitResult>;
   /** Gives back a token `limit` took (the other window refused the request). */
   refund(window: LimitWindow, identifier: string, max: number): Promise<void>;
   /** Administrators: forget an identifier's usage in every window. */

@@ -39,8 +39,9 @@ export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: nu
   }
 
   return {
-    async limit(window, identifier, max) {
-      const result = await limiterFor(window, max).limit(redisKeys.rateLimitIdentifier(identifier));
+    async limit(window, identifier, max, tokens = 1) {
+      const tagged = redisKeys.rateLimitIdentifier(identifier);
+      const result = await limiterFor(window, max).limit(tagged, tokens === 1 ? undefined : { rate: tokens });
       result.pending.catch(() => {});
       return {
         success: result.success,

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { CachedConfigStore } from "@/server/config-cache";
 import type { Coordination } from "@/server/coordination/create-coordination";
 import type { Counters } from "@/server/coordination/counters";
+import { withTokenLeases } from "@/server/coordination/token-leases";
 import type { DatabaseHandle } from "@/server/db/client";
 import type { Logger, SampledLog } from "@/server/log";
 import type { ResultStoreDeps } from "@/server/result-store/create-store";
@@ -190,7 +191,11 @@ export async function createDeliveryPlane(
       logger,
       now,
       limits: {
-        limiter: coordination.limiter,
+        // Reserved a few tokens at a time where the limiter is shared (each call a round trip); in process
+        // every call is free and exact.
+        limiter: coordination.redis
+          ? withTokenLeases(coordination.limiter, () => now().getTime())
+          : coordination.limiter,
         guard: createAuthFailureGuard({
           maxFailuresPerMinute: env.OPTSTUFF_AUTH_FAILURES_PER_MINUTE,
           now: () => now().getTime(),

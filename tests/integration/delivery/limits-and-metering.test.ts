@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { minuteStamp, redisKeys } from "@/server/coordination/keys";
+import { leaseCap } from "@/server/coordination/token-leases";
 import { apiKeys, projects, usageBuffer } from "@/server/db/schema";
 import { PEER_ADDRESS_HEADER } from "@/server/ratelimit/client-address";
 import { createApiKey } from "@/server/tenancy/create-api-key";
@@ -214,9 +215,12 @@ describe("per-address limits", () => {
     expect((await app.fetch(image(key, 311), from(`${network}::1`))).status).toBe(200);
     expect((await app.fetch(image(key, 330), from(newAddress()))).status).toBe(200);
     // The refused request's key tokens are given back after it: eleven transforms admitted (ten from the
-    // network, one from elsewhere), then this probe: 88 left of 100.
-    await expect.poll(() => app.services.coordination.limiter.used("minute", key.publicKey, 100)).toBe(11);
-    expect((await app.services.coordination.limiter.limit("minute", key.publicKey, 100)).remaining).toBe(88);
+    // network, one from elsewhere), then this probe: 88 left of 100. Where the limiter is shared, the
+    // instance may also hold the unspent part of one reservation (token-leases.ts), counted as used.
+    const unspent = app.services.coordination.redis ? leaseCap(100) - 1 : 0;
+    const { limiter } = app.services.coordination;
+    await expect.poll(() => limiter.used("minute", key.publicKey, 100)).toBeLessThanOrEqual(11 + unspent);
+    expect(await limiter.used("minute", key.publicKey, 100)).toBeGreaterThanOrEqual(11);
   });
 
   it("does not lump together visitors it cannot tell apart: no address, or a private one (a proxy it was not told about)", async () => {
