@@ -16,6 +16,12 @@ type BufferRow = typeof usageBuffer.$inferInsert;
  * touch the same rows lock them in the same order and cannot deadlock on PostgreSQL.
  */
 export async function addUsage(db: UsageWriter, increments: readonly UsageIncrement[]): Promise<void> {
+  const upsert = usageUpsert(db, increments);
+  if (upsert) await upsert;
+}
+
+/** The upsert addUsage runs, for a batch's one statement (one-statement.ts); null for no increments. */
+export function usageUpsert(db: Pick<Database, "insert">, increments: readonly UsageIncrement[]) {
   const rows = new Map<string, BufferRow>();
   for (const increment of increments) {
     const bucket = minuteStamp(increment.at);
@@ -31,9 +37,9 @@ export async function addUsage(db: UsageWriter, increments: readonly UsageIncrem
     row.bytes = (row.bytes ?? 0) + increment.bytes;
     rows.set(id, row);
   }
-  if (rows.size === 0) return;
+  if (rows.size === 0) return null;
   const ordered = [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-  await db
+  return db
     .insert(usageBuffer)
     .values(ordered)
     .onConflictDoUpdate({

@@ -1,3 +1,4 @@
+import type { SQLWrapper } from "drizzle-orm";
 import { outcomeOf } from "./outcomes";
 import type { Database } from "@/server/db/client";
 import { requestMinuteStats } from "@/server/db/schema";
@@ -24,9 +25,10 @@ export function createMinuteRows() {
       if (outcomeOf(outcome.status, outcome.cache ?? "") === "failed") row.failed! += 1;
       rows.set(id, row);
     },
-    async write(db: Pick<Database, "insert">): Promise<void> {
-      if (rows.size === 0) return;
-      await db
+    /** Its upsert, for the batch's one statement (one-statement.ts); null when it counted nothing. */
+    statement(db: Pick<Database, "insert">): SQLWrapper | null {
+      if (rows.size === 0) return null;
+      return db
         .insert(requestMinuteStats)
         .values(inKeyOrder(rows))
         .onConflictDoUpdate({

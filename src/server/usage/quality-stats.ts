@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQLWrapper } from "drizzle-orm";
 import { requestQualityStats } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { Database } from "@/server/db/client";
@@ -52,9 +52,10 @@ export function createQualityRows() {
       }
       rows.set(id, row);
     },
-    async write(db: Pick<Database, "insert">): Promise<void> {
-      if (rows.size === 0) return;
-      await db
+    /** Its upsert, for the batch's one statement (one-statement.ts); null when it counted nothing. */
+    statement(db: Pick<Database, "insert">): SQLWrapper | null {
+      if (rows.size === 0) return null;
+      return db
         .insert(requestQualityStats)
         .values(inKeyOrder(rows))
         .onConflictDoUpdate({

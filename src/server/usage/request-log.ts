@@ -8,8 +8,9 @@ import { projects, requestLog } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { describeError, type SampledLog } from "@/server/log";
 import { meteredIncrement, type UsageIncrement } from "./buffer-usage";
-import { addUsage } from "./database-buffer";
+import { addUsage, usageUpsert } from "./database-buffer";
 import { loggedSourceText, sourceHashOf } from "./logged-source";
+import { asOneStatement } from "./one-statement";
 import { createStatsAllowances, createStatsBatch } from "./request-stats";
 import { requestLogSettings, type RequestLogValues } from "./settings";
 
@@ -80,7 +81,7 @@ interface Pending {
 /**
  * The request log behind the image API: after the response, every outcome is counted in the batch's
  * statistics (request_stats), and sampled, capped successes and capped failures (the failures' cap
- * counted in Redis, so it holds across instances) become rows. A batch is one transaction: rows,
+ * counted in Redis, so it holds across instances) become rows. A batch is one statement: rows,
  * statistics and, when this log meters, usage increments. Only outcomes that name a project are
  * logged: the log is read per project.
  */
@@ -106,12 +107,18 @@ export function createRequestLog(
     if (taken.length === 0) return;
     const rows = taken.flatMap((t) => (t.row ? [t.row] : []));
     const usage = taken.flatMap((t) => (t.usage ? [t.usage] : []));
+    // One statement (one-statement.ts): rows, statistics and usage together or not at all, the busy
+    // rows locked for that statement only. Durable only when it meters usage.
     const together = (kept: Row[]) =>
-      deps.db.transaction(async (tx) => {
-        if (kept.length > 0) await tx.insert(requestLog).values(kept);
-        await counted.write(tx);
-        if (usage.length > 0) await addUsage(tx, usage);
-      });
+      asOneStatement(
+        deps.db,
+        [
+          kept.length > 0 ? deps.db.insert(requestLog).values(kept) : null,
+          ...counted.statements(deps.db),
+          usageUpsert(deps.db, usage),
+        ],
+        { durable: usage.length > 0 },
+      );
     try {
       await together(rows).catch(async (error: unknown) => {
         // A project deleted meanwhile fails the batch on its foreign key: the others' rows and

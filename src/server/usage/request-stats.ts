@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { SQLWrapper } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { PROCESSING_BOUNDS_MS, requestSourceStats, requestStats } from "@/server/db/schema";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
@@ -149,30 +150,32 @@ export function createStatsBatch(allowances: StatsAllowances) {
         addSource(outcome.projectId, outcome.sourceUrl, outcome, at);
       qualities.add(outcome, at);
     },
-    async write(db: StatsWriter): Promise<void> {
-      if (hours.size > 0) {
-        await db
-          .insert(requestStats)
-          .values(inKeyOrder(hours))
-          .onConflictDoUpdate({
-            target: [requestStats.projectId, requestStats.hour, requestStats.status, requestStats.cache],
-            set: Object.fromEntries(SUMMED.map((column) => [column, added(requestStats[column])])),
-          });
-      }
-      if (sources.size > 0)
-        await db
-          .insert(requestSourceStats)
-          .values(inKeyOrder(sources))
-          .onConflictDoUpdate({
-            target: [requestSourceStats.projectId, requestSourceStats.day, requestSourceStats.sourceHash],
-            set: {
-              requests: added(requestSourceStats.requests),
-              outputBytes: added(requestSourceStats.outputBytes),
-            },
-          });
-      await qualities.write(db);
-      await variants.write(db);
-      await minutes.write(db);
+    /** The batch's upserts, for its one statement (one-statement.ts), in a fixed order. */
+    statements(db: StatsWriter): Array<SQLWrapper | null> {
+      const hourRows =
+        hours.size === 0
+          ? null
+          : db
+              .insert(requestStats)
+              .values(inKeyOrder(hours))
+              .onConflictDoUpdate({
+                target: [requestStats.projectId, requestStats.hour, requestStats.status, requestStats.cache],
+                set: Object.fromEntries(SUMMED.map((column) => [column, added(requestStats[column])])),
+              });
+      const sourceRows =
+        sources.size === 0
+          ? null
+          : db
+              .insert(requestSourceStats)
+              .values(inKeyOrder(sources))
+              .onConflictDoUpdate({
+                target: [requestSourceStats.projectId, requestSourceStats.day, requestSourceStats.sourceHash],
+                set: {
+                  requests: added(requestSourceStats.requests),
+                  outputBytes: added(requestSourceStats.outputBytes),
+                },
+              });
+      return [hourRows, sourceRows, qualities.statement(db), variants.statement(db), minutes.statement(db)];
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { SQLWrapper } from "drizzle-orm";
 import { requestVariantDays } from "@/server/db/schema";
 import type { Database } from "@/server/db/client";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
@@ -30,9 +31,10 @@ export function createVariantRows(allowance: DailyAllowance) {
       const variant = allowance.admits(outcome.projectId, day, outcome.variant) ? outcome.variant : MORE_VARIANTS;
       rows.set(`${outcome.projectId}|${day}|${variant}`, { day, projectId: outcome.projectId, variant });
     },
-    async write(db: Pick<Database, "insert">): Promise<void> {
-      if (rows.size === 0) return;
-      await db.insert(requestVariantDays).values(inKeyOrder(rows)).onConflictDoNothing();
+    /** Its insert, for the batch's one statement (one-statement.ts); null when it counted nothing. */
+    statement(db: Pick<Database, "insert">): SQLWrapper | null {
+      if (rows.size === 0) return null;
+      return db.insert(requestVariantDays).values(inKeyOrder(rows)).onConflictDoNothing();
     },
   });
 }
