@@ -14,6 +14,16 @@ export function claimsContract(name: string, setup: () => CoordinationUnderTest,
       expect(await under.kv.ttl(key)).toBeLessThanOrEqual(1); // not pushed to 60 by the later increment
     });
 
+    it("increments by several at once, and sets the TTL only when it creates the key", async () => {
+      const { kv } = setup();
+      const key = id();
+      expect(await kv.increment(key, 60, 15)).toBe(15);
+      expect(await kv.ttl(key)).toBeGreaterThan(50);
+      const values = await Promise.all(Array.from({ length: 10 }, () => kv.increment(key, 600, 3)));
+      expect(values.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => 18 + 3 * i));
+      expect(await kv.ttl(key)).toBeLessThanOrEqual(60);
+    });
+
     it("walks every key with a prefix through SCAN pages, and no other", async () => {
       const { kv } = setup();
       const prefix = `${id()}:`;

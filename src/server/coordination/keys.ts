@@ -21,6 +21,7 @@ export const keySpecs = {
   usageBucket: { prefix: "usage:buffer:minute:", ttl: "14 days" },
   usageFlushLock: { prefix: "usage:buffer:flush:lock", ttl: "55 s, extended while a flush runs" },
   requestLogFailures: { prefix: "log:failures:", ttl: "120 s" },
+  requestLogSuccesses: { prefix: "log:successes:", ttl: "120 s" },
   transformLease: { prefix: "lease:transform:", ttl: "30 s, deleted by its owner once the result is stored" },
 } as const satisfies Record<string, KeySpec>;
 
@@ -40,9 +41,12 @@ export const redisKeys = {
   /** One hash per UTC minute, `YYYYMMDDHHmm`; fields `{projectId}|{apiKeyId}|req` and `…|bytes`. */
   usageBucket: (at: Date) => `${keySpecs.usageBucket.prefix}${minuteStamp(at)}`,
   usageFlushLock: () => keySpecs.usageFlushLock.prefix,
-  /** Failed requests of a project written to the request log in one UTC minute (the cap's counter). */
+  /** Failed requests of a project given a request-log row in one UTC minute, by the whole fleet. */
   requestLogFailures: (projectId: string, at: Date) =>
     `${keySpecs.requestLogFailures.prefix}${projectId}:${minuteStamp(at)}`,
+  /** Successful requests of a project given a request-log row in one UTC minute, by the whole fleet. */
+  requestLogSuccesses: (projectId: string, at: Date) =>
+    `${keySpecs.requestLogSuccesses.prefix}${projectId}:${minuteStamp(at)}`,
   /** One per result being made somewhere (its result-store key): whoever holds it transforms, others wait for the store. */
   transformLease: (storeKey: string) => `${keySpecs.transformLease.prefix}${storeKey}`,
 } as const satisfies Record<keyof typeof keySpecs | "rateLimitIdentifier", (...args: never[]) => string>;
@@ -95,5 +99,6 @@ export const TTL_SECONDS = {
   configInvalidated: 10,
   activity: 30,
   usageBucket: 14 * 24 * 60 * 60,
-  requestLogFailures: 120,
+  /** Both request-log row counters: a minute and its successor, then gone. */
+  requestLogRows: 120,
 } as const;

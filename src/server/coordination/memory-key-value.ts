@@ -95,9 +95,10 @@ export function createMemoryKeyValue(now: () => number = Date.now): KeyValue & {
       return entry ? Math.ceil((entry.expiresAt - now()) / 1000) : -2;
     },
     async ping() {},
-    async increment(key, ttlSeconds) {
-      const next = Number(stringAt(key) ?? 0) + 1;
-      const expiresAt = next === 1 ? now() + ttlSeconds * 1000 : live(key)!.expiresAt;
+    async increment(key, ttlSeconds, by = 1) {
+      const current = stringAt(key);
+      const next = Number(current ?? 0) + by;
+      const expiresAt = current === null ? now() + ttlSeconds * 1000 : live(key)!.expiresAt;
       write(key, { value: String(next), expiresAt });
       return next;
     },

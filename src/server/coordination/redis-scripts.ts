@@ -49,8 +49,9 @@ return 0
 
 /** KEYS[1] the counter, ARGV[1] its TTL, set when the counter is created. */
 export const INCREMENT_SCRIPT = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+local by = tonumber(ARGV[2])
+local n = redis.call('INCRBY', KEYS[1], by)
+if n == by then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 `;
 

@@ -15,8 +15,8 @@ export interface KeyValue {
   /** Remaining lifetime in seconds; -2 when absent (as Redis TTL answers). */
   ttl(key: string): Promise<number>;
   ping(): Promise<void>;
-  /** INCR, setting the TTL when the key is created; answers the new value. */
-  increment(key: string, ttlSeconds: number): Promise<number>;
+  /** INCRBY `by` (default 1), setting the TTL when the key is created; answers the new value. */
+  increment(key: string, ttlSeconds: number, by?: number): Promise<number>;
   /** One SCAN page of keys starting with `prefix`; cursor "0" starts and ends a walk. */
   scan(prefix: string, cursor: string, count: number): Promise<{ cursor: string; keys: string[] }>;
   /** Deletes the key only while it holds `value` (a lock released by its owner). */

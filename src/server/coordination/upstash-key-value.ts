@@ -51,7 +51,8 @@ export function createUpstashKeyValue(redis: Redis): KeyValue {
     async ping() {
       await redis.ping();
     },
-    increment: async (key, ttlSeconds) => Number(await scripts.increment.exec([key], [String(ttlSeconds)])),
+    increment: async (key, ttlSeconds, by = 1) =>
+      Number(await scripts.increment.exec([key], [String(ttlSeconds), String(by)])),
     async scan(prefix, cursor, count) {
       const [next, keys] = await redis.scan(cursor, { match: `${escapeGlob(prefix)}*`, count });
       return { cursor: String(next), keys };

@@ -1,7 +1,5 @@
 import { inArray } from "drizzle-orm";
 import type { Counters } from "@/server/coordination/counters";
-import { withBudget } from "@/server/coordination/failure-policy";
-import { redisKeys, TTL_SECONDS } from "@/server/coordination/keys";
 import type { KeyValue } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
 import { projects, requestLog } from "@/server/db/schema";
@@ -9,6 +7,7 @@ import type { RequestOutcome } from "@/server/delivery/serve-image";
 import { describeError, type SampledLog } from "@/server/log";
 import { meteredIncrement, type UsageIncrement } from "./buffer-usage";
 import { addUsage, usageUpsert } from "./database-buffer";
+import { createLogAllowance, type RowKind } from "./log-allowance";
 import { loggedSourceText, sourceHashOf } from "./logged-source";
 import { asOneStatement } from "./one-statement";
 import { createStatsAllowances, createStatsBatch } from "./request-stats";
@@ -17,10 +16,13 @@ import { requestLogSettings, type RequestLogValues } from "./settings";
 export interface RequestLogOptions {
   /** Share of successes written, 0 to 1. */
   successSampleRate: number;
-  /** Failures written per project and minute; a holder of a public key cannot flood the log past it. */
+  /**
+   * Failures written per project and minute by the whole fleet (log-allowance.ts); a holder of a public
+   * key cannot flood the log past it.
+   */
   failuresPerProjectMinute: number;
   /**
-   * Successes written per project and minute (after sampling), counted per instance: cache hits at an
+   * Successes written per project and minute (after sampling) by the whole fleet: cache hits at an
    * address's cap would otherwise add a row each. request_stats counts every request exactly.
    */
   successesPerProjectMinute: number;
@@ -71,17 +73,18 @@ export interface RequestLog {
 
 type Row = typeof requestLog.$inferInsert;
 
-/** A sampled-out success has no row but still its increment. */
+/** A sampled-out success has no row but still its increment; a candidate row may still be capped. */
 interface Pending {
   row: Row | null;
+  kind: RowKind;
   usage: UsageIncrement | null;
   done: () => void;
 }
 
 /**
  * The request log behind the image API: after the response, every outcome is counted in the batch's
- * statistics (request_stats), and sampled, capped successes and capped failures (the failures' cap
- * counted in Redis, so it holds across instances) become rows. A batch is one statement: rows,
+ * statistics (request_stats), and sampled successes and failures become rows within the caps, which
+ * are counted for the whole fleet (log-allowance.ts). A batch is one statement: rows,
  * statistics and, when this log meters, usage increments. Only outcomes that name a project are
  * logged: the log is read per project.
  */
@@ -95,7 +98,10 @@ export function createRequestLog(
   const allowances = createStatsAllowances();
   let stats = createStatsBatch(allowances);
   let timer: NodeJS.Timeout | null = null;
-  const successesThisMinute = createMinuteCounts();
+  const allowance = createLogAllowance(deps.kv, {
+    success: options.successesPerProjectMinute,
+    failure: options.failuresPerProjectMinute,
+  });
 
   async function write(): Promise<void> {
     if (timer) clearTimeout(timer);
@@ -105,7 +111,8 @@ export function createRequestLog(
     batch = [];
     stats = createStatsBatch(allowances);
     if (taken.length === 0) return;
-    const rows = taken.flatMap((t) => (t.row ? [t.row] : []));
+    const rows = await cappedRows(taken);
+    deps.counters.increment("request_log_skipped", taken.length - rows.length);
     const usage = taken.flatMap((t) => (t.usage ? [t.usage] : []));
     // One statement (one-statement.ts): rows, statistics and usage together or not at all, the busy
     // rows locked for that statement only. Durable only when it meters usage.
@@ -160,19 +167,13 @@ export function createRequestLog(
     }
   }
 
-  async function admitted(outcome: RequestOutcome & { projectId: string }, at: Date): Promise<boolean> {
-    if (outcome.status === "success")
-      return (
-        (options.successSampleRate >= 1 || random() < options.successSampleRate) &&
-        successesThisMinute.increment(outcome.projectId, at) <= options.successesPerProjectMinute
-      );
-    try {
-      const key = redisKeys.requestLogFailures(outcome.projectId, at);
-      const count = await withBudget("requestLogCap", deps.kv.increment(key, TTL_SECONDS.requestLogFailures));
-      return count <= options.failuresPerProjectMinute;
-    } catch {
-      return false; // no shared count, no unbounded writes
-    }
+  /** The batch's candidate rows the fleet's allowance for their project-minute admits. */
+  async function cappedRows(taken: readonly Pending[]): Promise<Row[]> {
+    const candidates = taken.flatMap((t) => (t.row ? [{ row: t.row, kind: t.kind }] : []));
+    const admitted = await allowance.admit(
+      candidates.map(({ row, kind }) => ({ kind, projectId: row.projectId, at: row.createdAt! })),
+    );
+    return candidates.flatMap(({ row }, i) => (admitted[i] ? [row] : []));
   }
 
   return {
@@ -181,35 +182,18 @@ export function createRequestLog(
       if (!outcome.projectId) return;
       const ofProject = { ...outcome, projectId: outcome.projectId };
       const usage = metersUsage ? meteredIncrement(outcome, at) : null;
-      const logged = await admitted(ofProject, at);
-      if (!logged) deps.counters.increment("request_log_skipped");
+      const kind = outcome.status === "success" ? "success" : "failure";
+      // Successes are sampled here; whether a candidate becomes a row is the fleet's cap's (cappedRows).
+      const sampled = kind === "failure" || options.successSampleRate >= 1 || random() < options.successSampleRate;
       stats.add(ofProject, at);
-      const weight = outcome.status === "success" ? 1 / options.successSampleRate : 1;
-      const row = logged ? { ...toRow(outcome, at), weight } : null;
-      const written = new Promise<void>((done) => batch.push({ row, usage, done }));
+      const weight = kind === "success" ? 1 / options.successSampleRate : 1;
+      const row = sampled ? { ...toRow(outcome, at), weight } : null;
+      const written = new Promise<void>((done) => batch.push({ row, kind, usage, done }));
       if (batch.length >= options.batchSize) void write();
       else timer ??= setTimeout(() => void write(), options.batchWindowMs);
       return written;
     },
     drain: write,
-  };
-}
-
-/** Counts per project in the current UTC minute only: the map never outlives its minute. */
-function createMinuteCounts() {
-  let minute = -1;
-  let counts = new Map<string, number>();
-  return {
-    increment(projectId: string, at: Date): number {
-      const current = Math.floor(at.getTime() / 60_000);
-      if (current !== minute) {
-        minute = current;
-        counts = new Map();
-      }
-      const count = (counts.get(projectId) ?? 0) + 1;
-      counts.set(projectId, count);
-      return count;
-    },
   };
 }
 

@@ -11,12 +11,12 @@ export const requestLogSettings = group("Request log", {
   OPTSTUFF_REQUEST_LOG_FAILURES_PER_MINUTE: integer({
     default: 60,
     min: 0,
-    doc: "Failed requests logged per project and minute; the rest are only counted.",
+    doc: "Failed requests logged per project and minute by all instances together; the rest are only counted.",
   }),
   OPTSTUFF_REQUEST_LOG_SUCCESSES_PER_MINUTE: integer({
     default: 120,
     min: 0,
-    doc: "Successful requests logged per project and minute on each instance, cache hits included.",
+    doc: "Successful requests logged per project and minute by all instances together, cache hits included.",
   }),
 });
 
