@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Attributes } from "@opentelemetry/api";
+import { waitUntil } from "@vercel/functions";
 import { serveImage, type ImageHttpRequest, type RequestOutcome, type Served } from "@/server/delivery/serve-image";
 import { toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
@@ -16,7 +17,11 @@ const ORIGIN = "http://image-route.invalid";
  * The image route as a function of its services, with two transports: Node's response for the app
  * (src/pages/api/image-delivery.ts) and web Requests for tests and benchmarks. Both run serveImage.
  */
-export function createImageRouteHandler(getServices: () => Promise<Services>) {
+export function createImageRouteHandler(
+  getServices: () => Promise<Services>,
+  /** Vercel's: keeps the function for work after its answer (@vercel/functions). Tests pass their own. */
+  handOff: (work: Promise<unknown>) => void = waitUntil,
+) {
   async function serve(request: ImageHttpRequest): Promise<Served & { services: Services | null }> {
     let services: Services | null = null;
     try {
@@ -39,7 +44,9 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
     /**
      * Writes to Node's response directly: Next's route-handler writer would drop Content-Length and add
      * its router's Vary tokens (contract §4). The outcome is recorded once the response is complete on
-     * the wire; Next, and Vercel's function, wait for this handler to return, as `after()` would.
+     * the wire. On Vercel that work is handed to the platform (waitUntil) and the handler returns with
+     * its answer, so the invocation lasts as long as answering; elsewhere Next, or a plain server,
+     * waits for this handler to return, as `after()` would, so the process never outruns its record.
      */
     async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const method = req.method ?? "GET";
@@ -51,8 +58,9 @@ export function createImageRouteHandler(getServices: () => Promise<Services>) {
         });
         span?.setAttributes(outcomeAttributes(outcome));
         writeNodeAnswer(res, answer, method);
-        await record(services, outcome);
-        await runLater(services, later);
+        const afterwards = record(services, outcome).then(() => runLater(services, later));
+        if (services?.deployment === "vercel") handOff(afterwards);
+        else await afterwards;
       });
     },
     /** The same route for web Requests; `defer` runs the recording after the response is returned. */
