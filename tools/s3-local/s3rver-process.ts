@@ -34,7 +34,9 @@ export async function startS3rver(port = 0): Promise<S3rverProcess> {
   async function start(): Promise<void> {
     const running = spawn(
       process.execPath,
-      [bin, "-d", directory, "-a", "127.0.0.1", "-p", String(bound), "--silent"],
+      // s3rver enciphers its listing continuation tokens with DES, which OpenSSL 3 keeps in its legacy
+      // provider: without it, every listing longer than a page fails with InternalError.
+      ["--openssl-legacy-provider", bin, "-d", directory, "-a", "127.0.0.1", "-p", String(bound), "--silent"],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     child = running;

@@ -11,11 +11,19 @@ export interface Evictable {
  * results, and nobody is taken below the share of whoever is larger. Objects of no known team count as
  * one team of their own.
  */
-export function fairEvictions(oldestFirst: readonly Evictable[], toFree: number): string[] {
+export function fairEvictions(
+  oldestFirst: readonly Evictable[],
+  toFree: number,
+  /**
+   * What each team holds in all, when `oldestFirst` is only each team's oldest objects (prune-plan.ts);
+   * by default the sum of its objects given.
+   */
+  totals?: ReadonlyMap<string | null, number>,
+): string[] {
   const teams = new Map<string | null, { bytes: number; queue: Evictable[]; next: number }>();
   for (const object of oldestFirst) {
-    const team = teams.get(object.team) ?? { bytes: 0, queue: [], next: 0 };
-    team.bytes += object.bytes;
+    const team = teams.get(object.team) ?? { bytes: totals?.get(object.team) ?? 0, queue: [], next: 0 };
+    if (!totals) team.bytes += object.bytes;
     team.queue.push(object);
     teams.set(object.team, team);
   }

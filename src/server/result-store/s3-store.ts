@@ -11,7 +11,7 @@ import {
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { S3_COMPATIBLE } from "@/server/s3-compat";
 import { metaOf, verified } from "./envelope";
-import { fairEvictions } from "./fair-eviction";
+import { pruneBucket } from "./s3-prune";
 import type { ObjectNames } from "./object-names";
 import { KEY_PATTERN, type ResultStore, type S3Settings, type StoredMeta } from "./types";
 
@@ -26,6 +26,8 @@ export interface S3StoreOptions extends S3Settings {
   teamsOf?: (projectIds: readonly string[]) => Promise<ReadonlyMap<string, string>>;
   /** Per call: a slower store is abandoned (the request transforms instead). */
   timeoutMs: number;
+  /** Objects per listing page (the server's own bound, 1,000 on S3, when absent). */
+  pageSize?: number;
 }
 
 /** Eviction goes below the bound so that it does not run again at once. */
@@ -58,19 +60,31 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
     return `${prefix}${options.names.nameOf(key)}`;
   }
 
-  async function list(under: string): Promise<_Object[]> {
-    const found: _Object[] = [];
+  /** The listing under a prefix, a page (up to 1,000 objects) at a time. */
+  async function* pages(under: string): AsyncGenerator<_Object[]> {
     let token: string | undefined;
     do {
       const page = await client.send(
-        new ListObjectsV2Command({ Bucket: options.bucket, Prefix: under, ContinuationToken: token }),
+        new ListObjectsV2Command({
+          Bucket: options.bucket,
+          Prefix: under,
+          ContinuationToken: token,
+          MaxKeys: options.pageSize,
+        }),
         signal(),
       );
-      found.push(...(page.Contents ?? []));
+      yield page.Contents ?? [];
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
-    return found;
   }
+
+  /** Each listed object with its project read back from its name (null: a name this store cannot read). */
+  const described = (o: _Object) => ({
+    key: o.Key!,
+    bytes: o.Size ?? 0,
+    at: o.LastModified?.getTime() ?? 0,
+    project: options.names.projectOf(o.Key!.slice(prefix.length)),
+  });
 
   async function remove(keys: string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
@@ -152,40 +166,24 @@ export function createS3Store(options: S3StoreOptions): ResultStore {
         { expiresIn },
       ),
     async deletePrefix(under) {
-      const keys = (await list(`${objectKey(under)}/`)).map((o) => o.Key!);
-      await remove(keys);
-      return keys.length;
+      let deleted = 0;
+      for await (const page of pages(`${objectKey(under)}/`)) {
+        await remove(page.map((o) => o.Key!));
+        deleted += page.length;
+      }
+      return deleted;
     },
     size: () => known,
     // Only a listing of the project's prefix would tell, which is too costly for a page view.
     projectSize: () => null,
     async prune() {
-      const listed = await list(prefix);
-      const projectOf = new Map(listed.map((o) => [o.Key!, options.names.projectOf(o.Key!.slice(prefix.length))]));
-      // A name this store cannot read back is never read (written before names were keyed, or under
-      // another master secret): it only takes room, and goes now.
-      const unreadable = listed.filter((o) => projectOf.get(o.Key!) === null);
-      const objects = listed
-        .filter((o) => projectOf.get(o.Key!) !== null)
-        .sort((a, b) => (a.LastModified?.getTime() ?? 0) - (b.LastModified?.getTime() ?? 0));
-      const total = objects.reduce((sum, o) => sum + (o.Size ?? 0), 0);
-      let doomed: _Object[] = [];
-      if (total > options.maxBytes) {
-        const projects = [...new Set(objects.map((o) => projectOf.get(o.Key!)!))];
-        const teams = options.teamsOf ? await options.teamsOf(projects) : new Map<string, string>();
-        const evictable = objects.map((o) => ({
-          key: o.Key!,
-          bytes: o.Size ?? 0,
-          team: teams.get(projectOf.get(o.Key!)!) ?? null,
-        }));
-        const keys = new Set(fairEvictions(evictable, total - options.maxBytes * PRUNE_TO));
-        doomed = objects.filter((o) => keys.has(o.Key!));
-      }
-      await remove([...unreadable, ...doomed].map((o) => o.Key!));
-      const freed = doomed.reduce((sum, o) => sum + (o.Size ?? 0), 0);
-      const dropped = unreadable.reduce((sum, o) => sum + (o.Size ?? 0), 0);
-      known = { bytes: total - freed, objects: objects.length - doomed.length };
-      return { deleted: unreadable.length + doomed.length, bytes: dropped + freed };
+      const pruned = await pruneBucket(
+        { pages: () => pages(prefix), describe: described, remove, teamsOf: options.teamsOf },
+        options.maxBytes * PRUNE_TO,
+        options.maxBytes,
+      );
+      known = pruned.left;
+      return { deleted: pruned.deleted, bytes: pruned.bytes };
     },
     async close() {
       client.destroy();

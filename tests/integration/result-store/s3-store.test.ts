@@ -41,7 +41,10 @@ afterAll(async () => {
 function storeOn(
   bucket: string,
   maxBytes: number,
-  options: { teamsOf?: (projectIds: readonly string[]) => Promise<ReadonlyMap<string, string>> } = {},
+  options: {
+    teamsOf?: (projectIds: readonly string[]) => Promise<ReadonlyMap<string, string>>;
+    pageSize?: number;
+  } = {},
 ): ResultStore {
   const store = createS3Store({
     bucket,
@@ -183,6 +186,32 @@ describe("S3 result store", () => {
     expect(pruned.deleted).toBe(2);
     for (let i = 0; i < 2; i++) expect(await store.get(`${light}/s/${i}`)).not.toBeNull();
     expect((await Promise.all([0, 1, 2, 3].map((i) => store.get(`${heavy}/s/${i}`)))).filter(Boolean)).toHaveLength(2);
+  }, 30_000);
+
+  it("prunes and deletes a prefix page by page: listings of two objects, the same choice as one listing", async () => {
+    const bucket = await s3.bucket();
+    const [h1, h2, light] = [randomUUID(), randomUUID(), randomUUID()];
+    const teamsOf = async (ids: readonly string[]) =>
+      new Map(ids.map((id) => [id, id === light ? "team-light" : "team-heavy"]));
+    const store = storeOn(bucket, 10_000, { teamsOf, pageSize: 2 });
+    for (let i = 0; i < 2; i++) await store.put(`${light}/s/${i}`, result(bytes(2_000)));
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // LastModified has a one-second grain
+    for (let i = 0; i < 2; i++) await store.put(`${h1}/s/${i}`, result(bytes(2_000)));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    for (let i = 0; i < 2; i++) await store.put(`${h2}/s/${i}`, result(bytes(2_000)));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    for (let i = 2; i < 4; i++) await store.put(`${h2}/s/${i}`, result(bytes(2_000)));
+    // 16,000 bytes down to 9,000: the heavy team (12,000) gives four of its oldest, the light one none.
+    expect(await store.prune()).toEqual({ deleted: 4, bytes: 8_000 });
+    expect(store.size()).toEqual({ bytes: 8_000, objects: 4 });
+    const left = async (keys: string[]) => (await Promise.all(keys.map((key) => store.get(key)))).map(Boolean);
+    expect(await left([`${light}/s/0`, `${light}/s/1`])).toEqual([true, true]);
+    expect(await left([0, 1].map((i) => `${h1}/s/${i}`))).toEqual([false, false]);
+    expect(await left([0, 1, 2, 3].map((i) => `${h2}/s/${i}`))).toEqual([false, false, true, true]);
+    expect(await store.deletePrefix(light)).toBe(2);
+    expect(await store.deletePrefix(h2)).toBe(2);
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
+    expect(listed.Contents ?? []).toEqual([]);
   }, 30_000);
 
   it("deletes at the next pruning the objects whose names it cannot read back: written in clear before, or under another secret", async () => {
