@@ -1,7 +1,8 @@
 // The README test command: unit tests, then integration tests, then one plain summary line.
 // Integration tests use embedded PGlite unless TEST_DATABASE_URL points at a PostgreSQL server
 // (each test file creates and drops its own database there). Arguments: the projects to run
-// (vitest.config.ts: unit, integration, browser), and --coverage to print each one's coverage.
+// (vitest.config.ts: unit, integration, browser), paths to run only those files of them, and
+// --coverage to print each one's coverage.
 // Suites that need what the machine lacks (redis-server, PostgreSQL, Chromium: tests/support/services.ts)
 // skip with the need in their title; the summary counts them and lists each need once, with its files.
 import { spawnSync } from "node:child_process";
@@ -10,7 +11,9 @@ import path from "node:path";
 
 const args = process.argv.slice(2);
 const coverage = args.includes("--coverage");
-const named = args.filter((arg) => arg !== "--coverage");
+// A path (tests/integration/usage) narrows the projects named to its files.
+const paths = args.filter((arg) => arg.includes("/"));
+const named = args.filter((arg) => arg !== "--coverage" && !arg.includes("/"));
 const suites = named.length > 0 ? named : ["unit", "integration"];
 mkdirSync("artifacts", { recursive: true });
 
@@ -32,6 +35,7 @@ for (const suite of suites) {
       "run",
       "--project",
       suite,
+      ...paths,
       ...(coverage ? ["--coverage.enabled", `--coverage.reportsDirectory=artifacts/coverage-${suite}`] : []),
       "--reporter=default",
       "--reporter=json",

@@ -123,6 +123,17 @@ function unpaired(given: Record<string, string>): EnvironmentProblem[] {
   });
 }
 
+/** One shared Redis: two would split rate limits and caches between them without a word. */
+function redisProblems(given: Record<string, string>): EnvironmentProblem[] {
+  if (!given.REDIS_URL || !(given.UPSTASH_REDIS_REST_URL || given.KV_REST_API_URL)) return [];
+  return [
+    {
+      variable: "REDIS_URL",
+      problem: "set one shared Redis: REDIS_URL (over TCP) or the Upstash REST pair, not both",
+    },
+  ];
+}
+
 /** Migrations need a direct connection: a pooled DATABASE_URL alone cannot carry them at start. */
 function migrationProblems(e: Env): EnvironmentProblem[] {
   if (!e.DATABASE_URL || !migratesAtStart(e) || !databasePooled(e) || e.DATABASE_URL_UNPOOLED) return [];
@@ -144,6 +155,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((i) => ({ variable: i.path.join("."), problem: i.message }))),
     ...unpaired(given),
+    ...redisProblems(given),
     ...(parsed.success && parsed.data.OPTSTUFF_RESULT_STORE === "s3" && !parsed.data.OPTSTUFF_RESULT_STORE_S3_BUCKET
       ? [{ variable: "OPTSTUFF_RESULT_STORE_S3_BUCKET", problem: "missing: OPTSTUFF_RESULT_STORE is s3" }]
       : []),

@@ -15,7 +15,7 @@ import { DEFAULT_TRANSFORM_LIMITS, parseOperations } from "@/server/image";
 import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { createResultStore } from "@/server/result-store/create-store";
 import { rootMessage } from "./errors";
-import { redisOf } from "@/server/coordination/settings";
+import { redisOf, redisTransportText } from "@/server/coordination/settings";
 import { databaseTargetOf } from "@/server/db/target";
 import { transformIsolationOf } from "@/server/image/isolation/settings";
 import { resultStoreOf } from "@/server/result-store/settings";
@@ -102,14 +102,19 @@ const checks: Check[] = [
   },
   {
     name: "redis",
-    hint: "check UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN; without Redis, leave both unset",
+    hint: "check REDIS_URL, or UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN; without Redis, leave them unset",
     run: async (e) => {
       const settings = redisOf(e);
       if (!settings)
         return ok("not configured: rate limits and caches are kept in the server's process (run one instance)");
       const started = performance.now();
-      await withTimeout(createCoordination(settings).kv.ping(), 5000, "no answer within 5 s");
-      return ok(`Upstash endpoint answers (${Math.round(performance.now() - started)} ms)`);
+      const coordination = createCoordination(settings);
+      try {
+        await withTimeout(coordination.kv.ping(), 5000, "no answer within 5 s");
+      } finally {
+        await coordination.close();
+      }
+      return ok(`${redisTransportText(settings)} answers (${Math.round(performance.now() - started)} ms)`);
     },
   },
   {

@@ -83,6 +83,7 @@ export async function createServices(env: Env, seams: Seams = {}): Promise<Servi
         results: delivery.results,
         closers,
         database,
+        coordination: clients.coordination,
         logger,
       }),
   };

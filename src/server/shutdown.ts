@@ -12,13 +12,15 @@ export interface ShutdownParts {
   results: { drain(): Promise<void> } | null;
   closers: Array<{ close(): unknown } | null>;
   database: { close(): Promise<void> };
+  /** The shared Redis's connection (over TCP), after everything that writes to it. */
+  coordination: { close(): Promise<void> };
   logger: Logger;
 }
 
 /**
  * Stops the schedule, drains the request log and the usage window, flushes a database-buffered usage (it survives either way;
  * flushing keeps the dashboard current), waits for result write-backs, then closes the store, transform
- * processes, download thread and source cache, and the database last.
+ * processes, download thread and source cache, the Redis connection, and the database last.
  */
 export async function shutDown(parts: ShutdownParts): Promise<void> {
   await parts.scheduler.stop();
@@ -30,5 +32,6 @@ export async function shutDown(parts: ShutdownParts): Promise<void> {
   }
   await parts.results?.drain();
   for (const part of parts.closers) await part?.close();
+  await parts.coordination.close();
   await parts.database.close();
 }

@@ -58,6 +58,12 @@ export async function startServer(): Promise<void> {
  * What was built, read from the services themselves: a variable that was set but not used (or a
  * default that changed) cannot make the summary claim what is not running.
  */
+const COORDINATION_TEXT = {
+  rest: "Upstash Redis (shared by every instance)",
+  tcp: "Redis over TCP (REDIS_URL, shared by every instance)",
+  none: "in-process (single instance only)",
+} as const;
+
 export function describeServices(
   services: Pick<Services, "database" | "coordination"> & {
     delivery: Pick<Services["delivery"], "transformIsolation">;
@@ -67,9 +73,7 @@ export function describeServices(
 ) {
   return {
     database: services.database.kind === "pglite" ? `embedded PGlite in ${dataDir}` : "PostgreSQL (DATABASE_URL)",
-    coordination: services.coordination.redis
-      ? "Upstash Redis (shared by every instance)"
-      : "in-process (single instance only)",
+    coordination: COORDINATION_TEXT[services.coordination.transport ?? "none"],
     transformIsolation:
       services.delivery.transformIsolation === "process" ? "child processes" : "in the server process",
     registration: services.dashboard.registration.mode,

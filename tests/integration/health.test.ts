@@ -19,7 +19,11 @@ afterAll(async () => app?.close());
 function withUnreachableRedis(services: Services): Services {
   return {
     ...services,
-    coordination: createCoordination({ url: "http://127.0.0.1:1", token: "unreachable-redis-token" }),
+    coordination: createCoordination({
+      transport: "rest",
+      url: "http://127.0.0.1:1",
+      token: "unreachable-redis-token",
+    }),
   };
 }
 

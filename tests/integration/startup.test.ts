@@ -112,4 +112,21 @@ describe("server start", () => {
       }
     },
   );
+
+  it.skipIf(redisServer.skip)(
+    redisServer.title("says Redis over TCP when REDIS_URL is set, and never prints the URL (it may carry a password)"),
+    async () => {
+      const redis = await startRealRedis();
+      try {
+        const result = await startServer({ REDIS_URL: redis.tcp!.url });
+        expect(result.code).toBe(0);
+        expect(readyLine(result.stdout)).toMatchObject({
+          coordination: "Redis over TCP (REDIS_URL, shared by every instance)",
+        });
+        expect(result.stdout).not.toContain(redis.tcp!.url);
+      } finally {
+        await redis.stop();
+      }
+    },
+  );
 });

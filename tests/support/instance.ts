@@ -13,11 +13,11 @@ import { createServices } from "@/server/services";
 import { purgeResults } from "@/server/tenancy/cache-purge";
 import { openDatabase } from "@/server/db/client";
 import { setupAudit } from "./audit";
-import { redisSettings, testEnv, type TestSettings } from "./settings";
+import { redisSettings, testEnv, type TestRedis, type TestSettings } from "./settings";
 
 interface InstanceConfig {
   databaseUrl: string;
-  redis: { url: string; token: string };
+  redis: TestRedis;
   master: string;
   /** The result store's settings (tests/support/s3.ts: storeEnv). */
   resultStore?: TestSettings;

@@ -4,7 +4,10 @@ import { createRedisRestServer, type RedisRestServer } from "../../tools/redis-r
 
 export interface RealRedis {
   endpoint: RedisRestServer;
-  settings: { url: string; token: string };
+  /** Through the Upstash-compatible endpoint. */
+  settings: { transport: "rest"; url: string; token: string };
+  /** The same server over TCP (REDIS_URL); null for a cluster (TCP reaches a single server). */
+  tcp: { transport: "tcp"; url: string } | null;
   stop(): Promise<void>;
 }
 
@@ -19,7 +22,8 @@ export async function startRealRedis(options: { cluster?: boolean } = {}): Promi
     });
     return {
       endpoint,
-      settings: { url: endpoint.url, token },
+      settings: { transport: "rest", url: endpoint.url, token },
+      tcp: null,
       stop: async () => (await endpoint.close(), await cluster.stop()),
     };
   }
@@ -27,7 +31,8 @@ export async function startRealRedis(options: { cluster?: boolean } = {}): Promi
   const endpoint = await createRedisRestServer({ redis: { host: server.host, port: server.port }, token });
   return {
     endpoint,
-    settings: { url: endpoint.url, token },
+    settings: { transport: "rest", url: endpoint.url, token },
+    tcp: { transport: "tcp", url: `redis://${server.host}:${server.port}` },
     stop: async () => (await endpoint.close(), await server.stop()),
   };
 }

@@ -13,17 +13,25 @@ export type TestSettings = Partial<Record<keyof Env, string | undefined>>;
 
 export const DEMO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../demo");
 
-/** Real Redis through the Upstash-compatible endpoint when the run provides one (CI does), else in process. */
-export function testRedisSettings(): { url: string; token: string } | null {
+/** A shared Redis as a test names it: over TCP, or through the Upstash-compatible endpoint. */
+export type TestRedis = { transport: "tcp"; url: string } | { transport?: "rest"; url: string; token: string };
+
+/**
+ * The run's real Redis when it provides one (CI does): over TCP when TEST_REDIS_URL is set, else the
+ * Upstash-compatible endpoint; null keeps coordination in process.
+ */
+export function testRedisSettings(): TestRedis | null {
+  if (process.env.TEST_REDIS_URL) return { transport: "tcp", url: process.env.TEST_REDIS_URL };
   const url = process.env.UPSTASH_REDIS_REST_URL;
   const token = process.env.UPSTASH_REDIS_REST_TOKEN;
-  return url && token ? { url, token } : null;
+  return url && token ? { transport: "rest", url, token } : null;
 }
 
-/** Coordination through this Redis (null: in process). */
-export const redisSettings = (redis: { url: string; token: string } | null): TestSettings => ({
-  UPSTASH_REDIS_REST_URL: redis?.url,
-  UPSTASH_REDIS_REST_TOKEN: redis?.token,
+/** Coordination through this Redis (null: in process): the one transport set, the other unset. */
+export const redisSettings = (redis: TestRedis | null): TestSettings => ({
+  REDIS_URL: redis?.transport === "tcp" ? redis.url : undefined,
+  UPSTASH_REDIS_REST_URL: redis && redis.transport !== "tcp" ? redis.url : undefined,
+  UPSTASH_REDIS_REST_TOKEN: redis && redis.transport !== "tcp" ? redis.token : undefined,
 });
 
 /** In-process coordination even where the run provides a Redis. */

@@ -1,5 +1,6 @@
 // `npm run redis:local [-- --cluster]`: a throwaway redis-server (or 3-master cluster) plus the
-// Upstash-compatible endpoint in front of it, until Ctrl-C. Prints the two variables the app reads.
+// Upstash-compatible endpoint in front of it, until Ctrl-C. Prints the variables the app reads: the
+// endpoint's pair, and REDIS_URL for the same server over TCP.
 import { randomBytes } from "node:crypto";
 import { startRedisCluster, startRedisServer } from "./redis-process";
 import { createRedisRestServer } from "./server";
@@ -26,6 +27,8 @@ const pids = "nodes" in redis ? redis.nodes.map((node) => node.pid).join(", ") :
 console.error(`redis-server pid ${pids}; endpoint ready. Ctrl-C stops both.`);
 console.log(`UPSTASH_REDIS_REST_URL=${endpoint.url}`);
 console.log(`UPSTASH_REDIS_REST_TOKEN=${token}`);
+// The same server over TCP (a cluster is reached through the endpoint only).
+if (!("nodes" in redis)) console.log(`REDIS_URL=redis://${redis.host}:${redis.port}`);
 
 let stopping = false;
 async function shutdown() {

@@ -64,7 +64,7 @@ export function registerMaintenance(program: Command, cli: Cli): void {
       const redis = redisOf(ctx.env());
       if (!redis)
         throw new CliError(
-          "Nothing was reset: without UPSTASH_REDIS_REST_URL the limits live in the server's process, and a restart of the server clears them.",
+          "Nothing was reset: without a shared Redis (REDIS_URL or UPSTASH_REDIS_REST_URL) the limits live in the server's process, and a restart of the server clears them.",
           1,
         );
       // A mistyped key would clear nothing and say it did.

@@ -4,44 +4,70 @@ import { createMemoryKeyValue } from "./memory-key-value";
 import { isAddressSubject } from "./keys";
 import { createMemoryRateLimiter } from "./memory-rate-limiter";
 import { withRefusalMemo } from "./refusal-memo";
-import type { KeyValue, MemoRateLimiter } from "./types";
-import { createUpstashClient, type UpstashSettings } from "./upstash-client";
+import type { RedisSettings } from "./settings";
+import { createTcpClient } from "./tcp-client";
+import { createTcpKeyValue } from "./tcp-key-value";
+import { limiterRedisOver } from "./tcp-limiter-redis";
+import type { KeyValue, MemoRateLimiter, RateLimiter } from "./types";
+import { createUpstashClient } from "./upstash-client";
 import { createUpstashKeyValue } from "./upstash-key-value";
 import { createUpstashRateLimiter } from "./upstash-rate-limiter";
 
 export interface Coordination {
-  /** Usage buckets, throttles and locks: Upstash when configured, else in this process. */
+  /** Usage buckets, throttles and locks: the shared Redis when configured, else in this process. */
   kv: KeyValue;
   /**
-   * The same store when every instance shares it (Upstash); null in process. What only makes sense
+   * The same store when every instance shares it (Redis); null in process. What only makes sense
    * across instances (the config tier in Redis, invalidation, the transform lease) asks for this.
    */
   redis: KeyValue | null;
   limiter: MemoRateLimiter;
   /** Windows the in-process limiter holds; null with Redis. */
   windows: (() => { addresses: number; others: number }) | null;
+  /** How the shared Redis is reached; null in process. */
+  transport: RedisSettings["transport"] | null;
+  /** Ends the connection a TCP client holds (nothing to end over REST or in process). */
+  close(): Promise<void>;
 }
 
-/** Upstash when configured, else in-process implementations of the same interfaces (one instance only). */
+/**
+ * The shared Redis when configured, over TCP (REDIS_URL) or Upstash REST, else in-process
+ * implementations of the same interfaces (one instance only).
+ */
 export function createCoordination(
-  upstash: UpstashSettings | null,
+  settings: RedisSettings | null,
   options: { rateLimitTimeoutMs?: number; counters?: Counters; maxAddresses?: number } = {},
 ): Coordination {
-  if (!upstash) {
+  if (!settings) {
     const limiter = createMemoryRateLimiter({ isAddress: isAddressSubject, maxAddresses: options.maxAddresses });
     return {
       kv: createMemoryKeyValue(),
       redis: null,
       limiter: withRefusalMemo(limiter),
       windows: () => limiter.size(),
+      transport: null,
+      close: async () => {},
     };
   }
-  const redis = createUpstashClient(upstash);
-  let kv = createUpstashKeyValue(redis);
-  let limiter = createUpstashRateLimiter(redis, { timeoutMs: options.rateLimitTimeoutMs });
+  let kv: KeyValue;
+  let limiter: RateLimiter;
+  let close = async () => {};
+  const limiterOptions = { timeoutMs: options.rateLimitTimeoutMs };
+  if (settings.transport === "tcp") {
+    const client = createTcpClient(settings.url, options.counters);
+    kv = createTcpKeyValue(client);
+    limiter = createUpstashRateLimiter(limiterRedisOver(client), limiterOptions);
+    close = async () => {
+      await client.quit().catch(() => client.disconnect());
+    };
+  } else {
+    const client = createUpstashClient(settings);
+    kv = createUpstashKeyValue(client);
+    limiter = createUpstashRateLimiter(client, limiterOptions);
+  }
   if (options.counters) {
     kv = countCalls(kv, options.counters);
     limiter = countCalls(limiter, options.counters, (name) => `ratelimit_${name}`);
   }
-  return { kv, redis: kv, limiter: withRefusalMemo(limiter), windows: null };
+  return { kv, redis: kv, limiter: withRefusalMemo(limiter), windows: null, transport: settings.transport, close };
 }

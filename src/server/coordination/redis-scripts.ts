@@ -61,3 +61,8 @@ export function countersFrom(flat: readonly unknown[]): Record<string, number> {
   for (let i = 0; i + 1 < flat.length; i += 2) counters[String(flat[i])] = Number(flat[i + 1]);
   return counters;
 }
+
+/** SCAN MATCH is a glob: the product's prefixes hold none of its special characters, but stay exact anyway. */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
+}

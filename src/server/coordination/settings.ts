@@ -1,8 +1,26 @@
-import { group, integer, text, type ValuesOf } from "@/server/config/setting";
+import { z } from "zod";
+import { group, integer, text, type Setting, type ValuesOf } from "@/server/config/setting";
 import type { UpstashSettings } from "./upstash-client";
 
-/** Redis over the Upstash REST protocol; without it rate limits, caches and the usage buffer stay in process. */
+const REDIS_SCHEMES = new Set(["redis:", "rediss:"]);
+
+/** A redis:// or rediss:// URL, read by the WHATWG URL parser. */
+const redisUrl: Setting<string | undefined> = {
+  schema: z
+    .string()
+    .trim()
+    .refine((text) => URL.canParse(text) && REDIS_SCHEMES.has(new URL(text).protocol), {
+      message: "not a redis:// or rediss:// URL",
+    })
+    .optional(),
+  doc: "Redis or Valkey over TCP (redis:// or rediss://, with the password in the URL), shared by every instance: for self-hosting, instead of the Upstash REST pair.",
+  defaultText: "in-process coordination (one instance only)",
+  secret: true,
+};
+
+/** Redis over TCP or the Upstash REST protocol; without either, rate limits, caches and the usage buffer stay in process. */
 export const coordinationSettings = group("Redis (rate limits, caches, usage buffer)", {
+  REDIS_URL: redisUrl,
   UPSTASH_REDIS_REST_URL: text({
     defaultText: "in-process coordination (one instance only)",
     doc: "Redis over the Upstash REST protocol, shared by every instance; with its token, both or neither.",
@@ -22,10 +40,20 @@ export const coordinationSettings = group("Redis (rate limits, caches, usage buf
 
 export type CoordinationValues = ValuesOf<typeof coordinationSettings>;
 
-/** The shared Redis; null keeps coordination in process (one instance). */
-export function redisOf(v: CoordinationValues): UpstashSettings | null {
+/** Which shared Redis, and how it is reached. */
+export type RedisSettings = ({ transport: "rest" } & UpstashSettings) | { transport: "tcp"; url: string };
+
+/** The shared Redis; null keeps coordination in process (one instance). env.ts refuses both at once. */
+export function redisOf(v: CoordinationValues): RedisSettings | null {
+  if (v.REDIS_URL) return { transport: "tcp", url: v.REDIS_URL };
   if (v.UPSTASH_REDIS_REST_URL && v.UPSTASH_REDIS_REST_TOKEN)
-    return { url: v.UPSTASH_REDIS_REST_URL, token: v.UPSTASH_REDIS_REST_TOKEN };
+    return { transport: "rest", url: v.UPSTASH_REDIS_REST_URL, token: v.UPSTASH_REDIS_REST_TOKEN };
   // Vercel's marketplace integration names the same pair this way.
-  return v.KV_REST_API_URL && v.KV_REST_API_TOKEN ? { url: v.KV_REST_API_URL, token: v.KV_REST_API_TOKEN } : null;
+  return v.KV_REST_API_URL && v.KV_REST_API_TOKEN
+    ? { transport: "rest", url: v.KV_REST_API_URL, token: v.KV_REST_API_TOKEN }
+    : null;
 }
+
+/** How an operator reads where Redis is (never the URL itself: it may carry a password). */
+export const redisTransportText = (settings: RedisSettings) =>
+  settings.transport === "tcp" ? "Redis over TCP (REDIS_URL)" : "the Upstash REST endpoint";

@@ -5,6 +5,7 @@ import {
   DELETE_IF_EQUALS_SCRIPT,
   EXPIRE_IF_EQUALS_SCRIPT,
   INCREMENT_SCRIPT,
+  escapeGlob,
   RELEASE_SCRIPT,
 } from "./redis-scripts";
 import type { KeyValue } from "./types";
@@ -70,9 +71,4 @@ export function createUpstashKeyValue(redis: Redis): KeyValue {
       await Promise.all(claims.map(({ key, claim }) => scripts.release.exec([key], [claim])));
     },
   };
-}
-
-/** SCAN MATCH is a glob: the product's prefixes hold none of its special characters, but stay exact anyway. */
-function escapeGlob(text: string): string {
-  return text.replace(/[*?[\]\\]/g, "\\$&");
 }

@@ -1,9 +1,11 @@
 import { Ratelimit } from "@upstash/ratelimit";
-import type { Redis } from "@upstash/redis";
 import { failurePolicy } from "./failure-policy";
 import { keySpecs, redisKeys } from "./keys";
 import type { LimitWindow, RateLimiter } from "./types";
 import { WINDOW_DURATION } from "./windows";
+
+/** What @upstash/ratelimit runs its scripts through: the Upstash client, or one over TCP (tcp-limiter-redis.ts). */
+export type LimiterRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
 
 /**
  * @upstash/ratelimit sliding windows, one Ratelimit per (window, maximum), built once and kept. The
@@ -11,7 +13,7 @@ import { WINDOW_DURATION } from "./windows";
  * by refusal-memo.ts (which bounds how long a reset or a raised limit elsewhere goes unseen). Its own
  * timeout implements the fail-open policy.
  */
-export function createUpstashRateLimiter(redis: Redis, options: { timeoutMs?: number } = {}): RateLimiter {
+export function createUpstashRateLimiter(redis: LimiterRedis, options: { timeoutMs?: number } = {}): RateLimiter {
   const timeoutMs = options.timeoutMs ?? failurePolicy.rateLimit.timeoutMs;
   const limiters = new Map<string, Ratelimit>();
   const prefixes: Record<LimitWindow, string> = {

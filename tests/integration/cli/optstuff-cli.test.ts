@@ -339,7 +339,7 @@ describe("optstuff on a database", () => {
     });
     expect(reset.code).toBe(1);
     expect(reset.stderr).toContain(
-      "Nothing was reset: without UPSTASH_REDIS_REST_URL the limits live in the server's process",
+      "Nothing was reset: without a shared Redis (REDIS_URL or UPSTASH_REDIS_REST_URL) the limits live in the server's process",
     );
   });
 

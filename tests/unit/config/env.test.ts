@@ -70,6 +70,28 @@ describe("environment errors", () => {
     ).toBeUndefined();
   });
 
+  it("takes Redis over TCP from REDIS_URL, refuses another scheme without echoing it, and refuses two Redis at once", async () => {
+    const { EnvironmentError } = await import("@/env");
+    const { redisOf } = await import("@/server/coordination/settings");
+    const url = "rediss://default:s3cretPassw0rd@redis.internal:6380/0";
+    expect(redisOf(parseEnv({ REDIS_URL: url }))).toEqual({ transport: "tcp", url });
+    for (const wrong of ["http://redis.internal:6379", "redis.internal:6379", "not a url"]) {
+      const parse = () => parseEnv({ REDIS_URL: wrong });
+      expect(parse).toThrow(EnvironmentError);
+      expect(parse).toThrow(/REDIS_URL.*not a redis:\/\/ or rediss:\/\/ URL/);
+    }
+    const secretBearing = () => parseEnv({ REDIS_URL: "https://default:s3cretPassw0rd@redis.internal" });
+    expect(secretBearing).not.toThrow(/s3cretPassw0rd/);
+    const both = () =>
+      parseEnv({
+        REDIS_URL: url,
+        UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io",
+        UPSTASH_REDIS_REST_TOKEN: "t",
+      });
+    expect(both).toThrow(/REDIS_URL.*not both/);
+    expect(both).not.toThrow(/s3cretPassw0rd/);
+  });
+
   it("throws an EnvironmentError carrying each variable and its problem", async () => {
     const { EnvironmentError } = await import("@/env");
     let thrown: unknown;

@@ -78,6 +78,7 @@ describe("a deployment on Vercel", () => {
     };
     expect(refused(marketplace)).toEqual([]);
     expect(redisOf(parseEnv(marketplace))).toEqual({
+      transport: "rest",
       url: "https://marketplace.upstash.example",
       token: "marketplace-token",
     });
