@@ -17,6 +17,8 @@ import { redisSettings, testEnv, type TestRedis, type TestSettings } from "./set
 
 interface InstanceConfig {
   databaseUrl: string;
+  /** `databaseUrl` is a pooler in transaction mode (already migrated: nothing migrates through it). */
+  pooled?: boolean;
   redis: TestRedis;
   master: string;
   /** The result store's settings (tests/support/s3.ts: storeEnv). */
@@ -44,7 +46,13 @@ const services = await createServices(
     OPTSTUFF_SOURCE_CACHE_BYTES: String(config.sourceCacheBytes ?? 0),
   }),
   {
-    database: await openDatabase({ kind: "postgres", url: config.databaseUrl, maxConnections: 4 }),
+    database: await openDatabase({
+      kind: "postgres",
+      url: config.databaseUrl,
+      maxConnections: 4,
+      pooled: config.pooled,
+      migrate: !config.pooled,
+    }),
     logger: createLogger(process.env.INSTANCE_LOG === "warn" ? "warn" : "error"),
   },
 );
