@@ -123,9 +123,13 @@ function unpaired(given: Record<string, string>): EnvironmentProblem[] {
   });
 }
 
-/** One shared Redis: two would split rate limits and caches between them without a word. */
+/**
+ * One shared Redis: two would split rate limits and caches between them without a word. Vercel's
+ * marketplace sets `REDIS_URL` beside `KV_REST_API_*` for one database (redisOf reads the REST pair);
+ * an operator who sets both `REDIS_URL` and the `UPSTASH_` pair has to choose.
+ */
 function redisProblems(given: Record<string, string>): EnvironmentProblem[] {
-  if (!given.REDIS_URL || !(given.UPSTASH_REDIS_REST_URL || given.KV_REST_API_URL)) return [];
+  if (!given.REDIS_URL || !given.UPSTASH_REDIS_REST_URL) return [];
   return [
     {
       variable: "REDIS_URL",

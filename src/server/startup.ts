@@ -54,16 +54,16 @@ export async function startServer(): Promise<void> {
   }
 }
 
-/**
- * What was built, read from the services themselves: a variable that was set but not used (or a
- * default that changed) cannot make the summary claim what is not running.
- */
 const COORDINATION_TEXT = {
   rest: "Upstash Redis (shared by every instance)",
   tcp: "Redis over TCP (REDIS_URL, shared by every instance)",
   none: "in-process (single instance only)",
 } as const;
 
+/**
+ * What was built, read from the services themselves: a variable that was set but not used (or a
+ * default that changed) cannot make the summary claim what is not running.
+ */
 export function describeServices(
   services: Pick<Services, "database" | "coordination"> & {
     delivery: Pick<Services["delivery"], "transformIsolation">;

@@ -5,7 +5,7 @@ import { isAddressSubject } from "./keys";
 import { createMemoryRateLimiter } from "./memory-rate-limiter";
 import { withRefusalMemo } from "./refusal-memo";
 import type { RedisSettings } from "./settings";
-import { createTcpClient } from "./tcp-client";
+import { closeTcpClient, createTcpClient } from "./tcp-client";
 import { createTcpKeyValue } from "./tcp-key-value";
 import { limiterRedisOver } from "./tcp-limiter-redis";
 import type { KeyValue, MemoRateLimiter, RateLimiter } from "./types";
@@ -57,9 +57,7 @@ export function createCoordination(
     const client = createTcpClient(settings.url, options.counters);
     kv = createTcpKeyValue(client);
     limiter = createUpstashRateLimiter(limiterRedisOver(client), limiterOptions);
-    close = async () => {
-      await client.quit().catch(() => client.disconnect());
-    };
+    close = () => closeTcpClient(client);
   } else {
     const client = createUpstashClient(settings);
     kv = createUpstashKeyValue(client);

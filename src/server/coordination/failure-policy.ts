@@ -26,7 +26,8 @@ export const failurePolicy = {
   requestLogCap: {
     timeoutMs: 500,
     blocking: false,
-    onFailure: "leave the failure out of the request log (counted): an uncounted log could be flooded",
+    onFailure:
+      "leave the batch's rows out of the request log (counted; its statistics are written): an uncounted log could be flooded",
   },
   // Asked only at a miss, right before a transform of 50 ms to seconds: a wider budget than the hot
   // path's costs little and keeps a busy instance (a cold burst) from transforming what another is making.

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 
 /**
  * Script flags only Upstash understands (@upstash/ratelimit's scripts carry `allow-key-locking`).
- * Redis and Valkey answer `ERR Unexpected flag in script shebang` to them (platform-facts.md,
- * "ratelimit traps"), so a script bound for them loses these flags on the way.
+ * Redis and Valkey answer `ERR Unexpected flag in script shebang` to them, so a script bound for them
+ * loses these flags on the way (over TCP: tcp-limiter-redis.ts; the test endpoint: tools/redis-rest).
  */
 const UPSTASH_ONLY_FLAGS = new Set(["allow-key-locking"]);
 

@@ -13,7 +13,7 @@ const redisUrl: Setting<string | undefined> = {
       message: "not a redis:// or rediss:// URL",
     })
     .optional(),
-  doc: "Redis or Valkey over TCP (redis:// or rediss://, with the password in the URL), shared by every instance: for self-hosting, instead of the Upstash REST pair.",
+  doc: "Redis or Valkey over TCP (redis:// or rediss://, with the password in the URL), shared by every instance: for self-hosting, instead of the Upstash REST pair (beside Vercel's `KV_REST_API_*`, the REST pair is used).",
   defaultText: "in-process coordination (one instance only)",
   secret: true,
 };
@@ -43,15 +43,18 @@ export type CoordinationValues = ValuesOf<typeof coordinationSettings>;
 /** Which shared Redis, and how it is reached. */
 export type RedisSettings = ({ transport: "rest" } & UpstashSettings) | { transport: "tcp"; url: string };
 
-/** The shared Redis; null keeps coordination in process (one instance). env.ts refuses both at once. */
+/**
+ * The shared Redis; null keeps coordination in process (one instance). REST first: Vercel's marketplace
+ * integration of Upstash sets `KV_REST_API_*` and, for the same database, `REDIS_URL`, and a function
+ * is better served by REST than by a connection of its own. env.ts refuses `REDIS_URL` beside the
+ * `UPSTASH_` pair, which only an operator sets.
+ */
 export function redisOf(v: CoordinationValues): RedisSettings | null {
-  if (v.REDIS_URL) return { transport: "tcp", url: v.REDIS_URL };
   if (v.UPSTASH_REDIS_REST_URL && v.UPSTASH_REDIS_REST_TOKEN)
     return { transport: "rest", url: v.UPSTASH_REDIS_REST_URL, token: v.UPSTASH_REDIS_REST_TOKEN };
-  // Vercel's marketplace integration names the same pair this way.
-  return v.KV_REST_API_URL && v.KV_REST_API_TOKEN
-    ? { transport: "rest", url: v.KV_REST_API_URL, token: v.KV_REST_API_TOKEN }
-    : null;
+  if (v.KV_REST_API_URL && v.KV_REST_API_TOKEN)
+    return { transport: "rest", url: v.KV_REST_API_URL, token: v.KV_REST_API_TOKEN };
+  return v.REDIS_URL ? { transport: "tcp", url: v.REDIS_URL } : null;
 }
 
 /** How an operator reads where Redis is (never the URL itself: it may carry a password). */

@@ -79,8 +79,9 @@ describe.skipIf(redisServer.skip)(redisServer.title("what a request writes to th
       Array.from({ length: 64 }, (_, n) => send(n + 1)),
       8,
     );
-    // The address's request window: tokens reserved 1, 8, 16, 16… at a time (token-leases.ts).
-    expect(hits.commands.EVALSHA).toBeLessThanOrEqual(8);
+    // The address's request window (token-leases.ts): the first eight's reservations leave together
+    // (1, 2, 4 and 8 tokens), then 16 at a time.
+    expect(hits.commands.EVALSHA).toBeLessThanOrEqual(12);
     expect(hits.commands.SET ?? 0).toBe(0); // activity already asked within its 30 s window
     // One usage write per window (two HINCRBY and an EXPIRE) shared by the requests in it: eight at once.
     expect(hits.commands.HINCRBY).toBeLessThanOrEqual(2 * 10);

@@ -82,6 +82,13 @@ describe("a deployment on Vercel", () => {
       url: "https://marketplace.upstash.example",
       token: "marketplace-token",
     });
+    // The integration also names the same database over TCP: REST is read, and nothing is refused.
+    const withTcp = {
+      ...marketplace,
+      REDIS_URL: "rediss://default:marketplace-password@marketplace.upstash.example:6379",
+    };
+    expect(refused(withTcp)).toEqual([]);
+    expect(redisOf(parseEnv(withTcp))).toMatchObject({ transport: "rest", url: "https://marketplace.upstash.example" });
     // Half of the pair is named, as with the UPSTASH_ one.
     expect(refused({ ...marketplace, KV_REST_API_TOKEN: undefined })).toContain("KV_REST_API_TOKEN");
   });

@@ -88,6 +88,9 @@ describe("tokens reserved a few at a time", () => {
     await limiter.limit("minute", "a", 1200);
     expect(world.calls).toEqual([1, 2, 4, 1]);
     expect(await world.inner.used("minute", "a", 1200)).toBe(8);
+    // The three lapsed tokens are not spent after all: the next request reserves anew.
+    await limiter.limit("minute", "a", 1200);
+    expect(world.calls).toEqual([1, 2, 4, 1, 2]);
   });
 
   it("gives a refunded token back to the shared window, never into a lease that may lapse unspent", async () => {
@@ -102,14 +105,37 @@ describe("tokens reserved a few at a time", () => {
     expect(world.calls).toEqual([1, 2]);
   });
 
-  it("answers every request that waited on a refused reservation with its refusal, in one call", async () => {
+  it("answers every request a refused reservation stood for with its refusal", async () => {
     const world = shared();
     const limiter = world.instance();
-    await world.inner.limit("minute", "a", 5, 5);
-    const results = await Promise.all(Array.from({ length: 10 }, () => limiter.limit("minute", "a", 5)));
+    await world.inner.limit("minute", "a", 640, 640);
+    const results = await Promise.all(Array.from({ length: 10 }, () => limiter.limit("minute", "a", 640)));
     expect(admitted(results)).toBe(0);
-    expect(world.calls).toEqual([1]);
-    expect(limiter.knownRefusal("minute", "a", 5)).toMatchObject({ success: false, limit: 5 });
+    // Ten requests at once: reservations of 1, 2, 4 and 8, each refused for all it stood for.
+    expect(world.calls).toEqual([1, 2, 4, 8]);
+    expect(limiter.knownRefusal("minute", "a", 640)).toMatchObject({ success: false, limit: 640 });
+    // A window too small to share (under 64 a minute) reserves one token a request, as without leases.
+    await world.inner.limit("minute", "b", 5, 5);
+    await Promise.all(Array.from({ length: 3 }, () => limiter.limit("minute", "b", 5)));
+    expect(world.calls.slice(4)).toEqual([1, 1, 1]);
+  });
+
+  it("makes no request wait for another's call: a burst's reservations all leave at once", async () => {
+    const world = shared();
+    const answers: Array<() => void> = [];
+    // The shared limiter answers only when the test says so: what is asked before any answer shows.
+    const held: MemoRateLimiter = {
+      ...world.inner,
+      limit: (window, identifier, max, tokens) =>
+        new Promise((resolve) => answers.push(() => resolve(world.inner.limit(window, identifier, max, tokens)))),
+    };
+    const limiter = withTokenLeases(held, world.now);
+    const burst = Promise.all(Array.from({ length: 31 }, () => limiter.limit("minute", "a", 1200)));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answers).toHaveLength(5); // 1 + 2 + 4 + 8 + 16 = 31 tokens asked before any answer
+    for (const answer of answers) answer();
+    expect(admitted(await burst)).toBe(31);
+    expect(await world.inner.used("minute", "a", 1200)).toBe(31);
   });
 
   it("fails every waiting request when the shared limiter fails, and asks again afterwards", async () => {
