@@ -1,13 +1,6 @@
 import type { Redis as IORedis } from "ioredis";
-import {
-  CLAIM_SCRIPT,
-  countersFrom,
-  DELETE_IF_EQUALS_SCRIPT,
-  EXPIRE_IF_EQUALS_SCRIPT,
-  INCREMENT_SCRIPT,
-  escapeGlob,
-  RELEASE_SCRIPT,
-} from "./redis-scripts";
+import { escapeGlob } from "./redis-scripts";
+import { SCRIPTS, scriptOperations, type ScriptName } from "./script-operations";
 import type { KeyValue } from "./types";
 
 type ScriptCall = (key: string, ...args: string[]) => Promise<unknown>;
@@ -24,14 +17,11 @@ function script(redis: IORedis, name: string, lua: string): ScriptCall {
 
 /** KeyValue over TCP: the same commands and scripts as the Upstash one (upstash-key-value.ts). */
 export function createTcpKeyValue(redis: IORedis): KeyValue {
-  const scripts = {
-    claim: script(redis, "optstuffClaim", CLAIM_SCRIPT),
-    release: script(redis, "optstuffRelease", RELEASE_SCRIPT),
-    deleteIfEquals: script(redis, "optstuffDeleteIfEquals", DELETE_IF_EQUALS_SCRIPT),
-    expireIfEquals: script(redis, "optstuffExpireIfEquals", EXPIRE_IF_EQUALS_SCRIPT),
-    increment: script(redis, "optstuffIncrement", INCREMENT_SCRIPT),
-  };
+  const scripts = Object.fromEntries(
+    Object.entries(SCRIPTS).map(([name, lua]) => [name, script(redis, `optstuff_${name}`, lua)]),
+  ) as Record<ScriptName, ScriptCall>;
   return {
+    ...scriptOperations((name, key, args) => scripts[name](key, ...args)),
     get: (key) => redis.get(key),
     async set(key, value, { ttlSeconds, onlyIfAbsent }) {
       const reply = onlyIfAbsent
@@ -59,22 +49,9 @@ export function createTcpKeyValue(redis: IORedis): KeyValue {
     async ping() {
       await redis.ping();
     },
-    increment: async (key, ttlSeconds, by = 1) => Number(await scripts.increment(key, String(ttlSeconds), String(by))),
     async scan(prefix, cursor, count) {
       const [next, keys] = await redis.scan(cursor, "MATCH", `${escapeGlob(prefix)}*`, "COUNT", count);
       return { cursor: next, keys };
-    },
-    deleteIfEquals: async (key, value) => Number(await scripts.deleteIfEquals(key, value)) === 1,
-    expireIfEquals: async (key, value, ttlSeconds) =>
-      Number(await scripts.expireIfEquals(key, value, String(ttlSeconds))) === 1,
-    async claimHashes(keys, claim) {
-      const replies = (await Promise.all(keys.map((key) => scripts.claim(key, claim)))) as Array<unknown[] | null>;
-      return replies.map((reply) =>
-        reply ? { claim: String(reply[0]), counters: countersFrom(reply.slice(1)) } : null,
-      );
-    },
-    async releaseClaims(claims) {
-      await Promise.all(claims.map(({ key, claim }) => scripts.release(key, claim)));
     },
   };
 }

@@ -1,13 +1,6 @@
 import type { Redis } from "@upstash/redis";
-import {
-  CLAIM_SCRIPT,
-  countersFrom,
-  DELETE_IF_EQUALS_SCRIPT,
-  EXPIRE_IF_EQUALS_SCRIPT,
-  INCREMENT_SCRIPT,
-  escapeGlob,
-  RELEASE_SCRIPT,
-} from "./redis-scripts";
+import { countersFrom, escapeGlob } from "./redis-scripts";
+import { SCRIPTS, scriptOperations, type ScriptName } from "./script-operations";
 import type { KeyValue } from "./types";
 
 /**
@@ -16,14 +9,11 @@ import type { KeyValue } from "./types";
  * hundred buckets costs one round trip.
  */
 export function createUpstashKeyValue(redis: Redis): KeyValue {
-  const scripts = {
-    claim: redis.createScript<string[] | null>(CLAIM_SCRIPT),
-    release: redis.createScript<number>(RELEASE_SCRIPT),
-    deleteIfEquals: redis.createScript<number>(DELETE_IF_EQUALS_SCRIPT),
-    expireIfEquals: redis.createScript<number>(EXPIRE_IF_EQUALS_SCRIPT),
-    increment: redis.createScript<number>(INCREMENT_SCRIPT),
-  };
+  const scripts = Object.fromEntries(
+    Object.entries(SCRIPTS).map(([name, lua]) => [name, redis.createScript<unknown>(lua)]),
+  ) as Record<ScriptName, ReturnType<Redis["createScript"]>>;
   return {
+    ...scriptOperations((name, key, args) => scripts[name].exec([key], args)),
     async get(key) {
       const value = await redis.get<string>(key);
       return value ?? null;
@@ -52,23 +42,9 @@ export function createUpstashKeyValue(redis: Redis): KeyValue {
     async ping() {
       await redis.ping();
     },
-    increment: async (key, ttlSeconds, by = 1) =>
-      Number(await scripts.increment.exec([key], [String(ttlSeconds), String(by)])),
     async scan(prefix, cursor, count) {
       const [next, keys] = await redis.scan(cursor, { match: `${escapeGlob(prefix)}*`, count });
       return { cursor: String(next), keys };
-    },
-    deleteIfEquals: async (key, value) => Number(await scripts.deleteIfEquals.exec([key], [value])) === 1,
-    expireIfEquals: async (key, value, ttlSeconds) =>
-      Number(await scripts.expireIfEquals.exec([key], [value, String(ttlSeconds)])) === 1,
-    async claimHashes(keys, claim) {
-      const replies = await Promise.all(keys.map((key) => scripts.claim.exec([key], [claim])));
-      return replies.map((reply) =>
-        reply ? { claim: String(reply[0]), counters: countersFrom(reply.slice(1)) } : null,
-      );
-    },
-    async releaseClaims(claims) {
-      await Promise.all(claims.map(({ key, claim }) => scripts.release.exec([key], [claim])));
     },
   };
 }
