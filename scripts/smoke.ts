@@ -1,6 +1,6 @@
 /**
  * npm run smoke -- <base URL> --credentials <file> [--source <source>] [--large-source <source>]
- *   [--cron-secret <secret>]
+ *   [--cron-secret=<secret>]  (with "=": a generated secret may begin with "-")
  *
  * After a deploy: what a client of the deployment gets, checked from outside. The credentials file is
  * what `optstuff bootstrap --credentials-file` (or the quickstart's quickstart.env) writes: the project
@@ -30,7 +30,7 @@ const { positionals, values } = parseArgs({
 const baseUrl = positionals[0]?.replace(/\/+$/, "");
 if (!baseUrl || !values.credentials) {
   console.error(
-    "usage: npm run smoke -- <base URL> --credentials <file> [--source <source>] [--large-source <source>] [--cron-secret <secret>]",
+    "usage: npm run smoke -- <base URL> --credentials <file> [--source <source>] [--large-source <source>] [--cron-secret=<secret>]",
   );
   process.exit(2);
 }
