@@ -14,7 +14,7 @@ import {
   type FlushOptions,
   type FlushReport,
 } from "@/server/usage/flush-usage-buffer";
-import { pruneLedger, pruneRequestLog, pruneRequestStats } from "@/server/usage/retention";
+import { prepareDays, pruneLedger, pruneRequestLog, pruneRequestStats } from "@/server/usage/retention";
 import { runRecorded } from "./cron-runs";
 import { runMaintenance, type MaintenanceReport } from "./daily-maintenance";
 import type { MeteringFreshness } from "@/server/usage/metering-freshness";
@@ -105,7 +105,8 @@ export function createCronJobs(deps: CronDeps): CronJobs {
         runMaintenance(
           [
             { name: "flushUsage", run: async () => ({ ...(await recordedFlush()) }) },
-            { name: "requestLogRetention", run: async () => ({ deleted: await pruneRequestLog(deps.db, deps.now()) }) },
+            { name: "dayPartitions", run: async () => ({ created: await prepareDays(deps.db, deps.now()) }) },
+            { name: "requestLogRetention", run: async () => ({ ...(await pruneRequestLog(deps.db, deps.now())) }) },
             // Days past the hourly week become one row each: what bounds a long range's read.
             {
               name: "requestStatsCompaction",
@@ -116,7 +117,7 @@ export function createCronJobs(deps: CronDeps): CronJobs {
             },
             {
               name: "requestStatsRetention",
-              run: async () => ({ deleted: await pruneRequestStats(deps.db, deps.now()) }),
+              run: async () => ({ ...(await pruneRequestStats(deps.db, deps.now())) }),
             },
             { name: "expiredKeys", run: async () => ({ marked: await sweepExpiredKeys(deps, deps.now()) }) },
             {

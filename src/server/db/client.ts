@@ -3,6 +3,7 @@ import { awaitOrphanedOwner, DatabaseInUseError, servingOwner } from "./embedded
 import { launchDatabaseProcess, type DatabaseProcessOptions } from "./embedded/launch";
 import { openPglite, type OwnerOptions } from "./embedded/open-pglite";
 import { databaseSettings } from "./settings";
+import { DAYS_AHEAD, prepareDayPartitions } from "./day-partitions";
 import { migrationsFolder, pendingMigrations, SchemaBehindError } from "./migrations";
 import * as schema from "./schema";
 
@@ -141,7 +142,8 @@ async function openInProcess(
   const pglite = await openPglite(dataDir, sharedBuffersMb, owner);
   try {
     const db = drizzle(pglite.client, { schema });
-    if (applyMigrations) await migrate(db, { migrationsFolder: migrationsFolder() });
+    if (applyMigrations)
+      await migrateAndPrepare(db as unknown as Database, () => migrate(db, { migrationsFolder: migrationsFolder() }));
     return {
       db: db as unknown as Database,
       kind: "pglite",
@@ -152,6 +154,12 @@ async function openInProcess(
     await pglite.close();
     throw error;
   }
+}
+
+/** Migrating is when a database first needs its day partitions (db/day-partitions.ts); upgrades too. */
+async function migrateAndPrepare(db: Database, migrate: () => Promise<void>): Promise<void> {
+  await migrate();
+  await prepareDayPartitions(db, new Date(), DAYS_AHEAD.open);
 }
 
 // Any constant shared by every instance: several instances starting together migrate one at a time.
@@ -187,13 +195,13 @@ async function openPostgres(options: PostgresOptions): Promise<DatabaseHandle> {
       const lock = await sql.reserve();
       try {
         await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
-        await migrate(db, { migrationsFolder: migrationsFolder() });
+        await migrateAndPrepare(db as unknown as Database, () => migrate(db, { migrationsFolder: migrationsFolder() }));
       } finally {
         await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
         lock.release();
       }
     } else if (options.migrate) {
-      await migrate(db, { migrationsFolder: migrationsFolder() });
+      await migrateAndPrepare(db as unknown as Database, () => migrate(db, { migrationsFolder: migrationsFolder() }));
     } else {
       await sql`select 1`;
     }

@@ -13,3 +13,12 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   }
   return false;
 }
+
+/** The database's own message: drizzle's wrapper names the query (which says nothing here) and keeps it as `cause`. */
+export function databaseMessage(error: unknown): string {
+  let current = error;
+  for (let depth = 0; depth < 3 && current instanceof Error && current.cause instanceof Error; depth++) {
+    current = current.cause;
+  }
+  return current instanceof Error ? current.message : String(error);
+}

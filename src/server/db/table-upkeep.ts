@@ -12,7 +12,9 @@ import { rowsOf } from "./rows-of";
  * Both run in PGlite's one session, so both are kept where their cost is known: statistics every
  * minute from a sample of STATISTICS_TARGET × 300 rows (bounded whatever the table holds), vacuum once
  * a day after retention, where it reads the pages with deleted rows and every index of their table
- * (2.6 s at 2.1 M rows of request log after a day's retention; 60 ms when nothing died).
+ * (2.6 s at 2.1 M rows of request log after a day's retention; 60 ms when nothing died). A partitioned
+ * table is tended through its partitions (db/day-partitions.ts), each a table of its own here: the
+ * parent holds no rows, and vacuuming it would go through every partition again.
  */
 export const UPKEEP_THRESHOLDS = { base: 50, analyzeShare: 0.1 } as const;
 
@@ -65,7 +67,7 @@ async function activity(db: Database): Promise<TableActivity[]> {
     await db.execute(sql`
       select s.relname as name, s.n_mod_since_analyze::float8 as changed, c.reltuples::float8 as rows
       from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-      where s.schemaname = 'public'
+      where s.schemaname = 'public' and c.relkind = 'r'
       order by s.relname`),
   ).map((t) => ({
     name: t.name,

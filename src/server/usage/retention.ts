@@ -1,15 +1,14 @@
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { lt, sql } from "drizzle-orm";
 import { TTL_SECONDS } from "@/server/coordination/keys";
 import type { Database } from "@/server/db/client";
 import {
-  projects,
-  requestLog,
-  requestQualityStats,
-  requestSourceStats,
-  requestStats,
-  requestVariantDays,
-  usageFlushLedger,
-} from "@/server/db/schema";
+  DAY_PARTITIONED,
+  DAYS_AHEAD,
+  type DayPartitioned,
+  prepareDayPartitions,
+  retireDayPartitions,
+} from "@/server/db/day-partitions";
+import { requestQualityStats, requestStats, requestVariantDays, usageFlushLedger } from "@/server/db/schema";
 
 export const REQUEST_LOG_RETENTION_DAYS = 30;
 /** The statistics cover the longest range the usage page shows (90 days) and the day that is running. */
@@ -21,64 +20,74 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export const LEDGER_RETENTION_MS = TTL_SECONDS.usageBucket * 1000 + 24 * 60 * 60 * 1000;
 
-/** Deletes in batches so a large backlog never holds one long lock on the table. */
-async function deleteInBatches(step: () => Promise<number>, batchSize: number): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const deleted = await step();
-    total += deleted;
-    if (deleted < batchSize) return total;
-  }
+/** Days each day-partitioned table keeps (db/day-partitions.ts): whole days, dropped when they pass. */
+const KEPT_DAYS: Record<DayPartitioned["table"], number> = {
+  request_log: REQUEST_LOG_RETENTION_DAYS,
+  request_source_stats: REQUEST_STATS_RETENTION_DAYS,
+};
+
+/** The first instant a day-partitioned table keeps at `now`. */
+export function keptFrom(now: Date): (table: DayPartitioned) => Date {
+  return (table) => new Date(now.getTime() - KEPT_DAYS[table.table] * DAY_MS);
 }
 
 /**
- * Project by project, each down its own (project, time) index: the log keeps no index on the time
- * alone (schema/usage.ts), and a project with nothing old costs one probe.
+ * The week ahead gets its day partitions, and so do the kept days whose rows wait in the default
+ * partition (the maintenance did not run for a week); run before the retention below.
  */
-export async function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Promise<number> {
-  const before = new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * 24 * 60 * 60 * 1000);
-  let total = 0;
-  for (const { id: projectId } of await db.select({ id: projects.id }).from(projects)) {
-    const step = async () => {
-      const old = db
-        .select({ id: requestLog.id })
-        .from(requestLog)
-        .where(and(eq(requestLog.projectId, projectId), lt(requestLog.createdAt, before)))
-        .limit(batchSize);
-      return (await db.delete(requestLog).where(inArray(requestLog.id, old)).returning({ id: requestLog.id })).length;
-    };
-    total += await deleteInBatches(step, batchSize);
-  }
-  return total;
+export function prepareDays(db: Database, now: Date): Promise<string[]> {
+  return prepareDayPartitions(db, now, DAYS_AHEAD.maintenance, keptFrom(now));
 }
 
-/** A day's statistics are a few rows per project-hour: one DELETE each, no batching needed. */
-export async function pruneRequestStats(db: Database, now: Date): Promise<number> {
+export interface Retired {
+  /** Partitions dropped: days whose every row passed the retention. */
+  dropped: string[];
+  /** Rows deleted one by one: from partitions that also hold newer rows (normally none). */
+  deleted: number;
+}
+
+export function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Promise<Retired> {
+  const table = DAY_PARTITIONED.requestLog;
+  return retireDayPartitions(db, table, keptFrom(now)(table), { batchSize });
+}
+
+/**
+ * The hourly and per-mode statistics are a few rows per project-hour: one DELETE each. The per-source
+ * days grow with traffic and are partitioned; the per-variant days are deleted in batches.
+ */
+export async function pruneRequestStats(db: Database, now: Date): Promise<Retired> {
   const before = new Date(now.getTime() - REQUEST_STATS_RETENTION_DAYS * DAY_MS);
   const hours = await db.delete(requestStats).where(lt(requestStats.hour, before)).returning({ at: requestStats.hour });
-  const days = await db
-    .delete(requestSourceStats)
-    .where(lt(requestSourceStats.day, before.toISOString().slice(0, 10)))
-    .returning({ day: requestSourceStats.day });
   const modes = await db
     .delete(requestQualityStats)
     .where(lt(requestQualityStats.day, before.toISOString().slice(0, 10)))
     .returning({ day: requestQualityStats.day });
   const variants = await pruneVariantDays(db, before.toISOString().slice(0, 10));
-  return hours.length + days.length + modes.length + variants;
+  const table = DAY_PARTITIONED.requestSourceStats;
+  const sources = await retireDayPartitions(db, table, keptFrom(now)(table));
+  return { dropped: sources.dropped, deleted: hours.length + modes.length + variants + sources.deleted };
 }
 
-/** A row per variant a project delivered each day: a busy project's days are many rows, so batched. */
-function pruneVariantDays(db: Database, beforeDay: string, batchSize = 10_000): Promise<number> {
+/**
+ * A row per variant a project delivered each day: a busy project's days are many rows, so batched, by
+ * primary key (which holds on the table partitioned too, where a ctid does not name one row).
+ */
+async function pruneVariantDays(db: Database, beforeDay: string, batchSize = 10_000): Promise<number> {
   const t = requestVariantDays;
-  const step = async () =>
-    (
+  let total = 0;
+  for (;;) {
+    const deleted = (
       await db
         .delete(t)
-        .where(sql`ctid in (select ctid from ${t} where ${t.day} < ${beforeDay} limit ${batchSize})`)
+        .where(
+          sql`(${t.projectId}, ${t.day}, ${t.variant}) in (
+            select ${t.projectId}, ${t.day}, ${t.variant} from ${t} where ${t.day} < ${beforeDay} limit ${batchSize})`,
+        )
         .returning({ day: t.day })
     ).length;
-  return deleteInBatches(step, batchSize);
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
 }
 
 export async function pruneLedger(db: Database, now: Date): Promise<number> {

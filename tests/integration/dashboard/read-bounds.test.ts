@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, isNotNull, ne } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, lt, ne } from "drizzle-orm";
+import { rangeInstants } from "@/server/analytics/date-range";
 import { auditLog, projects, requestLog } from "@/server/db/schema";
 import { DASHBOARD_SCAN } from "@/server/db/newest-first-scan";
 import { VARIANTS_PER_PROJECT_DAY } from "@/server/usage/request-stats";
@@ -42,15 +43,20 @@ beforeAll(async () => {
 
 afterAll(() => app?.close());
 
-/** One of the bounded scan's statements over the filled log, alone: the unit the bounds are counted in. */
+/**
+ * One of the bounded scan's statements over the filled log, alone, over the range the reads ask for (the
+ * planner may walk a partition's index for one shape and sort for another): the unit the bounds are
+ * counted in.
+ */
 async function statementMs(): Promise<number> {
+  const { start, end } = rangeInstants({ from: dayBefore(1), to: day() });
   let slowest = 0;
   for (let i = 0; i < 3; i++) {
     const started = performance.now();
     await app.services.database.db
       .select()
       .from(requestLog)
-      .where(eq(requestLog.projectId, projectId))
+      .where(and(eq(requestLog.projectId, projectId), gte(requestLog.createdAt, start), lt(requestLog.createdAt, end)))
       .orderBy(desc(requestLog.createdAt), desc(requestLog.id))
       .limit(DASHBOARD_SCAN.chunk);
     slowest = Math.max(slowest, performance.now() - started);

@@ -19,6 +19,22 @@ const CONTRACTIONS: ReadonlyArray<{ migration: string; change: string; stoppedUs
     // before queued a failed invalidation or ran the daily maintenance.
     stoppedUsing: "9855f3f (2026-11-27), the release of the drop itself",
   },
+  // The old table becomes the first partition; a partitioned table of the same name, columns and
+  // unique keys takes its name in the same transaction. The release before reads and writes it as it
+  // did, and its retention deletes by id (unique from the sequence) and by day, never by ctid (which
+  // names no single row of a partitioned table: why request_variant_days waits for a later release).
+  {
+    migration: "0022_request_log_by_day",
+    change: 'rename table "request_log"',
+    stoppedUsing:
+      "none: the name is taken over at once; 9c5e4ab's request-log, statistics, retention and maintenance tests pass on the schema after (PGlite and PostgreSQL 15)",
+  },
+  {
+    migration: "0022_request_log_by_day",
+    change: 'rename table "request_source_stats"',
+    stoppedUsing:
+      "none: the name is taken over at once; 9c5e4ab's request-log, statistics, retention and maintenance tests pass on the schema after (PGlite and PostgreSQL 15)",
+  },
 ];
 
 /** The statements of a migration, comments removed and whitespace collapsed; quotes kept whole. */

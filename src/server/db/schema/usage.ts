@@ -87,10 +87,15 @@ export const cronRun = pgTable("cron_run", {
   lastError: text("last_error"),
 });
 
+/**
+ * Partitioned by UTC day of `created_at` (db/day-partitions.ts; the migration is hand-written, drizzle-kit
+ * does not model partitions): retention drops a day whole. The key must therefore hold the time; `id`
+ * stays unique on its own, from its sequence.
+ */
 export const requestLog = pgTable(
   "request_log",
   {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
+    id: bigserial("id", { mode: "number" }).notNull(),
     requestId: text("request_id").notNull(),
     projectId: uuid("project_id")
       .notNull()
@@ -119,6 +124,7 @@ export const requestLog = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ columns: [t.id, t.createdAt] }),
     // The usage page's newest-first pages walk it backwards and stop at a page, never sorting the range.
     // The planner picks that walk once it has statistics: PostgreSQL's autovacuum gathers them, and on
     // the embedded database, which runs none, the scheduler's table upkeep (db/table-upkeep.ts).
