@@ -29,6 +29,7 @@ import { fillAuditLog, fillRequestLog, fillStatistics } from "../tests/support/f
 import { onBothDatabases } from "./lib/both-databases";
 import { benchProject, sourceRootWithDot } from "./lib/in-process";
 import { fmt } from "./lib/load";
+import { withProbe } from "./lib/probe";
 
 const LOG_DAYS = Number(process.env.BENCH_LOG_DAYS ?? 1);
 const STATISTICS = process.env.BENCH_STATISTICS !== "none";
@@ -137,23 +138,7 @@ async function measure(services: Services, database: string): Promise<Row[]> {
   const rows: Row[] = [];
   for (const [read, run] of cases) {
     await run(); // warm
-    let probeMaxMs = 0;
-    let done = false;
-    // From when the probe is due (2 ms after its last answer) to its answer: on PGlite in process a
-    // statement also holds the thread, which a timer around the probe's own query alone would not see.
-    const probing = (async () => {
-      while (!done) {
-        const due = performance.now() + 2;
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        await db.execute(sql`select 1`);
-        probeMaxMs = Math.max(probeMaxMs, performance.now() - due);
-      }
-    })();
-    const started = performance.now();
-    await run();
-    const ms = performance.now() - started;
-    done = true;
-    await probing;
+    const { ms, probeMaxMs } = await withProbe(db, run);
     rows.push({ database, read, ms, probeMaxMs });
   }
   return rows;

@@ -24,6 +24,7 @@ import type { Services } from "@/server/services";
 import { onBothDatabases } from "./lib/both-databases";
 import { benchProject, sourceRootWithDot } from "./lib/in-process";
 import { fmt } from "./lib/load";
+import { withProbe } from "./lib/probe";
 import { startPostgres } from "./lib/postgres";
 import { migrationsBefore } from "../tests/support/migrations";
 
@@ -50,25 +51,6 @@ function fillDay(table: string, projectId: string, end: Date): SQL {
       case when i <= 86400 then 404 else 200 end, 'local/photo.jpg', 'h', 'w_' || (i % 8192 + 1), 'webp', 1000, 12,
       'miss', 1, ${end.toISOString()}::timestamptz - make_interval(secs => i * ${DAY / 1000 / ROWS_A_DAY}::float8)
     from generate_series(1, ${ROWS_A_DAY}) as i`;
-}
-
-async function withProbe(db: Database, run: () => Promise<unknown>): Promise<{ ms: number; probeMaxMs: number }> {
-  let probeMaxMs = 0;
-  let done = false;
-  const probing = (async () => {
-    while (!done) {
-      const due = performance.now() + 2;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      await db.execute(sql`select 1`);
-      probeMaxMs = Math.max(probeMaxMs, performance.now() - due);
-    }
-  })();
-  const started = performance.now();
-  await run();
-  const ms = performance.now() - started;
-  done = true;
-  await probing;
-  return { ms, probeMaxMs };
 }
 
 /** The files of a table, or of every partition of a partitioned one, indexes included. */
