@@ -1,16 +1,14 @@
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { awaitOrphanedOwner, DatabaseInUseError, servingOwner } from "./embedded-lock";
 import { launchDatabaseProcess, type DatabaseProcessOptions } from "./embedded/launch";
 import { openPglite, type OwnerOptions } from "./embedded/open-pglite";
 import { databaseSettings } from "./settings";
+import type { Database } from "./database";
 import { DAYS_AHEAD, prepareDayPartitions } from "./day-partitions";
 import { migrationsFolder, pendingMigrations, SchemaBehindError } from "./migrations";
 import * as schema from "./schema";
 
 export type { OwnerOptions } from "./embedded/open-pglite";
-export type Schema = typeof schema;
-/** Both drivers produce this type: domain code never knows which one it talks to. */
-export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type { Database, Schema } from "./database";
 
 export interface DatabaseHandle {
   db: Database;
