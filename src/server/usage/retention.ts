@@ -42,7 +42,7 @@ export function prepareDays(db: Database, now: Date): Promise<string[]> {
 export interface Retired {
   /** Partitions dropped: days whose every row passed the retention. */
   dropped: string[];
-  /** Rows deleted one by one: from partitions that also hold newer rows (normally none). */
+  /** Rows deleted, in batches: from tables not partitioned, and partitions that also hold newer rows. */
   deleted: number;
 }
 

@@ -133,7 +133,7 @@ export const requestLog = pgTable(
     index("request_log_project_status_created_id_idx").on(t.projectId, t.status, t.createdAt, t.id),
     // No index on the time alone: with statistics, the planner walked one for a project's newest
     // successes and skipped every other row newer than them (a week of one tenant's failures, say).
-    // Retention walks each project's index instead (usage/retention.ts).
+    // Retention needs none: it drops whole days (db/day-partitions.ts).
     // One source's requests, newest first (the usage page's source filter given a whole source).
     index("request_log_project_source_created_id_idx").on(t.projectId, t.sourceHash, t.createdAt, t.id),
     // Looking one request up by the id its response carried (dashboard → Usage → request id).
