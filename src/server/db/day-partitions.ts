@@ -4,19 +4,18 @@ import { databaseMessage } from "./errors";
 import { rowsOf } from "./rows-of";
 
 /**
- * Tables whose rows grow with traffic, partitioned by UTC day (drizzle/0022_request_log_by_day.sql) so
- * that retention drops a day whole: no dead rows, no vacuum, no lock held for as long as a day's rows
- * take to delete. The statistics that grow with projects, not traffic (request_stats,
- * request_quality_stats, request_minute_stats), are a few rows per project-hour and keep their DELETE;
- * request_variant_days (rows per variant delivered, within a daily allowance) is to be partitioned by
- * a later release, once no release a rollback can reach deletes from it by ctid.
+ * Tables whose rows grow with traffic, partitioned by UTC day (drizzle/0022_request_log_by_day.sql,
+ * 0023_variant_days_by_day.sql) so that retention drops a day whole: no dead rows, no vacuum, no lock
+ * held for as long as a day's rows take to delete. The statistics that grow with projects, not traffic
+ * (request_stats, request_quality_stats, request_minute_stats), are a few rows per project-hour and
+ * keep their DELETE.
  *
  * A table's partitions are named by what they hold: `<table>_<YYYYMMDD>` one day,
  * `<table>_before_<YYYYMMDD>` everything before a day (the table as it was before partitioning), and
  * `<table>_default` whatever no other takes (a day nobody prepared: rows are never refused).
  */
 export interface DayPartitioned {
-  table: "request_log" | "request_source_stats";
+  table: "request_log" | "request_source_stats" | "request_variant_days";
   /** The partition key; `timestamptz` bounds are UTC midnights. */
   key: string;
   kind: "timestamptz" | "date";
@@ -25,6 +24,7 @@ export interface DayPartitioned {
 export const DAY_PARTITIONED = {
   requestLog: { table: "request_log", key: "created_at", kind: "timestamptz" },
   requestSourceStats: { table: "request_source_stats", key: "day", kind: "date" },
+  requestVariantDays: { table: "request_variant_days", key: "day", kind: "date" },
 } as const satisfies Record<string, DayPartitioned>;
 
 /**

@@ -1,4 +1,4 @@
-import { lt, sql } from "drizzle-orm";
+import { lt } from "drizzle-orm";
 import { TTL_SECONDS } from "@/server/coordination/keys";
 import type { Database } from "@/server/db/client";
 import {
@@ -8,7 +8,7 @@ import {
   prepareDayPartitions,
   retireDayPartitions,
 } from "@/server/db/day-partitions";
-import { requestQualityStats, requestStats, requestVariantDays, usageFlushLedger } from "@/server/db/schema";
+import { requestQualityStats, requestStats, usageFlushLedger } from "@/server/db/schema";
 
 export const REQUEST_LOG_RETENTION_DAYS = 30;
 /** The statistics cover the longest range the usage page shows (90 days) and the day that is running. */
@@ -24,6 +24,7 @@ export const LEDGER_RETENTION_MS = TTL_SECONDS.usageBucket * 1000 + 24 * 60 * 60
 const KEPT_DAYS: Record<DayPartitioned["table"], number> = {
   request_log: REQUEST_LOG_RETENTION_DAYS,
   request_source_stats: REQUEST_STATS_RETENTION_DAYS,
+  request_variant_days: REQUEST_STATS_RETENTION_DAYS,
 };
 
 /** The first instant a day-partitioned table keeps at `now`. */
@@ -53,7 +54,7 @@ export function pruneRequestLog(db: Database, now: Date, batchSize = 10_000): Pr
 
 /**
  * The hourly and per-mode statistics are a few rows per project-hour: one DELETE each. The per-source
- * days grow with traffic and are partitioned; the per-variant days are deleted in batches.
+ * and per-variant days grow with traffic and are partitioned by day.
  */
 export async function pruneRequestStats(db: Database, now: Date): Promise<Retired> {
   const before = new Date(now.getTime() - REQUEST_STATS_RETENTION_DAYS * DAY_MS);
@@ -62,32 +63,13 @@ export async function pruneRequestStats(db: Database, now: Date): Promise<Retire
     .delete(requestQualityStats)
     .where(lt(requestQualityStats.day, before.toISOString().slice(0, 10)))
     .returning({ day: requestQualityStats.day });
-  const variants = await pruneVariantDays(db, before.toISOString().slice(0, 10));
-  const table = DAY_PARTITIONED.requestSourceStats;
-  const sources = await retireDayPartitions(db, table, keptFrom(now)(table));
-  return { dropped: sources.dropped, deleted: hours.length + modes.length + variants + sources.deleted };
-}
-
-/**
- * A row per variant a project delivered each day: a busy project's days are many rows, so batched, by
- * primary key (which holds on the table partitioned too, where a ctid does not name one row).
- */
-async function pruneVariantDays(db: Database, beforeDay: string, batchSize = 10_000): Promise<number> {
-  const t = requestVariantDays;
-  let total = 0;
-  for (;;) {
-    const deleted = (
-      await db
-        .delete(t)
-        .where(
-          sql`(${t.projectId}, ${t.day}, ${t.variant}) in (
-            select ${t.projectId}, ${t.day}, ${t.variant} from ${t} where ${t.day} < ${beforeDay} limit ${batchSize})`,
-        )
-        .returning({ day: t.day })
-    ).length;
-    total += deleted;
-    if (deleted < batchSize) return total;
+  const retired: Retired = { dropped: [], deleted: hours.length + modes.length };
+  for (const table of [DAY_PARTITIONED.requestSourceStats, DAY_PARTITIONED.requestVariantDays]) {
+    const { dropped, deleted } = await retireDayPartitions(db, table, keptFrom(now)(table));
+    retired.dropped.push(...dropped);
+    retired.deleted += deleted;
   }
+  return retired;
 }
 
 export async function pruneLedger(db: Database, now: Date): Promise<number> {

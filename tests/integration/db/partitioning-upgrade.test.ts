@@ -72,6 +72,10 @@ beforeAll(async () => {
     insert into request_source_stats (day, project_id, source_hash, source_url, requests, output_bytes) values
       (current_date - 100, '00000000-0000-4000-8000-000000000001', 'old', 'local/old.jpg', 1, 1),
       (current_date, '00000000-0000-4000-8000-000000000001', 'new', 'local/new.jpg', 1, 1)`);
+  await run(`
+    insert into request_variant_days (day, project_id, variant) values
+      (current_date - 100, '00000000-0000-4000-8000-000000000001', 'old'),
+      (current_date, '00000000-0000-4000-8000-000000000001', 'new')`);
   await run(`set session_replication_role = origin`);
 });
 
@@ -80,7 +84,7 @@ afterAll(async () => {
   if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
-it("keeps every row and id, attaches the old table's indexes as they are, and retires it once its newest row expires", async () => {
+it("keeps every row and id, attaches the old tables' indexes as they are, and retires them once their newest row expires", async () => {
   const ids = async () =>
     (await run(`select request_id, id::text as id from request_log order by id`)).map((r) => `${r.request_id}=${r.id}`);
   const before = await ids();
@@ -115,11 +119,20 @@ it("keeps every row and id, attaches the old table's indexes as they are, and re
 
   // Retention deletes the expired rows of the old table, which still holds rows that are not.
   expect(await pruneRequestLog(db, now)).toEqual({ dropped: [], deleted: 5 });
-  expect(await pruneRequestStats(db, now)).toEqual({ dropped: [], deleted: 1 });
+  // The per-variant days (0023, a release later) went the same way.
+  expect(await run(`select distinct tableoid::regclass::text as partition from request_variant_days`)).toEqual([
+    { partition: `request_variant_days_before_${tomorrow}` },
+  ]);
+  expect(await pruneRequestStats(db, now)).toEqual({ dropped: [], deleted: 2 });
   expect(await run(`select source_hash from request_source_stats`)).toEqual([{ source_hash: "new" }]);
+  expect(await run(`select variant from request_variant_days`)).toEqual([{ variant: "new" }]);
   // Once its newest row is past the retention, it goes whole; the sequence stays with the log.
   const later = new Date(now.getTime() + 32 * DAY);
   expect((await pruneRequestLog(db, later)).dropped).toContain(first);
+  const statsLater = new Date(now.getTime() + 92 * DAY);
+  expect((await pruneRequestStats(db, statsLater)).dropped).toEqual(
+    expect.arrayContaining([`request_source_stats_before_${tomorrow}`, `request_variant_days_before_${tomorrow}`]),
+  );
   expect(await run(`select pg_get_serial_sequence('request_log', 'id') as sequence`)).toEqual([
     { sequence: "public.request_log_id_seq" },
   ]);

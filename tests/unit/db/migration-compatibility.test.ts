@@ -35,6 +35,13 @@ const CONTRACTIONS: ReadonlyArray<{ migration: string; change: string; stoppedUs
     stoppedUsing:
       "none: the name is taken over at once; 9c5e4ab's request-log, statistics, retention and maintenance tests pass on the schema after (PGlite and PostgreSQL 15)",
   },
+  // As 0022, a release later: the release before (74d7159) deletes these rows by primary key.
+  {
+    migration: "0023_variant_days_by_day",
+    change: 'rename table "request_variant_days"',
+    stoppedUsing:
+      "none: the name is taken over at once; 74d7159's statistics, unique-variant, retention and maintenance tests pass on the schema after (PGlite and PostgreSQL 15)",
+  },
 ];
 
 /** The statements of a migration, comments removed and whitespace collapsed; quotes kept whole. */
