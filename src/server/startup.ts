@@ -7,6 +7,7 @@ import { DatabaseInUseError } from "@/server/db/embedded-lock";
 import { SchemaBehindError } from "@/server/db/migrations";
 import { describeError, type Logger } from "@/server/log";
 import { getServices, type Services } from "@/server/services";
+import type { TransformPlacement } from "@/server/image/isolation/transforms";
 
 /**
  * Validates the configuration and opens the database (applying migrations) before the first request.
@@ -60,13 +61,19 @@ const COORDINATION_TEXT = {
   none: "in-process (single instance only)",
 } as const;
 
+const TRANSFORM_PLACEMENT_TEXT = {
+  "by-input": "stills within budget in the server process, the rest in child processes",
+  process: "child processes",
+  none: "in the server process",
+} as const satisfies Record<TransformPlacement, string>;
+
 /**
  * What was built, read from the services themselves: a variable that was set but not used (or a
  * default that changed) cannot make the summary claim what is not running.
  */
 export function describeServices(
   services: Pick<Services, "database" | "coordination"> & {
-    delivery: Pick<Services["delivery"], "transformIsolation">;
+    delivery: Pick<Services["delivery"], "transforms">;
     dashboard: Pick<Services["dashboard"], "registration">;
   },
   dataDir: string,
@@ -74,8 +81,7 @@ export function describeServices(
   return {
     database: services.database.kind === "pglite" ? `embedded PGlite in ${dataDir}` : "PostgreSQL (DATABASE_URL)",
     coordination: COORDINATION_TEXT[services.coordination.transport ?? "none"],
-    transformIsolation:
-      services.delivery.transformIsolation === "process" ? "child processes" : "in the server process",
+    transformIsolation: TRANSFORM_PLACEMENT_TEXT[services.delivery.transforms.placement],
     registration: services.dashboard.registration.mode,
   };
 }

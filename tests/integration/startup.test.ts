@@ -82,9 +82,11 @@ describe("server start", () => {
     expect(readyLine(result.stdout)).toMatchObject({
       database: expect.stringContaining("embedded PGlite") as unknown,
       coordination: "in-process (single instance only)",
-      transformIsolation: "child processes",
+      transformIsolation: "stills within budget in the server process, the rest in child processes",
       registration: "open",
     });
+    const isolated = await startServer({ OPTSTUFF_TRANSFORM_ISOLATION: "process" });
+    expect(readyLine(isolated.stdout)).toMatchObject({ transformIsolation: "child processes" });
     const inProcess = await startServer({ OPTSTUFF_TRANSFORM_ISOLATION: "none" });
     expect(readyLine(inProcess.stdout)).toMatchObject({
       transformIsolation: "in the server process",

@@ -48,8 +48,9 @@ export const filesStore = (dataDir: string, maxBytes: number): TestSettings => (
 const dataDir = () => mkdtempSync(path.join(tmpdir(), "optstuff-test-data-"));
 
 /**
- * What every test app runs with unless it says otherwise: secrets given (nothing generated), transforms
- * in killable processes as `npm start` runs them, the demo images as `local/`, loopback origins allowed,
+ * What every test app runs with unless it says otherwise: secrets given (nothing generated), every
+ * transform in a killable process (`npm start` places ordinary stills in its own process:
+ * delivery/placement.test.ts runs that), the demo images as `local/`, loopback origins allowed,
  * open registration (tests sign up many people), no configuration cache (tests change keys and expect
  * the next request to see it), no store, source cache or answer-later unless a test turns them on.
  */

@@ -7,11 +7,11 @@ import type { DatabaseHandle } from "@/server/db/client";
 import type { Logger, SampledLog } from "@/server/log";
 import type { ResultStoreDeps } from "@/server/result-store/create-store";
 import type { SecretBox } from "@/server/signing";
-import { createResultCache, createTransformScheduler, fontEnvironment, lazyInProcessTransform } from "@/server/image";
+import { createResultCache, createTransformScheduler, fontEnvironment, lazyEngine } from "@/server/image";
 import type { TransformScheduler } from "@/server/image";
 import { createUploadCheck, uploadLimits, type UploadCheck } from "@/server/image/check-upload";
-import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { transformIsolationOf } from "@/server/image/isolation/settings";
+import { createTransforms, type Transforms } from "@/server/image/isolation/transforms";
 import { fontConfigOf, transformLimitsOf, type ImageValues } from "@/server/image/settings";
 import { createAuthFailureGuard } from "@/server/ratelimit/auth-failure-guard";
 import { addressLimitsOf } from "@/server/ratelimit/request-limits";
@@ -87,8 +87,8 @@ export interface DeliveryPlane {
   checkUpload: UploadCheck;
   /** The sample photo as a project's operations make it, for the preset editor and watermark placement. */
   previewOperations: PreviewOperations;
-  /** Where transforms run: killable child processes, or this process. */
-  transformIsolation: "process" | "none";
+  /** Where transforms run (by input, killable child processes, or this process), and where they ran. */
+  transforms: Pick<Transforms, "placement" | "placed">;
   /** For the metrics: the transform slots and queue, the later queue, the store's counts. */
   scheduler: TransformScheduler;
   laterQueue: LaterQueue;
@@ -112,24 +112,19 @@ export async function createDeliveryPlane(
   const fetchLimits = fetchLimitsOf(env);
   const fontConfigFile = fontConfigOf(env);
   const resultCacheBytes = env.OPTSTUFF_RESULT_CACHE_BYTES;
-  // sharp loads with the first transform made in this process, if any (none with transform processes).
-  const inProcessTransform = lazyInProcessTransform({ fontConfigFile });
+  // sharp loads with the first transform made or placed in this process, if any.
+  const engine = lazyEngine({ fontConfigFile });
   const scheduler = createTransformScheduler({
     concurrency: env.OPTSTUFF_TRANSFORM_CONCURRENCY,
     maxQueue: env.OPTSTUFF_TRANSFORM_QUEUE,
     fairShare: env.OPTSTUFF_TRANSFORM_FAIR_SHARE === "on",
   });
-  const isolation = transformIsolationOf(env, seams.childEnv);
-  const pool = isolation
-    ? createProcessPool({
-        entry: isolation.entry,
-        memoryLimitBytes: isolation.memoryLimitBytes,
-        jobsPerProcess: isolation.jobsPerProcess,
-        env: { ...isolation.env, ...fontEnvironment(fontConfigFile) },
-        normalNice: isolation.nice,
-      })
-    : null;
-  const transform = pool?.transform ?? inProcessTransform;
+  const transforms = createTransforms(
+    transformIsolationOf(env, seams.childEnv),
+    engine,
+    fontEnvironment(fontConfigFile),
+  );
+  const { transform } = transforms;
   const storeSettings = resultStoreOf(env);
   const store = storeSettings
     ? await createResultStore(storeSettings, {
@@ -207,20 +202,20 @@ export async function createDeliveryPlane(
       },
     },
     results,
-    // Uploads are decoded where sources are, under the same scheduler: bounded, killable, shared fairly.
-    checkUpload: createUploadCheck({ scheduler, transform, limits: uploadLimits(limits) }),
+    // Uploads are decoded in a transform process under the same scheduler: bounded, killable, shared fairly.
+    checkUpload: createUploadCheck({ scheduler, transform: transforms.isolated, limits: uploadLimits(limits) }),
     previewOperations: createOperationsPreview({
       config: shared.config,
       projectImages,
       scheduler,
-      transform,
+      transform: transforms.isolated,
       limits: previewLimits(limits),
       samplePath: seams.previewSample ?? path.resolve(PREVIEW_SAMPLE),
     }),
-    transformIsolation: pool ? "process" : "none",
+    transforms: { placement: transforms.placement, placed: transforms.placed },
     scheduler,
     laterQueue,
     store,
-    closers: [store, pool, downloads, sources],
+    closers: [store, transforms.pool, downloads, sources],
   };
 }

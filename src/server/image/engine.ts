@@ -4,5 +4,6 @@
  * not load sharp until it transforms something (lazy-transform.ts).
  */
 export { configureSharp, type SharpSettings } from "./configure-sharp";
+export { placeTransform } from "./isolation/placement";
 export { transformImage, type TransformRequest } from "./pipeline";
 export { inProcessTransform } from "./transformer";

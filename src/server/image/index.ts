@@ -33,7 +33,7 @@ export {
   type TransformScheduler,
 } from "./transform-scheduler";
 export type { TransformInput, Transformer } from "./transformer";
-export { lazyInProcessTransform } from "./lazy-transform";
+export { lazyEngine, type LazyEngine } from "./lazy-transform";
 export { jobCost } from "./job-cost";
 export { createResultCache, type ResultCache, type ResultCacheOptions } from "./result-cache";
 export type { SharpSettings } from "./configure-sharp";

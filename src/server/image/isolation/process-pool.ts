@@ -13,6 +13,8 @@ import { spawnTransformProcess, type ProcessEnd, type TransformProcess } from ".
 
 /** Transforms in killable child processes, as the server is configured (isolation/settings.ts: transformIsolationOf). */
 export interface TransformIsolation {
+  /** Stills within the in-process budgets run in the server's process, the rest here (placement.ts). */
+  byInput: boolean;
   /** The built transform process script. */
   entry: string;
   memoryLimitBytes: number;
