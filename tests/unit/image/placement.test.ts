@@ -15,6 +15,13 @@ const limits = DEFAULT_TRANSFORM_LIMITS;
 const place = (input: Buffer, operations = "w_400", accept: string | null = CHROME) =>
   placeTransform(input, parseOperations(operations), { accept }, limits);
 
+/** The JPEG with its progressive frame header (SOF2) marked sequential (SOF0). */
+function sequential(jpeg: Buffer): Buffer {
+  const copy = Buffer.from(jpeg);
+  copy[copy.indexOf(Buffer.from([0xff, 0xc2])) + 1] = 0xc0;
+  return copy;
+}
+
 const photo = (width: number, height: number) =>
   sharp({
     create: { width, height, channels: 3, background: "#88aacc", noise: { type: "gaussian", mean: 120, sigma: 30 } },
@@ -42,6 +49,8 @@ describe("placeTransform", () => {
       .toBuffer();
     const cases: Array<[string, Buffer, string]> = [
       ["scan-bomb JPEG", scanBombJpeg(2048, 28_500), "jpeg scans"],
+      // The same scans under a sequential frame header (SOF0): the header does not decide.
+      ["scan-bomb JPEG declared sequential", sequential(scanBombJpeg(256, 5_000)), "jpeg scans"],
       ["decompression-bomb PNG", pixelBombPng(100_000, 100_000), "input pixels"],
       ["SVG with filters", filterBombSvg(), "format"],
       ["AVIF", await photo(64, 64).avif().toBuffer(), "format"],

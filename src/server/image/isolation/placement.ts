@@ -66,7 +66,8 @@ export const placeTransform: PlaceTransform = async (input, ops, request, limits
   const sample = metadata.depth === "uchar" ? 1 : 2;
   const copies = (metadata.isProgressive ? 2 : 1) * (holdsWholeFrame(ops) ? 2 : 1);
   if (pixels * metadata.channels * sample * copies > IN_PROCESS.maxDecodedBytes) return isolated("decoded bytes");
-  if (format === "jpeg" && metadata.isProgressive) {
+  // Every JPEG, not the progressive ones only: a sequential one may carry more scans than it declares.
+  if (format === "jpeg") {
     const scans = countJpegScans(input, IN_PROCESS.maxJpegScans);
     if (scans === null || scans > IN_PROCESS.maxJpegScans) return isolated("jpeg scans");
   }
