@@ -53,10 +53,13 @@ export function createPlacedTransform(options: PlacedTransformOptions): PlacedTr
       return options.isolated(input, ops, request, limits, priority);
     }
     const bytes = Buffer.isBuffer(input) ? input : await readFile(input.path);
-    const key = sourceKey(bytes);
-    const placement = overran.has(key)
-      ? ({ where: "isolated", reason: "overran before" } as const)
-      : await options.place(bytes, ops, request, limits);
+    // Hashed only when something was remembered, or is to be: most servers never remember a source.
+    let hashed: string | undefined;
+    const key = () => (hashed ??= sourceKey(bytes));
+    const placement =
+      overran.size > 0 && overran.has(key())
+        ? ({ where: "isolated", reason: "overran before" } as const)
+        : await options.place(bytes, ops, request, limits);
     if (placement.where === "isolated") {
       sendAway(placement.reason);
       return options.isolated(input, ops, request, limits, priority);
@@ -66,10 +69,10 @@ export function createPlacedTransform(options: PlacedTransformOptions): PlacedTr
     try {
       return await options.inProcess(bytes, ops, request, limits, priority);
     } catch (error) {
-      if (isAppError(error) && error.code === "TRANSFORM_TIMEOUT") remember(key);
+      if (isAppError(error) && error.code === "TRANSFORM_TIMEOUT") remember(key());
       throw error;
     } finally {
-      if (now() - started > budgetMs) remember(key);
+      if (now() - started > budgetMs) remember(key());
     }
   };
   return { transform, stats: () => ({ inProcess: counts.inProcess, isolated: { ...counts.isolated } }) };
