@@ -16,7 +16,7 @@ export default defineConfig({
     },
     // What test loggers kept is printed only for a test that failed (tests/support/test-log.ts).
     setupFiles: ["tests/support/log-on-failure.ts"],
-    // Printed by `npm test -- --coverage` (CI does, for the embedded run); never a gate.
+    // Printed by `npm test -- --coverage`; never a gate (CI leaves it out: it costs 15 % of a pass).
     coverage: {
       provider: "v8",
       include: ["src/**/*.ts", "src/**/*.tsx", "packages/client/src/**/*.ts"],
