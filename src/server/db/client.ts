@@ -40,6 +40,11 @@ export type DatabaseTarget = (
   | {
       kind: "pglite";
       dataDir: string | null;
+      /**
+       * In memory only: start from this dump of a database (PGlite's `dumpDataDir`) instead of an empty
+       * one; migrations then apply what it lacks. An empty cluster costs 2 s to make, a dump 0.6 s to load.
+       */
+      template?: Blob;
       sharedBuffersMb?: number;
       owner?: OwnerOptions;
       serve?: { entry: string; onLost: DatabaseProcessOptions["onLost"] };
@@ -80,7 +85,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     });
     return { ...handle, kind: "pglite" };
   }
-  return openInProcess(target.dataDir, sharedBuffersMb, migrate, target.owner);
+  return openInProcess(target.dataDir, sharedBuffersMb, migrate, target.owner, target.template);
 }
 
 async function openPostgresTarget(
@@ -134,10 +139,11 @@ async function openInProcess(
   sharedBuffersMb: number,
   applyMigrations: boolean,
   owner?: OwnerOptions,
+  template?: Blob,
 ): Promise<DatabaseHandle> {
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
-  const pglite = await openPglite(dataDir, sharedBuffersMb, owner);
+  const pglite = await openPglite(dataDir, sharedBuffersMb, owner, template);
   try {
     const db = drizzle(pglite.client, { schema });
     if (applyMigrations)

@@ -14,11 +14,15 @@ export interface OwnerOptions {
   onTakeover?(owner: DatabaseOwner | null): void;
 }
 
-/** Opens PGlite on a directory it then owns (embedded-lock.ts), or in memory when dataDir is null. */
+/**
+ * Opens PGlite on a directory it then owns (embedded-lock.ts), or in memory when dataDir is null (from
+ * `template`, a dump of another database, when given).
+ */
 export async function openPglite(
   dataDir: string | null,
   sharedBuffersMb: number,
   owner: OwnerOptions = { role: "another process" },
+  template?: Blob,
 ): Promise<{ client: PGlite; close(): Promise<void> }> {
   const { PGlite } = await import("@electric-sql/pglite");
   if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -37,7 +41,9 @@ export async function openPglite(
     : async () => {};
   try {
     const options = { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`] };
-    const client = dataDir ? new PGlite(path.join(dataDir, "pglite"), options) : new PGlite(options);
+    const client = dataDir
+      ? new PGlite(path.join(dataDir, "pglite"), options)
+      : new PGlite({ ...options, loadDataDir: template });
     await client.waitReady;
     return {
       client,
