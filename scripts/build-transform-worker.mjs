@@ -21,7 +21,8 @@ export async function buildTransformWorker(root = path.resolve(path.dirname(file
   return path.join(root, TRANSFORM_WORKER);
 }
 
-async function bundle(root, entry, outfile, alsoExternal = []) {
+/** One ESM file for Node from a TypeScript entry, its dependencies inside but for the native and data-reading ones. */
+export async function bundle(root, entry, outfile, alsoExternal = []) {
   await build({
     absWorkingDir: root,
     entryPoints: [entry],

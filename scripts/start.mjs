@@ -20,8 +20,7 @@ if (!process.env.DATABASE_URL) {
   const bootstrap = spawnSync(
     process.execPath,
     [
-      "node_modules/tsx/dist/cli.mjs",
-      "scripts/optstuff.ts",
+      "scripts/optstuff.mjs",
       "bootstrap",
       ...["--team", "demo", "--project", "demo", "--if-empty", "--credentials-file", envFile],
     ],

@@ -32,8 +32,7 @@ beforeAll(async () => {
       const created = spawnSync(
         process.execPath,
         [
-          "node_modules/tsx/dist/cli.mjs",
-          "scripts/optstuff.ts",
+          "scripts/optstuff.mjs",
           ...["keys", "create", "--team", "churn", "--project", "churn", "--name", "day"],
           ...["--per-minute", "3", "--per-day", "3", "--json"],
         ],

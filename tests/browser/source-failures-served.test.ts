@@ -24,8 +24,7 @@ beforeAll(async () => {
     const created = spawnSync(
       process.execPath,
       [
-        "node_modules/tsx/dist/cli.mjs",
-        "scripts/optstuff.ts",
+        "scripts/optstuff.mjs",
         ...["keys", "create", "--team", "shop", "--project", "shop", "--name", "small", "--per-minute", "5", "--json"],
       ],
       { env: { ...process.env, ...loopback, OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "" }, encoding: "utf8" },

@@ -186,8 +186,7 @@ export function bootstrapProject(
   const result = spawnSync(
     process.execPath,
     [
-      "node_modules/tsx/dist/cli.mjs",
-      "scripts/optstuff.ts",
+      "scripts/optstuff.mjs",
       "bootstrap",
       ...(args.includes("--team") ? [] : ["--team", "demo", "--project", "demo"]),
       "--credentials-file",

@@ -61,7 +61,7 @@ afterAll(async () => {
 async function optstuff(args: string[], extraEnv: Record<string, string> = {}) {
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", OPTSTUFF_DATA_DIR: dataDir, ...extraEnv };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const { stdout } = await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", ...args], {
+  const { stdout } = await run(process.execPath, ["scripts/optstuff.mjs", ...args], {
     env: env as NodeJS.ProcessEnv,
     timeout: 90_000,
     encoding: "utf8",

@@ -37,18 +37,14 @@ afterAll(() => new Promise<void>((resolve) => standIn.close(() => resolve())));
 const dataDir = mkdtempSync(path.join(tmpdir(), "optstuff-doctor-server-"));
 
 async function doctor(env: Record<string, string>): Promise<{ code: number; server: Finding; stderr: string }> {
-  const done = await run(
-    process.execPath,
-    ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", "doctor", "--json"],
-    {
-      env: { PATH: process.env.PATH ?? "", OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "", ...env } as Record<
-        string,
-        string
-      > as NodeJS.ProcessEnv,
-      timeout: 90_000,
-      encoding: "utf8",
-    },
-  ).then(
+  const done = await run(process.execPath, ["scripts/optstuff.mjs", "doctor", "--json"], {
+    env: { PATH: process.env.PATH ?? "", OPTSTUFF_DATA_DIR: dataDir, DATABASE_URL: "", ...env } as Record<
+      string,
+      string
+    > as NodeJS.ProcessEnv,
+    timeout: 90_000,
+    encoding: "utf8",
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (failure: { code: number; stdout: string; stderr: string }) => failure,
   );

@@ -41,7 +41,7 @@ function optstuff(dataDir: string, args: string[], extraEnv: Record<string, stri
     ...extraEnv,
   };
   if (databaseUrl && !("DATABASE_URL" in extraEnv)) env.DATABASE_URL = databaseUrl;
-  return run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", ...args], {
+  return run(process.execPath, ["scripts/optstuff.mjs", ...args], {
     env: env as NodeJS.ProcessEnv,
     timeout: 90_000,
     encoding: "utf8",

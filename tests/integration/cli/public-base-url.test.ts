@@ -48,7 +48,7 @@ function startServer(dataDir: string, env: Record<string, string>): Promise<Run>
 /** The CLI as a user runs it in another shell: none of the server's variables unless given. */
 function optstuff(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return settle(
-    run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", ...args], {
+    run(process.execPath, ["scripts/optstuff.mjs", ...args], {
       env: { ...base(dataDir), ...env } as NodeJS.ProcessEnv,
       timeout: 90_000,
       encoding: "utf8",

@@ -47,7 +47,7 @@ const serverTarget = (env: Record<string, string>) =>
   serverDatabaseTargetOf(parseEnv({ NODE_ENV: "production", ...secrets, ...env }));
 
 function optstuff(args: string[], env: Record<string, string>) {
-  return run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/optstuff.ts", ...args], {
+  return run(process.execPath, ["scripts/optstuff.mjs", ...args], {
     env: { PATH: process.env.PATH ?? "", ...secrets, ...env } as unknown as NodeJS.ProcessEnv,
     encoding: "utf8",
     timeout: 60_000,
