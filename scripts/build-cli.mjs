@@ -1,7 +1,7 @@
 // Bundles the command line (scripts/optstuff.ts) into dist/optstuff.mjs, as build-transform-worker.mjs
 // does for the processes the server forks: PGlite, sharp, jsdom and DOMPurify stay in node_modules.
 // Written beside and renamed into place, so two commands starting at once never run half a file.
-import { existsSync, readdirSync, renameSync, statSync } from "node:fs";
+import { readdirSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundle } from "./build-transform-worker.mjs";
@@ -22,9 +22,9 @@ export async function buildCli() {
 
 /** The bundle exists and no input changed after it was made (a walk of src/, ~650 files, a few ms). */
 export function cliIsCurrent() {
-  if (!existsSync(CLI_BUNDLE)) return false;
-  const built = statSync(CLI_BUNDLE).mtimeMs;
-  const newer = (file) => existsSync(file) && statSync(file).mtimeMs > built;
+  const built = statSync(CLI_BUNDLE, { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined) return false;
+  const newer = (file) => (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) > built;
   if (INPUTS.some((input) => newer(path.join(ROOT, input)))) return false;
   return !readdirSync(path.join(ROOT, "src"), { recursive: true, withFileTypes: true }).some(
     (entry) => entry.isFile() && newer(path.join(entry.parentPath ?? entry.path, entry.name)),

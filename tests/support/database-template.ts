@@ -32,28 +32,42 @@ declare module "vitest" {
 export async function makeDatabaseTemplate(): Promise<{ template: DatabaseTemplate; remove(): Promise<void> }> {
   const dir = mkdtempSync(path.join(tmpdir(), "optstuff-template-"));
   const dump = path.join(dir, "pglite.tar");
+  await dumpMigratedPglite(dump);
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  const onPostgres = adminUrl ? await migratedPostgres(adminUrl) : undefined;
+  return {
+    template: { dump, postgres: onPostgres?.name },
+    async remove() {
+      rmSync(dir, { recursive: true, force: true });
+      await onPostgres?.drop();
+    },
+  };
+}
+
+async function dumpMigratedPglite(file: string): Promise<void> {
   const client = new PGlite();
   try {
     await migrate(drizzle(client), { migrationsFolder: migrationsFolder() });
-    writeFileSync(dump, Buffer.from(await (await client.dumpDataDir("none")).arrayBuffer()));
+    writeFileSync(file, Buffer.from(await (await client.dumpDataDir("none")).arrayBuffer()));
   } finally {
     await client.close();
   }
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  const name = adminUrl ? `optstuff_template_${randomBytes(6).toString("hex")}` : undefined;
-  const admin = adminUrl ? postgres(adminUrl, { max: 1, onnotice: () => {} }) : undefined;
-  if (admin && name) {
-    await admin.unsafe(`create database ${name}`);
-    const url = new URL(adminUrl!);
-    url.pathname = `/${name}`;
-    await (await openDatabase({ kind: "postgres", url: url.toString(), maxConnections: 2 })).close();
-  }
+}
+
+/** A database migrated as the server migrates one (migrations under their lock, day partitions). */
+async function migratedPostgres(adminUrl: string): Promise<{ name: string; drop(): Promise<void> }> {
+  const name = `optstuff_template_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  // Two connections: one holds the migration lock, the migrator runs on the other.
+  await (await openDatabase({ kind: "postgres", url: url.toString(), maxConnections: 2 })).close();
   return {
-    template: { dump, postgres: name },
-    async remove() {
-      rmSync(dir, { recursive: true, force: true });
-      if (admin && name) await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin?.end();
+    name,
+    async drop() {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
     },
   };
 }
