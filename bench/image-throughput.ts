@@ -41,6 +41,7 @@ import {
   killAll,
   PEER_DIR,
   prepareOurApp,
+  scrapeMetrics,
   startOrigin,
   startProcess,
   stop,
@@ -108,6 +109,8 @@ interface RunResult extends Summary {
   databaseCpuMsPerRequest?: number;
   /** Peak RSS in bytes of the server's own process, the embedded database's and the live transform processes. */
   peakRssParts?: { server: number; database: number; transforms: number };
+  /** Where the signed route ran its transforms (warm-up included): `in-process`, or the reason it sent one away. */
+  placements?: Record<string, number>;
   /** CPU of the benchmark process itself (load generator + origin) per request. */
   clientCpuMsPerRequest?: number;
   /**
@@ -269,6 +272,7 @@ async function runHttp(
     transforms: peakRssOf(processesOfTree(child.pid!, /transform-worker/)),
   };
   const originRequests = ctx.origin.counts.GET + ctx.origin.counts.HEAD - originBefore;
+  const placements = id === "ours" ? placementsOf(await scrapeMetrics(base)) : undefined;
   await stop(child);
 
   const result: RunResult = {
@@ -284,6 +288,7 @@ async function runHttp(
           serverCpuMsPerRequest: serverMs / measured.latencies.length,
           databaseCpuMsPerRequest: databaseMs / measured.latencies.length,
           peakRssParts: peakParts,
+          placements,
         }
       : {}),
     clientCpuMsPerRequest: clientMs / measured.latencies.length,
@@ -395,7 +400,19 @@ function parts(r: RunResult): string {
   const p = r.peakRssParts;
   if (!p) return "";
   const mb = (bytes: number) => fmt(bytes / 2 ** 20, 0);
-  return ` (server ${mb(p.server)}, database ${mb(p.database)}, transform processes ${mb(p.transforms)})`;
+  const ran = Object.entries(r.placements ?? {}).map(([where, count]) => `${where} ${count}`);
+  const placed = ran.length > 0 ? `; transforms ran: ${ran.join(", ")}` : "";
+  return ` (server ${mb(p.server)}, database ${mb(p.database)}, transform processes ${mb(p.transforms)}${placed})`;
+}
+
+/** `optstuff_transform_placements` by where, or by reason for those sent to a transform process. */
+function placementsOf(metrics: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [, where, reason, count] of metrics.matchAll(
+    /^optstuff_transform_placements\{where="([^"]*)",reason="([^"]*)"\} (\d+)/gm,
+  ))
+    if (Number(count) > 0) out[where === "in-process" ? where : reason!] = Number(count);
+  return out;
 }
 
 function ratios(results: RunResult[]): Ratio[] {

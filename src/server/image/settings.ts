@@ -46,7 +46,7 @@ export const imageSettings = group("Transforms", {
   }),
   OPTSTUFF_TRANSFORM_FAIR_SHARE: choice(["on", "off"], {
     default: "on",
-    doc: "Teams take turns for transform slots, a team may fill half the queue, one slot is kept for teams with nothing running, a team's extra jobs run at low CPU priority; `off`: one first-come queue.",
+    doc: "Teams take turns for transform slots, a team may fill half the queue, one slot is kept for teams with nothing running, a team's extra jobs run at low CPU priority while another team has work; `off`: one first-come queue.",
   }),
   OPTSTUFF_TRANSFORM_ISOLATION: choice(["auto", "process", "none"], {
     default: "auto",

@@ -11,11 +11,14 @@ export interface SchedulerOptions {
 }
 
 /**
- * `normal` for a tenant's first running job, `background` for its others: where jobs run in their own
- * processes, background ones run at a lower CPU priority, so a tenant's burst uses idle cores but
- * gives way to every other tenant's first job (measured in bench:hostile's cross-tenant case).
+ * `normal` for a tenant's first running job; for its others, `extra` while no other tenant has work and
+ * `background` while one has (and for work nobody waits for). Where jobs run in their own processes,
+ * extra and background ones run at a lower CPU priority, so a tenant's burst uses idle cores but gives
+ * way to every other tenant's first job (measured in bench:hostile's cross-tenant case). Placed by
+ * input (isolation/placed-transform.ts), an extra job may run in the server's process, where it cannot
+ * be niced: there is nobody to give way to, and its cost is bounded by the placement check.
  */
-export type JobPriority = "normal" | "background";
+export type JobPriority = "normal" | "extra" | "background";
 
 export interface TransformScheduler {
   /**
@@ -109,7 +112,14 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
     background: boolean,
     cost: number,
   ): void {
-    const priority: JobPriority = background ? "background" : !fair || tenant.running === 0 ? "normal" : "background";
+    const priority: JobPriority = background
+      ? "background"
+      : !fair || tenant.running === 0
+        ? "normal"
+        : // Tenants are kept while they have work: this one and any other.
+          tenants.size > 1
+          ? "background"
+          : "extra";
     // Its work is charged from where it started: now, or its turn in the queue.
     const from = Math.max(virtualTime, tenant.finish);
     virtualTime = from;

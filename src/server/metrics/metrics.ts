@@ -3,6 +3,7 @@ import type { LaterQueue } from "@/server/delivery/later-queue";
 import type { Counters } from "@/server/coordination/counters";
 import type { RequestOutcome } from "@/server/delivery/serve-image";
 import type { TransformScheduler } from "@/server/image";
+import type { PlacedTransform } from "@/server/image/isolation/placed-transform";
 import type { ResultStore } from "@/server/result-store/types";
 
 export interface Metrics {
@@ -25,6 +26,8 @@ export function createMetrics(deps: {
   /** Final answers waiting to be made after their interim ones (delivery/later-queue.ts). */
   later?: Pick<LaterQueue, "stats">;
   store?: ResultStore | null;
+  /** Where placed transforms ran, by reason (null unless transforms are placed by input). */
+  placed?: PlacedTransform["stats"] | null;
   /** The in-process limiter's windows (null with Redis, which keeps them). */
   limiterWindows?: (() => { addresses: number; others: number }) | null;
 }): Metrics {
@@ -68,6 +71,19 @@ export function createMetrics(deps: {
       if (deps.later) this.set({ state: "later" }, deps.later.stats().waiting);
     },
   });
+  const placed = deps.placed;
+  if (placed)
+    new Gauge({
+      name: "optstuff_transform_placements",
+      help: "Transforms run in this process (where=in-process) and sent to a transform process, by reason, since start",
+      labelNames: ["where", "reason"],
+      registers: [registry],
+      collect() {
+        const { inProcess, isolated } = placed();
+        this.set({ where: "in-process", reason: "" }, inProcess);
+        for (const [reason, count] of Object.entries(isolated)) this.set({ where: "isolated", reason }, count);
+      },
+    });
   const windows = deps.limiterWindows;
   if (windows)
     new Gauge({

@@ -4,6 +4,7 @@ import type { DatabaseHandle } from "@/server/db/client";
 import type { LaterQueue } from "@/server/delivery/later-queue";
 import type { RequestOutcome } from "@/server/delivery/delivery-types";
 import type { TransformScheduler } from "@/server/image";
+import type { Transforms } from "@/server/image/isolation/transforms";
 import type { Logger, SampledLog } from "@/server/log";
 import { createMetrics, type Metrics } from "@/server/metrics/metrics";
 import type { ResultStore } from "@/server/result-store/types";
@@ -31,7 +32,12 @@ export interface UsageShared {
   logger: Logger;
   logSampled: SampledLog;
   /** What the metrics read of delivery: its transform slots and queue, the later queue, the store. */
-  delivery: { scheduler: TransformScheduler; laterQueue: LaterQueue; store: ResultStore | null };
+  delivery: {
+    scheduler: TransformScheduler;
+    laterQueue: LaterQueue;
+    store: ResultStore | null;
+    transforms: Pick<Transforms, "placed">;
+  };
 }
 
 /** The request log, the metrics and what records each request's outcome in both and in the usage buckets. */
@@ -43,6 +49,7 @@ export function createUsagePlane(env: RequestLogValues, shared: UsageShared): Us
     scheduler: delivery.scheduler,
     later: delivery.laterQueue,
     store: delivery.store,
+    placed: delivery.transforms.placed,
     limiterWindows: coordination.windows,
   });
   // Without a shared Redis, usage is buffered in the database with the request log: it survives a crash.

@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMetricsRouteHandler } from "@/server/http/metrics-route";
 import { createTestApp, type TestApp } from "../../support/app";
 import { filterBombSvg, pixelBombPng, scanBombJpeg } from "../../support/hostile";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
@@ -12,6 +13,7 @@ import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 let app: TestApp;
 let origin: Origin;
 const TIMEOUT_MS = 3000;
+const METRICS_TOKEN = "placement-metrics-token";
 
 beforeAll(async () => {
   const photo = sharp({
@@ -39,6 +41,7 @@ beforeAll(async () => {
       // The AVIF attack of the contract tests: an 8192² enlargement the output limits let through.
       OPTSTUFF_MAX_OUTPUT_PIXELS: String(8192 * 8192),
       OPTSTUFF_MAX_AVIF_PIXELS: String(8192 * 8192),
+      OPTSTUFF_METRICS_TOKEN: METRICS_TOKEN,
     },
   });
 });
@@ -87,6 +90,27 @@ describe("transforms placed by input", () => {
       const decoded = await sharp(answer.body).metadata();
       expect([decoded.format, decoded.width]).toEqual([format, operations.startsWith("w_300") ? 300 : 200]);
     }
+  });
+
+  it("runs a team's burst in the server's process while no other team has work, and says where in /api/metrics", async () => {
+    // Six at once from one team: its first job and its extra ones, none of which has anyone to give way to.
+    const before = placed();
+    const answers = await Promise.all(
+      [301, 302, 303, 304, 305, 306].map((width) =>
+        app.fetch(app.signedPath(`w_${width},f_webp`, `http://${origin.host}/photo.jpg`)),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const after = placed();
+    expect({ inProcess: after.inProcess - before.inProcess, isolated: after.isolated }).toEqual({
+      inProcess: 6,
+      isolated: before.isolated,
+    });
+    const metrics = await createMetricsRouteHandler(async () => app.services)(
+      new Request("http://optstuff.test/api/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }),
+    );
+    const text = await metrics.text();
+    expect(text).toContain(`optstuff_transform_placements{where="in-process",reason=""} ${after.inProcess}`);
   });
 
   it.each([

@@ -6,14 +6,18 @@ import { AppError } from "@/server/errors";
 import { createPlacedTransform } from "@/server/image/isolation/placed-transform";
 import type { Placement } from "@/server/image/isolation/placement";
 import type { Transformer } from "@/server/image/transformer";
+import type { JobPriority } from "@/server/image/transform-scheduler";
 import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image/settings";
 
 /**
  * The route between the server's process and the transform processes: what the check says, except
- * that a tenant's extra jobs always go to the processes, and a source whose job here ran past the
+ * that background jobs always go to the processes, and a source whose job here was given more than the
  * budget (or timed out) goes there from then on. Both sides here answer which one ran.
  */
-function setup(placement: Placement, behaviour: { tookMs?: number; fails?: Error } = {}) {
+function setup(
+  placement: Placement,
+  behaviour: { tookMs?: number; fails?: Error; gate?: Promise<unknown>; cores?: number } = {},
+) {
   let clock = 0;
   const ran: string[] = [];
   const side =
@@ -22,6 +26,7 @@ function setup(placement: Placement, behaviour: { tookMs?: number; fails?: Error
       ran.push(`${name}:${Buffer.isBuffer(input) ? "bytes" : "file"}`);
       if (name === "here") {
         clock += behaviour.tookMs ?? 10;
+        await behaviour.gate;
         if (behaviour.fails) throw behaviour.fails;
       }
       return {
@@ -38,11 +43,12 @@ function setup(placement: Placement, behaviour: { tookMs?: number; fails?: Error
     isolated: side("process"),
     place: async () => placement,
     budgetMs: 1000,
+    cores: behaviour.cores ?? 2,
     now: () => clock,
   });
-  const run = (input: Buffer | { path: string } = Buffer.from("source"), priority?: "normal" | "background") =>
+  const run = (input: Buffer | { path: string } = Buffer.from("source"), priority?: JobPriority) =>
     placed.transform(input, {}, { accept: null }, DEFAULT_TRANSFORM_LIMITS, priority);
-  return { placed, ran, run };
+  return { placed, ran, run, advance: (ms: number) => (clock += ms) };
 }
 
 describe("createPlacedTransform", () => {
@@ -67,11 +73,39 @@ describe("createPlacedTransform", () => {
     expect([...away.ran, ...here.ran]).toEqual(["process:file", "here:bytes"]);
   });
 
-  it("sends a tenant's extra jobs to the processes, where they run niced", async () => {
+  it("sends background jobs to the processes, where they run niced, and places a lone tenant's extra ones", async () => {
     const { ran, run, placed } = setup({ where: "in-process" });
     await run(Buffer.from("source"), "background");
-    expect(ran).toEqual(["process:bytes"]);
-    expect(placed.stats().isolated).toEqual({ background: 1 });
+    await run(Buffer.from("source"), "extra");
+    expect(ran).toEqual(["process:bytes", "here:bytes"]);
+    expect(placed.stats()).toEqual({ inProcess: 1, isolated: { background: 1 } });
+  });
+
+  it("charges jobs that ran beside more jobs than cores their share of the time, not the time that passed", async () => {
+    // Four jobs on two cores for 1.8 s: each was given 0.9 s, within the budget.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { ran, run, placed, advance } = setup({ where: "in-process" }, { tookMs: 0, gate, cores: 2 });
+    const sources = ["a", "b", "c", "d"].map((name) => Buffer.from(`source ${name}`));
+    const running = sources.map((source) => run(source));
+    await new Promise((resolve) => setImmediate(resolve));
+    advance(1800);
+    release();
+    await Promise.all(running);
+    await Promise.all(sources.map((source) => run(source)));
+    expect(placed.stats()).toEqual({ inProcess: 8, isolated: {} });
+    // Two on two cores for the same 1.8 s: each had a core to itself, and both go to the processes next time.
+    let releaseTwo!: () => void;
+    const gateTwo = new Promise<void>((resolve) => (releaseTwo = resolve));
+    const two = setup({ where: "in-process" }, { tookMs: 0, gate: gateTwo, cores: 2 });
+    const pair = sources.slice(0, 2).map((source) => two.run(source));
+    await new Promise((resolve) => setImmediate(resolve));
+    two.advance(1800);
+    releaseTwo();
+    await Promise.all(pair);
+    await Promise.all(sources.slice(0, 2).map((source) => two.run(source)));
+    expect(two.placed.stats()).toEqual({ inProcess: 2, isolated: { "overran before": 2 } });
+    expect(ran).toHaveLength(8);
   });
 
   it("sends a source whose job here ran past the budget to the processes from then on, and only that source", async () => {

@@ -95,7 +95,7 @@ describe("createTransformScheduler", () => {
     await expect(scheduler.run("other", async () => 1)).resolves.toBe(1);
   });
 
-  it("keeps a slot for another tenant while one tenant bursts, and runs the burst's extra jobs in the background", async () => {
+  it("keeps a slot for another tenant while one tenant bursts", async () => {
     const scheduler = createTransformScheduler({ concurrency: 4, maxQueue: 20 });
     const gate = deferred();
     const priorities: string[] = [];
@@ -107,12 +107,32 @@ describe("createTransformScheduler", () => {
     );
     await tick();
     expect(scheduler.stats()).toEqual({ running: 3, queued: 3 });
-    expect(priorities).toEqual(["noisy:normal", "noisy:background", "noisy:background"]);
+    expect(priorities).toEqual(["noisy:normal", "noisy:extra", "noisy:extra"]);
     // The quiet tenant starts at once, at normal priority, though the noisy one has jobs waiting.
     const quiet = scheduler.run("quiet", async (priority) => priority);
     await expect(quiet).resolves.toBe("normal");
     gate.resolve("x");
     await Promise.all(noisy);
+  });
+
+  it("runs a lone tenant's extra jobs as extra, and as background from the moment another tenant has work", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 6, maxQueue: 20 });
+    const gate = deferred();
+    const priorities: string[] = [];
+    const job = (name: string) => (priority: string) => (priorities.push(`${name}:${priority}`), gate.promise);
+    const jobs = [scheduler.run("alone", job("alone")), scheduler.run("alone", job("alone"))];
+    await tick();
+    jobs.push(scheduler.run("other", job("other")));
+    await tick();
+    jobs.push(scheduler.run("alone", job("alone")));
+    await tick();
+    expect(priorities).toEqual(["alone:normal", "alone:extra", "other:normal", "alone:background"]);
+    gate.resolve("x");
+    await Promise.all(jobs);
+    // Everyone gone: the next burst is alone again.
+    const next = [scheduler.run("other", job("other")), scheduler.run("other", job("other"))];
+    await Promise.all(next);
+    expect(priorities.slice(4)).toEqual(["other:normal", "other:extra"]);
   });
 
   it("runs a background job at background priority, never in the slot kept for idle tenants", async () => {

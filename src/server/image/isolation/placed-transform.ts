@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { isAppError } from "@/server/errors";
 import type { Transformer } from "../transformer";
 import type { PlaceTransform } from "./placement";
@@ -11,8 +12,14 @@ export interface PlacedTransformOptions {
   isolated: Transformer;
   /** The check (placement.ts: placeTransform), loaded with sharp on first use. */
   place: PlaceTransform;
-  /** A job in this process past this long (ms) sends its source to the processes from then on. Default 1 s. */
+  /**
+   * A job in this process given more than this much time (ms) sends its source to the processes from
+   * then on. Its time: while more jobs run here than there are cores, each is given its share of the
+   * time that passed, so a job slowed by the others is not charged for them. Default 1 s.
+   */
   budgetMs?: number;
+  /** Cores the jobs here share. Default os.availableParallelism(). */
+  cores?: number;
   /** Sources remembered as having passed the budget. Default 4,096. */
   remembered?: number;
   now?: () => number;
@@ -27,14 +34,16 @@ export interface PlacedTransform {
 /**
  * Transforms in this process for inputs that cannot run away (placement.ts), in transform processes for
  * the rest: the speed and memory of an in-process optimizer for ordinary images, a kill for hostile ones.
- * A tenant's extra jobs (background priority) always go to the processes, where they run niced. A job
- * here that runs past the budget cannot be stopped (libvips' own time limit still ends it), but its
- * source is remembered and goes to the processes from then on; its time was its owner's slot's.
+ * Background jobs (a tenant's extra ones while another tenant has work, and work nobody waits for) go to
+ * the processes, where they run niced; a lone tenant's extra jobs may run here (transform-scheduler.ts).
+ * A job here that runs past the budget cannot be stopped (libvips' own time limit still ends it), but
+ * its source is remembered and goes to the processes from then on; its time was its owner's slot's.
  */
 export function createPlacedTransform(options: PlacedTransformOptions): PlacedTransform {
   const budgetMs = options.budgetMs ?? 1000;
   const capacity = options.remembered ?? 4096;
   const now = options.now ?? (() => performance.now());
+  const share = createShareClock(options.cores ?? availableParallelism(), now);
   const overran = new Set<string>();
   const counts = { inProcess: 0, isolated: {} as Record<string, number> };
 
@@ -65,17 +74,49 @@ export function createPlacedTransform(options: PlacedTransformOptions): PlacedTr
       return options.isolated(input, ops, request, limits, priority);
     }
     counts.inProcess++;
-    const started = now();
+    const given = share.begin();
     try {
       return await options.inProcess(bytes, ops, request, limits, priority);
     } catch (error) {
       if (isAppError(error) && error.code === "TRANSFORM_TIMEOUT") remember(key());
       throw error;
     } finally {
-      if (now() - started > budgetMs) remember(key());
+      if (given() > budgetMs) remember(key());
     }
   };
   return { transform, stats: () => ({ inProcess: counts.inProcess, isolated: { ...counts.isolated } }) };
+}
+
+/**
+ * Processor sharing: the time each running job is given, advancing at full speed while the jobs fit the
+ * cores and at cores ÷ jobs beyond. `begin` returns, for the job it starts, a function that ends it and
+ * says how much time it was given.
+ */
+function createShareClock(cores: number, now: () => number) {
+  let running = 0;
+  let given = 0;
+  let at = now();
+  const advance = () => {
+    const t = now();
+    if (running > 0) given += (t - at) * Math.min(1, cores / running);
+    at = t;
+  };
+  return {
+    begin(): () => number {
+      advance();
+      running++;
+      const from = given;
+      let ended: number | undefined;
+      return () => {
+        if (ended === undefined) {
+          advance();
+          running--;
+          ended = given - from;
+        }
+        return ended;
+      };
+    },
+  };
 }
 
 /** A source's identity for the memory above: its length and its first 64 KB (not a hash of all of it). */

@@ -9,7 +9,7 @@ import type { TransformResult } from "../types";
 import { imageSettings } from "../settings";
 import { residentBytes } from "./process-memory";
 import type { JobMessage } from "./protocol";
-import { spawnTransformProcess, type ProcessEnd, type TransformProcess } from "./transform-process";
+import { laneOf, spawnTransformProcess, type Lane, type ProcessEnd, type TransformProcess } from "./transform-process";
 
 /** Transforms in killable child processes, as the server is configured (isolation/settings.ts: transformIsolationOf). */
 export interface TransformIsolation {
@@ -92,39 +92,40 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const watchIntervalMs = options.watchIntervalMs ?? 25;
   const scratch = createScratchDirectory("optstuff-transform-");
   // Niceness can only be raised without privileges, so each process keeps the priority it started with.
-  const live: Record<JobPriority, Set<TransformProcess>> = { normal: new Set(), background: new Set() };
+  const live: Record<Lane, Set<TransformProcess>> = { normal: new Set(), background: new Set() };
   const killed = { timeout: 0, memory: 0, crashed: 0 };
   let retried = 0;
   let sequence = 0;
   let closed = false;
 
-  function spawn(priority: JobPriority): TransformProcess {
-    const proc = spawnTransformProcess(priority, {
+  function spawn(lane: Lane): TransformProcess {
+    const proc = spawnTransformProcess(lane, {
       entry: options.entry,
       settings: { sharp: options.sharp ?? {} },
       // Each running job holds a libuv thread; two more for the files it reads and writes.
       env: { ...options.env, UV_THREADPOOL_SIZE: String(Math.max(4, capacity + 2)) },
-      nice: priority === "background" ? (options.backgroundNice ?? 19) : (options.normalNice ?? 0),
+      nice: lane === "background" ? (options.backgroundNice ?? 19) : (options.normalNice ?? 0),
       onGone: (gone, held) => {
-        live[gone.priority].delete(gone);
+        live[gone.lane].delete(gone);
         // Ended with jobs and not by us: it crashed (or something outside killed it).
         if (held > 0 && !gone.killedFor && gone.started) killed.crashed++;
       },
     });
-    live[priority].add(proc);
+    live[lane].add(proc);
     return proc;
   }
 
   /** The fullest process with room (fewer processes, less memory), or a new one; alone: always new. */
   function acquire(priority: JobPriority, alone: boolean): TransformProcess {
+    const lane = laneOf(priority);
     let chosen: TransformProcess | undefined;
     if (!alone) {
-      for (const proc of live[priority]) {
+      for (const proc of live[lane]) {
         if (proc.state !== "open" || !proc.child.connected || proc.jobs.size >= capacity) continue;
         if (!chosen || proc.jobs.size > chosen.jobs.size) chosen = proc;
       }
     }
-    chosen ??= spawn(priority);
+    chosen ??= spawn(lane);
     if (alone) chosen.holdAlone();
     clearTimeout(chosen.idleTimer);
     watchMemory(chosen);

@@ -28,9 +28,14 @@ export interface RunningJob {
  */
 export type ProcessState = "open" | "solo" | "retiring" | "dead";
 
+/** The niceness a process runs at: extra and background jobs share the lowered one. */
+export type Lane = "normal" | "background";
+
+export const laneOf = (priority: JobPriority): Lane => (priority === "normal" ? "normal" : "background");
+
 export interface TransformProcess {
   child: ChildProcess;
-  priority: JobPriority;
+  lane: Lane;
   readonly state: ProcessState;
   /** It said it was ready: an exit before that is a failure to start, not a job's doing. */
   started: boolean;
@@ -66,7 +71,7 @@ export interface SpawnOptions {
  * or database URL gets to code that parses hostile bytes. When it exits, each job it held is told how
  * (ProcessEnd); the pool decides whose fault that was.
  */
-export function spawnTransformProcess(priority: JobPriority, options: SpawnOptions): TransformProcess {
+export function spawnTransformProcess(lane: Lane, options: SpawnOptions): TransformProcess {
   if (!existsSync(options.entry)) {
     throw new AppError("INTERNAL", {
       detail: `transform worker not built: ${options.entry} (npm run build writes it)`,
@@ -85,7 +90,7 @@ export function spawnTransformProcess(priority: JobPriority, options: SpawnOptio
   let state: ProcessState = "open";
   const proc: TransformProcess = {
     child,
-    priority,
+    lane,
     get state() {
       return state;
     },
