@@ -50,7 +50,7 @@ export const imageSettings = group("Transforms", {
   }),
   OPTSTUFF_TRANSFORM_ISOLATION: choice(["auto", "process", "none"], {
     default: "auto",
-    doc: "Where transforms run: `process` (child processes killed past the time budget or the memory cap, since some native calls ignore libvips' timeout), `none` (this process); `auto` runs the stills that cannot run away (JPEG of a few scans, PNG, WebP and still GIF within 24 MP and the output budgets) in this process and everything else (SVG, AVIF/HEIF, animation, large outputs…) in child processes, except on Vercel, whose function limits bound each call: `none` there. `process` keeps cache hits quicker while transforms load the cores (p99 28–44 against 57–71 ms in bench:cache), for more CPU and memory per transform.",
+    doc: "Where transforms run: `process` (child processes killed past the time budget or the memory cap, since some native calls ignore libvips' timeout), `none` (this process); `auto` runs the stills that cannot run away (JPEG of a few scans, PNG, WebP and still GIF within 24 MP and the output budgets) in this process and everything else (SVG, AVIF/HEIF, animation, large outputs…) in child processes, except on Vercel, whose function limits bound each call: `none` there. `process` keeps cache hits quicker while transforms load the cores (bench:cache), at more CPU and memory per transform.",
   }),
   OPTSTUFF_TRANSFORM_JOBS_PER_PROCESS: integer({
     default: 2,
