@@ -14,9 +14,15 @@ import { migrationsBefore } from "../../support/migrations";
  * its sequence, and retention deletes its expired rows until the whole of it can be dropped.
  */
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const PARTITIONING = "0022_request_log_by_day";
 const now = new Date();
-const tomorrow = new Date(now.getTime() + DAY).toISOString().slice(0, 10).replaceAll("-", "");
+const dayAfter = (time: number) => new Date(time + DAY).toISOString().slice(0, 10).replaceAll("-", "");
+const tomorrow = dayAfter(now.getTime());
+// The old log's newest row is an hour before the test's clock: in the first hour of a UTC day it is
+// yesterday's, and the first partition ends where that day does.
+const logBound = dayAfter(now.getTime() - HOUR);
+const today = `'${now.toISOString().slice(0, 10)}'::date`;
 
 let folder: string;
 let db: Database;
@@ -62,20 +68,20 @@ beforeAll(async () => {
   await run(`set session_replication_role = replica`);
   await run(`
     insert into request_log (request_id, project_id, status, http_status, created_at)
-    select 'old-' || g, '00000000-0000-4000-8000-000000000001', 'success', 200, now() - interval '40 days' - g * interval '1 minute'
+    select 'old-' || g, '00000000-0000-4000-8000-000000000001', 'success', 200, '${now.toISOString()}'::timestamptz - interval '40 days' - g * interval '1 minute'
     from generate_series(1, 5) g`);
   await run(`
     insert into request_log (request_id, project_id, status, http_status, created_at)
-    select 'recent-' || g, '00000000-0000-4000-8000-000000000001', 'success', 200, now() - g * interval '1 hour'
+    select 'recent-' || g, '00000000-0000-4000-8000-000000000001', 'success', 200, '${now.toISOString()}'::timestamptz - g * interval '1 hour'
     from generate_series(1, 20) g`);
   await run(`
     insert into request_source_stats (day, project_id, source_hash, source_url, requests, output_bytes) values
-      (current_date - 100, '00000000-0000-4000-8000-000000000001', 'old', 'local/old.jpg', 1, 1),
-      (current_date, '00000000-0000-4000-8000-000000000001', 'new', 'local/new.jpg', 1, 1)`);
+      (${today} - 100, '00000000-0000-4000-8000-000000000001', 'old', 'local/old.jpg', 1, 1),
+      (${today}, '00000000-0000-4000-8000-000000000001', 'new', 'local/new.jpg', 1, 1)`);
   await run(`
     insert into request_variant_days (day, project_id, variant) values
-      (current_date - 100, '00000000-0000-4000-8000-000000000001', 'old'),
-      (current_date, '00000000-0000-4000-8000-000000000001', 'new')`);
+      (${today} - 100, '00000000-0000-4000-8000-000000000001', 'old'),
+      (${today}, '00000000-0000-4000-8000-000000000001', 'new')`);
   await run(`set session_replication_role = origin`);
 });
 
@@ -93,7 +99,7 @@ it("keeps every row and id, attaches the old tables' indexes as they are, and re
   await prepareDayPartitions(db, now, DAYS_AHEAD.open);
 
   expect(await ids()).toEqual(before);
-  const first = `request_log_before_${tomorrow}`;
+  const first = `request_log_before_${logBound}`;
   expect(await run(`select distinct tableoid::regclass::text as partition from request_log`)).toEqual([
     { partition: first },
   ]);
