@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alertEvents, auditLog, requestMinuteStats, sourceBuckets } from "@/server/db/schema";
 import { createCronRouteHandler } from "@/server/http/cron-route";
 import { createTestApp, type TestApp } from "../../support/app";
+import { clearOfWindowEdge } from "../../support/clock";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { startS3, type LocalS3 } from "../../support/s3";
 import { buildSignedUrl } from "../../support/signed-url";
@@ -77,6 +78,7 @@ function partsOf(mail: string): { head: string; text: string } {
 
 describe("alerts", () => {
   it("mails the admins once when a key passes its share of the day limit, and shows it to admins only", async () => {
+    await clearOfWindowEdge(86_400_000, 60_000); // the key's day window ends at UTC midnight
     const key = await owner.caller.apiKey.create({
       ...scope(),
       name: "storefront",
@@ -119,7 +121,7 @@ describe("alerts", () => {
     await check();
     expect((await admin.caller.alerts.current({ teamSlug })).some((a) => a.kind === "keyDayLimit")).toBe(false);
     await owner.caller.apiKey.revoke({ ...scope(), keyId: key.id });
-  });
+  }, 90_000);
 
   it("mails once when a key expires within 7 days, again for a new expiry", async () => {
     const expiresAt = new Date(Date.now() + 3 * DAY_MS);
@@ -147,6 +149,7 @@ describe("alerts", () => {
   });
 
   it("mails once when a project's requests fail over 15 minutes, counted from the route's own outcomes", async () => {
+    await clearOfWindowEdge(3_600_000, 30_000); // the alert is kept once per hour
     // A project of its own: the error rate is over every request of the project in the 15 minutes.
     const failing = await owner.caller.project.create({
       teamSlug,
@@ -179,7 +182,7 @@ describe("alerts", () => {
     expect(mails[0]).toContain("Failing: 19 of 20 requests failed in the last 15 minutes (95 %");
     expect(mails[0]).toContain(`/t/${teamSlug}/p/failing/usage`);
     await owner.caller.project.delete({ teamSlug, projectSlug: "failing", confirmSlug: "failing" });
-  });
+  }, 60_000);
 
   it("tries a bucket's credentials, mails once while they are refused, and clears when they are fixed", async () => {
     const bucket = await s3.bucket();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageRecord } from "@/server/db/schema";
 import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
+import { clearOfWindowEdge } from "../../support/clock";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { tokenOf } from "../../support/tenant-world";
 import { createExportHandler } from "@/server/http/export-route";
@@ -25,6 +26,8 @@ function imagePath(key: { publicKey: string; secretKey: string }, operations: st
 }
 
 beforeAll(async () => {
+  // The file counts what it serves by the UTC day: it starts clear of midnight.
+  await clearOfWindowEdge(86_400_000, 120_000);
   // In process: the flush sweeps every bucket of its Redis, and this file's numbers must be its own.
   app = await createTestApp({ env: NO_REDIS });
   owner = await signUp(app.services, "usage");
@@ -62,7 +65,7 @@ beforeAll(async () => {
   }
   const flushed = await app.services.jobs.cron.flushUsage({ safetyLagMs: -60_000 }); // the current minute too
   expect(flushed.requests).toBe(served.requests);
-}, 60_000);
+}, 180_000);
 afterAll(() => app.close());
 
 describe("project usage", () => {

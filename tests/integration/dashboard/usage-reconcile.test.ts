@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp, NO_REDIS } from "../../support/app";
+import { clearOfWindowEdge } from "../../support/clock";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { buildSignedUrl } from "../../support/signed-url";
 
@@ -18,6 +19,8 @@ const path = (key: { publicKey: string; secretKey: string }, operations: string,
   buildSignedUrl({ baseUrl: "http://x", projectSlug: "site", ...key, operations, source }).slice("http://x".length);
 
 beforeAll(async () => {
+  // The file counts what it serves by the UTC day: it starts clear of midnight.
+  await clearOfWindowEdge(86_400_000, 120_000);
   app = await createTestApp({ env: NO_REDIS });
   owner = await signUp(app.services, "reconcile");
   teamSlug = (
@@ -48,7 +51,7 @@ beforeAll(async () => {
   sent.failed++;
   await app.settled();
   await app.services.jobs.cron.flushUsage({ safetyLagMs: -60_000 });
-});
+}, 180_000);
 
 afterAll(() => app?.close());
 

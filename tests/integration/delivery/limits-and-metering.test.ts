@@ -241,6 +241,7 @@ describe("per-address limits", () => {
 
 describe("pre-auth guard", () => {
   it("refuses an address after repeated authentication failures, before any lookup, and only that address", async () => {
+    await clearOfWindowEdge(); // the guard blocks until its minute ends
     const attacker = { "X-Forwarded-For": "198.51.100.7" };
     const forged = image(app.key).replace(/sig=[^&]+/, `sig=${"C".repeat(32)}`);
     for (let i = 0; i < 3; i++) expect((await app.fetch(forged, { headers: attacker })).status).toBe(403);

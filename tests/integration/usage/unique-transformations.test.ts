@@ -4,6 +4,7 @@ import { projects, requestVariantDays, teams } from "@/server/db/schema";
 import { uniqueTransformations } from "@/server/analytics/unique-transformations";
 import { pruneRequestStats } from "@/server/usage/retention";
 import { createTestApp, type TestApp } from "../../support/app";
+import { clearOfWindowEdge } from "../../support/clock";
 
 /** Chromium's Accept for images: AVIF first. */
 const CHROME = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
@@ -11,9 +12,11 @@ const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISO
 
 let app: TestApp;
 beforeAll(async () => {
+  // The file counts what it serves by the UTC day: it starts clear of midnight.
+  await clearOfWindowEdge(86_400_000, 120_000);
   // AVIF made after the answer for outputs of 100,000 pixels or more: the final AVIF is a variant too.
   app = await createTestApp({ env: { OPTSTUFF_AVIF_LATER_MIN_PIXELS: "100000" } });
-}, 30_000);
+}, 180_000);
 afterAll(() => app.close());
 
 const get = async (operations: string, accept = "image/jpeg") => {
