@@ -1,19 +1,27 @@
 // The README test command: unit tests, then integration tests, then one plain summary line.
 // Integration tests use embedded PGlite unless TEST_DATABASE_URL points at a PostgreSQL server
 // (each test file creates and drops its own database there). Arguments: the projects to run
-// (vitest.config.ts: unit, integration, browser), paths to run only those files of them, and
-// --coverage to print each one's coverage.
+// (vitest.config.ts: unit, integration, browser), paths to run only those files of them,
+// --coverage to print each one's coverage, and --skip-service-free to leave out the integration files
+// that run the same on every machine (tests/support/service-free.mjs), for a second pass with services.
 // Suites that need what the machine lacks (redis-server, PostgreSQL, Chromium: tests/support/services.ts)
 // skip with the need in their title; the summary counts them and lists each need once, with its files.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { SERVICE_FREE } from "../tests/support/service-free.mjs";
 
 const args = process.argv.slice(2);
+const unknown = args.filter((arg) => arg.startsWith("--") && arg !== "--coverage" && arg !== "--skip-service-free");
+if (unknown.length > 0) {
+  console.error(`test: unknown option ${unknown.join(", ")} (known: --coverage, --skip-service-free)`);
+  process.exit(2);
+}
 const coverage = args.includes("--coverage");
+const skipServiceFree = args.includes("--skip-service-free");
 // A path (tests/integration/usage) narrows the projects named to its files.
 const paths = args.filter((arg) => arg.includes("/"));
-const named = args.filter((arg) => arg !== "--coverage" && !arg.includes("/"));
+const named = args.filter((arg) => !arg.startsWith("--") && !arg.includes("/"));
 const suites = named.length > 0 ? named : ["unit", "integration"];
 mkdirSync("artifacts", { recursive: true });
 
@@ -36,6 +44,7 @@ for (const suite of suites) {
       "--project",
       suite,
       ...paths,
+      ...(skipServiceFree && suite === "integration" ? SERVICE_FREE.flatMap((file) => ["--exclude", file]) : []),
       ...(coverage ? ["--coverage.enabled", `--coverage.reportsDirectory=artifacts/coverage-${suite}`] : []),
       "--reporter=default",
       "--reporter=json",
