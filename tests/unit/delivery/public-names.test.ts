@@ -60,6 +60,14 @@ describe("public identifiers (Cache-Tag, ETag)", () => {
     expect(again.etag(project.id, "VARIANT", 3)).toBe(names.etag(project.id, "VARIANT", 3));
   });
 
+  it("name alike after more than they keep was named in between: 1,000 sources of 8 KB each", () => {
+    const fresh = createPublicNames("test-master");
+    const first = fresh.sourceTag(project.id, sourceName(cat));
+    for (let i = 0; i < 1_000; i++) fresh.sourceTag(project.id, `https://cdn.example.com/${i}/${"x".repeat(8_000)}`);
+    expect(fresh.sourceTag(project.id, sourceName(cat))).toBe(first);
+    expect(createPublicNames("test-master").sourceTag(project.id, sourceName(cat))).toBe(first);
+  });
+
   it("change the ETag at every purge and keep the tags a purge names", () => {
     const etags = [0, 1, 2, PURGES].map((generation) => resultAddress(purged(generation), "VARIANT", cat, names));
     expect(new Set(etags.map((a) => a.etag)).size).toBe(4);

@@ -16,6 +16,14 @@ describe("object names", () => {
     name.split("/").forEach((segment, i) => expect(other[i]).not.toBe(segment));
   });
 
+  it("name alike after more than they keep was named in between: 1,000 keys of 8 KB each", () => {
+    const fresh = createObjectNames("master");
+    const first = fresh.nameOf(`${project}/src/variant`);
+    for (let i = 0; i < 1_000; i++) fresh.nameOf(`${project}/${"s".repeat(8_000)}${i}/variant`);
+    expect(fresh.nameOf(`${project}/src/variant`)).toBe(first);
+    expect(createObjectNames("master").nameOf(`${project}/src/variant`)).toBe(first);
+  });
+
   it("keep prefixes: a project's and a source's names start every name of their results", () => {
     const full = names.nameOf(`${project}/src/variant`);
     expect(full.startsWith(`${names.nameOf(project)}/`)).toBe(true);

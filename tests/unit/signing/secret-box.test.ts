@@ -46,6 +46,19 @@ describe("secret box", () => {
     expect(() => box.open(parts.join("."), publicKey)).toThrow();
   });
 
+  it("keeps a secret it opened for its key only: another key, or an altered copy, still fails after it", () => {
+    const box = createSecretBox("master-one");
+    const sealed = box.seal(secretKey, publicKey);
+    expect(box.open(sealed, publicKey)).toBe(secretKey);
+    expect(box.open(sealed, publicKey)).toBe(secretKey);
+    expect(() => box.open(sealed, generateKeyPair().publicKey)).toThrow();
+    const parts = sealed.split(".");
+    const tag = Buffer.from(parts[4]!, "base64url");
+    tag[0] = tag[0]! ^ 1;
+    parts[4] = tag.toString("base64url");
+    expect(() => box.open(parts.join("."), publicKey)).toThrow();
+  });
+
   it("opens rows sealed by the previous master after rotation and flags them for re-sealing", () => {
     const old = createSecretBox("master-one");
     const sealed = old.seal(secretKey, publicKey);
