@@ -36,7 +36,10 @@ export function createPublicNames(masterSecret: string): PublicNames {
   // Derived once: HKDF per request would show up on the hot path.
   const key = createSecretKey(Buffer.from(hkdfSync("sha256", masterSecret, HKDF_SALT, HKDF_INFO, 32)));
   // The first field says what is named, so a tag can never equal an ETag or another kind of tag.
-  const kept = new LRUCache<string, string>({ maxSize: KEPT_CHARS, sizeCalculation: (named, text) => text.length + named.length });
+  const kept = new LRUCache<string, string>({
+    maxSize: KEPT_CHARS,
+    sizeCalculation: (named, text) => text.length + named.length,
+  });
   const digest = (...fields: string[]) => {
     const text = fields.join("\n");
     let named = kept.get(text);

@@ -75,7 +75,10 @@ export function createObjectNames(masterSecret: string): ObjectNames {
       .join("/");
   }
 
-  const kept = new LRUCache<string, string>({ maxSize: KEPT_CHARS, sizeCalculation: (named, key) => key.length + named.length });
+  const kept = new LRUCache<string, string>({
+    maxSize: KEPT_CHARS,
+    sizeCalculation: (named, key) => key.length + named.length,
+  });
   return {
     nameOf(key) {
       let named = kept.get(key);
