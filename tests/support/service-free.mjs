@@ -16,6 +16,7 @@ export const SERVICE_FREE = [
   "tests/integration/image/metadata.test.ts",
   "tests/integration/image/pipeline.test.ts",
   "tests/integration/image/quality-regret.test.ts",
+  "tests/integration/image/thread-nice.test.ts",
   "tests/integration/image/watermark.test.ts",
   "tests/integration/source/fetch-limits.test.ts",
   "tests/integration/source/ssrf.test.ts",

@@ -20,6 +20,7 @@ function setup(
 ) {
   let clock = 0;
   const ran: string[] = [];
+  const sweeps = { count: 0 };
   const side =
     (name: string): Transformer =>
     async (input) => {
@@ -42,17 +43,18 @@ function setup(
     inProcess: side("here"),
     isolated: side("process"),
     place: async () => placement,
+    beforeInProcess: () => void sweeps.count++,
     budgetMs: 1000,
     cores: behaviour.cores ?? 2,
     now: () => clock,
   });
   const run = (input: Buffer | { path: string } = Buffer.from("source"), priority?: JobPriority) =>
     placed.transform(input, {}, { accept: null }, DEFAULT_TRANSFORM_LIMITS, priority);
-  return { placed, ran, run, advance: (ms: number) => (clock += ms) };
+  return { placed, ran, sweeps, run, advance: (ms: number) => (clock += ms) };
 }
 
 describe("createPlacedTransform", () => {
-  it("runs a job where the check places it, and counts each side by reason", async () => {
+  it("runs a job where the check places it, and counts each side by reason; only a job here nices this process's threads first", async () => {
     const here = setup({ where: "in-process" });
     await here.run();
     const away = setup({ where: "isolated", reason: "format" });
@@ -61,6 +63,7 @@ describe("createPlacedTransform", () => {
     expect(away.ran).toEqual(["process:bytes"]);
     expect(here.placed.stats()).toEqual({ inProcess: 1, isolated: {} });
     expect(away.placed.stats()).toEqual({ inProcess: 0, isolated: { format: 1 } });
+    expect([here.sweeps.count, away.sweeps.count]).toEqual([1, 0]);
   });
 
   it("hands a transform process the file it was given, and this process the bytes read from it", async () => {

@@ -20,6 +20,8 @@ export interface PlacedTransformOptions {
   budgetMs?: number;
   /** Cores the jobs here share. Default os.availableParallelism(). */
   cores?: number;
+  /** Run before each job here (thread-nice.ts: the threads that run it give way to the requests). */
+  beforeInProcess?: () => void;
   /** Sources remembered as having passed the budget. Default 4,096. */
   remembered?: number;
   now?: () => number;
@@ -74,6 +76,7 @@ export function createPlacedTransform(options: PlacedTransformOptions): PlacedTr
       return options.isolated(input, ops, request, limits, priority);
     }
     counts.inProcess++;
+    options.beforeInProcess?.();
     const given = share.begin();
     try {
       return await options.inProcess(bytes, ops, request, limits, priority);

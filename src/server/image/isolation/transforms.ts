@@ -2,6 +2,7 @@ import type { LazyEngine } from "../lazy-transform";
 import type { Transformer } from "../transformer";
 import { createPlacedTransform, type PlacedTransform } from "./placed-transform";
 import { createProcessPool, type ProcessPool, type TransformIsolation } from "./process-pool";
+import { createThreadNice } from "./thread-nice";
 
 /** Where transforms run: by input (placement.ts), all in transform processes, or all in this one. */
 export type TransformPlacement = "by-input" | "process" | "none";
@@ -37,6 +38,11 @@ export function createTransforms(
   });
   const isolated = pool.transform;
   if (!isolation.byInput) return { transform: isolated, isolated, placement: "process", placed: null, pool };
-  const placed = createPlacedTransform({ inProcess: engine.transform, isolated, place: engine.place });
+  const placed = createPlacedTransform({
+    inProcess: engine.transform,
+    isolated,
+    place: engine.place,
+    beforeInProcess: createThreadNice(isolation.nice ?? 0),
+  });
   return { transform: placed.transform, isolated, placement: "by-input", placed: placed.stats, pool };
 }
