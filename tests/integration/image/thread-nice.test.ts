@@ -36,9 +36,9 @@ interface Thread {
   nice: number;
 }
 
-describe("the server's threads niced for its transforms", () => {
+describe(`the server's threads niced for its transforms${needs}`, () => {
   it.skipIf(!linux)(
-    `nices every thread but the main one, and the libvips threads started after take their nice${needs}`,
+    "nices every thread but the main one, and the libvips threads started after take their nice",
     async () => {
       const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "--eval", script], {
         timeout: 60_000,
