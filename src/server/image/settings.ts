@@ -67,7 +67,7 @@ export const imageSettings = group("Transforms", {
     default: 10,
     min: 0,
     max: 19,
-    doc: "CPU niceness of the transform processes, and (Linux) of the server's own threads but its main one while it runs transforms placed in it: when the cores are busy, cache hits, 304s and the dashboard go first; a team's extra jobs in the processes run at 19.",
+    doc: "CPU niceness of the transform processes, and (Linux) of the server's own threads but its main one from the first transform placed in it on: when the cores are busy, cache hits, 304s and the dashboard go first; a team's extra jobs in the processes run at 19.",
   }),
   OPTSTUFF_SVG_FONTS: choice(["bundled", "system"], {
     default: "bundled",

@@ -2,11 +2,18 @@ import { describe, expect, it } from "vitest";
 import { createThreadNice, type ThreadNiceDeps } from "@/server/image/isolation/thread-nice";
 
 /** A process whose threads the test lists, recording each nice value set. */
-function threads(initial: number[], options: { ended?: number[]; unlisted?: boolean } = {}) {
+function threads(
+  initial: number[],
+  options: { ended?: number[]; unlisted?: boolean; niceness?: Record<number, number> } = {},
+) {
   let alive = [...initial];
   const set: Array<[number, number]> = [];
   const deps: ThreadNiceDeps = {
     threadIds: () => (options.unlisted ? null : [...alive]),
+    getPriority: (id) => {
+      if (options.ended?.includes(id)) throw new Error("ESRCH");
+      return options.niceness?.[id] ?? 0;
+    },
     setPriority: (id, nice) => {
       if (options.ended?.includes(id)) throw new Error("ESRCH");
       set.push([id, nice]);
@@ -47,6 +54,12 @@ describe("the server's threads niced for its transforms", () => {
       [2, 10],
       [2, 10],
     ]);
+  });
+
+  it("never raises a thread that is already nicer (a server started under nice)", () => {
+    const process = threads([1, 2, 3, 4], { niceness: { 2: 15, 3: 10 } });
+    createThreadNice(10, process.deps)();
+    expect(process.set).toEqual([[4, 10]]);
   });
 
   it("does nothing at nice 0, or where the system does not list a process's threads", () => {
