@@ -1,11 +1,9 @@
 // Integration files that run the same whatever services the machine has: they open no database but
 // the embedded one they make, reach no Redis or S3, and read none of the variables that tell the test
-// passes apart (tests/unit/scripts/service-free.test.ts follows their imports to prove it). CI's pass on
+// passes apart (tests/unit/scripts/service-free.test.ts follows their imports to check it). CI's pass on
 // PostgreSQL, Redis and S3 leaves them out (`npm test -- --skip-service-free`): the fresh-machine pass
-// has run them already, and running them again cost about 170 s on this machine and told nothing new.
+// has run them already, and running them again cost about 136 s on this machine and told nothing new.
 export const SERVICE_FREE = [
-  "tests/integration/cli/doctor-server.test.ts",
-  "tests/integration/cli/public-base-url.test.ts",
   "tests/integration/embedded-database-process.test.ts",
   "tests/integration/embedded-database.test.ts",
   "tests/integration/embedded-lock.test.ts",

@@ -8,7 +8,10 @@ import { SERVICE_FREE } from "../../../tests/support/service-free.mjs";
  * CI's pass with PostgreSQL, Redis and S3 leaves out the files in SERVICE_FREE. That is only sound
  * while none of them can notice the services: a file that starts to (through a helper of
  * tests/support, or src/env.ts, which reads the services' settings) must leave the list, or it would
- * quietly stop being tested against them.
+ * quietly stop being tested against them. The walk follows imports, and the imports of scripts a
+ * file hands to `node --eval` (a child started without `env` inherits the services' variables); it
+ * refuses a file that passes its environment on whole. A child started from a script file with an
+ * environment of its own (the command line's tests) is not followed: keep such files off the list.
  */
 const root = path.resolve(__dirname, "../../..");
 /** The variables the test passes differ by, and the module that reads the product's settings. */
@@ -28,10 +31,25 @@ function resolveImport(from: string, specifier: string): string | undefined {
       ? path.resolve(path.dirname(from), specifier)
       : undefined;
   if (!base) return undefined;
-  const candidates = [base, `${base}.ts`, `${base}.tsx`, `${base}.mts`, path.join(base, "index.ts")];
+  const candidates = [
+    base,
+    `${base}.ts`,
+    `${base}.tsx`,
+    `${base}.mts`,
+    base.replace(/\.js$/, ".ts"),
+    path.join(base, "index.ts"),
+  ];
   return candidates.find(
     (candidate) => existsSync(candidate) && !candidate.endsWith(path.sep) && path.extname(candidate),
   );
+}
+
+/**
+ * The modules a script run by `node --eval` (in a string: no parser sees its imports) loads from the
+ * project, named from the project's root, where such a child runs.
+ */
+function scriptImports(text: string): string[] {
+  return [...text.matchAll(/import\(\s*["'`](\.\/(?:src|scripts|tests)\/[^"'`]+)["'`]\s*\)/g)].map((m) => m[1]!);
 }
 
 /** What the file, through its imports within the project, could learn of the services: empty when nothing. */
@@ -46,10 +64,21 @@ function serviceReach(file: string): string[] {
     if (module === SETTINGS) reached.push(`${name} (the product's settings)`);
     const text = readFileSync(module, "utf8");
     for (const variable of PASS_VARIABLES) if (text.includes(variable)) reached.push(`${name} reads ${variable}`);
-    if (text.includes("...process.env")) reached.push(`${name} hands its environment to a process`);
-    for (const imported of ts.preProcessFile(text, true, true).importedFiles) {
-      const next = resolveImport(module, imported.fileName);
+    if (text.includes("...process.env") || /env:\s*process\.env\b/.test(text)) {
+      reached.push(`${name} hands its environment to a process`);
+    }
+    const specifiers = ts.preProcessFile(text, true, true).importedFiles.map((imported) => imported.fileName);
+    const imports = [
+      ...specifiers.map((specifier) => [module, specifier] as const),
+      // A child process started with no `env` inherits the services' variables: what it runs is walked too.
+      ...scriptImports(text).map((specifier) => [path.join(root, "script.ts"), specifier] as const),
+    ];
+    for (const [from, specifier] of imports) {
+      const next = resolveImport(from, specifier);
       if (next) queue.push(next);
+      else if (specifier.startsWith(".") || specifier.startsWith("@/")) {
+        reached.push(`${name} imports ${specifier}, which the walk cannot find`);
+      }
     }
   }
   return reached;
@@ -71,5 +100,7 @@ describe("the integration files CI runs once, without services", () => {
     expect(serviceReach("tests/integration/client/package.test.ts")).toEqual([
       "tests/integration/client/package.test.ts hands its environment to a process",
     ]);
+    // Through a script a child process runs: bench/raise-key-limits.ts reads the settings.
+    expect(scriptImports('await import("./src/env.ts"); import("./bench/x.ts")')).toEqual(["./src/env.ts"]);
   });
 });
