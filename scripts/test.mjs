@@ -102,7 +102,13 @@ function collectFailures(result) {
   for (const file of result.testResults) {
     const name = path.relative(process.cwd(), file.name);
     const failedTests = file.assertionResults.filter((test) => test.status === "failed");
-    for (const test of failedTests) failures.push([name, ...test.ancestorTitles, test.title].join(" › "));
+    for (const test of failedTests) {
+      // Its first line too: the tail of a log is often all that is kept of a run elsewhere.
+      const why = String(test.failureMessages?.[0] ?? "")
+        .split("\n")[0]
+        .slice(0, 400);
+      failures.push([name, ...test.ancestorTitles, test.title].join(" › ") + (why ? ` — ${why}` : ""));
+    }
     if (file.status === "failed" && failedTests.length === 0) {
       failures.push(`${name} (did not run: ${String(file.message ?? "").split("\n")[0]})`);
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, gte, isNotNull, lt, ne } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, lt, ne, sql } from "drizzle-orm";
 import { rangeInstants } from "@/server/analytics/date-range";
+import { uniqueTransformations } from "@/server/analytics/unique-transformations";
 import { auditLog, projects, requestLog } from "@/server/db/schema";
 import { DASHBOARD_SCAN } from "@/server/db/newest-first-scan";
 import { VARIANTS_PER_PROJECT_DAY } from "@/server/usage/request-stats";
@@ -78,10 +79,17 @@ async function otherTenant(): Promise<{ session: number; image: number }> {
 
 /**
  * Runs `read` while the other tenant keeps looking its session up and fetching its image; answers how long the read
- * took and the other tenant's slowest times, against its slowest times alone just before.
+ * took and the other tenant's slowest times, against its slowest times alone just before. `heaviest`: the read's
+ * one statement that is bounded by its input but not by the scan's chunk, timed alone just before.
  */
-async function whileOtherTenantWorks(read: () => Promise<unknown>) {
+async function whileOtherTenantWorks(read: () => Promise<unknown>, heaviest?: () => Promise<unknown>) {
   const statement = await statementMs();
+  let heavy = 0;
+  for (let i = 0; heaviest && i < 2; i++) {
+    const started = performance.now();
+    await heaviest();
+    heavy = Math.max(heavy, performance.now() - started);
+  }
   const alone = { session: 0, image: 0 };
   for (let i = 0; i < 3; i++) {
     const t = await otherTenant();
@@ -98,21 +106,23 @@ async function whileOtherTenantWorks(read: () => Promise<unknown>) {
     during.image = Math.max(during.image, t.image);
   } while (!done);
   await reading;
-  return { readMs: performance.now() - started, statement, alone, during };
+  return { readMs: performance.now() - started, statement, heavy, alone, during };
 }
 
 /**
  * The read within what its bounded statements cost (the scan's budget is five of them; 40 leaves room
  * for a team's few per-project statements and the page's own), and the other tenant slowed by at most
  * four of them: it waits for the statement in progress (a statistics statement is several times a
- * scan's), never for the read. 100–150 ms on top for the scheduling noise of a shared thread.
+ * scan's), never for the read. A read with a heavier statement may take it once more, and others may wait
+ * for it once. 100–150 ms on top for the scheduling noise of a shared thread.
  */
 function expectBounded(measured: Awaited<ReturnType<typeof whileOtherTenantWorks>>) {
-  const { readMs, statement, alone, during } = measured;
-  const said = JSON.stringify({ readMs, statement, alone, during });
-  expect(readMs, said).toBeLessThan(40 * statement + 100);
-  expect(during.session, said).toBeLessThan(alone.session + 4 * statement + 150);
-  expect(during.image, said).toBeLessThan(alone.image + 4 * statement + 150);
+  const { readMs, statement, heavy, alone, during } = measured;
+  const said = JSON.stringify(measured);
+  const wait = Math.max(4 * statement, heavy);
+  expect(readMs, said).toBeLessThan(heavy + 40 * statement + 100);
+  expect(during.session, said).toBeLessThan(alone.session + wait + 150);
+  expect(during.image, said).toBeLessThan(alone.image + wait + 150);
 }
 
 describe("the request log's source filter", () => {
@@ -183,6 +193,10 @@ describe("over a log filled to its caps", () => {
     }
     // A week of scripted changes at the account's limit (600 an hour), each with a 200-character name.
     await fillAuditLog(db, teamId, world.admin.id, 100_000, 6000);
+    // The planner's statistics, as autovacuum (PostgreSQL) and table upkeep (embedded) gather them within a
+    // minute of such a change: without them the scan's statement sorted the day (~200 ms on PostgreSQL), and
+    // the bounds below grew or shrank by ten times with whether autovacuum's minute came mid-file.
+    await db.execute(sql`analyze`);
   }, 600_000);
 
   const log = (input: Record<string, unknown>) =>
@@ -241,12 +255,15 @@ describe("over a log filled to its caps", () => {
   });
 
   it("reads a project's and a team's 90 days of statistics in bounded statements", async () => {
+    // Their heaviest statement counts the project's distinct variants over 30 days at the cap (150,000 rows):
+    // bounded by the cap, not by the scan's chunk (~15 times a chunk on PostgreSQL 15 here).
+    const distinctVariants = () => uniqueTransformations(app.services.database.db, { projectId }, { to: day() });
     for (const read of [
       () => world.member.caller.usage.project({ ...scope(), range: { preset: "90d" } }),
       () => world.member.caller.usage.team({ teamSlug: world.teamSlug, range: { preset: "90d" } }),
       () => world.member.caller.usage.team({ teamSlug: world.teamSlug, range: { preset: "7d" } }),
     ])
-      expectBounded(await whileOtherTenantWorks(read));
+      expectBounded(await whileOtherTenantWorks(read, distinctVariants));
   });
 
   it("filters the audit log by the worst target text over a bounded window, and lists its actors from a bounded one", async () => {
