@@ -77,7 +77,9 @@ describe("server start", () => {
   }
 
   it("summarises the services it built: embedded database, in-process coordination, transform processes, registration", async () => {
-    const result = await startServer({ OPTSTUFF_REGISTRATION: "open" });
+    // One data directory for the three starts: the first makes the database, the others open it.
+    const OPTSTUFF_DATA_DIR = mkdtempSync(path.join(tmpdir(), "optstuff-start-"));
+    const result = await startServer({ OPTSTUFF_DATA_DIR, OPTSTUFF_REGISTRATION: "open" });
     expect(result.code).toBe(0);
     expect(readyLine(result.stdout)).toMatchObject({
       database: expect.stringContaining("embedded PGlite") as unknown,
@@ -85,9 +87,9 @@ describe("server start", () => {
       transformIsolation: "stills within budget in the server process, the rest in child processes",
       registration: "open",
     });
-    const isolated = await startServer({ OPTSTUFF_TRANSFORM_ISOLATION: "process" });
+    const isolated = await startServer({ OPTSTUFF_DATA_DIR, OPTSTUFF_TRANSFORM_ISOLATION: "process" });
     expect(readyLine(isolated.stdout)).toMatchObject({ transformIsolation: "child processes" });
-    const inProcess = await startServer({ OPTSTUFF_TRANSFORM_ISOLATION: "none" });
+    const inProcess = await startServer({ OPTSTUFF_DATA_DIR, OPTSTUFF_TRANSFORM_ISOLATION: "none" });
     expect(readyLine(inProcess.stdout)).toMatchObject({
       transformIsolation: "in the server process",
       registration: "invite-only",
