@@ -4,6 +4,7 @@
 // PostgreSQL, Redis and S3 leaves them out (`npm test -- --skip-service-free`): the fresh-machine pass
 // has run them already, and running them again cost about 136 s on this machine and told nothing new.
 export const SERVICE_FREE = [
+  "tests/integration/embedded-cluster-template.test.ts",
   "tests/integration/embedded-database-process.test.ts",
   "tests/integration/embedded-database.test.ts",
   "tests/integration/embedded-lock.test.ts",

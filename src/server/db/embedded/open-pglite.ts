@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { lockEmbeddedDatabase, type DatabaseOwner } from "../embedded-lock";
+import { clusterTemplateFile, openCluster } from "./cluster-template";
 
 export interface OwnerOptions {
   role: string;
@@ -16,13 +17,15 @@ export interface OwnerOptions {
 
 /**
  * Opens PGlite on a directory it then owns (embedded-lock.ts), or in memory when dataDir is null (from
- * `template`, a dump of another database, when given).
+ * `template`, a dump of another database, when given). A new directory's cluster comes from
+ * `clusterTemplate` (cluster-template.ts) when it can.
  */
 export async function openPglite(
   dataDir: string | null,
   sharedBuffersMb: number,
   owner: OwnerOptions = { role: "another process" },
   template?: Blob,
+  clusterTemplate: string | null = clusterTemplateFile(),
 ): Promise<{ client: PGlite; close(): Promise<void> }> {
   const { PGlite } = await import("@electric-sql/pglite");
   if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -42,7 +45,7 @@ export async function openPglite(
   try {
     const options = { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`] };
     const client = dataDir
-      ? new PGlite(path.join(dataDir, "pglite"), options)
+      ? await openCluster(PGlite, path.join(dataDir, "pglite"), options, clusterTemplate)
       : new PGlite({ ...options, loadDataDir: template });
     await client.waitReady;
     return {
