@@ -154,7 +154,11 @@ export async function prepareOurApp(
   const tsx = (script: string, ...args: string[]) =>
     spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", script, ...args], { env: ourEnv, encoding: "utf8" });
   const project = (...args: string[]) => {
-    const boot = tsx("scripts/optstuff.ts", "bootstrap", "--sources", originHost, ...args);
+    // The command line as `npm run optstuff` runs it: the bundle `npm run build` made.
+    const boot = spawnSync(process.execPath, ["scripts/optstuff.mjs", "bootstrap", "--sources", originHost, ...args], {
+      env: ourEnv,
+      encoding: "utf8",
+    });
     const vars = Object.fromEntries(
       [...boot.stdout.matchAll(/^(OPTSTUFF_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]),
     );

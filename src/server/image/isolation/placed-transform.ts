@@ -93,7 +93,7 @@ export function createPlacedTransform(options: PlacedTransformOptions): PlacedTr
 /**
  * Processor sharing: the time each running job is given, advancing at full speed while the jobs fit the
  * cores and at cores ÷ jobs beyond. `begin` returns, for the job it starts, a function that ends it and
- * says how much time it was given.
+ * says how much time it was given: called once, when the job settles.
  */
 function createShareClock(cores: number, now: () => number) {
   let running = 0;
@@ -109,14 +109,10 @@ function createShareClock(cores: number, now: () => number) {
       advance();
       running++;
       const from = given;
-      let ended: number | undefined;
       return () => {
-        if (ended === undefined) {
-          advance();
-          running--;
-          ended = given - from;
-        }
-        return ended;
+        advance();
+        running--;
+        return given - from;
       };
     },
   };
