@@ -15,7 +15,9 @@ const root = mkdtempSync(path.join(tmpdir(), "optstuff-cluster-template-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const template = path.join(root, "cache", "cluster.tar");
 const dir = (name: string) => path.join(root, name);
-const open = (name: string) => openPglite(dir(name), 16, { role: "the template test" }, undefined, template);
+let asked = 0;
+const open = (name: string) =>
+  openPglite(dir(name), 16, { role: "the template test" }, undefined, () => (asked++, template));
 
 describe("a new embedded database's cluster", () => {
   it("is made by initdb the first time, and its dump kept; the next new one is that dump", async () => {
@@ -42,10 +44,12 @@ describe("a new embedded database's cluster", () => {
     await again.close();
   }, 60_000);
 
-  it("leaves the dump alone when the directory exists: neither read nor written", async () => {
+  it("leaves the dump alone when the directory exists: neither looked for, read nor written", async () => {
     rmSync(template, { force: true });
+    asked = 0;
     const existing = await open("first");
     await existing.close();
+    expect(asked).toBe(0);
     expect(statSync(template, { throwIfNoEntry: false })).toBeUndefined();
   }, 60_000);
 

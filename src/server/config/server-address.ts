@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { publicBaseUrl, type PlatformAddress } from "./platform";
 import type { ServerValues } from "./server-settings";
+import { writeFileReplacing } from "../write-file-replacing";
 
 type AddressEnv = PlatformAddress & Pick<ServerValues, "OPTSTUFF_DATA_DIR">;
 
@@ -30,9 +31,7 @@ export function recordServerAddress(e: AddressEnv, now: Date): string {
   const file = path.join(dataDir, FILE);
   const record: ServerAddress = { publicBaseUrl: publicBaseUrl(e), pid: process.pid, since: now.toISOString() };
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(record)}\n`);
-  renameSync(temp, file);
+  writeFileReplacing(file, `${JSON.stringify(record)}\n`);
   return file;
 }
 

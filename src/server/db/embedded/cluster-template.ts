@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, openAsBlob, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import type { PGlite, PGliteOptions } from "@electric-sql/pglite";
+import { writeFileReplacing } from "../../write-file-replacing";
 
 /**
  * A new embedded database starts from a copy of a new cluster instead of running initdb: PGlite's
@@ -19,18 +20,20 @@ export function clusterTemplateFile(root = process.cwd()): string | null {
 }
 
 /**
- * Opens PGlite on `pgdata`. A directory that does not exist yet gets a new cluster: from `template` when
- * that file exists and loads, else by initdb, and then `template` is written from it for the next one.
+ * Opens PGlite on `pgdata`, ready. A directory that does not exist yet gets a new cluster: from the
+ * template file (asked for only then) when it exists and loads, else by initdb, and then the template is
+ * written from it for the next one.
  */
 export async function openCluster(
   Client: typeof PGlite,
   pgdata: string,
   options: PGliteOptions,
-  template: string | null,
+  templateFile: () => string | null,
 ): Promise<PGlite> {
   const isNew = !existsSync(pgdata);
-  if (isNew && template && existsSync(template)) {
-    const client = new Client(pgdata, { ...options, loadDataDir: new Blob([readFileSync(template)]) });
+  const template = isNew ? templateFile() : null;
+  if (template && existsSync(template)) {
+    const client = new Client(pgdata, { ...options, loadDataDir: await openAsBlob(template) });
     try {
       await client.waitReady;
       return client;
@@ -43,20 +46,17 @@ export async function openCluster(
   }
   const client = new Client(pgdata, options);
   await client.waitReady;
-  if (isNew && template) await saveTemplate(client, template);
+  if (template) await saveTemplate(client, template);
   return client;
 }
 
-/** Written beside and renamed into place: two first databases made at once never leave half a dump. */
+/** Replaced whole: two first databases made at once never leave half a dump. */
 async function saveTemplate(client: PGlite, template: string): Promise<void> {
-  const temporary = `${template}.${process.pid}.tmp`;
   try {
     const dump = await client.dumpDataDir("none");
     mkdirSync(path.dirname(template), { recursive: true });
-    writeFileSync(temporary, Buffer.from(await dump.arrayBuffer()));
-    renameSync(temporary, template);
+    writeFileReplacing(template, new Uint8Array(await dump.arrayBuffer()));
   } catch {
     // Only a head start for the next database is lost (a read-only install, a full disk).
-    rmSync(temporary, { force: true });
   }
 }

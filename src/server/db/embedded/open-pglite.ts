@@ -25,7 +25,7 @@ export async function openPglite(
   sharedBuffersMb: number,
   owner: OwnerOptions = { role: "another process" },
   template?: Blob,
-  clusterTemplate: string | null = clusterTemplateFile(),
+  clusterTemplate: () => string | null = () => clusterTemplateFile(),
 ): Promise<{ client: PGlite; close(): Promise<void> }> {
   const { PGlite } = await import("@electric-sql/pglite");
   if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -46,8 +46,7 @@ export async function openPglite(
     const options = { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`] };
     const client = dataDir
       ? await openCluster(PGlite, path.join(dataDir, "pglite"), options, clusterTemplate)
-      : new PGlite({ ...options, loadDataDir: template });
-    await client.waitReady;
+      : await PGlite.create({ ...options, loadDataDir: template });
     return {
       client,
       close: async () => {
