@@ -3,6 +3,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, utimes, write
 import path from "node:path";
 import { decodeFile, encodeFile } from "./envelope";
 import { fairEvictions } from "./fair-eviction";
+import { readFileOfSize } from "./read-file-of-size";
 import { KEY_PATTERN, type ResultStore, type StoreSize } from "./types";
 
 export interface FileStoreOptions {
@@ -144,10 +145,7 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
       const file = fileOf(key);
       const entry = entries.get(key);
       if (!entry) return null;
-      const content = await readFile(file).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return null;
-        throw error;
-      });
+      const content = await readFileOfSize(file, entry.bytes);
       const result = content && decodeFile(content);
       if (!result) {
         await remove(key);
@@ -155,7 +153,7 @@ export function createFileStore(options: FileStoreOptions): ResultStore {
       }
       const at = now();
       if (at - entry.usedAt >= TOUCH_EVERY_MS) await utimes(file, at / 1000, at / 1000).catch(() => undefined);
-      remember(key, { bytes: entry.bytes, usedAt: Math.max(at, entry.usedAt) });
+      remember(key, { bytes: content.length, usedAt: Math.max(at, entry.usedAt) });
       return result;
     },
     async put(key, result, team) {

@@ -143,4 +143,24 @@ describe("file result store", () => {
     expect(restarted.projectSize("p")).toEqual(share);
     expect(share?.objects).toBe(2);
   });
+
+  it.each([
+    ["shorter", 600],
+    ["longer", 1_400],
+  ])(
+    "serves a whole result whose file was replaced by a %s one after the index saw it, and counts its size",
+    async (_, length) => {
+      const root = tempDir();
+      const store = createFileStore({ root, maxBytes: 1 << 20 });
+      await store.put("p/s/a", result(bytes(1_000)));
+      // Another whole result in its place, as a write landing between a read's index lookup and its open.
+      const elsewhere = tempDir();
+      const body = bytes(length);
+      await createFileStore({ root: elsewhere, maxBytes: 1 << 20 }).put("p/s/a", result(body));
+      writeFileSync(fileOf(root, "p/s/a"), readFileSync(fileOf(elsewhere, "p/s/a")));
+      const served = await store.get("p/s/a");
+      expect(served?.body.equals(body)).toBe(true);
+      expect(store.size().bytes).toBe(readFileSync(fileOf(root, "p/s/a")).length);
+    },
+  );
 });
