@@ -79,7 +79,16 @@ const redactions: Array<[RegExp, string]> = [
   [/(?<![\w-])(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![\w-]))[\w-]{32,}/gi, "[redacted]"],
 ];
 
+/**
+ * What every redaction above needs somewhere in the text: a string without any of it (most values of a
+ * request's line: formats, statuses, URLs, operations) is returned as it is, and so is a lone UUID (ids),
+ * without running the seven patterns (27 of a line's 35 µs).
+ */
+const mayHoldSecret = /\nparams: |for (?:type|enum|encoding) |Key \(|\bv\d+\.|[\w-]{16}/;
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function redactText(text: string): string {
+  if (!mayHoldSecret.test(text) || uuid.test(text)) return text;
   return redactions.reduce((current, [pattern, replacement]) => current.replace(pattern, replacement), text);
 }
 
