@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFileStore } from "@/server/result-store/file-store";
+import { READ_IN_PLACE_BYTES } from "@/server/result-store/read-file-of-size";
 import { bytes, result, resultStoreContract } from "../../contract/result-store";
 
 const dirs: string[] = [];
@@ -144,23 +145,33 @@ describe("file result store", () => {
     expect(share?.objects).toBe(2);
   });
 
+  // Both ways a stored result is read: in place up to READ_IN_PLACE_BYTES, on libuv's pool above.
   it.each([
-    ["shorter", 600],
-    ["longer", 1_400],
+    [1_000, 600],
+    [1_000, 1_400],
+    [READ_IN_PLACE_BYTES + 50_000, READ_IN_PLACE_BYTES - 50_000],
+    [READ_IN_PLACE_BYTES + 50_000, READ_IN_PLACE_BYTES + 150_000],
   ])(
-    "serves a whole result whose file was replaced by a %s one after the index saw it, and counts its size",
-    async (_, length) => {
+    "serves a whole result of %i bytes whose file was replaced by one of %i after the index saw it, and counts its size",
+    async (first, replaced) => {
       const root = tempDir();
-      const store = createFileStore({ root, maxBytes: 1 << 20 });
-      await store.put("p/s/a", result(bytes(1_000)));
+      const maxBytes = 1 << 22;
+      const store = createFileStore({ root, maxBytes });
+      const original = bytes(first);
+      await store.put("p/s/a", result(original));
+      expect((await store.get("p/s/a"))?.body.equals(original)).toBe(true);
       // Another whole result in its place, as a write landing between a read's index lookup and its open.
       const elsewhere = tempDir();
-      const body = bytes(length);
-      await createFileStore({ root: elsewhere, maxBytes: 1 << 20 }).put("p/s/a", result(body));
+      const body = bytes(replaced);
+      await createFileStore({ root: elsewhere, maxBytes }).put("p/s/a", result(body));
       writeFileSync(fileOf(root, "p/s/a"), readFileSync(fileOf(elsewhere, "p/s/a")));
       const served = await store.get("p/s/a");
       expect(served?.body.equals(body)).toBe(true);
       expect(store.size().bytes).toBe(readFileSync(fileOf(root, "p/s/a")).length);
+      // Gone behind the index's back: a miss, and forgotten.
+      rmSync(fileOf(root, "p/s/a"));
+      expect(await store.get("p/s/a")).toBeNull();
+      expect(store.size()).toEqual({ bytes: 0, objects: 0 });
     },
   );
 });
