@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
+import { filterBombSvg, pixelBombPng, scanBombJpeg } from "../support/hostile";
+import { signedFor } from "../support/signed-url";
+
+/**
+ * The default placement against the built app (tests/integration/delivery/placement.test.ts through the
+ * handler): a team's burst of ordinary stills runs in the server's process, each hostile class in a
+ * transform process with its contract answer, and /api/metrics says where each went, under `npm start`
+ * and under `next start`.
+ */
+const TIMEOUT_MS = 3000;
+
+/** optstuff_transform_placements as scraped: "in-process" and each isolation reason, with its count. */
+async function placements(app: ServedApp): Promise<Record<string, number>> {
+  const text = await (await app.metrics()).text();
+  const counts: Record<string, number> = {};
+  for (const [, where, reason, count] of text.matchAll(
+    /^optstuff_transform_placements\{where="([^"]+)",reason="([^"]*)"\} (\d+)$/gm,
+  ))
+    counts[where === "in-process" ? where : reason!] = Number(count);
+  return counts;
+}
+
+const change = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([name, count]) => [name, count - (before[name] ?? 0)] as const)
+      .filter(([, added]) => added !== 0),
+  );
+
+describe.each(["npm start", "next start"] as const)("transforms placed by input, served (%s)", (server) => {
+  let app: ServedApp;
+  let vars: Record<string, string> = {};
+  const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-placement-served-"));
+  const signed = (operations: string, source: string) => signedFor(app.baseUrl, vars, operations, source);
+
+  beforeAll(async () => {
+    const photo = sharp({
+      create: {
+        width: 1200,
+        height: 800,
+        channels: 3,
+        background: "#6a8",
+        noise: { type: "gaussian", mean: 110, sigma: 40 },
+      },
+    });
+    writeFileSync(path.join(root, "photo.jpg"), await photo.jpeg({ mozjpeg: true }).toBuffer());
+    writeFileSync(path.join(root, "scans.jpg"), scanBombJpeg(2048, 28_500));
+    writeFileSync(path.join(root, "bomb.png"), pixelBombPng());
+    writeFileSync(path.join(root, "filters.svg"), filterBombSvg(7000, 4));
+    app = await startServedApp(
+      {
+        OPTSTUFF_LOCAL_SOURCE_ROOT: root,
+        OPTSTUFF_TRANSFORM_ISOLATION: "auto",
+        OPTSTUFF_TRANSFORM_TIMEOUT_MS: String(TIMEOUT_MS),
+      },
+      (dataDir) => {
+        vars = bootstrapProject(dataDir);
+      },
+      server,
+    );
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("runs a team's burst of stills in the server's process, and /api/metrics counts each there", async () => {
+    const before = await placements(app);
+    const widths = [301, 302, 303, 304, 305, 306];
+    const answers = await Promise.all(widths.map((width) => fetch(signed(`w_${width},f_webp`, "local/photo.jpg"))));
+    expect(answers.map((answer) => answer.status)).toEqual(widths.map(() => 200));
+    const decoded = await Promise.all(
+      answers.map(async (answer) => sharp(Buffer.from(await answer.arrayBuffer())).metadata()),
+    );
+    expect(decoded.map((meta) => [meta.format, meta.width])).toEqual(widths.map((width) => ["webp", width]));
+    expect(change(before, await placements(app))).toEqual({ "in-process": widths.length });
+  });
+
+  it.each([
+    ["a scan-bomb JPEG", "local/scans.jpg", "w_100,f_webp", "jpeg scans", ["TRANSFORM_TIMEOUT"]],
+    ["a decompression-bomb PNG", "local/bomb.png", "w_100", "input pixels", ["IMAGE_TOO_LARGE"]],
+    ["an SVG filter bomb", "local/filters.svg", "f_png", "format", ["TRANSFORM_TIMEOUT", "TRANSFORM_MEMORY_EXCEEDED"]],
+  ])(
+    "sends %s to a transform process, which answers as the contract says",
+    async (_name, source, operations, reason, codes) => {
+      const before = await placements(app);
+      const started = performance.now();
+      const response = await fetch(signed(operations, source));
+      const body = (await response.json()) as { code: string; requestId: string };
+      expect(codes).toContain(body.code);
+      expect([413, 504]).toContain(response.status);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(body.requestId).toBe(response.headers.get("x-request-id"));
+      // Stopped at the budget by a kill, not after the seconds the native call would take.
+      expect(performance.now() - started).toBeLessThan(TIMEOUT_MS + 5000);
+      expect(change(before, await placements(app))).toEqual({ [reason]: 1 });
+    },
+  );
+});
