@@ -1,6 +1,16 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
@@ -112,6 +122,15 @@ describe("the embedded database's process", () => {
     expect(socket).toBe(path.join(dataDir, "pglite.sock"));
     expect(statSync(socket).mode & 0o777).toBe(0o600);
     expect(servingOwner(dataDir)).toMatchObject({ serverPid: process.pid, socket, role: "the OptStuff server" });
+    // Nothing of the server's environment crosses (its secrets are there) but the allocator's arenas; and
+    // PostgreSQL's WebAssembly runs on the baseline compiler (launch.ts says why).
+    const pid = servingOwner(dataDir)!.pid;
+    if (process.platform === "linux") {
+      const environment = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+      // NODE_CHANNEL_*: Node's own, for the IPC channel fork() opens.
+      expect(environment.filter((entry) => !entry.startsWith("NODE_CHANNEL_"))).toEqual(["MALLOC_ARENA_MAX=2"]);
+      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toContain("--liftoff-only");
+    }
     // Another opener (the command line) goes through the process instead of opening the directory.
     const beside = await openDatabase({ kind: "pglite", dataDir });
     await beside.db.execute(sql`create table beside (x int)`);
