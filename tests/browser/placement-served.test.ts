@@ -5,6 +5,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 import { filterBombSvg, pixelBombPng, scanBombJpeg } from "../support/hostile";
+import { makeJpeg } from "../support/images";
 import { signedFor } from "../support/signed-url";
 
 /**
@@ -40,16 +41,7 @@ describe.each(["npm start", "next start"] as const)("transforms placed by input,
   const signed = (operations: string, source: string) => signedFor(app.baseUrl, vars, operations, source);
 
   beforeAll(async () => {
-    const photo = sharp({
-      create: {
-        width: 1200,
-        height: 800,
-        channels: 3,
-        background: "#6a8",
-        noise: { type: "gaussian", mean: 110, sigma: 40 },
-      },
-    });
-    writeFileSync(path.join(root, "photo.jpg"), await photo.jpeg({ mozjpeg: true }).toBuffer());
+    writeFileSync(path.join(root, "photo.jpg"), await makeJpeg(1200, 800));
     writeFileSync(path.join(root, "scans.jpg"), scanBombJpeg(2048, 28_500));
     writeFileSync(path.join(root, "bomb.png"), pixelBombPng());
     writeFileSync(path.join(root, "filters.svg"), filterBombSvg(7000, 4));
