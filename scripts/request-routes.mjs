@@ -21,7 +21,7 @@ const redirectedByNext = (url) => {
  * of which it gets here unchanged. Until the app has published it (it does so before Next answers its
  * first request), and on Vercel, where this server does not run, Next's router takes the same path.
  *
- * Everything else goes to Next with what its own `compress` did (turned off in next.config.ts). The
+ * Everything else goes to Next with what its own `compress` did (turned off in next.config.mjs). The
  * image API's answers are framed exactly as the contract says (fixed length, no Accept-Encoding
  * variant), so it never goes through compression.
  */

@@ -5,7 +5,7 @@ import { signedFor } from "../support/signed-url";
 
 /**
  * Traces from the built app as `npm start` runs it, to a collector on loopback. Next bundles each route
- * apart from the instrumentation hook: only a single copy of the OpenTelemetry API (next.config.ts) lets
+ * apart from the instrumentation hook: only a single copy of the OpenTelemetry API (next.config.mjs) lets
  * the route's spans reach the provider the hook registered, under Next's own request span. The batch
  * is not waited for: SIGTERM must send what is queued.
  */

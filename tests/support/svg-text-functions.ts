@@ -5,7 +5,7 @@ import path from "node:path";
  * The server functions that draw SVG text, by the entry Next builds each from (`src/<entry>.ts`, traced
  * in `.next/server/<entry>.js.nft.json`): those whose requests reach a transform. fontconfig reads the
  * fonts from a path at the first text it lays out, so the build's tracer cannot see them, and each of
- * these needs next.config.ts's outputFileTracingIncludes to carry them. The other functions build the
+ * these needs next.config.mjs's outputFileTracingIncludes to carry them. The other functions build the
  * same services but never transform (pages, auth, cron, exports, health, metrics).
  */
 export const SVG_TEXT_FUNCTIONS = [

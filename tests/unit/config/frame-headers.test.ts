@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import nextConfig from "../../../next.config";
+import nextConfig from "../../../next.config.mjs";
 
 /**
- * next.config.ts's headers as Next applies them: validated and compiled by Next's own route code
+ * next.config.mjs's headers as Next applies them: validated and compiled by Next's own route code
  * (what `next build` and `next start` run), then matched against paths. tests/browser/auth-surface
  * checks the same headers on the built app's responses.
  */

@@ -1,11 +1,11 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import nextConfig from "../../../next.config";
+import nextConfig from "../../../next.config.mjs";
 import { bundledFontFiles, SVG_TEXT_FUNCTIONS } from "../../support/svg-text-functions";
 
 /**
- * next.config.ts's outputFileTracingIncludes, read without a build. Next matches each key as a glob
+ * next.config.mjs's outputFileTracingIncludes, read without a build. Next matches each key as a glob
  * against a function's route, anywhere in it (`/api/image-delivery`, `/api/trpc/[trpc]`): a key that
  * matches nothing is ignored without a word. `/api/trpc/[trpc]` was such a key (`[trpc]` is a
  * character class there, one of t, r, p, c), and the dashboard's API function drew its previews' text
