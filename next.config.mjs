@@ -1,3 +1,4 @@
+// @ts-check (tsconfig.json includes this file: `npm run typecheck` holds it to NextConfig)
 /** What no function needs, whatever the tracer finds (a deployment would upload it inside each one). */
 const TRACE_EXCLUDES = [
   ".data/**",
