@@ -1,41 +1,20 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sign, signaturePayload } from "@/server/signing";
-import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
 import { pixelBombPng, svgEmbedding } from "../support/hostile";
-import { signedFor } from "../support/signed-url";
+import { serveLocalSources } from "../support/served-local-sources";
 
 /**
  * Hostile inputs against the built app as `npm start` runs it: what the client gets (status, JSON
  * body, request id, time) once Next's own request path and the transform processes are in the way.
  */
-let app: ServedApp;
-let vars: Record<string, string> = {};
-const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-hostile-sources-"));
-
-beforeAll(async () => {
-  writeFileSync(path.join(root, "embed.svg"), svgEmbedding(pixelBombPng(10_000, 10_000)));
-  writeFileSync(
-    path.join(root, "small.jpg"),
-    await sharp({ create: { width: 64, height: 48, channels: 3, background: "#2a6" } })
-      .jpeg()
-      .toBuffer(),
-  );
-  app = await startServedApp({ OPTSTUFF_LOCAL_SOURCE_ROOT: root }, (dataDir) => {
-    vars = bootstrapProject(dataDir);
-  });
-});
-
-afterAll(async () => {
-  await app?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
-
-const signed = (operations: string, source: string, exp?: number) =>
-  signedFor(app.baseUrl, vars, operations, source, exp);
+const served = serveLocalSources(async () => ({
+  "embed.svg": svgEmbedding(pixelBombPng(10_000, 10_000)),
+  "small.jpg": await sharp({ create: { width: 64, height: 48, channels: 3, background: "#2a6" } })
+    .jpeg()
+    .toBuffer(),
+}));
+const { signed } = served;
 
 describe("hostile inputs through the served app", () => {
   it("answers an SVG carrying a 10000² data: PNG with the contract's 413, quickly", async () => {
@@ -63,8 +42,9 @@ describe("hostile inputs through the served app", () => {
     const exp = Math.floor(Date.now() / 1000) - 60;
     const expired = new URL(signed("w_20", "local/small.jpg", exp));
     expect((await fetch(expired)).status).toBe(403);
-    const sig = sign(vars.OPTSTUFF_SECRET_KEY!, signaturePayload("w_20", "local/small.jpg", exp));
-    const replay = `${app.baseUrl}/api/v1/${vars.OPTSTUFF_PROJECT_SLUG}/w_20/local/small.jpg%3Fexp%3D${exp}?key=${vars.OPTSTUFF_PUBLIC_KEY}&sig=${sig}`;
+    const sig = sign(served.vars.OPTSTUFF_SECRET_KEY!, signaturePayload("w_20", "local/small.jpg", exp));
+    const { OPTSTUFF_PROJECT_SLUG: slug, OPTSTUFF_PUBLIC_KEY: key } = served.vars;
+    const replay = `${served.app.baseUrl}/api/v1/${slug}/w_20/local/small.jpg%3Fexp%3D${exp}?key=${key}&sig=${sig}`;
     const response = await fetch(replay);
     expect(response.status).toBe(403);
     expect(((await response.json()) as { code: string }).code).toBe("FORBIDDEN");

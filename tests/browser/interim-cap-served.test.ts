@@ -1,10 +1,7 @@
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { readFileSync } from "node:fs";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
-import { signedFor } from "../support/signed-url";
+import { describe, expect, it } from "vitest";
+import { serveLocalSources } from "../support/served-local-sources";
 import { wire } from "../support/wire";
 
 /**
@@ -17,28 +14,14 @@ const CAP = 100_000;
 describe.each(["npm start", "next start"] as const)(
   "an interim answer over the response cap, without a store (%s)",
   (server) => {
-    let app: ServedApp;
-    let vars: Record<string, string> = {};
-    const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-interim-cap-"));
-
-    beforeAll(async () => {
-      copyFileSync("demo/photo.jpg", path.join(root, "photo.jpg"));
-      app = await startServedApp(
-        { OPTSTUFF_LOCAL_SOURCE_ROOT: root, OPTSTUFF_RESPONSE_MAX_BYTES: String(CAP), OPTSTUFF_RESULT_STORE: "none" },
-        (dataDir) => {
-          vars = bootstrapProject(dataDir);
-        },
-        server,
-      );
-    });
-
-    afterAll(async () => {
-      await app?.stop();
-      rmSync(root, { recursive: true, force: true });
-    });
+    const served = serveLocalSources(
+      () => ({ "photo.jpg": readFileSync("demo/photo.jpg") }),
+      { OPTSTUFF_RESPONSE_MAX_BYTES: String(CAP), OPTSTUFF_RESULT_STORE: "none" },
+      server,
+    );
 
     it("is refused with 413 in words, and the searched answer, which fits, is made and served after", async () => {
-      const target = signedFor(app.baseUrl, vars, "w_1600,f_jpg,q_auto:low", "local/photo.jpg");
+      const target = served.signed("w_1600,f_jpg,q_auto:low", "local/photo.jpg");
       const first = await wire(target);
       expect(first.status).toBe(413);
       expect(first.headers["cache-control"]).toBe("no-store");

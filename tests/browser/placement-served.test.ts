@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bootstrapProject, startServedApp, type ServedApp } from "../support/browser";
+import { describe, expect, it } from "vitest";
+import type { ServedApp } from "../support/browser";
 import { filterBombSvg, pixelBombPng, scanBombJpeg } from "../support/hostile";
 import { makeJpeg } from "../support/images";
-import { signedFor } from "../support/signed-url";
+import { serveLocalSources } from "../support/served-local-sources";
 
 /**
  * The default placement against the built app (tests/integration/delivery/placement.test.ts through the
@@ -35,36 +32,20 @@ const change = (before: Record<string, number>, after: Record<string, number>) =
   );
 
 describe.each(["npm start", "next start"] as const)("transforms placed by input, served (%s)", (server) => {
-  let app: ServedApp;
-  let vars: Record<string, string> = {};
-  const root = mkdtempSync(path.join(os.tmpdir(), "optstuff-placement-served-"));
-  const signed = (operations: string, source: string) => signedFor(app.baseUrl, vars, operations, source);
-
-  beforeAll(async () => {
-    writeFileSync(path.join(root, "photo.jpg"), await makeJpeg(1200, 800));
-    writeFileSync(path.join(root, "scans.jpg"), scanBombJpeg(2048, 28_500));
-    writeFileSync(path.join(root, "bomb.png"), pixelBombPng());
-    writeFileSync(path.join(root, "filters.svg"), filterBombSvg(7000, 4));
-    app = await startServedApp(
-      {
-        OPTSTUFF_LOCAL_SOURCE_ROOT: root,
-        OPTSTUFF_TRANSFORM_ISOLATION: "auto",
-        OPTSTUFF_TRANSFORM_TIMEOUT_MS: String(TIMEOUT_MS),
-      },
-      (dataDir) => {
-        vars = bootstrapProject(dataDir);
-      },
-      server,
-    );
-  });
-
-  afterAll(async () => {
-    await app?.stop();
-    rmSync(root, { recursive: true, force: true });
-  });
+  const served = serveLocalSources(
+    async () => ({
+      "photo.jpg": await makeJpeg(1200, 800),
+      "scans.jpg": scanBombJpeg(2048, 28_500),
+      "bomb.png": pixelBombPng(),
+      "filters.svg": filterBombSvg(7000, 4),
+    }),
+    { OPTSTUFF_TRANSFORM_ISOLATION: "auto", OPTSTUFF_TRANSFORM_TIMEOUT_MS: String(TIMEOUT_MS) },
+    server,
+  );
+  const signed = served.signed;
 
   it("runs a team's burst of stills in the server's process, and /api/metrics counts each there", async () => {
-    const before = await placements(app);
+    const before = await placements(served.app);
     const widths = [301, 302, 303, 304, 305, 306];
     const answers = await Promise.all(widths.map((width) => fetch(signed(`w_${width},f_webp`, "local/photo.jpg"))));
     expect(answers.map((answer) => answer.status)).toEqual(widths.map(() => 200));
@@ -72,7 +53,7 @@ describe.each(["npm start", "next start"] as const)("transforms placed by input,
       answers.map(async (answer) => sharp(Buffer.from(await answer.arrayBuffer())).metadata()),
     );
     expect(decoded.map((meta) => [meta.format, meta.width])).toEqual(widths.map((width) => ["webp", width]));
-    expect(change(before, await placements(app))).toEqual({ "in-process": widths.length });
+    expect(change(before, await placements(served.app))).toEqual({ "in-process": widths.length });
   });
 
   it.each([
@@ -82,7 +63,7 @@ describe.each(["npm start", "next start"] as const)("transforms placed by input,
   ])(
     "sends %s to a transform process, which answers as the contract says",
     async (_name, source, operations, reason, codes) => {
-      const before = await placements(app);
+      const before = await placements(served.app);
       const started = performance.now();
       const response = await fetch(signed(operations, source));
       const body = (await response.json()) as { code: string; requestId: string };
@@ -92,7 +73,7 @@ describe.each(["npm start", "next start"] as const)("transforms placed by input,
       expect(body.requestId).toBe(response.headers.get("x-request-id"));
       // Stopped at the budget by a kill, not after the seconds the native call would take.
       expect(performance.now() - started).toBeLessThan(TIMEOUT_MS + 5000);
-      expect(change(before, await placements(app))).toEqual({ [reason]: 1 });
+      expect(change(before, await placements(served.app))).toEqual({ [reason]: 1 });
     },
   );
 });
