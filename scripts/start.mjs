@@ -1,6 +1,7 @@
 // Starts the built app: on the embedded default, creates a demo project on first start, then runs the
 // app's server (scripts/server.mjs: Next's handler, told each socket's address) on loopback and says
-// where it listens. Stops the server it started on SIGINT/SIGTERM.
+// where it listens. Where Node has process.execve (22.15 and later), the server takes this process's
+// place; on older Node it is a child, and SIGINT/SIGTERM are passed on to it.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -29,12 +30,6 @@ if (!process.env.DATABASE_URL) {
   if (bootstrap.status !== 0) process.exit(bootstrap.status ?? 1);
 }
 
-// NEXT_MANUAL_SIG_HANDLE: the app's own handler stops the scheduler, drains the request log and flushes
-// usage buffered in process before exiting; Next's default handler would exit before that finishes.
-const server = spawn(process.execPath, ["scripts/server.mjs", "--hostname", host, "--port", port], {
-  stdio: ["ignore", "inherit", "inherit"],
-  env: { ...serverEnv(), NEXT_MANUAL_SIG_HANDLE: "true" },
-});
 console.log(
   `OptStuff is starting on http://${host}:${port} (dashboard at /, image API at /api/v1/…, health at /api/health)`,
 );
@@ -44,5 +39,14 @@ if (!process.env.DATABASE_URL) {
   );
   console.log("Sign a URL for a demo image: npm run optstuff -- sign local/photo.jpg");
 }
+
+// NEXT_MANUAL_SIG_HANDLE: the app's own handler stops the scheduler, drains the request log and flushes
+// usage buffered in process before exiting; Next's default handler would exit before that finishes.
+const args = ["scripts/server.mjs", "--hostname", host, "--port", port];
+const env = { ...serverEnv(), NEXT_MANUAL_SIG_HANDLE: "true" };
+// The server's settings (serverEnv) must be in its environment when it starts, so it is a new program
+// either way; a parent kept only to pass signals on held 44 MB of the idle embedded default's 270.
+if (typeof process.execve === "function") process.execve(process.execPath, [process.execPath, ...args], env);
+const server = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"], env });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));
