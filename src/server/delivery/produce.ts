@@ -252,7 +252,14 @@ async function transformAdmitted(
             return made;
           });
         }),
-      { background: input.background === true, cost: jobCost(input.operations) },
+      {
+        background: input.background === true,
+        cost: jobCost(input.operations),
+        // A waiting job's source stays in its file only: the queue holds up to OPTSTUFF_TRANSFORM_QUEUE of them.
+        onQueued: () => {
+          if (!Buffer.isBuffer(source)) source.bytes = undefined;
+        },
+      },
     );
     const transformMs = performance.now() - started;
     const sourceBytes = Buffer.isBuffer(source) ? source.length : source.size;

@@ -46,6 +46,11 @@ export interface JobOptions {
    * jobs cost, not one job each, so a tenant of searches waits as long as its searches cost. Default 1.
    */
   cost?: number;
+  /**
+   * Called when the job waits in the queue rather than starting at once: what its caller holds in memory
+   * for it (a source's bytes, which are in a file as well) can go until its turn.
+   */
+  onQueued?: () => void;
 }
 
 /** Bounds of the Retry-After hint, in seconds. */
@@ -219,6 +224,7 @@ export function createTransformScheduler(options: SchedulerOptions = {}): Transf
           start: () => start(name, tenant, job, settle(resolve, reject), background, cost),
         });
         queued++;
+        options.onQueued?.();
       });
     },
     roomForBackground: hasBackgroundRoom,

@@ -4,7 +4,7 @@ import path from "node:path";
 import CachePolicy from "http-cache-semantics";
 import { createScratchDirectory, type ScratchDirectory } from "@/server/scratch-directory";
 import { createSingleFlight } from "@/server/single-flight";
-import type { SourceDownloader } from "./download-thread/download-thread";
+import type { Downloaded, SourceDownloader } from "./download-thread/download-thread";
 import { SOURCE_REQUEST_HEADERS } from "./http-exchange";
 import type { FetchOptions, SourceFetcher, SourceLocation } from "./types";
 
@@ -14,6 +14,11 @@ export type SourceReuse = "fresh" | "revalidated" | "downloaded";
 export interface SourceFile {
   path: string;
   size: number;
+  /**
+   * The file's content, when this fetch downloaded it: already in memory, shared by the callers of one
+   * download (read it, never change it). A source the cache had is read from its file.
+   */
+  bytes?: Buffer;
   release(): void;
 }
 
@@ -54,6 +59,8 @@ interface Entry {
 interface Loaded {
   entry: Entry;
   reuse: SourceReuse;
+  /** What was downloaded now (not for a fresh or revalidated copy). */
+  bytes?: Buffer;
   /** Not kept (not storable, too large, or a local file): removed once every caller has its link. */
   kept: boolean;
 }
@@ -115,8 +122,8 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
     if (location.kind === "local") {
       // Read from disk each time: that is as cheap as a copy.
       const file = nextPath("src");
-      const { size, finalUrl } = await download(location, fetchOptions, fetcher, file);
-      return { entry: { path: file, size, finalUrl, policy: null }, reuse: "downloaded", kept: false };
+      const { size, finalUrl, bytes } = await download(location, fetchOptions, fetcher, file);
+      return { entry: { path: file, size, finalUrl, policy: null }, reuse: "downloaded", kept: false, bytes };
     }
     const request = requestOf(location);
     const held = entries.get(key);
@@ -137,7 +144,7 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
     const policy = fetched.response ? new CachePolicy(request, fetched.response, { shared: true }) : null;
     const entry = { path: file, size: fetched.size, finalUrl: fetched.finalUrl, policy };
     counts.downloaded++;
-    return { entry, reuse: "downloaded", kept: remember(key, entry) };
+    return { entry, reuse: "downloaded", kept: remember(key, entry), bytes: fetched.bytes };
   }
 
   /** The source into `file`: in the download thread for remote sources when there is one, else here. */
@@ -146,24 +153,26 @@ export function createSourceCache(options: SourceCacheOptions): SourceCache {
     fetchOptions: SourceFetchOptions,
     fetcher: SourceFetcher,
     file: string,
-  ) {
+  ): Promise<Downloaded> {
     if (location.kind === "remote" && options.downloader) {
       return options.downloader(
         { url: location.url.href, sourceHosts: fetchOptions.sourceHosts, conditional: fetchOptions.conditional },
         file,
       );
     }
-    const fetched = await fetcher.fetch(location, fetchOptions);
-    // Synchronous: a few MB into tmpfs is a copy in memory, and the buffer is garbage right after.
-    if (!fetched.notModified) writeFileSync(file, fetched.bytes);
-    return { ...fetched, size: fetched.bytes.length };
+    const { bytes, ...fetched } = await fetcher.fetch(location, fetchOptions);
+    if (fetched.notModified) return { ...fetched, size: 0 };
+    // Synchronous: a few MB into tmpfs is a copy in memory.
+    writeFileSync(file, bytes);
+    return { ...fetched, size: bytes.length, bytes };
   }
 
   /** The caller's own name for the original: linked at once, before anything can evict it. */
-  function handOut({ entry, reuse }: Loaded): CachedSource {
+  function handOut({ entry, reuse, bytes }: Loaded): CachedSource {
     const own = nextPath("in");
     linkSync(entry.path, own);
-    return { file: { path: own, size: entry.size, release: () => remove(own) }, finalUrl: entry.finalUrl, reuse };
+    const file = { path: own, size: entry.size, ...(bytes && { bytes }), release: () => remove(own) };
+    return { file, finalUrl: entry.finalUrl, reuse };
   }
 
   return {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
 import { createDownloadThread, type DownloadThread } from "@/server/source/download-thread/download-thread";
 import { TEST_DOWNLOAD_THREAD } from "../../support/app";
-import { startOrigin, type Origin } from "../../support/origin";
+import { startOrigin, type Origin, type OriginHandler } from "../../support/origin";
 
 // Remote sources downloaded in a worker thread, straight into a file: the same guards as the fetcher's.
 const limits = { maxBytes: 100_000, timeoutMs: 2_000, maxRedirects: 3, allowLoopback: true };
@@ -27,6 +27,12 @@ beforeAll(async () => {
       r.writeHead(200, { "Content-Type": "image/jpeg", "Cache-Control": "max-age=60", ETag: '"v1"' }).end(photo);
     },
     "/huge.jpg": (_q, r) => void r.writeHead(200, { "Content-Type": "image/jpeg" }).end(Buffer.alloc(200_000, 1)),
+    ...Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [
+        `/small/${i}.png`,
+        ((_q, r) => void r.writeHead(200, { "Content-Type": "image/png" }).end(`small source ${i}`)) as OriginHandler,
+      ]),
+    ),
     "/away": (_q, r) => void r.writeHead(302, { Location: `http://${other.host}/elsewhere.jpg` }).end(),
   });
   thread = createDownloadThread({ entry: TEST_DOWNLOAD_THREAD, limits });
@@ -47,6 +53,7 @@ describe("download thread", () => {
     const target = file();
     const got = await thread.download({ url: url("/photo.jpg"), sourceHosts: [origin.host] }, target);
     expect(readFileSync(target).equals(photo)).toBe(true);
+    expect(got.bytes?.equals(photo)).toBe(true);
     expect(got).toMatchObject({
       size: photo.length,
       finalUrl: url("/photo.jpg"),
@@ -61,7 +68,20 @@ describe("download thread", () => {
       target,
     );
     expect(got.notModified).toBe(true);
+    expect(got.bytes).toBeUndefined();
     expect(existsSync(target)).toBe(false);
+  });
+
+  it("hands over small sources too, which live in Node's shared pool there: copied, the pool left whole", async () => {
+    const small = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        thread.download({ url: url(`/small/${i}.png`), sourceHosts: [origin.host] }, file()),
+      ),
+    );
+    expect(small.map((got) => got.bytes?.toString())).toEqual(small.map((_, i) => `small source ${i}`));
+    // And a large one after them: the thread's buffers still work.
+    const large = await thread.download({ url: url("/photo.jpg"), sourceHosts: [origin.host] }, file());
+    expect(large.bytes?.equals(photo)).toBe(true);
   });
 
   it("carries refusals back as the same AppError, with no file left", async () => {

@@ -67,8 +67,15 @@ describe.each([
     const results = await Promise.all(Array.from({ length: 8 }, () => cache.fetch("k", location(), {}, fetcher)));
     expect(requestsSince(before)).toHaveLength(1);
     expect(results.every((r) => bytesOf(r).equals(body))).toBe(true);
-    // Fresh for a minute: no request at all.
-    expect((await cache.fetch("k", location(), {}, fetcher)).reuse).toBe("fresh");
+    // The download's bytes come with every file, one buffer for all of them: nobody reads the file back.
+    const [first] = results;
+    expect(first!.file.bytes?.equals(body)).toBe(true);
+    expect(results.every((r) => r.file.bytes === first!.file.bytes)).toBe(true);
+    // Fresh for a minute: no request at all, and the bytes are the file's, not memory's.
+    const fresh = await cache.fetch("k", location(), {}, fetcher);
+    expect(fresh.reuse).toBe("fresh");
+    expect(fresh.file.bytes).toBeUndefined();
+    expect(bytesOf(fresh).equals(body)).toBe(true);
     expect(requestsSince(before)).toHaveLength(1);
   });
 
@@ -82,6 +89,7 @@ describe.each([
     const revalidated = await cache.fetch("k", location(), {}, fetcher);
     expect(revalidated.reuse).toBe("revalidated");
     expect(bytesOf(revalidated).equals(body)).toBe(true);
+    expect(revalidated.file.bytes).toBeUndefined(); // a 304 brings none
     const [, conditional] = requestsSince(before);
     expect(conditional!.headers["if-none-match"]).toBe('"v1"');
     // Fresh again after the 304.
@@ -93,6 +101,7 @@ describe.each([
     const changed = await cache.fetch("k", location(), {}, fetcher);
     expect(changed.reuse).toBe("downloaded");
     expect(bytesOf(changed).equals(body)).toBe(true);
+    expect(changed.file.bytes?.equals(body)).toBe(true);
   });
 
   it("revalidates with If-Modified-Since when the origin gives only Last-Modified", async () => {

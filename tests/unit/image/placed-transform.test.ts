@@ -76,6 +76,28 @@ describe("createPlacedTransform", () => {
     expect([...away.ran, ...here.ran]).toEqual(["process:file", "here:bytes"]);
   });
 
+  it("gives this process a file's bytes when they are in memory already, without reading the file", async () => {
+    const bytes = Buffer.from("downloaded just now");
+    let given: unknown;
+    const placed = createPlacedTransform({
+      inProcess: async (input) => {
+        given = input;
+        return {
+          body: Buffer.from("out"),
+          format: "webp",
+          contentType: "image/webp",
+          width: 1,
+          height: 1,
+          negotiated: false,
+        };
+      },
+      isolated: () => Promise.reject(new Error("not placed there")),
+      place: async () => ({ where: "in-process" }),
+    });
+    await placed.transform({ path: "/nonexistent/source", bytes }, {}, { accept: null }, DEFAULT_TRANSFORM_LIMITS);
+    expect(given).toBe(bytes);
+  });
+
   it("sends background jobs to the processes, where they run niced, and places a lone tenant's extra ones", async () => {
     const { ran, run, placed } = setup({ where: "in-process" });
     await run(Buffer.from("source"), "background");

@@ -46,6 +46,19 @@ describe("createTransformScheduler", () => {
     expect(scheduler.stats()).toEqual({ running: 0, queued: 0 });
   });
 
+  it("says which jobs wait in the queue (their callers let go of what they hold until then), not those it starts", async () => {
+    const scheduler = createTransformScheduler({ concurrency: 2, maxQueue: 10 });
+    const gate = deferred();
+    const queued: number[] = [];
+    const results = Array.from({ length: 4 }, (_, i) =>
+      scheduler.run(`k${i}`, () => gate.promise, { onQueued: () => queued.push(i) }),
+    );
+    expect(queued).toEqual([2, 3]);
+    gate.resolve("done");
+    expect(await Promise.all(results)).toEqual(["done", "done", "done", "done"]);
+    expect(queued).toEqual([2, 3]);
+  });
+
   it("refuses beyond the queue at once with OVERLOADED and a Retry-After", async () => {
     const scheduler = createTransformScheduler({ concurrency: 1, maxQueue: 1 });
     const gate = deferred();

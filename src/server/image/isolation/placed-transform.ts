@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { isAppError } from "@/server/errors";
-import type { Transformer } from "../transformer";
+import { bytesOf, type Transformer } from "../transformer";
 import type { PlaceTransform } from "./placement";
 
 export interface PlacedTransformOptions {
@@ -63,7 +62,7 @@ export function createPlacedTransform(options: PlacedTransformOptions): PlacedTr
       sendAway("background");
       return options.isolated(input, ops, request, limits, priority);
     }
-    const bytes = Buffer.isBuffer(input) ? input : await readFile(input.path);
+    const bytes = await bytesOf(input);
     // Hashed only when something was remembered, or is to be: most servers never remember a source.
     let hashed: string | undefined;
     const key = () => (hashed ??= sourceKey(bytes));

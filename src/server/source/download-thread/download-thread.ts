@@ -6,7 +6,7 @@ import type { DownloadMessage, DownloadReply, DownloadRequest, Downloaded, Downl
 
 export type { DownloadRequest, Downloaded } from "./protocol";
 
-/** Downloads a remote source into `file`. */
+/** Downloads a remote source into `file`, and answers its bytes too. */
 export type SourceDownloader = (request: DownloadRequest, file: string) => Promise<Downloaded>;
 
 export interface DownloadThread {
@@ -21,7 +21,7 @@ interface Pending {
 
 /**
  * Remote sources downloaded in a worker thread (thread-main.ts): the server's thread sends a URL and
- * the policy, and gets back a file and its response headers. One thread serves every download (they
+ * the policy, and gets back a file, its bytes (transferred) and its response headers. One thread serves every download (they
  * wait on the network, not the CPU); it starts on first use and again after a crash, which fails only
  * the downloads in flight.
  */
@@ -43,7 +43,13 @@ export function createDownloadThread(options: { entry: string; limits: FetchLimi
       const waiting = pending.get(reply.id);
       if (!waiting) return;
       pending.delete(reply.id);
-      if (reply.ok) waiting.resolve(reply.downloaded);
+      if (reply.ok)
+        waiting.resolve({
+          ...reply.downloaded,
+          ...(reply.bytes && {
+            bytes: Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength),
+          }),
+        });
       else waiting.reject(fromWireError(reply.error));
     });
     const fail = (detail: string) => {

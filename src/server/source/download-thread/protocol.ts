@@ -9,9 +9,11 @@ export interface DownloadRequest {
   conditional?: { ifNoneMatch?: string; ifModifiedSince?: string };
 }
 
-/** What the download learnt; the bytes are in the file (nothing is written for a 304). */
+/** What the download learnt; the bytes are in the file (nothing is written for a 304), and in `bytes`. */
 export interface Downloaded {
   size: number;
+  /** The file's content, handed over from the thread without a copy; absent for a 304. */
+  bytes?: Buffer;
   finalUrl: string;
   response?: { status: number; headers: Record<string, string | string[] | undefined> };
   notModified?: boolean;
@@ -23,7 +25,8 @@ export interface DownloadMessage extends DownloadRequest {
 }
 
 export type DownloadReply =
-  { id: number; ok: true; downloaded: Downloaded } | { id: number; ok: false; error: WireError };
+  | { id: number; ok: true; downloaded: Omit<Downloaded, "bytes">; bytes?: Uint8Array<ArrayBuffer> }
+  | { id: number; ok: false; error: WireError };
 
 /** The thread's workerData. */
 export interface DownloadThreadSettings {
