@@ -46,7 +46,15 @@ const args = ["scripts/server.mjs", "--hostname", host, "--port", port];
 const env = { ...serverEnv(), NEXT_MANUAL_SIG_HANDLE: "true" };
 // The server's settings (serverEnv) must be in its environment when it starts, so it is a new program
 // either way; a parent kept only to pass signals on held 44 MB of the idle embedded default's 270.
-if (typeof process.execve === "function") process.execve(process.execPath, [process.execPath, ...args], env);
+// Windows has the function but not the call; a call that fails (where Node throws rather than aborts)
+// leaves the child below.
+if (typeof process.execve === "function" && process.platform !== "win32") {
+  try {
+    process.execve(process.execPath, [process.execPath, ...args], env);
+  } catch (error) {
+    console.error(`Starting the server as a child process: ${error instanceof Error ? error.message : error}`);
+  }
+}
 const server = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"], env });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));
