@@ -48,7 +48,7 @@ export interface JobOptions {
   cost?: number;
   /**
    * Called when the job waits in the queue rather than starting at once: what its caller holds in memory
-   * for it (a source's bytes, which are in a file as well) can go until its turn.
+   * for it (a source's bytes, which are in a file as well) can go until its turn. Must not throw.
    */
   onQueued?: () => void;
 }

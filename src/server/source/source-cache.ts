@@ -16,7 +16,8 @@ export interface SourceFile {
   size: number;
   /**
    * The file's content, when this fetch downloaded it: already in memory, shared by the callers of one
-   * download (read it, never change it). A source the cache had is read from its file.
+   * download (never write into it; a caller may drop its reference). A source the cache had is read
+   * from its file.
    */
   bytes?: Buffer;
   release(): void;

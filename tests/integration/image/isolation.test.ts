@@ -72,7 +72,7 @@ describe("transform processes", () => {
     }
   });
 
-  it("read a source given as a file where it is, and leave that file to its owner", async () => {
+  it("read a source given as a file where it is (letting go of its bytes), and leave that file to its owner", async () => {
     const photo = await solid(900, 600, [20, 140, 220]).png().toBuffer();
     const dir = mkdtempSync(path.join(os.tmpdir(), "optstuff-source-file-"));
     const file = path.join(dir, "photo.png");
@@ -85,6 +85,12 @@ describe("transform processes", () => {
       expect(Buffer.compare(fromFile.body, fromBytes.body)).toBe(0);
       expect(Buffer.compare(inProcess.body, fromBytes.body)).toBe(0);
       expect(existsSync(file) && readFileSync(file).equals(photo)).toBe(true);
+      // A file whose bytes the server holds too (just downloaded): the process reads the file, and the
+      // server lets go of its copy while the process works.
+      const held = { path: file, bytes: Buffer.from(photo) };
+      const fromHeld = pool.transform(held, ops, { accept: null }, limits);
+      expect(held.bytes).toBeUndefined();
+      expect(Buffer.compare((await fromHeld).body, fromBytes.body)).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -169,8 +169,10 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (closed) throw new AppError("NOT_READY", { detail: "transform pool closed" });
     const id = ++sequence;
     const directory = scratch.path();
-    // A source already in a file (the source cache's) is read from there: its bytes are never copied.
+    // A source already in a file (the source cache's) is read from there: its bytes are never copied,
+    // and the copy the server holds in memory (just downloaded) is let go while the process works.
     const given = Buffer.isBuffer(input) ? null : input.path;
+    if (!Buffer.isBuffer(input)) input.bytes = undefined;
     const job: JobMessage = {
       id,
       inputPath: given ?? path.join(directory, `${id}.in`),

@@ -21,9 +21,9 @@ interface Pending {
 
 /**
  * Remote sources downloaded in a worker thread (thread-main.ts): the server's thread sends a URL and
- * the policy, and gets back a file, its bytes (transferred) and its response headers. One thread serves every download (they
- * wait on the network, not the CPU); it starts on first use and again after a crash, which fails only
- * the downloads in flight.
+ * the policy, and gets back a file, its bytes (transferred) and its response headers. One thread serves
+ * every download (they wait on the network, not the CPU); it starts on first use and again after a
+ * crash, which fails only the downloads in flight.
  */
 export function createDownloadThread(options: { entry: string; limits: FetchLimits }): DownloadThread {
   const pending = new Map<number, Pending>();

@@ -16,9 +16,14 @@ import type { DownloadMessage, DownloadReply, DownloadThreadSettings } from "./p
 const settings = workerData as DownloadThreadSettings;
 
 parentPort?.on("message", (message: DownloadMessage) => {
-  void download(message).then((reply) =>
-    parentPort?.postMessage(reply, reply.ok && reply.bytes ? [reply.bytes.buffer] : []),
-  );
+  void download(message).then((reply) => {
+    try {
+      parentPort?.postMessage(reply, reply.ok && reply.bytes ? [reply.bytes.buffer] : []);
+    } catch (thrown) {
+      // What cannot be sent fails this download only, not the thread with every download in flight.
+      parentPort?.postMessage({ id: message.id, ok: false, error: toWireError(thrown) } satisfies DownloadReply);
+    }
+  });
 });
 
 async function download(message: DownloadMessage): Promise<DownloadReply> {
