@@ -88,7 +88,8 @@ function postRaw(
 /**
  * The server answers 413 and closes while the client may still be uploading: a write can then meet the
  * closed socket (EPIPE, ECONNRESET) before the answer is read. That is the transport, not the server's
- * answer: try again (at most three times); any answer received is returned and checked.
+ * answer: try again (at most eight times: on a loaded machine three in a row met it); any answer
+ * received is returned and checked.
  */
 async function postUntilAnswered(post: () => Promise<RawAnswer>): Promise<RawAnswer> {
   for (let attempt = 1; ; attempt++) {
@@ -96,7 +97,7 @@ async function postUntilAnswered(post: () => Promise<RawAnswer>): Promise<RawAns
       return await post();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (attempt >= 3 || (code !== "EPIPE" && code !== "ECONNRESET")) throw error;
+      if (attempt >= 8 || (code !== "EPIPE" && code !== "ECONNRESET")) throw error;
     }
   }
 }
