@@ -12,8 +12,10 @@ export { bucketedExpiry, signature, signUrl, type SignUrlInput, type SigningKeys
 export {
   blurDataUrl,
   info,
+  paletteCss,
   placeholder,
   type BlurPlaceholderInput,
+  type PaletteColour,
   type ImageInfo,
   type OutputInfo,
   type InfoInput,

@@ -13,11 +13,24 @@ export interface ImageInfo {
   bytes: number;
   /** `#rrggbb`. */
   dominant: string;
+  /** The main colours (up to 6), most common first, with their shares of the visible pixels. */
+  palette: PaletteColour[];
   /** Base64; placeholder() makes it a data URL. */
   thumbhash: string;
   blurhash: string;
   /** With operations beside `info`: what they make of the source, as the same URL without `info` would. */
   output?: OutputInfo;
+}
+
+/** One of the image's main colours. */
+export interface PaletteColour {
+  /** `#rrggbb`. */
+  colour: string;
+  /**
+   * Of the visible pixels (at least half as opaque as the most opaque), 0–1 with three decimals; a
+   * palette's shares add up to 1.
+   */
+  share: number;
 }
 
 /** One output: its format, size and bytes, and for q_auto and f_best the quality chosen and its score. */
@@ -52,6 +65,21 @@ export async function info(input: InfoInput): Promise<ImageInfo> {
 export function placeholder(thumbhash: string): string {
   const binary = atob(thumbhash);
   return thumbHashToDataURL(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
+}
+
+/**
+ * CSS declarations for a palette (info().palette): `--palette-1` … `--palette-N` by share and a
+ * `background-color` of the first, to paint a placeholder box or theme what sits around the image.
+ * `name` changes the properties' prefix (`--{name}-1`).
+ */
+export function paletteCss(palette: readonly PaletteColour[], name = "palette"): string {
+  if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`paletteCss: "${name}" is not a lowercase CSS name`);
+  const colours = palette.map(({ colour }) => {
+    if (!/^#[0-9a-f]{6}$/i.test(colour)) throw new Error(`paletteCss: "${colour}" is not a #rrggbb colour`);
+    return colour;
+  });
+  const properties = colours.map((colour, index) => `--${name}-${index + 1}: ${colour};`);
+  return [...properties, ...(colours.length > 0 ? [`background-color: var(--${name}-1);`] : [])].join(" ");
 }
 
 export interface BlurPlaceholderInput extends SigningKeys {

@@ -4,6 +4,7 @@ import sharp from "sharp";
 import { rgbaToThumbHash } from "thumbhash";
 import { assertWithinLimits, FAIL_ON, inspectSource } from "./inspect-source";
 import { timeoutSeconds } from "./render-image";
+import { paletteOf } from "./palette";
 import { toImageError } from "./sharp-errors";
 import { embeddedRasterPixels } from "./svg-rasters";
 import type { TransformLimits, TransformResult } from "./types";
@@ -19,7 +20,8 @@ const BLURHASH_SIDE = 32;
 /**
  * The `info` operation: the source's facts and placeholders as JSON, made like an image (in the
  * transform process, cached and stored as a result) so it is signed, limited and metered the same.
- * Only the first frame is decoded, at most 100 px on its longer side.
+ * Only the first frame is decoded, at most 100 px on its longer side; the placeholders and the palette
+ * are computed from that copy.
  */
 export async function describeImage(
   input: Buffer,
@@ -60,6 +62,7 @@ export async function describeImage(
       alpha: source.hasAlpha,
       bytes: input.length,
       dominant: `#${[dominant.r, dominant.g, dominant.b].map((c) => c.toString(16).padStart(2, "0")).join("")}`,
+      palette: paletteOf(data),
       thumbhash: Buffer.from(rgbaToThumbHash(info.width, info.height, data)).toString("base64"),
       blurhash: encodeBlurHash(
         new Uint8ClampedArray(small.data.buffer, small.data.byteOffset, small.data.length),

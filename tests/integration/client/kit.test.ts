@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blurDataUrl, info, placeholder, signUrl } from "../../../packages/client/src/index";
+import { blurDataUrl, info, paletteCss, placeholder, signUrl } from "../../../packages/client/src/index";
 import { createNuxtImageProvider, createUnpicTransformer } from "../../../packages/client/src/adapters";
 import { createSigningRoute } from "../../../packages/client/src/next";
 import { createTestApp, type TestApp } from "../../support/app";
@@ -101,13 +101,21 @@ describe("client kit against the image route", () => {
     expect([wide.width, wide.height]).toEqual([80, 40]);
   });
 
-  it("reads a source's info, and paints its ThumbHash as a PNG data URL of the same shape", async () => {
+  it("reads a source's info, writes its palette as CSS, and paints its ThumbHash as a PNG data URL of the same shape", async () => {
     const described = await info({
       ...keys,
       source: `http://${origin.host}/wide.png`,
       fetch: (input) => serve(String(input)),
     });
     expect(described).toMatchObject({ width: 400, height: 200, format: "png" });
+    // One colour, half opaque: visible, so the whole palette.
+    expect(described.palette).toEqual([{ colour: expect.stringMatching(/^#[0-9a-f]{6}$/), share: 1 }]);
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(described.palette[0]!.colour.slice(i, i + 2), 16));
+    // makePng's red (200, 30, 30), within the quantizer's 5-bit bins.
+    expect(Math.max(Math.abs(r! - 200), Math.abs(g! - 30), Math.abs(b! - 30))).toBeLessThanOrEqual(8);
+    expect(paletteCss(described.palette)).toBe(
+      `--palette-1: ${described.palette[0]!.colour}; background-color: var(--palette-1);`,
+    );
     const dataUrl = placeholder(described.thumbhash);
     const match = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
     expect(match).not.toBeNull();

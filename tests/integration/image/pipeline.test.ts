@@ -359,6 +359,8 @@ describe("info", () => {
     const { channels } = await sharp(photo).stats();
     expect(Math.abs(average.r * 255 - channels[0]!.mean)).toBeLessThan(20);
     expect(info.blurhash).toHaveLength(28);
+    expect(info.palette.length).toBeGreaterThan(1);
+    expect(info.palette.reduce((sum, { share }) => sum + share, 0)).toBeCloseTo(1, 2);
     const pixels = decodeBlurHash(info.blurhash, 4, 4);
     expect(Math.abs(pixels[0]! - channels[0]!.mean)).toBeLessThan(60);
   });
@@ -366,6 +368,14 @@ describe("info", () => {
   it("names the dominant colour, alpha, frames, and the size after EXIF orientation", async () => {
     const mostlyRed = await stripes(300, 100, [RED, RED, BLUE]).png().toBuffer();
     expect(near([...hex((await infoOf(mostlyRed)).dominant), 255], [...RED, 255], 12)).toBe(true);
+    // Two thirds red, a third blue; the 100 px copy blends one column at the border.
+    const { palette } = await infoOf(mostlyRed);
+    expect(palette.length).toBeGreaterThanOrEqual(2);
+    expect(near([...hex(palette[0]!.colour), 255], [...RED, 255], 12)).toBe(true);
+    expect(palette[0]!.share).toBeCloseTo(2 / 3, 1);
+    expect(near([...hex(palette[1]!.colour), 255], [...BLUE, 255], 12)).toBe(true);
+    expect(palette[1]!.share).toBeCloseTo(1 / 3, 1);
+    expect((await infoOf(await solid(20, 20, [0, 0, 0, 0]).png().toBuffer())).palette).toEqual([]);
     expect((await infoOf(await solid(20, 20, [0, 0, 0, 0]).png().toBuffer())).alpha).toBe(true);
     expect(await infoOf(await animatedGif(30, 20, [RED, GREEN, BLUE]))).toMatchObject({
       frames: 3,
