@@ -113,10 +113,17 @@ describe.skipIf(chromium.skip)(chromium.title("the URL tester in Chromium"), () 
     console.log(`url tester: image answered and previewed in ${ms} ms`);
   });
 
-  it("shows the JSON that info answered", async () => {
+  it("shows the JSON that info answered, and its palette as swatches named in text", async () => {
     const ms = await tryUrl("info", "local/photo.jpg", /^The server answered 200 OK with JSON/);
-    const json = JSON.parse((await browser.page.getByTestId("answer-json").textContent())!) as Record<string, unknown>;
+    const json = JSON.parse((await browser.page.getByTestId("answer-json").textContent())!) as {
+      palette: { colour: string; share: number }[];
+    };
     expect(json).toMatchObject({ width: 1600, height: 1067, format: "jpeg", frames: 1 });
+    expect(json.palette.length).toBeGreaterThan(0);
+    const swatches = browser.page.getByRole("list", { name: "Palette" }).getByRole("listitem");
+    expect(await swatches.allTextContents()).toEqual(
+      json.palette.map(({ colour, share }) => `${colour}${share < 0.005 ? "< 1 %" : `${Math.round(share * 100)} %`}`),
+    );
     expect(await fact("format")).toBe("application/json");
     expect(await browser.page.getByTestId("preview-image").count()).toBe(0);
     await screenshot(browser.page, "url-tester-2-info");

@@ -1,12 +1,13 @@
 import type { ReactNode } from "react";
 import { cn } from "@/lib/cn";
 import { formatMs } from "@/lib/format";
+import { PaletteSwatches } from "./palette-swatches";
 import { byteCount, nextStep, pixelSize, statusLine, summarise, type Answer, type Preview } from "./url-answer";
 import type { Probe } from "./use-url-probe";
 
 /**
  * What the image route answered to the signed URL: a sentence in a live region, then the facts (status
- * and error code, or format, pixel size, bytes and time), `info`'s JSON, and the image itself.
+ * and error code, or format, pixel size, bytes and time), `info`'s JSON and palette, and the image itself.
  */
 export function UrlTesterAnswer({
   probe,
@@ -45,6 +46,7 @@ export function UrlTesterAnswer({
           {JSON.stringify(answered.answer.json, null, 2)}
         </pre>
       ) : null}
+      {answered?.answer.kind === "json" ? <PaletteSwatches json={answered.answer.json} /> : null}
       {answered?.previewUrl ? (
         // The bytes already read, from an object URL: an <img> of the signed URL would ask the server
         // again, and next/image would go through Next's own optimizer instead of the route.
