@@ -6,6 +6,11 @@ import type { PublicNames } from "./public-names";
 
 /** Bumped when the pipeline's output for the same request changes, so old ETags stop matching. */
 const PIPELINE_VERSION = "5";
+/**
+ * Bumped when `info`'s JSON gains or changes a field (2: palette), so stored descriptions are made
+ * again without remaking every image.
+ */
+const INFO_VERSION = "2";
 
 /**
  * Identifies one output variant from the request alone (no fetch, no decode), so a conditional request
@@ -20,7 +25,8 @@ export function variantKey(
   // "fallback" (the project's fallback image) cannot collide: the others are a URL or start local:.
   const where = location === "fallback" ? location : sourceIdentity(location);
   const negotiation = negotiatesFormat(operations) ? acceptClass(accept) : "";
-  return digest(`${PIPELINE_VERSION}\n${canonicalOperations(operations)}\n${where}\n${negotiation}`, 32);
+  const version = operations.info ? `${PIPELINE_VERSION}.${INFO_VERSION}` : PIPELINE_VERSION;
+  return digest(`${version}\n${canonicalOperations(operations)}\n${where}\n${negotiation}`, 32);
 }
 
 function sourceIdentity(location: SourceLocation): string {
