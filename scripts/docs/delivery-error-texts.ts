@@ -25,6 +25,8 @@ export const errorWhen = {
   SOURCE_NOT_ALLOWED:
     "The source is not on the project's allowed sources, is `local/` with no local root or escapes it, or its host name or any resolved address is forbidden.",
   SIGNATURE_EXPIRED: "The signature is valid but `exp` is not in the future.",
+  KEY_POLICY_REFUSED:
+    "The signature is valid but the key's policy refuses the URL: an operation or preset it may not sign, no `exp` or one further ahead than it allows. The message names which.",
   SOURCE_NOT_FOUND: "The origin answered 404, or the local file does not exist or is not a regular file.",
   SOURCE_GONE: "The origin answered 410.",
   SOURCE_TOO_LARGE: "The declared, streamed or on-disk size is over `OPTSTUFF_MAX_SOURCE_BYTES`.",
@@ -72,6 +74,8 @@ export const errorFix = {
     "Add the embedding site's host to the project's referer hosts (dashboard → project settings); a page with `Referrer-Policy: no-referrer` sends none.",
   SOURCE_NOT_ALLOWED:
     "Add the host to the project's allowed sources (dashboard → project settings); private and internal addresses are never allowed.",
+  KEY_POLICY_REFUSED:
+    "Sign with a key whose policy allows it, or widen this key's policy (dashboard → API keys → Edit → Policy; [Key policies](url-format.md#key-policies)).",
   SIGNATURE_EXPIRED:
     "Sign with a later `exp`, beyond how long the embedding page is cached; bucket expiries ([signing.md](signing.md#expiry)).",
   SOURCE_NOT_FOUND: "Check the source URL on the origin, or the file under the local root.",

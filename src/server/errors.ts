@@ -19,6 +19,8 @@ export const deliveryErrors = {
   REFERER_NOT_ALLOWED: { status: 403, message: "Forbidden", log: "referer_blocked", publicCode: "FORBIDDEN" },
   SOURCE_NOT_ALLOWED: { status: 403, message: "Forbidden", log: "source_blocked", publicCode: "FORBIDDEN" },
   SIGNATURE_EXPIRED: { status: 403, message: "Signature has expired", log: "sig_expired" },
+  // Said in full: only the key's holder can sign such a URL, and they need to know what to change.
+  KEY_POLICY_REFUSED: { status: 403, message: "The key's policy does not allow this URL", log: "policy_refused" },
   SOURCE_NOT_FOUND: { status: 404, message: "Source image not found", log: "source_error" },
   SOURCE_GONE: { status: 410, message: "Source image is gone", log: "source_error" },
   SOURCE_TOO_LARGE: { status: 413, message: "Source image exceeds the byte limit", log: "too_large" },

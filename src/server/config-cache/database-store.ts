@@ -22,6 +22,7 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
           revokedAt: apiKeys.revokedAt,
           rateLimitPerMinute: apiKeys.rateLimitPerMinute,
           rateLimitPerDay: apiKeys.rateLimitPerDay,
+          policy: apiKeys.policy,
         })
         .from(apiKeys)
         .where(eq(apiKeys.publicKey, publicKey))

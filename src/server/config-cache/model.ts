@@ -1,3 +1,4 @@
+import type { KeyPolicy } from "@/lib/schemas/key-policy";
 import type { QualityLevel } from "@/server/image";
 import type { WatermarkConfig } from "./project-images";
 
@@ -15,6 +16,8 @@ export interface ApiKeyConfig {
   revokedAt: Date | null;
   rateLimitPerMinute: number;
   rateLimitPerDay: number;
+  /** What the key may sign beyond the project's rules; null: all the project allows. */
+  policy: KeyPolicy | null;
 }
 
 export interface ProjectConfig {

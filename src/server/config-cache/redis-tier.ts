@@ -18,9 +18,11 @@ export const INVALIDATED = "__INVALIDATED__";
 const WRITE_BACK_WITHIN_MS = (TTL_SECONDS.configInvalidated * 1000) / 2;
 
 /** ApiKeyConfig as stored in Redis: the secret still sealed, dates as ISO strings. */
-type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt"> & {
+type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt" | "policy"> & {
   expiresAt: string | null;
   revokedAt: string | null;
+  /** Absent from entries written before key policies existed. */
+  policy?: ApiKeyConfig["policy"];
 };
 
 export interface RedisTierDeps {
@@ -43,7 +45,9 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
           JSON.stringify({ ...config, expiresAt: iso(config.expiresAt), revokedAt: iso(config.revokedAt) }),
         decode: (text) => {
           const cached = JSON.parse(text) as CachedApiKeyConfig;
-          return { ...cached, expiresAt: date(cached.expiresAt), revokedAt: date(cached.revokedAt) };
+          // An entry written before key policies existed has none until it expires.
+          const { policy = null, ...rest } = cached;
+          return { ...rest, policy, expiresAt: date(cached.expiresAt), revokedAt: date(cached.revokedAt) };
         },
       }),
     getProject: (projectId) =>

@@ -68,7 +68,8 @@ export function answerContext({ request, parts, authorized, location, deps, prog
   const common = {
     hints: made.hints,
     tags: targets.address.tags,
-    refererRestricted: project.allowedRefererHosts.length > 0,
+    // The key's own list restricts embedding as the project's does: caches must keep answers apart too.
+    refererRestricted: project.allowedRefererHosts.length > 0 || (authorized.apiKey.policy?.referers.length ?? 0) > 0,
     requestId: progress.requestId,
   };
   return { request, parts, project, location, deps, progress, targets, input, common };

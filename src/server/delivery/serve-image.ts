@@ -9,6 +9,7 @@ import { traced, tracingStarted } from "@/server/telemetry/spans";
 import { answerContext } from "./answer-context";
 import { planAnswer } from "./answer-plan";
 import { attributionOf, authorizeRequest } from "./authorize";
+import { enforceKeyPolicy } from "./key-policy";
 import type { DeliveryDeps, ImageHttpRequest, RequestOutcome, Served } from "./delivery-types";
 import { decodeImagePath, parseImageRequest } from "./parse-request";
 import { respond } from "./respond";
@@ -39,6 +40,7 @@ export async function serveImage(request: ImageHttpRequest, deps: DeliveryDeps):
       },
     );
     known = { ...known, projectId: authorized.project.id, apiKeyId: authorized.apiKey.id };
+    enforceKeyPolicy(authorized.apiKey, parts, request.headers.get("referer"), deps.now().getTime());
     const location = requestSource(parts.source, authorized.project, request.headers);
     known = { ...known, sourceUrl: sourceName(location) };
     // Charged in respond(), once the request knows what it costs: a transform, or only a request.

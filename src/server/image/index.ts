@@ -13,6 +13,7 @@ export {
   keepsFromSource,
   parseOperations,
   canonicalOperations,
+  operationNames,
 } from "./operations/parse";
 export { operationRegistry, type OperationName } from "./operations/registry";
 export type { OperationSpec } from "./operations/value-parsers";

@@ -1,5 +1,6 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { keyLimitsSchema, MAX_ROTATION_GRACE_SECONDS } from "@/lib/schemas/api-key";
+import type { KeyPolicy } from "@/lib/schemas/key-policy";
 import { nameSchema } from "@/lib/schemas/names";
 import { effectiveKeyLimits } from "@/server/config-cache/key-limits";
 import { apiKeys } from "@/server/db/schema";
@@ -14,6 +15,7 @@ import {
   type KeyLimits,
 } from "./create-api-key";
 import type { TenancyDeps } from "./deps";
+import { normaliseKeyPolicy } from "./key-policy";
 import type { ProjectScope } from "./projects";
 
 export type KeyStatus = "active" | "rotating" | "expired" | "revoked";
@@ -30,6 +32,8 @@ export interface ApiKeyRow {
   rateLimitPerDay: number | null;
   /** What the key is held to: its own limits, else the defaults (the image route applies the same). */
   limits: { perMinute: number; perDay: number };
+  /** What the key may sign beyond the project's rules; null: all the project allows. */
+  policy: KeyPolicy | null;
   lastUsedAt: Date | null;
   createdAt: Date;
 }
@@ -43,6 +47,7 @@ const columns = {
   replacedById: apiKeys.replacedById,
   rateLimitPerMinute: apiKeys.rateLimitPerMinute,
   rateLimitPerDay: apiKeys.rateLimitPerDay,
+  policy: apiKeys.policy,
   lastUsedAt: apiKeys.lastUsedAt,
   createdAt: apiKeys.createdAt,
 };
@@ -64,17 +69,17 @@ export async function listApiKeys(deps: Pick<TenancyDeps, "db" | "now">, scope: 
 }
 
 /**
- * Name, expiry (null: never) and limits (null: the defaults), of an active key only. A revoked or
+ * Name, expiry (null: never), limits (null: the defaults) and policy (null: none), of an active key only. A revoked or
  * expired key is not edited back to life, and a rotating key (the old half of a rotation) keeps the
  * grace period the rotation gave it: its expiry cannot be stretched, and there is nothing else about
  * it worth changing before it ends (revoke it to end it sooner). The state is checked in the update's
  * own WHERE, so a key revoked or rotated a moment earlier is not changed either.
  */
 export async function updateApiKey(
-  deps: Pick<TenancyDeps, "db" | "invalidate" | "now" | "audit">,
+  deps: Pick<TenancyDeps, "db" | "invalidate" | "now" | "audit" | "hostPolicy">,
   scope: ProjectScope,
   keyId: string,
-  input: { name?: string; expiresAt?: Date | null } & KeyLimits,
+  input: { name?: string; expiresAt?: Date | null; policy?: KeyPolicy | null } & KeyLimits,
 ): Promise<ApiKeyRow> {
   const now = deps.now();
   if (input.expiresAt !== undefined) assertFutureExpiry(input.expiresAt, now);
@@ -90,6 +95,8 @@ export async function updateApiKey(
     const perMinute = limits.rateLimitPerMinute !== undefined ? limits.rateLimitPerMinute : current.rateLimitPerMinute;
     const perDay = limits.rateLimitPerDay !== undefined ? limits.rateLimitPerDay : current.rateLimitPerDay;
     assertLimitsInOrder(perMinute, perDay);
+    const policy =
+      input.policy === undefined ? undefined : await normaliseKeyPolicy(tx, scope, input.policy, deps.hostPolicy);
     const [updated] = await tx
       .update(apiKeys)
       .set({
@@ -97,6 +104,7 @@ export async function updateApiKey(
         ...(input.expiresAt !== undefined && { expiresAt: input.expiresAt }),
         rateLimitPerMinute: perMinute,
         rateLimitPerDay: perDay,
+        ...(policy !== undefined && { policy }),
         updatedAt: now,
       })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)))
@@ -146,6 +154,7 @@ export async function rotateApiKey(
         createdBy: input.createdBy,
         rateLimitPerMinute: old.rateLimitPerMinute,
         rateLimitPerDay: old.rateLimitPerDay,
+        policy: old.policy,
       },
       now,
     );

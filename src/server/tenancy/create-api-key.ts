@@ -1,6 +1,7 @@
 import { and, count, eq, gt, isNull, or } from "drizzle-orm";
 import type { z } from "zod";
 import { keyLimitsSchema } from "@/lib/schemas/api-key";
+import type { KeyPolicy } from "@/lib/schemas/key-policy";
 import { nameSchema } from "@/lib/schemas/names";
 import type { AuditTrail } from "@/server/audit/trail";
 import type { Database } from "@/server/db/client";
@@ -68,7 +69,14 @@ export function keyTarget(id: string, name: string, publicKey: string) {
 
 /** The fields of a key the log follows. */
 export function keyChanges(before: KeyFields | null, after: KeyFields | null) {
-  return changesBetween(before, after, ["name", "publicKey", "expiresAt", "rateLimitPerMinute", "rateLimitPerDay"]);
+  return changesBetween(before, after, [
+    "name",
+    "publicKey",
+    "expiresAt",
+    "rateLimitPerMinute",
+    "rateLimitPerDay",
+    "policy",
+  ]);
 }
 type KeyFields = {
   name?: string;
@@ -76,6 +84,7 @@ type KeyFields = {
   expiresAt?: Date | null;
   rateLimitPerMinute?: number | null;
   rateLimitPerDay?: number | null;
+  policy?: KeyPolicy | null;
 };
 
 /** keyStatus(…) === "active", as SQL: neither revoked nor replaced by a rotation nor expired. */
@@ -113,7 +122,7 @@ async function assertRoomForKey(tx: Database, projectId: string, now: Date): Pro
  */
 export async function insertApiKey(
   deps: { db: Database; secretBox: SecretBox },
-  input: NewKey & { projectId: string },
+  input: NewKey & { projectId: string; policy?: KeyPolicy | null },
   now: Date,
 ): Promise<CreatedApiKey> {
   assertFutureExpiry(input.expiresAt, now);
@@ -134,6 +143,8 @@ export async function insertApiKey(
       createdBy: input.createdBy ?? null,
       rateLimitPerMinute: limits.rateLimitPerMinute ?? null,
       rateLimitPerDay: limits.rateLimitPerDay ?? null,
+      // Only a rotation passes one: the new pair keeps what the old one was allowed, already checked.
+      policy: input.policy ?? null,
     })
     .returning({ id: apiKeys.id });
   return { id: row!.id, ...pair };

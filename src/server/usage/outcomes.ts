@@ -17,6 +17,7 @@ const OUTCOME_OF_STATUS = {
   sig_invalid: "refused",
   sig_expired: "refused",
   referer_blocked: "refused",
+  policy_refused: "refused",
   source_blocked: "refused",
   rate_limited: "refused",
   too_large: "refused",

@@ -46,6 +46,7 @@ const key = (publicKey: string, revokedAt: Date | null = null): ApiKeyConfig => 
   revokedAt,
   rateLimitPerMinute: 60,
   rateLimitPerDay: 10_000,
+  policy: null,
 });
 
 describe("in-process config tier", () => {

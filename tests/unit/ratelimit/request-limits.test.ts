@@ -54,6 +54,7 @@ function setup(
     revokedAt: null,
     rateLimitPerMinute: keyLimits.perMinute,
     rateLimitPerDay: keyLimits.perDay,
+    policy: null,
   };
   return {
     deps,

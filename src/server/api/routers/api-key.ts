@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { keyLimitsSchema, rotationGraceSchema } from "@/lib/schemas/api-key";
+import { keyPolicySchema } from "@/lib/schemas/key-policy";
 import { nameSchema as name } from "@/lib/schemas/names";
 import { envBlock } from "@/lib/snippets";
 import { listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from "@/server/tenancy/api-keys";
@@ -21,7 +22,13 @@ export const apiKeyRouter = router({
 
   update: projectProcedure("apiKey.update")
     .input(
-      keyId.extend({ name: name.optional(), expiresAt: z.date().nullable().optional() }).extend(keyLimitsSchema.shape),
+      keyId
+        .extend({
+          name: name.optional(),
+          expiresAt: z.date().nullable().optional(),
+          policy: keyPolicySchema.nullable().optional(),
+        })
+        .extend(keyLimitsSchema.shape),
     )
     .mutation(({ ctx, input }) => {
       const { keyId: id, ...changes } = input;

@@ -1,4 +1,5 @@
-import { index, integer, pgTable, text, timestamp, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, timestamp, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
+import type { KeyPolicy } from "@/lib/schemas/key-policy";
 import { user } from "./auth";
 import { projects } from "./tenancy";
 
@@ -28,6 +29,8 @@ export const apiKeys = pgTable(
     /** Null means the default (60 per minute, 10,000 per day). */
     rateLimitPerMinute: integer("rate_limit_per_minute"),
     rateLimitPerDay: integer("rate_limit_per_day"),
+    /** What the key may sign beyond its project's rules (operations, presets, expiry, referers); null: all the project allows. */
+    policy: jsonb("policy").$type<KeyPolicy>(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

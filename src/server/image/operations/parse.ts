@@ -80,11 +80,21 @@ export function describesSourceOnly(operations: ImageOperations): boolean {
   return operations.info === true && Object.values(operations).filter((value) => value !== undefined).length === 1;
 }
 
+/** The token names of a segment that parseOperations accepted (`w_800,pr_hero` → w, pr), each once. */
+export function operationNames(segment: string): string[] {
+  return segment === "_" ? [] : [...new Set(segment.split(",").map((token) => splitToken(token).name))];
+}
+
+function splitToken(token: string): { name: string; value: string | undefined } {
+  const separator = token.indexOf("_");
+  return separator === -1
+    ? { name: token, value: undefined }
+    : { name: token.slice(0, separator), value: token.slice(separator + 1) };
+}
+
 function parseToken(token: string): Partial<ImageOperations> {
   if (token === "") throw new AppError("INVALID_OPERATION", { message: "Empty operation between commas" });
-  const separator = token.indexOf("_");
-  const name = separator === -1 ? token : token.slice(0, separator);
-  const value = separator === -1 ? undefined : token.slice(separator + 1);
+  const { name, value } = splitToken(token);
 
   const spec = findOperation(name);
   if (!spec) {

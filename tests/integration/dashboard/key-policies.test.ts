@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { KeyPolicy } from "@/lib/schemas/key-policy";
+import { createTestApp, type TestApp } from "../../support/app";
+import { signUp, type TestUser } from "../../support/dashboard";
+import { buildSignedUrl } from "../../support/signed-url";
+
+/**
+ * Key policies through the procedures, observed through the real image route. The config cache lives
+ * for a minute here, so a policy change that forgot to invalidate the key would keep being served.
+ */
+let app: TestApp;
+let owner: TestUser;
+let teamSlug: string;
+const projectSlug = "partner";
+const open: KeyPolicy = { operations: null, presets: null, maxExpirySeconds: null, referers: [] };
+
+beforeAll(async () => {
+  app = await createTestApp({ env: { OPTSTUFF_CONFIG_CACHE_TTL_MS: "60000", OPTSTUFF_ALLOW_LOOPBACK_SOURCES: "0" } });
+  owner = await signUp(app.services, "policies");
+  teamSlug = (
+    await owner.caller.account.completeOnboarding({
+      name: "Policies",
+      slug: `pol-${owner.id.slice(0, 8).toLowerCase()}`,
+    })
+  ).slug;
+  await owner.caller.project.create({ teamSlug, name: "Partner", slug: projectSlug, allowedSourceHosts: ["local"] });
+  await owner.caller.preset.save({ teamSlug, projectSlug, name: "hero", operations: "w_60,f_png" });
+  await owner.caller.preset.save({ teamSlug, projectSlug, name: "thumb", operations: "s_20x20,f_png" });
+}, 30_000);
+afterAll(() => app.close());
+
+type Key = { id: string; publicKey: string; secretKey: string };
+const newKey = (name: string) => owner.caller.apiKey.create({ teamSlug, projectSlug, name, expiresAt: null });
+const setPolicy = (key: Key, policy: Partial<KeyPolicy> | null) =>
+  owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, policy: policy && { ...open, ...policy } });
+const fetchImage = (key: Key, operations: string, options: { exp?: number; referer?: string } = {}) => {
+  const url = buildSignedUrl({
+    baseUrl: "http://x",
+    projectSlug,
+    ...key,
+    operations,
+    source: "local/photo.jpg",
+    ...(options.exp !== undefined && { exp: options.exp }),
+  });
+  return app.fetch(url.slice("http://x".length), options.referer ? { headers: { referer: options.referer } } : {});
+};
+const refusal = async (response: Response) => ({
+  status: response.status,
+  ...((await response.json()) as { code: string; error: string }),
+});
+
+describe("key policies", () => {
+  it("narrow a cached key at once, say what they refuse, and let the rest through", async () => {
+    const key = await newKey("partner");
+    expect((await fetchImage(key, "w_30,blur_2,f_png")).status).toBe(200);
+    await setPolicy(key, { operations: ["w", "f"] });
+    expect(await refusal(await fetchImage(key, "w_30,blur_2,f_png"))).toMatchObject({
+      status: 403,
+      code: "KEY_POLICY_REFUSED",
+      error: "This key may not sign blur: its policy allows only w, f",
+    });
+    expect((await fetchImage(key, "w_31,f_png")).status).toBe(200);
+    // Cleared: the key signs all the project allows again.
+    expect((await setPolicy(key, null)).policy).toBeNull();
+    expect((await fetchImage(key, "w_30,blur_2,f_png")).status).toBe(200);
+  });
+
+  it("make a key presets-only, held to the presets it names", async () => {
+    const key = await newKey("presets");
+    await setPolicy(key, { operations: ["pr"], presets: ["thumb"] });
+    const thumb = await fetchImage(key, "pr_thumb");
+    expect(thumb.status).toBe(200);
+    expect(await refusal(await fetchImage(key, "pr_hero"))).toMatchObject({
+      code: "KEY_POLICY_REFUSED",
+      error: "This key may not sign the preset hero",
+    });
+    expect((await refusal(await fetchImage(key, "pr_thumb,w_10"))).error).toMatch(/may not sign w:/);
+  });
+
+  it("require an exp no further ahead than the policy's longest", async () => {
+    const key = await newKey("short-lived");
+    await setPolicy(key, { maxExpirySeconds: 3600 });
+    const now = Math.floor(Date.now() / 1000);
+    expect((await refusal(await fetchImage(key, "w_32,f_png"))).error).toBe(
+      "This key's URLs must carry exp, at most 3600 s ahead",
+    );
+    expect((await refusal(await fetchImage(key, "w_32,f_png", { exp: now + 7200 }))).code).toBe("KEY_POLICY_REFUSED");
+    expect((await fetchImage(key, "w_32,f_png", { exp: now + 3000 })).status).toBe(200);
+  });
+
+  it("serve only the pages on the key's referer list, on top of the project's", async () => {
+    const key = await newKey("embedded");
+    const saved = await setPolicy(key, {
+      referers: ["https://Partner.Example:8443", "*.cdn.example", "partner.example"],
+    });
+    expect(saved.policy?.referers).toEqual(["partner.example", "*.cdn.example"]);
+    expect((await refusal(await fetchImage(key, "w_33,f_png"))).code).toBe("FORBIDDEN");
+    const served = await fetchImage(key, "w_33,f_png", { referer: "https://partner.example/p" });
+    expect(served.status).toBe(200);
+    // Caches must not hand one page's answer to another: the answer varies by Referer, as the project's list makes it.
+    expect(served.headers.get("vary")).toMatch(/\bReferer\b/);
+    expect((await fetchImage(key, "w_33,f_png", { referer: "https://img.cdn.example/" })).status).toBe(200);
+  });
+
+  it("refuse what cannot be a policy, naming it, and keep the policy that was", async () => {
+    const key = await newKey("strict");
+    await setPolicy(key, { operations: ["w"] });
+    const bad: [Partial<KeyPolicy>, RegExp][] = [
+      [{ operations: ["w", "zoom"] }, /No operation is named zoom/],
+      [{ presets: ["hero", "banner"] }, /The project has no preset banner/],
+      [{ referers: ["127.0.0.1"] }, /not a valid referer host/],
+      [{ referers: ["localhost"] }, /not a valid referer host/],
+      [{ maxExpirySeconds: 10 }, /At least a minute/],
+      [{ operations: ["W_1;drop"] }, /token's name/],
+    ];
+    for (const [policy, message] of bad) {
+      await expect(setPolicy(key, policy)).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringMatching(message),
+      });
+    }
+    const listed = (await owner.caller.apiKey.list({ teamSlug, projectSlug })).find((k) => k.id === key.id)!;
+    expect(listed.policy).toEqual({ ...open, operations: ["w"] });
+  });
+
+  it("store a policy that restricts nothing as none, and dedupe its lists", async () => {
+    const key = await newKey("loose");
+    expect((await setPolicy(key, {})).policy).toBeNull();
+    expect((await setPolicy(key, { operations: ["w", "f", "w"], presets: ["hero", "hero"] })).policy).toEqual({
+      ...open,
+      operations: ["w", "f"],
+      presets: ["hero"],
+    });
+  });
+
+  it("pass to the new pair of a rotation, and are audited with what changed", async () => {
+    const old = await newKey("rotated");
+    await setPolicy(old, { operations: ["w", "f"] });
+    const rotated = await owner.caller.apiKey.rotate({ teamSlug, projectSlug, keyId: old.id, graceSeconds: 60 });
+    expect((await refusal(await fetchImage(rotated, "w_34,blur_1,f_png"))).code).toBe("KEY_POLICY_REFUSED");
+    expect((await fetchImage(rotated, "w_34,f_png")).status).toBe(200);
+    const listed = (await owner.caller.apiKey.list({ teamSlug, projectSlug })).find((k) => k.id === rotated.id)!;
+    expect(listed.policy).toEqual({ ...open, operations: ["w", "f"] });
+
+    const page = await owner.caller.audit.list({ teamSlug });
+    const entry = page.entries.find((e) => e.action === "api_key.updated" && e.changes && "policy" in e.changes);
+    expect(entry?.changes?.policy).toEqual({ from: null, to: { ...open, operations: ["w", "f"] } });
+  });
+});
