@@ -518,6 +518,54 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
       .toBeNull();
   });
 
+  it("gives the key a policy (a preset the project lacks is refused at its field), whose preview says what it refuses, and the route refuses it at once", async () => {
+    const page = alice.page;
+    await tab(page, "API keys");
+    await page.getByTestId("api-key-row").getByRole("button", { name: "Policy" }).click();
+    const dialog = page.getByRole("dialog");
+    const preview = dialog.getByTestId("policy-preview");
+    expect(await preview.textContent()).toBe("This key signs everything the project allows.");
+    await dialog.getByLabel(/^Presets only/).check();
+    await dialog.getByLabel("Presets it may sign").fill("hero, nosuch");
+    await dialog
+      .getByLabel("Longest URL lifetime")
+      .selectOption({ label: "1 day: URLs must carry exp, at most that far ahead" });
+    await expect
+      .poll(() => preview.locator("li").allTextContents())
+      .toEqual([
+        "URLs that are not one preset (pr_…)",
+        "Presets other than hero, nosuch",
+        "URLs without exp, or expiring more than 1 day ahead",
+      ]);
+    const { violations } = await new AxeBuilder({ page })
+      .include('[role="dialog"]')
+      .withTags(["wcag2a", "wcag2aa"])
+      .analyze();
+    expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+    await dialog.getByRole("button", { name: "Save policy" }).click();
+    await dialog.getByRole("alert").filter({ hasText: "The project has no preset nosuch" }).waitFor();
+    expect(await dialog.getByLabel("Presets it may sign").getAttribute("aria-invalid")).toBe("true");
+    await screenshot(page, "08c-key-policy-refused");
+    await dialog.getByLabel("Presets it may sign").fill("hero");
+    await dialog.getByRole("button", { name: "Save policy" }).click();
+    await expect.poll(() => page.getByTestId("key-policy").textContent()).toContain("URLs that are not one preset");
+    // The key's plain URL (w_320,f_webp, no exp) is refused from the next request on, saying why.
+    const refused = await fetch(signedUrl);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ code: "KEY_POLICY_REFUSED", error: /^This key may not sign w, f:/ });
+
+    // Opened again it shows the policy saved; cleared, the key signs what the project allows again.
+    await page.getByTestId("api-key-row").getByRole("button", { name: "Policy" }).click();
+    expect(await dialog.getByLabel(/^Presets only/).isChecked()).toBe(true);
+    expect(await dialog.getByLabel("Presets it may sign").inputValue()).toBe("hero");
+    await dialog.getByLabel(/^Presets only/).uncheck();
+    await dialog.getByLabel("Presets it may sign").fill("");
+    await dialog.getByLabel("Longest URL lifetime").selectOption({ label: "No limit (exp optional)" });
+    await dialog.getByRole("button", { name: "Save policy" }).click();
+    await expect.poll(() => page.getByTestId("key-policy").count()).toBe(0);
+    expect((await fetch(signedUrl)).status).toBe(200);
+  });
+
   it("uploads a watermark (a non-image is refused next to the form), puts it on every output, and adds a fallback image", async () => {
     const page = alice.page;
     await tab(page, "Images");

@@ -8,7 +8,9 @@ import { Card, EmptyState, ErrorMessage, Loading } from "@/components/ui/feedbac
 import { useTRPC } from "@/lib/trpc/client";
 import { CreateKeyDialog } from "./create-key-dialog";
 import { When } from "@/components/ui/when";
+import { policyRefusals } from "@/lib/key-policy-summary";
 import { EditKeyDialog, RevokeKeyButton, type DefaultKeyLimits } from "./key-actions";
+import { KeyPolicyDialog } from "./key-policy-dialog";
 import { RotateKeyDialog } from "./rotate-key-dialog";
 import { cn } from "@/lib/cn";
 
@@ -72,6 +74,11 @@ export function ApiKeys({
                 {key.expiresAt ? <When at={key.expiresAt} /> : "never"} · {key.limits.perMinute.toLocaleString("en")}{" "}
                 transforms/min, {key.limits.perDay.toLocaleString("en")}/day
               </p>
+              {key.policy ? (
+                <p className="text-xs text-subtle" data-testid="key-policy">
+                  Policy refuses: {policyRefusals(key.policy).join("; ")}
+                </p>
+              ) : null}
             </div>
             <div className="flex flex-wrap gap-1">
               {key.status === "active" && can?.["apiKey.update"] ? (
@@ -81,6 +88,9 @@ export function ApiKeys({
                   apiKey={key}
                   defaultLimits={defaultLimits}
                 />
+              ) : null}
+              {key.status === "active" && can?.["apiKey.update"] ? (
+                <KeyPolicyDialog teamSlug={teamSlug} projectSlug={projectSlug} apiKey={key} />
               ) : null}
               {/* Mounted whatever the key's status becomes (rotating, expired without grace, revoked from
                   elsewhere): its dialog shows the new secret until closed, while the list behind it changes. */}
