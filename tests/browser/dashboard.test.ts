@@ -542,11 +542,23 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
       .withTags(["wcag2a", "wcag2aa"])
       .analyze();
     expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+    // Judged on the key's own recent images: its plain URL was served above.
+    const check = dialog.getByRole("button", { name: "Check against this key's recent images" });
+    await check.click();
+    const judged = dialog.getByTestId("key-policy-impact");
+    await judged.waitFor();
+    expect(await judged.textContent()).toMatch(
+      /^[1-9]\d* of the [1-9]\d* images delivered in the last 7 days would have been refused\./,
+    );
+    expect(await judged.textContent()).toContain("w_320,f_webp");
     await dialog.getByRole("button", { name: "Save policy" }).click();
     await dialog.getByRole("alert").filter({ hasText: "The project has no preset nosuch" }).waitFor();
     expect(await dialog.getByLabel("Presets it may sign").getAttribute("aria-invalid")).toBe("true");
     await screenshot(page, "08c-key-policy-refused");
     await dialog.getByLabel("Presets it may sign").fill("hero");
+    // The count was for the policy as typed then: typing again asks for a new one.
+    await check.waitFor();
+    expect(await judged.count()).toBe(0);
     await dialog.getByRole("button", { name: "Save policy" }).click();
     await expect.poll(() => page.getByTestId("key-policy").textContent()).toContain("URLs that are not one preset");
     // The key's plain URL (w_320,f_webp, no exp) is refused from the next request on, saying why.

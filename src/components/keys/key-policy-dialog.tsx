@@ -1,7 +1,7 @@
 "use client";
 
 import { ShieldCheck } from "lucide-react";
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
@@ -12,6 +12,7 @@ import { checkboxOf, fieldOf, formLevelError, showRefusal, useZodForm } from "@/
 import { lifetimeLabel, policyRefusals } from "@/lib/key-policy-summary";
 import { keyPolicyFormSchema, keyPolicyFormValues, policyLifetimes, type KeyPolicy } from "@/lib/schemas/key-policy";
 import { useTRPC } from "@/lib/trpc/client";
+import { RuleImpact } from "@/components/projects/rule-impact";
 import { useRefreshKeys } from "./key-actions";
 
 /**
@@ -44,6 +45,13 @@ export function KeyPolicyDialog({
   const submit = form.handleSubmit((policy) => update.mutate({ teamSlug, projectSlug, keyId: apiKey.id, policy }));
   const typed = keyPolicyFormSchema.safeParse(form.watch());
   const refusals = typed.success ? policyRefusals(typed.data) : null;
+  // Judged on the key's recent images when asked, for the policy as typed then; typing again hides it.
+  const [checked, setChecked] = useState<KeyPolicy | null>(null);
+  const current = typed.success && checked !== null && JSON.stringify(typed.data) === JSON.stringify(checked);
+  const impact = useQuery({
+    ...trpc.apiKey.policyImpact.queryOptions({ teamSlug, projectSlug, keyId: apiKey.id, policy: checked! }),
+    enabled: current,
+  });
   const stored = apiKey.policy?.maxExpirySeconds;
   const lifetimes = [
     ...policyLifetimes,
@@ -56,6 +64,7 @@ export function KeyPolicyDialog({
       open={open}
       onOpenChange={(next) => {
         if (next) form.reset(keyPolicyFormValues(apiKey.policy));
+        setChecked(null);
         update.reset();
         setOpen(next);
       }}
@@ -115,6 +124,26 @@ export function KeyPolicyDialog({
               </ul>
             </>
           )}
+          {refusals && refusals.length > 0 ? (
+            <div className="mt-3 space-y-2" role="status">
+              {!current ? (
+                <Button type="button" variant="secondary" size="sm" onClick={() => setChecked(typed.data!)}>
+                  Check against this key&apos;s recent images
+                </Button>
+              ) : impact.isPending ? (
+                <p className="text-muted">Counting the recent images it would refuse…</p>
+              ) : impact.error ? (
+                <ErrorMessage error={impact.error} />
+              ) : (
+                <>
+                  <RuleImpact {...impact.data} testId="key-policy-impact" />
+                  <p className="text-xs text-subtle">
+                    Judged on operations and presets: the request log keeps neither exp nor the Referer.
+                  </p>
+                </>
+              )}
+            </div>
+          ) : null}
         </div>
         <ErrorMessage error={formLevelError(form)} />
         <DialogActions onCancel={() => setOpen(false)} submitLabel="Save policy" pending={update.isPending} />

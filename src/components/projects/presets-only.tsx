@@ -2,12 +2,11 @@
 
 import { hashKey, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { PresetsOnlyImpact } from "@/server/analytics/presets-only-impact";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage } from "@/components/ui/feedback";
-import { When } from "@/components/ui/when";
 import { useTRPC } from "@/lib/trpc/client";
+import { RuleImpact } from "./rule-impact";
 
 type Scope = { teamSlug: string; projectSlug: string };
 
@@ -61,44 +60,11 @@ export function PresetsOnly({ scope, presetsOnly }: { scope: Scope; presetsOnly:
             ) : impact.error ? (
               <ErrorMessage error={impact.error} />
             ) : (
-              <RefusedByPresetsOnly {...impact.data} />
+              <RuleImpact {...impact.data} testId="presets-only-impact" />
             )}
           </div>
         </ConfirmDialog>
       )}
     </Card>
-  );
-}
-
-/** What the project's recent requests say the switch would refuse. */
-function RefusedByPresetsOnly({ days, requests, refused, examples, partial, lookedBackTo }: PresetsOnlyImpact) {
-  const count = (n: number) => n.toLocaleString();
-  return (
-    <div data-testid="presets-only-impact" className="space-y-2">
-      <p className={refused > 0 ? "font-medium text-danger" : "text-ink-soft"}>
-        {requests === 0
-          ? `No images delivered in the last ${days} days to judge by.`
-          : lookedBackTo
-            ? `${partial ? "At least " : ""}${count(refused)} of the latest ${count(requests)} images delivered would have been refused.`
-            : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} images delivered in the last ${days} days would have been refused.`}
-      </p>
-      {lookedBackTo ? (
-        <p className="text-muted">
-          Judged on the images delivered since <When at={lookedBackTo} />: a sample of the last {days} days.
-        </p>
-      ) : null}
-      {examples.length > 0 ? (
-        <>
-          <p className="text-muted">Most used of their operations:</p>
-          <ul className="space-y-1">
-            {examples.map((segment) => (
-              <li key={segment}>
-                <code className="font-mono text-xs break-all">{segment}</code>
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
-    </div>
   );
 }

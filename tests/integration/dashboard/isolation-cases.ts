@@ -106,6 +106,16 @@ export const isolationCases: Record<string, IsolationCase> = {
     takesResourceId: true,
     call: (c, t) => c.apiKey.update({ ...project(t), keyId: t.keyId, rateLimitPerMinute: 100_000 }),
   },
+  "apiKey.policyImpact": {
+    scope: "project",
+    takesResourceId: true,
+    call: (c, t) =>
+      c.apiKey.policyImpact({
+        ...project(t),
+        keyId: t.keyId,
+        policy: { operations: ["pr"], presets: null, maxExpirySeconds: null, referers: [] },
+      }),
+  },
   "apiKey.rotate": {
     scope: "project",
     takesResourceId: true,

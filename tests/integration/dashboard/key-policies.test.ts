@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyPolicy } from "@/lib/schemas/key-policy";
+import { requestLog } from "@/server/db/schema";
 import { createTestApp, type TestApp } from "../../support/app";
 import { signUp, type TestUser } from "../../support/dashboard";
 import { buildSignedUrl } from "../../support/signed-url";
@@ -145,5 +146,54 @@ describe("key policies", () => {
     const page = await owner.caller.audit.list({ teamSlug });
     const entry = page.entries.find((e) => e.action === "api_key.updated" && e.changes && "policy" in e.changes);
     expect(entry?.changes?.policy).toEqual({ from: null, to: { ...open, operations: ["w", "f"] } });
+  });
+
+  it("preview what a policy would have refused of the key's own recent images, by the route's rule", async () => {
+    const { id: projectId } = (await owner.caller.project.list({ teamSlug })).find((p) => p.slug === projectSlug)!;
+    const key = await newKey("judged");
+    const other = await newKey("other");
+    const impact = (policy: Partial<KeyPolicy>, keyId = key.id) =>
+      owner.caller.apiKey.policyImpact({ teamSlug, projectSlug, keyId, policy: { ...open, ...policy } });
+    const row = (apiKeyId: string, operations: string, weight = 1) => ({
+      requestId: crypto.randomUUID(),
+      projectId,
+      apiKeyId,
+      status: "success",
+      httpStatus: 200,
+      operations,
+      weight,
+    });
+    await app.services.database.db.insert(requestLog).values([
+      row(key.id, "pr_hero", 2),
+      row(key.id, "w_320,f_webp", 4),
+      row(key.id, "pr_thumb"),
+      row(key.id, "look_at_me_1"), // no longer parses: not this policy's refusal
+      row(other.id, "w_1,blur_3", 50), // another key's images never count
+      { ...row(key.id, "w_2,blur_9"), status: "sig_invalid", httpStatus: 403 }, // refused already
+    ]);
+    expect(await impact({ operations: ["pr"], presets: ["hero"] })).toMatchObject({
+      requests: 8,
+      refused: 5,
+      examples: ["w_320,f_webp", "pr_thumb"],
+    });
+    // Lifetime and referers are not in the log: judged on operations alone, nothing is refused here.
+    expect(await impact({ maxExpirySeconds: 3600, referers: ["partner.example"] })).toMatchObject({
+      requests: 8,
+      refused: 0,
+    });
+    // A key of another project is not found through this one.
+    await owner.caller.project.create({
+      teamSlug,
+      name: "Elsewhere",
+      slug: "elsewhere",
+      allowedSourceHosts: ["local"],
+    });
+    const stranger = await owner.caller.apiKey.create({
+      teamSlug,
+      projectSlug: "elsewhere",
+      name: "s",
+      expiresAt: null,
+    });
+    await expect(impact({ operations: ["w"] }, stranger.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

@@ -256,6 +256,14 @@ describe("over a log filled to its caps", () => {
     expect(impact!.refused).toBeGreaterThan(0);
   });
 
+  it("judges a key's policy on the same newest rows, however little of them is the key's", async () => {
+    const policy = { operations: ["pr"], presets: null, maxExpirySeconds: null, referers: [] };
+    const measured = await whileOtherTenantWorks(() =>
+      world.admin.caller.apiKey.policyImpact({ ...scope(), keyId: world.keyId, policy }),
+    );
+    expectBounded(measured);
+  });
+
   it("reads a project's and a team's 90 days of statistics in bounded statements", async () => {
     // Their heaviest statement counts the project's distinct variants over 30 days at the cap (150,000 rows):
     // bounded by the cap, not by the scan's chunk (~15 times a chunk on PostgreSQL 15 here).

@@ -5,7 +5,8 @@ import { nameSchema as name } from "@/lib/schemas/names";
 import { envBlock } from "@/lib/snippets";
 import { listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from "@/server/tenancy/api-keys";
 import { createApiKey } from "@/server/tenancy/create-api-key";
-import { projectProcedure, router } from "../trpc";
+import { keyPolicyImpact } from "@/server/analytics/key-policy-impact";
+import { projectProcedure, projectReadProcedure, router } from "../trpc";
 
 const keyId = z.object({ keyId: z.uuid() });
 
@@ -34,6 +35,11 @@ export const apiKeyRouter = router({
       const { keyId: id, ...changes } = input;
       return updateApiKey(ctx.tenancy, ctx.scope, id, changes);
     }),
+
+  /** What a policy being edited would have refused of the key's recent images (the dialog's preview). */
+  policyImpact: projectReadProcedure("apiKey.update")
+    .input(keyId.extend({ policy: keyPolicySchema }))
+    .query(({ ctx, input }) => keyPolicyImpact(ctx.reads, ctx.scope, input.keyId, input.policy)),
 
   rotate: projectProcedure("apiKey.rotate")
     .input(keyId.extend({ graceSeconds: rotationGraceSchema }))
