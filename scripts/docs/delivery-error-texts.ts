@@ -21,7 +21,8 @@ export const errorWhen = {
   KEY_EXPIRED: "The key's expiry date has passed.",
   KEY_PROJECT_MISMATCH: "The key belongs to a project whose slug is not the URL's `{projectSlug}`.",
   SIGNATURE_INVALID: "`sig` does not match the payload (wrong secret, or the operations, source or `exp` changed).",
-  REFERER_NOT_ALLOWED: "The project has a referer allowlist and the `Referer` is missing, unparseable or not on it.",
+  REFERER_NOT_ALLOWED:
+    "The project, or the key's policy, has a referer allowlist and the `Referer` is missing, unparseable or not on it.",
   SOURCE_NOT_ALLOWED:
     "The source is not on the project's allowed sources, is `local/` with no local root or escapes it, or its host name or any resolved address is forbidden.",
   SIGNATURE_EXPIRED: "The signature is valid but `exp` is not in the future.",
@@ -71,11 +72,11 @@ export const errorFix = {
   SIGNATURE_INVALID:
     "Sign exactly `{operations}/{source}[?exp=…]` with the whole `sk_…` string as the HMAC key ([signing.md](signing.md#pitfalls)).",
   REFERER_NOT_ALLOWED:
-    "Add the embedding site's host to the project's referer hosts (dashboard → project settings); a page with `Referrer-Policy: no-referrer` sends none.",
+    "Add the embedding site's host to the project's referer hosts (dashboard → project settings), and to the key's policy where it has a list (API keys → Policy); a page with `Referrer-Policy: no-referrer` sends none.",
   SOURCE_NOT_ALLOWED:
     "Add the host to the project's allowed sources (dashboard → project settings); private and internal addresses are never allowed.",
   KEY_POLICY_REFUSED:
-    "Sign with a key whose policy allows it, or widen this key's policy (dashboard → API keys → Edit → Policy; [Key policies](url-format.md#key-policies)).",
+    "Sign with a key whose policy allows it, or widen this key's policy (dashboard → API keys → Policy; [Key policies](url-format.md#key-policies)).",
   SIGNATURE_EXPIRED:
     "Sign with a later `exp`, beyond how long the embedding page is cached; bucket expiries ([signing.md](signing.md#expiry)).",
   SOURCE_NOT_FOUND: "Check the source URL on the origin, or the file under the local root.",

@@ -1,4 +1,4 @@
-import { policyLifetimes, type KeyPolicy } from "@/lib/schemas/key-policy";
+import { isPresetsOnly, policyLifetimes, type KeyPolicy } from "@/lib/schemas/key-policy";
 
 /** A lifetime in the words the dialog offers it, or in seconds when set otherwise (by the API). */
 export function lifetimeLabel(seconds: number): string {
@@ -13,7 +13,7 @@ export function policyRefusals(policy: KeyPolicy | null): string[] {
   if (!policy) return [];
   const lines: string[] = [];
   const { operations, presets, maxExpirySeconds, referers } = policy;
-  if (operations?.length === 1 && operations[0] === "pr") lines.push("URLs that are not one preset (pr_…)");
+  if (isPresetsOnly(operations)) lines.push("URLs that are not one preset (pr_…)");
   else if (operations?.length === 0) lines.push("URLs with any operation (only _ is signed)");
   else if (operations) lines.push(`URLs with operations other than ${operations.join(", ")}`);
   if (presets) lines.push(`Presets other than ${presets.join(", ")}`);

@@ -55,7 +55,9 @@ export async function info(input: InfoInput): Promise<ImageInfo> {
   const url = await signUrl({ ...input, operations: { info: true } });
   const response = await (input.fetch ?? fetch)(url);
   if (!response.ok) throw new Error(`info for ${input.source}: OptStuff answered ${response.status}`);
-  return (await response.json()) as ImageInfo;
+  const described = (await response.json()) as Omit<ImageInfo, "palette"> & { palette?: ImageInfo["palette"] };
+  // An answer a CDN cached before palettes existed has none: an empty one, so paletteCss writes nothing.
+  return { ...described, palette: described.palette ?? [] };
 }
 
 /**

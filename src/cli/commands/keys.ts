@@ -1,4 +1,5 @@
 import type { Command } from "@commander-js/extra-typings";
+import { policyRefusals } from "@/lib/key-policy-summary";
 import { listApiKeys, revokeApiKey, rotateApiKey } from "@/server/tenancy/api-keys";
 import { createApiKey } from "@/server/tenancy/create-api-key";
 import * as arg from "../arguments";
@@ -15,7 +16,7 @@ export function registerKeys(program: Command, cli: Cli): void {
 
   keys
     .command("list")
-    .description("list a project's keys with their status, limits and expiry (never a secret)")
+    .description("list a project's keys with their status, limits, expiry and policy (never a secret)")
     .requiredOption("--team <slug>", TEAM_HELP, arg.slug)
     .requiredOption("--project <slug>", PROJECT_HELP, arg.slug)
     .option("--json", JSON_HELP)
@@ -35,6 +36,7 @@ export function registerKeys(program: Command, cli: Cli): void {
             "per day": String(k.limits.perDay),
             expires: day(k.expiresAt),
             "last used": day(k.lastUsedAt),
+            "policy refuses": k.policy ? policyRefusals(k.policy).join("; ") : "nothing",
           })),
           `No keys in ${options.team}/${options.project}: optstuff keys create makes one.`,
         ),

@@ -83,7 +83,7 @@ export function KeyPolicyDialog({
         {form.watch("presetsOnly") ? null : (
           <Field
             label="Operations it may sign"
-            hint="Token names, such as w, h, f, q, pr. Empty: every operation the project allows."
+            hint="Token names, such as w, h, f, q, pr. Empty: every operation the project allows; _ alone: none (the original only)."
             {...fieldOf(form, "operations")}
           />
         )}
@@ -116,7 +116,7 @@ export function KeyPolicyDialog({
             <p className="text-muted">This key signs everything the project allows.</p>
           ) : (
             <>
-              <p className="font-medium">This key will refuse (403, KEY_POLICY_REFUSED):</p>
+              <p className="font-medium">This key will refuse, with 403:</p>
               <ul className="mt-1 list-disc pl-5">
                 {refusals.map((line) => (
                   <li key={line}>{line}</li>

@@ -19,7 +19,9 @@ export function RuleImpact({
     <div data-testid={testId} className="space-y-2">
       <p className={refused > 0 ? "font-medium text-danger" : "text-ink-soft"}>
         {requests === 0
-          ? `No images delivered in the last ${days} days to judge by.`
+          ? lookedBackTo
+            ? "None of the latest images delivered to judge by."
+            : `No images delivered in the last ${days} days to judge by.`
           : lookedBackTo
             ? `${partial ? "At least " : ""}${count(refused)} of the latest ${count(requests)} images delivered would have been refused.`
             : `${partial ? "At least " : ""}${count(refused)} of the ${count(requests)} images delivered in the last ${days} days would have been refused.`}

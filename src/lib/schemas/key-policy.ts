@@ -25,7 +25,7 @@ export const keyPolicySchema = z.object({
     .min(60, "At least a minute")
     .max(MAX_POLICY_EXPIRY_SECONDS, "At most ten years")
     .nullable(),
-  /** Pages its URLs may be embedded in, besides the project's own referer list; empty: the project's only. */
+  /** Pages its URLs may be embedded in; the project's own referer list must pass too. Empty: the project's alone. */
   referers: z.array(z.string().max(300)).max(100, "At most 100 hosts"),
 });
 
@@ -43,6 +43,17 @@ export const policyLifetimes = [
 /** Names are typed as a list: commas, spaces or lines between them. */
 const names = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
+/** The operations field: empty for any, `_` for none (only the original, whole), else names. */
+function operationList(text: string): string[] | null {
+  if (text.trim() === "_") return [];
+  return names(text).length > 0 ? names(text) : null;
+}
+
+/** `operations: ["pr"]`: the dialog's "presets only". */
+export function isPresetsOnly(operations: readonly string[] | null | undefined): boolean {
+  return operations?.length === 1 && operations[0] === "pr";
+}
+
 /** The policy dialog's fields, as text, turned into a policy: an empty field restricts nothing. */
 export const keyPolicyFormSchema = z
   .object({
@@ -53,7 +64,7 @@ export const keyPolicyFormSchema = z
     referers: z.string(),
   })
   .transform((form): KeyPolicy => ({
-    operations: form.presetsOnly ? ["pr"] : names(form.operations).length > 0 ? names(form.operations) : null,
+    operations: form.presetsOnly ? ["pr"] : operationList(form.operations),
     presets: names(form.presets).length > 0 ? names(form.presets) : null,
     maxExpirySeconds: form.maxExpirySeconds === "" ? null : Number(form.maxExpirySeconds),
     referers: parseHostList(form.referers),
@@ -64,10 +75,10 @@ export type KeyPolicyForm = z.input<typeof keyPolicyFormSchema>;
 
 /** A stored policy (or none) as the dialog shows it. */
 export function keyPolicyFormValues(policy: KeyPolicy | null): KeyPolicyForm {
-  const presetsOnly = policy?.operations?.length === 1 && policy.operations[0] === "pr";
+  const presetsOnly = isPresetsOnly(policy?.operations);
   return {
     presetsOnly,
-    operations: presetsOnly ? "" : (policy?.operations?.join(", ") ?? ""),
+    operations: presetsOnly ? "" : policy?.operations?.length === 0 ? "_" : (policy?.operations?.join(", ") ?? ""),
     presets: policy?.presets?.join(", ") ?? "",
     maxExpirySeconds: policy?.maxExpirySeconds?.toString() ?? "",
     referers: formatHostList(policy?.referers ?? []),

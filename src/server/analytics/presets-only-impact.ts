@@ -104,7 +104,8 @@ export async function servedImpact(
     requests: Math.round(total),
     refused: Math.round(refused),
     examples,
-    partial: rows.length > MAX_SEGMENTS,
+    // Past the segments read, only ones that count (another key's weigh nothing) leave the count short.
+    partial: (rows[MAX_SEGMENTS]?.requests ?? 0) > 0,
     lookedBackTo: rows[0] && rows[0].read >= IMPACT_ROWS ? rows[0].oldest : null,
   };
 }

@@ -1,8 +1,10 @@
+import { isPresetsOnly } from "@/lib/schemas/key-policy";
 import type { ApiKeyConfig } from "@/server/config-cache";
 import { AppError } from "@/server/errors";
 import { operationNames } from "@/server/image";
 import { isRefererAllowed } from "@/server/source";
 import type { ImageRequestParts } from "./parse-request";
+import { isSinglePreset } from "./presets";
 
 /** The signer's clock and the server's may differ: a URL is not refused for a minute's drift. */
 export const CLOCK_SKEW_SECONDS = 60;
@@ -30,6 +32,10 @@ export function enforceKeyPolicy(
       const allows = allowed.length > 0 ? `only ${allowed.join(", ")}` : "no operations";
       refuse(`This key may not sign ${refused.join(", ")}: its policy allows ${allows}`);
     }
+  }
+  // Presets only means one preset: `_` (the original, whole) is not one.
+  if (isPresetsOnly(policy.operations) && !isSinglePreset(parts.operations)) {
+    refuse("This key's URLs must be one preset (pr_{name}) and nothing else");
   }
   const preset = parts.operations.preset;
   if (policy.presets && preset !== undefined && !policy.presets.includes(preset)) {

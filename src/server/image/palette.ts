@@ -34,7 +34,12 @@ export function paletteOf(rgba: Uint8Array, colours = PALETTE_COLOURS): PaletteC
     const colour = `#${swatch.rgb.map((channel) => channel.toString(16).padStart(2, "0")).join("")}`;
     populations.set(colour, (populations.get(colour) ?? 0) + swatch.population);
   }
-  return [...populations]
+  const palette = [...populations]
     .sort(([, a], [, b]) => b - a)
     .map(([colour, population]) => ({ colour, share: Math.round((population / count) * 1000) / 1000 }));
+  if (palette.length === 0) return palette;
+  // Rounded one by one the shares may add up to 0.999 or 1.001: the largest takes the difference.
+  const rest = palette.slice(1).reduce((sum, { share }) => sum + share, 0);
+  palette[0]!.share = Math.round((1 - rest) * 1000) / 1000;
+  return palette;
 }

@@ -215,6 +215,7 @@ describe("optstuff on a database", () => {
       name: "production",
       status: "active",
       limits: { perMinute: 50, perDay: 5000 },
+      policy: null,
     });
     expect(listed.map((k) => k.name).sort()).toEqual(["default", "production"]);
     expect(JSON.stringify(listed)).not.toContain("sk_");

@@ -34,7 +34,11 @@ type Key = { id: string; publicKey: string; secretKey: string };
 const newKey = (name: string) => owner.caller.apiKey.create({ teamSlug, projectSlug, name, expiresAt: null });
 const setPolicy = (key: Key, policy: Partial<KeyPolicy> | null) =>
   owner.caller.apiKey.update({ teamSlug, projectSlug, keyId: key.id, policy: policy && { ...open, ...policy } });
-const fetchImage = (key: Key, operations: string, options: { exp?: number; referer?: string } = {}) => {
+const fetchImage = (
+  key: Key,
+  operations: string,
+  options: { exp?: number; referer?: string; ifNoneMatch?: string } = {},
+) => {
   const url = buildSignedUrl({
     baseUrl: "http://x",
     projectSlug,
@@ -43,7 +47,11 @@ const fetchImage = (key: Key, operations: string, options: { exp?: number; refer
     source: "local/photo.jpg",
     ...(options.exp !== undefined && { exp: options.exp }),
   });
-  return app.fetch(url.slice("http://x".length), options.referer ? { headers: { referer: options.referer } } : {});
+  const headers = {
+    ...(options.referer && { referer: options.referer }),
+    ...(options.ifNoneMatch && { "if-none-match": options.ifNoneMatch }),
+  };
+  return app.fetch(url.slice("http://x".length), { headers });
 };
 const refusal = async (response: Response) => ({
   status: response.status,
@@ -53,8 +61,13 @@ const refusal = async (response: Response) => ({
 describe("key policies", () => {
   it("narrow a cached key at once, say what they refuse, and let the rest through", async () => {
     const key = await newKey("partner");
-    expect((await fetchImage(key, "w_30,blur_2,f_png")).status).toBe(200);
+    const before = await fetchImage(key, "w_30,blur_2,f_png");
+    expect(before.status).toBe(200);
+    const etag = before.headers.get("etag")!;
+    expect((await fetchImage(key, "w_30,blur_2,f_png", { ifNoneMatch: etag })).status).toBe(304);
     await setPolicy(key, { operations: ["w", "f"] });
+    // A browser's ETag does not turn a refused URL into a 304.
+    expect((await fetchImage(key, "w_30,blur_2,f_png", { ifNoneMatch: etag })).status).toBe(403);
     expect(await refusal(await fetchImage(key, "w_30,blur_2,f_png"))).toMatchObject({
       status: 403,
       code: "KEY_POLICY_REFUSED",
@@ -76,6 +89,10 @@ describe("key policies", () => {
       error: "This key may not sign the preset hero",
     });
     expect((await refusal(await fetchImage(key, "pr_thumb,w_10"))).error).toMatch(/may not sign w:/);
+    // The original, whole, is not a preset.
+    expect((await refusal(await fetchImage(key, "_"))).error).toBe(
+      "This key's URLs must be one preset (pr_{name}) and nothing else",
+    );
   });
 
   it("require an exp no further ahead than the policy's longest", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { paletteCss } from "../../../packages/client/src/index";
+import { info, paletteCss } from "../../../packages/client/src/index";
 
 describe("paletteCss", () => {
   const palette = [
@@ -25,5 +25,21 @@ describe("paletteCss", () => {
     expect(() => paletteCss([{ colour: "red;} body{display:none", share: 1 }])).toThrow(/not a #rrggbb colour/);
     expect(() => paletteCss(palette, "x;color:red")).toThrow(/not a lowercase CSS name/);
     expect(() => paletteCss(palette, "")).toThrow(/not a lowercase CSS name/);
+  });
+});
+
+describe("info", () => {
+  it("reads an answer cached before palettes existed as an empty palette, which writes no CSS", async () => {
+    const old = { width: 10, height: 10, format: "png", dominant: "#000000", thumbhash: "", blurhash: "" };
+    const described = await info({
+      baseUrl: "https://img.example.com",
+      projectSlug: "p",
+      publicKey: "pk_AAAAAAAAAAAAAAAAAAAAAA",
+      secretKey: "sk_test",
+      source: "https://cdn.example.com/a.png",
+      fetch: async () => Response.json(old),
+    });
+    expect(described).toMatchObject({ ...old, palette: [] });
+    expect(paletteCss(described.palette)).toBe("");
   });
 });

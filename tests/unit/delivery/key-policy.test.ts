@@ -41,6 +41,10 @@ describe("enforceKeyPolicy", () => {
   it("makes a key presets-only with operations [pr], and holds it to its presets", () => {
     const presetsOnly = { operations: ["pr"], presets: ["hero", "thumb"] };
     expect(() => check(presetsOnly, "pr_hero")).not.toThrow();
+    // The original, whole, is not a preset.
+    expect(refusal(() => check({ operations: ["pr"] }, "_")).message).toBe(
+      "This key's URLs must be one preset (pr_{name}) and nothing else",
+    );
     expect(refusal(() => check(presetsOnly, "pr_hero,w_100")).message).toMatch(/may not sign w:/);
     expect(refusal(() => check(presetsOnly, "pr_banner")).message).toBe("This key may not sign the preset banner");
     // A preset list alone leaves other operations as the project allows them.
