@@ -1,7 +1,7 @@
 "use client";
 
 import { ShieldCheck } from "lucide-react";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { skipToken, useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
@@ -48,10 +48,11 @@ export function KeyPolicyDialog({
   // Judged on the key's recent images when asked, for the policy as typed then; typing again hides it.
   const [checked, setChecked] = useState<KeyPolicy | null>(null);
   const current = typed.success && checked !== null && JSON.stringify(typed.data) === JSON.stringify(checked);
-  const impact = useQuery({
-    ...trpc.apiKey.policyImpact.queryOptions({ teamSlug, projectSlug, keyId: apiKey.id, policy: checked! }),
-    enabled: current,
-  });
+  const impact = useQuery(
+    trpc.apiKey.policyImpact.queryOptions(
+      current ? { teamSlug, projectSlug, keyId: apiKey.id, policy: checked } : skipToken,
+    ),
+  );
   const stored = apiKey.policy?.maxExpirySeconds;
   const lifetimes = [
     ...policyLifetimes,

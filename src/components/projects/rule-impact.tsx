@@ -1,4 +1,4 @@
-import type { PresetsOnlyImpact } from "@/server/analytics/presets-only-impact";
+import type { ServedImpact } from "@/server/analytics/served-impact";
 import { When } from "@/components/ui/when";
 
 /**
@@ -13,7 +13,7 @@ export function RuleImpact({
   partial,
   lookedBackTo,
   testId,
-}: PresetsOnlyImpact & { testId: string }) {
+}: ServedImpact & { testId: string }) {
   const count = (n: number) => n.toLocaleString();
   return (
     <div data-testid={testId} className="space-y-2">

@@ -46,8 +46,10 @@ const names = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 /** The operations field: empty for any, `_` for none (only the original, whole), else names. */
 function operationList(text: string): string[] | null {
   if (text.trim() === "_") return [];
-  return names(text).length > 0 ? names(text) : null;
+  return listOrNull(names(text));
 }
+
+const listOrNull = (list: string[]) => (list.length > 0 ? list : null);
 
 /** `operations: ["pr"]`: the dialog's "presets only". */
 export function isPresetsOnly(operations: readonly string[] | null | undefined): boolean {
@@ -65,7 +67,7 @@ export const keyPolicyFormSchema = z
   })
   .transform((form): KeyPolicy => ({
     operations: form.presetsOnly ? ["pr"] : operationList(form.operations),
-    presets: names(form.presets).length > 0 ? names(form.presets) : null,
+    presets: listOrNull(names(form.presets)),
     maxExpirySeconds: form.maxExpirySeconds === "" ? null : Number(form.maxExpirySeconds),
     referers: parseHostList(form.referers),
   }))

@@ -5,7 +5,7 @@ import { apiKeys } from "@/server/db/schema";
 import { enforceKeyPolicy } from "@/server/delivery/key-policy";
 import { AppError } from "@/server/errors";
 import { parseOperations } from "@/server/image";
-import { servedImpact, type PresetsOnlyImpact } from "./presets-only-impact";
+import { servedImpact, type ServedImpact } from "./served-impact";
 
 /**
  * What a key's policy, as typed in its dialog, would have refused of the images this key was served
@@ -18,7 +18,7 @@ export async function keyPolicyImpact(
   keyId: string,
   policy: KeyPolicy,
   now = new Date(),
-): Promise<PresetsOnlyImpact> {
+): Promise<ServedImpact> {
   const [key] = await db
     .select({ id: apiKeys.id })
     .from(apiKeys)

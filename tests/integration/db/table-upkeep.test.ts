@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IMPACT_ROWS, newestServed } from "@/server/analytics/presets-only-impact";
+import { IMPACT_ROWS, newestServed } from "@/server/analytics/served-impact";
 import { DASHBOARD_SCAN } from "@/server/db/newest-first-scan";
 import { rowsOf } from "@/server/db/rows-of";
 import { requestLog } from "@/server/db/schema";
