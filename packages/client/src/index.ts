@@ -1,5 +1,7 @@
 export {
   buildOperations,
+  textToken,
+  type Caption,
   type CompassGravity,
   type Fit,
   type Format,

@@ -31,6 +31,25 @@ export interface Watermark {
   /** The watermark's width as a share of the output's, 0.05–1; 0 keeps its own size. */
   scale?: number;
 }
+/**
+ * A caption drawn over the output (txt_, txtstyle_): 1–200 characters of UTF-8, drawn as typed.
+ * A style value needs the ones before it on the URL; the kit writes their defaults for you.
+ */
+export interface Caption {
+  text: string;
+  /** Font size in output pixels (× dpr), 8–256. Default 32. */
+  size?: number;
+  /** `RRGGBB` or `RRGGBBAA` hex, with or without `#`. Default white. */
+  colour?: string;
+  /** Default southeast. */
+  gravity?: CompassGravity;
+  /** Output pixels (× dpr) in from the edges gravity names, 0–1000 each. Default 16, 16. */
+  offset?: { x: number; y: number };
+  /** A bundled DejaVu face. Default sans. */
+  font?: "sans" | "serif" | "mono";
+  /** A box of this colour behind the text (`RRGGBB` or `RRGGBBAA`). Default none. */
+  box?: string;
+}
 export type Format = "webp" | "avif" | "png" | "jpeg" | "gif" | "auto" | "best";
 /** q_auto's levels: the perceptual score an output must reach (best 90, good 80, eco 70, low 60). */
 export type QualityLevel = "best" | "good" | "eco" | "low";
@@ -97,6 +116,8 @@ export interface Operations {
   hue?: number;
   /** true: the project's watermark as its settings place it; or the placement for this URL. */
   watermark?: boolean | Watermark;
+  /** A caption over the output, above the watermark: its text, or the text and how it is drawn. */
+  text?: string | Caption;
 }
 
 const MAX_DIMENSION = 8192;
@@ -139,10 +160,10 @@ function oneOf<T extends string>(name: string, value: T, options: readonly T[]):
   return value;
 }
 
-function colour(value: string): string {
+function colour(value: string, name = "background"): string {
   const hex = value.replace(/^#/, "");
   if (!/^([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/.test(hex))
-    throw new RangeError(`background must be RRGGBB or RRGGBBAA hex, got ${value}`);
+    throw new RangeError(`${name} must be RRGGBB or RRGGBBAA hex, got ${value}`);
   return hex.toLowerCase();
 }
 
@@ -197,7 +218,40 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   saturation: (v) => `saturation_${decimal("saturation", v, 0, 10)}`,
   hue: (v) => `hue_${integer("hue", v, 0, 359)}`,
   watermark: (v) => (v === false ? null : v === true ? "wm" : `wm_${watermarkValues(v).join("_")}`),
+  text: (v) => captionTokens(typeof v === "string" ? { text: v } : v),
 };
+
+const MAX_CAPTION = 200;
+
+/** The caption as base64url UTF-8 without padding, the one spelling the server takes. */
+export function textToken(text: string): string {
+  const characters = [...text];
+  if (characters.length === 0 || characters.length > MAX_CAPTION || text.trim() === "")
+    throw new RangeError(`text must be 1–${MAX_CAPTION} characters, not all blank, got ${characters.length}`);
+  if (characters.some((c) => c !== "\n" && /[\p{Cc}\p{Cs}]/u.test(c)))
+    throw new RangeError("text may hold line breaks but no other control characters");
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return `txt_${btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+}
+
+function captionTokens(v: Caption): string {
+  const text = textToken(v.text);
+  const given = (["size", "colour", "gravity", "offset", "font", "box"] as const).filter((k) => v[k] !== undefined);
+  if (given.length === 0) return text;
+  // Positional on the URL: a value needs the ones before it, written here as the server's defaults.
+  const style = [
+    integer("text.size", v.size ?? 32, 8, 256),
+    colour(v.colour ?? "ffffff", "text.colour"),
+    oneOf("text.gravity", v.gravity ?? "southeast", GRAVITIES.slice(0, 9) as CompassGravity[]),
+    integer("text.offset.x", v.offset?.x ?? 16, 0, 1000),
+    integer("text.offset.y", v.offset?.y ?? 16, 0, 1000),
+    oneOf("text.font", v.font ?? "sans", ["sans", "serif", "mono"] as const),
+    ...(v.box === undefined ? [] : [colour(v.box, "text.box")]),
+  ];
+  const last = Math.max(...given.map((k) => ({ size: 1, colour: 2, gravity: 3, offset: 5, font: 6, box: 7 })[k]));
+  return `${text},txtstyle_${style.slice(0, last).join("_")}`;
+}
 
 function watermarkValues(v: Watermark): string[] {
   const values = [decimal("watermark.opacity", v.opacity, 0.05, 1)];

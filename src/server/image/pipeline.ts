@@ -18,6 +18,7 @@ import { sanitiseSvg } from "./svg-safety";
 import { embeddedRasterPixels } from "./svg-rasters";
 import type { ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
 import { resolvedPlacement, watermarked } from "./watermark";
+import { captioned } from "./caption";
 import type { Sharp } from "sharp";
 
 export interface TransformRequest {
@@ -131,7 +132,7 @@ function answerOf({ data, info }: Encoded, format: OutputFormat, negotiated: boo
 
 /**
  * Passes that need the rendered pixels first: pixelate, then the watermark over the result (it is not
- * pixelated). Null when one sharp pipeline does the whole job; with `detach`, never: the raw pixels
+ * pixelated), then the caption over both. Null when one sharp pipeline does the whole job; with `detach`, never: the raw pixels
  * then, so that the encode carries none of the source's metadata.
  */
 async function passesOverPixels(
@@ -142,16 +143,22 @@ async function passesOverPixels(
   detach: boolean,
 ): Promise<(() => Sharp) | null> {
   const { ops } = job;
-  const pixels = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
-  if (!ops.watermark) return pixels ?? (detach ? await detachedPixels(input, job, limits) : null);
-  if (!mark) throw new AppError("INTERNAL", { message: "a watermark was placed without its image" });
-  const under = pixels ? pixels() : renderPixels(input, job, limits, { padded: true, raw: true });
-  return await watermarked(under, mark, resolvedPlacement(ops.watermark), ops.dpr ?? 1, limits);
+  let pixels = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
+  if (!ops.watermark && ops.text === undefined)
+    return pixels ?? (detach ? await detachedPixels(input, job, limits) : null);
+  const rendered = () => (pixels ? pixels() : renderPixels(input, job, limits, { padded: true, raw: true }));
+  const dpr = ops.dpr ?? 1;
+  if (ops.watermark) {
+    if (!mark) throw new AppError("INTERNAL", { message: "a watermark was placed without its image" });
+    pixels = await watermarked(rendered(), mark, resolvedPlacement(ops.watermark), dpr, limits);
+  }
+  if (ops.text !== undefined) pixels = await captioned(rendered(), ops.text, ops.textStyle, dpr, limits);
+  return pixels;
 }
 
 /**
  * Frames survive only into a format that animates, unless anim_false or a placeholder asks for a still
- * (libvips cannot trim an animation either, and pixelate and the watermark work on one frame's pixels:
+ * (libvips cannot trim an animation either, and pixelate, the watermark and a caption work on one frame's pixels:
  * they give the first frame).
  * libvips flips and rotates a multi-frame image as one tall strip, which reverses the frame order
  * (and refuses 90°/270°), so flip and r_ also give the first frame rather than a wrong animation.
@@ -166,6 +173,7 @@ function shouldKeepFrames(source: SourceInfo, format: OutputFormat, ops: ImageOp
     ops.trim === undefined &&
     ops.pixelate === undefined &&
     ops.watermark === undefined &&
+    ops.text === undefined &&
     (ops.rotate ?? 0) === 0
   );
 }

@@ -19,6 +19,22 @@ export interface WatermarkPlacement {
   sha256?: string;
 }
 
+export type TextFont = "sans" | "serif" | "mono";
+
+/** How txt_'s caption is drawn: every field is filled in by the parser, so equal looks share a variant. */
+export interface TextStyle {
+  /** Font size in output pixels before dpr. */
+  size: number;
+  colour: { r: number; g: number; b: number; alpha: number };
+  gravity: CompassGravity;
+  /** Output pixels (× dpr) in from the edges gravity names, as the watermark's offsets. */
+  x: number;
+  y: number;
+  font: TextFont;
+  /** A box drawn behind the text, so it reads on any picture; absent: none. */
+  box?: { r: number; g: number; b: number; alpha: number };
+}
+
 /**
  * The normalised result of parsing the operations segment. Only fields a token set are present,
  * so two URLs with the same effect produce the same canonical string (see canonicalOperations).
@@ -69,6 +85,10 @@ export interface ImageOperations {
   enlarge?: boolean;
   /** wm: the project's watermark over the output, after every other operation. */
   watermark?: WatermarkPlacement;
+  /** txt_: a caption drawn over the output, above the watermark (UTF-8, already decoded and bounded). */
+  text?: string;
+  /** txtstyle_: how the caption is drawn; the parser fills it in whenever text is set. */
+  textStyle?: Partial<TextStyle>;
   animated?: boolean;
   placeholder?: boolean;
   /** meta_: keep all the source's metadata, or none; absent keeps the credit line (EXIF Copyright, Artist). */

@@ -1,6 +1,6 @@
 import sharp, { type Sharp } from "sharp";
 import { AppError } from "@/server/errors";
-import { timeoutSeconds } from "./render-image";
+import { drawnOver, type Box } from "./overlay";
 import type { CompassGravity, TransformLimits, WatermarkPlacement } from "./types";
 
 /** A placement with every value filled in (delivery merges the URL's values over the project's). */
@@ -15,40 +15,27 @@ export function resolvedPlacement(placement: WatermarkPlacement): ResolvedPlacem
   return { opacity, gravity, x, y, scale };
 }
 
-interface Box {
-  width: number;
-  height: number;
-}
-
 /**
- * Draws the watermark over finished pixels: the output is rendered to raw pixels once (its size is
- * only known then), the watermark scaled to its share of that width, faded by opacity and placed by
- * gravity and offsets. Returns a function of nothing that rebuilds the composited image, so maxbytes_
- * re-encodes without rendering again. The watermark never grows past the output; offsets that would
- * push it out are cut to the edge.
+ * Draws the watermark over finished pixels, scaled to its share of the output's width, faded by
+ * opacity and placed by gravity and offsets. The watermark never grows past the output; offsets that
+ * would push it out are cut to the edge.
  */
-export async function watermarked(
+export function watermarked(
   pixels: Sharp,
   mark: Buffer,
   placement: ResolvedPlacement,
   dpr: number,
   limits: TransformLimits,
 ): Promise<() => Sharp> {
-  const base = await pixels.raw().toBuffer({ resolveWithObject: true });
-  const output = { width: base.info.width, height: base.info.height };
-  const overlay = await fadedMark(mark, placement, output, limits);
-  const position = place(placement, dpr, output, overlay.info);
-  const timeout = { seconds: timeoutSeconds(limits.timeoutMs) };
-  return () =>
-    sharp(base.data, { raw: { width: output.width, height: output.height, channels: base.info.channels } })
-      .composite([
-        {
-          input: overlay.data,
-          raw: { width: overlay.info.width, height: overlay.info.height, channels: 4 },
-          ...position,
-        },
-      ])
-      .timeout(timeout);
+  return drawnOver(
+    pixels,
+    async (output) => {
+      const { data, info } = await fadedMark(mark, placement, output, limits);
+      const size = { width: info.width, height: info.height };
+      return { data, ...size, ...place(placement, dpr, output, size) };
+    },
+    limits,
+  );
 }
 
 /** Scaled to its share of the output and within it, with its alpha multiplied by the opacity. */
@@ -71,7 +58,7 @@ async function fadedMark(mark: Buffer, placement: ResolvedPlacement, output: Box
   return faded;
 }
 
-const HORIZONTAL: Record<CompassGravity, "start" | "middle" | "end"> = {
+export const HORIZONTAL: Record<CompassGravity, "start" | "middle" | "end"> = {
   center: "middle",
   north: "middle",
   south: "middle",
@@ -95,8 +82,8 @@ const VERTICAL: Record<CompassGravity, "start" | "middle" | "end"> = {
 };
 
 /** Top-left corner of the watermark: offsets (× dpr) go inward from the named edges, or shift a centred axis. */
-export function place(
-  placement: ResolvedPlacement,
+export function place<Placement extends Pick<ResolvedPlacement, "gravity" | "x" | "y">>(
+  placement: Placement,
   dpr: number,
   output: Box,
   mark: Box,

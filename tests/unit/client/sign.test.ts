@@ -118,6 +118,14 @@ describe("client kit: operations builder against the server's parser", () => {
       "wm_1_northwest_8_1000_0.25",
     ],
     [{ watermark: { opacity: 0.05, gravity: "center", offset: { x: 0, y: 0 }, scale: 0 } }, "wm_0.05_center_0_0_0"],
+    [{ text: "€ 12,99/kg" }, "txt_4oKsIDEyLDk5L2tn"],
+    [{ text: { text: "Hi", size: 48 } }, "txt_SGk,txtstyle_48"],
+    // A later value writes the defaults before it: the server reads them in order.
+    [{ text: { text: "Hi", font: "serif" } }, "txt_SGk,txtstyle_32_ffffff_southeast_16_16_serif"],
+    [
+      { text: { text: "שלום\n", colour: "#FF0000", gravity: "south", offset: { x: 0, y: 8 }, box: "00000099" } },
+      "txt_16nXnNeV150K,txtstyle_32_ff0000_south_0_8_sans_00000099",
+    ],
   ];
 
   it.each(cases)("builds %j as %s, which the server accepts", (options, expected) => {
@@ -164,6 +172,13 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ padding: { top: 1, right: 2, bottom: -3, left: 4 } }, "pad_1_2_-3_4"],
     [{ hue: 12.5 }, "hue_12.5"],
     [{ watermark: { opacity: 0 } }, "wm_0"],
+    [{ text: "" }, "txt_"],
+    [{ text: "x".repeat(201) }, `txt_${Buffer.from("x".repeat(201)).toString("base64url")}`],
+    [{ text: "a\tb" }, "txt_YQli"],
+    [{ text: "  " }, "txt_ICA"],
+    [{ text: { text: "Hi", size: 7 } }, "txtstyle_7"],
+    [{ text: { text: "Hi", colour: "red" } }, "txtstyle_32_red"],
+    [{ text: { text: "Hi", font: "comic" as "sans" } }, "txtstyle_32_ffffff_southeast_16_16_comic"],
     [{ watermark: { opacity: 1, gravity: "attention" as "center" } }, "wm_1_attention"],
     [{ watermark: { opacity: 1, gravity: "east", offset: { x: 1001, y: 0 } } }, "wm_1_east_1001_0"],
     [{ watermark: { opacity: 1, gravity: "east", offset: { x: 0, y: 0 }, scale: 0.01 } }, "wm_1_east_0_0_0.01"],

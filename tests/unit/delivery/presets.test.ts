@@ -20,6 +20,17 @@ describe("expandPreset", () => {
     expect(expand("pr_wide,cs_srgb", { presets })).toEqual({ width: 400, colourSpace: "srgb" });
   });
 
+  it("a caption: the URL's text in the preset's style, and the URL's style over the preset's text", () => {
+    const presets = { ...project.presets, price: "w_400,txt_SGk,txtstyle_48_ff0000_north" };
+    const red = { size: 48, colour: { r: 255, g: 0, b: 0, alpha: 1 }, gravity: "north" };
+    expect(expand("pr_price", { presets })).toEqual({ width: 400, text: "Hi", textStyle: red });
+    expect(expand("pr_price,txt_Qnll", { presets })).toEqual({ width: 400, text: "Bye", textStyle: red });
+    expect(expand("pr_price,txtstyle_20", { presets })).toEqual({ width: 400, text: "Hi", textStyle: { size: 20 } });
+    // A style with no caption, in the URL or once the preset is expanded, says what is missing.
+    expect(() => expand("txtstyle_20")).toThrow(/txtstyle_ styles a caption/);
+    expect(() => expand("pr_frame,txtstyle_20")).toThrow(/txtstyle_ styles a caption/);
+  });
+
   it("names an unknown preset, and never reads inherited properties as presets", () => {
     for (const name of ["nope", "constructor", "tostring"]) {
       expect(() => expand(`pr_${name}`)).toThrow(

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
-import { canonicalOperations, operationRegistry, parseOperations, type ImageOperations } from "@/server/image";
+import {
+  canonicalOperations,
+  KEEP_REDRAWN,
+  operationRegistry,
+  parseOperations,
+  type ImageOperations,
+} from "@/server/image";
 
 interface TokenCases {
   /** Segments that parse, with the operations they give. */
@@ -162,6 +168,67 @@ const cases: Record<string, TokenCases> = {
       "wm_1_north_0_0_2",
       "wm_1_north_0_0_1_1",
       "wm_x",
+    ],
+  },
+  txt: {
+    ok: [
+      ["txt_SGk", { text: "Hi" }],
+      // `€ 12,99/kg`: a comma and a slash, which the segment could not carry as they are.
+      ["txt_4oKsIDEyLDk5L2tn", { text: "€ 12,99/kg" }],
+      ["txt_16nXnNeV150", { text: "שלום" }],
+      ["txt_ZcyB", { text: "e\u0301" }],
+      ["txt_YQpi", { text: "a\nb" }],
+      // Markup is text like any other: the engine draws it as typed (caption.test.ts).
+      ["txt_PGI-JmFtcDs8L2I-", { text: "<b>&amp;</b>" }],
+      [`txt_${Buffer.from("🙂".repeat(200)).toString("base64url")}`, { text: "🙂".repeat(200) }],
+    ],
+    bad: [
+      "txt",
+      "txt_",
+      "txt_SGk=", // padding: one spelling per caption
+      "txt_SGl", // decodes to "Hi" too, but is not how "Hi" encodes
+      "txt_SG+k",
+      "txt_S/k",
+      "txt__w", // 0xff: not UTF-8
+      "txt_YQli", // a tab
+      "txt_YQBi", // NUL
+      "txt_ICAg", // blank
+    ],
+  },
+  txtstyle: {
+    ok: [
+      ["txt_SGk,txtstyle_48", { text: "Hi", textStyle: { size: 48 } }],
+      [
+        "txt_SGk,txtstyle_8_ff000080_centre_0_1000_mono_00000099",
+        {
+          text: "Hi",
+          textStyle: {
+            size: 8,
+            colour: { r: 255, g: 0, b: 0, alpha: 0.502 },
+            gravity: "center",
+            x: 0,
+            y: 1000,
+            font: "mono",
+            box: { r: 0, g: 0, b: 0, alpha: 0.6 },
+          },
+        },
+      ],
+      [
+        "txt_SGk,txtstyle_256_ffffff_north",
+        { text: "Hi", textStyle: { size: 256, colour: { r: 255, g: 255, b: 255, alpha: 1 }, gravity: "north" } },
+      ],
+    ],
+    bad: [
+      "txtstyle",
+      "txtstyle_7",
+      "txtstyle_257",
+      "txtstyle_32_red",
+      "txtstyle_32_ffffff_attention",
+      "txtstyle_32_ffffff_north_5",
+      "txtstyle_32_ffffff_north_5_1001",
+      "txtstyle_32_ffffff_north_5_5_comic",
+      "txtstyle_32_ffffff_north_5_5_sans_00",
+      "txtstyle_32_ffffff_north_5_5_sans_000000_1",
     ],
   },
   pad: {
@@ -385,6 +452,34 @@ describe("parseOperations", () => {
 
   it("refuses absurdly many tokens", () => {
     expect(refusal(Array.from({ length: 65 }, () => "flip").join(",")).code).toBe("INVALID_OPERATION");
+  });
+});
+
+describe("txt_ and txtstyle_", () => {
+  const encoded = (text: string) => `txt_${Buffer.from(text).toString("base64url")}`;
+
+  it("bounds the caption by characters, not bytes, and refuses a value too long to decode", () => {
+    expect(parseOperations(encoded("x".repeat(200))).text).toHaveLength(200);
+    for (const segment of [encoded("x".repeat(201)), `txt_${"A".repeat(1068)}`]) {
+      expect(refusal(segment).publicMessage).toMatch(/^Invalid operation "txt_[A-Za-z0-9_-]{60}…": expected txt_/);
+    }
+  });
+
+  it("refuses a style with no caption to style, and a caption on a placeholder, saying why", () => {
+    expect(refusal("txtstyle_32").publicMessage).toBe("txtstyle_ styles a caption: add txt_ with the text");
+    expect(refusal("txt_SGk,placeholder").publicMessage).toMatch(/^txt_ and placeholder cannot be combined/);
+    expect(refusal("txt_SGk,meta_keep").publicMessage).toBe(KEEP_REDRAWN);
+    expect(refusal("cs_keep,txt_SGk").publicMessage).toBe(KEEP_REDRAWN);
+  });
+
+  it("gives a caption in the default style and the same caption with the defaults spelled out one variant", () => {
+    const plain = canonicalOperations(parseOperations("txt_SGk"));
+    expect(canonicalOperations(parseOperations("txt_SGk,txtstyle_32_ffffff_southeast_16_16_sans"))).toBe(plain);
+    expect(canonicalOperations(parseOperations("txtstyle_32,txt_SGk"))).toBe(plain);
+    expect(canonicalOperations(parseOperations("txt_SGk,txtstyle_33"))).not.toBe(plain);
+    expect(canonicalOperations(parseOperations("txt_SGk,txtstyle_32_ffffff_southeast_16_16_sans_000000"))).not.toBe(
+      plain,
+    );
   });
 });
 

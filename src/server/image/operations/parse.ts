@@ -1,6 +1,7 @@
 import { AppError } from "@/server/errors";
 import type { ImageOperations } from "../types";
 import { findOperation } from "./registry";
+import { TEXT_DEFAULTS } from "./text-tokens";
 import { InvalidValue } from "./value-parsers";
 
 /** More tokens than there are distinct operations can only be an attack or a bug; stop early. */
@@ -26,9 +27,9 @@ export function parseOperations(segment: string): ImageOperations {
   return dropDefaults(operations);
 }
 
-/** pixelate_ and the watermark redraw the pixels from a copy that carries no metadata and no profile. */
+/** pixelate_, the watermark and a caption redraw the pixels from a copy that carries no metadata and no profile. */
 export const KEEP_REDRAWN =
-  "meta_keep and cs_keep cannot be combined with pixelate_ or a watermark: they redraw the pixels, and the metadata or colour profile would be lost";
+  "meta_keep and cs_keep cannot be combined with pixelate_, a watermark or txt_: they redraw the pixels, and the metadata or colour profile would be lost";
 
 /** meta_keep or cs_keep: the output is encoded from the pipeline that decodes the source. */
 export const keepsFromSource = (operations: ImageOperations): boolean =>
@@ -54,7 +55,19 @@ export function checkCombination(operations: ImageOperations): void {
       message: "f_best chooses by a perceptual level: use q_auto or q_auto:{level} with it, not q_{1-100} or maxbytes_",
     });
   }
-  if (keepsFromSource(operations) && (operations.pixelate !== undefined || operations.watermark)) {
+  // A URL may restyle its preset's caption: the check runs again once the preset is expanded.
+  if (operations.textStyle && operations.text === undefined && operations.preset === undefined) {
+    throw new AppError("INVALID_OPERATION", { message: "txtstyle_ styles a caption: add txt_ with the text" });
+  }
+  if (operations.text !== undefined && operations.placeholder) {
+    throw new AppError("INVALID_OPERATION", {
+      message: "txt_ and placeholder cannot be combined: a placeholder is a blur, a caption would not read",
+    });
+  }
+  if (
+    keepsFromSource(operations) &&
+    (operations.pixelate !== undefined || operations.watermark || operations.text !== undefined)
+  ) {
     throw new AppError("INVALID_OPERATION", { message: KEEP_REDRAWN });
   }
   if (operations.metadata === "keep" && operations.placeholder) {
@@ -137,7 +150,11 @@ function dropDefaults(operations: ImageOperations): ImageOperations {
  * spelling (`w_800,h_400` vs `s_800x400`) do not matter. Used in ETags and result-cache keys.
  */
 export function canonicalOperations(operations: ImageOperations): string {
-  return JSON.stringify(sortKeys(operations));
+  // The caption's style in full, so `txt_X` and `txt_X,txtstyle_32` share a variant. It is filled here,
+  // not when parsing, so that a URL's txt_ over a preset's keeps the preset's style.
+  const { text, textStyle } = operations;
+  const effect = text === undefined ? operations : { ...operations, textStyle: { ...TEXT_DEFAULTS, ...textStyle } };
+  return JSON.stringify(sortKeys(effect));
 }
 
 function sortKeys(value: unknown): unknown {

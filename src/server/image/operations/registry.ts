@@ -2,6 +2,7 @@ import { effectTokens } from "./effect-tokens";
 import { outputTokens } from "./output-tokens";
 import { overlayTokens } from "./overlay-tokens";
 import { resizeTokens } from "./resize-tokens";
+import { textTokens } from "./text-tokens";
 import type { OperationSpec } from "./value-parsers";
 
 /**
@@ -14,6 +15,7 @@ export const operationRegistry = [
   ...outputTokens,
   ...effectTokens,
   ...overlayTokens,
+  ...textTokens,
 ] satisfies readonly OperationSpec[];
 
 export type OperationName = (typeof operationRegistry)[number]["name"];

@@ -1,0 +1,110 @@
+import sharp, { type Sharp } from "sharp";
+import { escapeUTF8 } from "entities";
+import { AppError } from "@/server/errors";
+import { TEXT_DEFAULTS } from "./operations/text-tokens";
+import { drawnOver, type Box, type Overlay } from "./overlay";
+import type { TextFont, TextStyle, TransformLimits } from "./types";
+import { HORIZONTAL, place } from "./watermark";
+
+const FAMILIES: Record<TextFont, string> = { sans: "DejaVu Sans", serif: "DejaVu Serif", mono: "DejaVu Sans Mono" };
+const ALIGN = { start: "left", middle: "centre", end: "right" } as const;
+/** The size is in points, which libvips lays out at this many to the inch: at 72 a point is a pixel. */
+const PIXEL_DPI = 72;
+/**
+ * A caption whose worst layout (a character a line across the output's width) stays under this many
+ * pixels is laid out at its size first; a larger one goes straight to fitting, so that no caption
+ * makes the text engine draw a surface past the output (cairo refuses past 32767 px anyway).
+ */
+const DIRECT_AREA = 16_000_000;
+/** The box reaches this share of the font size past the text on every side. */
+const BOX_PADDING = 0.25;
+
+/** The caption over finished pixels, above any watermark (it is drawn last). */
+export function captioned(
+  pixels: Sharp,
+  text: string,
+  style: Partial<TextStyle> | undefined,
+  dpr: number,
+  limits: TransformLimits,
+): Promise<() => Sharp> {
+  const full: TextStyle = { ...TEXT_DEFAULTS, ...style };
+  return drawnOver(pixels, (output) => captionOverlay(text, full, dpr, output), limits);
+}
+
+/**
+ * The caption laid out by Pango (bidirectional text, shaping, combining marks), wrapped within the
+ * output less its margins. A caption too long for that room at its size is laid out at the largest size
+ * that fits instead, so a caption is never cut off mid-line by the edge. The text goes in as escaped
+ * markup inside one span: whatever it holds is drawn as typed.
+ */
+export async function captionOverlay(text: string, style: TextStyle, dpr: number, output: Box): Promise<Overlay> {
+  const size = style.size * dpr;
+  // Offsets and the box's padding give way before the text does: each takes at most a quarter of a side.
+  const margin = { x: Math.min(style.x * dpr, output.width / 4), y: Math.min(style.y * dpr, output.height / 4) };
+  const inner = { width: output.width - 2 * margin.x, height: output.height - 2 * margin.y };
+  const padding = style.box ? Math.floor(Math.min(size * BOX_PADDING, inner.width / 4, inner.height / 4)) : 0;
+  const room = {
+    width: Math.max(1, Math.floor(inner.width - 2 * padding)),
+    height: Math.max(1, Math.floor(inner.height - 2 * padding)),
+  };
+  const { r, g, b, alpha } = style.colour;
+  const colour = `#${[r, g, b].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+  const options = {
+    text: `<span foreground="${colour}" fgalpha="${Math.max(1, Math.round(alpha * 65535))}">${escapeUTF8(text)}</span>`,
+    font: `${FAMILIES[style.font]}, ${style.size}`,
+    rgba: true,
+    width: room.width,
+    wrap: "word-char" as const,
+    align: ALIGN[HORIZONTAL[style.gravity]],
+  };
+  const worstArea = room.width * [...text].length * size * 1.2;
+  let drawn =
+    worstArea <= DIRECT_AREA
+      ? await sharp({ text: { ...options, dpi: PIXEL_DPI * dpr } })
+          .raw()
+          .toBuffer({ resolveWithObject: true })
+      : null;
+  if (!drawn || drawn.info.height > room.height) {
+    const fitted = await sharp({ text: { ...options, height: room.height } })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    // Fitting also grows a short caption to fill the room: keep the size asked for when it fits.
+    if (!drawn || (fitted.info.textAutofitDpi ?? 0) < PIXEL_DPI * dpr) drawn = fitted;
+  }
+  const glyphs = within(drawn.data, drawn.info, room);
+  const boxed = style.box ? await inBox(glyphs, style.box, padding) : glyphs;
+  return { ...boxed, ...place(style, dpr, output, boxed) };
+}
+
+interface Pixels extends Box {
+  data: Buffer;
+}
+
+/** Cut to the room: the fitting search stops at a smallest size, which a caption of 200 lines passes. */
+function within(data: Buffer, info: Box & { channels: number }, room: Box): Pixels {
+  if (info.channels !== 4) throw new AppError("INTERNAL", { message: "caption pixels lost their alpha" });
+  if (info.width <= room.width && info.height <= room.height) return { data, width: info.width, height: info.height };
+  const width = Math.min(info.width, room.width);
+  const height = Math.min(info.height, room.height);
+  const rows = Array.from({ length: height }, (_, row) =>
+    data.subarray(row * info.width * 4, row * info.width * 4 + width * 4),
+  );
+  return { data: Buffer.concat(rows), width, height };
+}
+
+async function inBox(glyphs: Pixels, box: TextStyle["colour"], padding: number): Promise<Pixels> {
+  const width = glyphs.width + 2 * padding;
+  const height = glyphs.height + 2 * padding;
+  const { data } = await sharp({ create: { width, height, channels: 4, background: box } })
+    .composite([
+      {
+        input: glyphs.data,
+        raw: { width: glyphs.width, height: glyphs.height, channels: 4 },
+        left: padding,
+        top: padding,
+      },
+    ])
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data, width, height };
+}
