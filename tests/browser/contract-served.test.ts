@@ -423,6 +423,67 @@ for (const server of ["npm start", "next start"] as const) {
       expectError(await wire(target, { headers: { referer: "https://elsewhere.example/" } }), 403, "FORBIDDEN");
     });
 
+    it("txt_: the caption drawn as typed, markup included; a malformed caption is the JSON 400 naming it", async () => {
+      const caption = (text: string) => `txt_${Buffer.from(text).toString("base64url")}`;
+      const drawn = await wire(url(`w_200,f_png,${caption("Hi")},txtstyle_40_ffffff_center_0_0`, "local/photo.jpg"));
+      expect(drawn.status).toBe(200);
+      expectFraming(drawn);
+      expect(drawn.headers["cache-control"]).toBe(IMMUTABLE);
+      const centre = await sharp(drawn.body).extract({ left: 60, top: 40, width: 80, height: 70 }).raw().toBuffer();
+      const whiteAt = (pixels: Buffer) => {
+        let count = 0;
+        for (let at = 0; at < pixels.length; at += 3) if (pixels[at]! > 200 && pixels[at + 2]! > 200) count++;
+        return count;
+      };
+      expect(whiteAt(centre)).toBeGreaterThan(100); // the glyphs, white on #36c
+      expect(
+        whiteAt(await sharp(drawn.body).extract({ left: 0, top: 0, width: 40, height: 40 }).raw().toBuffer()),
+      ).toBe(0);
+
+      // Markup asking for an enormous size is a line of small glyphs: the answer is the output's size.
+      const attack = await wire(url(`w_200,f_png,${caption('<span size="900000">A</span>&amp;')}`, "local/photo.jpg"));
+      expect(attack.status).toBe(200);
+      expect(await sharp(attack.body).metadata()).toMatchObject({ width: 200, height: 150 });
+
+      for (const token of ["txt_SGk=", "txt__w", `txt_${Buffer.from("x".repeat(201)).toString("base64url")}`]) {
+        const refused = await wire(url(`w_200,${token}`, "local/photo.jpg"));
+        expectError(refused, 400, "INVALID_OPERATION");
+        expect(JSON.parse(refused.body.toString()).error).toMatch(/^Invalid operation "txt_.*expected txt_\{base64url/);
+      }
+      expectError(await wire(url("w_200,txtstyle_40", "local/photo.jpg")), 400, "INVALID_OPERATION");
+    });
+
+    it("key policies: what a partner's key may sign, its longest exp and its referers, refused as the JSON 403", async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const partner = (operations: string, exp?: number) =>
+        buildSignedUrl({
+          baseUrl: app.baseUrl,
+          projectSlug: fixture.slug,
+          ...fixture.partnerKey,
+          operations,
+          source: "local/photo.jpg",
+          ...(exp === undefined ? {} : { exp }),
+        });
+      const fromPartner = { referer: "https://partner.example/shop" };
+      const served = await wire(partner("w_60,f_png", now + 600), { headers: fromPartner });
+      expect(served.status).toBe(200);
+      expectFraming(served);
+      expect(served.headers.vary).toBe("Referer");
+      const refusals: Array<[string, number | undefined, Record<string, string>, number, string]> = [
+        ["w_60,q_50", now + 600, fromPartner, 403, "KEY_POLICY_REFUSED"], // q is not among its operations
+        ["w_60", undefined, fromPartner, 403, "KEY_POLICY_REFUSED"], // no exp
+        ["w_60", now + 7200, fromPartner, 403, "KEY_POLICY_REFUSED"], // past its longest exp
+        ["w_60", now + 600, {}, 403, "FORBIDDEN"], // no referer
+        ["w_60", now + 600, { referer: "https://elsewhere.example/" }, 403, "FORBIDDEN"],
+      ];
+      for (const [operations, exp, headers, status, code] of refusals) {
+        const answer = await wire(partner(operations, exp), { headers });
+        expectError(answer, status, code);
+      }
+      // The owner's key on the same project signs anything.
+      expect((await wire(url("w_60,q_50", "local/photo.jpg"))).status).toBe(200);
+    });
+
     it.each([
       ["the project slug", (signed: string) => signed.replace("/api/v1/wire/", "/api/v1/wire%zz/")],
       ["the operations", (signed: string) => signed.replace("/w_30/", "/w_30%E0%A4%A/")],

@@ -1,7 +1,7 @@
 /**
  * Tenants for the served contract tests, written into an embedded database before the server opens it
  * (one PGlite process at a time): a project allowing `local` and a loopback origin, a key of it limited
- * to one transform a minute, and a project with a referer allowlist.
+ * to one transform a minute, a key of it held by a policy, and a project with a referer allowlist.
  * Usage (OPTSTUFF_DATA_DIR set): tsx tests/support/contract-fixture.ts <out.json> <origin host>
  */
 import { createHash } from "node:crypto";
@@ -22,6 +22,8 @@ export interface ContractFixture {
   slug: string;
   key: { publicKey: string; secretKey: string };
   limitedKey: { publicKey: string; secretKey: string };
+  /** A key of the main project held by a policy: w, f, txt and txtstyle only, exp ≤ 1 h, partner.example only. */
+  partnerKey: { publicKey: string; secretKey: string };
   refererSlug: string;
   refererKey: { publicKey: string; secretKey: string };
   /** A project with a red watermark on every output and a green fallback image. */
@@ -53,6 +55,14 @@ try {
   });
   const limited = await createApiKey(deps, { projectId: main.project.id }, { name: "limited", expiresAt: null });
   await database.db.update(apiKeys).set({ rateLimitPerMinute: 1 }).where(eq(apiKeys.publicKey, limited.publicKey));
+  const partner = await createApiKey(deps, { projectId: main.project.id }, { name: "partner", expiresAt: null });
+  const policy = {
+    operations: ["w", "f", "txt", "txtstyle"],
+    presets: null,
+    maxExpirySeconds: 3600,
+    referers: ["partner.example"],
+  };
+  await database.db.update(apiKeys).set({ policy }).where(eq(apiKeys.publicKey, partner.publicKey));
   const referer = await bootstrap(deps, {
     teamSlug: "wire",
     projectSlug: "refs",
@@ -91,6 +101,7 @@ try {
     slug: main.project.slug,
     key: keyOf(main.key),
     limitedKey: keyOf(limited),
+    partnerKey: keyOf(partner),
     refererSlug: referer.project.slug,
     refererKey: keyOf(referer.key),
     imagesSlug: images.project.slug,
