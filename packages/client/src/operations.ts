@@ -226,8 +226,10 @@ const MAX_CAPTION = 200;
 /** The caption as base64url UTF-8 without padding, the one spelling the server takes. */
 export function textToken(text: string): string {
   const characters = [...text];
-  if (characters.length === 0 || characters.length > MAX_CAPTION || text.trim() === "")
-    throw new RangeError(`text must be 1–${MAX_CAPTION} characters, not all blank, got ${characters.length}`);
+  if (characters.length === 0 || characters.length > MAX_CAPTION)
+    throw new RangeError(`text must be 1–${MAX_CAPTION} characters, got ${characters.length}`);
+  if (!/[\p{L}\p{N}\p{P}\p{S}]/u.test(text))
+    throw new RangeError("text must hold something to see: a letter, digit, punctuation mark or symbol");
   if (characters.some((c) => c !== "\n" && /[\p{Cc}\p{Cs}]/u.test(c)))
     throw new RangeError("text may hold line breaks but no other control characters");
   let binary = "";

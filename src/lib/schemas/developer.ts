@@ -8,7 +8,8 @@ export const MAX_TEST_URL_SECONDS = 7 * 24 * 3600;
 
 export const signUrlSchema = z.object({
   keyId: z.uuid("Choose a key"),
-  operations: z.string().max(500, "At most 500 characters"),
+  // As a preset's: room for the longest caption beside other tokens.
+  operations: z.string().max(2000, "At most 2000 characters"),
   source: z.string().trim().min(1, "Enter a source").max(2000, "At most 2000 characters"),
   /** null: never expires (admins only). */
   expiresInSeconds: z.number().int().min(1).max(MAX_TEST_URL_SECONDS).nullable(),

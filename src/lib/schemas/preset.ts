@@ -10,5 +10,6 @@ export const presetNameSchema = z
 
 export const presetSchema = z.object({
   name: presetNameSchema,
-  operations: z.string().trim().min(1, "Enter the operations").max(1000, { error: "At most 1000 characters" }),
+  // Room for the longest caption (txt_ of 200 four-byte characters is 1071 characters) beside other tokens.
+  operations: z.string().trim().min(1, "Enter the operations").max(2000, { error: "At most 2000 characters" }),
 });

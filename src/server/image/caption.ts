@@ -11,11 +11,13 @@ const ALIGN = { start: "left", middle: "centre", end: "right" } as const;
 /** The size is in points, which libvips lays out at this many to the inch: at 72 a point is a pixel. */
 const PIXEL_DPI = 72;
 /**
- * A caption whose worst layout (a character a line across the output's width) stays under this many
- * pixels is laid out at its size first; a larger one goes straight to fitting, so that no caption
+ * A caption whose worst layout (a character a line) stays under this many pixels (16 MB of RGBA) is
+ * laid out at its size first; a larger one goes straight to fitting, so that no caption
  * makes the text engine draw a surface past the output (cairo refuses past 32767 px anyway).
  */
-const DIRECT_AREA = 16_000_000;
+const DIRECT_AREA = 4_000_000;
+/** A transparent pixel in the corner: what a caption of characters that draw nothing puts over the output. */
+const NOTHING: Overlay = { data: Buffer.alloc(4), width: 1, height: 1, left: 0, top: 0 };
 /** The box reaches this share of the font size past the text on every side. */
 const BOX_PADDING = 0.25;
 
@@ -57,23 +59,31 @@ export async function captionOverlay(text: string, style: TextStyle, dpr: number
     wrap: "word-char" as const,
     align: ALIGN[HORIZONTAL[style.gravity]],
   };
-  const worstArea = room.width * [...text].length * size * 1.2;
-  let drawn =
-    worstArea <= DIRECT_AREA
-      ? await sharp({ text: { ...options, dpi: PIXEL_DPI * dpr } })
-          .raw()
-          .toBuffer({ resolveWithObject: true })
-      : null;
-  if (!drawn || drawn.info.height > room.height) {
-    const fitted = await sharp({ text: { ...options, height: room.height } })
+  const asked = Math.max(1, Math.round(PIXEL_DPI * dpr));
+  const draw = (fit: { dpi: number } | { height: number }) =>
+    sharp({ text: { ...options, ...fit } })
       .raw()
       .toBuffer({ resolveWithObject: true });
-    // Fitting also grows a short caption to fill the room: keep the size asked for when it fits.
-    if (!drawn || (fitted.info.textAutofitDpi ?? 0) < PIXEL_DPI * dpr) drawn = fitted;
+  // The worst layout at the size asked for: a glyph a line, each line as wide as the room or the glyph
+  // (a glyph does not wrap narrower than itself).
+  const worstArea = Math.max(room.width, 2 * size) * [...text].length * 1.2 * size;
+  let drawn: Awaited<ReturnType<typeof draw>> | null;
+  try {
+    drawn = worstArea <= DIRECT_AREA ? await draw({ dpi: asked }) : null;
+    if (!drawn || drawn.info.height > room.height || drawn.info.width > room.width) {
+      const fitted = await draw({ height: room.height });
+      // Fitting also grows a caption to fill the room: one that fits at the size asked for is drawn so.
+      drawn = (fitted.info.textAutofitDpi ?? 0) >= asked ? (drawn ?? (await draw({ dpi: asked }))) : fitted;
+    }
+  } catch (error) {
+    // Characters that draw nothing (fillers, blank patterns) leave nothing to put over the output.
+    if (error instanceof Error && /no text to render/.test(error.message)) return NOTHING;
+    throw error;
   }
   const glyphs = within(drawn.data, drawn.info, room);
   const boxed = style.box ? await inBox(glyphs, style.box, padding) : glyphs;
-  return { ...boxed, ...place(style, dpr, output, boxed) };
+  const offsets = { gravity: style.gravity, x: margin.x / dpr, y: margin.y / dpr };
+  return { ...boxed, ...place(offsets, dpr, output, boxed) };
 }
 
 interface Pixels extends Box {

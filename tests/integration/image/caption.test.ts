@@ -89,6 +89,46 @@ describe("a caption over the output", () => {
   });
 });
 
+describe("a caption's bounds", () => {
+  it("takes any dpr the URL may carry, not only those that make a whole dpi", async () => {
+    const result = await transform(blue, `w_100,dpr_1.1,f_png,${caption("Hi")}`);
+    expect([result.width, result.height]).toEqual([110, 55]);
+    expect(await ink(result.body, white)).not.toBeNull();
+  });
+
+  it("fits a caption wider than a narrow output's room, rather than drawing it at its size", async () => {
+    for (const count of [27, 80]) {
+      const drawn = await overlay("W".repeat(count), { size: 256 }, { width: 4, height: 300 }, 4);
+      expect(drawn.width).toBeLessThanOrEqual(4);
+      expect(drawn.height).toBeLessThanOrEqual(300);
+    }
+    // A glyph wider than the room at its size: made smaller to fit, not cut.
+    const w = await overlay("W", { size: 32, x: 0, y: 0 }, { width: 20, height: 40 });
+    expect(w.width).toBeLessThanOrEqual(20);
+    expect(w.width).toBeGreaterThan(10);
+  });
+
+  it("never draws a caption larger than asked, however much room the output has", async () => {
+    const sentence = "A caption of a sentence or two, long enough that its worst layout is a large surface.";
+    const long = await overlay(sentence, { size: 48 }, { width: 4000, height: 3000 });
+    expect(long.height).toBeLessThan(2 * 48);
+    const padded = await overlay(`Hi${"\u200b".repeat(198)}`, { size: 64 }, { width: 1200, height: 900 });
+    expect(padded.height).toBeLessThan(64);
+  });
+
+  it("keeps offsets to a quarter of the output's side where they place it, as where they size it", async () => {
+    const drawn = await overlay("Hi", { gravity: "west", x: 1000, y: 0 }, { width: 400, height: 300 });
+    expect(drawn.left).toBe(100);
+  });
+
+  it("puts nothing over the output for characters that draw nothing", async () => {
+    const drawn = await overlay("\u2800");
+    expect([drawn.width, drawn.height, drawn.data.readUInt32BE(0)]).toEqual([1, 1, 0]);
+    const result = await transform(blue, `w_100,f_png,${caption("\u2800")}`);
+    expect(await ink(result.body, white)).toBeNull();
+  });
+});
+
 describe("the text engine", () => {
   it("draws markup as typed: a span asking for a huge size is a line of small glyphs", async () => {
     const plain = await overlay("A");

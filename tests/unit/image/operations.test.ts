@@ -193,6 +193,7 @@ const cases: Record<string, TokenCases> = {
       "txt_YQli", // a tab
       "txt_YQBi", // NUL
       "txt_ICAg", // blank
+      "txt_4oCL", // a zero-width space: nothing to see
     ],
   },
   txtstyle: {

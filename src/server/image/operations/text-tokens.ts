@@ -24,6 +24,7 @@ export const TEXT_DEFAULTS: Omit<TextStyle, "box"> = {
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** Controls other than a line break would reach the text engine as glyphs nobody can see or type. */
 const CONTROL = /[\p{Cc}\p{Cs}]/u;
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
 
 /**
  * The caption, base64url-encoded UTF-8 without padding (the only spelling: a URL path segment cannot
@@ -45,7 +46,9 @@ export function captionText(value: string | undefined): string {
   const characters = [...text];
   if (characters.length === 0 || characters.length > MAX_TEXT_CHARACTERS) throw new InvalidValue();
   if (characters.some((character) => character !== "\n" && CONTROL.test(character))) throw new InvalidValue();
-  if (text.trim() === "") throw new InvalidValue();
+  // Something to see: a caption of spaces or zero-width characters would be refused by the text engine
+  // only after the source was fetched.
+  if (!VISIBLE.test(text)) throw new InvalidValue();
   return text;
 }
 
