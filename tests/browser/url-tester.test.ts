@@ -113,6 +113,51 @@ describe.skipIf(chromium.skip)(chromium.title("the URL tester in Chromium"), () 
     console.log(`url tester: image answered and previewed in ${ms} ms`);
   });
 
+  it("writes a typed caption into the operations as txt_, reads it back in words, and previews it drawn", async () => {
+    const page = browser.page;
+    await tryUrl("w_320,f_png", "local/photo.jpg", /^Preview loaded\./);
+    const signed = async () => (await page.getByTestId("copy-Signed URL (valid 1 hour)").textContent())!;
+    const plainUrl = await signed();
+    await page.getByRole("button", { name: "Put the caption in the operations" }).click();
+    // Nothing typed: refused at the field, the operations untouched.
+    expect(await page.getByLabel("Caption").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.getByLabel("Operations").inputValue()).toBe("w_320,f_png");
+
+    const text = "€ 12,99 <b>&amp;</b> שלום";
+    await page.getByLabel("Caption").fill(text);
+    await page.getByRole("button", { name: "Put the caption in the operations" }).click();
+    const token = `txt_${Buffer.from(text).toString("base64url")}`;
+    expect(await page.getByLabel("Operations").inputValue()).toBe(`w_320,f_png,${token}`);
+    expect(await page.getByTestId("caption-drawn").textContent()).toBe(`The operations draw “${text}”.`);
+    await page.getByRole("button", { name: "Sign and preview" }).click();
+    await expect
+      .poll(async () => (await signed()) !== plainUrl && (await status().textContent()))
+      .toMatch(/^Preview loaded\./);
+    expect(await page.getByTestId("preview-image").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(320);
+
+    // The caption changed pixels, none in the top quarter: txt_ draws up from the bottom by default (southeast).
+    const pixels = async (url: string) =>
+      sharp(Buffer.from(await (await fetch(url)).arrayBuffer()))
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+    const [plain, captioned] = [await pixels(plainUrl), await pixels(await signed())];
+    expect([captioned.info.width, captioned.info.height]).toEqual([plain.info.width, plain.info.height]);
+    let changed = 0;
+    let outside = 0;
+    for (let at = 0; at < plain.data.length; at += plain.info.channels) {
+      if (Math.abs(plain.data[at]! - captioned.data[at]!) < 8) continue;
+      changed++;
+      if (Math.floor(at / plain.info.channels / plain.info.width) < plain.info.height / 4) outside++;
+    }
+    expect(changed).toBeGreaterThan(300);
+    expect(outside).toBe(0);
+
+    await page.getByRole("button", { name: "Remove the caption" }).click();
+    expect(await page.getByLabel("Operations").inputValue()).toBe("w_320,f_png");
+    expect(await page.getByTestId("caption-drawn").textContent()).toBe("The operations draw no caption.");
+    await screenshot(page, "url-tester-caption");
+  });
+
   it("shows the JSON that info answered, and its palette as swatches named in text", async () => {
     const ms = await tryUrl("info", "local/photo.jpg", /^The server answered 200 OK with JSON/);
     const json = JSON.parse((await browser.page.getByTestId("answer-json").textContent())!) as {

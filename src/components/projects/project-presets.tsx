@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Trash2 } from "lucide-react";
+import { CaptionField } from "@/components/operations/caption-field";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, EmptyWithFormBelow, ErrorMessage, Loading } from "@/components/ui/feedback";
@@ -109,6 +110,10 @@ function SavePreset({ scope }: { scope: Scope }) {
           {...fieldOf(form, "operations")}
           placeholder="s_1200x630,g_attention,f_auto,q_75"
           hint="Written as in a URL (docs/url-format.md)."
+        />
+        <CaptionField
+          operations={form.watch("operations")}
+          onChange={(next) => form.setValue("operations", next, { shouldValidate: true, shouldDirty: true })}
         />
         <ErrorMessage error={formLevelError(form)} />
         {save.data ? (

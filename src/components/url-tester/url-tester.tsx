@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
+import { CaptionField } from "@/components/operations/caption-field";
 import { Button } from "@/components/ui/button";
 import { CopyField } from "@/components/ui/copy-field";
 import { ErrorMessage } from "@/components/ui/feedback";
@@ -98,6 +99,10 @@ export function UrlTester({
           label="Operations"
           hint="Comma-separated, e.g. w_640,h_480,f_webp,q_80; _ for none; info for the source's facts as JSON."
           {...fieldOf(form, "operations")}
+        />
+        <CaptionField
+          operations={form.watch("operations")}
+          onChange={(next) => form.setValue("operations", next, { shouldValidate: true, shouldDirty: true })}
         />
         <Field
           label="Source"

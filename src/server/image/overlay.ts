@@ -16,7 +16,7 @@ export interface Overlay extends Box {
 
 /**
  * Draws an overlay over finished pixels: the output is rendered to raw pixels once (its size is only
- * known then) and the overlay is made for that size. Returns a function of nothing that rebuilds the
+ * known then) and the overlay is made for that size. Returns a function of nothing that gives the
  * composited image, so maxbytes_ re-encodes without rendering again.
  */
 export async function drawnOver(
@@ -28,8 +28,16 @@ export async function drawnOver(
   const output = { width: base.info.width, height: base.info.height };
   const { data, width, height, left, top } = await overlayFor(output);
   const timeout = { seconds: timeoutSeconds(limits.timeoutMs) };
-  return () =>
-    sharp(base.data, { raw: { ...output, channels: base.info.channels } })
-      .composite([{ input: data, raw: { width, height, channels: 4 }, left, top }])
-      .timeout(timeout);
+  // Composited once, so that maxbytes_'s encodes do not composite again.
+  const drawn = await sharp(base.data, { raw: { ...output, channels: base.info.channels } })
+    .composite([{ input: data, raw: { width, height, channels: 4 }, left, top }])
+    .timeout(timeout)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  // The overlay's alpha is its own: an opaque output stays opaque (an alpha channel would be bytes for nothing).
+  const opaque = base.info.channels === 1 || base.info.channels === 3;
+  return () => {
+    const image = sharp(drawn.data, { raw: { ...output, channels: drawn.info.channels } }).timeout(timeout);
+    return opaque && drawn.info.channels === 4 ? image.removeAlpha() : image;
+  };
 }
