@@ -1,4 +1,4 @@
-import sharp, { type Sharp } from "sharp";
+import sharp, { type OutputInfo, type Sharp, type SharpOptions } from "sharp";
 import { escapeUTF8 } from "entities";
 import { AppError } from "@/server/errors";
 import { TEXT_DEFAULTS } from "./operations/text-tokens";
@@ -59,22 +59,10 @@ export async function captionOverlay(text: string, style: TextStyle, dpr: number
     wrap: "word-char" as const,
     align: ALIGN[HORIZONTAL[style.gravity]],
   };
-  const asked = Math.max(1, Math.round(PIXEL_DPI * dpr));
-  const draw = (fit: { dpi: number } | { height: number }) =>
-    sharp({ text: { ...options, ...fit } })
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-  // The worst layout at the size asked for: a glyph a line, each line as wide as the room or the glyph
-  // (a glyph does not wrap narrower than itself).
-  const worstArea = Math.max(room.width, 2 * size) * [...text].length * 1.2 * size;
-  let drawn: Awaited<ReturnType<typeof draw>> | null;
+  let drawn: Drawn;
   try {
-    drawn = worstArea <= DIRECT_AREA ? await draw({ dpi: asked }) : null;
-    if (!drawn || drawn.info.height > room.height || drawn.info.width > room.width) {
-      const fitted = await draw({ height: room.height });
-      // Fitting also grows a caption to fill the room: one that fits at the size asked for is drawn so.
-      drawn = (fitted.info.textAutofitDpi ?? 0) >= asked ? (drawn ?? (await draw({ dpi: asked }))) : fitted;
-    }
+    const asked = Math.max(1, Math.round(PIXEL_DPI * dpr));
+    drawn = await laidOut(options, asked, room, { characters: [...text].length, size });
   } catch (error) {
     // Characters that draw nothing (fillers, blank patterns) leave nothing to put over the output.
     if (error instanceof Error && /no text to render/.test(error.message)) return NOTHING;
@@ -84,6 +72,48 @@ export async function captionOverlay(text: string, style: TextStyle, dpr: number
   const boxed = style.box ? await inBox(glyphs, style.box, padding) : glyphs;
   const offsets = { gravity: style.gravity, x: margin.x / dpr, y: margin.y / dpr };
   return { ...boxed, ...place(offsets, dpr, output, boxed) };
+}
+
+type TextOptions = Omit<NonNullable<SharpOptions["text"]>, "dpi" | "height">;
+type Drawn = { data: Buffer; info: OutputInfo };
+/** The preview's scale: a layout this many times smaller, to see the caption's shape before drawing it. */
+const PREVIEW_SCALE = 16;
+/** A preview is drawn only when its own worst layout stays this small (1 MB of RGBA): else it costs more than it saves. */
+const PREVIEW_AREA = DIRECT_AREA / 16;
+
+/**
+ * The caption at the size asked for (`asked` dpi) when it fits the room, else at the largest size that
+ * does. What is drawn at the asked size is bounded before it is drawn: by its worst layout (a glyph a
+ * line, each line as wide as the room or the glyph), or, past that, by the same layout drawn
+ * PREVIEW_SCALE times smaller when that is cheap. A caption that does not fit searches for a size
+ * (libvips' autofit lays the text out at many sizes: 100 ms on a large room, hence the preview).
+ */
+async function laidOut(
+  options: TextOptions,
+  asked: number,
+  room: Box,
+  { characters, size }: { characters: number; size: number },
+): Promise<Drawn> {
+  const draw = (fit: Pick<NonNullable<SharpOptions["text"]>, "dpi" | "height" | "width">) =>
+    sharp({ text: { ...options, ...fit } })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+  const fits = (box: Box) => box.width <= room.width && box.height <= room.height;
+  const worst = Math.max(room.width, 2 * size) * characters * 1.2 * size;
+  let likely = worst <= DIRECT_AREA;
+  if (!likely && worst / PREVIEW_SCALE ** 2 <= PREVIEW_AREA) {
+    const preview = await draw({
+      dpi: Math.max(1, Math.round(asked / PREVIEW_SCALE)),
+      width: Math.max(1, Math.floor(room.width / PREVIEW_SCALE)),
+    });
+    const seen = { width: preview.info.width * PREVIEW_SCALE, height: preview.info.height * PREVIEW_SCALE };
+    likely = seen.width * seen.height <= DIRECT_AREA && fits(seen);
+  }
+  const drawn = likely ? await draw({ dpi: asked }) : null;
+  if (drawn && fits(drawn.info)) return drawn;
+  const fitted = await draw({ height: room.height });
+  // Fitting also grows a caption to fill the room: one that fits at the size asked for is drawn so.
+  return (fitted.info.textAutofitDpi ?? 0) >= asked ? (drawn ?? (await draw({ dpi: asked }))) : fitted;
 }
 
 interface Pixels extends Box {
