@@ -21,7 +21,7 @@ const WRITE_BACK_WITHIN_MS = (TTL_SECONDS.configInvalidated * 1000) / 2;
 type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt" | "policy"> & {
   expiresAt: string | null;
   revokedAt: string | null;
-  /** Absent from entries written before key policies existed. */
+  /** Absent from entries written by code before key policies: null is written when a key has none. */
   policy?: ApiKeyConfig["policy"];
 };
 
@@ -45,8 +45,10 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
           JSON.stringify({ ...config, expiresAt: iso(config.expiresAt), revokedAt: iso(config.revokedAt) }),
         decode: (text) => {
           const cached = JSON.parse(text) as CachedApiKeyConfig;
-          // An entry written before key policies existed has none until it expires.
-          const { policy = null, ...rest } = cached;
+          // Written by an instance without key policies (a rolling deploy): whether the key has one is
+          // unknown, and reading it as none would serve what the policy refuses, until the entry expires.
+          if (cached.policy === undefined) return undefined;
+          const { policy, ...rest } = cached;
           return { ...rest, policy, expiresAt: date(cached.expiresAt), revokedAt: date(cached.revokedAt) };
         },
       }),
@@ -76,7 +78,8 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
 
 interface Codec<T> {
   encode(value: T): string;
-  decode(text: string): T;
+  /** undefined: an entry that cannot be trusted as it stands (written by older code): read the store. */
+  decode(text: string): T | undefined;
 }
 
 async function readThrough<T>(
@@ -93,11 +96,15 @@ async function readThrough<T>(
     report(deps, "configRead", error);
     return load();
   }
-  deps.counters.increment(cached === null || cached === INVALIDATED ? "config_redis_miss" : "config_redis_hit");
+  const decoded = cached === null || cached === INVALIDATED || cached === NOT_FOUND ? undefined : codec.decode(cached);
+  const hit = cached === NOT_FOUND || decoded !== undefined;
+  deps.counters.increment(hit ? "config_redis_hit" : "config_redis_miss");
   // Just changed: read Postgres until the marker expires; writing back now could race the change.
   if (cached === INVALIDATED) return load();
   if (cached === NOT_FOUND) return null;
-  if (cached !== null) return codec.decode(cached);
+  if (decoded !== undefined) return decoded;
+  // An older writer's entry stands until it expires (SET NX would not replace it): the store answers.
+  if (cached !== null) return load();
 
   const value = await load();
   if (performance.now() - started > WRITE_BACK_WITHIN_MS) return value;

@@ -40,11 +40,22 @@ describe("the Redis tier's key entries", () => {
     expect(reads()).toBe(1);
   });
 
-  it("read an entry written before key policies existed as a key without one", async () => {
-    const { kv, tier, reads } = tierOver(null);
+  it("read an entry written by code without key policies from the database, never as a key without one", async () => {
+    // A rolling deploy: an instance still on the old code refilled the entry after the policy was saved.
+    const { kv, tier, reads } = tierOver(key);
     const { policy: _, ...older } = key;
     await kv.set(redisKeys.apiKeyConfig(key.publicKey), JSON.stringify(older), { ttlSeconds: 60 });
-    expect(await tier.getApiKey(key.publicKey)).toEqual({ ...key, policy: null });
-    expect(reads()).toBe(0);
+    expect(await tier.getApiKey(key.publicKey)).toEqual(key);
+    expect(await tier.getApiKey(key.publicKey)).toEqual(key);
+    expect(reads()).toBe(2);
+  });
+
+  it("write a key without a policy as policy: null, which reads back from Redis alone", async () => {
+    const open = { ...key, policy: null };
+    const { kv, tier, reads } = tierOver(open);
+    await tier.getApiKey(key.publicKey);
+    await expect.poll(() => kv.get(redisKeys.apiKeyConfig(key.publicKey))).toContain('"policy":null');
+    expect(await tier.getApiKey(key.publicKey)).toEqual(open);
+    expect(reads()).toBe(1);
   });
 });
