@@ -11,6 +11,7 @@ export {
   type Watermark,
 } from "./operations.js";
 export { bucketedExpiry, signature, signUrl, type SignUrlInput, type SigningKeys } from "./sign.js";
+export { checkKeyPolicy, type KeyPolicy } from "./policy.js";
 export {
   blurDataUrl,
   info,

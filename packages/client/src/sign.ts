@@ -1,4 +1,5 @@
 import { buildOperations, type Operations } from "./operations.js";
+import { checkKeyPolicy, type KeyPolicy } from "./policy.js";
 
 export interface SigningKeys {
   /** Where OptStuff answers, e.g. `https://img.example.com` (a path prefix is kept). */
@@ -23,6 +24,11 @@ export interface SignUrlInput extends SigningKeys {
    * than `expiresIn` from now. Default: `expiresIn`, at most one day.
    */
   expiryBucket?: number;
+  /**
+   * The key's policy (dashboard → API keys → Policy): a URL it would refuse throws a RangeError here,
+   * with the server's reason, instead of signing a URL that answers 403.
+   */
+  policy?: KeyPolicy | null;
   /** For tests: the current time in ms. */
   now?: number;
 }
@@ -66,13 +72,17 @@ export async function signUrl(input: SignUrlInput): Promise<string> {
   if (operations === "" || operations.includes("/"))
     throw new RangeError(`operations must be one path segment (use "_" for none), got "${operations}"`);
   if (input.source === "") throw new RangeError("source must not be empty");
-  const exp =
-    input.expiresIn === undefined
-      ? undefined
-      : bucketedExpiry(input.now ?? Date.now(), input.expiresIn, input.expiryBucket);
+  const nowMs = input.now ?? Date.now();
+  let exp = input.expiresIn === undefined ? undefined : bucketedExpiry(nowMs, input.expiresIn, input.expiryBucket);
+  // Rounding up to the bucket must not take the URL past the longest expiry the key's policy allows.
+  const longest = input.policy?.maxExpirySeconds;
+  if (exp !== undefined && longest != null && exp - nowMs / 1000 > longest && input.expiresIn! <= longest) {
+    exp = Math.ceil(nowMs / 1000 + input.expiresIn!);
+  }
   // Without exp, such a source signs the same string as an expiring URL: the server refuses it (contract §2).
   if (exp === undefined && /\?exp=\d+$/.test(input.source))
     throw new RangeError("a source ending in ?exp=N needs expiresIn: the server refuses it without one");
+  if (input.policy) checkKeyPolicy(input.policy, operations, exp, nowMs);
   const sig = await signature(input.secretKey, operations, input.source, exp);
   // Each source segment is encoded on its own, so the server's single decode gives back exactly the
   // signed source (a `%20` in the source stays `%20`). The `//` after a scheme is written as one `/`:
