@@ -28,6 +28,8 @@ const nextConfig = {
   // the tracer provider the instrumentation hook registers, and its spans would be lost.
   serverExternalPackages: [
     "sharp",
+    // HEIC's decoder: 2 MB of JavaScript with its WebAssembly inside, loaded on the first HEIC (heic.ts).
+    "libheif-js",
     "@electric-sql/pglite",
     "postgres",
     "jsdom",

@@ -1,6 +1,6 @@
 // Bundles the transform process's entry (src/server/image/isolation/child-main.ts) into one ESM file
 // that Node runs directly: the server forks it for every transform process. sharp (a native module),
-// jsdom and DOMPurify (the SVG sanitiser: jsdom reads files of its own at run time) stay external,
+// jsdom and DOMPurify (the SVG sanitiser: jsdom reads files of its own at run time) and libheif-js stay external,
 // resolved from node_modules next to the bundle's folder. The source download thread's entry
 // (src/server/source/download-thread/thread-main.ts) is bundled the same way. `npm run build` and the
 // test setup run this; it takes well under a second. So is the embedded database's process
@@ -31,7 +31,8 @@ export async function bundle(root, entry, outfile, alsoExternal = []) {
     platform: "node",
     target: "node20",
     format: "esm",
-    external: ["sharp", "jsdom", "dompurify", ...alsoExternal],
+    // libheif-js: HEIC's decoder, 2 MB with its WebAssembly inside, loaded only on the first HEIC.
+    external: ["sharp", "jsdom", "dompurify", "libheif-js", ...alsoExternal],
     tsconfig: "tsconfig.json",
     logLevel: "warning",
     // A bundled CommonJS dependency may call require(): give the ESM bundle one.

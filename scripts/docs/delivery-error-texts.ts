@@ -38,7 +38,7 @@ export const errorWhen = {
   TRANSFORM_MEMORY_EXCEEDED:
     "The transform process grew past `OPTSTUFF_TRANSFORM_MEMORY_MB` (an SVG's filters, an enormous output) and was ended.",
   UNSUPPORTED_IMAGE:
-    "Empty, not an image, or a format other than JPEG, PNG, WebP, GIF, AVIF, TIFF, SVG (e.g. HEIC); or an SVG that would be passed through but carries active content or is gzipped.",
+    "Empty, not an image, or a format other than JPEG, PNG, WebP, GIF, AVIF, HEIC, TIFF, SVG (e.g. BMP, or HEIF of another codec); or an SVG that would be passed through but carries active content or is gzipped.",
   IMAGE_DECODE_FAILED: "The bytes claim a supported format but do not decode (truncated, corrupt).",
   RATE_LIMITED:
     "A new transform (a result-cache miss) would exceed the key's minute or day window or the client address's transform window; any request would exceed the address's request window; or the address failed authentication too often this minute. Cache hits and 304s never spend the key's windows. With Retry-After and X-RateLimit-Limit, -Remaining, -Reset of the refusing window.",

@@ -98,6 +98,8 @@ for (const server of ["npm start", "next start"] as const) {
         SVG.replace("<rect", '<script>alert(1)</script><rect onload="alert(2)"'),
       );
       writeFileSync(path.join(root, "bomb.png"), pixelBombPng(20_000, 20_000));
+      for (const heic of ["photo.heic", "declares-200-megapixels.heic"])
+        writeFileSync(path.join(root, heic), readFileSync(path.join("tests/fixtures/heic", heic)));
       elsewhere = await startOrigin({ "/a.jpg": serveBytes(jpeg, "image/jpeg") });
       origin = await startOrigin({
         "/a.jpg": serveBytes(jpeg, "image/jpeg"),
@@ -451,6 +453,19 @@ for (const server of ["npm start", "next start"] as const) {
         expect(JSON.parse(refused.body.toString()).error).toMatch(/^Invalid operation "txt_.*expected txt_\{base64url/);
       }
       expectError(await wire(url("w_200,txtstyle_40", "local/photo.jpg")), 400, "INVALID_OPERATION");
+    });
+
+    it("HEIC: a JPEG without f_, WebP under f_auto, info says heic; one declaring 200 MP is the JSON 413", async () => {
+      const jpeg = await wire(url("w_120", "local/photo.heic"));
+      expect(jpeg.status).toBe(200);
+      expectFraming(jpeg);
+      expect(jpeg.headers["content-type"]).toBe("image/jpeg");
+      expect(await sharp(jpeg.body).metadata()).toMatchObject({ format: "jpeg", width: 120, height: 120 });
+      const webp = await wire(url("w_120,f_auto", "local/photo.heic"), { headers: { accept: "image/webp,*/*" } });
+      expect(webp.headers["content-type"]).toBe("image/webp");
+      const info = await wire(url("info", "local/photo.heic"));
+      expect(JSON.parse(info.body.toString())).toMatchObject({ format: "heic", width: 480, height: 480 });
+      expectError(await wire(url("w_120", "local/declares-200-megapixels.heic")), 413, "IMAGE_TOO_LARGE");
     });
 
     it("key policies: what a partner's key may sign, its longest exp and its referers, refused as the JSON 403", async () => {

@@ -1,5 +1,6 @@
 import type { ImageInfo, OutputInfo } from "@optstuff/client";
 import { encode as encodeBlurHash } from "blurhash";
+import type { Original } from "./heic";
 import sharp from "sharp";
 import { rgbaToThumbHash } from "thumbhash";
 import { assertWithinLimits, FAIL_ON, inspectSource } from "./inspect-source";
@@ -27,6 +28,8 @@ export async function describeImage(
   input: Buffer,
   limits: TransformLimits,
   output?: TransformResult,
+  /** What the source was before the pipeline decoded it into `input` (a HEIC). */
+  original?: Original,
 ): Promise<TransformResult> {
   const source = await inspectSource(input, limits);
   const canvas = source.width * source.height;
@@ -56,11 +59,11 @@ export async function describeImage(
     const described: ImageInfo = {
       width: source.width,
       height: source.height,
-      format: source.format,
+      format: original?.format ?? source.format,
       frames: source.frames,
       animated: source.animated,
       alpha: source.hasAlpha,
-      bytes: input.length,
+      bytes: original?.bytes ?? input.length,
       dominant: `#${[dominant.r, dominant.g, dominant.b].map((c) => c.toString(16).padStart(2, "0")).join("")}`,
       palette: paletteOf(data),
       thumbhash: Buffer.from(rgbaToThumbHash(info.width, info.height, data)).toString("base64"),

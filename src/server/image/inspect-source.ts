@@ -16,7 +16,8 @@ export const FAIL_ON = "error" as const;
  * Formats we decode. Everything else libvips can open (its own .v format, FITS, PPM, matrix, raw…) is
  * refused: less attack surface, and none of it belongs in an <img>.
  */
-const DECODABLE: ReadonlySet<string> = new Set(["jpeg", "png", "webp", "gif", "avif", "tiff", "svg"]);
+const DECODABLE: ReadonlySet<string> = new Set(["jpeg", "png", "webp", "gif", "avif", "heic", "tiff", "svg"]);
+const HEIF_CODECS: Readonly<Record<string, string>> = { av1: "avif", hevc: "heic" };
 /** Formats whose pages are animation frames (a multi-page TIFF or HEIF is a set of stills). */
 const ANIMATABLE: ReadonlySet<string> = new Set(["gif", "webp"]);
 
@@ -49,9 +50,10 @@ export async function inspectSource(input: Buffer, limits: TransformLimits): Pro
   } catch (error) {
     throw toImageError(error, "inspect");
   }
-  // HEIF holds AVIF (AV1) or HEIC (HEVC); sharp's prebuilt libvips decodes only the former, so HEIC is
-  // refused here (415) rather than failing later as an undecodable file (422).
-  const format = metadata.format === "heif" && metadata.compression === "av1" ? "avif" : String(metadata.format);
+  // HEIF holds AVIF (AV1) or HEIC (HEVC); sharp's prebuilt libvips decodes only the former, and heic.ts
+  // the latter. HEIF of any other codec is refused here (415) rather than failing later (422).
+  const format =
+    metadata.format === "heif" ? (HEIF_CODECS[String(metadata.compression)] ?? "heif") : String(metadata.format);
   if (!DECODABLE.has(format)) {
     throw new AppError("UNSUPPORTED_IMAGE", { detail: `source format ${format} ${metadata.compression ?? ""}`.trim() });
   }

@@ -18,6 +18,7 @@ import { sanitiseSvg } from "./svg-safety";
 import { embeddedRasterPixels } from "./svg-rasters";
 import type { ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
 import { resolvedPlacement, watermarked } from "./watermark";
+import { heicAsStill, type Original } from "./heic";
 import { captioned } from "./caption";
 import type { Sharp } from "sharp";
 
@@ -40,12 +41,18 @@ export async function transformImage(
   ops: ImageOperations,
   request: TransformRequest,
   limits: TransformLimits,
+  original?: Original,
 ): Promise<TransformResult> {
+  if (!original) {
+    // HEIC is decoded first, into a still the steps below read like any other (heic.ts).
+    const still = await heicAsStill(input, limits);
+    if (still) return await transformImage(still, ops, request, limits, { format: "heic", bytes: input.length });
+  }
   if (ops.info) {
     // With operations: describe what they make too, exactly as the same URL without info makes it.
     const { info: _, ...rest } = ops;
-    const output = describesSourceOnly(ops) ? undefined : await transformImage(input, rest, request, limits);
-    return await describeImage(input, limits, output);
+    const output = describesSourceOnly(ops) ? undefined : await transformImage(input, rest, request, limits, original);
+    return await describeImage(input, limits, output, original);
   }
   const source = await inspectSource(input, limits);
   const chosen = negotiateFormat(ops, request.accept, source.format, source);
