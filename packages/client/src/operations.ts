@@ -1,3 +1,5 @@
+import { base64url } from "./base64.js";
+
 /**
  * A typed builder for the operations segment. Every value is checked against the same bounds the
  * server enforces, so a URL built here is never refused as INVALID_OPERATION; a bad value throws a
@@ -232,9 +234,7 @@ export function textToken(text: string): string {
     throw new RangeError("text must hold something to see: a letter, digit, punctuation mark or symbol");
   if (characters.some((c) => c !== "\n" && /[\p{Cc}\p{Cs}]/u.test(c)))
     throw new RangeError("text may hold line breaks but no other control characters");
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return `txt_${btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+  return `txt_${base64url(new TextEncoder().encode(text))}`;
 }
 
 function captionTokens(v: Caption): string {

@@ -1,5 +1,6 @@
 import { thumbHashToDataURL } from "thumbhash";
-import { base64, signUrl, type SigningKeys } from "./sign.js";
+import { base64 } from "./base64.js";
+import { signUrl, type SigningKeys } from "./sign.js";
 
 /** What OptStuff's `info` answers about a source. */
 export interface ImageInfo {

@@ -1,4 +1,5 @@
 import { buildOperations, type Operations } from "./operations.js";
+import { base64url } from "./base64.js";
 import { checkKeyPolicy, type KeyPolicy } from "./policy.js";
 
 export interface SigningKeys {
@@ -96,15 +97,4 @@ export async function signUrl(input: SignUrlInput): Promise<string> {
   if (exp !== undefined) query.set("exp", String(exp));
   const base = input.baseUrl.replace(/\/+$/, "");
   return `${base}/api/v1/${encodeURIComponent(input.projectSlug)}/${encodeURIComponent(operations)}/${path}?${query.toString()}`;
-}
-
-/** Standard base64 of bytes, with what every runtime has (btoa), for signatures and data URLs. */
-export function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-function base64url(bytes: Uint8Array): string {
-  return base64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

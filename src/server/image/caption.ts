@@ -1,9 +1,9 @@
-import sharp, { type OutputInfo, type Sharp, type SharpOptions } from "sharp";
+import sharp, { type OutputInfo, type SharpOptions } from "sharp";
 import { escapeUTF8 } from "entities";
 import { AppError } from "@/server/errors";
 import { TEXT_DEFAULTS } from "./operations/text-tokens";
-import { drawnOver, type Box, type Overlay } from "./overlay";
-import type { TextFont, TextStyle, TransformLimits } from "./types";
+import type { Box, Overlay, OverlayFor } from "./overlay";
+import type { TextFont, TextStyle } from "./types";
 import { HORIZONTAL, place } from "./watermark";
 
 const FAMILIES: Record<TextFont, string> = { sans: "DejaVu Sans", serif: "DejaVu Serif", mono: "DejaVu Sans Mono" };
@@ -12,7 +12,7 @@ const ALIGN = { start: "left", middle: "centre", end: "right" } as const;
 const PIXEL_DPI = 72;
 /**
  * A caption whose worst layout (a character a line) stays under this many pixels (16 MB of RGBA) is
- * laid out at its size first; a larger one goes straight to fitting, so that no caption
+ * laid out at its size first; a larger one is previewed smaller or fitted (laidOut), so that no caption
  * makes the text engine draw a surface past the output (cairo refuses past 32767 px anyway).
  */
 const DIRECT_AREA = 4_000_000;
@@ -21,16 +21,10 @@ const NOTHING: Overlay = { data: Buffer.alloc(4), width: 1, height: 1, left: 0, 
 /** The box reaches this share of the font size past the text on every side. */
 const BOX_PADDING = 0.25;
 
-/** The caption over finished pixels, above any watermark (it is drawn last). */
-export function captioned(
-  pixels: Sharp,
-  text: string,
-  style: Partial<TextStyle> | undefined,
-  dpr: number,
-  limits: TransformLimits,
-): Promise<() => Sharp> {
+/** The caption as an overlay of the output, drawn above any watermark (it comes last). */
+export function captionOverlayFor(text: string, style: Partial<TextStyle> | undefined, dpr: number): OverlayFor {
   const full: TextStyle = { ...TEXT_DEFAULTS, ...style };
-  return drawnOver(pixels, (output) => captionOverlay(text, full, dpr, output), limits);
+  return (output) => captionOverlay(text, full, dpr, output);
 }
 
 /**

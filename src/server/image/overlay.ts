@@ -14,27 +14,37 @@ export interface Overlay extends Box {
   top: number;
 }
 
+/** An overlay made for the output's size, which is only known once the output is rendered. */
+export type OverlayFor = (output: Box) => Promise<Overlay>;
+
 /**
- * Draws an overlay over finished pixels: the output is rendered to raw pixels once (its size is only
- * known then) and the overlay is made for that size. Returns a function of nothing that gives the
- * composited image, so maxbytes_ re-encodes without rendering again.
+ * Draws overlays over finished pixels, in order, in one pass: the output is rendered to raw pixels once
+ * and each overlay is made for that size. Returns a function of nothing that gives the composited
+ * image, so maxbytes_ re-encodes without rendering again.
  */
 export async function drawnOver(
   pixels: Sharp,
-  overlayFor: (output: Box) => Promise<Overlay>,
+  overlays: readonly OverlayFor[],
   limits: TransformLimits,
 ): Promise<() => Sharp> {
   const base = await pixels.raw().toBuffer({ resolveWithObject: true });
   const output = { width: base.info.width, height: base.info.height };
-  const { data, width, height, left, top } = await overlayFor(output);
+  const layers = await Promise.all(overlays.map((overlayFor) => overlayFor(output)));
   const timeout = { seconds: timeoutSeconds(limits.timeoutMs) };
   // Composited once, so that maxbytes_'s encodes do not composite again.
   const drawn = await sharp(base.data, { raw: { ...output, channels: base.info.channels } })
-    .composite([{ input: data, raw: { width, height, channels: 4 }, left, top }])
+    .composite(
+      layers.map(({ data, width, height, left, top }) => ({
+        input: data,
+        raw: { width, height, channels: 4 as const },
+        left,
+        top,
+      })),
+    )
     .timeout(timeout)
     .raw()
     .toBuffer({ resolveWithObject: true });
-  // The overlay's alpha is its own: an opaque output stays opaque (an alpha channel would be bytes for nothing).
+  // The overlays' alpha is their own: an opaque output stays opaque (an alpha channel would be bytes for nothing).
   const opaque = base.info.channels === 1 || base.info.channels === 3;
   return () => {
     const image = sharp(drawn.data, { raw: { ...output, channels: drawn.info.channels } }).timeout(timeout);

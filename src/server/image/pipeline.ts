@@ -17,9 +17,10 @@ import { toImageError } from "./sharp-errors";
 import { sanitiseSvg } from "./svg-safety";
 import { embeddedRasterPixels } from "./svg-rasters";
 import type { ImageOperations, OutputFormat, TransformLimits, TransformResult } from "./types";
-import { resolvedPlacement, watermarked } from "./watermark";
+import { resolvedPlacement, watermarkOverlay } from "./watermark";
 import { heicAsStill, type Original } from "./heic";
-import { captioned } from "./caption";
+import { captionOverlayFor } from "./caption";
+import { drawnOver, type OverlayFor } from "./overlay";
 import type { Sharp } from "sharp";
 
 export interface TransformRequest {
@@ -138,9 +139,10 @@ function answerOf({ data, info }: Encoded, format: OutputFormat, negotiated: boo
 }
 
 /**
- * Passes that need the rendered pixels first: pixelate, then the watermark over the result (it is not
- * pixelated), then the caption over both. Null when one sharp pipeline does the whole job; with `detach`, never: the raw pixels
- * then, so that the encode carries none of the source's metadata.
+ * Passes that need the rendered pixels first: pixelate, then the watermark and the caption over the
+ * result in one pass (neither is pixelated; the caption is on top). Null when one sharp pipeline does
+ * the whole job; with `detach`, never: the raw pixels then, so that the encode carries none of the
+ * source's metadata.
  */
 async function passesOverPixels(
   input: Buffer,
@@ -150,17 +152,17 @@ async function passesOverPixels(
   detach: boolean,
 ): Promise<(() => Sharp) | null> {
   const { ops } = job;
-  let pixels = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
-  if (!ops.watermark && ops.text === undefined)
-    return pixels ?? (detach ? await detachedPixels(input, job, limits) : null);
-  const rendered = () => (pixels ? pixels() : renderPixels(input, job, limits, { padded: true, raw: true }));
+  const pixels = ops.pixelate !== undefined ? await pixelated(input, job, limits) : null;
   const dpr = ops.dpr ?? 1;
+  const overlays: OverlayFor[] = [];
   if (ops.watermark) {
     if (!mark) throw new AppError("INTERNAL", { message: "a watermark was placed without its image" });
-    pixels = await watermarked(rendered(), mark, resolvedPlacement(ops.watermark), dpr, limits);
+    overlays.push(watermarkOverlay(mark, resolvedPlacement(ops.watermark), dpr, limits));
   }
-  if (ops.text !== undefined) pixels = await captioned(rendered(), ops.text, ops.textStyle, dpr, limits);
-  return pixels;
+  if (ops.text !== undefined) overlays.push(captionOverlayFor(ops.text, ops.textStyle, dpr));
+  if (overlays.length === 0) return pixels ?? (detach ? await detachedPixels(input, job, limits) : null);
+  const under = pixels ? pixels() : renderPixels(input, job, limits, { padded: true, raw: true });
+  return await drawnOver(under, overlays, limits);
 }
 
 /**

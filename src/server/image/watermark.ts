@@ -1,6 +1,6 @@
-import sharp, { type Sharp } from "sharp";
+import sharp from "sharp";
 import { AppError } from "@/server/errors";
-import { drawnOver, type Box } from "./overlay";
+import type { Box, OverlayFor } from "./overlay";
 import type { CompassGravity, TransformLimits, WatermarkPlacement } from "./types";
 
 /** A placement with every value filled in (delivery merges the URL's values over the project's). */
@@ -16,26 +16,21 @@ export function resolvedPlacement(placement: WatermarkPlacement): ResolvedPlacem
 }
 
 /**
- * Draws the watermark over finished pixels, scaled to its share of the output's width, faded by
+ * The watermark as an overlay of the output: scaled to its share of the output's width, faded by
  * opacity and placed by gravity and offsets. The watermark never grows past the output; offsets that
  * would push it out are cut to the edge.
  */
-export function watermarked(
-  pixels: Sharp,
+export function watermarkOverlay(
   mark: Buffer,
   placement: ResolvedPlacement,
   dpr: number,
   limits: TransformLimits,
-): Promise<() => Sharp> {
-  return drawnOver(
-    pixels,
-    async (output) => {
-      const { data, info } = await fadedMark(mark, placement, output, limits);
-      const size = { width: info.width, height: info.height };
-      return { data, ...size, ...place(placement, dpr, output, size) };
-    },
-    limits,
-  );
+): OverlayFor {
+  return async (output) => {
+    const { data, info } = await fadedMark(mark, placement, output, limits);
+    const size = { width: info.width, height: info.height };
+    return { data, ...size, ...place(placement, dpr, output, size) };
+  };
 }
 
 /** Scaled to its share of the output and within it, with its alpha multiplied by the opacity. */
