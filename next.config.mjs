@@ -16,6 +16,12 @@ const TRACE_EXCLUDES = [
 /** The bundled fonts for SVG text (src/server/image/configure-sharp.ts). */
 const FONTS = ["assets/fonts.conf", "node_modules/dejavu-fonts-ttf/ttf/*.ttf", "node_modules/dejavu-fonts-ttf/LICENSE"];
 
+/** The face detector's weights and TensorFlow.js's WebAssembly, read from paths (src/server/image/faces/detector.ts). */
+const FACES = [
+  "node_modules/@vladmandic/face-api/model/tiny_face_detector_model*",
+  "node_modules/@tensorflow/tfjs-backend-wasm/dist/*.wasm",
+];
+
 // JavaScript, not TypeScript: `next start` compiles a next.config.ts with its SWC binary at every start,
 // and that binary then stays mapped: 27 MB of the idle server's 147 (120 MB with this file).
 /** @type {import("next").NextConfig} */
@@ -30,6 +36,10 @@ const nextConfig = {
     "sharp",
     // HEIC's decoder: 2 MB of JavaScript with its WebAssembly inside, loaded on the first HEIC (heic.ts).
     "libheif-js",
+    // The face detector (g_face, g_auto): face-api on TensorFlow.js's WebAssembly backend, in a transform process.
+    "@vladmandic/face-api",
+    "@tensorflow/tfjs",
+    "@tensorflow/tfjs-backend-wasm",
     "@electric-sql/pglite",
     "postgres",
     "jsdom",
@@ -58,10 +68,10 @@ const nextConfig = {
   // services.ts) without the fonts it names (tests/unit/config/trace-includes.test.ts).
   outputFileTracingIncludes: {
     // The image API.
-    "/api/image-delivery": FONTS,
+    "/api/image-delivery": [...FONTS, ...FACES],
     // The dashboard's API: previews, made of the sample photo (src/server/delivery/preview-operations.ts),
     // and uploads, decoded to be checked (src/server/image/check-upload.ts).
-    "/api/trpc": [...FONTS, "demo/photo.jpg"],
+    "/api/trpc": [...FONTS, ...FACES, "demo/photo.jpg"],
   },
   // Compression is scripts/server.mjs's, which leaves the image API alone: Next's would gzip SVG and
   // JSON answers, drop their Content-Length and add `Vary: Accept-Encoding` (contract §4 allows only

@@ -32,7 +32,9 @@ export async function bundle(root, entry, outfile, alsoExternal = []) {
     target: "node20",
     format: "esm",
     // libheif-js: HEIC's decoder, 2 MB with its WebAssembly inside, loaded only on the first HEIC.
-    external: ["sharp", "jsdom", "dompurify", "libheif-js", ...alsoExternal],
+    // face-api and TensorFlow.js: the face detector, loaded on the first g_face or g_auto; its WebAssembly
+    // and weights are files read beside its modules.
+    external: ["sharp", "jsdom", "dompurify", "libheif-js", "@vladmandic/face-api", "@tensorflow/*", ...alsoExternal],
     tsconfig: "tsconfig.json",
     logLevel: "warning",
     // A bundled CommonJS dependency may call require(): give the ESM bundle one.

@@ -20,6 +20,7 @@ export {
   type BlurPlaceholderInput,
   type PaletteColour,
   type ImageInfo,
+  type FaceBox,
   type OutputInfo,
   type InfoInput,
 } from "./placeholder.js";

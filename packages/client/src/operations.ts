@@ -18,8 +18,12 @@ export type Gravity =
   | "west"
   | "northwest"
   | "attention"
-  | "entropy";
-export type CompassGravity = Exclude<Gravity, "attention" | "entropy">;
+  | "entropy"
+  /** The faces found (as many as fit whole; the centre when none is). */
+  | "face"
+  /** The faces found, else what attention picks. */
+  | "auto";
+export type CompassGravity = Exclude<Gravity, "attention" | "entropy" | "face" | "auto">;
 /**
  * The project's watermark (dashboard → Images). The URL's values are positional: a gravity needs an
  * opacity, an offset a gravity, a scale an offset; what is left out comes from the project's settings.
@@ -70,6 +74,11 @@ export interface Operations {
   /** Device pixel ratio 1–4 (up to 3 decimals): multiplies width and height on the server; "auto" for Sec-CH-DPR. */
   dpr?: number | "auto";
   gravity?: Gravity;
+  /**
+   * The point a cover crop keeps, as fractions (0–1, up to 3 decimals) of the source's width and
+   * height: for what face detection misses. In place of gravity (both set: a RangeError).
+   */
+  focus?: { x: number; y: number };
   /** Region of the source cropped before resizing, in source pixels (0–65535; width/height ≥ 1). */
   crop?: { left: number; top: number; width: number; height: number };
   /** Allow upscaling. */
@@ -138,6 +147,8 @@ const GRAVITIES: readonly Gravity[] = [
   "northwest",
   "attention",
   "entropy",
+  "face",
+  "auto",
 ];
 const FORMATS: readonly Format[] = ["webp", "avif", "png", "jpeg", "gif", "auto", "best"];
 const LEVELS: readonly QualityLevel[] = ["best", "good", "eco", "low"];
@@ -182,6 +193,7 @@ const TOKENS: { [K in keyof Operations]-?: (value: NonNullable<Operations[K]>) =
   embed: (v) => (v ? "embed" : null),
   dpr: (v) => (v === "auto" ? "dpr_auto" : `dpr_${decimal("dpr", v, 1, 4)}`),
   gravity: (v) => `g_${oneOf("gravity", v, GRAVITIES)}`,
+  focus: (v) => `fp_${decimal("focus.x", v.x, 0, 1)}_${decimal("focus.y", v.y, 0, 1)}`,
   crop: (v) =>
     `c_${integer("crop.left", v.left, 0, MAX_CROP)}_${integer("crop.top", v.top, 0, MAX_CROP)}_${integer("crop.width", v.width, 1, MAX_CROP)}_${integer("crop.height", v.height, 1, MAX_CROP)}`,
   enlarge: (v) => (v ? "enlarge" : null),
@@ -282,6 +294,9 @@ export function buildOperations(operations: Operations = {}): string {
   const tokens: string[] = [];
   for (const name of Object.keys(operations)) {
     if (!(name in TOKENS)) throw new RangeError(`unknown operation option ${name}`);
+  }
+  if (operations.gravity !== undefined && operations.focus !== undefined) {
+    throw new RangeError("gravity and focus both choose what a crop keeps: give one");
   }
   for (const [name, toToken] of Object.entries(TOKENS) as [keyof Operations, (value: unknown) => string | null][]) {
     const value = operations[name];

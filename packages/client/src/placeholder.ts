@@ -21,6 +21,18 @@ export interface ImageInfo {
   blurhash: string;
   /** With operations beside `info`: what they make of the source, as the same URL without `info` would. */
   output?: OutputInfo;
+  /** With g_face or g_auto beside `info`: the faces found, most confident first (none: an empty list). */
+  faces?: FaceBox[];
+}
+
+/** A face found, in the source's pixels after EXIF orientation (as c_ and fp_ count them). */
+export interface FaceBox {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  /** The detector's confidence, 0–1 with two decimals. */
+  score: number;
 }
 
 /** One of the image's main colours. */
@@ -47,13 +59,15 @@ export interface OutputInfo {
 
 export interface InfoInput extends SigningKeys {
   source: string;
+  /** Also look for faces (`info,g_face`): the answer then lists them. */
+  faces?: boolean;
   /** Injected for tests or runtimes with their own fetch. */
   fetch?: typeof fetch;
 }
 
 /** Size, format, dominant colour and placeholders of a source. Server side: it signs with the secret. */
 export async function info(input: InfoInput): Promise<ImageInfo> {
-  const url = await signUrl({ ...input, operations: { info: true } });
+  const url = await signUrl({ ...input, operations: input.faces ? { info: true, gravity: "face" } : { info: true } });
   const response = await (input.fetch ?? fetch)(url);
   if (!response.ok) throw new Error(`info for ${input.source}: OptStuff answered ${response.status}`);
   const described = (await response.json()) as Omit<ImageInfo, "palette"> & { palette?: ImageInfo["palette"] };

@@ -6,6 +6,7 @@ import { rgbaToThumbHash } from "thumbhash";
 import { assertWithinLimits, FAIL_ON, inspectSource } from "./inspect-source";
 import { timeoutSeconds } from "./render-image";
 import { paletteOf } from "./palette";
+import { findFaces } from "./faces/find-faces";
 import { toImageError } from "./sharp-errors";
 import { embeddedRasterPixels } from "./svg-rasters";
 import type { TransformLimits, TransformResult } from "./types";
@@ -27,9 +28,18 @@ const BLURHASH_SIDE = 32;
 export async function describeImage(
   input: Buffer,
   limits: TransformLimits,
-  output?: TransformResult,
-  /** What the source was before the pipeline decoded it into `input` (a HEIC). */
-  original?: Original,
+  {
+    output,
+    original,
+    faces,
+  }: {
+    /** What the operations beside `info` make, when there are any. */
+    output?: TransformResult;
+    /** What the source was before the pipeline decoded it into `input` (a HEIC). */
+    original?: Original;
+    /** g_face or g_auto: list the faces (those the output's crop used, else looked for here). */
+    faces?: boolean;
+  } = {},
 ): Promise<TransformResult> {
   const source = await inspectSource(input, limits);
   const canvas = source.width * source.height;
@@ -75,6 +85,7 @@ export async function describeImage(
         3,
       ),
       ...(output ? { output: outputInfo(output) } : {}),
+      ...(faces ? { faces: output?.faces ?? (await findFaces(input, source, limits)) } : {}),
     };
     return {
       body: Buffer.from(JSON.stringify(described)),

@@ -7,7 +7,7 @@ import { encodeWithinBytes, honoursMaxBytes, startingQuality, type Encoded } fro
 import { acceptClass, negotiateFormat } from "./negotiate";
 import { describesSourceOnly } from "./operations/parse";
 import { pixelated } from "./pixelate";
-import { planGeometry } from "./plan-geometry";
+import { planGeometry, type GeometryInput } from "./plan-geometry";
 import { isSearchedFormat } from "./quality/auto-quality";
 import { encodeBest } from "./quality/best-format";
 import { encodeToTarget } from "./quality/encode-to-target";
@@ -21,6 +21,9 @@ import { resolvedPlacement, watermarkOverlay } from "./watermark";
 import { heicAsStill, type Original } from "./heic";
 import { captionOverlayFor } from "./caption";
 import { drawnOver, type OverlayFor } from "./overlay";
+import type { Face } from "./faces/detector";
+import { findFaces } from "./faces/find-faces";
+import { facesWanted } from "./faces/subject-crop";
 import type { Sharp } from "sharp";
 
 export interface TransformRequest {
@@ -53,7 +56,7 @@ export async function transformImage(
     // With operations: describe what they make too, exactly as the same URL without info makes it.
     const { info: _, ...rest } = ops;
     const output = describesSourceOnly(ops) ? undefined : await transformImage(input, rest, request, limits, original);
-    return await describeImage(input, limits, output, original);
+    return await describeImage(input, limits, { output, original, faces: facesWanted(ops) });
   }
   const source = await inspectSource(input, limits);
   const chosen = negotiateFormat(ops, request.accept, source.format, source);
@@ -69,8 +72,15 @@ export async function transformImage(
       ? await embeddedRasterPixels(input, limits.maxInputPixels - canvas)
       : 0;
   assertWithinLimits(source, keepFrames ? source.frames : 1, limits, embedded);
-  const geometry = { source, ops, maxOutputDimension: limits.maxOutputDimension, keepFrames };
+  let geometry: GeometryInput = { source, ops, maxOutputDimension: limits.maxOutputDimension, keepFrames };
   let plan = planGeometry({ ...geometry, maxOutputPixels: limits.maxOutputPixels });
+  // Faces are looked for only where a crop will cut (and never in an animation, kept centred).
+  const faces =
+    plan.cutsByGravity && facesWanted(ops) && !keepFrames ? await findFaces(input, source, limits) : undefined;
+  if (faces) {
+    geometry = { ...geometry, faces };
+    plan = planGeometry({ ...geometry, maxOutputPixels: limits.maxOutputPixels });
+  }
   const { maxAvifPixels } = limits;
   if (format === "avif" && plan.outputPixels > maxAvifPixels) {
     // Negotiated: every browser that takes AVIF takes WebP, which encodes a large image in a fraction
@@ -103,7 +113,7 @@ export async function transformImage(
       const accepts = acceptClass(request.accept);
       const best = await encodeBest({ pixels, primary: format, accepts, level, ops, output: metadata }, limits);
       return {
-        ...answerOf(best.encoded, best.format, negotiated),
+        ...answerOf(best.encoded, best.format, negotiated, faces),
         ...(best.measured ? { measured: best.measured } : {}),
       };
     }
@@ -113,7 +123,7 @@ export async function transformImage(
         { pixels, format, level: ops.qualityTarget, ops, output: metadata },
         limits,
       );
-      return { ...answerOf(encoded, format, negotiated), ...(measured ? { measured } : {}) };
+      return { ...answerOf(encoded, format, negotiated, faces), ...(measured ? { measured } : {}) };
     }
     const render = (quality: number | undefined, timeoutMs: number): Promise<Encoded> =>
       withMetadata(
@@ -126,16 +136,22 @@ export async function transformImage(
       ops.maxBytes !== undefined && honoursMaxBytes(format)
         ? await encodeWithinBytes(render, ops.maxBytes, startingQuality(ops, format), limits.timeoutMs)
         : await render(ops.quality, limits.timeoutMs);
-    return answerOf({ data, info }, format, negotiated);
+    return answerOf({ data, info }, format, negotiated, faces);
   } catch (error) {
     throw toImageError(error, "transform");
   }
 }
 
-function answerOf({ data, info }: Encoded, format: OutputFormat, negotiated: boolean): TransformResult {
+function answerOf(
+  { data, info }: Encoded,
+  format: OutputFormat,
+  negotiated: boolean,
+  faces: Face[] | undefined,
+): TransformResult {
   // For an animation, info.height is all frames stacked; report one frame.
   const height = info.pageHeight ?? info.height;
-  return { body: data, format, contentType: CONTENT_TYPES[format], width: info.width, height, negotiated };
+  const answer = { body: data, format, contentType: CONTENT_TYPES[format], width: info.width, height, negotiated };
+  return faces ? { ...answer, faces } : answer;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { AppError } from "@/server/errors";
 import { orientGravity, orientRegion, swapsAxes, type Orientation, type Region } from "./orientation";
+import { facesWanted, subjectCrop } from "./faces/subject-crop";
 import type { FitMode, ImageOperations } from "./types";
 
 /** Longest side of a placeholder: small enough to inline, large enough to hint at the picture. */
@@ -28,6 +29,8 @@ export interface GeometryPlan {
   padding?: Padding;
   /** Pixels of one output frame, padding included: what the encoder has to work through. */
   outputPixels: number;
+  /** A cover crop cuts part of the image away: the gravity (faces, a focal point) decides which. */
+  cutsByGravity: boolean;
 }
 
 export type Padding = NonNullable<ImageOperations["padding"]>;
@@ -41,6 +44,8 @@ export interface GeometryInput {
   maxOutputPixels?: number;
   /** libvips cannot smart-crop multi-page images: animations fall back to a centred crop. */
   keepFrames: boolean;
+  /** Faces found in the source (after EXIF orientation), for g_face and g_auto; see facesWanted. */
+  faces?: readonly Region[];
 }
 
 /**
@@ -54,6 +59,7 @@ export function planGeometry({
   maxOutputDimension,
   maxOutputPixels,
   keepFrames,
+  faces,
 }: GeometryInput): GeometryPlan {
   const orientation: Orientation = { rotate: toQuarter(ops.rotate), flip: ops.flip === true, flop: ops.flop === true };
   const padding = scaledPadding(ops);
@@ -64,7 +70,7 @@ export function planGeometry({
   const room = maxOutputDimension - Math.max(extra.x, extra.y);
   if (room < 1) throw paddingTooLarge(ops, `the ${maxOutputDimension} px output limit`);
 
-  const crop = ops.crop && clampCrop(ops.crop, source);
+  let crop = ops.crop && clampCrop(ops.crop, source);
   // With trim_ libvips resizes what is left after trimming, unknown until decoded: every size below is
   // then an upper bound, so the limits still hold (a box stays a box, one side keeps the trimmed shape).
   const base = crop ?? source;
@@ -76,9 +82,21 @@ export function planGeometry({
   if (maxOutputPixels !== undefined) resize = capArea(base, resize, maxOutputPixels, extra, ops);
   const output = predictSize(base, resize);
   const outputPixels = (output.width + extra.x) * (output.height + extra.y);
-  const smart = ops.gravity === "attention" || ops.gravity === "entropy";
-  const gravity = keepFrames && smart ? undefined : ops.gravity;
-  if (resize && gravity) resize = { ...resize, position: orientGravity(gravity, orientation) };
+  const cover = coverBox(base, resize);
+  const subjects = cover && !keepFrames ? subjectsOf(ops, source, faces) : [];
+  if (cover && subjects.length > 0) {
+    // Faces or a focal point choose the region itself: it becomes the crop, which the box then fills.
+    const region = subjectCrop(
+      base,
+      cover.aspect,
+      subjects.map((s) => within(s, crop)),
+    );
+    crop = { ...region, left: region.left + (crop?.left ?? 0), top: region.top + (crop?.top ?? 0) };
+  } else {
+    const gravity = positionOf(ops.gravity, keepFrames);
+    if (resize && gravity) resize = { ...resize, position: orientGravity(gravity, orientation) };
+  }
+  const cutsByGravity = cover !== null;
 
   // With a rotation, sharp rotates before cropping and resizing: move the crop into the rotated frame
   // and swap the box. Flip/flop alone run after sharp's resize but before its crop: gravity is enough.
@@ -89,9 +107,48 @@ export function planGeometry({
       orientation,
       padding,
       outputPixels,
+      cutsByGravity,
     };
   }
-  return { crop, resize, orientation, padding, outputPixels };
+  return { crop, resize, orientation, padding, outputPixels, cutsByGravity };
+}
+
+/** The box's shape when a cover crop cuts the image (a box of another shape than the image), else null. */
+function coverBox(base: Size, resize: ResizePlan | undefined): { aspect: number } | null {
+  if (resize?.fit !== "cover" || resize.width === undefined || resize.height === undefined) return null;
+  const aspect = resize.width / resize.height;
+  const kept = subjectCrop(base, aspect, []);
+  return kept.width < base.width || kept.height < base.height ? { aspect } : null;
+}
+
+/** What a cover crop keeps whole: fp_'s point, else the faces g_face or g_auto found. */
+function subjectsOf(ops: ImageOperations, source: Size, faces: readonly Region[] | undefined): Region[] {
+  if (ops.focus) {
+    const left = Math.round(ops.focus.x * source.width);
+    const top = Math.round(ops.focus.y * source.height);
+    return [{ left, top, width: 0, height: 0 }];
+  }
+  return facesWanted(ops) ? [...(faces ?? [])] : [];
+}
+
+/** A subject in the coordinates of c_'s region (clipped to it); the whole source without c_. */
+function within(subject: Region, crop: Region | undefined): Region {
+  if (!crop) return subject;
+  const left = Math.min(Math.max(subject.left - crop.left, 0), crop.width);
+  const top = Math.min(Math.max(subject.top - crop.top, 0), crop.height);
+  const right = Math.min(Math.max(subject.left + subject.width - crop.left, 0), crop.width);
+  const bottom = Math.min(Math.max(subject.top + subject.height - crop.top, 0), crop.height);
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+/**
+ * sharp's position for a crop no subject decided: g_face with no face keeps the centre, g_auto looks
+ * for what draws the eye (attention). libvips cannot smart-crop an animation: the centre then.
+ */
+function positionOf(gravity: string | undefined, keepFrames: boolean): string | undefined {
+  const position = gravity === "face" ? undefined : gravity === "auto" ? "attention" : gravity;
+  const smart = position === "attention" || position === "entropy";
+  return keepFrames && smart ? undefined : position;
 }
 
 /** pad_ × dpr; a placeholder has no room for it. */

@@ -1,5 +1,6 @@
 import type { QualityLevel } from "./quality/levels";
 import type { CompassGravity } from "@/lib/compass";
+import type { Face } from "./faces/detector";
 
 export type { CompassGravity };
 export type OutputFormat = "webp" | "avif" | "png" | "jpeg" | "gif";
@@ -58,6 +59,8 @@ export interface ImageOperations {
   /** dpr_auto: the ratio comes from Sec-CH-DPR when the browser sends it (else 1). */
   autoDpr?: boolean;
   gravity?: string;
+  /** fp_: the point (fractions of the source's width and height) a cover crop keeps, in place of g_. */
+  focus?: { x: number; y: number };
   crop?: { left: number; top: number; width: number; height: number };
   /** Blocks of this many output pixels (× dpr), one colour each. */
   pixelate?: number;
@@ -128,6 +131,8 @@ export interface TransformResult {
   negotiated: boolean;
   /** What q_auto chose: the encoder quality and the SSIMULACRA 2 score its output reached. */
   measured?: MeasuredQuality;
+  /** The faces g_face or g_auto looked for, in source pixels: `info` lists them. */
+  faces?: Face[];
 }
 
 export interface MeasuredQuality {

@@ -118,6 +118,9 @@ describe("client kit: operations builder against the server's parser", () => {
       "wm_1_northwest_8_1000_0.25",
     ],
     [{ watermark: { opacity: 0.05, gravity: "center", offset: { x: 0, y: 0 }, scale: 0 } }, "wm_0.05_center_0_0_0"],
+    [{ width: 400, height: 400, gravity: "face" }, "w_400,h_400,g_face"],
+    [{ width: 400, height: 400, gravity: "auto" }, "w_400,h_400,g_auto"],
+    [{ width: 400, height: 400, focus: { x: 0.25, y: 0.125 } }, "w_400,h_400,fp_0.25_0.125"],
     [{ text: "€ 12,99/kg" }, "txt_4oKsIDEyLDk5L2tn"],
     [{ text: { text: "Hi", size: 48 } }, "txt_SGk,txtstyle_48"],
     // A later value writes the defaults before it: the server reads them in order.
@@ -155,6 +158,8 @@ describe("client kit: operations builder against the server's parser", () => {
     [{ crop: { left: 0, top: 0, width: 0, height: 1 } }, "c_0_0_0_1"],
     [{ background: "red" }, "bg_red"],
     [{ gravity: "middle" as "center" }, "g_middle"],
+    [{ focus: { x: 1.5, y: 0 } }, "fp_1.5_0"],
+    [{ focus: { x: 0.1234, y: 0 } }, "fp_0.1234_0"],
     [{ rotate: 45 as 90 }, "r_45"],
     [{ format: "bmp" as "png" }, "f_bmp"],
     [{ metadata: "all" as "keep" }, "meta_all"],
@@ -187,6 +192,10 @@ describe("client kit: operations builder against the server's parser", () => {
   it.each(refused)("refuses %j, as the server refuses %s", (options, token) => {
     expect(() => buildOperations(options)).toThrow(RangeError);
     expect(() => parseOperations(token)).toThrow();
+  });
+
+  it("refuses gravity and focus together: both choose what a crop keeps, and the server keeps the later", () => {
+    expect(() => buildOperations({ gravity: "face", focus: { x: 0.5, y: 0.5 } })).toThrow(/give one/);
   });
 
   it("refuses watermark values that skip a position (the server reads them in order)", () => {

@@ -112,8 +112,18 @@ const cases: Record<string, TokenCases> = {
       ["g_centre", { gravity: "center" }],
       ["g_attention", { gravity: "attention" }],
       ["g_entropy", { gravity: "entropy" }],
+      ["g_face", { gravity: "face" }],
+      ["g_auto", { gravity: "auto" }],
     ],
-    bad: ["g_top", "g", "g_"],
+    bad: ["g_top", "g", "g_", "g_faces"],
+  },
+  fp: {
+    ok: [
+      ["fp_0_0", { focus: { x: 0, y: 0 } }],
+      ["fp_1_1", { focus: { x: 1, y: 1 } }],
+      ["fp_0.333_0.25", { focus: { x: 0.333, y: 0.25 } }],
+    ],
+    bad: ["fp", "fp_", "fp_0.5", "fp_1.01_0", "fp_0_-1", "fp_0.5_0.5_0", "fp_x_y", "fp_0.1234_0"],
   },
   c: {
     ok: [

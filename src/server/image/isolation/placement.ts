@@ -2,6 +2,7 @@ import sharp, { type Metadata } from "sharp";
 import { FAIL_ON, type SourceInfo } from "../inspect-source";
 import { acceptClass, negotiateFormat } from "../negotiate";
 import { describesSourceOnly } from "../operations/parse";
+import { facesWanted } from "../faces/subject-crop";
 import { planGeometry } from "../plan-geometry";
 import type { TransformRequest } from "../pipeline";
 import type { ImageOperations, TransformLimits } from "../types";
@@ -93,6 +94,9 @@ function placeOutput(
   request: TransformRequest,
   limits: TransformLimits,
 ): Placement {
+  // The face detector (TensorFlow.js and its weights: 127 MB of RSS once loaded, bench:faces) stays out of
+  // the server.
+  if (facesWanted(ops)) return isolated("faces");
   if (ops.info && describesSourceOnly(ops)) return { where: "in-process" };
   let outputPixels: number;
   try {

@@ -1,4 +1,5 @@
 import { AppError } from "@/server/errors";
+import { facesWanted } from "../faces/subject-crop";
 import type { ImageOperations } from "../types";
 import { findOperation } from "./registry";
 import { TEXT_DEFAULTS } from "./text-tokens";
@@ -88,9 +89,14 @@ export function checkCombination(operations: ImageOperations): void {
   }
 }
 
-/** `info` alone: the source's own facts, with no output to describe, no quality, no watermark. */
+/**
+ * `info` alone: the source's own facts, with no output to describe, no quality, no watermark. g_face or
+ * g_auto beside it only adds the faces found: they make nothing to describe either.
+ */
 export function describesSourceOnly(operations: ImageOperations): boolean {
-  return operations.info === true && Object.values(operations).filter((value) => value !== undefined).length === 1;
+  const { info, gravity, ...rest } = operations;
+  const others = Object.values(rest).filter((value) => value !== undefined).length;
+  return info === true && others === 0 && (gravity === undefined || facesWanted(operations));
 }
 
 /** The token names of a segment that parseOperations accepted (`w_800,pr_hero` → w, pr), each once. */

@@ -28,9 +28,17 @@ export const GRAVITIES = [
   "northwest",
   "attention",
   "entropy",
+  "face",
+  "auto",
 ] as const;
 /** Crop offsets and sizes: larger than any image libvips will load, small enough to stay integral. */
 const MAX_CROP = 65535;
+
+function point(value: string | undefined) {
+  const parts = (value ?? "").split("_");
+  if (parts.length !== 2) throw new InvalidValue();
+  return { x: decimal(parts[0], 0, 1), y: decimal(parts[1], 0, 1) };
+}
 
 /** A later w_ replaces an earlier one whole, auto or not (the last token wins). */
 function autoWidth(value: string | undefined) {
@@ -93,10 +101,17 @@ export const resizeTokens = [
   },
   {
     name: "g",
-    syntax: "g_{center|north|northeast|east|southeast|south|southwest|west|northwest|attention|entropy}",
+    syntax: "g_{center|north|northeast|east|southeast|south|southwest|west|northwest|attention|entropy|face|auto}",
     description:
-      "Gravity: which part is kept by a cover crop, or where a contained image sits. attention/entropy pick the most interesting region.",
-    parse: (v) => ({ gravity: oneOf(v === "centre" ? "center" : v, GRAVITIES) }),
+      "Gravity: which part is kept by a cover crop, or where a contained image sits. attention/entropy pick the most interesting region; face keeps the faces found (as many as fit, the centre when none is); auto keeps the faces, else what attention picks. Replaces fp_.",
+    parse: (v) => ({ gravity: oneOf(v === "centre" ? "center" : v, GRAVITIES), focus: undefined }),
+  },
+  {
+    name: "fp",
+    syntax: "fp_{x 0-1}_{y 0-1}",
+    description:
+      "Focal point: a cover crop keeps this point of the (EXIF-oriented) source, as fractions of its width and height, as near the middle as the image allows. For what a detector misses; replaces g_.",
+    parse: (v) => ({ focus: point(v), gravity: undefined }),
   },
   {
     name: "c",
