@@ -11,6 +11,27 @@ const TRACE_EXCLUDES = [
   "artifacts/**",
   "coverage/**",
   "examples/**",
+  // face-api's other models (14 MB) and builds, and TensorFlow.js's builds for browsers: the server
+  // loads the tiny face detector through face-api.node-wasm.js only (src/server/image/faces/detector.ts).
+  ...[
+    "age_gender",
+    "face_expression",
+    "face_landmark_68",
+    "face_landmark_68_tiny",
+    "face_recognition",
+    "ssd_mobilenetv1",
+  ].map((model) => `node_modules/@vladmandic/face-api/model/${model}_model*`),
+  ...[
+    "face-api.js",
+    "face-api.esm.js",
+    "face-api.esm-nobundle.js",
+    "face-api.node.js",
+    "face-api.node-gpu.js",
+    "tfjs.esm.js",
+  ].map((build) => `node_modules/@vladmandic/face-api/dist/${build}`),
+  "node_modules/@vladmandic/face-api/demo/**",
+  "node_modules/@tensorflow/tfjs-backend-wasm/dist/miniprogram/**",
+  "node_modules/@tensorflow/tfjs-backend-wasm/dist/*.{es2017,fesm,min}.js",
 ];
 
 /** The bundled fonts for SVG text (src/server/image/configure-sharp.ts). */

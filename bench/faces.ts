@@ -13,7 +13,7 @@ import { DEFAULT_TRANSFORM_LIMITS, parseOperations } from "@/server/image";
 import { configureSharp, transformImage } from "@/server/image/engine";
 import { DETECTOR_SIDE, tinyFaceDetector, type FaceDetector } from "@/server/image/faces/detector";
 import { findFaces } from "@/server/image/faces/find-faces";
-import { subjectCrop } from "@/server/image/faces/subject-crop";
+import { coverRegion, subjectCrop } from "@/server/image/faces/subject-crop";
 import type { Region } from "@/server/image/orientation";
 import { planGeometry } from "@/server/image/plan-geometry";
 import { ANNOTATED, type Box } from "./face-annotations";
@@ -109,19 +109,20 @@ async function cropOf(view: View, aspect: Aspect, strategy: Strategy, faces: Reg
     const top = Math.abs(info.cropOffsetTop ?? 0) / scale;
     return { left, top, width: w / scale, height: h / scale };
   }
-  if (strategy === "centre") return subjectCrop(source, w / h, []);
+  const kept = coverRegion(source, { width: w, height: h }, true);
+  if (strategy === "centre") return subjectCrop(source, kept, []);
   const ops = parseOperations(`w_${w},h_${h},g_${strategy}`);
   const plan = planGeometry({ source, ops, maxOutputDimension: 8192, keepFrames: false, faces });
   if (plan.crop) return plan.crop;
   if (strategy === "auto") return cropOf(view, aspect, "attention", faces);
-  return subjectCrop(source, w / h, []);
+  return subjectCrop(source, kept, []);
 }
 
 /** Whether the annotated faces fit one crop of this shape at all (else no strategy can keep them all). */
 function fits(view: View, aspect: Aspect): boolean {
   if (view.faces.length === 0) return false;
   const [w, h] = CROPS[aspect];
-  const kept = subjectCrop({ width: view.width, height: view.height }, w / h, []);
+  const kept = coverRegion(view, { width: w, height: h }, true);
   const from = { x: Math.min(...view.faces.map((f) => f.left)), y: Math.min(...view.faces.map((f) => f.top)) };
   const to = {
     x: Math.max(...view.faces.map((f) => f.left + f.width)),

@@ -100,6 +100,19 @@ for (const server of ["npm start", "next start"] as const) {
       writeFileSync(path.join(root, "bomb.png"), pixelBombPng(20_000, 20_000));
       for (const heic of ["photo.heic", "declares-200-megapixels.heic"])
         writeFileSync(path.join(root, heic), readFileSync(path.join("tests/fixtures/heic", heic)));
+      // A face (face-api's demo/sample3.jpg, from the installed package) at the far right of a grey canvas.
+      const face = await sharp("node_modules/@vladmandic/face-api/demo/sample3.jpg")
+        .extract({ left: 1400, top: 180, width: 420, height: 460 })
+        .toBuffer();
+      const grey = { create: { width: 1200, height: 400, channels: 3 as const, background: "#808080" } };
+      const portrait = await sharp(face).resize({ height: 300 }).toBuffer();
+      writeFileSync(
+        path.join(root, "face.jpg"),
+        await sharp(grey)
+          .composite([{ input: portrait, left: 900, top: 50 }])
+          .jpeg({ quality: 90 })
+          .toBuffer(),
+      );
       elsewhere = await startOrigin({ "/a.jpg": serveBytes(jpeg, "image/jpeg") });
       origin = await startOrigin({
         "/a.jpg": serveBytes(jpeg, "image/jpeg"),
@@ -466,6 +479,36 @@ for (const server of ["npm start", "next start"] as const) {
       const info = await wire(url("info", "local/photo.heic"));
       expect(JSON.parse(info.body.toString())).toMatchObject({ format: "heic", width: 480, height: 480 });
       expectError(await wire(url("w_120", "local/declares-200-megapixels.heic")), 413, "IMAGE_TOO_LARGE");
+    });
+
+    it("faces: g_face keeps the face a centre crop loses, info,g_face lists it, a bad fp_ is the JSON 400", async () => {
+      const source = readFileSync(path.join(root, "face.jpg"));
+      const right = await sharp(source)
+        .extract({ left: 800, top: 0, width: 400, height: 400 })
+        .resize(200, 200)
+        .raw()
+        .toBuffer();
+      const meanDifference = async (body: Buffer) => {
+        const pixels = await sharp(body).removeAlpha().raw().toBuffer();
+        expect(pixels.length).toBe(right.length);
+        return pixels.reduce((sum, value, i) => sum + Math.abs(value - right[i]!), 0) / pixels.length;
+      };
+      const kept = await wire(url("w_200,h_200,f_png,g_face", "local/face.jpg"));
+      expect(kept.status).toBe(200);
+      expectFraming(kept);
+      expect(await meanDifference(kept.body)).toBeLessThan(3);
+      const centre = await wire(url("w_200,h_200,f_png", "local/face.jpg"));
+      expect(await meanDifference(centre.body)).toBeGreaterThan(10);
+
+      const info = await wire(url("info,g_face", "local/face.jpg"));
+      expect(info.status).toBe(200);
+      const { faces } = JSON.parse(info.body.toString()) as { faces: Array<{ left: number; width: number }> };
+      expect(faces).toHaveLength(1);
+      expect(faces[0]!.left).toBeGreaterThanOrEqual(880);
+      expect(faces[0]!.left + faces[0]!.width).toBeLessThanOrEqual(1200);
+
+      expectError(await wire(url("w_200,h_200,fp_2_0", "local/face.jpg")), 400, "INVALID_OPERATION");
+      expectError(await wire(url("w_200,h_200,g_faces", "local/face.jpg")), 400, "INVALID_OPERATION");
     });
 
     it("key policies: what a partner's key may sign, its longest exp and its referers, refused as the JSON 403", async () => {

@@ -1,6 +1,6 @@
 import { AppError } from "@/server/errors";
 import { orientGravity, orientRegion, swapsAxes, type Orientation, type Region } from "./orientation";
-import { facesWanted, subjectCrop } from "./faces/subject-crop";
+import { coverRegion, facesWanted, subjectCrop } from "./faces/subject-crop";
 import type { FitMode, ImageOperations } from "./types";
 
 /** Longest side of a placeholder: small enough to inline, large enough to hint at the picture. */
@@ -82,15 +82,11 @@ export function planGeometry({
   if (maxOutputPixels !== undefined) resize = capArea(base, resize, maxOutputPixels, extra, ops);
   const output = predictSize(base, resize);
   const outputPixels = (output.width + extra.x) * (output.height + extra.y);
-  const cover = coverBox(base, resize);
-  const subjects = cover && !keepFrames ? subjectsOf(ops, source, faces) : [];
+  const cover = coverCut(base, resize);
+  const subjects = cover && !keepFrames ? subjectsOf(ops, source, faces, crop) : [];
   if (cover && subjects.length > 0) {
     // Faces or a focal point choose the region itself: it becomes the crop, which the box then fills.
-    const region = subjectCrop(
-      base,
-      cover.aspect,
-      subjects.map((s) => within(s, crop)),
-    );
+    const region = subjectCrop(base, cover, subjects);
     crop = { ...region, left: region.left + (crop?.left ?? 0), top: region.top + (crop?.top ?? 0) };
   } else {
     const gravity = positionOf(ops.gravity, keepFrames);
@@ -113,32 +109,38 @@ export function planGeometry({
   return { crop, resize, orientation, padding, outputPixels, cutsByGravity };
 }
 
-/** The box's shape when a cover crop cuts the image (a box of another shape than the image), else null. */
-function coverBox(base: Size, resize: ResizePlan | undefined): { aspect: number } | null {
+/** The region a cover crop keeps of the image, when it cuts some of it away; else null. */
+function coverCut(base: Size, resize: ResizePlan | undefined): Size | null {
   if (resize?.fit !== "cover" || resize.width === undefined || resize.height === undefined) return null;
-  const aspect = resize.width / resize.height;
-  const kept = subjectCrop(base, aspect, []);
-  return kept.width < base.width || kept.height < base.height ? { aspect } : null;
+  const box = { width: resize.width, height: resize.height };
+  const kept = coverRegion(base, box, resize.withoutEnlargement);
+  return kept.width < base.width || kept.height < base.height ? kept : null;
 }
 
-/** What a cover crop keeps whole: fp_'s point, else the faces g_face or g_auto found. */
-function subjectsOf(ops: ImageOperations, source: Size, faces: readonly Region[] | undefined): Region[] {
+/**
+ * What a cover crop keeps whole, in the coordinates of c_'s region (the source without c_): fp_'s
+ * point, held inside the region; else the faces g_face or g_auto found, cut to the region, and those
+ * wholly outside it left out.
+ */
+function subjectsOf(
+  ops: ImageOperations,
+  source: Size,
+  faces: readonly Region[] | undefined,
+  crop: Region | undefined,
+): Region[] {
+  const bounds = crop ?? { left: 0, top: 0, ...source };
+  const x = (value: number) => Math.min(Math.max(value - bounds.left, 0), bounds.width);
+  const y = (value: number) => Math.min(Math.max(value - bounds.top, 0), bounds.height);
   if (ops.focus) {
-    const left = Math.round(ops.focus.x * source.width);
-    const top = Math.round(ops.focus.y * source.height);
-    return [{ left, top, width: 0, height: 0 }];
+    const point = { left: x(Math.round(ops.focus.x * source.width)), top: y(Math.round(ops.focus.y * source.height)) };
+    return [{ ...point, width: 0, height: 0 }];
   }
-  return facesWanted(ops) ? [...(faces ?? [])] : [];
-}
-
-/** A subject in the coordinates of c_'s region (clipped to it); the whole source without c_. */
-function within(subject: Region, crop: Region | undefined): Region {
-  if (!crop) return subject;
-  const left = Math.min(Math.max(subject.left - crop.left, 0), crop.width);
-  const top = Math.min(Math.max(subject.top - crop.top, 0), crop.height);
-  const right = Math.min(Math.max(subject.left + subject.width - crop.left, 0), crop.width);
-  const bottom = Math.min(Math.max(subject.top + subject.height - crop.top, 0), crop.height);
-  return { left, top, width: right - left, height: bottom - top };
+  if (!facesWanted(ops)) return [];
+  return (faces ?? []).flatMap((face) => {
+    const [left, top] = [x(face.left), y(face.top)];
+    const [right, bottom] = [x(face.left + face.width), y(face.top + face.height)];
+    return right > left && bottom > top ? [{ left, top, width: right - left, height: bottom - top }] : [];
+  });
 }
 
 /**

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_TRANSFORM_LIMITS } from "@/server/image";
-import { configureSharp } from "@/server/image/engine";
+import { DEFAULT_TRANSFORM_LIMITS, parseOperations } from "@/server/image";
+import { configureSharp, transformImage } from "@/server/image/engine";
+import { createProcessPool } from "@/server/image/isolation/process-pool";
 import { findFaces } from "@/server/image/faces/find-faces";
-import { createTestApp, type TestApp } from "../../support/app";
+import { createTestApp, testTransformIsolation, type TestApp } from "../../support/app";
 import { serveBytes, startOrigin, type Origin } from "../../support/origin";
 
 /**
@@ -123,6 +124,38 @@ describe("g_face and g_auto", () => {
     expect(none.faces).toEqual([]);
     const plain = JSON.parse((await get("/face.jpg", "info")).body.toString()) as { faces?: unknown };
     expect(plain.faces).toBeUndefined();
+  });
+});
+
+describe("g_face in transform processes", () => {
+  it("keeps the process that loaded the detector for the next face job, rather than recycling it each time", async () => {
+    const pool = createProcessPool({ ...testTransformIsolation(), idleMs: 60_000 });
+    try {
+      const pids = new Set<number>();
+      const sampler = setInterval(() => pool.stats().busyPids.forEach((pid) => pids.add(pid)), 2);
+      for (const w of [400, 300, 200]) {
+        const result = await pool.transform(
+          withFace,
+          parseOperations(`w_${w},h_${w},g_face`),
+          { accept: null },
+          DEFAULT_TRANSFORM_LIMITS,
+        );
+        expect(result.faces).toHaveLength(1);
+      }
+      clearInterval(sampler);
+      expect(pids.size).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("answers a truncated source with the decode error, as without g_face", async () => {
+    const truncated = withFace.subarray(0, Math.floor(withFace.length * 0.6));
+    for (const segment of ["w_400,h_100,g_face", "info,g_face"]) {
+      await expect(
+        transformImage(truncated, parseOperations(segment), { accept: null }, DEFAULT_TRANSFORM_LIMITS),
+      ).rejects.toMatchObject({ code: "IMAGE_DECODE_FAILED" });
+    }
   });
 });
 

@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { parseOperations } from "@/server/image";
-import { subjectCrop } from "@/server/image/faces/subject-crop";
-import { describesSourceOnly } from "@/server/image/operations/parse";
+import { coverRegion, subjectCrop as placeRegion } from "@/server/image/faces/subject-crop";
+import { checkCombination, describesSourceOnly } from "@/server/image/operations/parse";
 import { planGeometry } from "@/server/image/plan-geometry";
 
 const wide = { width: 3000, height: 2000 };
 const face = (left: number, top: number, side = 200) => ({ left, top, width: side, height: side });
+type Size = { width: number; height: number };
+/** The region a cover crop to a box of this shape keeps, placed over the subjects. */
+const subjectCrop = (base: Size, aspect: number, subjects: Parameters<typeof placeRegion>[2]) =>
+  placeRegion(base, coverRegion(base, { width: aspect * 1000, height: 1000 }, false), subjects);
 
 describe("subjectCrop", () => {
   it("keeps the largest region of the box's shape, centred when there is no subject", () => {
@@ -38,6 +42,26 @@ describe("subjectCrop", () => {
   it("centres on a face larger than the crop rather than an edge of it", () => {
     const kept = subjectCrop({ width: 3000, height: 1000 }, 0.5, [face(1000, 0, 1000)]);
     expect(kept).toEqual({ left: 1250, top: 0, width: 500, height: 1000 });
+  });
+
+  it("keeps what sharp's cover keeps: without enlargement, a box larger than the image is cut to it", () => {
+    expect(coverRegion({ width: 1920, height: 1350 }, { width: 2400, height: 1000 }, true)).toEqual({
+      width: 1920,
+      height: 1000,
+    });
+    expect(coverRegion({ width: 1, height: 10000 }, { width: 100, height: 100 }, true)).toEqual({
+      width: 1,
+      height: 100,
+    });
+    expect(coverRegion({ width: 1000, height: 667 }, { width: 1200, height: 630 }, true)).toEqual({
+      width: 1000,
+      height: 630,
+    });
+    // Allowed to enlarge: the box's shape, as large as fits.
+    expect(coverRegion({ width: 1000, height: 667 }, { width: 1200, height: 630 }, false)).toEqual({
+      width: 1000,
+      height: 525,
+    });
   });
 
   it("treats a point as a subject (fp_)", () => {
@@ -88,10 +112,31 @@ describe("g_face, g_auto and fp_ in the geometry", () => {
     expect(plan("w_400,h_100,fp_0.5_1").crop).toEqual({ left: 0, top: 1250, width: 3000, height: 750 });
   });
 
-  it("looks for the subject within c_'s region, and clips faces to it", () => {
+  it("looks for the subject within c_'s region, clips faces to it and leaves out those outside it", () => {
     const result = plan("c_1000_0_2000_2000,w_200,h_400,g_face", [face(2700, 500)]);
     // Within the region, the face is clipped to 1700..2000: the window sits at its right edge.
     expect(result.crop).toEqual({ left: 2000, top: 0, width: 1000, height: 2000 });
+    const inside = plan("c_500_0_1000_1000,w_100,h_200,g_face", [face(900, 400, 100)]).crop;
+    const withOutside = plan("c_500_0_1000_1000,w_100,h_200,g_face", [face(900, 400, 100), face(10, 400, 100)]).crop;
+    expect(withOutside).toEqual(inside);
+    expect(plan("c_500_0_1000_1000,w_100,h_200,g_face", [face(10, 400, 100)]).crop).toEqual({
+      left: 500,
+      top: 0,
+      width: 1000,
+      height: 1000,
+    });
+    // A focal point outside c_'s region is held at its edge.
+    expect(plan("c_500_0_1000_1000,w_100,h_200,fp_0_0.5").crop).toMatchObject({ left: 500, width: 500 });
+  });
+
+  it("makes the output sharp's cover makes, faces or not, when the box is larger than the image", () => {
+    const small = { width: 1000, height: 667 };
+    const plain = plan("w_1200,h_630", undefined, small);
+    const focused = plan("w_1200,h_630,fp_0.5_0.5", undefined, small);
+    expect(focused.crop).toEqual({ left: 0, top: 19, width: 1000, height: 630 });
+    expect(focused.resize).toEqual(plain.resize);
+    const strip = plan("w_100,h_100,fp_0.5_1", undefined, { width: 1, height: 10000 });
+    expect(strip.crop).toEqual({ left: 0, top: 9900, width: 1, height: 100 });
   });
 
   it("moves the region through a quarter turn like c_", () => {
@@ -112,6 +157,13 @@ describe("the face tokens", () => {
 
   it.each(["fp_", "fp_0.5", "fp_1.5_0", "fp_-0.1_0", "fp_0.5_0.5_0", "fp_a_b", "g_faces"])("refuses %s", (segment) => {
     expect(() => parseOperations(segment)).toThrow(/Invalid operation/);
+  });
+
+  it("refuses trim with a focal point or faces: they choose a region of the untrimmed image", () => {
+    for (const segment of ["trim,fp_0.5_0.5", "trim_5,g_face", "trim,g_auto"]) {
+      expect(() => checkCombination(parseOperations(segment))).toThrow(/trim cannot be combined/);
+    }
+    expect(() => checkCombination(parseOperations("trim,g_attention"))).not.toThrow();
   });
 
   it("lets info with g_face describe the source and its faces, not an output", () => {

@@ -32,6 +32,11 @@ export interface FaceDetector {
 export const DETECTOR_SIDE = 320;
 /** Below this confidence a detection is more often a pattern than a face (bench/faces.ts). */
 export const MIN_SCORE = 0.5;
+/**
+ * What loading the detector adds to a process's resident memory: TensorFlow.js, its WebAssembly heap
+ * and the weights (127–130 MB measured by bench:faces and in a transform process), with room to spare.
+ */
+export const FACE_DETECTOR_BYTES = 144 * 2 ** 20;
 /** The tiny face detector's weights (193 KB), read from the package, never downloaded. */
 const MODEL_DIR = "node_modules/@vladmandic/face-api/model";
 

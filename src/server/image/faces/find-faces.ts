@@ -2,6 +2,7 @@ import sharp from "sharp";
 import { FAIL_ON } from "../inspect-source";
 import type { Size } from "../plan-geometry";
 import { timeoutSeconds } from "../render-image";
+import { toImageError } from "../sharp-errors";
 import type { TransformLimits } from "../types";
 import { defaultFaceDetector, type Face, type FaceDetector } from "./detector";
 
@@ -17,19 +18,7 @@ export async function findFaces(
   limits: TransformLimits,
   detector: FaceDetector = defaultFaceDetector,
 ): Promise<Face[]> {
-  const { data, info } = await sharp(input, {
-    failOn: FAIL_ON,
-    limitInputPixels: Math.floor(limits.maxInputPixels),
-    autoOrient: true,
-    pages: 1,
-  })
-    .timeout({ seconds: timeoutSeconds(limits.timeoutMs) })
-    .resize(detector.side, detector.side, { fit: "inside" })
-    .flatten({ background: "#ffffff" })
-    .toColourspace("srgb")
-    .removeAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const { data, info } = await smallCopy(input, detector.side, limits);
   if (info.channels !== 3) return [];
   const found = await detector.detect({ data, width: info.width, height: info.height });
   const scaleX = source.width / info.width;
@@ -38,6 +27,27 @@ export async function findFaces(
     .map((face) => inSource(face, scaleX, scaleY, source))
     .filter((face) => face.width > 0 && face.height > 0)
     .sort((a, b) => b.score - a.score);
+}
+
+/** The first frame, upright, over white, at most `side` on its longer side; a bad source is the usual 422 or 504. */
+async function smallCopy(input: Buffer, side: number, limits: TransformLimits) {
+  try {
+    return await sharp(input, {
+      failOn: FAIL_ON,
+      limitInputPixels: Math.floor(limits.maxInputPixels),
+      autoOrient: true,
+      pages: 1,
+    })
+      .timeout({ seconds: timeoutSeconds(limits.timeoutMs) })
+      .resize(side, side, { fit: "inside" })
+      .flatten({ background: "#ffffff" })
+      .toColourspace("srgb")
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+  } catch (error) {
+    throw toImageError(error, "transform");
+  }
 }
 
 /** A detection scaled to the source and clipped to it, in whole pixels. */

@@ -7,26 +7,36 @@ export const facesWanted = (ops: ImageOperations): boolean => ops.gravity === "f
 type Size = Pick<Region, "width" | "height">;
 
 /**
- * The region a cover crop of this aspect ratio keeps from `base`: the largest that fits (what sharp's
- * cover keeps), placed over as many subjects as it can hold whole and centred on them. Subjects are
- * regions of `base` (faces found, or a focal point as an empty region); none: the centre.
+ * Where a region of `size` (what a cover crop keeps of `base`) goes: over as many subjects as it can
+ * hold whole, centred on them. Subjects are regions of `base` (faces found, or a focal point as an
+ * empty region); none: the centre.
  */
-export function subjectCrop(base: Size, aspect: number, subjects: readonly Region[]): Region {
-  const wide = base.width / base.height > aspect;
-  const width = wide ? clampSide(Math.round(base.height * aspect), base.width) : base.width;
-  const height = wide ? base.height : clampSide(Math.round(base.width / aspect), base.height);
+export function subjectCrop(base: Size, size: Size, subjects: readonly Region[]): Region {
   const weights = subjects.map((s) => s.width * s.height + 1);
   const left = place(
     base.width,
-    width,
+    size.width,
     subjects.map((s, i) => ({ from: s.left, to: s.left + s.width, weight: weights[i]! })),
   );
   const top = place(
     base.height,
-    height,
+    size.height,
     subjects.map((s, i) => ({ from: s.top, to: s.top + s.height, weight: weights[i]! })),
   );
-  return { left, top, width, height };
+  return { left, top, width: size.width, height: size.height };
+}
+
+/**
+ * What sharp's cover keeps of `base` for a box: the box's shape, as large as fits; without enlargement
+ * and a box larger than the image, the box itself cut to the image (sharp then crops without scaling).
+ */
+export function coverRegion(base: Size, box: Size, withoutEnlargement: boolean): Size {
+  const scale = Math.max(box.width / base.width, box.height / base.height);
+  if (withoutEnlargement && scale > 1) {
+    return { width: Math.min(box.width, base.width), height: Math.min(box.height, base.height) };
+  }
+  const side = (length: number, limit: number) => Math.min(limit, Math.max(1, Math.round(length / scale)));
+  return { width: side(box.width, base.width), height: side(box.height, base.height) };
 }
 
 interface Span {
@@ -35,8 +45,6 @@ interface Span {
   /** A larger face matters more when not all of them fit; a point still counts. */
   weight: number;
 }
-
-const clampSide = (side: number, limit: number) => Math.min(limit, Math.max(1, side));
 
 /**
  * Where a window of `size` along an axis of `length` starts. Each way a window can begin or end at a

@@ -3,6 +3,8 @@ import path from "node:path";
 import { AppError, fromWireError } from "@/server/errors";
 import { createScratchDirectory } from "@/server/scratch-directory";
 import type { SharpSettings } from "../configure-sharp";
+import { FACE_DETECTOR_BYTES } from "../faces/detector";
+import { facesWanted } from "../faces/subject-crop";
 import type { Transformer } from "../transformer";
 import type { JobPriority } from "../transform-scheduler";
 import type { TransformResult } from "../types";
@@ -152,7 +154,9 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     proc.jobs.delete(id);
     if (proc.state === "dead") return;
     const size = residentBytes(proc.child.pid ?? -1);
-    if (closed || !proc.child.connected || (size !== null && size > recycleBytes)) proc.windDown();
+    // The face detector is not garbage to shed: replacing its process would load it again, job after job.
+    const allowed = recycleBytes + (proc.holdsFaceDetector ? FACE_DETECTOR_BYTES : 0);
+    if (closed || !proc.child.connected || (size !== null && size > allowed)) proc.windDown();
     if (proc.jobs.size > 0) return;
     clearInterval(proc.watch);
     proc.watch = undefined;
@@ -211,6 +215,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
         release(proc, job.id);
         resolve(outcome);
       };
+      if (facesWanted(job.ops)) proc.holdsFaceDetector = true;
       // Counted in the process from now on, so the next acquire sees its room taken even while it starts.
       proc.jobs.set(job.id, {
         reply: (reply) => {

@@ -39,6 +39,8 @@ export interface TransformProcess {
   readonly state: ProcessState;
   /** It said it was ready: an exit before that is a failure to start, not a job's doing. */
   started: boolean;
+  /** It was given a job that looks for faces: the detector, once loaded, stays in its memory. */
+  holdsFaceDetector: boolean;
   ready: Promise<void>;
   /** The jobs running here, by id. */
   jobs: Map<number, RunningJob>;
@@ -95,6 +97,7 @@ export function spawnTransformProcess(lane: Lane, options: SpawnOptions): Transf
       return state;
     },
     started: false,
+    holdsFaceDetector: false,
     ready,
     jobs: new Map(),
     killedFor: null,

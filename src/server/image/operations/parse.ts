@@ -87,6 +87,12 @@ export function checkCombination(operations: ImageOperations): void {
       message: "trim and c_ cannot be combined: crop a region, or trim its borders",
     });
   }
+  // Faces and the focal point are found in the source as it is; libvips trims before it crops.
+  if (operations.trim !== undefined && (operations.focus || facesWanted(operations))) {
+    throw new AppError("INVALID_OPERATION", {
+      message: "trim cannot be combined with fp_, g_face or g_auto: they choose a region of the untrimmed image",
+    });
+  }
 }
 
 /**
