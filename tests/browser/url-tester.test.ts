@@ -175,6 +175,15 @@ describe.skipIf(chromium.skip)(chromium.title("the URL tester in Chromium"), () 
     console.log(`url tester: info answered in ${ms} ms`);
   });
 
+  it("says in words that info,g_face found no face in the sample landscape, and what a crop does then", async () => {
+    await tryUrl("info,g_face", "local/photo.jpg", /^The server answered 200 OK with JSON/);
+    const json = JSON.parse((await browser.page.getByTestId("answer-json").textContent())!) as { faces: unknown[] };
+    expect(json.faces).toEqual([]);
+    expect(await browser.page.getByTestId("faces-none").textContent()).toBe(
+      "No face found: g_face keeps the centre of this image, g_auto what attention picks.",
+    );
+  });
+
   it("shows a missing local file's 404 with the error body's code and message", async () => {
     const ms = await tryUrl("w_100", "local/missing.jpg", /^The server refused the URL/);
     expect(await status().textContent()).toBe(

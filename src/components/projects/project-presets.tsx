@@ -108,7 +108,7 @@ function SavePreset({ scope }: { scope: Scope }) {
         <Field
           label="Operations"
           {...fieldOf(form, "operations")}
-          placeholder="s_1200x630,g_attention,f_auto,q_75"
+          placeholder="s_1200x630,g_auto,f_auto,q_75"
           hint="Written as in a URL (docs/url-format.md)."
         />
         <CaptionField

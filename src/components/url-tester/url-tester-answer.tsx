@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { cn } from "@/lib/cn";
 import { formatMs } from "@/lib/format";
+import { FaceList } from "./face-list";
 import { PaletteSwatches } from "./palette-swatches";
 import { byteCount, nextStep, pixelSize, statusLine, summarise, type Answer, type Preview } from "./url-answer";
 import type { Probe } from "./use-url-probe";
@@ -47,6 +48,7 @@ export function UrlTesterAnswer({
         </pre>
       ) : null}
       {answered?.answer.kind === "json" ? <PaletteSwatches json={answered.answer.json} /> : null}
+      {answered?.answer.kind === "json" ? <FaceList json={answered.answer.json} /> : null}
       {answered?.previewUrl ? (
         // The bytes already read, from an object URL: an <img> of the signed URL would ask the server
         // again, and next/image would go through Next's own optimizer instead of the route.

@@ -1,4 +1,5 @@
 import { MAX_ENCODES } from "./quality/auto-quality";
+import { facesWanted } from "./faces/subject-crop";
 import type { ImageOperations } from "./types";
 
 /** fit-bytes.ts: one encode, then up to three smaller ones. */
@@ -11,6 +12,16 @@ const BYTE_BUDGET_ENCODES = 4;
  * an upper bound, since a search may stop early.
  */
 export function jobCost(ops: ImageOperations): number {
+  return encodesOf(ops) + (facesWanted(ops) ? FACE_SEARCH : 0);
+}
+
+/**
+ * Looking for faces costs about two plain transforms of 1 MP (bench:faces: 60 ms on top of 33), and
+ * the first in a process loads the detector.
+ */
+const FACE_SEARCH = 2;
+
+function encodesOf(ops: ImageOperations): number {
   if (ops.info || ops.placeholder) return 1;
   if (ops.qualityTarget || ops.format === "best") return 1 + MAX_ENCODES;
   if (ops.maxBytes !== undefined) return BYTE_BUDGET_ENCODES;

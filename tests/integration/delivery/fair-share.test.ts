@@ -98,5 +98,10 @@ describe("the unit of fairness", () => {
     expect(jobCost({ format: "best" })).toBe(1 + MAX_ENCODES);
     expect(jobCost({ width: 100 })).toBe(1);
     expect(jobCost({ info: true, qualityTarget: "good" })).toBe(1);
+    // Looking for faces: about two plain transforms more, whatever the encode.
+    expect(jobCost({ width: 100, height: 100, gravity: "face" })).toBe(3);
+    expect(jobCost({ info: true, gravity: "auto" })).toBe(3);
+    expect(jobCost({ format: "best", gravity: "auto" })).toBe(3 + MAX_ENCODES);
+    expect(jobCost({ width: 100, height: 100, gravity: "attention" })).toBe(1);
   });
 });
