@@ -507,7 +507,19 @@ for (const server of ["npm start", "next start"] as const) {
       expect(faces[0]!.left).toBeGreaterThanOrEqual(880);
       expect(faces[0]!.left + faces[0]!.width).toBeLessThanOrEqual(1200);
 
+      // A face-less picture (grain): g_face keeps the centre, byte for byte the plain crop; info lists no face.
+      const plain = await wire(url("w_200,h_100,f_png", "local/grain.png"));
+      const faceless = await wire(url("w_200,h_100,f_png,g_face", "local/grain.png"));
+      const north = await wire(url("w_200,h_100,f_png,g_north", "local/grain.png"));
+      expect(north.body.equals(plain.body)).toBe(false); // the crop does cut: where it sits shows
+      expect(faceless.status).toBe(200);
+      expect(faceless.body.equals(plain.body)).toBe(true);
+      expect(JSON.parse((await wire(url("info,g_auto", "local/photo.jpg"))).body.toString())).toMatchObject({
+        faces: [],
+      });
+
       expectError(await wire(url("w_200,h_200,fp_2_0", "local/face.jpg")), 400, "INVALID_OPERATION");
+      expectError(await wire(url("w_200,h_200,trim,g_face", "local/face.jpg")), 400, "INVALID_OPERATION");
       expectError(await wire(url("w_200,h_200,g_faces", "local/face.jpg")), 400, "INVALID_OPERATION");
     });
 
