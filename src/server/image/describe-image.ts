@@ -3,8 +3,8 @@ import { encode as encodeBlurHash } from "blurhash";
 import type { Original } from "./heic";
 import sharp from "sharp";
 import { rgbaToThumbHash } from "thumbhash";
-import { assertWithinLimits, FAIL_ON, inspectSource } from "./inspect-source";
-import { timeoutSeconds } from "./render-image";
+import { assertWithinLimits, inspectSource } from "./inspect-source";
+import { firstFrame } from "./render-image";
 import { paletteOf } from "./palette";
 import { findFaces } from "./faces/find-faces";
 import { toImageError } from "./sharp-errors";
@@ -49,13 +49,7 @@ export async function describeImage(
       : 0;
   assertWithinLimits(source, 1, limits, embedded);
   try {
-    const { data, info } = await sharp(input, {
-      failOn: FAIL_ON,
-      limitInputPixels: Math.floor(limits.maxInputPixels),
-      autoOrient: true,
-      pages: 1,
-    })
-      .timeout({ seconds: timeoutSeconds(limits.timeoutMs) })
+    const { data, info } = await firstFrame(input, limits)
       .resize(HASH_SIDE, HASH_SIDE, { fit: "inside" })
       .ensureAlpha()
       .raw()

@@ -103,6 +103,19 @@ function letterboxBackground(ops: ImageOperations, format: OutputFormat): Colour
   return ops.background ?? (supportsAlpha(format) ? TRANSPARENT : WHITE);
 }
 
+/**
+ * The first frame of a source, upright, under the transform's limits: what the small copies made to
+ * look at a source (info's hashes, the face detector's view) start from.
+ */
+export function firstFrame(input: Buffer, limits: TransformLimits): Sharp {
+  return sharp(input, {
+    failOn: FAIL_ON,
+    limitInputPixels: Math.floor(limits.maxInputPixels),
+    autoOrient: true,
+    pages: 1,
+  }).timeout({ seconds: timeoutSeconds(limits.timeoutMs) });
+}
+
 /** libvips checks whole seconds; round up so a budget is never cut shorter than configured. */
 export function timeoutSeconds(timeoutMs: number): number {
   return Math.min(3600, Math.max(1, Math.ceil(timeoutMs / 1000)));

@@ -1,14 +1,8 @@
+import type { FaceBox } from "@optstuff/client";
 import path from "node:path";
 
-/** A face found, in the pixels of the image it was found in. */
-export interface Face {
-  left: number;
-  top: number;
-  width: number;
-  height: number;
-  /** The detector's confidence, 0–1. */
-  score: number;
-}
+/** A face found, in the pixels of the image it was found in: the shape `info` lists them in. */
+export type Face = FaceBox;
 
 /** Packed RGB, three bytes a pixel. */
 export interface RgbPixels {
@@ -31,7 +25,7 @@ export interface FaceDetector {
  */
 export const DETECTOR_SIDE = 320;
 /** Below this confidence a detection is more often a pattern than a face (bench/faces.ts). */
-export const MIN_SCORE = 0.5;
+const MIN_SCORE = 0.5;
 /**
  * What loading the detector adds to a process's resident memory: TensorFlow.js, its WebAssembly heap
  * and the weights (127–130 MB measured by bench:faces and in a transform process), with room to spare.

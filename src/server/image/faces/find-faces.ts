@@ -1,7 +1,5 @@
-import sharp from "sharp";
-import { FAIL_ON } from "../inspect-source";
 import type { Size } from "../plan-geometry";
-import { timeoutSeconds } from "../render-image";
+import { firstFrame } from "../render-image";
 import { toImageError } from "../sharp-errors";
 import type { TransformLimits } from "../types";
 import { defaultFaceDetector, type Face, type FaceDetector } from "./detector";
@@ -32,13 +30,7 @@ export async function findFaces(
 /** The first frame, upright, over white, at most `side` on its longer side; a bad source is the usual 422 or 504. */
 async function smallCopy(input: Buffer, side: number, limits: TransformLimits) {
   try {
-    return await sharp(input, {
-      failOn: FAIL_ON,
-      limitInputPixels: Math.floor(limits.maxInputPixels),
-      autoOrient: true,
-      pages: 1,
-    })
-      .timeout({ seconds: timeoutSeconds(limits.timeoutMs) })
+    return await firstFrame(input, limits)
       .resize(side, side, { fit: "inside" })
       .flatten({ background: "#ffffff" })
       .toColourspace("srgb")
