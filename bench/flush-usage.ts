@@ -161,7 +161,8 @@ async function bufferIncrements(bench: Bench, keys: readonly BenchKey[], increme
     const bucket = buckets[Math.floor(random() * MINUTES)]!;
     // One in ten a 304 or HEAD (no body), the rest 2 KB to 400 KB.
     const bytes = random() < 0.1 ? 0 : 2_000 + Math.floor(random() * 398_000);
-    for (const [field, by] of Object.entries(usageFields({ ...key, bytes }))) pipeline.hincrby(bucket, field, by);
+    for (const [field, by] of Object.entries(usageFields({ ...key, requests: 1, bytes, transforms: 0 })))
+      pipeline.hincrby(bucket, field, by);
     const kept = tally.get(key.apiKeyId)!;
     kept.requests += 1;
     kept.bytes += bytes;

@@ -42,6 +42,8 @@ export const errorWhen = {
   IMAGE_DECODE_FAILED: "The bytes claim a supported format but do not decode (truncated, corrupt).",
   RATE_LIMITED:
     "A new transform (a result-cache miss) would exceed the key's minute or day window or the client address's transform window; any request would exceed the address's request window; or the address failed authentication too often this minute. Cache hits and 304s never spend the key's windows. With Retry-After and X-RateLimit-Limit, -Remaining, -Reset of the refusing window.",
+  SPEND_CAP_REACHED:
+    "A new transform (a result-cache miss) under a key that reached one of its spend caps (transforms or bytes delivered this UTC day or month). Images already made are still served. With Retry-After until the period ends, and X-RateLimit-Limit (the cap), -Remaining (0), -Reset.",
   SOURCE_FAILED:
     "DNS failed, no address connected, TLS failed, the origin answered another status than 200/404/410 or a compressed body, or the connection broke.",
   SOURCE_REDIRECT_FORBIDDEN:
@@ -88,6 +90,8 @@ export const errorFix = {
   IMAGE_DECODE_FAILED: "Export the source again: it is truncated or corrupt.",
   RATE_LIMITED:
     "Honour `Retry-After`; raise the key's transform limits in the dashboard (API keys → edit), or the per-address ones (`OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE`, `OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE`) when many visitors share one address. Refused after repeated 401/403s: fix the key or signature first.",
+  SPEND_CAP_REACHED:
+    "Wait for the period's start (`Retry-After`), or raise or clear the cap in the dashboard (API keys → Limits) or with `optstuff keys caps`. The message names the cap that was reached.",
   SOURCE_FAILED: "Check the origin as the server reaches it: DNS, TLS certificate, a `200` with an uncompressed body.",
   SOURCE_REDIRECT_FORBIDDEN: "Check the origin's redirects, or point the URL at the final location.",
   OVERLOADED:

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "@commander-js/extra-typings";
 import { z } from "zod";
 import { MAX_KEY_PER_DAY, MAX_KEY_PER_MINUTE, MAX_ROTATION_GRACE_SECONDS } from "@/lib/schemas/api-key";
 import { boundedCount, nameSchema, slugSchema } from "@/lib/schemas/names";
+import { MAX_CAP_BYTES, MAX_CAP_TRANSFORMS, MEGABYTE } from "@/lib/schemas/spend-cap";
 import { parseHostList } from "@/lib/schemas/project";
 import { isAppError } from "@/server/errors";
 import { parseOperations } from "@/server/image";
@@ -32,6 +33,18 @@ export const slug = fromSchema(slugSchema);
 export const name = fromSchema(nameSchema);
 export const perMinute = count(MAX_KEY_PER_MINUTE);
 export const perDay = count(MAX_KEY_PER_DAY);
+
+/**
+ * A spend cap: a whole number in bounds, or `none` to have no cap of that kind (kept as the word:
+ * commander reads an option whose parser answers null as given without a value).
+ */
+const capOrNone =
+  (parse: (value: string) => number) =>
+  (value: string): number | "none" =>
+    value.trim() === "none" ? "none" : parse(value);
+export const capTransforms = capOrNone(count(MAX_CAP_TRANSFORMS));
+/** Megabytes (10^6 bytes) on the command line, bytes in the cap. */
+export const capMegabytes = capOrNone((value) => count(MAX_CAP_BYTES / MEGABYTE)(value) * MEGABYTE);
 
 /** A key's lifetime in days: at most 100 years. */
 export const days = wholeNumber(

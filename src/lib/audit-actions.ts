@@ -39,6 +39,7 @@ export const auditActions = {
   "api_key.rotated": { target: "api_key", says: "rotated an API key" },
   "api_key.revoked": { target: "api_key", says: "revoked an API key" },
   "api_key.limits_reset": { target: "api_key", says: "reset an API key's rate-limit windows" },
+  "api_key.cap_reached": { target: "api_key", says: "reached a spend cap" },
   "api_key.url_signed": { target: "api_key", says: "signed a URL with a key in the dashboard" },
   "preset.saved": { target: "preset", says: "saved a preset" },
   "preset.deleted": { target: "preset", says: "deleted a preset" },

@@ -38,6 +38,9 @@ export const deliveryErrors = {
   UNSUPPORTED_IMAGE: { status: 415, message: "Source is not a supported image", log: "unsupported_image" },
   IMAGE_DECODE_FAILED: { status: 422, message: "Source image could not be decoded", log: "unsupported_image" },
   RATE_LIMITED: { status: 429, message: "Rate limit exceeded", log: "rate_limited" },
+  // The key's own spend cap (spend-caps/): its new transforms wait for the period's end; images already
+  // made are still served. Said in full: the page's owner has to raise the cap or wait.
+  SPEND_CAP_REACHED: { status: 429, message: "This key reached its spend cap", log: "cap_reached" },
   SOURCE_FAILED: { status: 502, message: "Source request failed", log: "source_error" },
   SOURCE_REDIRECT_FORBIDDEN: {
     status: 502,

@@ -79,6 +79,8 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
 
   let signedUrl = "";
   let invitationLink = "";
+  /** The first key's pair, for URLs the tester did not sign. */
+  const firstKey = { publicKey: "", secretKey: "" };
 
   /** Every page of alice's team and project, with what each must show once its data is in. */
   function dashboardPages(): Array<[name: string, path: string, shows: string]> {
@@ -199,6 +201,8 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await page.getByRole("button", { name: "Create key" }).click();
     const secret = await page.getByTestId("copy-Secret key").textContent();
     expect(secret).toMatch(/^sk_/);
+    firstKey.secretKey = secret!;
+    firstKey.publicKey = (await page.getByTestId("copy-Public key").textContent())!;
     expect(await page.getByTestId("copy-.env").textContent()).toContain(`OPTSTUFF_SECRET_KEY=${secret}`);
     await expectSecretShownWhole(page);
     await screenshot(page, "07-key-created");
@@ -576,6 +580,84 @@ describe.skipIf(chromium.skip)(chromium.title("the dashboard in Chromium"), () =
     await dialog.getByRole("button", { name: "Save policy" }).click();
     await expect.poll(() => page.getByTestId("key-policy").count()).toBe(0);
     expect((await fetch(signedUrl)).status).toBe(200);
+  });
+
+  it("caps the key's spending in its Edit dialog (a day above the month is refused at its field); once a flush counts the cap reached, new images are refused with SPEND_CAP_REACHED, made ones still served, and the list says until when, at 375 and 1280 px with axe", async () => {
+    const page = alice.page;
+    await tab(page, "API keys");
+    const row = page.getByTestId("api-key-row").first();
+    await row.getByRole("button", { name: "Edit" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Cap on transforms a day").fill("5000");
+    await dialog.getByLabel("Cap on transforms a month").fill("10");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.getByText("A day's transforms cannot be capped above the month's").waitFor();
+    expect(await dialog.getByLabel("Cap on transforms a day").getAttribute("aria-invalid")).toBe("true");
+    const { violations } = await new AxeBuilder({ page })
+      .include('[role="dialog"]')
+      .withTags(["wcag2a", "wcag2aa"])
+      .analyze();
+    expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+    await screenshot(page, "08d-key-caps-refused");
+    // One transform a day, and half a gigabyte a month: the key has made more than one today already.
+    await dialog.getByLabel("Cap on transforms a day").fill("1");
+    await dialog.getByLabel("Cap on transforms a month").fill("");
+    await dialog.getByLabel("Cap on MB delivered a month").fill("500");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    const caps = row.getByTestId("key-spend-caps");
+    await expect.poll(() => caps.textContent()).toMatch(/of 1 transforms a day \(\d+ %\).*of 500 MB delivered a month/);
+
+    // The served app's flush (the cron route, as an external scheduler calls it) checks the caps after it.
+    await new Promise((resolve) => setTimeout(resolve, 500)); // metering follows the response
+    const flushed = (await (await app.cron("/api/cron/flush-usage-buffer?safetyLagSeconds=0")).json()) as {
+      caps: { reached: number };
+    };
+    // Reached by this flush, or by the in-process scheduler's a moment before it.
+    expect(flushed.caps.reached).toBeLessThanOrEqual(1);
+    const variant = (width: number) =>
+      buildSignedUrl({
+        baseUrl: app.baseUrl,
+        projectSlug: "website",
+        ...firstKey,
+        operations: `w_${width},f_webp`,
+        source: `http://${origin.host}/photo.jpg`,
+      });
+    await expect.poll(async () => (await fetch(variant(211))).status).toBe(429);
+    const refused = await fetch(variant(212));
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({
+      code: "SPEND_CAP_REACHED",
+      error: expect.stringContaining("reached its cap of 1 transforms a day"),
+    });
+    const midnight = Math.ceil((Date.now() + 1) / 86_400_000) * 86_400;
+    expect(Number(refused.headers.get("x-ratelimit-reset"))).toBe(midnight);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await fetch(signedUrl)).status).toBe(200); // made before: still served
+
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.reload();
+      const reached = page.getByTestId("api-key-row").first().getByRole("status");
+      await reached.waitFor();
+      expect(await reached.textContent()).toMatch(/^Cap reached \(transforms a day\): new images refused until /);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      const found = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      expect(
+        found.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
+      ).toEqual([]);
+      await screenshot(page, `08e-key-cap-reached-${width}px`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // Caps emptied: the key is released at once, and makes new images again.
+    await page.getByTestId("api-key-row").first().getByRole("button", { name: "Edit" }).click();
+    await dialog.getByLabel("Cap on transforms a day").fill("");
+    await dialog.getByLabel("Cap on MB delivered a month").fill("");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await expect.poll(() => page.getByTestId("key-spend-caps").count()).toBe(0);
+    expect((await fetch(variant(213))).status).toBe(200);
   });
 
   it("uploads a watermark (a non-image is refused next to the form), puts it on every output, and adds a fallback image", async () => {

@@ -49,7 +49,9 @@ export async function createUsageWorld(kind: CoordinationKind) {
     /** Buffers `count` requests of `bytes` each through the request path's own function. */
     async serve(apiKeyId: string, at: Date, count: number, bytes = 100, projectId = project.id) {
       const usage = createUsageWindow({ kv, counters: createCounters(), logSampled: () => {} }, 0);
-      await Promise.all(Array.from({ length: count }, () => usage.add({ projectId, apiKeyId, bytes, at })));
+      await Promise.all(
+        Array.from({ length: count }, () => usage.add({ projectId, apiKeyId, requests: 1, bytes, transforms: 0, at })),
+      );
       const sum = tally.get(apiKeyId) ?? { requests: 0, bytes: 0 };
       tally.set(apiKeyId, { requests: sum.requests + count, bytes: sum.bytes + count * bytes });
     },
@@ -57,7 +59,14 @@ export async function createUsageWorld(kind: CoordinationKind) {
     async serveInDatabase(apiKeyId: string, at: Date, count: number, bytes = 100, projectId = project.id) {
       await addUsage(
         database.db,
-        Array.from({ length: count }, () => ({ projectId, apiKeyId, bytes, at })),
+        Array.from({ length: count }, () => ({
+          projectId,
+          apiKeyId,
+          requests: 1 as const,
+          bytes,
+          transforms: 0 as const,
+          at,
+        })),
       );
       const sum = tally.get(apiKeyId) ?? { requests: 0, bytes: 0 };
       tally.set(apiKeyId, { requests: sum.requests + count, bytes: sum.bytes + count * bytes });

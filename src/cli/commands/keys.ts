@@ -8,6 +8,7 @@ import { withReadDatabase, withWriteDatabase } from "../context";
 import { printCredentials } from "../credentials";
 import { day, table } from "../output";
 import { findProjectKey, resolveProject } from "../scope";
+import { registerKeyCaps } from "./key-caps";
 
 const DAY_MS = 86_400_000;
 
@@ -37,6 +38,7 @@ export function registerKeys(program: Command, cli: Cli): void {
             expires: day(k.expiresAt),
             "last used": day(k.lastUsedAt),
             "policy refuses": k.policy ? policyRefusals(k.policy).join("; ") : "nothing",
+            caps: k.capReached ? `reached until ${day(k.capReached.until)}` : k.spendCap ? "set" : "none",
           })),
           `No keys in ${options.team}/${options.project}: optstuff keys create makes one.`,
         ),
@@ -118,4 +120,6 @@ export function registerKeys(program: Command, cli: Cli): void {
         });
       });
     });
+
+  registerKeyCaps(keys, cli);
 }

@@ -11,6 +11,7 @@ const PAGE = {
   errorRate: { path: "usage", name: "usage" },
   keyExpiry: { path: "keys", name: "API keys" },
   bucketCredentials: { path: "buckets", name: "buckets" },
+  keySpendCap: { path: "keys", name: "API keys" },
 } as const;
 
 /** Refreshed this often: a check runs every minute, an alert appears without a reload. */

@@ -12,6 +12,7 @@ import { policyRefusals } from "@/lib/key-policy-summary";
 import { EditKeyDialog, RevokeKeyButton, type DefaultKeyLimits } from "./key-actions";
 import { KeyPolicyDialog } from "./key-policy-dialog";
 import { RotateKeyDialog } from "./rotate-key-dialog";
+import { SpendCapSummary } from "./spend-cap-summary";
 import { cn } from "@/lib/cn";
 
 const statusStyle = {
@@ -74,6 +75,7 @@ export function ApiKeys({
                 {key.expiresAt ? <When at={key.expiresAt} /> : "never"} · {key.limits.perMinute.toLocaleString("en")}{" "}
                 transforms/min, {key.limits.perDay.toLocaleString("en")}/day
               </p>
+              <SpendCapSummary uses={key.capUses ?? []} reached={key.capReached} />
               {key.policy ? (
                 <p className="text-xs text-subtle" data-testid="key-policy">
                   Policy refuses: {policyRefusals(key.policy).join("; ")}

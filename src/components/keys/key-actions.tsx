@@ -12,6 +12,8 @@ import { editedExpiry, initialExpiry } from "./expiry";
 import { ExpiryField } from "./expiry-field";
 import { fieldOf, formLevelError, showRefusal, useZodForm } from "@/lib/forms";
 import { keyFormSchema } from "@/lib/schemas/api-key";
+import { spendCapFormValues, type SpendCap } from "@/lib/schemas/spend-cap";
+import { SpendCapFields } from "./spend-cap-fields";
 import { useTRPC } from "@/lib/trpc/client";
 
 export interface KeyRef {
@@ -20,6 +22,7 @@ export interface KeyRef {
   expiresAt: Date | null;
   rateLimitPerMinute: number | null;
   rateLimitPerDay: number | null;
+  spendCap: SpendCap | null;
 }
 
 export function useRefreshKeys() {
@@ -39,6 +42,7 @@ const formValuesOf = (apiKey: KeyRef) => ({
   ...initialExpiry(apiKey.expiresAt),
   rateLimitPerMinute: apiKey.rateLimitPerMinute?.toString() ?? "",
   rateLimitPerDay: apiKey.rateLimitPerDay?.toString() ?? "",
+  spendCap: spendCapFormValues(apiKey.spendCap),
 });
 
 export function EditKeyDialog({
@@ -118,6 +122,7 @@ export function EditKeyDialog({
           repeated URLs cost nothing, so visitors replaying your URLs cannot use up the key; each visitor&apos;s address
           also has a limit of its own.
         </p>
+        <SpendCapFields form={form} />
         <ErrorMessage error={formLevelError(form)} />
         <DialogActions onCancel={() => setOpen(false)} submitLabel="Save" pending={update.isPending} />
       </form>

@@ -1,14 +1,19 @@
 import { z } from "zod";
 import { boundedCount, nameSchema, optionalCount } from "./names";
+import { spendCapFormSchema, spendCapSchema } from "./spend-cap";
 
 export const MAX_KEY_PER_MINUTE = 100_000;
 export const MAX_KEY_PER_DAY = 100_000_000;
 
-/** Bounds an admin may set; null keeps the defaults (60 per minute, 10,000 per day). */
+/**
+ * Bounds an admin may set: rate limits (null keeps the defaults, 60 per minute, 10,000 per day) and the
+ * spend cap (null: none).
+ */
 export const keyLimitsSchema = z
   .object({
     rateLimitPerMinute: boundedCount(MAX_KEY_PER_MINUTE).nullable(),
     rateLimitPerDay: boundedCount(MAX_KEY_PER_DAY).nullable(),
+    spendCap: spendCapSchema.nullable(),
   })
   .partial();
 
@@ -43,11 +48,12 @@ const chooseDay = { path: ["date"], error: "Choose the day the key expires" };
 /** The New key dialog's fields. */
 export const newKeyFormSchema = z.object(keyFormFields).refine(customNeedsDay, chooseDay);
 
-/** The Edit dialog's fields: limits as text, empty for the defaults. */
+/** The Edit dialog's fields: limits as text, empty for the defaults; caps as text, empty for none. */
 export const keyFormSchema = z
   .object({
     ...keyFormFields,
     rateLimitPerMinute: optionalCount(MAX_KEY_PER_MINUTE),
     rateLimitPerDay: optionalCount(MAX_KEY_PER_DAY),
+    spendCap: spendCapFormSchema.optional(),
   })
   .refine(customNeedsDay, chooseDay);

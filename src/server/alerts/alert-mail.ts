@@ -20,6 +20,7 @@ const ABOUT: Record<AlertKind, { subject: string; page: string; window: string }
   errorRate: { subject: "a project's requests are failing", page: "usage", window: "hour" },
   keyExpiry: { subject: "an API key expires soon", page: "keys", window: "expiry of the key" },
   bucketCredentials: { subject: "a bucket refuses its credentials", page: "buckets", window: "UTC day" },
+  keySpendCap: { subject: "an API key is near or at its spend cap", page: "keys", window: "cap, share and period" },
 };
 
 /**

@@ -1,5 +1,8 @@
 import { and, eq, gt, gte, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { DEFAULT_ALERT_SETTINGS, type AlertSettings } from "@/lib/schemas/alerts";
+import { SPEND_CAPS } from "@/lib/schemas/spend-cap";
+import { periodOf, utcDate } from "@/server/spend-caps/periods";
+import { capUses, readKeySpending } from "@/server/spend-caps/spending";
 import { dayOf } from "@/server/analytics/date-range";
 import { DEFAULT_RATE_LIMIT_PER_DAY } from "@/server/config-cache/key-limits";
 import { rateLimitSubjects } from "@/server/coordination/keys";
@@ -15,7 +18,7 @@ import {
 } from "@/server/db/schema";
 
 /** The alerts a team can have; each names its window: at most one mail per alert, subject and window. */
-export const ALERT_KINDS = ["keyDayLimit", "errorRate", "keyExpiry", "bucketCredentials"] as const;
+export const ALERT_KINDS = ["keyDayLimit", "errorRate", "keyExpiry", "bucketCredentials", "keySpendCap"] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /** The error rate is over this many minutes, and only once a project had this many requests in them. */
@@ -169,6 +172,38 @@ async function keyExpiries({ db, now }: ConditionDeps): Promise<FoundAlert[]> {
     });
 }
 
+/** A key's spend cap is announced at this share, and again when it is reached. */
+export const SPEND_CAP_NOTICE_PERCENT = 80;
+
+/**
+ * Capped keys at 80 % of a cap, and at 100 % (its new transforms refused): one of each per key, cap
+ * and period, whatever the team's settings (whoever set a cap wants to hear of it). Read from flushed
+ * usage, as the cap itself is enforced.
+ */
+async function keySpendCaps({ db, now }: ConditionDeps): Promise<FoundAlert[]> {
+  const keys = await readKeySpending(db, now);
+  return keys.flatMap((key) =>
+    capUses(key)
+      .filter((use) => use.percent >= SPEND_CAP_NOTICE_PERCENT)
+      .map((use) => {
+        const { label, period } = SPEND_CAPS[use.cap];
+        const reached = use.spent >= use.limit;
+        const start = utcDate(periodOf(period, now).start);
+        const said = `Key "${key.name}" of ${key.project} has spent ${use.spent.toLocaleString("en")} of its ${use.limit.toLocaleString("en")} ${label} (${use.percent} %)`;
+        return {
+          teamId: key.teamId,
+          projectId: key.projectId,
+          kind: "keySpendCap" as const,
+          subjectId: key.id,
+          window: `${use.cap}:${start}:${reached ? "reached" : SPEND_CAP_NOTICE_PERCENT}`,
+          message: reached
+            ? `${said}: its new transforms are refused until the ${period} ends; images already made are still served.`
+            : `${said}; at 100 % its new transforms are refused until the ${period} ends.`,
+        };
+      }),
+  );
+}
+
 /** Buckets whose credentials the last probe saw refused (bucket-probe.ts): one a UTC day while they are. */
 async function bucketCredentials({ db, now }: ConditionDeps): Promise<FoundAlert[]> {
   const buckets = await db
@@ -215,6 +250,12 @@ async function settingsFor(db: Database, rows: readonly { teamId: string }[]): P
 
 /** Every alert that holds now, at each team's own settings. */
 export async function findAlerts(deps: ConditionDeps): Promise<FoundAlert[]> {
-  const found = await Promise.all([keyDayLimits(deps), errorRates(deps), keyExpiries(deps), bucketCredentials(deps)]);
+  const found = await Promise.all([
+    keyDayLimits(deps),
+    errorRates(deps),
+    keyExpiries(deps),
+    bucketCredentials(deps),
+    keySpendCaps(deps),
+  ]);
   return found.flat();
 }

@@ -23,13 +23,23 @@ export function createDatabaseConfigStore(db: Database): ConfigStore {
           rateLimitPerMinute: apiKeys.rateLimitPerMinute,
           rateLimitPerDay: apiKeys.rateLimitPerDay,
           policy: apiKeys.policy,
+          spendCap: apiKeys.spendCap,
+          cap: apiKeys.capReached,
+          capUntil: apiKeys.capReachedUntil,
         })
         .from(apiKeys)
         .where(eq(apiKeys.publicKey, publicKey))
         .limit(1);
       if (!row) return null;
-      const limits = effectiveKeyLimits(row);
-      return { ...row, rateLimitPerMinute: limits.perMinute, rateLimitPerDay: limits.perDay };
+      const { spendCap, cap, capUntil, ...key } = row;
+      const limits = effectiveKeyLimits(key);
+      const limit = cap && spendCap?.[cap];
+      return {
+        ...key,
+        rateLimitPerMinute: limits.perMinute,
+        rateLimitPerDay: limits.perDay,
+        capReached: cap && limit && capUntil ? { cap, limit, untilMs: capUntil.getTime() } : null,
+      };
     },
     async getProject(projectId) {
       const [row] = await db

@@ -1,3 +1,4 @@
+import type { SpendCapName } from "@/lib/schemas/spend-cap";
 import type { KeyPolicy } from "@/lib/schemas/key-policy";
 import type { QualityLevel } from "@/server/image";
 import type { WatermarkConfig } from "./project-images";
@@ -18,6 +19,14 @@ export interface ApiKeyConfig {
   rateLimitPerDay: number;
   /** What the key may sign beyond the project's rules; null: all the project allows. */
   policy: KeyPolicy | null;
+  /** The spend cap the key reached, its value and when its period ends (ms); null: none reached. */
+  capReached: ReachedCap | null;
+}
+
+export interface ReachedCap {
+  cap: SpendCapName;
+  limit: number;
+  untilMs: number;
 }
 
 export interface ProjectConfig {

@@ -18,11 +18,13 @@ export const INVALIDATED = "__INVALIDATED__";
 const WRITE_BACK_WITHIN_MS = (TTL_SECONDS.configInvalidated * 1000) / 2;
 
 /** ApiKeyConfig as stored in Redis: the secret still sealed, dates as ISO strings. */
-type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt" | "policy"> & {
+type CachedApiKeyConfig = Omit<ApiKeyConfig, "expiresAt" | "revokedAt" | "policy" | "capReached"> & {
   expiresAt: string | null;
   revokedAt: string | null;
   /** Absent from entries written by code before key policies: null is written when a key has none. */
   policy?: ApiKeyConfig["policy"];
+  /** Absent from entries written by code before spend caps. */
+  capReached?: ApiKeyConfig["capReached"];
 };
 
 export interface RedisTierDeps {
@@ -47,9 +49,10 @@ export function createRedisTier(inner: ConfigStore, deps: RedisTierDeps): Config
           const cached = JSON.parse(text) as CachedApiKeyConfig;
           // Written by an instance without key policies (a rolling deploy): whether the key has one is
           // unknown, and reading it as none would serve what the policy refuses, until the entry expires.
-          if (cached.policy === undefined) return undefined;
-          const { policy, ...rest } = cached;
-          return { ...rest, policy, expiresAt: date(cached.expiresAt), revokedAt: date(cached.revokedAt) };
+          // The same for spend caps: a capped key would transform past its cap.
+          if (cached.policy === undefined || cached.capReached === undefined) return undefined;
+          const { policy, capReached, ...rest } = cached;
+          return { ...rest, policy, capReached, expiresAt: date(cached.expiresAt), revokedAt: date(cached.revokedAt) };
         },
       }),
     getProject: (projectId) =>

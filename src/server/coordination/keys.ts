@@ -38,7 +38,10 @@ export const redisKeys = {
   rateLimitWarmUp: () => `${keySpecs.rateLimitWarmUp.prefix}{warmup}`,
   apiKeyActivity: (apiKeyId: string) => `${keySpecs.apiKeyActivity.prefix}${apiKeyId}`,
   projectActivity: (projectId: string) => `${keySpecs.projectActivity.prefix}${projectId}`,
-  /** One hash per UTC minute, `YYYYMMDDHHmm`; fields `{projectId}|{apiKeyId}|req` and `…|bytes`. */
+  /**
+   * One hash per UTC minute, `YYYYMMDDHHmm`; fields `{projectId}|{apiKeyId}|req` and `…|bytes` for each
+   * answered request, `…|tf` for each transform (what spend caps count).
+   */
   usageBucket: (at: Date) => `${keySpecs.usageBucket.prefix}${minuteStamp(at)}`,
   usageFlushLock: () => keySpecs.usageFlushLock.prefix,
   /** Failed requests of a project given a request-log row in one UTC minute, by the whole fleet. */

@@ -5,7 +5,8 @@ import type { ConfigInvalidator } from "@/server/config-cache";
 import type { KeyValue } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
 import { analyzeChanged, vacuumAll, type UpkeepReport } from "@/server/db/table-upkeep";
-import type { Logger } from "@/server/log";
+import { describeError, type Logger } from "@/server/log";
+import { enforceSpendCaps, type CapCheckReport } from "@/server/spend-caps/enforce-caps";
 import type { ResultStore } from "@/server/result-store/types";
 import { sweepExpiredKeys } from "@/server/tenancy/sweep-expired-keys";
 import {
@@ -46,7 +47,12 @@ export interface CronDeps {
 }
 
 /** `skipped`: another flush held the lock; this run did nothing and moves no freshness. */
-export type FlushJobReport = FlushReport & { ok: boolean; skipped: boolean };
+export type FlushJobReport = FlushReport & {
+  ok: boolean;
+  skipped: boolean;
+  /** The spend-cap check that follows a flush that ran (spend-caps/enforce-caps.ts). */
+  caps?: CapCheckReport | { failed: true };
+};
 
 export interface CronJobs {
   flushUsage(options?: Partial<FlushOptions>): Promise<FlushJobReport>;
@@ -64,13 +70,25 @@ export interface CronJobs {
  * work that is most often none); routes and the in-process scheduler call these.
  */
 export function createCronJobs(deps: CronDeps): CronJobs {
+  // After each flush, on what it flushed; a failure leaves the marks as they were until the next one.
+  const checkCaps = async (): Promise<CapCheckReport | { failed: true }> => {
+    try {
+      return await enforceSpendCaps({ db: deps.db, invalidate: deps.invalidate, now: deps.now });
+    } catch (error) {
+      deps.logger.log("error", "spend-cap check failed", describeError(error));
+      return { failed: true };
+    }
+  };
   const flush = async (options: Partial<FlushOptions> = {}): Promise<FlushJobReport> => {
     const report = await flushUsageBuffer(
       { kv: deps.kv, db: deps.db, now: deps.now },
       { ...defaultFlushOptions, ...options },
     );
-    if (report.outcome === "locked") deps.logger.log("info", "usage flush skipped: another flush holds the lock");
-    return { ok: true, skipped: report.outcome === "locked", ...report };
+    if (report.outcome === "locked") {
+      deps.logger.log("info", "usage flush skipped: another flush holds the lock");
+      return { ok: true, skipped: true, ...report };
+    }
+    return { ok: true, skipped: false, ...report, caps: await checkCaps() };
   };
   // A flush's success stands for its cutoff, not for when it ended: the dashboard's "metered up to".
   const recordedFlush = (options?: Partial<FlushOptions>) =>

@@ -4,6 +4,7 @@ import { failurePolicy } from "@/server/coordination/failure-policy";
 import { rateLimitSubjects } from "@/server/coordination/keys";
 import type { LimitResult, LimitWindow, MemoRateLimiter } from "@/server/coordination/types";
 import { AppError } from "@/server/errors";
+import { capRefusal } from "@/server/spend-caps/refusal";
 import { describeError, type SampledLog } from "@/server/log";
 import { addressSubject } from "./address-subject";
 import { rateLimitSettings, type RateLimitValues } from "./settings";
@@ -116,7 +117,7 @@ interface Check {
 export interface RequestLimits {
   /** Answered without work (a 304, a cache hit, a result another request produced): the request windows. */
   admitRequest(): Promise<void>;
-  /** About to fetch and transform (a miss): every window, in one round trip. */
+  /** About to fetch and transform (a miss): the key's spend cap, then every window, in one round trip. */
   admitTransform(): Promise<void>;
   /** The admitted work failed at the source: the key's windows get their tokens back (never awaited). */
   refundKey(): void;
@@ -153,7 +154,12 @@ export function requestLimits(
   if (address === null) deps.counters.increment("ratelimit_address_unattributed");
   return {
     admitRequest: () => charge(REQUEST_POLICIES),
-    admitTransform: () => charge(policyNames),
+    admitTransform: async () => {
+      // Before any window is charged: a capped key's refused transform spends none of them.
+      const overCap = capRefusal(apiKey, deps.now());
+      if (overCap) throw overCap;
+      await charge(policyNames);
+    },
     refundKey() {
       for (const check of admitted.splice(0)) {
         if (limitPolicies[check.policy].paidBy === "key") giveBack(check, deps);

@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { keyLimitsSchema, MAX_ROTATION_GRACE_SECONDS } from "@/lib/schemas/api-key";
 import type { KeyPolicy } from "@/lib/schemas/key-policy";
+import { capOrNull, type SpendCap, type SpendCapName } from "@/lib/schemas/spend-cap";
 import { nameSchema } from "@/lib/schemas/names";
 import { effectiveKeyLimits } from "@/server/config-cache/key-limits";
 import { apiKeys } from "@/server/db/schema";
@@ -17,6 +18,7 @@ import {
 import type { TenancyDeps } from "./deps";
 import { normaliseKeyPolicy } from "./key-policy";
 import type { ProjectScope } from "./projects";
+import { capUses, readKeySpending, type CapUse } from "@/server/spend-caps/spending";
 
 export type KeyStatus = "active" | "rotating" | "expired" | "revoked";
 
@@ -34,6 +36,12 @@ export interface ApiKeyRow {
   limits: { perMinute: number; perDay: number };
   /** What the key may sign beyond the project's rules; null: all the project allows. */
   policy: KeyPolicy | null;
+  /** How much it may spend per UTC day and month; null: no cap. */
+  spendCap: SpendCap | null;
+  /** The cap it reached and until when its new transforms are refused; null: it is under its caps. */
+  capReached: { cap: SpendCapName; until: Date } | null;
+  /** Each cap against what the key spent this day or month, as of the last usage flush (list only). */
+  capUses?: CapUse[];
   lastUsedAt: Date | null;
   createdAt: Date;
 }
@@ -48,6 +56,9 @@ const columns = {
   rateLimitPerMinute: apiKeys.rateLimitPerMinute,
   rateLimitPerDay: apiKeys.rateLimitPerDay,
   policy: apiKeys.policy,
+  spendCap: apiKeys.spendCap,
+  capReachedName: apiKeys.capReached,
+  capReachedUntil: apiKeys.capReachedUntil,
   lastUsedAt: apiKeys.lastUsedAt,
   createdAt: apiKeys.createdAt,
 };
@@ -65,7 +76,25 @@ export async function listApiKeys(deps: Pick<TenancyDeps, "db" | "now">, scope: 
     .where(eq(apiKeys.projectId, scope.projectId))
     .orderBy(desc(apiKeys.createdAt));
   const now = deps.now();
-  return rows.map((row) => ({ ...row, status: keyStatus(row, now), limits: effectiveKeyLimits(row) }));
+  const spending = rows.some((row) => row.spendCap) ? await readKeySpending(deps.db, now, scope.projectId) : [];
+  const usesOf = new Map(spending.map((key) => [key.id, capUses(key)]));
+  return rows.map((row) => ({ ...asKeyRow(row, now), capUses: usesOf.get(row.id) ?? [] }));
+}
+
+type SelectedKey = Omit<ApiKeyRow, "status" | "limits" | "capReached"> & {
+  capReachedName: SpendCapName | null;
+  capReachedUntil: Date | null;
+};
+
+/** A selected key as the dashboard shows it: its status, its limits in force, the cap it reached if it holds. */
+function asKeyRow({ capReachedName, capReachedUntil, ...row }: SelectedKey, now: Date): ApiKeyRow {
+  const holds = capReachedName && capReachedUntil && capReachedUntil > now;
+  return {
+    ...row,
+    status: keyStatus(row, now),
+    limits: effectiveKeyLimits(row),
+    capReached: holds ? { cap: capReachedName, until: capReachedUntil } : null,
+  };
 }
 
 /**
@@ -86,6 +115,7 @@ export async function updateApiKey(
   const limits = keyLimitsSchema.parse({
     rateLimitPerMinute: input.rateLimitPerMinute,
     rateLimitPerDay: input.rateLimitPerDay,
+    spendCap: input.spendCap,
   });
   const row = await deps.db.transaction(async (tx) => {
     // Locked while it is changed: a revocation or rotation at the same moment waits, and the entry's
@@ -97,6 +127,9 @@ export async function updateApiKey(
     assertLimitsInOrder(perMinute, perDay);
     const policy =
       input.policy === undefined ? undefined : await normaliseKeyPolicy(tx, scope, input.policy, deps.hostPolicy);
+    const spendCap = limits.spendCap === undefined ? undefined : capOrNull(limits.spendCap);
+    // A changed cap releases the key at once; the check after the next flush marks it again if it is still over.
+    const capChanged = spendCap !== undefined && JSON.stringify(spendCap) !== JSON.stringify(current.spendCap);
     const [updated] = await tx
       .update(apiKeys)
       .set({
@@ -105,20 +138,24 @@ export async function updateApiKey(
         rateLimitPerMinute: perMinute,
         rateLimitPerDay: perDay,
         ...(policy !== undefined && { policy }),
+        ...(capChanged && { spendCap, capReached: null, capReachedUntil: null }),
         updatedAt: now,
       })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, scope.projectId)))
       .returning(columns);
-    await deps.audit.record(tx, {
-      ...scope,
-      action: "api_key.updated",
-      target: keyTarget(updated!.id, updated!.name, updated!.publicKey),
-      changes: keyChanges(current, updated!),
-    });
+    // Saved unchanged (a dialog sends every field): nothing happened, nothing is written down.
+    const changes = keyChanges(current, updated!);
+    if (changes)
+      await deps.audit.record(tx, {
+        ...scope,
+        action: "api_key.updated",
+        target: keyTarget(updated!.id, updated!.name, updated!.publicKey),
+        changes,
+      });
     return updated!;
   });
   await deps.invalidate.apiKeys([row.publicKey]);
-  return { ...row, status: keyStatus(row, now), limits: effectiveKeyLimits(row) };
+  return asKeyRow(row, now);
 }
 
 /**
@@ -155,6 +192,7 @@ export async function rotateApiKey(
         rateLimitPerMinute: old.rateLimitPerMinute,
         rateLimitPerDay: old.rateLimitPerDay,
         policy: old.policy,
+        spendCap: old.spendCap,
       },
       now,
     );

@@ -2,6 +2,7 @@ import { and, count, eq, gt, isNull, or } from "drizzle-orm";
 import type { z } from "zod";
 import { keyLimitsSchema } from "@/lib/schemas/api-key";
 import type { KeyPolicy } from "@/lib/schemas/key-policy";
+import { capOrNull, type SpendCap } from "@/lib/schemas/spend-cap";
 import { nameSchema } from "@/lib/schemas/names";
 import type { AuditTrail } from "@/server/audit/trail";
 import type { Database } from "@/server/db/client";
@@ -76,6 +77,7 @@ export function keyChanges(before: KeyFields | null, after: KeyFields | null) {
     "rateLimitPerMinute",
     "rateLimitPerDay",
     "policy",
+    "spendCap",
   ]);
 }
 type KeyFields = {
@@ -85,6 +87,7 @@ type KeyFields = {
   rateLimitPerMinute?: number | null;
   rateLimitPerDay?: number | null;
   policy?: KeyPolicy | null;
+  spendCap?: SpendCap | null;
 };
 
 /** keyStatus(…) === "active", as SQL: neither revoked nor replaced by a rotation nor expired. */
@@ -129,6 +132,7 @@ export async function insertApiKey(
   const limits = keyLimitsSchema.parse({
     rateLimitPerMinute: input.rateLimitPerMinute,
     rateLimitPerDay: input.rateLimitPerDay,
+    spendCap: input.spendCap,
   });
   assertLimitsInOrder(limits.rateLimitPerMinute, limits.rateLimitPerDay);
   const pair = generateKeyPair();
@@ -145,6 +149,7 @@ export async function insertApiKey(
       rateLimitPerDay: limits.rateLimitPerDay ?? null,
       // Only a rotation passes one: the new pair keeps what the old one was allowed, already checked.
       policy: input.policy ?? null,
+      spendCap: capOrNull(limits.spendCap ?? null),
     })
     .returning({ id: apiKeys.id });
   return { id: row!.id, ...pair };

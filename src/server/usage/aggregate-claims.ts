@@ -14,6 +14,7 @@ export interface UsageRow {
   date: string;
   requests: number;
   bytes: number;
+  transforms: number;
 }
 
 export interface BucketTotals {
@@ -44,12 +45,14 @@ export function stampMinute(stamp: string): Date | null {
   return Number.isNaN(at.getTime()) ? null : at;
 }
 
-type ParsedField = { projectId: string; apiKeyId: string; measure: "req" | "bytes" } | null;
+const MEASURES = { req: "requests", bytes: "bytes", tf: "transforms" } as const;
+type Measure = keyof typeof MEASURES;
+type ParsedField = { projectId: string; apiKeyId: string; measure: Measure } | null;
 
 // The same few thousand field names recur in every bucket: parse each once.
 const parsedFields = new Map<string, ParsedField>();
 
-/** `{projectId}|{apiKeyId}|req|bytes` → its parts; null for a field this version did not write. */
+/** `{projectId}|{apiKeyId}|req|bytes|tf` → its parts; null for a field this version did not write. */
 export function parseUsageField(field: string): ParsedField {
   let parsed = parsedFields.get(field);
   if (parsed === undefined) {
@@ -63,8 +66,8 @@ export function parseUsageField(field: string): ParsedField {
 function parseField(field: string): ParsedField {
   const [projectId, apiKeyId, measure, ...rest] = field.split("|");
   if (rest.length > 0 || !projectId || !apiKeyId || !UUID.test(projectId) || !UUID.test(apiKeyId)) return null;
-  return measure === "req" || measure === "bytes"
-    ? { projectId: projectId.toLowerCase(), apiKeyId: apiKeyId.toLowerCase(), measure }
+  return measure !== undefined && Object.hasOwn(MEASURES, measure)
+    ? { projectId: projectId.toLowerCase(), apiKeyId: apiKeyId.toLowerCase(), measure: measure as Measure }
     : null;
 }
 
@@ -103,16 +106,14 @@ export function aggregateClaims(
         date,
         requests: 0,
         bytes: 0,
+        transforms: 0,
       };
       rows.set(id, row);
       bucketRows.add(id);
-      if (parsed.measure === "req") {
-        row.requests += value;
-        sum.requests += value;
-      } else {
-        row.bytes += value;
-        sum.bytes += value;
-      }
+      row[MEASURES[parsed.measure]] += value;
+      // The ledger keeps requests and bytes, as the seed's totals; transforms are in the rows only.
+      if (parsed.measure === "req") sum.requests += value;
+      else if (parsed.measure === "bytes") sum.bytes += value;
     }
     sum.rows = bucketRows.size;
     return sum;

@@ -3,7 +3,7 @@ import type { Database } from "@/server/db/client";
 import { apiKeys, usageFlushLedger, usageRecord } from "@/server/db/schema";
 import { aggregateClaims, keyIdsOf, type BucketTotals, type ClaimedBucket } from "./aggregate-claims";
 
-/** Rows per upsert statement: 5 parameters each, well under PostgreSQL's 65,535. */
+/** Rows per upsert statement: 6 parameters each, well under PostgreSQL's 65,535. */
 const ROWS_PER_STATEMENT = 5_000;
 const KEYS_PER_LOOKUP = 10_000;
 
@@ -67,6 +67,7 @@ export async function applyClaimsIn(
         set: {
           requests: sql`${usageRecord.requests} + excluded.requests`,
           bytes: sql`${usageRecord.bytes} + excluded.bytes`,
+          transforms: sql`${usageRecord.transforms} + excluded.transforms`,
           updatedAt: sql`now()`,
         },
       });

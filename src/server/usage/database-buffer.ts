@@ -32,9 +32,11 @@ export function usageUpsert(db: Pick<Database, "insert">, increments: readonly U
       apiKeyId: increment.apiKeyId,
       requests: 0,
       bytes: 0,
+      transforms: 0,
     };
-    row.requests = (row.requests ?? 0) + 1;
+    row.requests = (row.requests ?? 0) + increment.requests;
     row.bytes = (row.bytes ?? 0) + increment.bytes;
+    row.transforms = (row.transforms ?? 0) + increment.transforms;
     rows.set(id, row);
   }
   if (rows.size === 0) return null;
@@ -47,6 +49,7 @@ export function usageUpsert(db: Pick<Database, "insert">, increments: readonly U
       set: {
         requests: sql`${usageBuffer.requests} + excluded.requests`,
         bytes: sql`${usageBuffer.bytes} + excluded.bytes`,
+        transforms: sql`${usageBuffer.transforms} + excluded.transforms`,
       },
     });
 }
@@ -81,6 +84,7 @@ export async function takeMinutes(
     const bucket = claims.get(row.bucket) ?? { key: row.bucket, stamp: row.bucket, claim, counters: {} };
     bucket.counters[`${row.projectId}|${row.apiKeyId}|req`] = row.requests;
     bucket.counters[`${row.projectId}|${row.apiKeyId}|bytes`] = row.bytes;
+    bucket.counters[`${row.projectId}|${row.apiKeyId}|tf`] = row.transforms;
     claims.set(row.bucket, bucket);
   }
   return [...claims.values()];

@@ -20,6 +20,7 @@ const OUTCOME_OF_STATUS = {
   policy_refused: "refused",
   source_blocked: "refused",
   rate_limited: "refused",
+  cap_reached: "refused",
   too_large: "refused",
   source_error: "failed",
   unsupported_image: "failed",

@@ -42,13 +42,15 @@ export async function recordOutcome(deps: OutcomeDeps, outcome: RequestOutcome, 
   if (!increment) return logged;
   await Promise.all([
     metered,
-    touchActivity(deps, increment, at).catch((error: unknown) => {
-      deps.counters.increment("redis_failure_activityThrottle");
-      deps.logSampled("activity", "warn", "activity update skipped", {
-        requestId: outcome.requestId,
-        ...describeError(error),
-      });
-    }),
+    // An encode finished after its answer is no use of the key: its request touched it.
+    increment.requests > 0 &&
+      touchActivity(deps, increment, at).catch((error: unknown) => {
+        deps.counters.increment("redis_failure_activityThrottle");
+        deps.logSampled("activity", "warn", "activity update skipped", {
+          requestId: outcome.requestId,
+          ...describeError(error),
+        });
+      }),
     logged,
   ]);
 }

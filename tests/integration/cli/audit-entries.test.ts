@@ -23,6 +23,8 @@ const CHANGING = [
   "keys create",
   "keys rotate",
   "keys revoke",
+  // Shows a key's caps; changes them only when a cap option is given (both are tested below).
+  "keys caps",
   "purge",
   "reset-limits",
   "reseal",
@@ -132,6 +134,31 @@ describe("the command line's audit entries", () => {
     await step(["referers", "set", ...blog, "www.example.com"], ["project.updated"]);
     const created = await step(["keys", "create", ...blog, "--name", "ci", "--json"], ["api_key.created"]);
     const ciKey = /"publicKey":\s*"(pk_[^"]+)"/.exec(created.stdout)![1]!;
+    const capped = await step(
+      ["keys", "caps", ...blog, "--key", ciKey, "--transforms-per-month", "1000", "--mb-per-day", "5", "--json"],
+      ["api_key.updated"],
+    );
+    const cap = { transformsPerDay: null, transformsPerMonth: 1000, bytesPerDay: 5_000_000, bytesPerMonth: null };
+    expect(capped.entries[0]!.changes).toEqual({ spendCap: { from: null, to: cap } });
+    expect(JSON.parse(capped.stdout)).toMatchObject({ publicKey: ciKey, spendCap: cap, capReached: null });
+    // Shown, and shown again: nothing written.
+    expect(await step(["keys", "caps", ...blog, "--key", ciKey], [])).toMatchObject({
+      stdout: expect.stringMatching(/transforms a month\s+1,000\s+0 \(0 %\)/),
+    });
+    // A day above the month is refused whole: nothing changes, nothing is written.
+    const before = await lastId();
+    await expect(optstuff(["keys", "caps", ...blog, "--key", ciKey, "--transforms-per-day", "5000"])).rejects.toThrow(
+      /A day's transforms cannot be capped above the month's/,
+    );
+    await expect(optstuff(["keys", "caps", ...blog, "--key", ciKey, "--mb-per-day", "lots"])).rejects.toThrow(
+      /Enter a whole number/,
+    );
+    expect(await lastId()).toBe(before);
+    const cleared = await step(
+      ["keys", "caps", ...blog, "--key", ciKey, "--transforms-per-month", "none", "--mb-per-day", "none", "--json"],
+      ["api_key.updated"],
+    );
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ spendCap: null });
     await step(["keys", "rotate", ...blog, "--key", ciKey, "--json"], ["api_key.rotated"]);
     await step(["keys", "revoke", ...blog, "--key", ciKey], ["api_key.revoked"]);
     await step(["purge", ...blog, "--all"], ["cache.purged"]);

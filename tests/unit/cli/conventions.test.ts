@@ -107,7 +107,7 @@ describe("the command line's conventions", () => {
     );
     expectOneLineRefusal(
       await cli("keys", "craete", "--team", "acme", "--project", "blog"),
-      "unknown command 'craete'; optstuff keys has list, create, revoke, rotate (optstuff keys --help)",
+      "unknown command 'craete'; optstuff keys has list, create, revoke, rotate, caps (optstuff keys --help)",
     );
     // A group whose default is show: a mistyped subcommand is named as such, not taken for show's argument.
     expectOneLineRefusal(

@@ -47,6 +47,7 @@ const key = (publicKey: string, revokedAt: Date | null = null): ApiKeyConfig => 
   rateLimitPerMinute: 60,
   rateLimitPerDay: 10_000,
   policy: null,
+  capReached: null,
 });
 
 describe("in-process config tier", () => {

@@ -14,6 +14,7 @@ const key: ApiKeyConfig = {
   rateLimitPerMinute: 60,
   rateLimitPerDay: 10_000,
   policy: { operations: ["pr"], presets: ["hero"], maxExpirySeconds: 3600, referers: ["partner.example"] },
+  capReached: { cap: "transformsPerMonth", limit: 500, untilMs: Date.UTC(2027, 0, 1) },
 };
 
 function tierOver(inner: ApiKeyConfig | null) {
@@ -48,6 +49,14 @@ describe("the Redis tier's key entries", () => {
     expect(await tier.getApiKey(key.publicKey)).toEqual(key);
     expect(await tier.getApiKey(key.publicKey)).toEqual(key);
     expect(reads()).toBe(2);
+  });
+
+  it("read an entry written by code without spend caps from the database, never as a key below its cap", async () => {
+    const { kv, tier, reads } = tierOver(key);
+    const { capReached: _, ...older } = key;
+    await kv.set(redisKeys.apiKeyConfig(key.publicKey), JSON.stringify(older), { ttlSeconds: 60 });
+    expect(await tier.getApiKey(key.publicKey)).toEqual(key);
+    expect(reads()).toBe(1);
   });
 
   it("write a key without a policy as policy: null, which reads back from Redis alone", async () => {

@@ -99,7 +99,7 @@ describe("which requests get an interim answer", () => {
     expect(interimOf(20, 1_000).maxSeconds).toBe(20);
   });
 
-  it("does not meter the later encode as a request: its request was metered", () => {
+  it("meters the later encode as a transform, not as a request: its request was metered", () => {
     const base = {
       requestId: "r",
       status: "success",
@@ -108,7 +108,21 @@ describe("which requests get an interim answer", () => {
       projectId: "p",
       apiKeyId: "k",
     } as const;
-    expect(meteredIncrement({ ...base, cache: "miss", sentBytes: 10 }, new Date())).not.toBeNull();
-    expect(meteredIncrement({ ...base, cache: "later", sentBytes: 0 }, new Date())).toBeNull();
+    const at = new Date();
+    expect(meteredIncrement({ ...base, cache: "miss", sentBytes: 10 }, at)).toMatchObject({
+      requests: 1,
+      bytes: 10,
+      transforms: 1,
+    });
+    expect(meteredIncrement({ ...base, cache: "hit", sentBytes: 10 }, at)).toMatchObject({
+      requests: 1,
+      bytes: 10,
+      transforms: 0,
+    });
+    expect(meteredIncrement({ ...base, cache: "later", sentBytes: 0 }, at)).toMatchObject({
+      requests: 0,
+      bytes: 0,
+      transforms: 1,
+    });
   });
 });

@@ -55,6 +55,7 @@ function setup(
     rateLimitPerMinute: keyLimits.perMinute,
     rateLimitPerDay: keyLimits.perDay,
     policy: null,
+    capReached: null,
   };
   return {
     deps,

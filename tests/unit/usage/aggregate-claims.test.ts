@@ -33,7 +33,9 @@ describe("bucket keys and fields", () => {
   });
 
   it("parses the fields the request path writes and refuses anything else", () => {
-    for (const [field] of Object.entries(usageFields({ projectId: P, apiKeyId: K1, bytes: 5 }))) {
+    for (const [field] of Object.entries(
+      usageFields({ projectId: P, apiKeyId: K1, requests: 1, bytes: 5, transforms: 1 }),
+    )) {
       expect(parseUsageField(field)).toMatchObject({ projectId: P, apiKeyId: K1 });
     }
     for (const field of ["", "a|b|req", `${P}|${K1}`, `${P}|${K1}|hits`, `${P}|${K1}|req|x`, `${P}|not-a-uuid|req`]) {
@@ -57,20 +59,22 @@ describe("aggregateClaims", () => {
           [`${P}|${K2}|req`]: 1,
           [`${P}|${K2}|bytes`]: 0,
         }),
-        bucket("202603080000", { [`${P}|${K1}|req`]: 2, [`${P}|${K1}|bytes`]: 20 }),
-        bucket("202603080001", { [`${P}|${K1}|req`]: 5, [`${P}|${K1}|bytes`]: 50 }),
+        bucket("202603080000", { [`${P}|${K1}|req`]: 2, [`${P}|${K1}|bytes`]: 20, [`${P}|${K1}|tf`]: 2 }),
+        // An encode finished after its answer: a transform and nothing else.
+        bucket("202603080001", { [`${P}|${K1}|req`]: 5, [`${P}|${K1}|bytes`]: 50, [`${P}|${K2}|tf`]: 1 }),
       ],
       keys,
     );
     expect(rows.sort((a, b) => `${a.date}${a.apiKeyId}`.localeCompare(`${b.date}${b.apiKeyId}`))).toEqual([
-      { projectId: P, apiKeyId: K1, date: "2026-03-07", requests: 3, bytes: 300 },
-      { projectId: P, apiKeyId: K2, date: "2026-03-07", requests: 1, bytes: 0 },
-      { projectId: P, apiKeyId: K1, date: "2026-03-08", requests: 7, bytes: 70 },
+      { projectId: P, apiKeyId: K1, date: "2026-03-07", requests: 3, bytes: 300, transforms: 0 },
+      { projectId: P, apiKeyId: K2, date: "2026-03-07", requests: 1, bytes: 0, transforms: 0 },
+      { projectId: P, apiKeyId: K1, date: "2026-03-08", requests: 7, bytes: 70, transforms: 2 },
+      { projectId: P, apiKeyId: K2, date: "2026-03-08", requests: 0, bytes: 0, transforms: 1 },
     ]);
     expect(totals).toEqual([
       { bucket: "202603072359", claim: "c", rows: 2, requests: 4, bytes: 300, droppedRequests: 0 },
       { bucket: "202603080000", claim: "c", rows: 1, requests: 2, bytes: 20, droppedRequests: 0 },
-      { bucket: "202603080001", claim: "c", rows: 1, requests: 5, bytes: 50, droppedRequests: 0 },
+      { bucket: "202603080001", claim: "c", rows: 2, requests: 5, bytes: 50, droppedRequests: 0 },
     ]);
   });
 
@@ -85,7 +89,7 @@ describe("aggregateClaims", () => {
       [`${P}|${K2}|req`]: Number.NaN,
     });
     const { rows, totals } = aggregateClaims([claimed], keys);
-    expect(rows).toEqual([{ projectId: P, apiKeyId: K1, date: "2026-03-07", requests: 1, bytes: 0 }]);
+    expect(rows).toEqual([{ projectId: P, apiKeyId: K1, date: "2026-03-07", requests: 1, bytes: 0, transforms: 0 }]);
     expect(totals[0]).toMatchObject({ requests: 1, droppedRequests: 6, rows: 1 });
     expect(keyIdsOf([claimed]).sort()).toEqual([K1, K2, GONE].sort());
   });

@@ -7,7 +7,14 @@ import { createActivityMemo } from "@/server/usage/activity-memo";
 import { createUsageWindow } from "@/server/usage/usage-window";
 
 const at = new Date("2026-11-29T10:00:30Z");
-const increment = (apiKeyId: string, bytes: number, when = at) => ({ projectId: "p", apiKeyId, bytes, at: when });
+const increment = (apiKeyId: string, bytes: number, when = at, transforms: 0 | 1 = 0, requests: 0 | 1 = 1) => ({
+  projectId: "p",
+  apiKeyId,
+  requests,
+  bytes,
+  transforms,
+  at: when,
+});
 
 /** A key-value store that counts its hash writes, and can be made to fail them. */
 function countingStore() {
@@ -42,6 +49,23 @@ describe("usage increments, one write per window", () => {
       "p|k1|bytes": 150,
       "p|k2|req": 1,
       "p|k2|bytes": 7,
+    });
+  });
+
+  it("counts a key's transforms beside its requests, and an encode finished after its answer as a transform alone", async () => {
+    const { kv } = countingStore();
+    const window = createUsageWindow({ kv, counters: createCounters(), logSampled: quiet }, 20);
+    await Promise.all([
+      window.add(increment("k1", 100, at, 1)),
+      window.add(increment("k1", 40)),
+      window.add(increment("k1", 0, at, 1, 0)),
+      window.add(increment("k2", 0, at, 1, 0)),
+    ]);
+    expect(await kv.getHash(redisKeys.usageBucket(at))).toEqual({
+      "p|k1|req": 2,
+      "p|k1|bytes": 140,
+      "p|k1|tf": 2,
+      "p|k2|tf": 1,
     });
   });
 

@@ -1,5 +1,7 @@
+import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, timestamp, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
 import type { KeyPolicy } from "@/lib/schemas/key-policy";
+import type { SpendCap, SpendCapName } from "@/lib/schemas/spend-cap";
 import { user } from "./auth";
 import { projects } from "./tenancy";
 
@@ -31,9 +33,24 @@ export const apiKeys = pgTable(
     rateLimitPerDay: integer("rate_limit_per_day"),
     /** What the key may sign beyond its project's rules (operations, presets, expiry, referers); null: all the project allows. */
     policy: jsonb("policy").$type<KeyPolicy>(),
+    /** How much the key may spend per UTC day and month; null: no cap. */
+    spendCap: jsonb("spend_cap").$type<SpendCap>(),
+    /**
+     * The cap the key reached and when its period ends, set by the cap check after a usage flush
+     * (spend-caps/enforce-caps.ts) and cleared when the cap is changed: until then its new transforms
+     * are refused.
+     */
+    capReached: text("cap_reached").$type<SpendCapName>(),
+    capReachedUntil: timestamp("cap_reached_until", { withTimezone: true }),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("api_keys_project_idx").on(t.projectId)],
+  (t) => [
+    index("api_keys_project_idx").on(t.projectId),
+    // The cap check reads capped keys alone, every minute.
+    index("api_keys_capped_idx")
+      .on(t.id)
+      .where(sql`${t.spendCap} is not null`),
+  ],
 );

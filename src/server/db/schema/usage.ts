@@ -32,6 +32,8 @@ export const usageRecord = pgTable(
     date: date("date", { mode: "string" }).notNull(),
     requests: bigint("requests", { mode: "number" }).notNull().default(0),
     bytes: bigint("bytes", { mode: "number" }).notNull().default(0),
+    /** Images the key's requests made (a miss, or an encode finished after its answer): what caps count. */
+    transforms: bigint("transforms", { mode: "number" }).notNull().default(0),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("usage_record_project_key_date_idx").on(t.projectId, t.apiKeyId, t.date)],
@@ -73,6 +75,7 @@ export const usageBuffer = pgTable(
     apiKeyId: uuid("api_key_id").notNull(),
     requests: bigint("requests", { mode: "number" }).notNull(),
     bytes: bigint("bytes", { mode: "number" }).notNull(),
+    transforms: bigint("transforms", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.bucket, t.projectId, t.apiKeyId] })],
 );
