@@ -44,6 +44,9 @@ beforeAll(async () => {
       OPTSTUFF_REGISTRATION: "open",
       // Every client here is 127.0.0.1: the address windows would otherwise measure themselves.
       OPTSTUFF_ADDRESS_REQUESTS_PER_MINUTE: "100000",
+      // The other tenant's sign-ins come from addresses of their own (X-Forwarded-For, one proxy hop
+      // trusted), so the sign-in limit (10 a minute per address) leaves room for enough samples.
+      OPTSTUFF_TRUSTED_PROXY_HOPS: "1",
       OPTSTUFF_ADDRESS_TRANSFORMS_PER_MINUTE: "100000",
     },
     (dataDir) => {
@@ -73,12 +76,14 @@ async function timed(request: () => Promise<Response>): Promise<number> {
   return performance.now() - started;
 }
 
-/** The other tenant: a password sign-in and a cached image, their times in ms. */
+let signIns = 0;
+/** The other tenant: a password sign-in (each from a new address) and a cached image, their times in ms. */
 async function otherTenant() {
+  const from = `198.51.100.${1 + (signIns++ % 250)}`;
   const signIn = await timed(() =>
     fetch(`${app.baseUrl}/api/auth/sign-in/email`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: app.baseUrl },
+      headers: { "content-type": "application/json", origin: app.baseUrl, "x-forwarded-for": from },
       body: JSON.stringify({ email: victimEmail, password: PASSWORD }),
     }),
   );
@@ -87,7 +92,8 @@ async function otherTenant() {
 
 async function whileOtherTenantWorks(read: () => Promise<Response>) {
   const alone = { signIn: 0, image: 0 };
-  for (let i = 0; i < 3; i++) {
+  // Five: a password hash's time varies by tens of ms on its own; the slowest of five is what it costs.
+  for (let i = 0; i < 5; i++) {
     const t = await otherTenant();
     alone.signIn = Math.max(alone.signIn, t.signIn);
     alone.image = Math.max(alone.image, t.image);
