@@ -41,7 +41,7 @@ export const perDay = count(MAX_KEY_PER_DAY);
 const capOrNone =
   (parse: (value: string) => number) =>
   (value: string): number | "none" =>
-    value.trim() === "none" ? "none" : parse(value);
+    value.trim().toLowerCase() === "none" ? "none" : parse(value);
 export const capTransforms = capOrNone(count(MAX_CAP_TRANSFORMS));
 /** Megabytes (10^6 bytes) on the command line, bytes in the cap. */
 export const capMegabytes = capOrNone((value) => count(MAX_CAP_BYTES / MEGABYTE)(value) * MEGABYTE);

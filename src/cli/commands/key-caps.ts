@@ -67,9 +67,10 @@ function describe(key: ApiKeyRow): string {
   const uses = new Map((key.capUses ?? []).map((use) => [use.cap, use]));
   const rows = SPEND_CAP_NAMES.map((cap) => {
     const use = uses.get(cap);
+    const limit = key.spendCap?.[cap] ?? null;
     return {
       cap: SPEND_CAPS[cap].label,
-      limit: use ? capAmount(cap, use.limit) : "none",
+      limit: limit === null ? "none" : capAmount(cap, limit),
       spent: use ? `${capAmount(cap, use.spent)} (${use.percent} %)` : "",
     };
   });

@@ -28,8 +28,8 @@ export function SpendCapFields({ form }: { form: KeyForm }) {
       <p className="text-xs text-subtle">
         Counted in UTC days and months, cache hits included in the bytes. At 80 % the team&apos;s admins are alerted; at
         100 % the key&apos;s new transforms are refused (HTTP 429, SPEND_CAP_REACHED) until the period ends, while
-        images already made are still served. Usage is counted each minute, so a cap can be passed by up to a
-        minute&apos;s transforms.
+        images already made are still served. Usage is counted once each minute has ended, so a cap can be passed by up
+        to about two minutes of the key&apos;s transforms.
       </p>
     </fieldset>
   );

@@ -68,13 +68,29 @@ export function capAmount(cap: SpendCapName, value: number): string {
     : value.toLocaleString("en");
 }
 
+/** Whether two caps hold a key to the same amounts (jsonb keeps its own key order: compared by name). */
+export function sameCap(a: SpendCap | null, b: SpendCap | null): boolean {
+  return SPEND_CAP_NAMES.every((name) => (a?.[name] ?? null) === (b?.[name] ?? null));
+}
+
 /** A cap that caps nothing is stored as none. */
 export function capOrNull(cap: SpendCap | null): SpendCap | null {
   return cap && SPEND_CAP_NAMES.some((name) => cap[name] !== null) ? cap : null;
 }
 
-const optionalMegabytes = (max: number) =>
-  optionalCount(Math.floor(max / MEGABYTE)).transform((mb) => (mb === null ? null : mb * MEGABYTE));
+/**
+ * Megabytes as typed, to six decimals (a byte): the bytes a cap holds are given back exactly however
+ * they were set (the API and the command line take bytes).
+ */
+const optionalMegabytes = (max: number) => {
+  const message = `Enter megabytes from 0.000001 to ${(max / MEGABYTE).toLocaleString("en")}, such as 500 or 0.5`;
+  return z
+    .string()
+    .trim()
+    .refine((text) => text === "" || /^\d{1,10}(\.\d{1,6})?$/.test(text), message)
+    .transform((text) => (text === "" ? null : Math.round(Number(text) * MEGABYTE)))
+    .pipe(z.number().int().min(1, message).max(max, message).nullable());
+};
 
 /** The key dialog's cap fields, as text: empty is no cap; bytes in megabytes. */
 export const spendCapFormSchema = z
@@ -90,7 +106,8 @@ export type SpendCapForm = z.input<typeof spendCapFormSchema>;
 
 /** A stored cap (or none) as the dialog shows it. */
 export function spendCapFormValues(cap: SpendCap | null): SpendCapForm {
-  const text = (value: number | null | undefined, unit = 1) => (value == null ? "" : String(Math.round(value / unit)));
+  const text = (value: number | null | undefined, unit = 1) =>
+    value == null ? "" : unit === 1 ? String(value) : (value / unit).toFixed(6).replace(/\.?0+$/, "");
   return {
     transformsPerDay: text(cap?.transformsPerDay),
     transformsPerMonth: text(cap?.transformsPerMonth),

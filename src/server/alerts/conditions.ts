@@ -1,6 +1,6 @@
 import { and, eq, gt, gte, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { DEFAULT_ALERT_SETTINGS, type AlertSettings } from "@/lib/schemas/alerts";
-import { SPEND_CAPS } from "@/lib/schemas/spend-cap";
+import { capAmount, SPEND_CAPS } from "@/lib/schemas/spend-cap";
 import { periodOf, utcDate } from "@/server/spend-caps/periods";
 import { capUses, readKeySpending } from "@/server/spend-caps/spending";
 import { dayOf } from "@/server/analytics/date-range";
@@ -189,7 +189,7 @@ async function keySpendCaps({ db, now }: ConditionDeps): Promise<FoundAlert[]> {
         const { label, period } = SPEND_CAPS[use.cap];
         const reached = use.spent >= use.limit;
         const start = utcDate(periodOf(period, now).start);
-        const said = `Key "${key.name}" of ${key.project} has spent ${use.spent.toLocaleString("en")} of its ${use.limit.toLocaleString("en")} ${label} (${use.percent} %)`;
+        const said = `Key "${key.name}" of ${key.project} has spent ${capAmount(use.cap, use.spent)} of its ${capAmount(use.cap, use.limit)} ${label.replace("bytes ", "")} (${use.percent} %)`;
         return {
           teamId: key.teamId,
           projectId: key.projectId,

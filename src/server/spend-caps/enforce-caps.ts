@@ -41,11 +41,19 @@ export async function enforceSpendCaps(deps: CapCheckDeps): Promise<CapCheckRepo
     const holding: Holding = binding && { cap: binding.use.cap, until: binding.until };
     if (sameHolding(key, holding)) continue;
     const wrote = await deps.db.transaction(async (tx) => {
-      // Only if the cap is still the one read: an admin's change meanwhile clears the mark itself.
+      // Only if the cap and its mark are still those read: an admin's change meanwhile clears the mark
+      // itself, and of two checks at once (instances after their flushes) one writes it and its entry.
       const [row] = await tx
         .update(apiKeys)
         .set({ capReached: holding?.cap ?? null, capReachedUntil: holding?.until ?? null })
-        .where(and(eq(apiKeys.id, key.id), sql`${apiKeys.spendCap} = ${JSON.stringify(key.cap)}::jsonb`))
+        .where(
+          and(
+            eq(apiKeys.id, key.id),
+            sql`${apiKeys.spendCap} = ${JSON.stringify(key.cap)}::jsonb`,
+            sql`${apiKeys.capReached} is not distinct from ${key.capReached}::text`,
+            sql`${apiKeys.capReachedUntil} is not distinct from ${key.capReachedUntil?.toISOString() ?? null}::timestamptz`,
+          ),
+        )
         .returning({ id: apiKeys.id });
       if (row && binding)
         await audit.record(tx, {

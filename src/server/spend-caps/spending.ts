@@ -1,10 +1,14 @@
-import { and, eq, gte, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, gte, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { SPEND_CAPS, SPEND_CAP_NAMES, type SpendCap, type SpendCapName } from "@/lib/schemas/spend-cap";
 import type { Database } from "@/server/db/client";
 import { apiKeys, projects, usageRecord } from "@/server/db/schema";
 import { periodOf, utcDate } from "./periods";
 
-/** A capped key, what it spent this UTC day and month (flushed usage), and what it is held to. */
+/**
+ * A capped key, what it spent this UTC day and month (flushed usage, the key it replaced by a rotation
+ * included), and what it is held to.
+ */
 export interface KeySpending {
   id: string;
   name: string;
@@ -17,6 +21,8 @@ export interface KeySpending {
   capReachedUntil: Date | null;
   spent: Record<SpendCapName, number>;
 }
+
+const previous = alias(apiKeys, "previous");
 
 /** One of a key's caps against what it spent, with its share used. */
 export interface CapUse {
@@ -62,11 +68,28 @@ export async function readKeySpending(
     })
     .from(apiKeys)
     .innerJoin(projects, eq(projects.id, apiKeys.projectId))
-    .leftJoin(u, and(eq(u.apiKeyId, apiKeys.id), gte(u.date, monthStart)))
+    // By project first, as usage_record's index is; the key's own rows and those of the key it
+    // replaced (a rotation hands on the caps, not a fresh budget).
+    .leftJoin(
+      u,
+      and(
+        eq(u.projectId, apiKeys.projectId),
+        gte(u.date, monthStart),
+        or(
+          eq(u.apiKeyId, apiKeys.id),
+          inArray(
+            u.apiKeyId,
+            db.select({ id: previous.id }).from(previous).where(eq(previous.replacedById, apiKeys.id)),
+          ),
+        ),
+      ),
+    )
     .where(
       and(
         isNotNull(apiKeys.spendCap),
         isNull(apiKeys.revokedAt),
+        // An expired key transforms nothing; it stays out of the check, however many rotations leave one.
+        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
         projectId === undefined ? undefined : eq(apiKeys.projectId, projectId),
       ),
     )

@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { keyLimitsSchema, MAX_ROTATION_GRACE_SECONDS } from "@/lib/schemas/api-key";
 import type { KeyPolicy } from "@/lib/schemas/key-policy";
-import { capOrNull, type SpendCap, type SpendCapName } from "@/lib/schemas/spend-cap";
+import { capOrNull, sameCap, type SpendCap, type SpendCapName } from "@/lib/schemas/spend-cap";
 import { nameSchema } from "@/lib/schemas/names";
 import { effectiveKeyLimits } from "@/server/config-cache/key-limits";
 import { apiKeys } from "@/server/db/schema";
@@ -129,7 +129,7 @@ export async function updateApiKey(
       input.policy === undefined ? undefined : await normaliseKeyPolicy(tx, scope, input.policy, deps.hostPolicy);
     const spendCap = limits.spendCap === undefined ? undefined : capOrNull(limits.spendCap);
     // A changed cap releases the key at once; the check after the next flush marks it again if it is still over.
-    const capChanged = spendCap !== undefined && JSON.stringify(spendCap) !== JSON.stringify(current.spendCap);
+    const capChanged = spendCap !== undefined && !sameCap(spendCap, current.spendCap);
     const [updated] = await tx
       .update(apiKeys)
       .set({
@@ -196,6 +196,12 @@ export async function rotateApiKey(
       },
       now,
     );
+    // A reached cap holds the new pair too: its spending counts the old key's (spend-caps/spending.ts).
+    if (old.capReachedName)
+      await tx
+        .update(apiKeys)
+        .set({ capReached: old.capReachedName, capReachedUntil: old.capReachedUntil })
+        .where(eq(apiKeys.id, created.id));
     const graceEnd = new Date(now.getTime() + graceSeconds * 1000);
     const oldKeyExpiresAt = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
     await tx

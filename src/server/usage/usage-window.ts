@@ -56,7 +56,8 @@ export function createUsageWindow(deps: UsageWindowDeps, windowMs: number): Usag
       buckets.set(key, bucket);
       for (const [field, by] of Object.entries(usageFields(increment)))
         bucket.fields[field] = (bucket.fields[field] ?? 0) + by;
-      bucket.requests += 1;
+      // What is lost if the write fails: the requests (an encode finished after its answer is none).
+      bucket.requests += increment.requests;
       const written = new Promise<void>((resolve) => waiting.push(resolve));
       timer ??= setTimeout(() => void write(), windowMs);
       return written;

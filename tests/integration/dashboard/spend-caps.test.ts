@@ -144,6 +144,26 @@ describe("spend caps per key", () => {
     // Checked again: the same mark, no second entry, no write.
     expect((await meter()).caps).toMatchObject({ reached: 0, released: 0 });
     expect(await entries(key.id, "api_key.cap_reached")).toHaveLength(1);
+    // Renamed in the dialog, which sends the same caps (in another order): still held, one entry for the name.
+    await owner.caller.apiKey.update({
+      ...scope(),
+      keyId: key.id,
+      name: "storefront",
+      spendCap: { bytesPerMonth: null, transformsPerDay: 5, bytesPerDay: null, transformsPerMonth: null },
+    });
+    expect((await keyRow(key.id)).capReached).toEqual({ cap: "transformsPerDay", until: new Date(midnight) });
+    expect((await image(key, "w_45")).status).toBe(429);
+    // Its cap lowered and so released, then two checks at once (two instances after their flushes): one
+    // marks it, and writes one entry.
+    await owner.caller.apiKey.update({ ...scope(), keyId: key.id, spendCap: { ...NO_CAP, transformsPerDay: 4 } });
+    expect((await keyRow(key.id)).capReached).toBeNull();
+    const check = () =>
+      enforceSpendCaps({ db: app.services.database.db, invalidate: app.services.invalidate, now: () => new Date() });
+    const both = await Promise.all([check(), check()]);
+    expect(both.map((report) => report.reached).sort()).toEqual([0, 1]);
+    expect(await entries(key.id, "api_key.cap_reached")).toHaveLength(2);
+    await owner.caller.apiKey.update({ ...scope(), keyId: key.id, spendCap: { ...NO_CAP, transformsPerDay: 5 } });
+    await meter();
     await app.services.jobs.cron.checkAlerts();
     expect((await alerts()).map((alert) => alert.message)).toContainEqual(
       expect.stringContaining("has spent 5 of its 5 transforms a day (100 %): its new transforms are refused"),
@@ -187,7 +207,16 @@ describe("spend caps per key", () => {
     );
     expect((await image(key, "w_60")).status).toBe(200);
 
+    // A rotation hands on the caps and the mark, not a fresh budget: the new pair counts the old key's spending.
     const rotated = await owner.caller.apiKey.rotate({ ...scope(), keyId: key.id, graceSeconds: 0 });
-    expect((await keyRow(rotated.id)).spendCap).toEqual({ ...NO_CAP, bytesPerMonth: size * 3 });
+    const renewed = await keyRow(rotated.id);
+    expect(renewed.spendCap).toEqual({ ...NO_CAP, bytesPerMonth: size * 3 });
+    expect(renewed.capReached).toMatchObject({ cap: "bytesPerMonth" });
+    expect((await image(rotated, "w_62")).status).toBe(429);
+    expect((await meter()).caps).toMatchObject({ released: 0 });
+    expect((await keyRow(rotated.id)).capUses).toEqual([
+      { cap: "bytesPerMonth", limit: size * 3, spent: size * 4, percent: 133 },
+    ]);
+    expect((await image(rotated, "w_60")).status).toBe(200);
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import { createMemoryRateLimiter } from "@/server/coordination/memory-rate-limit
 import { withRefusalMemo } from "@/server/coordination/refusal-memo";
 import type { RateLimiter } from "@/server/coordination/types";
 import { AppError } from "@/server/errors";
+import { capRefusal } from "@/server/spend-caps/refusal";
 import { addressSubject } from "@/server/ratelimit/address-subject";
 import {
   DEFAULT_ADDRESS_LIMITS,
@@ -63,7 +64,8 @@ function setup(
     calls,
     counters,
     limiter: inner,
-    forRequest: (address = "203.0.113.9") => requestLimits(apiKey, address, deps),
+    forRequest: (address = "203.0.113.9", key: Partial<ApiKeyConfig> = {}) =>
+      requestLimits({ ...apiKey, ...key }, address, deps),
   };
 }
 
@@ -199,6 +201,27 @@ describe("withinLimits", () => {
       return "transformed";
     });
     expect([result, attempts]).toEqual(["transformed", 2]);
+  });
+
+  it("tries once more when the job it shared was refused by the other key's spend cap, under its own key", async () => {
+    const { forRequest } = setup();
+    const otherKeysCap = capRefusal({ capReached: { cap: "transformsPerDay", limit: 5, untilMs: NOW + 60_000 } }, NOW)!;
+    let attempts = 0;
+    const result = await withinLimits(forRequest(), async (admit) => {
+      attempts++;
+      if (attempts === 1) throw otherKeysCap;
+      await admit();
+      return "transformed";
+    });
+    expect([result, attempts]).toEqual(["transformed", 2]);
+  });
+
+  it("refuses its own key's transform once the key reached a cap, charging no window", async () => {
+    const { forRequest, calls } = setup();
+    const capped = { capReached: { cap: "bytesPerMonth" as const, limit: 9, untilMs: NOW + 60_000 } };
+    const limits = forRequest("203.0.113.9", capped);
+    await expect(limits.admitTransform()).rejects.toMatchObject({ code: "SPEND_CAP_REACHED", status: 429 });
+    expect(calls).toEqual([]);
   });
 
   it("passes its own refusal on, and any other failure, without trying again", async () => {

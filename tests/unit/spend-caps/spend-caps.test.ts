@@ -66,6 +66,13 @@ describe("a capped key's refusal", () => {
 });
 
 describe("the caps' fields", () => {
+  it("give a cap set in bytes back exactly, in megabytes to the byte", () => {
+    const cap = { ...NO_CAP, bytesPerDay: 400_001, bytesPerMonth: 1_400_000 };
+    const shown = spendCapFormValues(cap);
+    expect(shown).toMatchObject({ bytesPerDay: "0.400001", bytesPerMonth: "1.4" });
+    expect(spendCapFormSchema.parse(shown)).toEqual(cap);
+  });
+
   it("read megabytes into bytes, empty as no cap, and give a stored cap back as typed", () => {
     const typed = { transformsPerDay: "", transformsPerMonth: " 2000 ", bytesPerDay: "", bytesPerMonth: "750" };
     const cap = spendCapFormSchema.parse(typed);
@@ -84,7 +91,7 @@ describe("the caps' fields", () => {
     expect(refused({ bytesPerDay: "20", bytesPerMonth: "10" })!.issues).toEqual([
       expect.objectContaining({ path: ["bytesPerDay"], message: "A day's bytes cannot be capped above the month's" }),
     ]);
-    for (const text of ["0", "1.5", "-2", "lots", "1000000001"])
+    for (const text of ["0", "0.0000001", "1e3", "-2", "lots", "1000000001"])
       expect(refused({ bytesPerMonth: text })!.issues[0]!.path, text).toEqual(["bytesPerMonth"]);
     expect(spendCapSchema.safeParse({ ...NO_CAP, transformsPerDay: 10 ** 11 }).success).toBe(false);
   });
