@@ -191,7 +191,9 @@ export async function withinLimits<T>(
     } catch (error) {
       // The job's own request was refused for its key's limits or cap, not this one's key.
       const anotherRequestsRefusal =
-        !admittedHere && error instanceof AppError && (error.code === "RATE_LIMITED" || error.code === "SPEND_CAP_REACHED");
+        !admittedHere &&
+        error instanceof AppError &&
+        (error.code === "RATE_LIMITED" || error.code === "SPEND_CAP_REACHED");
       if (anotherRequestsRefusal && attempt === 0) continue;
       // A failure answered without work (a source failure remembered) is still a request the address made.
       await limits.admitRequest();
