@@ -16,8 +16,9 @@ export interface CapCheckDeps {
 export interface CapCheckReport {
   /** Capped keys read. */
   capped: number;
-  /** Keys that reached a cap in this check, and keys whose reached cap ended (a new period, a higher cap). */
+  /** Keys this check marked as having reached a cap. */
   reached: number;
+  /** Keys whose mark it cleared: a new period, or a cap changed while the mark was being read. */
   released: number;
 }
 
@@ -27,8 +28,8 @@ type Holding = { cap: SpendCapName; until: Date } | null;
  * Marks the keys that reached a cap, from the usage just flushed, until their period ends, and
  * releases those that no longer have: one write and one audit entry per key whose state changed, never
  * per request. The image route reads the mark from the key's cached config (spend-caps/refusal.ts), so
- * the cap holds from the flush after the spending that reached it: the overshoot is at most a flush
- * period of the key's transforms (its minute limit bounds it; docs/dashboard.md).
+ * the cap holds from the flush that counts the spending that reached it: the overshoot is what the key
+ * transforms before then, up to about two minutes of its minute limit (docs/dashboard.md).
  */
 export async function enforceSpendCaps(deps: CapCheckDeps): Promise<CapCheckReport> {
   const now = deps.now();
