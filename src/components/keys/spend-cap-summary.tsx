@@ -1,13 +1,7 @@
-import { capAmount, SPEND_CAPS, type SpendCapName } from "@/lib/schemas/spend-cap";
+import { capAmount, capUnit, SPEND_CAPS, type SpendCapName } from "@/lib/schemas/spend-cap";
+import type { CapUse } from "@/server/spend-caps/spending";
 import { When } from "@/components/ui/when";
 import { cn } from "@/lib/cn";
-
-interface CapUse {
-  cap: SpendCapName;
-  limit: number;
-  spent: number;
-  percent: number;
-}
 
 /** A key's caps in its row: what it spent of each, and, once it reached one, until when it is held. */
 export function SpendCapSummary({
@@ -31,8 +25,7 @@ export function SpendCapSummary({
           {uses.map((use, i) => (
             <span key={use.cap} className={cn(use.percent >= 80 && "font-medium text-warning")}>
               {i > 0 ? "; " : ""}
-              {capAmount(use.cap, use.spent)} of {capAmount(use.cap, use.limit)}{" "}
-              {SPEND_CAPS[use.cap].label.replace("bytes ", "")} ({use.percent} %)
+              {capAmount(use.cap, use.spent)} of {capAmount(use.cap, use.limit)} {capUnit(use.cap)} ({use.percent} %)
             </span>
           ))}
         </p>

@@ -73,6 +73,9 @@ export function sameCap(a: SpendCap | null, b: SpendCap | null): boolean {
   return SPEND_CAP_NAMES.every((name) => (a?.[name] ?? null) === (b?.[name] ?? null));
 }
 
+/** What follows a cap's amounts: "transforms a day", "delivered a month" (capAmount says MB). */
+export const capUnit = (cap: SpendCapName) => SPEND_CAPS[cap].label.replace("bytes ", "");
+
 /** A cap that caps nothing is stored as none. */
 export function capOrNull(cap: SpendCap | null): SpendCap | null {
   return cap && SPEND_CAP_NAMES.some((name) => cap[name] !== null) ? cap : null;

@@ -1,7 +1,7 @@
 import { and, eq, gt, gte, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { DEFAULT_ALERT_SETTINGS, type AlertSettings } from "@/lib/schemas/alerts";
-import { capAmount, SPEND_CAPS } from "@/lib/schemas/spend-cap";
-import { periodOf, utcDate } from "@/server/spend-caps/periods";
+import { capAmount, capUnit, SPEND_CAPS } from "@/lib/schemas/spend-cap";
+import { periodOf } from "@/server/spend-caps/periods";
 import { capUses, readKeySpending } from "@/server/spend-caps/spending";
 import { dayOf } from "@/server/analytics/date-range";
 import { DEFAULT_RATE_LIMIT_PER_DAY } from "@/server/config-cache/key-limits";
@@ -186,10 +186,10 @@ async function keySpendCaps({ db, now }: ConditionDeps): Promise<FoundAlert[]> {
     capUses(key)
       .filter((use) => use.percent >= SPEND_CAP_NOTICE_PERCENT)
       .map((use) => {
-        const { label, period } = SPEND_CAPS[use.cap];
+        const { period } = SPEND_CAPS[use.cap];
         const reached = use.spent >= use.limit;
-        const start = utcDate(periodOf(period, now).start);
-        const said = `Key "${key.name}" of ${key.project} has spent ${capAmount(use.cap, use.spent)} of its ${capAmount(use.cap, use.limit)} ${label.replace("bytes ", "")} (${use.percent} %)`;
+        const start = dayOf(periodOf(period, now).start.getTime());
+        const said = `Key "${key.name}" of ${key.project} has spent ${capAmount(use.cap, use.spent)} of its ${capAmount(use.cap, use.limit)} ${capUnit(use.cap)} (${use.percent} %)`;
         return {
           teamId: key.teamId,
           projectId: key.projectId,

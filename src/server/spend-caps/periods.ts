@@ -13,6 +13,3 @@ export function periodOf(period: CapPeriod, at: Date): { start: Date; end: Date 
     end: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1)),
   };
 }
-
-/** `YYYY-MM-DD` of an instant, UTC: how usage_record dates its rows. */
-export const utcDate = (at: Date) => at.toISOString().slice(0, 10);

@@ -3,7 +3,8 @@ import { alias } from "drizzle-orm/pg-core";
 import { SPEND_CAPS, SPEND_CAP_NAMES, type SpendCap, type SpendCapName } from "@/lib/schemas/spend-cap";
 import type { Database } from "@/server/db/client";
 import { apiKeys, projects, usageRecord } from "@/server/db/schema";
-import { periodOf, utcDate } from "./periods";
+import { dayOf } from "@/server/analytics/date-range";
+import { periodOf } from "./periods";
 
 /**
  * A capped key, what it spent this UTC day and month (flushed usage, the key it replaced by a rotation
@@ -43,8 +44,8 @@ export async function readKeySpending(
   /** One project's keys (its key list) instead of the fleet's (the check after a flush). */
   projectId?: string,
 ): Promise<KeySpending[]> {
-  const today = utcDate(now);
-  const monthStart = utcDate(periodOf("month", now).start);
+  const today = dayOf(now.getTime());
+  const monthStart = dayOf(periodOf("month", now).start.getTime());
   const u = usageRecord;
   const total = (column: typeof u.transforms | typeof u.bytes, todayOnly: boolean) =>
     todayOnly
