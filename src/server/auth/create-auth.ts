@@ -2,10 +2,12 @@ import { betterAuth } from "better-auth";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { NAME_MAX_LENGTH, nameSchema } from "@/lib/schemas/names";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { twoFactor } from "better-auth/plugins/two-factor";
+import { eq } from "drizzle-orm";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/schemas/account";
 import type { RateLimiter } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
-import { account, session, user, verification } from "@/server/db/schema";
+import { account, session, twoFactor as twoFactorTable, user, verification } from "@/server/db/schema";
 import { isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { NewAccount, SignUpOrigin } from "@/server/tenancy/onboarding";
@@ -57,7 +59,7 @@ export function createAuth(options: AuthOptions) {
   return betterAuth({
     database: drizzleAdapter(scope.db, {
       provider: "pg",
-      schema: { user, session, account, verification },
+      schema: { user, session, account, verification, twoFactor: twoFactorTable },
       transaction: true,
     }),
     secret: options.secret,
@@ -98,6 +100,15 @@ export function createAuth(options: AuthOptions) {
       maxPasswordLength: PASSWORD_MAX_LENGTH,
     },
     socialProviders,
+    plugins: [
+      twoFactor({
+        issuer: "OptStuff",
+        // An account that signs in with GitHub or Google alone has no password to confirm with.
+        allowPasswordless: true,
+        // Ten single-use recovery codes, shown once, sealed at rest like the secret.
+        backupCodeOptions: { amount: 10, length: 10 },
+      }),
+    ],
     // A display name is shown to every member of every team the user joins: bounded like the
     // dashboard's other names (better-auth takes any string; 60,000 characters were accepted).
     hooks: {
@@ -174,16 +185,25 @@ export function createAuth(options: AuthOptions) {
       },
       session: {
         create: {
-          after: async (created) =>
-            options.onSignedIn({
+          after: async (created, ctx) => {
+            // A password accepted for an account with a second factor: that session is dropped at once
+            // for the code's challenge, and the session its code makes is the sign-in.
+            if (ctx?.path === "/sign-in/email" && (await hasSecondFactor(scope.db, created.userId))) return;
+            await options.onSignedIn({
               userId: created.userId,
               ip: created.ipAddress || null,
               userAgent: created.userAgent || null,
-            }),
+            });
+          },
         },
       },
     },
   });
+}
+
+async function hasSecondFactor(db: Database, userId: string): Promise<boolean> {
+  const [row] = await db.select({ enabled: user.twoFactorEnabled }).from(user).where(eq(user.id, userId)).limit(1);
+  return row?.enabled === true;
 }
 
 export type Auth = ReturnType<typeof createAuth>;

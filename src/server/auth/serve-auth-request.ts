@@ -11,12 +11,19 @@ export interface AuthRequestDeps {
   auth: Pick<Auth, "handler">;
   signInFailures: SignInFailureLimit;
   clientAddresses: ClientAddressPolicy;
+  /** The account a pending second-factor challenge (its cookie) belongs to, by e-mail; null for none. */
+  challengedAccount(cookieHeader: string | null): Promise<string | null>;
   /** A wrong password (401) for this address, from where it came: the audit log's failed sign-in. */
   onWrongPassword(email: string, origin: { ip: string | null; userAgent: string | null }): Promise<void>;
 }
 
-/** The one better-auth path whose failures count against an account (password sign-in). */
+/** The one better-auth path whose failures count against an account by the e-mail in its body (password sign-in). */
 const SIGN_IN_PATH = "/api/auth/sign-in/email";
+/**
+ * A second factor's codes, counted against the account their challenge belongs to in the same window:
+ * a guessed code is a guessed password's second half.
+ */
+const SECOND_FACTOR_PATHS = new Set(["/api/auth/two-factor/verify-totp", "/api/auth/two-factor/verify-backup-code"]);
 
 /**
  * A request to better-auth's endpoints, in order: the body read within its cap (413), the client
@@ -25,14 +32,17 @@ const SIGN_IN_PATH = "/api/auth/sign-in/email";
  * (429), then better-auth, whose answer settles that window.
  */
 export async function serveAuthRequest(request: Request, deps: AuthRequestDeps): Promise<Response> {
-  let attempt: (SignInAttempt & { email: string }) | null = null;
+  let attempt: (SignInAttempt & { email: string; secondFactor?: true }) | null = null;
   let forwarded: Request;
   let address: string;
   try {
     const body =
       request.method === "GET" || request.method === "HEAD" ? null : await readBodyWithin(request, BODY_LIMITS.auth);
-    if (request.method === "POST" && new URL(request.url).pathname === SIGN_IN_PATH)
+    const path = new URL(request.url).pathname;
+    if (request.method === "POST" && path === SIGN_IN_PATH)
       attempt = await beginSignIn(request, body, deps.signInFailures);
+    else if (request.method === "POST" && SECOND_FACTOR_PATHS.has(path))
+      attempt = await beginSecondFactor(request, deps);
     const headers = new Headers(request.headers);
     address = clientAddress(request.headers, deps.clientAddresses);
     headers.set(CLIENT_ADDRESS_HEADER, address);
@@ -43,12 +53,21 @@ export async function serveAuthRequest(request: Request, deps: AuthRequestDeps):
   }
   const response = await deps.auth.handler(forwarded);
   await attempt?.settle(response.status);
-  if (attempt && response.status === 401)
+  if (attempt && !attempt.secondFactor && response.status === 401)
     await deps.onWrongPassword(attempt.email, {
       ip: address === "unknown" ? null : address,
       userAgent: request.headers.get("user-agent"),
     });
   return response;
+}
+
+/** A code for a pending challenge: counted against its account, if the challenge names one. */
+async function beginSecondFactor(
+  request: Request,
+  deps: Pick<AuthRequestDeps, "challengedAccount" | "signInFailures">,
+): Promise<(SignInAttempt & { email: string; secondFactor: true }) | null> {
+  const email = await deps.challengedAccount(request.headers.get("cookie"));
+  return email === null ? null : { ...(await deps.signInFailures.begin(email)), email, secondFactor: true };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { recordFailedSignIn } from "@/server/audit/sign-ins";
+import { challengedAccount } from "@/server/auth/second-factor-challenge";
 import { serveAuthRequest } from "@/server/auth/serve-auth-request";
 import { toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
@@ -19,6 +20,7 @@ export function createAuthRouteHandler(getServices: () => Promise<Services>) {
         auth: await services.dashboard.auth(),
         signInFailures: services.dashboard.signInFailures,
         clientAddresses: services.delivery.route.limits.clientAddresses,
+        challengedAccount: (cookie) => challengedAccount(loaded.database.db, cookie, loaded.dashboard.tenancy.now()),
         // The refusal is answered whatever happens to its entry.
         onWrongPassword: (email, origin) =>
           recordFailedSignIn({ db: loaded.database.db, now: loaded.dashboard.tenancy.now }, email, origin).catch(

@@ -1,0 +1,170 @@
+import { and, eq } from "drizzle-orm";
+import * as OTPAuth from "otpauth";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SIGN_IN_FAILURES } from "@/server/auth/sign-in-failures";
+import { WINDOW_MS } from "@/server/coordination/windows";
+import { auditLog, twoFactor, user as users } from "@/server/db/schema";
+import { createTestApp, type TestApp } from "../../support/app";
+import { clearOfWindowEdge } from "../../support/clock";
+import { authRequest, cookieFrom, signUp, type TestUser } from "../../support/dashboard";
+
+/**
+ * A second factor (TOTP and recovery codes, better-auth's two-factor plugin) through the app's own
+ * auth route: enrolment, sign-in with a code or a recovery code, and wrong codes counted against the
+ * account in the failure window wrong passwords count in. Codes are made by an authenticator library
+ * of its own (otpauth) from the URI the enrolment gives.
+ */
+const PASSWORD = "correct horse battery";
+let app: TestApp;
+let account: TestUser;
+let totp: OTPAuth.TOTP;
+let recoveryCodes: string[];
+
+beforeAll(async () => {
+  app = await createTestApp();
+  account = await signUp(app.services, "second-factor");
+}, 60_000);
+afterAll(async () => app.close());
+
+const json = async <T>(response: Response) => (await response.json()) as T;
+const signIn = () => authRequest(app.services, "/sign-in/email", { email: account.email, password: PASSWORD });
+const sessionOf = async (cookie: string) => {
+  const response = await app.services.dashboard
+    .auth()
+    .then((auth) => auth.api.getSession({ headers: new Headers({ cookie }) }));
+  return response?.user.id ?? null;
+};
+const signedInEntries = () =>
+  app.services.database.db
+    .select({ id: auditLog.id })
+    .from(auditLog)
+    .where(and(eq(auditLog.action, "account.signed_in"), eq(auditLog.targetId, account.id)));
+
+describe("a second factor", () => {
+  it("is enrolled with the password, shown once as an otpauth URI and ten recovery codes, and on only once a code is confirmed", async () => {
+    const enabled = await authRequest(
+      app.services,
+      "/two-factor/enable",
+      { password: PASSWORD },
+      { cookie: account.cookie },
+    );
+    expect(enabled.status).toBe(200);
+    const body = await json<{ totpURI: string; backupCodes: string[] }>(enabled);
+    totp = OTPAuth.URI.parse(body.totpURI) as OTPAuth.TOTP;
+    expect(totp).toBeInstanceOf(OTPAuth.TOTP);
+    expect(totp.issuer).toBe("OptStuff");
+    expect(totp.label).toBe(account.email);
+    recoveryCodes = body.backupCodes;
+    expect(recoveryCodes).toHaveLength(10);
+    expect(new Set(recoveryCodes).size).toBe(10);
+    // Sealed at rest: neither the secret nor a code is stored as given.
+    const [stored] = await app.services.database.db.select().from(twoFactor).where(eq(twoFactor.userId, account.id));
+    expect(stored!.secret).not.toContain(totp.secret.base32);
+    for (const code of recoveryCodes) expect(stored!.backupCodes).not.toContain(code);
+    // Not on until the app's code is confirmed: a password still signs in alone.
+    expect(await json<{ twoFactorRedirect?: boolean }>(await signIn())).not.toHaveProperty("twoFactorRedirect");
+    const wrongPassword = await authRequest(
+      app.services,
+      "/two-factor/enable",
+      { password: "not it" },
+      { cookie: account.cookie },
+    );
+    expect(wrongPassword.status).toBe(400);
+
+    const confirmed = await authRequest(
+      app.services,
+      "/two-factor/verify-totp",
+      { code: totp.generate() },
+      { cookie: account.cookie },
+    );
+    expect(confirmed.status).toBe(200);
+    const [row] = await app.services.database.db
+      .select({ on: users.twoFactorEnabled })
+      .from(users)
+      .where(eq(users.id, account.id));
+    expect(row!.on).toBe(true);
+  });
+
+  it("asks a password sign-in for a code: no session before it, one sign-in entry after it", async () => {
+    const entriesBefore = (await signedInEntries()).length;
+    const first = await signIn();
+    expect(first.status).toBe(200);
+    expect(await json<{ twoFactorRedirect: boolean }>(first)).toMatchObject({ twoFactorRedirect: true });
+    const challenge = cookieFrom(first);
+    expect(challenge).toContain("two_factor=");
+    expect(await sessionOf(challenge)).toBeNull();
+    expect((await signedInEntries()).length).toBe(entriesBefore); // the password alone is no sign-in
+
+    const wrong = await authRequest(app.services, "/two-factor/verify-totp", { code: "000000" }, { cookie: challenge });
+    expect(wrong.status).toBe(401);
+    const right = await authRequest(
+      app.services,
+      "/two-factor/verify-totp",
+      { code: totp.generate() },
+      { cookie: challenge },
+    );
+    expect(right.status).toBe(200);
+    expect(await sessionOf(cookieFrom(right))).toBe(account.id);
+    expect((await signedInEntries()).length).toBe(entriesBefore + 1);
+  });
+
+  it("takes a recovery code instead, once", async () => {
+    const challenge = cookieFrom(await signIn());
+    const used = await authRequest(
+      app.services,
+      "/two-factor/verify-backup-code",
+      { code: recoveryCodes[0] },
+      { cookie: challenge },
+    );
+    expect(used.status).toBe(200);
+    expect(await sessionOf(cookieFrom(used))).toBe(account.id);
+    const again = await authRequest(
+      app.services,
+      "/two-factor/verify-backup-code",
+      { code: recoveryCodes[0] },
+      { cookie: cookieFrom(await signIn()) },
+    );
+    expect(again.status).toBe(401);
+  });
+
+  it("counts wrong codes against the account with its wrong passwords: the window closes for both", async () => {
+    // An account of its own, so the window holds exactly what this test sends.
+    const guarded = await signUp(app.services, "guarded");
+    const enrolled = await authRequest(
+      app.services,
+      "/two-factor/enable",
+      { password: PASSWORD },
+      { cookie: guarded.cookie },
+    );
+    const code = OTPAuth.URI.parse((await json<{ totpURI: string }>(enrolled)).totpURI) as OTPAuth.TOTP;
+    const confirmed = await authRequest(
+      app.services,
+      "/two-factor/verify-totp",
+      { code: code.generate() },
+      { cookie: guarded.cookie },
+    );
+    expect(confirmed.status).toBe(200);
+    const signInGuarded = () =>
+      authRequest(app.services, "/sign-in/email", { email: guarded.email, password: PASSWORD });
+    await clearOfWindowEdge(WINDOW_MS[SIGN_IN_FAILURES.window], 30_000);
+    const codes = 3;
+    for (let i = 0; i < SIGN_IN_FAILURES.max - codes; i++) {
+      const wrong = await authRequest(app.services, "/sign-in/email", { email: guarded.email, password: `guess ${i}` });
+      expect(wrong.status).toBe(401);
+    }
+    for (let i = 0; i < codes; i++) {
+      const challenge = cookieFrom(await signInGuarded());
+      const wrong = await authRequest(
+        app.services,
+        "/two-factor/verify-totp",
+        { code: `12345${i}` },
+        { cookie: challenge },
+      );
+      expect(wrong.status).toBe(401);
+    }
+    // Ten failures, three of them codes: the right password is refused now.
+    const refused = await signInGuarded();
+    expect(refused.status).toBe(429);
+    expect(await json<{ code: string }>(refused)).toMatchObject({ code: "RATE_LIMITED" });
+  }, 60_000);
+});
