@@ -1,6 +1,7 @@
 "use client";
 
 import { createAuthClient } from "better-auth/react";
+import { twoFactorClient } from "better-auth/client/plugins";
 
-/** Same origin as the pages: the auth endpoints live under /api/auth. */
-export const authClient = createAuthClient();
+/** Same origin as the pages: the auth endpoints live under /api/auth. The sign-in form asks for a code itself. */
+export const authClient = createAuthClient({ plugins: [twoFactorClient()] });

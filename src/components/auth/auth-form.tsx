@@ -2,6 +2,8 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { SecondFactorStep } from "./second-factor-step";
 import { Button } from "@/components/ui/button";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
@@ -29,6 +31,11 @@ export function AuthForm({
 }) {
   const router = useRouter();
   const signingUp = mode === "sign-up";
+  const [challenged, setChallenged] = useState(false);
+  const finish = () => {
+    router.push(signingUp ? `/onboarding?next=${encodeURIComponent(next)}` : next);
+    router.refresh();
+  };
   const form = useZodForm(signingUp ? signUpSchema : signInSchema, {
     name: "",
     email: invitation?.email ?? "",
@@ -46,9 +53,14 @@ export function AuthForm({
       form.setError("root.server", { type: "server", message });
       return;
     }
-    router.push(signingUp ? `/onboarding?next=${encodeURIComponent(next)}` : next);
-    router.refresh();
+    // The password was right; the account's second factor is asked for before any session exists.
+    if (result.data && "twoFactorRedirect" in result.data && result.data.twoFactorRedirect) {
+      setChallenged(true);
+      return;
+    }
+    finish();
   });
+  if (challenged) return <SecondFactorStep onSignedIn={finish} />;
   const busy = form.formState.isSubmitting;
 
   return (
