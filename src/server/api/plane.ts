@@ -3,7 +3,7 @@ import type { Auth, AuthOptions } from "@/server/auth/create-auth";
 import { oauthOf } from "@/server/auth/settings";
 import { enabledProviders } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
-import { recordSignIn } from "@/server/audit/sign-ins";
+import { recordSecondFactorChange, recordSignIn } from "@/server/audit/sign-ins";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { Coordination } from "@/server/coordination/create-coordination";
 import type { Counters } from "@/server/coordination/counters";
@@ -102,6 +102,14 @@ export function createDashboardPlane(env: Env, shared: DashboardShared): Dashboa
           "after a sign-in, its audit entry or adopting ownerless teams failed",
           describeError(error),
         );
+      }
+    },
+    onSecondFactorChanged: async (change, origin) => {
+      try {
+        await recordSecondFactorChange({ db: database.db, now }, change, origin);
+      } catch (error) {
+        // The change has happened; only its entry is missed, and the log says so.
+        logger.log("error", "a second factor's change was made but its audit entry failed", describeError(error));
       }
     },
     logger,

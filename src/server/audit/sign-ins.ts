@@ -1,6 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { user } from "@/server/db/schema";
+import type { AuditAction } from "@/lib/audit-actions";
+import type { SecondFactorChange } from "@/server/auth/create-auth";
 import { auditTrail, userActor, type AuditTrail } from "./trail";
 
 export interface SignInOrigin {
@@ -12,8 +14,31 @@ export interface SignInOrigin {
  * A session was made (a sign-in, or the sign-up that signs in): an instance entry as that account.
  * Answers the account's trail, for what the sign-in goes on to do (the owner adopting teams).
  */
-export async function recordSignIn(
+export function recordSignIn(
   deps: { db: Database; now: () => Date },
+  session: { userId: string } & SignInOrigin,
+): Promise<AuditTrail | null> {
+  return recordAccountEntry(deps, "account.signed_in", session);
+}
+
+const SECOND_FACTOR_ACTIONS = {
+  enabled: "account.second_factor_enabled",
+  disabled: "account.second_factor_disabled",
+  codes_renewed: "account.recovery_codes_renewed",
+} as const satisfies Record<SecondFactorChange, AuditAction>;
+
+/** The account turned its second factor on or off, or made new recovery codes: an instance entry as it. */
+export async function recordSecondFactorChange(
+  deps: { db: Database; now: () => Date },
+  change: SecondFactorChange,
+  origin: { userId: string } & SignInOrigin,
+): Promise<void> {
+  await recordAccountEntry(deps, SECOND_FACTOR_ACTIONS[change], origin);
+}
+
+async function recordAccountEntry(
+  deps: { db: Database; now: () => Date },
+  action: AuditAction,
   session: { userId: string } & SignInOrigin,
 ): Promise<AuditTrail | null> {
   const [account] = await deps.db
@@ -22,7 +47,7 @@ export async function recordSignIn(
     .where(eq(user.id, session.userId));
   if (!account) return null;
   const audit = auditTrail(userActor(account, session), deps.now);
-  await audit.record(deps.db, { teamId: null, action: "account.signed_in", target: labelled(account) });
+  await audit.record(deps.db, { teamId: null, action, target: labelled(account) });
   return audit;
 }
 

@@ -33,7 +33,9 @@ export interface AuthOptions {
   /** Runs once per new account (where it starts: onboarding.ts), with the invitation its sign-up carried. */
   onUserCreated(account: NewAccount, origin: SignUpOrigin): Promise<void>;
   /** Runs on every sign-in, sign-up included, with where it came from (better-auth's session row). */
-  onSignedIn(session: { userId: string; ip: string | null; userAgent: string | null }): Promise<void>;
+  onSignedIn(session: AccountOrigin): Promise<void>;
+  /** Runs when an account turns its second factor on or off, or makes new recovery codes. */
+  onSecondFactorChanged(change: SecondFactorChange, origin: AccountOrigin): Promise<void>;
   /** better-auth's own log lines go through it (and its redaction). */
   logger: Logger;
   /** The registration policy, run inside better-auth's sign-up transaction on the database given. */
@@ -46,6 +48,14 @@ export interface AuthOptions {
     lockAccountCreation(db: Database): Promise<void>;
   };
 }
+
+export interface AccountOrigin {
+  userId: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export type SecondFactorChange = "enabled" | "disabled" | "codes_renewed";
 
 /** The header carrying the client address the app computed (never the client's own claim). */
 export const CLIENT_ADDRESS_HEADER = "x-optstuff-client-address";
@@ -112,6 +122,12 @@ export function createAuth(options: AuthOptions) {
     // A display name is shown to every member of every team the user joins: bounded like the
     // dashboard's other names (better-auth takes any string; 60,000 characters were accepted).
     hooks: {
+      // New recovery codes change no row better-auth has a hook for: said after the endpoint answered.
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/two-factor/generate-backup-codes" || ctx.context.returned instanceof Error) return;
+        const userId = ctx.context.session?.user.id;
+        if (userId) await options.onSecondFactorChanged("codes_renewed", originOf(userId, ctx.headers));
+      }),
       before: createAuthMiddleware(async (ctx) => {
         if (ctx.path !== "/sign-up/email" && ctx.path !== "/update-user") return;
         const name = (ctx.body as { name?: unknown } | undefined)?.name;
@@ -182,6 +198,14 @@ export function createAuth(options: AuthOptions) {
               { invitationToken: invitationTokenOf(ctx?.body) },
             ),
         },
+        update: {
+          // The plugin turns the factor on once the first code is confirmed, and off on request.
+          after: async (updated, ctx) => {
+            const change = SECOND_FACTOR_CHANGES[ctx?.path ?? ""];
+            if (change && updated.twoFactorEnabled === (change === "enabled"))
+              await options.onSecondFactorChanged(change, originOf(updated.id, ctx?.headers));
+          },
+        },
       },
       session: {
         create: {
@@ -189,6 +213,8 @@ export function createAuth(options: AuthOptions) {
             // A password accepted for an account with a second factor: that session is dropped at once
             // for the code's challenge, and the session its code makes is the sign-in.
             if (ctx?.path === "/sign-in/email" && (await hasSecondFactor(scope.db, created.userId))) return;
+            // Turning the factor on or off replaces the session the request came with: not a sign-in.
+            if (ctx?.context.session) return;
             await options.onSignedIn({
               userId: created.userId,
               ip: created.ipAddress || null,
@@ -199,6 +225,19 @@ export function createAuth(options: AuthOptions) {
       },
     },
   });
+}
+
+const SECOND_FACTOR_CHANGES: Record<string, SecondFactorChange> = {
+  "/two-factor/verify-totp": "enabled",
+  "/two-factor/disable": "disabled",
+};
+
+function originOf(userId: string, headers: Headers | undefined): AccountOrigin {
+  return {
+    userId,
+    ip: headers?.get(CLIENT_ADDRESS_HEADER) ?? null,
+    userAgent: headers?.get("user-agent") ?? null,
+  };
 }
 
 async function hasSecondFactor(db: Database, userId: string): Promise<boolean> {

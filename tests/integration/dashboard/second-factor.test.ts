@@ -127,6 +127,47 @@ describe("a second factor", () => {
     expect(again.status).toBe(401);
   });
 
+  it("audits turning it on, new recovery codes and turning it off, as the account; the sessions they replace are no sign-ins", async () => {
+    const audited = await signUp(app.services, "audited");
+    const address = "203.0.113.54"; // better-auth allows three /two-factor/ calls per 10 s per address
+    const entries = async () =>
+      (
+        await app.services.database.db
+          .select({ action: auditLog.action, actor: auditLog.actorId, team: auditLog.teamId })
+          .from(auditLog)
+          .where(eq(auditLog.targetId, audited.id))
+          .orderBy(auditLog.id)
+      ).filter((entry) => entry.action !== "account.created");
+    const signedUp = await entries();
+    const call = async (path: string, body: object, cookie: string, from = address) => {
+      const response = await authRequest(app.services, path, body, { cookie, address: from });
+      expect(response.status, path).toBe(200);
+      return response;
+    };
+    const enrolled = await call("/two-factor/enable", { password: PASSWORD }, audited.cookie);
+    const code = OTPAuth.URI.parse((await json<{ totpURI: string }>(enrolled)).totpURI) as OTPAuth.TOTP;
+    const confirmed = await call("/two-factor/verify-totp", { code: code.generate() }, audited.cookie);
+    // The confirmation replaced the session; the new one renews the codes and turns the factor off.
+    const session = cookieFrom(confirmed);
+    expect(await sessionOf(session)).toBe(audited.id);
+    // A code confirmed again while on changes nothing and says nothing.
+    await call("/two-factor/verify-totp", { code: code.generate() }, session, "203.0.113.55");
+    await call("/two-factor/generate-backup-codes", { password: PASSWORD }, session, "203.0.113.55");
+    const refused = await authRequest(
+      app.services,
+      "/two-factor/generate-backup-codes",
+      { password: "not it" },
+      { cookie: session, address: "203.0.113.55" },
+    );
+    expect(refused.status).toBe(400);
+    await call("/two-factor/disable", { password: PASSWORD }, session, "203.0.113.56");
+    expect((await entries()).slice(signedUp.length)).toEqual(
+      ["account.second_factor_enabled", "account.recovery_codes_renewed", "account.second_factor_disabled"].map(
+        (action) => ({ action, actor: audited.id, team: null }),
+      ),
+    );
+  });
+
   it("counts wrong codes against the account with its wrong passwords: the window closes for both", async () => {
     // An account of its own, so the window holds exactly what this test sends.
     const guarded = await signUp(app.services, "guarded");
