@@ -85,6 +85,8 @@ export async function withWriteDatabase<T>(ctx: CliContext, run: (deps: WriteDep
       db,
       secretBox,
       publicNames: createPublicNames(secrets.keyEncryption),
+      // The operator's commands act on the instance as a whole; no signed-in account is kept out here.
+      secondFactorRequired: false,
       // With shared Redis, other instances' L1 copies expire within a second; a failed drop is logged,
       // and the entry it could not replace expires by itself (invalidate.ts). A running embedded server keeps no
       // tier but L1, whose copies expire within its second (OPTSTUFF_CONFIG_CACHE_TTL_MS).

@@ -62,6 +62,11 @@ export const dashboardErrors = {
   INVALID_INPUT: { status: 400, message: "Some fields are not valid" },
   UNAUTHENTICATED: { status: 401, message: "Please sign in" },
   NOT_PERMITTED: { status: 403, message: "Your role in this team does not allow this" },
+  // The team, or the instance, requires a second factor and the account has none yet.
+  SECOND_FACTOR_REQUIRED: {
+    status: 403,
+    message: "This team requires a second factor: set one up on your account page to open it",
+  },
   // Also what a non-member gets for another team's resources: existence is not revealed.
   NOT_FOUND: { status: 404, message: "Not found" },
   SLUG_TAKEN: { status: 409, message: "That slug is already taken" },

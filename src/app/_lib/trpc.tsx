@@ -8,6 +8,7 @@ import { notFound, redirect } from "next/navigation";
 import { cache, type ReactNode } from "react";
 import { makeQueryClient } from "@/lib/trpc/query-client";
 import { createContext } from "@/server/api/context";
+import { AppError } from "@/server/errors";
 import { appRouter, createCaller } from "@/server/api/root";
 import { dashboardServices } from "@/server/http/trpc-route";
 import { getServices } from "@/server/services";
@@ -44,6 +45,9 @@ export async function fetchOrNotFound<TData, TError, TKey extends QueryKey>(
   } catch (error) {
     if (!(error instanceof TRPCError)) throw error;
     if (error.code === "UNAUTHORIZED") redirect(`/sign-in?next=${encodeURIComponent(returnTo)}`);
+    // The team (or the instance) requires a second factor this account has not set up yet.
+    if (error.cause instanceof AppError && error.cause.code === "SECOND_FACTOR_REQUIRED")
+      redirect(`/account?required=${encodeURIComponent(returnTo)}`);
     if (error.code === "NOT_FOUND" || error.code === "FORBIDDEN" || error.code === "BAD_REQUEST") notFound();
     throw error;
   }

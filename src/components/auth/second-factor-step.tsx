@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/button";
 import { ErrorMessage } from "@/components/ui/feedback";
 import { Field } from "@/components/ui/field";
 import { authClient } from "@/lib/auth-client";
+import { authErrorMessage } from "@/lib/auth-errors";
 import { fieldOf, formLevelError, useZodForm } from "@/lib/forms";
 
 const codeSchema = z.object({ code: z.string().trim().min(6, "Enter the code").max(32, "That is not a code") });
@@ -22,13 +23,7 @@ export function SecondFactorStep({ onSignedIn }: { onSignedIn: () => void }) {
       ? await authClient.twoFactor.verifyBackupCode({ code })
       : await authClient.twoFactor.verifyTotp({ code });
     if (result.error) {
-      const message =
-        result.error.status === 429
-          ? "Too many attempts. Wait a few minutes and try again."
-          : result.error.status === 401
-            ? "That code is not right, or the sign-in took too long: check the code, or sign in again."
-            : (result.error.message ?? "Something went wrong");
-      form.setError("root.server", { type: "server", message });
+      form.setError("root.server", { type: "server", message: authErrorMessage(result.error) });
       return;
     }
     onSignedIn();

@@ -71,6 +71,9 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
             </Link>
           ) : null}
           <span className="hidden text-muted sm:inline">{me.data?.user.email}</span>
+          <Link href="/account" className="hover:underline">
+            Account
+          </Link>
           <Button variant="secondary" size="sm" icon={LogOut} onClick={signOut}>
             Sign out
           </Button>

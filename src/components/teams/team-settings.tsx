@@ -15,6 +15,7 @@ import { AlertSettingsCard } from "@/components/alerts/alert-settings-card";
 import { InvitationsCard } from "./invitations-card";
 import { LeaveTeam, leaveRefusal } from "./leave-team";
 import { MembersCard } from "./members-card";
+import { SecondFactorPolicyCard } from "./second-factor-policy-card";
 import { TeamSlugField } from "./slug-input";
 
 export function TeamSettings({ teamSlug }: { teamSlug: string }) {
@@ -28,6 +29,13 @@ export function TeamSettings({ teamSlug }: { teamSlug: string }) {
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold">Team settings</h1>
       {can["team.update"] ? <GeneralCard teamSlug={teamSlug} name={team.data.team.name} /> : null}
+      {can["team.update"] ? (
+        <SecondFactorPolicyCard
+          teamSlug={teamSlug}
+          required={team.data.team.requireSecondFactor}
+          byInstance={team.data.secondFactorRequiredByInstance}
+        />
+      ) : null}
       <MembersCard teamSlug={teamSlug} myRole={role} canManage={can["member.changeRole"]} myUserId={me.data?.user.id} />
       {can["invitation.create"] ? <InvitationsCard teamSlug={teamSlug} canInviteOwners={role === "owner"} /> : null}
       {can["alerts.write"] ? <AlertSettingsCard teamSlug={teamSlug} /> : null}

@@ -131,6 +131,7 @@ export function createDashboardPlane(env: Env, shared: DashboardShared): Dashboa
       secretBox: shared.secretBox,
       hostPolicy: { allowLoopback: env.OPTSTUFF_ALLOW_LOOPBACK_SOURCES },
       now,
+      secondFactorRequired: env.OPTSTUFF_REQUIRE_SECOND_FACTOR,
     },
     publicBaseUrl,
     // The same list better-auth checks sign-ins against.

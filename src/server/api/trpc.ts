@@ -5,7 +5,7 @@ import { AppError, errorCatalogue } from "@/server/errors";
 import { assertInstanceOwner } from "@/server/tenancy/audit-scope";
 import { limitsFor, type DashboardCall } from "@/server/ratelimit/dashboard-limits";
 import type { Permission } from "@/server/tenancy/roles";
-import { projectInTeam, teamScope } from "@/server/tenancy/scope";
+import { assertSecondFactor, projectInTeam, teamScope } from "@/server/tenancy/scope";
 import { failed, traced } from "@/server/telemetry/spans";
 import { readBounded } from "./bounded-read";
 import type { Context } from "./context";
@@ -83,7 +83,7 @@ export function teamProcedure(permission: Permission) {
     .meta({ permission })
     .input(z.object({ teamSlug: pathSlug }))
     .use(async ({ ctx, input, next }) => {
-      const membership = await teamScope(ctx.services.tenancy, ctx.user.id, input.teamSlug, permission);
+      const membership = await teamScope(ctx.services.tenancy, ctx.user, input.teamSlug, permission);
       return next({ ctx: { team: membership.team, role: membership.role } });
     });
 }
@@ -122,6 +122,7 @@ export const projectReadProcedure = (permission: Permission) =>
 /** The instance owner's logs (the instance's audit log). */
 export const instanceReadProcedure = protectedProcedure
   .use(async ({ ctx, next }) => {
+    assertSecondFactor(ctx.services.tenancy, ctx.user, null);
     await assertInstanceOwner(ctx.tenancy, ctx.user.id);
     return next();
   })

@@ -1,4 +1,4 @@
-import { group, text, type ValuesOf } from "@/server/config/setting";
+import { flag, group, text, type ValuesOf } from "@/server/config/setting";
 import type { OAuthCredentials } from "./create-auth";
 
 /** How team admins sign in to the dashboard. Each provider's button appears only with both of its values. */
@@ -14,6 +14,9 @@ export const authSettings = group("Dashboard sign-in", {
     doc: "Google sign-in, with its secret; the callback is `{public base URL}/api/auth/callback/google`.",
   }),
   GOOGLE_CLIENT_SECRET: text({ doc: "Google sign-in's client secret.", secret: true }),
+  OPTSTUFF_REQUIRE_SECOND_FACTOR: flag({
+    doc: "Every account must set up a second factor before it can open any team (teams can also require it alone).",
+  }),
 });
 
 export type AuthValues = ValuesOf<typeof authSettings>;

@@ -8,6 +8,7 @@ import type { ReadOn } from "@/server/db/dashboard-reads";
 import { bootLogger, describeError } from "@/server/log";
 import { limitsFor } from "@/server/ratelimit/dashboard-limits";
 import type { Services } from "@/server/services";
+import type { Viewer } from "@/server/tenancy/scope";
 import { errorResponse } from "@/server/wire/error-response";
 
 /** A file an export makes: its name, its header, and its rows a page at a time. */
@@ -26,11 +27,12 @@ export type Exporter = (
   deps: {
     db: Services["database"]["db"];
     now: () => Date;
+    secondFactorRequired: boolean;
     signal: AbortSignal;
     /** Each page's statements: in the account's lane, bounded in time on PostgreSQL (bounded-read.ts). */
     read: ReadOn;
   },
-  userId: string,
+  viewer: Viewer,
   query: URLSearchParams,
 ) => Promise<CsvExport>;
 
@@ -52,10 +54,11 @@ export function createExportHandler(getServices: () => Promise<Services>, export
       const deps = {
         db: loaded.database.db,
         now: loaded.dashboard.tenancy.now,
+        secondFactorRequired: loaded.dashboard.tenancy.secondFactorRequired,
         signal: request.signal,
         read: <T>(read: (db: Database) => Promise<T>) => readBounded(loaded.dashboard, user.id, request.signal, read),
       };
-      const made = await exporter(deps, user.id, new URL(request.url).searchParams);
+      const made = await exporter(deps, user, new URL(request.url).searchParams);
       const failed = (error: unknown) =>
         loaded.logger.log("error", "export failed after it began", { requestId, ...describeError(error) });
       return new Response(csvStream(made.header, made.pages, failed), {

@@ -20,9 +20,9 @@ function parsed<T>(schema: z.ZodType<T>, query: URLSearchParams | object): T {
 }
 
 /** The audit log with the log page's filters; without days, the last year (one file never holds more). */
-export const auditExport: Exporter = async (deps, userId, query) => {
+export const auditExport: Exporter = async (deps, viewer, query) => {
   const { team, ...filter } = parsed(auditFilterSchema.extend({ team: slug.optional() }), query);
-  const scope = await resolveAuditScope(deps, userId, team);
+  const scope = await resolveAuditScope(deps, viewer, team);
   const now = deps.now().getTime();
   const days =
     filter.from || filter.to ? {} : { from: dayOf(now - (MAX_AUDIT_RANGE_DAYS - 1) * DAY_MS), to: dayOf(now) };
@@ -49,9 +49,9 @@ const usageQuery = z
 const MAX_USAGE_EXPORT_DAYS = 366;
 
 /** A team's (or one project's) usage by day and project over the usage pages' range, at most a year. */
-export const usageExport: Exporter = async (deps, userId, query) => {
+export const usageExport: Exporter = async (deps, viewer, query) => {
   const input = parsed(usageQuery, query);
-  const membership = await teamScope(deps, userId, input.team, "usage.export");
+  const membership = await teamScope(deps, viewer, input.team, "usage.export");
   const project = input.project ? await projectInTeam(deps, membership.team.id, input.project) : null;
   const asked =
     input.from !== undefined

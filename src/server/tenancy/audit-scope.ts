@@ -1,7 +1,7 @@
 import type { Database } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { findInstanceOwner } from "./registration";
-import { teamScope } from "./scope";
+import { assertSecondFactor, teamScope, type Viewer } from "./scope";
 import type { AuditScope } from "@/server/audit/audit-log";
 
 /** The instance's log is its owner's: anyone else is told there is nothing here. */
@@ -15,14 +15,15 @@ export async function assertInstanceOwner(deps: { db: Database }, userId: string
  * The same rules as the log's procedures (teamProcedure("audit.read"), the instance owner's).
  */
 export async function resolveAuditScope(
-  deps: { db: Database },
-  userId: string,
+  deps: { db: Database; secondFactorRequired: boolean },
+  viewer: Viewer,
   teamSlug: string | undefined,
 ): Promise<AuditScope> {
   if (teamSlug === undefined) {
-    await assertInstanceOwner(deps, userId);
+    assertSecondFactor(deps, viewer, null);
+    await assertInstanceOwner(deps, viewer.id);
     return { instance: true };
   }
-  const membership = await teamScope(deps, userId, teamSlug, "audit.read");
+  const membership = await teamScope(deps, viewer, teamSlug, "audit.read");
   return { teamId: membership.team.id };
 }

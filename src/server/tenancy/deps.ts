@@ -12,6 +12,8 @@ export interface TenancyDeps {
   secretBox: SecretBox;
   hostPolicy: SourceHostPolicy;
   now: () => Date;
+  /** Every account must use a second factor to open any team (OPTSTUFF_REQUIRE_SECOND_FACTOR). */
+  secondFactorRequired: boolean;
   /** Writes who made a change, in the change's transaction: bound to the actor of this call. */
   audit: AuditTrail;
 }

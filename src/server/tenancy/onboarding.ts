@@ -5,7 +5,7 @@ import { teamMembers, teams } from "@/server/db/schema";
 import { auditTrail, userActor } from "@/server/audit/trail";
 import type { TenancyClock, TenancyDeps } from "./deps";
 import { findPendingInvitation, hasPendingInvitation } from "./invitations";
-import { adoptOwnerlessTeams, createTeam, updateTeam, type TeamRow } from "./teams";
+import { adoptOwnerlessTeams, createTeam, teamColumns, updateTeam, type TeamRow } from "./teams";
 
 /**
  * A team of the account's own, so the dashboard is never empty. Its slug is made up
@@ -77,7 +77,7 @@ async function cameInvited(deps: TenancyClock, account: NewAccount, origin: Sign
 /** The user's personal team still waiting for its name, if any. */
 export async function findPendingTeam(deps: Pick<TenancyDeps, "db">, userId: string): Promise<TeamRow | null> {
   const [row] = await deps.db
-    .select({ id: teams.id, name: teams.name, slug: teams.slug, pendingOnboarding: teams.pendingOnboarding })
+    .select(teamColumns)
     .from(teams)
     .innerJoin(
       teamMembers,

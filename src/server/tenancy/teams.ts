@@ -14,6 +14,7 @@ export interface TeamRow {
   name: string;
   slug: string;
   pendingOnboarding: boolean;
+  requireSecondFactor: boolean;
 }
 
 export interface Membership {
@@ -21,7 +22,14 @@ export interface Membership {
   role: TeamRole;
 }
 
-const columns = { id: teams.id, name: teams.name, slug: teams.slug, pendingOnboarding: teams.pendingOnboarding };
+/** A team's row as the dashboard reads it. */
+export const teamColumns = {
+  id: teams.id,
+  name: teams.name,
+  slug: teams.slug,
+  pendingOnboarding: teams.pendingOnboarding,
+  requireSecondFactor: teams.requireSecondFactor,
+};
 
 /**
  * Creates a team; with an owner, the team and the owner's membership are one transaction, within the
@@ -40,7 +48,7 @@ export async function createTeam(
   try {
     return await deps.db.transaction(async (tx) => {
       if (input.ownerId) await assertRoomForTeam({ db: tx }, input.ownerId);
-      const [row] = await tx.insert(teams).values(values).returning(columns);
+      const [row] = await tx.insert(teams).values(values).returning(teamColumns);
       if (input.ownerId) await tx.insert(teamMembers).values({ teamId: row!.id, userId: input.ownerId, role: "owner" });
       await deps.audit.record(tx, {
         teamId: row!.id,
@@ -57,7 +65,7 @@ export async function createTeam(
 }
 
 export async function findTeamBySlug(deps: Pick<TenancyDeps, "db">, slug: string): Promise<TeamRow | null> {
-  const [row] = await deps.db.select(columns).from(teams).where(eq(teams.slug, slug));
+  const [row] = await deps.db.select(teamColumns).from(teams).where(eq(teams.slug, slug));
   return row ?? null;
 }
 
@@ -68,7 +76,7 @@ export async function resolveMembership(
   teamSlug: string,
 ): Promise<Membership | null> {
   const [row] = await deps.db
-    .select({ ...columns, role: teamMembers.role })
+    .select({ ...teamColumns, role: teamMembers.role })
     .from(teams)
     .innerJoin(teamMembers, and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId)))
     .where(eq(teams.slug, teamSlug));
@@ -82,7 +90,7 @@ export async function listTeamsForUser(
   userId: string,
 ): Promise<Array<TeamRow & { role: TeamRole }>> {
   return deps.db
-    .select({ ...columns, role: teamMembers.role })
+    .select({ ...teamColumns, role: teamMembers.role })
     .from(teams)
     .innerJoin(teamMembers, eq(teamMembers.teamId, teams.id))
     .where(eq(teamMembers.userId, userId))
@@ -105,7 +113,7 @@ export async function listAllTeams(
     .groupBy(projects.teamId)
     .as("project_counts");
   const rows = await db
-    .select({ ...columns, members: memberCounts.n, projects: projectCounts.n })
+    .select({ ...teamColumns, members: memberCounts.n, projects: projectCounts.n })
     .from(teams)
     .leftJoin(memberCounts, eq(memberCounts.teamId, teams.id))
     .leftJoin(projectCounts, eq(projectCounts.teamId, teams.id))
@@ -191,7 +199,7 @@ export async function checkSlugAvailable(
 export async function updateTeam(
   deps: Pick<TenancyDeps, "db" | "audit">,
   teamId: string,
-  input: { name?: string; slug?: string; pendingOnboarding?: false },
+  input: { name?: string; slug?: string; pendingOnboarding?: false; requireSecondFactor?: boolean },
 ): Promise<TeamRow> {
   const changes = {
     ...input,
@@ -202,10 +210,10 @@ export async function updateTeam(
   try {
     return await deps.db.transaction(async (tx) => {
       // NO KEY UPDATE: the team's other audited changes (a key share each) are not held up by it.
-      const [before] = await tx.select(columns).from(teams).where(eq(teams.id, teamId)).for("no key update");
+      const [before] = await tx.select(teamColumns).from(teams).where(eq(teams.id, teamId)).for("no key update");
       if (!before) throw new AppError("NOT_FOUND");
-      const [row] = await tx.update(teams).set(changes).where(eq(teams.id, teamId)).returning(columns);
-      const changed = changesBetween(before, row!, ["name", "slug", "pendingOnboarding"]);
+      const [row] = await tx.update(teams).set(changes).where(eq(teams.id, teamId)).returning(teamColumns);
+      const changed = changesBetween(before, row!, ["name", "slug", "pendingOnboarding", "requireSecondFactor"]);
       if (changed)
         await deps.audit.record(tx, { teamId, action: "team.updated", target: teamTarget(row!), changes: changed });
       return row!;
@@ -231,7 +239,7 @@ export async function deleteTeam(
     );
     // The team's row is locked last, by the delete: every audited change of the team holds a key
     // share on it (the entry's reference), so locking it first would deadlock with them.
-    const [team] = await tx.delete(teams).where(eq(teams.id, teamId)).returning(columns);
+    const [team] = await tx.delete(teams).where(eq(teams.id, teamId)).returning(teamColumns);
     if (!team) throw new AppError("NOT_FOUND");
     // The team's own entries go with it; this one is the instance's, so its owner can still see it.
     await deps.audit.record(tx, {

@@ -30,6 +30,7 @@ const project = (t: Target) => ({ teamSlug: t.teamSlug, projectSlug: t.projectSl
 /** Every procedure of the app router, with the call the isolation suite attempts. */
 export const isolationCases: Record<string, IsolationCase> = {
   "account.me": { scope: "account", call: (c) => c.account.me() },
+  "account.security": { scope: "account", call: (c) => c.account.security() },
   "account.slugAvailable": { scope: "account", call: (c) => c.account.slugAvailable({ slug: "free-slug" }) },
   "account.completeOnboarding": {
     scope: "account",

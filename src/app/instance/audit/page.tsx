@@ -1,6 +1,6 @@
-import Link from "next/link";
 import { fetchOrNotFound, HydrateClient, prefetch, trpc } from "@/app/_lib/trpc";
 import { requireUser } from "@/app/_lib/session";
+import { SiteHeader } from "@/components/shell/site-header";
 import { AuditLog } from "@/components/audit/audit-log";
 import { AUDIT_PAGE } from "@/lib/schemas/audit";
 
@@ -14,21 +14,13 @@ export default async function InstanceAuditPage() {
   await prefetch(trpc.audit.instanceActors.queryOptions());
   return (
     <HydrateClient>
-      <header className="border-b border-line bg-surface">
-        <div className="mx-auto flex max-w-5xl items-center gap-4 px-4 py-3">
-          <Link href="/" className="font-bold">
-            OptStuff
-          </Link>
-          <nav aria-label="Instance" className="flex gap-3 text-sm">
-            <Link href="/" className="hover:underline">
-              Teams
-            </Link>
-            <Link href="/instance/audit" aria-current="page" className="font-medium underline underline-offset-4">
-              Audit log
-            </Link>
-          </nav>
-        </div>
-      </header>
+      <SiteHeader
+        label="Instance"
+        links={[
+          { href: "/", label: "Teams" },
+          { href: "/instance/audit", label: "Audit log", current: true },
+        ]}
+      />
       <main id="main" tabIndex={-1} className="mx-auto max-w-5xl space-y-4 px-4 py-6 sm:py-8">
         <div>
           <h1 className="text-xl font-semibold">Instance audit log</h1>

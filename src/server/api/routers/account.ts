@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { teamSchema } from "@/lib/schemas/team";
+import { accountSecurity } from "@/server/auth/account-security";
 import { AppError } from "@/server/errors";
 import { acceptInvitation, declineInvitation, previewInvitation } from "@/server/tenancy/invitations";
 import { completeOnboarding, findPendingTeam } from "@/server/tenancy/onboarding";
@@ -28,6 +29,9 @@ export const accountRouter = router({
       ownsInstance: owner?.id === ctx.user.id,
     };
   }),
+
+  /** The account page: whether a second factor is on, and whether changing it asks for a password. */
+  security: protectedProcedure.query(({ ctx }) => accountSecurity(ctx.tenancy.db, ctx.user.id)),
 
   /** The team forms' live check; `teamSlug` when renaming that team. Rate-limited per account. */
   slugAvailable: protectedProcedure

@@ -6,6 +6,7 @@ import { changeRole, leaveTeam, listMembers, removeMember } from "@/server/tenan
 import { can, permissions, teamRoles, type Permission } from "@/server/tenancy/roles";
 import { deleteTeam, updateTeam } from "@/server/tenancy/teams";
 import { sendInvitationEmail } from "@/server/tenancy/invitation-email";
+import { assertOwnSecondFactor } from "@/server/tenancy/scope";
 import { router, teamProcedure } from "../trpc";
 
 const role = z.enum(teamRoles);
@@ -15,6 +16,8 @@ export const teamRouter = router({
   get: teamProcedure("team.read").query(({ ctx }) => ({
     team: ctx.team,
     role: ctx.role,
+    /** The instance requires a second factor of everyone: the team's own setting changes nothing. */
+    secondFactorRequiredByInstance: ctx.services.tenancy.secondFactorRequired,
     /** What this role may do, so the pages only offer what will be accepted. */
     can: Object.fromEntries(Object.keys(permissions).map((p) => [p, can(ctx.role, p as Permission)])) as Record<
       Permission,
@@ -23,8 +26,12 @@ export const teamRouter = router({
   })),
 
   update: teamProcedure("team.update")
-    .input(teamSchema.partial())
-    .mutation(({ ctx, input }) => updateTeam(ctx.tenancy, ctx.team.id, { name: input.name, slug: input.slug })),
+    .input(teamSchema.partial().extend({ requireSecondFactor: z.boolean().optional() }))
+    .mutation(({ ctx, input }) => {
+      if (input.requireSecondFactor) assertOwnSecondFactor(ctx.user);
+      const { name, slug, requireSecondFactor } = input;
+      return updateTeam(ctx.tenancy, ctx.team.id, { name, slug, requireSecondFactor });
+    }),
 
   delete: teamProcedure("team.delete")
     .input(z.object({ confirmSlug: z.string().max(200) }))

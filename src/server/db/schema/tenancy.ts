@@ -22,6 +22,8 @@ export const teams = pgTable("teams", {
   slug: text("slug").notNull().unique(),
   /** A personal team made at sign-up keeps this until onboarding has chosen its name and slug. */
   pendingOnboarding: boolean("pending_onboarding").notNull().default(false),
+  /** Members without a second factor are kept out of the team's pages and procedures until they add one. */
+  requireSecondFactor: boolean("require_second_factor").notNull().default(false),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
