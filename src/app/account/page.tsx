@@ -31,7 +31,8 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
         {back ? (
           <p role="alert" className="rounded-md border border-warning-line bg-warning-soft p-3 text-sm text-warning">
             The team you opened requires a second factor. Set one up below, then{" "}
-            <Link className="underline" href={back}>
+            {/* Not prefetched: fetched while the factor was off, the team's page would answer with this redirect. */}
+            <Link className="underline" href={back} prefetch={false}>
               go back to it
             </Link>
             .

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
@@ -21,12 +22,17 @@ type Step =
 export function SecondFactorCard() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const router = useRouter();
   const security = useQuery(trpc.account.security.queryOptions());
   const [step, setStep] = useState<Step>({ kind: "shown" });
   if (security.isPending) return <Loading />;
   if (security.error) return <ErrorMessage error={security.error} />;
   const { secondFactor, password } = security.data;
-  const changed = () => queryClient.invalidateQueries({ queryKey: trpc.account.pathKey() });
+  // The session was replaced: pages rendered before (a team's redirect here) are rendered again.
+  const changed = async () => {
+    router.refresh();
+    await queryClient.invalidateQueries({ queryKey: trpc.account.pathKey() });
+  };
 
   let body;
   if (step.kind === "enrolling")
