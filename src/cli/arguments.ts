@@ -4,6 +4,7 @@ import { MAX_KEY_PER_DAY, MAX_KEY_PER_MINUTE, MAX_ROTATION_GRACE_SECONDS } from 
 import { boundedCount, nameSchema, slugSchema } from "@/lib/schemas/names";
 import { MAX_CAP_BYTES, MAX_CAP_TRANSFORMS, MEGABYTE } from "@/lib/schemas/spend-cap";
 import { parseHostList } from "@/lib/schemas/project";
+import { emailSchema } from "@/lib/schemas/team";
 import { isAppError } from "@/server/errors";
 import { parseOperations } from "@/server/image";
 import { isPublicKeyShape } from "@/server/signing";
@@ -30,6 +31,7 @@ const count = (max: number) =>
   wholeNumber(boundedCount(max), `Enter a whole number from 1 to ${max.toLocaleString("en")}`);
 
 export const slug = fromSchema(slugSchema);
+export const email = fromSchema(emailSchema);
 export const name = fromSchema(nameSchema);
 export const perMinute = count(MAX_KEY_PER_MINUTE);
 export const perDay = count(MAX_KEY_PER_DAY);

@@ -4,6 +4,7 @@ import { EnvironmentError } from "@/env";
 import { MissingSecretError } from "@/server/config/secrets";
 import { isAppError } from "@/server/errors";
 import { commandPath, createCli, type Streams } from "./command-context";
+import { registerAccounts } from "./commands/accounts";
 import { registerBootstrap } from "./commands/bootstrap";
 import { registerDoctor } from "./commands/doctor";
 import { registerHostLists } from "./commands/hosts";
@@ -50,6 +51,7 @@ export function optstuffProgram(streams: Streams): Command {
   const program = new Command("optstuff").description(ABOUT).version(version).addHelpText("after", EXAMPLES);
   const cli = createCli(streams);
   registerTeams(program, cli);
+  registerAccounts(program, cli);
   registerKeys(program, cli);
   registerHostLists(program, cli);
   registerMaintenance(program, cli);

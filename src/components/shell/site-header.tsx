@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { SignOutButton } from "./sign-out-button";
 
 /** The top bar of the pages outside a team (the account, the instance's log): home and where you are. */
 export function SiteHeader({
@@ -10,7 +11,7 @@ export function SiteHeader({
 }) {
   return (
     <header className="border-b border-line bg-surface">
-      <div className="mx-auto flex max-w-5xl items-center gap-4 px-4 py-3">
+      <div className="mx-auto flex max-w-5xl flex-wrap items-center gap-4 px-4 py-3">
         <Link href="/" className="font-bold">
           OptStuff
         </Link>
@@ -26,6 +27,9 @@ export function SiteHeader({
             </Link>
           ))}
         </nav>
+        <div className="ml-auto">
+          <SignOutButton />
+        </div>
       </div>
     </header>
   );

@@ -1,13 +1,11 @@
 "use client";
 
-import { LogOut } from "lucide-react";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { Button } from "@/components/ui/button";
-import { authClient } from "@/lib/auth-client";
 import { useTRPC } from "@/lib/trpc/client";
 import { Select } from "@/components/ui/select";
+import { SignOutButton } from "./sign-out-button";
 
 /** Top bar of every team page: team switcher, settings, who is signed in, sign out. */
 export function TeamHeader({ teamSlug }: { teamSlug: string }) {
@@ -25,11 +23,6 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
       : []),
     { href: `${base}/settings`, label: "Settings", current: pathname === `${base}/settings` },
   ];
-  async function signOut() {
-    await authClient.signOut();
-    router.push("/sign-in");
-    router.refresh();
-  }
   return (
     <header className="border-b border-line bg-surface">
       <div className="mx-auto flex max-w-5xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
@@ -74,9 +67,7 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
           <Link href="/account" className="hover:underline">
             Account
           </Link>
-          <Button variant="secondary" size="sm" icon={LogOut} onClick={signOut}>
-            Sign out
-          </Button>
+          <SignOutButton />
         </div>
       </div>
     </header>

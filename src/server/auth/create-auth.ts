@@ -3,7 +3,7 @@ import { APIError, createAuthMiddleware } from "better-auth/api";
 import { NAME_MAX_LENGTH, nameSchema } from "@/lib/schemas/names";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { twoFactor } from "better-auth/plugins/two-factor";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/schemas/account";
 import type { RateLimiter } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
@@ -113,8 +113,9 @@ export function createAuth(options: AuthOptions) {
     plugins: [
       twoFactor({
         issuer: "OptStuff",
-        // An account that signs in with GitHub or Google alone has no password to confirm with.
-        allowPasswordless: true,
+        // Setting up, renewing and removing the factor ask for the password: a stolen session alone
+        // cannot do them. An account with no password (GitHub or Google only) cannot set one up here.
+        allowPasswordless: false,
         // Ten single-use recovery codes, shown once, sealed at rest like the secret.
         backupCodeOptions: { amount: 10, length: 10 },
       }),
@@ -129,6 +130,11 @@ export function createAuth(options: AuthOptions) {
         if (userId) await options.onSecondFactorChanged("codes_renewed", originOf(userId, ctx.headers));
       }),
       before: createAuthMiddleware(async (ctx) => {
+        // A device remembered for 30 days would skip the code, and its sign-ins the audit log.
+        if (SECOND_FACTOR_CODE_PATHS.has(ctx.path) && (ctx.body as { trustDevice?: unknown } | undefined)?.trustDevice)
+          throw new APIError("BAD_REQUEST", {
+            message: "This server does not remember devices: a code is asked at every sign-in",
+          });
         if (ctx.path !== "/sign-up/email" && ctx.path !== "/update-user") return;
         const name = (ctx.body as { name?: unknown } | undefined)?.name;
         if (name === undefined && ctx.path === "/update-user") return;
@@ -202,19 +208,33 @@ export function createAuth(options: AuthOptions) {
           // The plugin turns the factor on once the first code is confirmed, and off on request.
           after: async (updated, ctx) => {
             const change = SECOND_FACTOR_CHANGES[ctx?.path ?? ""];
-            if (change && updated.twoFactorEnabled === (change === "enabled"))
-              await options.onSecondFactorChanged(change, originOf(updated.id, ctx?.headers));
+            if (!change || updated.twoFactorEnabled !== (change === "enabled")) return;
+            // Off on an account that never had one changes nothing (its confirmed secret is deleted after this).
+            if (change === "disabled" && !(await hasConfirmedFactor(scope.current(), updated.id))) return;
+            // Sessions made before the factor was on never gave a code: signed out (the plugin then
+            // issues the confirming request a new one).
+            if (change === "enabled") await scope.current().delete(session).where(eq(session.userId, updated.id));
+            await options.onSecondFactorChanged(change, originOf(updated.id, ctx?.headers));
           },
         },
       },
       session: {
         create: {
+          // An account with a second factor gets a session only through its code (the password's
+          // session is the plugin's to turn into a challenge), or as a replacement of its own session
+          // while signed in: GitHub and Google sign-ins, which the plugin does not challenge, are refused.
+          before: async (created, ctx) => {
+            if (!(await hasSecondFactor(scope.current(), created.userId))) return;
+            if (ctx && SECOND_FACTOR_SESSION_PATHS.has(ctx.path)) return;
+            if (ctx?.context.session?.user.id === created.userId) return;
+            return false;
+          },
           after: async (created, ctx) => {
             // A password accepted for an account with a second factor: that session is dropped at once
             // for the code's challenge, and the session its code makes is the sign-in.
-            if (ctx?.path === "/sign-in/email" && (await hasSecondFactor(scope.db, created.userId))) return;
+            if (ctx?.path === "/sign-in/email" && (await hasSecondFactor(scope.current(), created.userId))) return;
             // Turning the factor on or off replaces the session the request came with: not a sign-in.
-            if (ctx?.context.session) return;
+            if (ctx?.context.session?.user.id === created.userId) return;
             await options.onSignedIn({
               userId: created.userId,
               ip: created.ipAddress || null,
@@ -227,6 +247,11 @@ export function createAuth(options: AuthOptions) {
   });
 }
 
+/** Where a code is given: a sign-in's challenge, or the first code confirming the factor. */
+const SECOND_FACTOR_CODE_PATHS = new Set(["/two-factor/verify-totp", "/two-factor/verify-backup-code"]);
+/** Where an account with a second factor may get a session made: its code, or its password's challenge. */
+const SECOND_FACTOR_SESSION_PATHS = new Set([...SECOND_FACTOR_CODE_PATHS, "/sign-in/email"]);
+
 const SECOND_FACTOR_CHANGES: Record<string, SecondFactorChange> = {
   "/two-factor/verify-totp": "enabled",
   "/two-factor/disable": "disabled",
@@ -238,6 +263,15 @@ function originOf(userId: string, headers: Headers | undefined): AccountOrigin {
     ip: headers?.get(CLIENT_ADDRESS_HEADER) ?? null,
     userAgent: headers?.get("user-agent") ?? null,
   };
+}
+
+async function hasConfirmedFactor(db: Database, userId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: twoFactorTable.id })
+    .from(twoFactorTable)
+    .where(and(eq(twoFactorTable.userId, userId), eq(twoFactorTable.verified, true)))
+    .limit(1);
+  return row !== undefined;
 }
 
 async function hasSecondFactor(db: Database, userId: string): Promise<boolean> {

@@ -1,10 +1,11 @@
 import { and, eq, gt } from "drizzle-orm";
 import { parseCookies } from "better-auth/cookies";
 import type { Database } from "@/server/db/client";
+import { AppError } from "@/server/errors";
 import { user, verification } from "@/server/db/schema";
 
-/** better-auth's cookie for a password accepted and a second factor awaited, with and without Secure's prefix. */
-const CHALLENGE_COOKIES = ["better-auth.two_factor", "__Secure-better-auth.two_factor"];
+/** better-auth's cookie for a password accepted and a second factor awaited (Secure's prefix over https). */
+const challengeCookie = (secure: boolean) => `${secure ? "__Secure-" : ""}better-auth.two_factor`;
 
 /**
  * The e-mail of the account a pending second-factor challenge belongs to, so its wrong codes count
@@ -15,10 +16,15 @@ export async function challengedAccount(
   db: Pick<Database, "select">,
   cookieHeader: string | null,
   now: Date,
+  secure: boolean,
 ): Promise<string | null> {
   if (!cookieHeader) return null;
-  const cookies = parseCookies(cookieHeader);
-  const raw = CHALLENGE_COOKIES.map((name) => cookies.get(name)).find(Boolean);
+  const name = challengeCookie(secure);
+  // The cookie better-auth checks and the one read here must be the same: with two of that name they
+  // could differ (a made-up one counted, the real one checked), so a request carrying two is refused.
+  const named = cookieHeader.split(";").filter((pair) => pair.trim().startsWith(`${name}=`));
+  if (named.length > 1) throw new AppError("INVALID_INPUT", { message: "Send one sign-in challenge cookie" });
+  const raw = parseCookies(cookieHeader).get(name);
   if (!raw) return null;
   let value: string;
   try {

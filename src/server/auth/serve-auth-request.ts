@@ -13,6 +13,8 @@ export interface AuthRequestDeps {
   clientAddresses: ClientAddressPolicy;
   /** The account a pending second-factor challenge (its cookie) belongs to, by e-mail; null for none. */
   challengedAccount(cookieHeader: string | null): Promise<string | null>;
+  /** The signed-in account of these headers, by e-mail; null when signed out. */
+  sessionAccount(headers: Headers): Promise<string | null>;
   /** A wrong password (401) for this address, from where it came: the audit log's failed sign-in. */
   onWrongPassword(email: string, origin: { ip: string | null; userAgent: string | null }): Promise<void>;
 }
@@ -24,6 +26,14 @@ const SIGN_IN_PATH = "/api/auth/sign-in/email";
  * a guessed code is a guessed password's second half.
  */
 const SECOND_FACTOR_PATHS = new Set(["/api/auth/two-factor/verify-totp", "/api/auth/two-factor/verify-backup-code"]);
+/**
+ * Changes to the second factor, confirmed with the password while signed in: a wrong one (400
+ * INVALID_PASSWORD) counts against the session's account too, or a stolen session would be a way to
+ * guess it past the window.
+ */
+const PASSWORD_CONFIRM_PATHS = new Set(
+  ["enable", "disable", "generate-backup-codes", "get-totp-uri"].map((path) => `/api/auth/two-factor/${path}`),
+);
 
 /**
  * A request to better-auth's endpoints, in order: the body read within its cap (413), the client
@@ -32,7 +42,7 @@ const SECOND_FACTOR_PATHS = new Set(["/api/auth/two-factor/verify-totp", "/api/a
  * (429), then better-auth, whose answer settles that window.
  */
 export async function serveAuthRequest(request: Request, deps: AuthRequestDeps): Promise<Response> {
-  let attempt: (SignInAttempt & { email: string; secondFactor?: true }) | null = null;
+  let attempt: (SignInAttempt & { email: string; kind: "password" | "code" | "confirm" }) | null = null;
   let forwarded: Request;
   let address: string;
   try {
@@ -42,7 +52,9 @@ export async function serveAuthRequest(request: Request, deps: AuthRequestDeps):
     if (request.method === "POST" && path === SIGN_IN_PATH)
       attempt = await beginSignIn(request, body, deps.signInFailures);
     else if (request.method === "POST" && SECOND_FACTOR_PATHS.has(path))
-      attempt = await beginSecondFactor(request, deps);
+      attempt = await beginFor(await deps.challengedAccount(request.headers.get("cookie")), "code", deps);
+    else if (request.method === "POST" && PASSWORD_CONFIRM_PATHS.has(path))
+      attempt = await beginFor(await deps.sessionAccount(request.headers), "confirm", deps);
     const headers = new Headers(request.headers);
     address = clientAddress(request.headers, deps.clientAddresses);
     headers.set(CLIENT_ADDRESS_HEADER, address);
@@ -52,8 +64,8 @@ export async function serveAuthRequest(request: Request, deps: AuthRequestDeps):
     return errorResponse(thrown, randomUUID(), request.method);
   }
   const response = await deps.auth.handler(forwarded);
-  await attempt?.settle(response.status);
-  if (attempt && !attempt.secondFactor && response.status === 401)
+  await attempt?.settle(attempt.kind === "confirm" && (await isWrongPassword(response)) ? 401 : response.status);
+  if (attempt?.kind === "password" && response.status === 401)
     await deps.onWrongPassword(attempt.email, {
       ip: address === "unknown" ? null : address,
       userAgent: request.headers.get("user-agent"),
@@ -61,13 +73,23 @@ export async function serveAuthRequest(request: Request, deps: AuthRequestDeps):
   return response;
 }
 
-/** A code for a pending challenge: counted against its account, if the challenge names one. */
-async function beginSecondFactor(
-  request: Request,
-  deps: Pick<AuthRequestDeps, "challengedAccount" | "signInFailures">,
-): Promise<(SignInAttempt & { email: string; secondFactor: true }) | null> {
-  const email = await deps.challengedAccount(request.headers.get("cookie"));
-  return email === null ? null : { ...(await deps.signInFailures.begin(email)), email, secondFactor: true };
+/** A code for a challenge, or a password confirming a change: counted against its account, if any. */
+async function beginFor<K extends "code" | "confirm">(
+  email: string | null,
+  kind: K,
+  deps: Pick<AuthRequestDeps, "signInFailures">,
+): Promise<(SignInAttempt & { email: string; kind: K }) | null> {
+  return email === null ? null : { ...(await deps.signInFailures.begin(email)), email, kind };
+}
+
+/** better-auth answers a wrong confirming password with 400 and its code (other 400s are not guesses). */
+async function isWrongPassword(response: Response): Promise<boolean> {
+  if (response.status !== 400) return false;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown } | null;
+  return body?.code === "INVALID_PASSWORD";
 }
 
 /**
@@ -79,11 +101,11 @@ async function beginSignIn(
   request: Request,
   body: ArrayBuffer | null,
   limit: SignInFailureLimit,
-): Promise<(SignInAttempt & { email: string }) | null> {
+): Promise<(SignInAttempt & { email: string; kind: "password" }) | null> {
   if (!isJsonContentType(request.headers.get("content-type"))) throw new AppError("UNSUPPORTED_MEDIA_TYPE");
   const email = emailOf(body);
   // Without an e-mail better-auth refuses the request before checking any password.
-  return email === null ? null : { ...(await limit.begin(email)), email };
+  return email === null ? null : { ...(await limit.begin(email)), email, kind: "password" as const };
 }
 
 function emailOf(body: ArrayBuffer | null): string | null {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { recordFailedSignIn } from "@/server/audit/sign-ins";
 import { challengedAccount } from "@/server/auth/second-factor-challenge";
 import { serveAuthRequest } from "@/server/auth/serve-auth-request";
+import { sessionUser } from "@/server/auth/session-user";
 import { toAppError } from "@/server/errors";
 import { bootLogger, describeError } from "@/server/log";
 import type { Services } from "@/server/services";
@@ -16,11 +17,19 @@ export function createAuthRouteHandler(getServices: () => Promise<Services>) {
     let services: Services | undefined;
     try {
       const loaded = (services = await getServices());
+      const auth = await loaded.dashboard.auth();
       return await serveAuthRequest(request, {
-        auth: await services.dashboard.auth(),
+        auth,
         signInFailures: services.dashboard.signInFailures,
         clientAddresses: services.delivery.route.limits.clientAddresses,
-        challengedAccount: (cookie) => challengedAccount(loaded.database.db, cookie, loaded.dashboard.tenancy.now()),
+        challengedAccount: (cookie) =>
+          challengedAccount(
+            loaded.database.db,
+            cookie,
+            loaded.dashboard.tenancy.now(),
+            loaded.dashboard.publicBaseUrl.startsWith("https:"),
+          ),
+        sessionAccount: async (headers) => (await sessionUser(auth, headers))?.email ?? null,
         // The refusal is answered whatever happens to its entry.
         onWrongPassword: (email, origin) =>
           recordFailedSignIn({ db: loaded.database.db, now: loaded.dashboard.tenancy.now }, email, origin).catch(

@@ -3,11 +3,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { gt } from "drizzle-orm";
+import { eq, gt } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { optstuffProgram } from "@/cli/main";
-import { openDatabase } from "@/server/db/client";
-import { auditLog } from "@/server/db/schema";
+import { openDatabase, type Database } from "@/server/db/client";
+import { auditLog, twoFactor, user } from "@/server/db/schema";
 import { createTestDatabase } from "../../support/database";
 import { startRealRedis, type RealRedis } from "../../support/redis";
 import { need } from "../../support/services";
@@ -29,8 +29,18 @@ const CHANGING = [
   "reset-limits",
   "reseal",
   "migrate",
+  "accounts reset-second-factor",
 ] as const;
-const SHOWING = ["teams list", "projects list", "keys list", "sources show", "referers show", "sign", "doctor"];
+const SHOWING = [
+  "teams list",
+  "accounts list",
+  "projects list",
+  "keys list",
+  "sources show",
+  "referers show",
+  "sign",
+  "doctor",
+];
 
 type AnyCommand = { commands: readonly AnyCommand[]; name(): string };
 
@@ -71,18 +81,22 @@ async function optstuff(args: string[], extraEnv: Record<string, string> = {}) {
   return stdout;
 }
 
-async function entriesAfter(id: number) {
+/** The database the commands use, opened between them (the embedded one takes one owner at a time). */
+async function withDatabase<T>(run: (db: Database) => Promise<T>): Promise<T> {
   const handle = await openDatabase(
     databaseUrl
       ? { kind: "postgres", url: databaseUrl }
       : { kind: "pglite", dataDir, owner: { role: "the audit test" } },
   );
   try {
-    return await handle.db.select().from(auditLog).where(gt(auditLog.id, id)).orderBy(auditLog.id);
+    return await run(handle.db);
   } finally {
     await handle.close();
   }
 }
+
+const entriesAfter = (id: number) =>
+  withDatabase((db) => db.select().from(auditLog).where(gt(auditLog.id, id)).orderBy(auditLog.id));
 
 const lastId = async () => (await entriesAfter(0)).at(-1)?.id ?? 0;
 
@@ -167,6 +181,37 @@ describe("the command line's audit entries", () => {
     await step(["sources", ...blog], []);
     await step(["keys", "list", ...blog], []);
     await step(["teams", "list"], []);
+    // An account that lost its authenticator app and its recovery codes (made here as better-auth keeps one).
+    await withDatabase(async (db) => {
+      await db.insert(user).values({ id: "lost-app", name: "Lost", email: "lost@example.com", twoFactorEnabled: true });
+      await db
+        .insert(twoFactor)
+        .values({ id: "lost-factor", secret: "sealed", backupCodes: "sealed", userId: "lost-app" });
+    });
+    expect((await step(["accounts", "list"], [])).stdout).toMatch(/lost@example\.com\s+Lost\s+on/);
+    const reset = await step(
+      ["accounts", "reset-second-factor", "--email", " LOST@example.com"],
+      ["account.second_factor_disabled"],
+    );
+    expect(reset.entries[0]).toMatchObject({ targetId: "lost-app", targetLabel: "lost@example.com" });
+    expect(
+      await withDatabase(async (db) => ({
+        factors: (await db.select().from(twoFactor).where(eq(twoFactor.userId, "lost-app"))).length,
+        on: (await db.select().from(user).where(eq(user.id, "lost-app")))[0]!.twoFactorEnabled,
+      })),
+    ).toEqual({ factors: 0, on: false });
+    // Asked again, nothing changes and nothing is written; an unknown or malformed address changes nothing.
+    expect((await step(["accounts", "reset-second-factor", "--email", "lost@example.com"], [])).stdout).toContain(
+      "has no second factor: nothing changed",
+    );
+    const unchanged = await lastId();
+    await expect(optstuff(["accounts", "reset-second-factor", "--email", "nobody@example.com"])).rejects.toThrow(
+      /No account has the address nobody@example\.com/,
+    );
+    await expect(optstuff(["accounts", "reset-second-factor", "--email", "not an address"])).rejects.toThrow(
+      /Enter a valid email address/,
+    );
+    expect(await lastId()).toBe(unchanged);
     // Without a previous master there is nothing to reseal: nothing changes, nothing is written.
     await step(["reseal"], []);
     if (redis)

@@ -209,3 +209,127 @@ describe("a second factor", () => {
     expect(await json<{ code: string }>(refused)).toMatchObject({ code: "RATE_LIMITED" });
   }, 60_000);
 });
+
+describe("what a second factor does not let through", () => {
+  /** A fresh account with its factor confirmed; answers its TOTP and the session cookie the confirmation made. */
+  async function enrolled(label: string) {
+    const fresh = await signUp(app.services, label);
+    const enabled = await authRequest(
+      app.services,
+      "/two-factor/enable",
+      { password: PASSWORD },
+      { cookie: fresh.cookie },
+    );
+    const code = OTPAuth.URI.parse((await json<{ totpURI: string }>(enabled)).totpURI) as OTPAuth.TOTP;
+    const confirmed = await authRequest(
+      app.services,
+      "/two-factor/verify-totp",
+      { code: code.generate() },
+      { cookie: fresh.cookie },
+    );
+    expect(confirmed.status).toBe(200);
+    return { account: fresh, code, cookie: cookieFrom(confirmed) };
+  }
+  const signInAs = (email: string) => authRequest(app.services, "/sign-in/email", { email, password: PASSWORD });
+
+  it("signs out every other session when it is turned on: none of them gave a code", async () => {
+    const other = await signUp(app.services, "two-sessions");
+    const second = cookieFrom(
+      await authRequest(app.services, "/sign-in/email", { email: other.email, password: PASSWORD }),
+    );
+    expect(await sessionOf(second)).toBe(other.id);
+    const enabled = await authRequest(
+      app.services,
+      "/two-factor/enable",
+      { password: PASSWORD },
+      { cookie: other.cookie },
+    );
+    const code = OTPAuth.URI.parse((await json<{ totpURI: string }>(enabled)).totpURI) as OTPAuth.TOTP;
+    const confirmed = await authRequest(
+      app.services,
+      "/two-factor/verify-totp",
+      { code: code.generate() },
+      { cookie: other.cookie },
+    );
+    expect(await sessionOf(second)).toBeNull();
+    expect(await sessionOf(other.cookie)).toBeNull();
+    expect(await sessionOf(cookieFrom(confirmed))).toBe(other.id);
+  });
+
+  it("makes no session for such an account outside its code: not from a provider, not from anywhere else", async () => {
+    const { account: guarded } = await enrolled("no-bypass");
+    const context = await (await app.services.dashboard.auth()).$context;
+    // What a GitHub or Google callback does once it has found the account (the plugin never asks them).
+    expect(await context.internalAdapter.createSession(guarded.id)).toBeNull();
+    const plain = await signUp(app.services, "no-factor");
+    expect(await context.internalAdapter.createSession(plain.id)).not.toBeNull();
+  });
+
+  it("does not remember a device: a sign-in asking for it is refused, the code still works without it", async () => {
+    const { account: guarded, code } = await enrolled("no-trust");
+    const challenge = cookieFrom(await signInAs(guarded.email));
+    const trusted = await authRequest(
+      app.services,
+      "/two-factor/verify-totp",
+      { code: code.generate(), trustDevice: true },
+      { cookie: challenge },
+    );
+    expect(trusted.status).toBe(400);
+    expect(trusted.headers.getSetCookie().join(";")).not.toContain("trust_device");
+    const plain = await authRequest(
+      app.services,
+      "/two-factor/verify-totp",
+      { code: code.generate() },
+      { cookie: challenge },
+    );
+    expect(plain.status).toBe(200);
+  });
+
+  it("refuses a code sent with two challenge cookies, which could be counted against one and checked against the other", async () => {
+    const { account: guarded } = await enrolled("two-cookies");
+    const challenge = cookieFrom(await signInAs(guarded.email));
+    const doubled = await authRequest(
+      app.services,
+      "/two-factor/verify-totp",
+      { code: "123456" },
+      { cookie: `${challenge}; better-auth.two_factor=2fa-made-up.signature` },
+    );
+    expect(doubled.status).toBe(400);
+    expect(await json<{ code: string }>(doubled)).toMatchObject({ code: "INVALID_INPUT" });
+  });
+
+  it("counts a wrong confirming password against the account: a stolen session cannot guess it past the window", async () => {
+    const { account: guarded, cookie } = await enrolled("confirm-guesses");
+    await clearOfWindowEdge(WINDOW_MS[SIGN_IN_FAILURES.window], 30_000);
+    const paths = ["/two-factor/disable", "/two-factor/generate-backup-codes"];
+    for (let i = 0; i < SIGN_IN_FAILURES.max; i++) {
+      const wrong = await authRequest(app.services, paths[i % 2]!, { password: `guess ${i}` }, { cookie });
+      expect(wrong.status).toBe(400);
+    }
+    const refused = await authRequest(app.services, "/two-factor/disable", { password: PASSWORD }, { cookie });
+    expect(refused.status).toBe(429);
+    expect((await signInAs(guarded.email)).status).toBe(429);
+    // Still on: the right password came too late.
+    const [row] = await app.services.database.db
+      .select({ on: users.twoFactorEnabled })
+      .from(users)
+      .where(eq(users.id, guarded.id));
+    expect(row!.on).toBe(true);
+  }, 60_000);
+
+  it("writes no entry for turning off a factor the account never had", async () => {
+    const never = await signUp(app.services, "never-had");
+    const off = await authRequest(
+      app.services,
+      "/two-factor/disable",
+      { password: PASSWORD },
+      { cookie: never.cookie },
+    );
+    expect(off.status).toBe(200);
+    const entries = await app.services.database.db
+      .select({ action: auditLog.action })
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, never.id), eq(auditLog.action, "account.second_factor_disabled")));
+    expect(entries).toEqual([]);
+  });
+});
