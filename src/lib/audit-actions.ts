@@ -27,6 +27,7 @@ export const auditActions = {
   "member.role_changed": { target: "member", says: "changed a member's role" },
   "member.removed": { target: "member", says: "removed a member" },
   "member.left": { target: "member", says: "left the team" },
+  "member.provisioned": { target: "member", says: "joined through single sign-on" },
   "member.adopted": { target: "member", says: "took over a team nobody belonged to" },
   "invitation.created": { target: "invitation", says: "invited someone" },
   "invitation.revoked": { target: "invitation", says: "revoked an invitation" },

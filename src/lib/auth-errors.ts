@@ -5,6 +5,23 @@ export function authErrorMessage(error: { status: number; code?: string; message
   return said ?? error.message ?? "Something went wrong";
 }
 
+/** What a provider's sign-in that came back refused (`/sign-in?error=…`) says; null for no such code. */
+export function providerErrorMessage(code: string | undefined): string | null {
+  if (!code) return null;
+  return PROVIDER_ERROR_TEXTS[code] ?? "Signing in with the provider failed: try again, or sign in with your password";
+}
+
+const PROVIDER_ERROR_TEXTS: Record<string, string> = {
+  email_not_verified: "Your provider has not verified your e-mail address, so it cannot sign you in here",
+  email_domain_not_allowed: "Your e-mail address's domain may not sign in to this server",
+  unable_to_create_session:
+    "This account has a second factor: sign in with its e-mail address, password and code instead",
+  account_not_linked: "An account with this address already exists: sign in with its password",
+  state_mismatch: "The sign-in took too long or began in another browser: try again",
+  unable_to_get_user_info: "The provider's answer could not be checked: try again, or ask your administrator",
+  REGISTRATION_CLOSED: "Registration on this server is by invitation: open the invitation link you were sent",
+};
+
 const AUTH_ERROR_TEXTS: Record<string, string> = {
   INVALID_PASSWORD: "That password is not right",
   INVALID_CODE: "That code is not right: check the app's current code",

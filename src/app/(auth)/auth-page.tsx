@@ -2,6 +2,7 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import { currentUser, safeNext } from "@/app/_lib/session";
 import { procedures } from "@/app/_lib/trpc";
+import { providerErrorMessage } from "@/lib/auth-errors";
 import { invitationTokenIn } from "@/lib/first-steps";
 import { AuthForm } from "@/components/auth/auth-form";
 
@@ -15,16 +16,23 @@ export async function AuthPage({
   searchParams,
 }: {
   mode: "sign-in" | "sign-up";
-  searchParams: Promise<{ next?: string | string[] }>;
+  searchParams: Promise<{ next?: string | string[]; error?: string | string[] }>;
 }) {
-  const next = safeNext((await searchParams).next);
+  const params = await searchParams;
+  const next = safeNext(params.next);
+  const providerError = providerErrorMessage(typeof params.error === "string" ? params.error : undefined);
   if (await currentUser()) redirect(next);
   const account = (await procedures()).account;
   if (mode === "sign-in") {
     return (
       <>
         <h1 className="mb-6 text-2xl font-semibold">Sign in</h1>
-        <AuthForm mode="sign-in" next={next} providers={await account.signInProviders()} />
+        <AuthForm
+          mode="sign-in"
+          next={next}
+          providers={await account.signInProviders()}
+          providerError={providerError}
+        />
       </>
     );
   }
@@ -38,13 +46,21 @@ export async function AuthPage({
             Accounts on this OptStuff server are created from an invitation link. Ask an admin of your team to invite
             you, then open the link they send you.
           </p>
-          {providers.length > 0 ? (
+          {offer.emailDomains.length > 0 ? (
             <p>Or continue with an account whose verified address is at {offer.emailDomains.join(", ")}.</p>
+          ) : providers.length > 0 ? (
+            <p>Or continue with your company&apos;s single sign-on.</p>
           ) : null}
         </div>
         {providers.length > 0 ? (
           <div className="mt-6">
-            <AuthForm mode="sign-up" next={next} providers={providers} passwordForm={false} />
+            <AuthForm
+              mode="sign-up"
+              next={next}
+              providers={providers}
+              passwordForm={false}
+              providerError={providerError}
+            />
           </div>
         ) : (
           <p className="mt-6 text-center text-sm text-muted">
@@ -71,6 +87,7 @@ export async function AuthPage({
         next={next}
         providers={providers}
         invitation={offer.kind === "invited" ? { email: offer.email, token: offer.token } : null}
+        providerError={providerError}
       />
     </>
   );

@@ -10,6 +10,9 @@ import { Field } from "@/components/ui/field";
 import { authClient } from "@/lib/auth-client";
 import { fieldOf, formLevelError, useZodForm } from "@/lib/forms";
 import { PASSWORD_MIN_LENGTH, signInSchema, signUpSchema } from "@/lib/schemas/account";
+import type { SignInProvider } from "@/server/auth/providers";
+
+const PROVIDER_LABELS: Record<SignInProvider, string> = { github: "GitHub", google: "Google", oidc: "single sign-on" };
 
 /**
  * Sign-in and sign-up share one form; the providers list comes from the server's configuration. An
@@ -22,10 +25,13 @@ export function AuthForm({
   providers,
   invitation = null,
   passwordForm = true,
+  providerError = null,
 }: {
   mode: "sign-in" | "sign-up";
   next: string;
-  providers: Array<"github" | "google">;
+  providers: SignInProvider[];
+  /** What a provider's refused sign-in came back with (`?error=`), said above the form. */
+  providerError?: string | null;
   invitation?: { email: string; token: string } | null;
   passwordForm?: boolean;
 }) {
@@ -65,6 +71,11 @@ export function AuthForm({
 
   return (
     <div className="space-y-6">
+      {providerError ? (
+        <p role="alert" className="rounded-md border border-danger-line bg-danger-soft p-3 text-sm text-danger">
+          {providerError}
+        </p>
+      ) : null}
       {passwordForm ? (
         <form onSubmit={submit} className="space-y-4" noValidate>
           {signingUp ? (
@@ -101,9 +112,16 @@ export function AuthForm({
               key={provider}
               variant="secondary"
               className="w-full"
-              onClick={() => authClient.signIn.social({ provider, callbackURL: next })}
+              onClick={() =>
+                authClient.signIn.social({
+                  provider,
+                  callbackURL: next,
+                  // A refusal (an address the provider has not verified, a domain not allowed) is said here.
+                  errorCallbackURL: `/${mode}?next=${encodeURIComponent(next)}`,
+                })
+              }
             >
-              Continue with {provider === "github" ? "GitHub" : "Google"}
+              Continue with {PROVIDER_LABELS[provider]}
             </Button>
           ))}
         </div>

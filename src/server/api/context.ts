@@ -11,6 +11,7 @@ import type { AccountLanes } from "@/server/ratelimit/account-lanes";
 import type { DashboardReads } from "@/server/db/dashboard-reads";
 import type { ResultStore } from "@/server/result-store/types";
 import { auditTrail, userActor, type AuditActor } from "@/server/audit/trail";
+import type { SignInProvider } from "@/server/auth/providers";
 import type { TenancyBase, TenancyDeps } from "@/server/tenancy/deps";
 import type { RegistrationPolicy } from "@/server/tenancy/registration";
 import type { PreviewOperations } from "@/server/delivery/preview-operations";
@@ -48,7 +49,7 @@ export interface DashboardServices {
   /** One heavy read at a time per account. */
   readLanes: AccountLanes;
   /** The social sign-in buttons configured. */
-  authProviders: Array<"github" | "google">;
+  authProviders: SignInProvider[];
   /** Who may create an account (the sign-up page shows what it allows). */
   registration: RegistrationPolicy;
   /** The clock the usage pages' ranges end at (the tenancy functions carry their own in `tenancy`). */

@@ -1,7 +1,7 @@
 import type { Env } from "@/env";
 import type { Auth, AuthOptions } from "@/server/auth/create-auth";
-import { oauthOf } from "@/server/auth/settings";
-import { enabledProviders } from "@/server/auth/providers";
+import { oauthOf, oidcOf } from "@/server/auth/settings";
+import { enabledProviders, type SignInProvider } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
 import { recordSecondFactorChange, recordSignIn } from "@/server/audit/sign-ins";
 import type { ConfigInvalidator } from "@/server/config-cache";
@@ -63,7 +63,7 @@ export interface DashboardPlane {
   tenancy: TenancyBase;
   /** Origin of this server in printed URLs, snippets and the auth cookies. */
   publicBaseUrl: string;
-  authProviders: Array<"github" | "google">;
+  authProviders: SignInProvider[];
   /** Who may create an account (the sign-up page shows what it allows). */
   registration: RegistrationPolicy;
   /** Origins whose pages may post dashboard mutations: the public base URL's and OPTSTUFF_TRUSTED_ORIGINS. */
@@ -76,6 +76,7 @@ export function createDashboardPlane(env: Env, shared: DashboardShared): Dashboa
   const publicBaseUrl = publicBaseUrlOf(env);
   const trustedOrigins = trustedOriginsOf(env);
   const oauth = oauthOf(env);
+  const oidc = oidcOf(env);
   const registration = registrationOf(env);
   const authOptions: AuthOptions = {
     db: database.db,
@@ -84,6 +85,7 @@ export function createDashboardPlane(env: Env, shared: DashboardShared): Dashboa
     trustedOrigins,
     limiter: coordination.limiter,
     ...oauth,
+    oidc,
     onUserCreated: (account, origin) => setUpNewAccount({ db: database.db, now }, account, origin),
     // The instance's owner adopts the teams nobody can see at each sign-in: a team whose last member's
     // account is gone, or one the command line made later without an owner (the quickstart's demo,
@@ -142,7 +144,7 @@ export function createDashboardPlane(env: Env, shared: DashboardShared): Dashboa
         return [];
       }
     }),
-    authProviders: enabledProviders(oauth),
+    authProviders: enabledProviders({ ...oauth, oidc }),
     dashboardReads: createDashboardReads(database, undefined, (error) =>
       logger.log(
         "warn",

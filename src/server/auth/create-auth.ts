@@ -2,6 +2,7 @@ import { betterAuth } from "better-auth";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { NAME_MAX_LENGTH, nameSchema } from "@/lib/schemas/names";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { genericOAuth, type GenericOAuthConfig } from "better-auth/plugins/generic-oauth";
 import { twoFactor } from "better-auth/plugins/two-factor";
 import { and, eq } from "drizzle-orm";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/schemas/account";
@@ -12,6 +13,7 @@ import { isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { NewAccount, SignUpOrigin } from "@/server/tenancy/onboarding";
 import type { AccountCandidate } from "@/server/tenancy/registration";
+import { OIDC_PROVIDER_ID, oidcRefusal, type OidcConfig } from "./oidc";
 import { createAuthRateLimitStorage } from "./rate-limit-storage";
 import { createTransactionScope } from "./transaction-scope";
 
@@ -30,6 +32,8 @@ export interface AuthOptions {
   limiter: RateLimiter;
   github: OAuthCredentials | null;
   google: OAuthCredentials | null;
+  /** Single sign-on with the company's OpenID Connect provider (oidc.ts). */
+  oidc: OidcConfig | null;
   /** Runs once per new account (where it starts: onboarding.ts), with the invitation its sign-up carried. */
   onUserCreated(account: NewAccount, origin: SignUpOrigin): Promise<void>;
   /** Runs on every sign-in, sign-up included, with where it came from (better-auth's session row). */
@@ -87,6 +91,10 @@ export function createAuth(options: AuthOptions) {
       additionalFields: { instanceRole: { type: "string", required: false, input: false } },
       // Every way an account is created (email, GitHub, Google) passes here; a refusal answers 403.
       validateUserInfo: async ({ user: candidate, source }, ctx) => {
+        // Single sign-on admits by the provider's word (a verified address at an allowed domain), at
+        // every sign-in, not only the first: an address moved out of bounds is refused.
+        if (options.oidc && source.oauth?.providerId === OIDC_PROVIDER_ID)
+          return oidcRefusal(options.oidc, candidate) ?? undefined;
         if (source.action !== "create-user") return;
         try {
           await options.registration.admit(
@@ -111,6 +119,8 @@ export function createAuth(options: AuthOptions) {
     },
     socialProviders,
     plugins: [
+      // Always present (its types with it); without the settings it has no provider.
+      genericOAuth({ config: options.oidc ? [singleSignOn(options.oidc)] : [] }),
       twoFactor({
         issuer: "OptStuff",
         // Setting up, renewing and removing the factor ask for the password: a stolen session alone
@@ -130,6 +140,10 @@ export function createAuth(options: AuthOptions) {
         if (userId) await options.onSecondFactorChanged("codes_renewed", originOf(userId, ctx.headers));
       }),
       before: createAuthMiddleware(async (ctx) => {
+        // An ID token posted by a client skips the provider's round trip (and its nonce): refused.
+        const social = ctx.path === "/sign-in/social" ? (ctx.body as { provider?: unknown; idToken?: unknown }) : null;
+        if (social?.provider === OIDC_PROVIDER_ID && social.idToken)
+          throw new APIError("BAD_REQUEST", { message: "Sign in through the provider's page" });
         // A device remembered for 30 days would skip the code, and its sign-ins the audit log.
         if (SECOND_FACTOR_CODE_PATHS.has(ctx.path) && (ctx.body as { trustDevice?: unknown } | undefined)?.trustDevice)
           throw new APIError("BAD_REQUEST", {
@@ -144,6 +158,9 @@ export function createAuth(options: AuthOptions) {
       }),
     },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
+    // A provider's sign-in that failed before its own error address was known (a lost state) comes back
+    // to the sign-in page, which says why, instead of better-auth's own error page.
+    onAPIError: { errorURL: `${options.baseUrl}/sign-in` },
     rateLimit: {
       // On everywhere, not only in production: the embedded default is reachable too.
       enabled: true,
@@ -177,6 +194,8 @@ export function createAuth(options: AuthOptions) {
             const db = scope.current();
             await options.registration.lockAccountCreation(db);
             if (await options.registration.isFirstAccount(db)) return { data: { ...created, instanceRole: "owner" } };
+            // Single sign-on admitted it by the provider's word (validateUserInfo), whatever the policy.
+            if (isSingleSignOn(ctx)) return { data: created };
             // Admitted before the lock, possibly as "the first account" while another sign-up was
             // becoming it: the policy is asked again now that the other one has committed.
             try {
@@ -201,7 +220,10 @@ export function createAuth(options: AuthOptions) {
                 emailVerified: created.emailVerified === true,
                 instanceRole: typeof created.instanceRole === "string" ? created.instanceRole : null,
               },
-              { invitationToken: invitationTokenOf(ctx?.body) },
+              {
+                invitationToken: invitationTokenOf(ctx?.body),
+                joinTeam: isSingleSignOn(ctx) ? options.oidc?.team : null,
+              },
             ),
         },
         update: {
@@ -245,6 +267,27 @@ export function createAuth(options: AuthOptions) {
       },
     },
   });
+}
+
+/**
+ * The company's OpenID Connect provider, found by its discovery document when better-auth starts: its
+ * ID token is checked (signature against its keys, issuer, audience, expiry, nonce), and PKCE is used.
+ */
+function singleSignOn(config: OidcConfig): GenericOAuthConfig {
+  return {
+    providerId: OIDC_PROVIDER_ID,
+    discoveryUrl: `${config.issuer}/.well-known/openid-configuration`,
+    clientId: config.clientId,
+    clientSecret: config.clientSecret,
+    scopes: ["openid", "email", "profile"],
+    pkce: true,
+    requireIdTokenVerification: true,
+  };
+}
+
+/** The provider's callback of single sign-on (better-auth's `/callback/:id` with the provider's id). */
+function isSingleSignOn(ctx: { path?: string; params?: unknown } | null | undefined): boolean {
+  return ctx?.path === "/callback/:id" && (ctx.params as { id?: unknown } | undefined)?.id === OIDC_PROVIDER_ID;
 }
 
 /** Where a code is given: a sign-in's challenge, or the first code confirming the factor. */

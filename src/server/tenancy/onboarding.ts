@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { slugify } from "@/lib/slugify";
 import { teamMembers, teams } from "@/server/db/schema";
-import { auditTrail, userActor } from "@/server/audit/trail";
+import { auditTrail, userActor, type AuditTrail } from "@/server/audit/trail";
+import type { Database } from "@/server/db/client";
 import type { TenancyClock, TenancyDeps } from "./deps";
 import { findPendingInvitation, hasPendingInvitation } from "./invitations";
 import { adoptOwnerlessTeams, createTeam, teamColumns, updateTeam, type TeamRow } from "./teams";
@@ -35,6 +36,8 @@ export interface NewAccount {
 /** How the sign-up came: the token of the invitation link it started from, if any. */
 export interface SignUpOrigin {
   invitationToken: string | null;
+  /** Made by single sign-on: the team it joins, and as what (OPTSTUFF_OIDC_TEAM and _ROLE). */
+  joinTeam?: { slug: string; role: "member" | "admin" } | null;
 }
 
 /**
@@ -60,6 +63,7 @@ export async function setUpNewAccount(
     if (account.instanceRole === "owner" && (await adoptOwnerlessTeams({ db: tx, audit }, account.id)).length > 0)
       return;
     if (await cameInvited({ db: tx, now: deps.now }, account, origin)) return;
+    if (origin.joinTeam && (await joinTeamBySso({ db: tx, audit }, account, origin.joinTeam))) return;
     await createPersonalTeam({ db: tx, audit }, account);
   });
 }
@@ -72,6 +76,24 @@ async function cameInvited(deps: TenancyClock, account: NewAccount, origin: Sign
   const email = account.email.trim().toLowerCase();
   if (origin.invitationToken) return (await findPendingInvitation(deps, origin.invitationToken))?.email === email;
   return account.emailVerified && (await hasPendingInvitation(deps, email));
+}
+
+/** An account single sign-on made joins the configured team; false when no team has that slug. */
+async function joinTeamBySso(
+  deps: { db: Database; audit: AuditTrail },
+  account: NewAccount,
+  join: NonNullable<SignUpOrigin["joinTeam"]>,
+): Promise<boolean> {
+  const [team] = await deps.db.select({ id: teams.id }).from(teams).where(eq(teams.slug, join.slug));
+  if (!team) return false;
+  await deps.db.insert(teamMembers).values({ teamId: team.id, userId: account.id, role: join.role });
+  await deps.audit.record(deps.db, {
+    teamId: team.id,
+    action: "member.provisioned",
+    target: { id: account.id, label: account.email },
+    changes: { role: { from: null, to: join.role } },
+  });
+  return true;
 }
 
 /** The user's personal team still waiting for its name, if any. */

@@ -5,7 +5,7 @@ import type { RegistrationPolicy } from "./registration";
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
 
 /** `Corp.Example, @team.example.` → `["corp.example", "team.example"]`; anything else is refused by name. */
-const emailDomains = z
+export const emailDomains = z
   .string()
   .optional()
   .transform((text, ctx) => {

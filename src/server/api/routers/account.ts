@@ -59,8 +59,12 @@ export const accountRouter = router({
     .query(async ({ ctx, input }) => {
       const { registration, authProviders, tenancy } = ctx.services;
       const offer = await signUpOffer(tenancy, registration, input.invitation);
-      // Closed to everyone else, a provider account at one of the listed domains may still join.
-      const providers = offer.kind !== "closed" || offer.emailDomains.length > 0 ? authProviders : [];
+      // Closed to everyone else, a provider account at one of the listed domains may still join; single
+      // sign-on admits by its own domains (OPTSTUFF_OIDC_EMAIL_DOMAINS) whatever the policy.
+      const providers =
+        offer.kind !== "closed" || offer.emailDomains.length > 0
+          ? authProviders
+          : authProviders.filter((provider) => provider === "oidc");
       return { offer, providers };
     }),
 
