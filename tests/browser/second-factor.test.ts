@@ -1,8 +1,8 @@
 import type { Page } from "playwright-core";
-import AxeBuilder from "@axe-core/playwright";
 import * as OTPAuth from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBrowser, screenshot, startServedApp, type ServedApp } from "../support/browser";
+import { expectAccessible } from "../support/accessibility";
 import { need } from "../support/services";
 
 /**
@@ -40,16 +40,6 @@ describe.skipIf(chromium.skip)(chromium.title("a second factor in Chromium"), ()
   });
 
   const go = (page: Page, path: string) => page.goto(`${app.baseUrl}${path}`);
-  async function expectAccessible(page: Page, label: string) {
-    const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa"]).analyze();
-    const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(
-      serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-      label,
-    ).toEqual([]);
-    const width = page.viewportSize()!.width;
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), label).toBeLessThanOrEqual(width);
-  }
   const copied = async (page: Page, label: string) => (await page.getByTestId(`copy-${label}`).textContent()) ?? "";
   async function signInWithPassword(page: Page) {
     await go(page, `/sign-in?next=${encodeURIComponent(`/t/${teamSlug}`)}`);

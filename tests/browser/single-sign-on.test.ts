@@ -1,8 +1,7 @@
-import type { Page } from "playwright-core";
-import AxeBuilder from "@axe-core/playwright";
 import { OAuth2Server, type MutableToken } from "oauth2-mock-server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { openBrowser, screenshot, startServedApp, type ServedApp } from "../support/browser";
+import { expectAccessible } from "../support/accessibility";
 import { need } from "../support/services";
 
 /**
@@ -47,16 +46,6 @@ describe.skipIf(chromium.skip)(chromium.title("single sign-on in Chromium"), () 
       Object.assign(token.payload, claims);
     };
     idp.service.on("beforeTokenSigning", shape);
-  }
-  async function expectAccessible(page: Page, label: string) {
-    const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa"]).analyze();
-    const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(
-      serious.map((v) => v.id),
-      label,
-    ).toEqual([]);
-    const width = page.viewportSize()!.width;
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), label).toBeLessThanOrEqual(width);
   }
 
   it("signs a verified address in with the sign-in page's button, on a phone", async () => {

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useTRPC } from "@/lib/trpc/client";
 import { Select } from "@/components/ui/select";
+import { NavLinks } from "./nav-links";
 import { SignOutButton } from "./sign-out-button";
 
 /** Top bar of every team page: team switcher, settings, who is signed in, sign out. */
@@ -45,18 +46,7 @@ export function TeamHeader({ teamSlug }: { teamSlug: string }) {
             <option value="__new">+ New team…</option>
           </Select>
         </label>
-        <nav aria-label="Team" className="flex gap-3 text-sm">
-          {sections.map((section) => (
-            <Link
-              key={section.label}
-              href={section.href}
-              aria-current={section.current ? "page" : undefined}
-              className={section.current ? "font-medium underline underline-offset-4" : "hover:underline"}
-            >
-              {section.label}
-            </Link>
-          ))}
-        </nav>
+        <NavLinks label="Team" links={sections} />
         <div className="ml-auto flex items-center gap-2 text-sm">
           {me.data?.ownsInstance ? (
             <Link href="/instance/audit" className="hover:underline">
