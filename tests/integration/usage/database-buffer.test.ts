@@ -35,7 +35,8 @@ afterAll(() => world?.close());
 describe("usage buffered in the database", () => {
   it("applies the minutes past the safety lag once, keeps the current one, and says up to when it metered", async () => {
     const key = await world.newKey();
-    for (let m = 2; m <= 6; m++) await world.serveInDatabase(key, minutesBefore(now(), m), m, 10 * m);
+    const start = now(); // one instant: a minute turning mid-loop would merge two buckets
+    for (let m = 2; m <= 6; m++) await world.serveInDatabase(key, minutesBefore(start, m), m, 10 * m);
     const ready = world.expected(key);
     const current = now();
     await world.serveInDatabase(key, current, 3, 7);
@@ -71,7 +72,8 @@ describe("usage buffered in the database", () => {
     "counts exactly once when a flush crashes at %s (%i requests applied) and a later one re-runs",
     async (step, appliedBeforeCrash) => {
       const key = await world.newKey();
-      for (let m = 2; m <= 6; m++) await world.serveInDatabase(key, minutesBefore(now(), m), m, 3 * m);
+      const start = now(); // one instant: a minute turning mid-loop would merge two buckets
+      for (let m = 2; m <= 6; m++) await world.serveInDatabase(key, minutesBefore(start, m), m, 3 * m);
       // The second time: the Redis half scans first; the database half's batches are two minutes each,
       // so a crash in its second batch rolls that batch back and leaves the first applied.
       let reached = 0;
@@ -90,7 +92,8 @@ describe("usage buffered in the database", () => {
 
   it("stands aside while another flush holds the lock, so concurrent flushes apply each minute once", async () => {
     const key = await world.newKey();
-    for (let m = 2; m <= 9; m++) await world.serveInDatabase(key, minutesBefore(now(), m), 10);
+    const start = now(); // one instant: a minute turning mid-loop would merge two buckets
+    for (let m = 2; m <= 9; m++) await world.serveInDatabase(key, minutesBefore(start, m), 10);
     const reports = await Promise.all(Array.from({ length: 5 }, () => flush()));
     expect(reports.filter((r) => r.outcome === "flushed")).toHaveLength(1);
     expect(reports.filter((r) => r.outcome === "locked").every((r) => r.meteredUpTo === null)).toBe(true);
@@ -114,7 +117,8 @@ describe("usage buffered in the database", () => {
 
   it("leaves the minutes past its time budget for the next run, and meters only up to the first of them", async () => {
     const key = await world.newKey();
-    for (let m = 2; m <= 6; m++) await world.serveInDatabase(key, minutesBefore(now(), m), 2);
+    const start = now(); // one instant: a minute turning mid-loop would merge two buckets
+    for (let m = 2; m <= 6; m++) await world.serveInDatabase(key, minutesBefore(start, m), 2);
     const oldest = (await buffered(key)).map((row) => row.bucket).sort()[0];
     const spent = await flush({}, { budgetMs: -1 });
     expect(spent.buckets).toMatchObject({ applied: 0, deferred: 5 });

@@ -73,7 +73,8 @@ for (const kind of ["in-process", "redis-server"] satisfies CoordinationKind[]) 
       "counts exactly once when a flush crashes at %s and a later one re-runs",
       async (step) => {
         const key = await world.newKey();
-        for (let m = 2; m <= 6; m++) await world.serve(key, minutesBefore(now(), m), m, 3 * m);
+        const start = now(); // one instant: a minute turning mid-loop would merge two buckets
+        for (let m = 2; m <= 6; m++) await world.serve(key, minutesBefore(start, m), m, 3 * m);
         // Past the first batch, so the crash is mid-run; a release crashes between two claims of a batch.
         const crashOn = step === "scanned" ? 1 : step === "released-chunk" ? 3 : 2;
         let reached = 0;
@@ -92,13 +93,14 @@ for (const kind of ["in-process", "redis-server"] satisfies CoordinationKind[]) 
         await flush(); // picks up anything that waited beside a pending claim
         expect(await world.recorded(key)).toEqual(world.expected(key));
         for (let m = 2; m <= 6; m++)
-          expect(await world.kv.ttl(redisKeys.usageBucket(minutesBefore(now(), m)))).toBe(-2);
+          expect(await world.kv.ttl(redisKeys.usageBucket(minutesBefore(start, m)))).toBe(-2);
       },
     );
 
     it("stands aside while another flush holds the lock, so concurrent flushes apply each bucket once", async () => {
       const key = await world.newKey();
-      for (let m = 2; m <= 9; m++) await world.serve(key, minutesBefore(now(), m), 10);
+      const start = now(); // one instant: a minute turning mid-loop would merge two buckets
+      for (let m = 2; m <= 9; m++) await world.serve(key, minutesBefore(start, m), 10);
       const reports = await Promise.all(Array.from({ length: 5 }, () => flush()));
       expect(reports.filter((r) => r.outcome === "flushed")).toHaveLength(1);
       expect(await world.recorded(key)).toEqual(world.expected(key));
@@ -106,7 +108,8 @@ for (const kind of ["in-process", "redis-server"] satisfies CoordinationKind[]) 
 
     it("applies a claim once when its lock expired and a second flush took over mid-run", async () => {
       const key = await world.newKey();
-      for (let m = 2; m <= 5; m++) await world.serve(key, minutesBefore(now(), m), 6, 5);
+      const start = now(); // one instant: a minute turning mid-loop would merge two buckets
+      for (let m = 2; m <= 5; m++) await world.serve(key, minutesBefore(start, m), 6, 5);
       let resume!: () => void;
       const paused = new Promise<void>((resolve) => (resume = resolve));
       let stalled!: () => void;
@@ -147,7 +150,8 @@ for (const kind of ["in-process", "redis-server"] satisfies CoordinationKind[]) 
 
     it("leaves the buckets past its time budget for the next run", async () => {
       const key = await world.newKey();
-      for (let m = 2; m <= 6; m++) await world.serve(key, minutesBefore(now(), m), 2);
+      const start = now(); // one instant: a minute turning mid-loop would merge two buckets
+      for (let m = 2; m <= 6; m++) await world.serve(key, minutesBefore(start, m), 2);
       const spent = await flushUsageBuffer({ kv: world.kv, db: world.db, now }, { ...options, budgetMs: -1 });
       expect(spent.buckets).toMatchObject({ applied: 0, deferred: 5 });
       expect(await world.recorded(key)).toEqual({ requests: 0, bytes: 0 });
