@@ -55,6 +55,8 @@ export const auditActions = {
   "account.second_factor_enabled": { target: "account", says: "turned on a second factor", instance: true },
   "account.second_factor_disabled": { target: "account", says: "turned off the second factor", instance: true },
   "account.recovery_codes_renewed": { target: "account", says: "made new recovery codes", instance: true },
+  "account.passkey_added": { target: "account", says: "added a passkey", instance: true },
+  "account.passkey_removed": { target: "account", says: "removed a passkey", instance: true },
   "account.created": { target: "account", says: "created an account", instance: true },
   "instance.secrets_resealed": { target: "instance", says: "resealed stored secrets", instance: true },
   "instance.migrated": { target: "instance", says: "migrated the database", instance: true },

@@ -131,12 +131,14 @@ export async function startServedApp(
   prepare?: (dataDir: string) => void,
   /** `next start` itself, to show what Next's own server sends (no peer address, no compression of ours). */
   server: "npm start" | "next start" = "npm start",
+  /** The name the app is reached by: passkeys need one (a relying party cannot be an IP address). */
+  host: "127.0.0.1" | "localhost" = "127.0.0.1",
 ): Promise<ServedApp> {
   if (!existsSync(".next/BUILD_ID")) throw new Error("Browser tests need a build: run `npm run build` first");
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "optstuff-e2e-"));
   prepare?.(dataDir); // before the server opens the embedded database (one process at a time)
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `http://${host}:${port}`;
   const serverEnv = {
     NEXT_MANUAL_SIG_HANDLE: "true",
     OPTSTUFF_DATA_DIR: dataDir,

@@ -46,6 +46,23 @@ export async function authRequest(
   );
 }
 
+/** A GET to better-auth through the app's own auth route (its options endpoints, for one). */
+export async function authGet(
+  services: Services,
+  path: string,
+  options: { cookie?: string; address?: string } = {},
+): Promise<Response> {
+  const handler = createAuthRouteHandler(async () => services);
+  return handler(
+    new Request(`${DASHBOARD_ORIGIN}/api/auth${path}`, {
+      headers: {
+        [PEER_ADDRESS_HEADER]: options.address ?? randomAddress(),
+        ...(options.cookie && { cookie: options.cookie }),
+      },
+    }),
+  );
+}
+
 export function cookieFrom(response: Response): string {
   return response.headers
     .getSetCookie()

@@ -1,6 +1,7 @@
 import { HydrateClient, prefetch, trpc } from "@/app/_lib/trpc";
 import Link from "next/link";
 import { requireUser, safeNext } from "@/app/_lib/session";
+import { PasskeysCard } from "@/components/account/passkeys-card";
 import { SecondFactorCard } from "@/components/account/second-factor-card";
 import { SiteHeader } from "@/components/shell/site-header";
 
@@ -39,6 +40,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
           </p>
         ) : null}
         <SecondFactorCard />
+        <PasskeysCard />
       </main>
     </HydrateClient>
   );

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { PasskeySignIn } from "./passkey-sign-in";
 import { SecondFactorStep } from "./second-factor-step";
 import { Button } from "@/components/ui/button";
 import { ErrorMessage } from "@/components/ui/feedback";
@@ -104,9 +105,15 @@ export function AuthForm({
           </Button>
         </form>
       ) : null}
+      {signingUp ? null : (
+        <>
+          {passwordForm ? <p className="text-center text-xs text-subtle">or</p> : null}
+          <PasskeySignIn onSignedIn={finish} />
+        </>
+      )}
       {providers.length > 0 ? (
         <div className="space-y-2">
-          {passwordForm ? <p className="text-center text-xs text-subtle">or</p> : null}
+          {passwordForm && signingUp ? <p className="text-center text-xs text-subtle">or</p> : null}
           {providers.map((provider) => (
             <Button
               key={provider}

@@ -3,7 +3,7 @@ import type { Auth, AuthOptions } from "@/server/auth/create-auth";
 import { oauthOf, oidcOf } from "@/server/auth/settings";
 import { enabledProviders, type SignInProvider } from "@/server/auth/providers";
 import { createSignInFailureLimit, type SignInFailureLimit } from "@/server/auth/sign-in-failures";
-import { recordSecondFactorChange, recordSignIn } from "@/server/audit/sign-ins";
+import { recordAccountSecurityChange, recordSignIn } from "@/server/audit/sign-ins";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { Coordination } from "@/server/coordination/create-coordination";
 import type { Counters } from "@/server/coordination/counters";
@@ -106,12 +106,16 @@ export function createDashboardPlane(env: Env, shared: DashboardShared): Dashboa
         );
       }
     },
-    onSecondFactorChanged: async (change, origin) => {
+    onSecurityChanged: async (change, origin) => {
       try {
-        await recordSecondFactorChange({ db: database.db, now }, change, origin);
+        await recordAccountSecurityChange({ db: database.db, now }, change, origin);
       } catch (error) {
         // The change has happened; only its entry is missed, and the log says so.
-        logger.log("error", "a second factor's change was made but its audit entry failed", describeError(error));
+        logger.log(
+          "error",
+          "a change to how an account signs in was made but its audit entry failed",
+          describeError(error),
+        );
       }
     },
     logger,

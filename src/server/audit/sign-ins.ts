@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { user } from "@/server/db/schema";
 import type { AuditAction } from "@/lib/audit-actions";
-import type { SecondFactorChange } from "@/server/auth/create-auth";
+import type { AccountSecurityChange } from "@/server/auth/create-auth";
 import { auditTrail, userActor, type AuditTrail } from "./trail";
 
 export interface SignInOrigin {
@@ -21,19 +21,21 @@ export function recordSignIn(
   return recordAccountEntry(deps, "account.signed_in", session);
 }
 
-const SECOND_FACTOR_ACTIONS = {
+const SECURITY_ACTIONS = {
   enabled: "account.second_factor_enabled",
   disabled: "account.second_factor_disabled",
   codes_renewed: "account.recovery_codes_renewed",
-} as const satisfies Record<SecondFactorChange, AuditAction>;
+  passkey_added: "account.passkey_added",
+  passkey_removed: "account.passkey_removed",
+} as const satisfies Record<AccountSecurityChange, AuditAction>;
 
-/** The account turned its second factor on or off, or made new recovery codes: an instance entry as it. */
-export async function recordSecondFactorChange(
+/** The account changed how it signs in (second factor, recovery codes, passkeys): an instance entry as it. */
+export async function recordAccountSecurityChange(
   deps: { db: Database; now: () => Date },
-  change: SecondFactorChange,
+  change: AccountSecurityChange,
   origin: { userId: string } & SignInOrigin,
 ): Promise<void> {
-  await recordAccountEntry(deps, SECOND_FACTOR_ACTIONS[change], origin);
+  await recordAccountEntry(deps, SECURITY_ACTIONS[change], origin);
 }
 
 async function recordAccountEntry(

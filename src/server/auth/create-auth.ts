@@ -8,12 +8,13 @@ import { and, eq } from "drizzle-orm";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/schemas/account";
 import type { RateLimiter } from "@/server/coordination/types";
 import type { Database } from "@/server/db/client";
-import { account, session, twoFactor as twoFactorTable, user, verification } from "@/server/db/schema";
+import { account, passkey, session, twoFactor as twoFactorTable, user, verification } from "@/server/db/schema";
 import { isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { NewAccount, SignUpOrigin } from "@/server/tenancy/onboarding";
 import type { AccountCandidate } from "@/server/tenancy/registration";
 import { OIDC_PROVIDER_ID, oidcRefusal, type OidcConfig } from "./oidc";
+import { checkPasskeyRequest, PASSKEY_PATHS, passkeys } from "./passkeys";
 import { createAuthRateLimitStorage } from "./rate-limit-storage";
 import { createTransactionScope } from "./transaction-scope";
 
@@ -38,8 +39,8 @@ export interface AuthOptions {
   onUserCreated(account: NewAccount, origin: SignUpOrigin): Promise<void>;
   /** Runs on every sign-in, sign-up included, with where it came from (better-auth's session row). */
   onSignedIn(session: AccountOrigin): Promise<void>;
-  /** Runs when an account turns its second factor on or off, or makes new recovery codes. */
-  onSecondFactorChanged(change: SecondFactorChange, origin: AccountOrigin): Promise<void>;
+  /** Runs when an account turns its second factor on or off, makes new recovery codes, adds or removes a passkey. */
+  onSecurityChanged(change: AccountSecurityChange, origin: AccountOrigin): Promise<void>;
   /** better-auth's own log lines go through it (and its redaction). */
   logger: Logger;
   /** The registration policy, run inside better-auth's sign-up transaction on the database given. */
@@ -59,7 +60,7 @@ export interface AccountOrigin {
   userAgent: string | null;
 }
 
-export type SecondFactorChange = "enabled" | "disabled" | "codes_renewed";
+export type AccountSecurityChange = "enabled" | "disabled" | "codes_renewed" | "passkey_added" | "passkey_removed";
 
 /** The header carrying the client address the app computed (never the client's own claim). */
 export const CLIENT_ADDRESS_HEADER = "x-optstuff-client-address";
@@ -73,7 +74,7 @@ export function createAuth(options: AuthOptions) {
   return betterAuth({
     database: drizzleAdapter(scope.db, {
       provider: "pg",
-      schema: { user, session, account, verification, twoFactor: twoFactorTable },
+      schema: { user, session, account, verification, twoFactor: twoFactorTable, passkey },
       transaction: true,
     }),
     secret: options.secret,
@@ -129,15 +130,18 @@ export function createAuth(options: AuthOptions) {
         // Ten single-use recovery codes, shown once, sealed at rest like the secret.
         backupCodeOptions: { amount: 10, length: 10 },
       }),
+      passkeys(options.baseUrl),
     ],
     // A display name is shown to every member of every team the user joins: bounded like the
     // dashboard's other names (better-auth takes any string; 60,000 characters were accepted).
     hooks: {
-      // New recovery codes change no row better-auth has a hook for: said after the endpoint answered.
+      // New recovery codes and passkeys change no row better-auth has a hook for: said after the
+      // endpoint answered.
       after: createAuthMiddleware(async (ctx) => {
-        if (ctx.path !== "/two-factor/generate-backup-codes" || ctx.context.returned instanceof Error) return;
+        const change = ANSWERED_CHANGES.get(ctx.path);
+        if (!change || ctx.context.returned instanceof Error) return;
         const userId = ctx.context.session?.user.id;
-        if (userId) await options.onSecondFactorChanged("codes_renewed", originOf(userId, ctx.headers));
+        if (userId) await options.onSecurityChanged(change, originOf(userId, ctx.headers));
       }),
       before: createAuthMiddleware(async (ctx) => {
         // An ID token posted by a client skips the provider's round trip (and its nonce): refused.
@@ -149,6 +153,7 @@ export function createAuth(options: AuthOptions) {
           throw new APIError("BAD_REQUEST", {
             message: "This server does not remember devices: a code is asked at every sign-in",
           });
+        await checkPasskeyRequest(ctx, scope.current());
         if (ctx.path !== "/sign-up/email" && ctx.path !== "/update-user") return;
         const name = (ctx.body as { name?: unknown } | undefined)?.name;
         if (name === undefined && ctx.path === "/update-user") return;
@@ -236,7 +241,7 @@ export function createAuth(options: AuthOptions) {
             // Sessions made before the factor was on never gave a code: signed out (the plugin then
             // issues the confirming request a new one).
             if (change === "enabled") await scope.current().delete(session).where(eq(session.userId, updated.id));
-            await options.onSecondFactorChanged(change, originOf(updated.id, ctx?.headers));
+            await options.onSecurityChanged(change, originOf(updated.id, ctx?.headers));
           },
         },
       },
@@ -292,13 +297,23 @@ function isSingleSignOn(ctx: { path?: string; params?: unknown } | null | undefi
 
 /** Where a code is given: a sign-in's challenge, or the first code confirming the factor. */
 const SECOND_FACTOR_CODE_PATHS = new Set(["/two-factor/verify-totp", "/two-factor/verify-backup-code"]);
-/** Where an account with a second factor may get a session made: its code, or its password's challenge. */
-const SECOND_FACTOR_SESSION_PATHS = new Set([...SECOND_FACTOR_CODE_PATHS, "/sign-in/email"]);
+/**
+ * Where an account with a second factor may get a session made: its code, its password's challenge,
+ * or a passkey (which verified its user: both factors at once).
+ */
+const SECOND_FACTOR_SESSION_PATHS = new Set([...SECOND_FACTOR_CODE_PATHS, "/sign-in/email", PASSKEY_PATHS.signIn]);
 
-const SECOND_FACTOR_CHANGES: Record<string, SecondFactorChange> = {
+const SECOND_FACTOR_CHANGES: Record<string, AccountSecurityChange> = {
   "/two-factor/verify-totp": "enabled",
   "/two-factor/disable": "disabled",
 };
+
+/** Changes known only from an endpoint's answer. */
+const ANSWERED_CHANGES = new Map<string, AccountSecurityChange>([
+  ["/two-factor/generate-backup-codes", "codes_renewed"],
+  [PASSKEY_PATHS.register, "passkey_added"],
+  [PASSKEY_PATHS.remove, "passkey_removed"],
+]);
 
 function originOf(userId: string, headers: Headers | undefined): AccountOrigin {
   return {

@@ -27,13 +27,14 @@ const SIGN_IN_PATH = "/api/auth/sign-in/email";
  */
 const SECOND_FACTOR_PATHS = new Set(["/api/auth/two-factor/verify-totp", "/api/auth/two-factor/verify-backup-code"]);
 /**
- * Changes to the second factor, confirmed with the password while signed in: a wrong one (400
+ * Changes to the second factor and new passkeys, confirmed with the password while signed in: a wrong one (400
  * INVALID_PASSWORD) counts against the session's account too, or a stolen session would be a way to
  * guess it past the window.
  */
-const PASSWORD_CONFIRM_PATHS = new Set(
-  ["enable", "disable", "generate-backup-codes", "get-totp-uri"].map((path) => `/api/auth/two-factor/${path}`),
-);
+const PASSWORD_CONFIRM_PATHS = new Set([
+  ...["enable", "disable", "generate-backup-codes", "get-totp-uri"].map((path) => `/api/auth/two-factor/${path}`),
+  "/api/auth/passkey/verify-registration",
+]);
 
 /**
  * A request to better-auth's endpoints, in order: the body read within its cap (413), the client

@@ -92,10 +92,10 @@ describe("a team that requires a second factor", () => {
     );
     // What is not the team's still answers: the account's own page, its list of teams.
     expect((await world.member.caller.account.me()).teams.map((t) => t.slug)).toContain(world.teamSlug);
-    expect(await world.member.caller.account.security()).toEqual({ secondFactor: false, password: true });
+    expect(await world.member.caller.account.security()).toMatchObject({ secondFactor: false, password: true, passkeys: [] });
 
     const member = await enrol(app, world.member, "203.0.113.72");
-    expect(await member.caller.account.security()).toEqual({ secondFactor: true, password: true });
+    expect(await member.caller.account.security()).toMatchObject({ secondFactor: true, password: true, passkeys: [] });
     expect((await member.caller.team.get({ teamSlug: world.teamSlug })).role).toBe("member");
     // Past the second factor, the member's role is what refuses an export now; the admin's is served.
     expect(await (await exported(member.cookie)).json()).toMatchObject({ code: "NOT_PERMITTED" });

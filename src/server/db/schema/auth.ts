@@ -99,3 +99,27 @@ export const twoFactor = pgTable(
   },
   (t) => [uniqueIndex("two_factor_user_idx").on(t.userId)],
 );
+
+/**
+ * An account's passkeys (better-auth's passkey plugin): the public key of each, the signature counter
+ * it last presented, and whether the platform syncs it (`backedUp`). A passkey signs in on its own.
+ */
+export const passkey = pgTable(
+  "passkey",
+  {
+    id: text("id").primaryKey(),
+    name: text("name"),
+    publicKey: text("public_key").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    credentialID: text("credential_id").notNull(),
+    counter: integer("counter").notNull(),
+    deviceType: text("device_type").notNull(),
+    backedUp: boolean("backed_up").notNull(),
+    transports: text("transports"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    aaguid: text("aaguid"),
+  },
+  (t) => [index("passkey_user_idx").on(t.userId), uniqueIndex("passkey_credential_idx").on(t.credentialID)],
+);
