@@ -9,6 +9,7 @@ export const auditTargetTypes = [
   "image",
   "bucket",
   "cache",
+  "webhook",
   "account",
   "instance",
 ] as const;
@@ -50,6 +51,10 @@ export const auditActions = {
   "bucket.saved": { target: "bucket", says: "saved a source bucket" },
   "bucket.deleted": { target: "bucket", says: "deleted a source bucket" },
   "cache.purged": { target: "cache", says: "purged cached results" },
+  "webhook.created": { target: "webhook", says: "added a webhook" },
+  "webhook.updated": { target: "webhook", says: "changed a webhook" },
+  "webhook.deleted": { target: "webhook", says: "deleted a webhook" },
+  "webhook.secret_rotated": { target: "webhook", says: "made a webhook's signing secret anew" },
   "account.signed_in": { target: "account", says: "signed in", instance: true },
   "account.sign_in_failed": { target: "account", says: "failed to sign in (wrong password)", instance: true },
   "account.second_factor_enabled": { target: "account", says: "turned on a second factor", instance: true },

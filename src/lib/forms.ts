@@ -11,7 +11,7 @@ import {
 import type { z } from "zod";
 
 /** A mutation's error, with what the tRPC error formatter adds to a refusal (src/server/api/trpc.ts). */
-type Refusal = { message: string; data?: { fieldErrors?: Record<string, string[]> | null } | null } | null;
+export type Refusal = { message: string; data?: { fieldErrors?: Record<string, string[]> | null } | null } | null;
 
 /**
  * A mutation's refusal split for one form: the first message of each field the form shows, to sit next

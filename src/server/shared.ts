@@ -16,6 +16,7 @@ import { createPublicNames, type PublicNames } from "@/server/delivery/public-na
 import { createSampledLogger, type Logger, type SampledLog } from "@/server/log";
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import type { NetDeps } from "@/server/source";
+import { createWebhookSender, WEBHOOK_TIMEOUT_MS, type WebhookSender } from "@/server/webhooks/sender";
 
 /**
  * What createServices is given instead of working it out from the settings: what a test, a benchmark
@@ -47,6 +48,8 @@ export interface Shared {
   logger: Logger;
   logSampled: SampledLog;
   now: () => Date;
+  /** Sends the teams' webhooks through the sources' address policy (webhooks/sender.ts). */
+  webhooks: WebhookSender;
 }
 
 export function createShared(
@@ -66,6 +69,7 @@ export function createShared(
     maxEntries: env.OPTSTUFF_CONFIG_CACHE_ENTRIES,
     onLookup: (result) => counters.increment(`config_l1_${result}`),
   });
+  const secretBox = createSecretBox(secrets.keyEncryption, secrets.keyEncryptionPrevious);
   return {
     database,
     secrets,
@@ -73,7 +77,14 @@ export function createShared(
     coordination,
     config,
     invalidate: createConfigInvalidator({ l1: config, kv: redis, logger, counters }),
-    secretBox: createSecretBox(secrets.keyEncryption, secrets.keyEncryptionPrevious),
+    secretBox,
+    webhooks: createWebhookSender({
+      db: database.db,
+      secretBox,
+      post: { allowLoopback: env.OPTSTUFF_ALLOW_LOOPBACK_SOURCES, timeoutMs: WEBHOOK_TIMEOUT_MS },
+      now: given.now,
+      logger,
+    }),
     publicNames: createPublicNames(secrets.keyEncryption),
     logger,
     logSampled,

@@ -1,6 +1,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectAccessible } from "../support/accessibility";
+import { signUpInBrowser } from "../support/browser-accounts";
 import { openBrowser, screenshot, startServedApp, type ServedApp } from "../support/browser";
 import { need } from "../support/services";
 
@@ -58,12 +59,7 @@ describe.skipIf(chromium.skip)(chromium.title("passkeys in Chromium"), () => {
 
   it("is added on the account page with the password: a wrong one refused, the new one listed", async () => {
     const page = desktop.page;
-    await go(page, "/sign-up");
-    await page.getByLabel("Name").fill("Pat");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL(/\/onboarding/);
+    await signUpInBrowser(page, app.baseUrl, { name: "Pat", email, password });
     await go(page, "/account");
     const card = passkeysCard(page);
     await card.getByText("No passkeys yet.").waitFor();

@@ -3,6 +3,7 @@ import * as OTPAuth from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBrowser, screenshot, startServedApp, type ServedApp } from "../support/browser";
 import { expectAccessible } from "../support/accessibility";
+import { createFirstTeam, signUpInBrowser } from "../support/browser-accounts";
 import { need } from "../support/services";
 
 /**
@@ -40,12 +41,15 @@ describe.skipIf(chromium.skip)(chromium.title("a second factor in Chromium"), ()
   });
 
   const go = (page: Page, path: string) => page.goto(`${app.baseUrl}${path}`);
+  // The account page asks for the password in its passkeys card too.
+  const factorCard = (page: Page) =>
+    page.locator("section", { has: page.getByRole("heading", { name: "Second factor" }) });
   const copied = async (page: Page, label: string) => (await page.getByTestId(`copy-${label}`).textContent()) ?? "";
   async function signInWithPassword(page: Page) {
     await go(page, `/sign-in?next=${encodeURIComponent(`/t/${teamSlug}`)}`);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
   }
   async function signOut(page: Page) {
     await go(page, `/t/${teamSlug}`);
@@ -55,27 +59,18 @@ describe.skipIf(chromium.skip)(chromium.title("a second factor in Chromium"), ()
 
   it("is set up on the account page: QR code and key, a wrong password and a wrong code refused, recovery codes shown once", async () => {
     const page = desktop.page;
-    await go(page, "/sign-up");
-    await page.getByLabel("Name").fill("Dana");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL(/\/onboarding/);
-    await page.getByLabel("Team name").fill(`Dana ${stamp}`);
-    await expect.poll(() => page.getByLabel("Team slug").inputValue()).toBe(teamSlug);
-    await page.getByText("Available").waitFor();
-    await page.getByRole("button", { name: "Continue" }).click();
-    await page.waitForURL(new RegExp(`/t/${teamSlug}$`));
+    await signUpInBrowser(page, app.baseUrl, { name: "Dana", email, password });
+    await createFirstTeam(page, { name: `Dana ${stamp}`, slug: teamSlug });
 
     await page.getByRole("link", { name: "Account" }).click();
     await page.waitForURL(/\/account$/);
     await page.getByText("Off: your password alone signs you in").waitFor();
     await expectAccessible(page, "account, factor off");
-    await page.getByLabel("Your password").fill("not my password");
+    await factorCard(page).getByLabel("Your password").fill("not my password");
     await page.getByRole("button", { name: "Set up a second factor" }).click();
     await page.getByRole("alert").filter({ hasText: "That password is not right" }).waitFor();
 
-    await page.getByLabel("Your password").fill(password);
+    await factorCard(page).getByLabel("Your password").fill(password);
     await page.getByRole("button", { name: "Set up a second factor" }).click();
     const qr = page.getByRole("img", { name: "QR code to add OptStuff to an authenticator app" });
     await qr.waitFor();
@@ -164,7 +159,7 @@ describe.skipIf(chromium.skip)(chromium.title("a second factor in Chromium"), ()
     await pastTwoFactorWindow();
     await go(page, "/account");
     await page.getByRole("button", { name: "Turn off…" }).click();
-    await page.getByLabel("Your password").fill(password);
+    await factorCard(page).getByLabel("Your password").fill(password);
     await page.getByRole("button", { name: "Turn off the second factor" }).click();
     await page.getByText("Off: your password alone signs you in").waitFor();
 
@@ -175,7 +170,7 @@ describe.skipIf(chromium.skip)(chromium.title("a second factor in Chromium"), ()
     await screenshot(page, "second-factor-04-required");
 
     await pastTwoFactorWindow();
-    await page.getByLabel("Your password").fill(password);
+    await factorCard(page).getByLabel("Your password").fill(password);
     await page.getByRole("button", { name: "Set up a second factor" }).click();
     const key = (await copied(page, "Or type this key into the app")).replaceAll(" ", "");
     const renewed = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(key) });

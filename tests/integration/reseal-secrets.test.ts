@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
 import { eq } from "drizzle-orm";
-import { apiKeys, sourceBuckets } from "@/server/db/schema";
+import { apiKeys, sourceBuckets, teamWebhooks } from "@/server/db/schema";
+import { createWebhook } from "@/server/webhooks/manage";
+import { webhookSealContext } from "@/server/webhooks/sender";
 import { bucketSealContext } from "@/server/delivery/buckets";
 import { saveBucket } from "@/server/tenancy/source-buckets";
 import { createSecretBox } from "@/server/signing";
@@ -77,5 +79,31 @@ describe("master-secret rotation", () => {
       BUCKET.secretAccessKey,
     );
     expect(() => createSecretBox("bucket-master-2").open(row!.sealedSecret, bucketSealContext(project.id))).toThrow();
+  });
+
+  it("re-seals webhooks' addresses and signing secrets, still bound to their rows, once", async () => {
+    await database.close();
+    database = await createTestDatabase();
+    const old = createSecretBox("hook-master-1");
+    const { project } = await bootstrap(
+      { db: database.db, secretBox: old, audit: setupAudit, now: () => new Date() },
+      { teamSlug: "hooked", projectSlug: "site", keyName: "a" },
+    );
+    const deps = { db: database.db, secretBox: old, audit: setupAudit, now: () => new Date(), allowLoopback: false };
+    const { webhook, secret } = await createWebhook(deps, project.teamId, {
+      url: "https://hooks.example/services/T1/B2/token",
+      format: "slack",
+      events: ["alert.errorRate"],
+    });
+    const rotating = createSecretBox("hook-master-2", "hook-master-1");
+    expect(await resealSecrets({ db: database.db, secretBox: rotating })).toMatchObject({ resealed: 2, current: 0 });
+    expect(await resealSecrets({ db: database.db, secretBox: rotating })).toMatchObject({ resealed: 0, current: 2 });
+    const [row] = await database.db.select().from(teamWebhooks).where(eq(teamWebhooks.id, webhook.id));
+    const rotated = createSecretBox("hook-master-2");
+    expect(rotated.open(row!.sealedUrl, webhookSealContext.url(webhook.id))).toBe(
+      "https://hooks.example/services/T1/B2/token",
+    );
+    expect(rotated.open(row!.sealedSecret, webhookSealContext.secret(webhook.id))).toBe(secret);
+    expect(() => rotated.open(row!.sealedSecret, webhookSealContext.url(webhook.id))).toThrow();
   });
 });

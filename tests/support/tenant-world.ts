@@ -13,6 +13,9 @@ export interface TenantWorld {
   invitationId: string;
   invitationToken: string;
   memberUserId: string;
+  webhookId: string;
+  /** A delivery of that webhook (the key's creation, which it was chosen for). */
+  deliveryId: number;
 }
 
 export async function buildTenantWorld(services: Services, label: string): Promise<TenantWorld> {
@@ -31,6 +34,13 @@ export async function buildTenantWorld(services: Services, label: string): Promi
     await user.caller.account.acceptInvitation({ token: tokenOf(invitation.link) });
   }
   await owner.caller.project.create({ teamSlug, name: "Site", slug: "site", allowedSourceHosts: ["local"] });
+  // A receiver nobody answers for: nothing here sends to it (deliveries are sent by the alert check).
+  const { webhook } = await owner.caller.webhooks.create({
+    teamSlug,
+    url: `https://${label}.receiver.example/hooks`,
+    format: "standard",
+    events: ["audit.api_key.created"],
+  });
   const key = await owner.caller.apiKey.create({ teamSlug, projectSlug: "site", name: "production", expiresAt: null });
   const pending = await owner.caller.team.invite({ teamSlug, email: `pending-${label}@example.com`, role: "member" });
   return {
@@ -43,6 +53,8 @@ export async function buildTenantWorld(services: Services, label: string): Promi
     invitationId: pending.id,
     invitationToken: tokenOf(pending.link),
     memberUserId: member.id,
+    webhookId: webhook.id,
+    deliveryId: (await owner.caller.webhooks.deliveries({ teamSlug, webhookId: webhook.id }))[0]!.id,
   };
 }
 

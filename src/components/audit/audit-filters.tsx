@@ -26,6 +26,7 @@ const TARGET_NAMES: Record<AuditTargetType, string> = {
   image: "Project image",
   bucket: "Bucket",
   cache: "Cache",
+  webhook: "Webhook",
   account: "Account",
   instance: "Instance",
 };

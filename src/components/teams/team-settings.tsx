@@ -12,6 +12,7 @@ import { teamSchema } from "@/lib/schemas/team";
 import { useSlugFollowsName } from "@/lib/slug-follows-name";
 import { useTRPC } from "@/lib/trpc/client";
 import { AlertSettingsCard } from "@/components/alerts/alert-settings-card";
+import { WebhooksCard } from "@/components/webhooks/webhooks-card";
 import { InvitationsCard } from "./invitations-card";
 import { LeaveTeam, leaveRefusal } from "./leave-team";
 import { MembersCard } from "./members-card";
@@ -39,6 +40,7 @@ export function TeamSettings({ teamSlug }: { teamSlug: string }) {
       <MembersCard teamSlug={teamSlug} myRole={role} canManage={can["member.changeRole"]} myUserId={me.data?.user.id} />
       {can["invitation.create"] ? <InvitationsCard teamSlug={teamSlug} canInviteOwners={role === "owner"} /> : null}
       {can["alerts.write"] ? <AlertSettingsCard teamSlug={teamSlug} /> : null}
+      {can["webhooks.write"] ? <WebhooksCard teamSlug={teamSlug} /> : null}
       <TeamDangerZone teamSlug={teamSlug} myRole={role} canDelete={can["team.delete"]} />
     </div>
   );

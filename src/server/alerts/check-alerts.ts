@@ -4,6 +4,8 @@ import type { Database } from "@/server/db/client";
 import { alertEvents, requestMinuteStats } from "@/server/db/schema";
 import type { Logger } from "@/server/log";
 import type { Mailer } from "@/server/mail/mailer";
+import { enqueueCurrentAlerts } from "@/server/webhooks/enqueue";
+import type { DeliveryRunReport, WebhookSender } from "@/server/webhooks/sender";
 import { mailAlerts } from "./alert-mail";
 import { probeBuckets, type ProbeDeps } from "./bucket-probe";
 import { findAlerts, type FoundAlert } from "./conditions";
@@ -19,6 +21,8 @@ export interface AlertDeps extends ProbeDeps {
   logger: Logger;
   /** The dashboard's address, for the links in the mails. */
   dashboardUrl: string;
+  /** Sends the teams' webhooks (alerts and audit actions) after the mails; absent: none sent here. */
+  webhooks?: WebhookSender;
 }
 
 export interface AlertCheckReport {
@@ -28,12 +32,15 @@ export interface AlertCheckReport {
   probed: number;
   mailed: number;
   mailFailures: number;
+  /** The webhooks' deliveries this check sent (alerts enqueued, then every team's due deliveries). */
+  webhooks?: DeliveryRunReport & { enqueued: number };
 }
 
 /**
  * One check of every team's alerts (the cron job `check-alerts`, every minute in process): tries the
  * buckets due, records each alert that holds in its window (a new window is a new row, so a new mail),
- * then mails each new one once to the team's admins. Safe to run on several instances at once.
+ * then mails each new one once to the team's admins, and sends the teams' webhooks (alerts and the
+ * audit actions they chose). Safe to run on several instances at once.
  */
 export async function checkAlerts(deps: AlertDeps): Promise<AlertCheckReport> {
   await pruneMinuteStats(deps.db, deps.now());
@@ -42,8 +49,22 @@ export async function checkAlerts(deps: AlertDeps): Promise<AlertCheckReport> {
   const now = deps.now();
   const found = await findAlerts({ db: deps.db, limiter: deps.limiter, now });
   await recordAlerts(deps.db, found, now);
-  const mails = await mailAlerts(deps, now, new Date(now.getTime() - ALERT_CURRENT_MS));
-  return { ok: mails.mailFailures === 0, current: found.length, probed, ...mails };
+  const currentSince = new Date(now.getTime() - ALERT_CURRENT_MS);
+  const mails = await mailAlerts(deps, now, currentSince);
+  const webhooks = deps.webhooks ? await sendWebhooks(deps, deps.webhooks, now, currentSince) : undefined;
+  return {
+    ok: mails.mailFailures === 0 && (webhooks?.ok ?? true),
+    current: found.length,
+    probed,
+    ...mails,
+    ...(webhooks && { webhooks }),
+  };
+}
+
+/** The current alerts become deliveries (once each per webhook), then whatever is due is sent. */
+async function sendWebhooks(deps: AlertDeps, sender: WebhookSender, now: Date, since: Date) {
+  const enqueued = await enqueueCurrentAlerts(deps.db, { since, now, dashboardUrl: deps.dashboardUrl });
+  return { enqueued, ...(await sender.deliverDue()) };
 }
 
 /** Alerts that ended this long ago are deleted by the daily maintenance (their window is long past). */

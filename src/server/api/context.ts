@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { WebhookSender } from "@/server/webhooks/sender";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { PublicNames } from "@/server/delivery/public-names";
 import type { MeteringFreshness } from "@/server/usage/metering-freshness";
@@ -50,6 +51,8 @@ export interface DashboardServices {
   readLanes: AccountLanes;
   /** The social sign-in buttons configured. */
   authProviders: SignInProvider[];
+  /** Sends a webhook's test and redeliveries now (the scheduled sending is the alert check's). */
+  webhooks: WebhookSender;
   /** Who may create an account (the sign-up page shows what it allows). */
   registration: RegistrationPolicy;
   /** The clock the usage pages' ranges end at (the tenancy functions carry their own in `tenancy`). */

@@ -10,6 +10,7 @@ import { sourceBucketRouter } from "./routers/source-bucket";
 import { projectRouter } from "./routers/project";
 import { teamRouter } from "./routers/team";
 import { usageRouter } from "./routers/usage";
+import { webhooksRouter } from "./routers/webhooks";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -25,6 +26,7 @@ export const appRouter = router({
   usage: usageRouter,
   audit: auditRouter,
   alerts: alertsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,6 +1,7 @@
 import type { Database } from "@/server/db/client";
 import { auditLog } from "@/server/db/schema";
 import { auditActions, type AuditAction } from "@/lib/audit-actions";
+import { enqueueAuditEntry } from "@/server/webhooks/enqueue";
 import { redacted, type AuditChanges } from "./changes";
 
 /** Who a change is written down as: from the session (dashboard), the command line, or the server. */
@@ -38,21 +39,39 @@ export function auditTrail(actor: AuditActor, now: () => Date): AuditTrail {
   return {
     async record(db, event) {
       const instance = "instance" in auditActions[event.action];
-      await db.insert(auditLog).values({
-        teamId: instance ? null : event.teamId,
-        projectId: event.projectId ?? null,
-        actorType: actor.type,
-        actorId: actor.id,
-        actorLabel: actor.label.slice(0, LABEL_MAX),
-        action: event.action,
-        targetType: auditActions[event.action].target,
-        targetId: event.target.id.slice(0, LABEL_MAX),
-        targetLabel: event.target.label.slice(0, LABEL_MAX),
-        changes: redacted(event.changes),
-        ip: actor.ip,
-        userAgent,
-        createdAt: now(),
-      });
+      const teamId = instance ? null : event.teamId;
+      const changes = redacted(event.changes);
+      const createdAt = now();
+      const [entry] = await db
+        .insert(auditLog)
+        .values({
+          teamId,
+          projectId: event.projectId ?? null,
+          actorType: actor.type,
+          actorId: actor.id,
+          actorLabel: actor.label.slice(0, LABEL_MAX),
+          action: event.action,
+          targetType: auditActions[event.action].target,
+          targetId: event.target.id.slice(0, LABEL_MAX),
+          targetLabel: event.target.label.slice(0, LABEL_MAX),
+          changes,
+          ip: actor.ip,
+          userAgent,
+          createdAt,
+        })
+        .returning({ id: auditLog.id, targetLabel: auditLog.targetLabel, targetId: auditLog.targetId });
+      // The team's webhooks that chose this action, in the same transaction as the entry.
+      if (teamId && entry)
+        await enqueueAuditEntry(db, {
+          id: entry.id,
+          teamId,
+          projectId: event.projectId ?? null,
+          action: event.action,
+          actor: { type: actor.type, label: actor.label.slice(0, LABEL_MAX) },
+          target: { type: auditActions[event.action].target, id: entry.targetId, label: entry.targetLabel },
+          changes,
+          at: createdAt,
+        });
     },
   };
 }

@@ -9,6 +9,7 @@ import { describeError, type Logger } from "@/server/log";
 import { enforceSpendCaps, type CapCheckReport } from "@/server/spend-caps/enforce-caps";
 import type { ResultStore } from "@/server/result-store/types";
 import { sweepExpiredKeys } from "@/server/tenancy/sweep-expired-keys";
+import { pruneWebhookDeliveries } from "@/server/webhooks/manage";
 import {
   defaultFlushOptions,
   flushUsageBuffer,
@@ -146,6 +147,10 @@ export function createCronJobs(deps: CronDeps): CronJobs {
             // Where nothing runs the check every minute (Vercel's Hobby plan), alerts are checked daily.
             ...(deps.alerts ? [{ name: "alerts", run: async () => ({ ...(await alertCheck()) }) }] : []),
             { name: "alertRetention", run: async () => ({ deleted: await pruneAlertEvents(deps.db, deps.now()) }) },
+            {
+              name: "webhookDeliveryRetention",
+              run: async () => ({ deleted: await pruneWebhookDeliveries(deps.db, deps.now()) }),
+            },
             ...(store ? [{ name: "resultStorePrune", run: async () => ({ ...(await store.prune()) }) }] : []),
             // After every part that deletes: what they deleted becomes space for the next rows.
             ...(deps.tendsTables ? [{ name: "vacuum", run: vacuumPart }] : []),

@@ -1,3 +1,4 @@
+import type { WebhookSender } from "@/server/webhooks/sender";
 import type { AuditValues } from "@/server/audit/settings";
 import type { DatabaseValues } from "@/server/db/settings";
 import type { ConfigInvalidator } from "@/server/config-cache";
@@ -18,6 +19,7 @@ export interface JobsShared {
   coordination: Coordination;
   invalidate: ConfigInvalidator;
   secretBox: SecretBox;
+  webhooks: WebhookSender;
   logger: Logger;
   now: () => Date;
   /** The result store the daily maintenance keeps under its bound; null without one. */
@@ -62,6 +64,7 @@ export function createJobsPlane(
         net: seams.net,
       }),
       dashboardUrl: shared.dashboardUrl,
+      webhooks: shared.webhooks,
     },
     schedule: () => scheduler.options(),
   });

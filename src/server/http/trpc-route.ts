@@ -115,6 +115,7 @@ export function dashboardServices(services: Services): DashboardServices {
     readLanes: services.dashboard.readLanes,
     authProviders: services.dashboard.authProviders,
     registration: services.dashboard.registration,
+    webhooks: services.webhooks,
     now: services.dashboard.tenancy.now,
   };
 }

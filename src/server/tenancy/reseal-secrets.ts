@@ -3,6 +3,7 @@ import type { Database } from "@/server/db/client";
 import { apiKeys, sourceBuckets } from "@/server/db/schema";
 import { bucketSealContext } from "@/server/delivery/buckets";
 import type { SecretBox } from "@/server/signing";
+import { resealWebhooks } from "@/server/webhooks/reseal";
 
 export interface ResealOutcome {
   resealed: number;
@@ -14,8 +15,8 @@ export interface ResealOutcome {
 }
 
 /**
- * Second step of a master-secret rotation: every secret sealed under the previous master (API keys'
- * and private buckets') is opened and sealed again under the current one. Idempotent; afterwards the
+ * Second step of a master-secret rotation: every secret sealed under the previous master (API keys',
+ * private buckets' and webhooks') is opened and sealed again under the current one. Idempotent; afterwards the
  * previous master can go. Compare-and-set on the old value: a concurrent change of the row wins.
  */
 export async function resealSecrets(deps: { db: Database; secretBox: SecretBox }): Promise<ResealOutcome> {
@@ -44,6 +45,12 @@ export async function resealSecrets(deps: { db: Database; secretBox: SecretBox }
       .where(eq(sourceBuckets.sealedSecret, row.sealed));
     projectIds.add(row.projectId);
   }
-  const resealed = publicKeys.length + stale.length;
-  return { resealed, current: keys.length + buckets.length - resealed, publicKeys, projectIds: [...projectIds] };
+  const webhooks = await resealWebhooks(db, secretBox);
+  const resealed = publicKeys.length + stale.length + webhooks.resealed;
+  return {
+    resealed,
+    current: keys.length + buckets.length + webhooks.resealed + webhooks.current - resealed,
+    publicKeys,
+    projectIds: [...projectIds],
+  };
 }

@@ -49,6 +49,9 @@ export const permissions = {
   // Alerts name keys, buckets and failures, and are mailed to the admins: theirs to see and set.
   "alerts.read": "admin",
   "alerts.write": "admin",
+  // A webhook posts the team's audit actions and alerts to an address of the admins' choosing.
+  "webhooks.read": "admin",
+  "webhooks.write": "admin",
 } as const satisfies Record<string, TeamRole>;
 
 export type Permission = keyof typeof permissions;

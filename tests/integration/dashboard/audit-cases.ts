@@ -29,7 +29,12 @@ const team = (w: AuditWorld) => ({ teamSlug: w.teamSlug });
 const project = (w: AuditWorld) => ({ teamSlug: w.teamSlug, projectSlug: w.projectSlug });
 
 /** Changes nothing: the sample photo made with the operations typed in the preset editor. */
-export const NOT_AUDITED = { "preset.preview": "makes a picture and changes nothing" } as const;
+export const NOT_AUDITED = {
+  "preset.preview": "makes a picture and changes nothing",
+  // Both send a delivery, kept in the webhook's log, and change no setting.
+  "webhooks.sendTest": "sends a test delivery",
+  "webhooks.redeliver": "sends a delivery again",
+} as const;
 
 /**
  * Every mutation of the app router, in an order one world can run them in (destructive ones last),
@@ -86,6 +91,34 @@ export const auditCases: Record<string, AuditCase> = {
         bucketCredentials: false,
         mailAdmins: true,
       }),
+  },
+  "webhooks.create": {
+    action: "webhook.created",
+    call: (w) =>
+      w.owner.caller.webhooks.create({
+        ...team(w),
+        url: "https://audited.receiver.example/hook",
+        format: "slack",
+        events: ["alert.keyExpiry"],
+      }),
+  },
+  "webhooks.update": {
+    action: "webhook.updated",
+    call: (w) =>
+      w.owner.caller.webhooks.update({
+        ...team(w),
+        webhookId: w.webhookId,
+        format: "slack",
+        events: ["alert.errorRate", "audit.api_key.created"],
+      }),
+  },
+  "webhooks.rotateSecret": {
+    action: "webhook.secret_rotated",
+    call: (w) => w.owner.caller.webhooks.rotateSecret({ ...team(w), webhookId: w.webhookId }),
+  },
+  "webhooks.delete": {
+    action: "webhook.deleted",
+    call: (w) => w.owner.caller.webhooks.delete({ ...team(w), webhookId: w.webhookId }),
   },
   "team.changeRole": {
     action: "member.role_changed",

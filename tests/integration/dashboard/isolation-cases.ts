@@ -6,7 +6,14 @@ type Caller = TestUser["caller"];
 /** The slugs name the path; the ids may come from another team (cross-resource attempts). */
 export type Target = Pick<
   TenantWorld,
-  "teamSlug" | "projectSlug" | "keyId" | "invitationId" | "invitationToken" | "memberUserId"
+  | "teamSlug"
+  | "projectSlug"
+  | "keyId"
+  | "invitationId"
+  | "invitationToken"
+  | "memberUserId"
+  | "webhookId"
+  | "deliveryId"
 >;
 
 export interface IsolationCase {
@@ -205,6 +212,54 @@ export const isolationCases: Record<string, IsolationCase> = {
         bucketCredentials: true,
         mailAdmins: false,
       }),
+  },
+  "webhooks.list": { scope: "team", call: (c, t) => c.webhooks.list(team(t)) },
+  "webhooks.create": {
+    scope: "team",
+    call: (c, t) =>
+      c.webhooks.create({
+        ...team(t),
+        url: "https://intruder.example/hook",
+        format: "slack",
+        events: ["alert.errorRate"],
+      }),
+  },
+  "webhooks.update": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) =>
+      c.webhooks.update({
+        ...team(t),
+        webhookId: t.webhookId,
+        url: "https://intruder.example/hook",
+        format: "standard",
+        events: ["audit.member.removed"],
+      }),
+  },
+  "webhooks.delete": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) => c.webhooks.delete({ ...team(t), webhookId: t.webhookId }),
+  },
+  "webhooks.rotateSecret": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) => c.webhooks.rotateSecret({ ...team(t), webhookId: t.webhookId }),
+  },
+  "webhooks.deliveries": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) => c.webhooks.deliveries({ ...team(t), webhookId: t.webhookId }),
+  },
+  "webhooks.sendTest": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) => c.webhooks.sendTest({ ...team(t), webhookId: t.webhookId }),
+  },
+  "webhooks.redeliver": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) => c.webhooks.redeliver({ ...team(t), deliveryId: t.deliveryId }),
   },
   // The instance's log: its owner's alone (audit-log.test.ts), nothing of a team's.
   "audit.instanceList": { scope: "account", call: (c) => c.audit.instanceList({}) },

@@ -92,7 +92,11 @@ describe("a team that requires a second factor", () => {
     );
     // What is not the team's still answers: the account's own page, its list of teams.
     expect((await world.member.caller.account.me()).teams.map((t) => t.slug)).toContain(world.teamSlug);
-    expect(await world.member.caller.account.security()).toMatchObject({ secondFactor: false, password: true, passkeys: [] });
+    expect(await world.member.caller.account.security()).toMatchObject({
+      secondFactor: false,
+      password: true,
+      passkeys: [],
+    });
 
     const member = await enrol(app, world.member, "203.0.113.72");
     expect(await member.caller.account.security()).toMatchObject({ secondFactor: true, password: true, passkeys: [] });

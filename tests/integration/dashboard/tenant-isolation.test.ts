@@ -1,7 +1,15 @@
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
-import { apiKeys, projects, teamInvitations, teamMembers, teams } from "@/server/db/schema";
+import {
+  apiKeys,
+  projects,
+  teamInvitations,
+  teamMembers,
+  teams,
+  teamWebhooks,
+  webhookDeliveries,
+} from "@/server/db/schema";
 import { atLeast, permissions, type Permission } from "@/server/tenancy/roles";
 import { createTestApp, type TestApp } from "../../support/app";
 import { buildTenantWorld, type TenantWorld } from "../../support/tenant-world";
@@ -56,6 +64,12 @@ async function snapshot(teamSlug: string) {
       .orderBy(teamInvitations.id),
     projects: projectRows,
     keys: keyRows.sort((x, y) => x.id.localeCompare(y.id)),
+    webhooks: await db.select().from(teamWebhooks).where(eq(teamWebhooks.teamId, team!.id)).orderBy(teamWebhooks.id),
+    deliveries: await db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.teamId, team!.id))
+      .orderBy(webhookDeliveries.id),
   };
 }
 

@@ -1,8 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { firstBlock as blockOf, GO_OFFLINE_ENV, runSnippet } from "../../support/doc-snippets";
 import { need } from "../../support/services";
 import { buildSignedUrl } from "../../support/signed-url";
 import { SIGNING_VECTORS, VECTOR_KEYS } from "../../support/vectors";
@@ -24,11 +22,7 @@ const cases = [
 ];
 const input = JSON.stringify({ keys: VECTOR_KEYS, cases });
 
-function firstBlock(lang: string): string | undefined {
-  return new RegExp("^```" + lang + "\\n([\\s\\S]*?)^```[ \\t]*$", "m").exec(doc)?.[1];
-}
-
-const goCache = join(tmpdir(), "optstuff-go-cache");
+const firstBlock = (lang: string) => blockOf(doc, lang);
 
 // Each harness reads { keys, cases } on stdin and prints one URL per case.
 const languages = [
@@ -69,15 +63,7 @@ func main() {
 `,
     }),
     command: ["go", "run", "snippet.go", "main.go"],
-    // GOPATH mode needs no go.mod, and the proxy and toolchain settings rule out any download.
-    env: {
-      GO111MODULE: "off",
-      GOFLAGS: "",
-      GOPROXY: "off",
-      GOTOOLCHAIN: "local",
-      GOCACHE: goCache,
-      GOPATH: join(goCache, "gopath"),
-    },
+    env: GO_OFFLINE_ENV,
   },
   {
     lang: "php",
@@ -125,30 +111,15 @@ describe("docs/signing.md", () => {
       () => {
         const code = firstBlock(lang);
         if (code === undefined) throw new Error(`no \`\`\`${lang} block in docs/signing.md`);
-        const dir = mkdtempSync(join(tmpdir(), `optstuff-${lang}-snippet-`));
-        try {
-          for (const [file, text] of Object.entries(files(code))) writeFileSync(join(dir, file), text);
-          const [cmd, ...args] = command;
-          const run = spawnSync(cmd!, args, {
-            cwd: dir,
-            input,
-            encoding: "utf8",
-            timeout: 55_000,
-            env: { ...process.env, ...env },
-          });
-          expect(run.status, `${lang} snippet exited with ${run.status ?? run.signal}:\n${run.stderr}`).toBe(0);
-          const urls = run.stdout.trimEnd().split("\n");
-          expect(urls, `${lang} snippet printed ${urls.length} lines for ${cases.length} cases`).toHaveLength(
-            cases.length,
-          );
-          cases.forEach(({ operations, source, exp, signature }, i) => {
-            const label = `${lang} snippet, case ${i + 1} (${operations}/${source}${exp === undefined ? "" : `?exp=${exp}`})`;
-            expect(urls[i], label).toBe(buildSignedUrl({ ...VECTOR_KEYS, operations, source, exp }));
-            if (signature !== undefined) expect(new URL(urls[i]!).searchParams.get("sig"), label).toBe(signature);
-          });
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-        }
+        const urls = runSnippet(lang, files(code), command, input, env);
+        expect(urls, `${lang} snippet printed ${urls.length} lines for ${cases.length} cases`).toHaveLength(
+          cases.length,
+        );
+        cases.forEach(({ operations, source, exp, signature }, i) => {
+          const label = `${lang} snippet, case ${i + 1} (${operations}/${source}${exp === undefined ? "" : `?exp=${exp}`})`;
+          expect(urls[i], label).toBe(buildSignedUrl({ ...VECTOR_KEYS, operations, source, exp }));
+          if (signature !== undefined) expect(new URL(urls[i]!).searchParams.get("sig"), label).toBe(signature);
+        });
       },
       60_000,
     );

@@ -8,3 +8,4 @@ export * from "./project-images";
 export * from "./source-buckets";
 export * from "./audit";
 export * from "./alerts";
+export * from "./webhooks";
