@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { S3RVER_CREDENTIALS, startS3rver, type S3rverProcess } from "../../tools/s3-local/s3rver-process";
+import type { S3Settings } from "@/server/result-store/types";
 import type { TestSettings } from "./settings";
 
 export interface LocalS3 {
@@ -11,7 +12,8 @@ export interface LocalS3 {
   bucket(): Promise<string>;
   /** A client of the server, to look at what a test's store wrote. */
   client: S3Client;
-  /** A result store on `bucket`, as the app is configured with one. */
+  /** The instance's bucket `bucket` with results under `results/`, as the server reads its settings. */
+  settings(bucket: string): S3Settings;
   /** A result store in `bucket`, as a test app's settings (the environment's variables). */
   storeEnv(bucket: string, maxBytes: number): TestSettings;
   /** The server of this test file (null on CI's shared one, which a test must not stop). */
@@ -43,6 +45,14 @@ export async function startS3(options: { own?: boolean } = {}): Promise<LocalS3>
       return name;
     },
     client,
+    settings: (bucket) => ({
+      bucket,
+      prefix: "results/",
+      endpoint,
+      region: "us-east-1",
+      ...S3RVER_CREDENTIALS,
+      forcePathStyle: true,
+    }),
     storeEnv: (bucket, maxBytes) => ({
       OPTSTUFF_RESULT_STORE: "s3",
       OPTSTUFF_RESULT_STORE_BYTES: String(maxBytes),

@@ -9,7 +9,7 @@ import {
   type _Object,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { S3_COMPATIBLE } from "@/server/s3-compat";
+import { instanceBucketClientConfig } from "@/server/s3-compat";
 import { metaOf, verified } from "./envelope";
 import { pruneBucket } from "./s3-prune";
 import type { ObjectNames } from "./object-names";
@@ -39,17 +39,8 @@ const PRUNE_TO = 0.9;
  * is checked on every read. S3 keeps no access time, so eviction removes the oldest written first.
  */
 export function createS3Store(options: S3StoreOptions): ResultStore {
-  const client = new S3Client({
-    region: options.region,
-    endpoint: options.endpoint,
-    forcePathStyle: options.forcePathStyle,
-    credentials:
-      options.accessKeyId && options.secretAccessKey
-        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-        : undefined,
-    // A failed read is answered by transforming, so one attempt is enough.
-    ...S3_COMPATIBLE,
-  });
+  // A failed read is answered by transforming, so one attempt is enough.
+  const client = new S3Client(instanceBucketClientConfig(options));
   const prefix = options.prefix;
   let known = { bytes: 0, objects: 0 };
 

@@ -47,13 +47,7 @@ function storeOn(
   } = {},
 ): ResultStore {
   const store = createS3Store({
-    bucket,
-    prefix: "results/",
-    endpoint: s3.endpoint,
-    region: "us-east-1",
-    accessKeyId: s3.accessKeyId,
-    secretAccessKey: s3.secretAccessKey,
-    forcePathStyle: true,
+    ...s3.settings(bucket),
     maxBytes,
     names,
     timeoutMs: 2_000,
