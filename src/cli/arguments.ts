@@ -62,6 +62,20 @@ export const graceHours = wholeNumber(
 
 export const seconds = wholeNumber(z.number().int().min(1, "At least 1 second"), "Enter a whole number of seconds");
 
+/** `--reset-to`: `oldest`, `now`, or a UTC day the stream sends again from. */
+export const streamReset = fromSchema(
+  z.union(
+    [
+      z.enum(["oldest", "now"]).transform((to) => ({ to })),
+      z.iso
+        .date()
+        .refine((day) => day >= "1970-01-01")
+        .transform((day) => ({ to: "day" as const, day })),
+    ],
+    { error: "Enter oldest, now or a day such as 2026-01-31" },
+  ),
+);
+
 export const publicKey = (value: string): string => {
   if (!isPublicKeyShape(value)) throw new InvalidArgumentError("Not a public key (pk_ followed by 22 characters)");
   return value;

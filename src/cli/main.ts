@@ -9,6 +9,7 @@ import { registerBootstrap } from "./commands/bootstrap";
 import { registerDoctor } from "./commands/doctor";
 import { registerHostLists } from "./commands/hosts";
 import { registerKeys } from "./commands/keys";
+import { registerAuditStream } from "./commands/audit-stream";
 import { registerMaintenance } from "./commands/maintenance";
 import { registerMigrate } from "./commands/migrate";
 import { registerSign } from "./commands/sign";
@@ -53,6 +54,7 @@ export function optstuffProgram(streams: Streams): Command {
   registerTeams(program, cli);
   registerAccounts(program, cli);
   registerKeys(program, cli);
+  registerAuditStream(program, cli);
   registerHostLists(program, cli);
   registerMaintenance(program, cli);
   registerSign(program, cli);

@@ -10,6 +10,7 @@ export const auditTargetTypes = [
   "bucket",
   "cache",
   "webhook",
+  "audit_stream",
   "account",
   "instance",
 ] as const;
@@ -55,6 +56,9 @@ export const auditActions = {
   "webhook.updated": { target: "webhook", says: "changed a webhook" },
   "webhook.deleted": { target: "webhook", says: "deleted a webhook" },
   "webhook.secret_rotated": { target: "webhook", says: "made a webhook's signing secret anew" },
+  "audit_stream.configured": { target: "audit_stream", says: "set where the audit log is streamed" },
+  "audit_stream.cursor_reset": { target: "audit_stream", says: "moved the audit stream's cursor" },
+  "audit_stream.removed": { target: "audit_stream", says: "stopped streaming the audit log" },
   "account.signed_in": { target: "account", says: "signed in", instance: true },
   "account.sign_in_failed": { target: "account", says: "failed to sign in (wrong password)", instance: true },
   "account.second_factor_enabled": { target: "account", says: "turned on a second factor", instance: true },

@@ -17,6 +17,9 @@ import { createSampledLogger, type Logger, type SampledLog } from "@/server/log"
 import { createSecretBox, type SecretBox } from "@/server/signing";
 import type { NetDeps } from "@/server/source";
 import { createWebhookSender, WEBHOOK_TIMEOUT_MS, type WebhookSender } from "@/server/webhooks/sender";
+import { auditArchiveOf } from "@/server/audit-stream/archive";
+import { createAuditStreamer, type AuditStreamer } from "@/server/audit-stream/streamer";
+import { resultStoreOf } from "@/server/result-store/settings";
 
 /**
  * What createServices is given instead of working it out from the settings: what a test, a benchmark
@@ -50,6 +53,8 @@ export interface Shared {
   now: () => Date;
   /** Sends the teams' webhooks through the sources' address policy (webhooks/sender.ts). */
   webhooks: WebhookSender;
+  /** Streams the teams' audit logs to their webhook or the bucket (audit-stream/streamer.ts). */
+  auditStream: AuditStreamer;
 }
 
 export function createShared(
@@ -70,6 +75,7 @@ export function createShared(
     onLookup: (result) => counters.increment(`config_l1_${result}`),
   });
   const secretBox = createSecretBox(secrets.keyEncryption, secrets.keyEncryptionPrevious);
+  const post = { allowLoopback: env.OPTSTUFF_ALLOW_LOOPBACK_SOURCES, timeoutMs: WEBHOOK_TIMEOUT_MS };
   return {
     database,
     secrets,
@@ -78,10 +84,12 @@ export function createShared(
     config,
     invalidate: createConfigInvalidator({ l1: config, kv: redis, logger, counters }),
     secretBox,
-    webhooks: createWebhookSender({
+    webhooks: createWebhookSender({ db: database.db, secretBox, post, now: given.now, logger }),
+    auditStream: createAuditStreamer({
       db: database.db,
       secretBox,
-      post: { allowLoopback: env.OPTSTUFF_ALLOW_LOOPBACK_SOURCES, timeoutMs: WEBHOOK_TIMEOUT_MS },
+      post,
+      archive: auditArchiveOf(resultStoreOf(env)),
       now: given.now,
       logger,
     }),

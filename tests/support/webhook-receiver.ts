@@ -14,16 +14,18 @@ export interface ReceivedWebhook {
 export async function startWebhookReceiver() {
   const received: ReceivedWebhook[] = [];
   let status = 200;
+  let beforeAnswer: ((request: ReceivedWebhook) => Promise<void>) | null = null;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      received.push({
-        path: request.url ?? "",
-        headers: request.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
-      });
-      response.writeHead(status, { "content-type": "text/plain" }).end("ok");
+      const got = { path: request.url ?? "", headers: request.headers, body: Buffer.concat(chunks).toString("utf8") };
+      received.push(got);
+      const hold = beforeAnswer;
+      beforeAnswer = null;
+      void (hold ? hold(got) : Promise.resolve()).finally(() =>
+        response.writeHead(status, { "content-type": "text/plain" }).end("ok"),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -34,6 +36,10 @@ export async function startWebhookReceiver() {
     received,
     answer(next: number) {
       status = next;
+    },
+    /** Runs `work` when the next request has arrived, and answers it only after (a change made mid-delivery). */
+    beforeNextAnswer(work: (request: ReceivedWebhook) => Promise<void>) {
+      beforeAnswer = work;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -27,6 +27,7 @@ const TARGET_NAMES: Record<AuditTargetType, string> = {
   bucket: "Bucket",
   cache: "Cache",
   webhook: "Webhook",
+  audit_stream: "Audit stream",
   account: "Account",
   instance: "Instance",
 };

@@ -13,6 +13,7 @@ import { useSlugFollowsName } from "@/lib/slug-follows-name";
 import { useTRPC } from "@/lib/trpc/client";
 import { AlertSettingsCard } from "@/components/alerts/alert-settings-card";
 import { WebhooksCard } from "@/components/webhooks/webhooks-card";
+import { AuditStreamCard } from "@/components/audit-stream/audit-stream-card";
 import { InvitationsCard } from "./invitations-card";
 import { LeaveTeam, leaveRefusal } from "./leave-team";
 import { MembersCard } from "./members-card";
@@ -41,6 +42,7 @@ export function TeamSettings({ teamSlug }: { teamSlug: string }) {
       {can["invitation.create"] ? <InvitationsCard teamSlug={teamSlug} canInviteOwners={role === "owner"} /> : null}
       {can["alerts.write"] ? <AlertSettingsCard teamSlug={teamSlug} /> : null}
       {can["webhooks.write"] ? <WebhooksCard teamSlug={teamSlug} /> : null}
+      {can["auditStream.write"] ? <AuditStreamCard teamSlug={teamSlug} /> : null}
       <TeamDangerZone teamSlug={teamSlug} myRole={role} canDelete={can["team.delete"]} />
     </div>
   );

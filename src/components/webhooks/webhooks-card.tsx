@@ -24,7 +24,12 @@ export function WebhooksCard({ teamSlug }: { teamSlug: string }) {
   const list = useQuery(trpc.webhooks.list.queryOptions({ teamSlug }));
   const [secret, setSecret] = useState<{ url: string; value: string } | null>(null);
   const [adding, setAdding] = useState(false);
-  const changed = () => queryClient.invalidateQueries(trpc.webhooks.pathFilter());
+  // The audit stream names one of them (or one deleted): its card reads them again too.
+  const changed = () =>
+    Promise.all([
+      queryClient.invalidateQueries(trpc.webhooks.pathFilter()),
+      queryClient.invalidateQueries(trpc.auditStream.pathFilter()),
+    ]);
   const create = useMutation(trpc.webhooks.create.mutationOptions({ meta: { done: "Webhook added" } }));
   return (
     <Card title="Webhooks">

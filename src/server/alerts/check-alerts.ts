@@ -6,6 +6,7 @@ import type { Logger } from "@/server/log";
 import type { Mailer } from "@/server/mail/mailer";
 import { enqueueCurrentAlerts } from "@/server/webhooks/enqueue";
 import type { DeliveryRunReport, WebhookSender } from "@/server/webhooks/sender";
+import type { AuditStreamer, StreamRunReport } from "@/server/audit-stream/streamer";
 import { mailAlerts } from "./alert-mail";
 import { probeBuckets, type ProbeDeps } from "./bucket-probe";
 import { findAlerts, type FoundAlert } from "./conditions";
@@ -23,6 +24,8 @@ export interface AlertDeps extends ProbeDeps {
   dashboardUrl: string;
   /** Sends the teams' webhooks (alerts and audit actions) after the mails; absent: none sent here. */
   webhooks?: WebhookSender;
+  /** Streams the teams' audit logs after the webhooks; absent: none streamed here. */
+  auditStream?: AuditStreamer;
 }
 
 export interface AlertCheckReport {
@@ -34,6 +37,7 @@ export interface AlertCheckReport {
   mailFailures: number;
   /** The webhooks' deliveries this check sent (alerts enqueued, then every team's due deliveries). */
   webhooks?: DeliveryRunReport & { enqueued: number };
+  auditStream?: StreamRunReport;
 }
 
 /**
@@ -52,19 +56,22 @@ export async function checkAlerts(deps: AlertDeps): Promise<AlertCheckReport> {
   const currentSince = new Date(now.getTime() - ALERT_CURRENT_MS);
   const mails = await mailAlerts(deps, now, currentSince);
   const webhooks = deps.webhooks ? await sendWebhooks(deps, deps.webhooks, now, currentSince) : undefined;
+  // Budgets of their own, 25 s and 15 s: the cron route's 60 s hold the check, the webhooks and the stream.
+  const auditStream = deps.auditStream ? await deps.auditStream.streamDue({ budgetMs: 15_000 }) : undefined;
   return {
-    ok: mails.mailFailures === 0 && (webhooks?.ok ?? true),
+    ok: mails.mailFailures === 0 && (webhooks?.ok ?? true) && (auditStream?.ok ?? true),
     current: found.length,
     probed,
     ...mails,
     ...(webhooks && { webhooks }),
+    ...(auditStream && { auditStream }),
   };
 }
 
 /** The current alerts become deliveries (once each per webhook), then whatever is due is sent. */
 async function sendWebhooks(deps: AlertDeps, sender: WebhookSender, now: Date, since: Date) {
   const enqueued = await enqueueCurrentAlerts(deps.db, { since, now, dashboardUrl: deps.dashboardUrl });
-  return { enqueued, ...(await sender.deliverDue()) };
+  return { enqueued, ...(await sender.deliverDue({ budgetMs: 25_000 })) };
 }
 
 /** Alerts that ended this long ago are deleted by the daily maintenance (their window is long past). */

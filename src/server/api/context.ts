@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { WebhookSender } from "@/server/webhooks/sender";
+import type { AuditArchive } from "@/server/audit-stream/archive";
 import type { ConfigInvalidator } from "@/server/config-cache";
 import type { PublicNames } from "@/server/delivery/public-names";
 import type { MeteringFreshness } from "@/server/usage/metering-freshness";
@@ -53,6 +54,8 @@ export interface DashboardServices {
   authProviders: SignInProvider[];
   /** Sends a webhook's test and redeliveries now (the scheduled sending is the alert check's). */
   webhooks: WebhookSender;
+  /** Where a stream to "the bucket" writes on this instance; null when it keeps no results. */
+  auditArchive: AuditArchive | null;
   /** Who may create an account (the sign-up page shows what it allows). */
   registration: RegistrationPolicy;
   /** The clock the usage pages' ranges end at (the tenancy functions carry their own in `tenancy`). */

@@ -11,6 +11,7 @@ import { projectRouter } from "./routers/project";
 import { teamRouter } from "./routers/team";
 import { usageRouter } from "./routers/usage";
 import { webhooksRouter } from "./routers/webhooks";
+import { auditStreamRouter } from "./routers/audit-stream";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -27,6 +28,7 @@ export const appRouter = router({
   audit: auditRouter,
   alerts: alertsRouter,
   webhooks: webhooksRouter,
+  auditStream: auditStreamRouter,
 });
 
 export type AppRouter = typeof appRouter;

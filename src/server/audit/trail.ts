@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { Database } from "@/server/db/client";
 import { auditLog } from "@/server/db/schema";
 import { auditActions, type AuditAction } from "@/lib/audit-actions";
@@ -42,38 +43,64 @@ export function auditTrail(actor: AuditActor, now: () => Date): AuditTrail {
       const teamId = instance ? null : event.teamId;
       const changes = redacted(event.changes);
       const createdAt = now();
-      const [entry] = await db
-        .insert(auditLog)
-        .values({
-          teamId,
-          projectId: event.projectId ?? null,
-          actorType: actor.type,
-          actorId: actor.id,
-          actorLabel: actor.label.slice(0, LABEL_MAX),
-          action: event.action,
-          targetType: auditActions[event.action].target,
-          targetId: event.target.id.slice(0, LABEL_MAX),
-          targetLabel: event.target.label.slice(0, LABEL_MAX),
-          changes,
-          ip: actor.ip,
-          userAgent,
-          createdAt,
-        })
-        .returning({ id: auditLog.id, targetLabel: auditLog.targetLabel, targetId: auditLog.targetId });
-      // The team's webhooks that chose this action, in the same transaction as the entry.
-      if (teamId && entry)
-        await enqueueAuditEntry(db, {
-          id: entry.id,
-          teamId,
-          projectId: event.projectId ?? null,
-          action: event.action,
-          actor: { type: actor.type, label: actor.label.slice(0, LABEL_MAX) },
-          target: { type: auditActions[event.action].target, id: entry.targetId, label: entry.targetLabel },
-          changes,
-          at: createdAt,
-        });
+      if (!teamId) {
+        await insertEntry(db);
+        return;
+      }
+      // A team's entries take their ids one transaction at a time (held to its commit): an entry never
+      // commits below one already visible, so the audit stream's cursor passes none (audit-stream/).
+      await db.transaction(async (tx) => {
+        await lockTeamAudit(tx, teamId);
+        const entry = await insertEntry(tx);
+        // The team's webhooks that chose this action, in the same transaction as the entry.
+        if (entry)
+          await enqueueAuditEntry(tx, {
+            id: entry.id,
+            teamId,
+            projectId: event.projectId ?? null,
+            action: event.action,
+            actor: { type: actor.type, label: actor.label.slice(0, LABEL_MAX) },
+            target: { type: auditActions[event.action].target, id: entry.targetId, label: entry.targetLabel },
+            changes,
+            at: createdAt,
+          });
+      });
+
+      async function insertEntry(on: Database) {
+        const [entry] = await on
+          .insert(auditLog)
+          .values({
+            teamId,
+            projectId: event.projectId ?? null,
+            actorType: actor.type,
+            actorId: actor.id,
+            actorLabel: actor.label.slice(0, LABEL_MAX),
+            action: event.action,
+            targetType: auditActions[event.action].target,
+            targetId: event.target.id.slice(0, LABEL_MAX),
+            targetLabel: event.target.label.slice(0, LABEL_MAX),
+            changes,
+            ip: actor.ip,
+            userAgent,
+            createdAt,
+          })
+          .returning({ id: auditLog.id, targetLabel: auditLog.targetLabel, targetId: auditLog.targetId });
+        return entry;
+      }
     },
   };
+}
+
+/**
+ * Holds the team's audit entries until this transaction ends: the ones begun before have committed (or
+ * rolled back) and the next wait. What the audit stream's cursor is set from sees every entry there is.
+ */
+export async function lockTeamAudit(tx: Database, teamId: string): Promise<void> {
+  // The team row's key share first, which the entry's foreign key takes anyway: a transaction holding
+  // the row (an adoption, a webhook's change) then records without meeting one that holds the lock.
+  await tx.execute(sql`
+    select pg_advisory_xact_lock(hashtextextended(${`audit:${teamId}`}, 0))
+    from (select id from teams where id = ${teamId} for key share) as team`);
 }
 
 /** A signed-in user, by the e-mail they have now, from where the request came. */

@@ -1,4 +1,5 @@
 import type { WebhookSender } from "@/server/webhooks/sender";
+import type { AuditStreamer } from "@/server/audit-stream/streamer";
 import type { AuditValues } from "@/server/audit/settings";
 import type { DatabaseValues } from "@/server/db/settings";
 import type { ConfigInvalidator } from "@/server/config-cache";
@@ -20,6 +21,7 @@ export interface JobsShared {
   invalidate: ConfigInvalidator;
   secretBox: SecretBox;
   webhooks: WebhookSender;
+  auditStream: AuditStreamer;
   logger: Logger;
   now: () => Date;
   /** The result store the daily maintenance keeps under its bound; null without one. */
@@ -65,6 +67,7 @@ export function createJobsPlane(
       }),
       dashboardUrl: shared.dashboardUrl,
       webhooks: shared.webhooks,
+      auditStream: shared.auditStream,
     },
     schedule: () => scheduler.options(),
   });

@@ -116,6 +116,7 @@ export function dashboardServices(services: Services): DashboardServices {
     authProviders: services.dashboard.authProviders,
     registration: services.dashboard.registration,
     webhooks: services.webhooks,
+    auditArchive: services.auditStream.archive,
     now: services.dashboard.tenancy.now,
   };
 }

@@ -52,6 +52,9 @@ export const permissions = {
   // A webhook posts the team's audit actions and alerts to an address of the admins' choosing.
   "webhooks.read": "admin",
   "webhooks.write": "admin",
+  // The whole log, actors' addresses included, leaves the building: as reading it, admins only.
+  "auditStream.read": "admin",
+  "auditStream.write": "admin",
 } as const satisfies Record<string, TeamRole>;
 
 export type Permission = keyof typeof permissions;

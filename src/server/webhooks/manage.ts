@@ -282,7 +282,7 @@ function shownUrl(url: URL): string {
   return `${url.origin}${url.pathname.length > 1 || url.search ? "/…" : "/"}`;
 }
 
-async function lockTeam(db: Database, teamId: string) {
+export async function lockTeam(db: Database, teamId: string) {
   // Stronger than the key share every audited change holds (its deletion locks it last), and not in
   // conflict with it: two changes of the team's webhooks at once are taken in turn (the quota's count).
   const [team] = await db.select().from(teams).where(eq(teams.id, teamId)).for("no key update");

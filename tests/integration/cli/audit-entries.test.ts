@@ -7,7 +7,7 @@ import { eq, gt } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { optstuffProgram } from "@/cli/main";
 import { openDatabase, type Database } from "@/server/db/client";
-import { auditLog, twoFactor, user } from "@/server/db/schema";
+import { auditLog, auditStreams, teams, twoFactor, user } from "@/server/db/schema";
 import { createTestDatabase } from "../../support/database";
 import { startRealRedis, type RealRedis } from "../../support/redis";
 import { need } from "../../support/services";
@@ -30,6 +30,8 @@ const CHANGING = [
   "reseal",
   "migrate",
   "accounts reset-second-factor",
+  // Shows a team's audit stream; moves its cursor only with --reset-to (both are tested below).
+  "audit-stream",
 ] as const;
 const SHOWING = [
   "teams list",
@@ -212,6 +214,30 @@ describe("the command line's audit entries", () => {
       /Enter a valid email address/,
     );
     expect(await lastId()).toBe(unchanged);
+    // A team's audit stream: shown (none yet, then one), its cursor moved; refusals change nothing.
+    expect((await step(["audit-stream", "--team", "acme"], [])).stdout).toContain('Team "acme" streams no audit log');
+    const noStream = await lastId();
+    await expect(optstuff(["audit-stream", "--team", "acme", "--reset-to", "now"])).rejects.toThrow(
+      /The team streams no audit log/,
+    );
+    await expect(optstuff(["audit-stream", "--team", "acme", "--reset-to", "yesterday"])).rejects.toThrow(
+      /Enter oldest, now or a day such as 2026-01-31/,
+    );
+    expect(await lastId()).toBe(noStream);
+    await withDatabase(async (db) => {
+      const [acme] = await db.select().from(teams).where(eq(teams.slug, "acme"));
+      await db.insert(auditStreams).values({ teamId: acme!.id, destination: "bucket", cursor: 0 });
+    });
+    const shown = await step(["audit-stream", "--team", "acme", "--json"], []);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ stream: { destination: "bucket", cursor: 0 } });
+    expect(JSON.parse(shown.stdout).stream.waiting).toBeGreaterThan(0);
+    const moved = await step(
+      ["audit-stream", "--team", "acme", "--reset-to", "now", "--json"],
+      ["audit_stream.cursor_reset"],
+    );
+    // Past everything but its own entry, written after the cursor was set.
+    expect(JSON.parse(moved.stdout)).toMatchObject({ stream: { waiting: 1 } });
+    expect(moved.entries[0]!.changes).toMatchObject({ cursor: { from: 0 } });
     // Without a previous master there is nothing to reseal: nothing changes, nothing is written.
     await step(["reseal"], []);
     if (redis)

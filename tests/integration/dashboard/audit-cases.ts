@@ -92,6 +92,16 @@ export const auditCases: Record<string, AuditCase> = {
         mailAdmins: true,
       }),
   },
+  // Before the webhook cases below: the world's webhook is still the signed JSON one it was made as.
+  "auditStream.configure": {
+    action: "audit_stream.configured",
+    call: (w) => w.owner.caller.auditStream.configure({ ...team(w), destination: "webhook", webhookId: w.webhookId }),
+  },
+  "auditStream.reset": {
+    action: "audit_stream.cursor_reset",
+    call: (w) => w.owner.caller.auditStream.reset({ ...team(w), to: "oldest" }),
+  },
+  "auditStream.remove": { action: "audit_stream.removed", call: (w) => w.owner.caller.auditStream.remove(team(w)) },
   "webhooks.create": {
     action: "webhook.created",
     call: (w) =>

@@ -261,6 +261,14 @@ export const isolationCases: Record<string, IsolationCase> = {
     takesResourceId: true,
     call: (c, t) => c.webhooks.redeliver({ ...team(t), deliveryId: t.deliveryId }),
   },
+  "auditStream.status": { scope: "team", call: (c, t) => c.auditStream.status(team(t)) },
+  "auditStream.configure": {
+    scope: "team",
+    takesResourceId: true,
+    call: (c, t) => c.auditStream.configure({ ...team(t), destination: "webhook", webhookId: t.webhookId }),
+  },
+  "auditStream.reset": { scope: "team", call: (c, t) => c.auditStream.reset({ ...team(t), to: "oldest" }) },
+  "auditStream.remove": { scope: "team", call: (c, t) => c.auditStream.remove(team(t)) },
   // The instance's log: its owner's alone (audit-log.test.ts), nothing of a team's.
   "audit.instanceList": { scope: "account", call: (c) => c.audit.instanceList({}) },
   "audit.instanceActors": { scope: "account", call: (c) => c.audit.instanceActors() },

@@ -8,6 +8,7 @@ import {
   teamMembers,
   teams,
   teamWebhooks,
+  auditStreams,
   webhookDeliveries,
 } from "@/server/db/schema";
 import { atLeast, permissions, type Permission } from "@/server/tenancy/roles";
@@ -70,6 +71,7 @@ async function snapshot(teamSlug: string) {
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.teamId, team!.id))
       .orderBy(webhookDeliveries.id),
+    auditStream: await db.select().from(auditStreams).where(eq(auditStreams.teamId, team!.id)),
   };
 }
 

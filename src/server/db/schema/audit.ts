@@ -33,6 +33,8 @@ export const auditLog = pgTable(
     // A scope's entries newest first, within days: every page and export walks it (audit-log.ts).
     index("audit_log_team_created_id_idx").on(t.teamId, t.createdAt, t.id),
     index("audit_log_created_at_idx").on(t.createdAt),
+    // A team's entries in id order: the audit stream's batches and what it has left to send.
+    index("audit_log_team_id_idx").on(t.teamId, t.id),
     // The action filter, and the latest entry of one action (the registration policy at start).
     index("audit_log_action_idx").on(t.action, t.id.desc()),
   ],

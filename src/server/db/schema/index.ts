@@ -9,3 +9,4 @@ export * from "./source-buckets";
 export * from "./audit";
 export * from "./alerts";
 export * from "./webhooks";
+export * from "./audit-streams";
