@@ -1,6 +1,11 @@
-import type { Command } from "@commander-js/extra-typings";
+import { Option, type Command } from "@commander-js/extra-typings";
 import { auditArchiveOf } from "@/server/audit-stream/archive";
-import { auditStreamStatus, resetAuditStream, type AuditStreamStatus } from "@/server/audit-stream/manage";
+import {
+  auditStreamStatus,
+  removeAuditStream,
+  resetAuditStream,
+  type AuditStreamStatus,
+} from "@/server/audit-stream/manage";
 import { resultStoreOf } from "@/server/result-store/settings";
 import * as arg from "../arguments";
 import { JSON_HELP, TEAM_HELP, type Cli } from "../command-context";
@@ -10,32 +15,38 @@ import { resolveTeam } from "../scope";
 
 /**
  * `audit-stream`: where a team's audit log is streamed and how far it has gone; `--reset-to` moves its
- * cursor (audited as the command line). Without it, it reads and changes nothing.
+ * cursor, `--stop` stops it (the operator's way to end a stream a team left failing), both audited as
+ * the command line. Without them, it reads and changes nothing.
  */
 export function registerAuditStream(program: Command, cli: Cli): void {
   program
     .command("audit-stream")
-    .description("show a team's audit stream (where to, how far, what waits); --reset-to moves its cursor")
+    .description(
+      "show a team's audit stream (where to, how far, what waits); --reset-to moves its cursor, --stop ends it",
+    )
     .requiredOption("--team <slug>", TEAM_HELP, arg.slug)
     .option(
       "--reset-to <oldest|now|day>",
       "send again every kept entry (oldest), from a UTC day (2026-01-31), or skip what waits (now)",
       arg.streamReset,
     )
+    .addOption(new Option("--stop", "stop the stream (what was sent stays where it went)").conflicts("resetTo"))
     .option("--json", JSON_HELP)
     .action(async (options, command) => {
       const ctx = cli.context(command, options);
       const archive = auditArchiveOf(resultStoreOf(ctx.env()));
       const reset = options.resetTo;
-      const status = reset
-        ? await withWriteDatabase(ctx, async (deps) => {
-            const team = await resolveTeam(deps.db, options.team);
-            await resetAuditStream({ ...deps, archive }, team.id, reset);
-            return auditStreamStatus({ db: deps.db, archive }, team.id);
-          })
-        : await withReadDatabase(ctx, async (db) =>
-            auditStreamStatus({ db, archive }, (await resolveTeam(db, options.team)).id),
-          );
+      const status =
+        reset || options.stop
+          ? await withWriteDatabase(ctx, async (deps) => {
+              const team = await resolveTeam(deps.db, options.team);
+              if (reset) await resetAuditStream({ ...deps, archive }, team.id, reset);
+              else await removeAuditStream({ ...deps, archive }, team.id);
+              return auditStreamStatus({ db: deps.db, archive }, team.id);
+            })
+          : await withReadDatabase(ctx, async (db) =>
+              auditStreamStatus({ db, archive }, (await resolveTeam(db, options.team)).id),
+            );
       ctx.out.result(status, () => describe(options.team, status));
     });
 }
@@ -57,7 +68,15 @@ function describe(team: string, { stream }: AuditStreamStatus): string {
     { field: "waiting", value: stream.waiting > 10_000 ? "10,000 or more" : stream.waiting.toLocaleString("en") },
     { field: "last sent", value: stream.lastSentAt?.toISOString() ?? "never" },
     ...(stream.lastError
-      ? [{ field: "failing", value: `${stream.lastError} (next try ${stream.nextAttemptAt.toISOString()})` }]
+      ? [
+          {
+            field: "failing",
+            value:
+              stream.failures > 0
+                ? `${stream.lastError} (next try ${stream.nextAttemptAt.toISOString()})`
+                : stream.lastError,
+          },
+        ]
       : []),
   ];
   return table(rows, "");

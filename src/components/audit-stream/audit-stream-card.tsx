@@ -114,8 +114,14 @@ function StreamState({ stream, bucket }: { stream: NonNullable<Status["stream"]>
         <>
           <dt className="text-muted">Failing</dt>
           <dd className="text-danger">
-            {stream.lastError} ({stream.failures} {stream.failures === 1 ? "try" : "tries"} in a row; next{" "}
-            <When at={stream.nextAttemptAt} />)
+            {stream.lastError}
+            {stream.failures > 0 ? (
+              <>
+                {" "}
+                ({stream.failures} {stream.failures === 1 ? "try" : "tries"} in a row; next{" "}
+                <When at={stream.nextAttemptAt} />)
+              </>
+            ) : null}
           </dd>
         </>
       ) : null}

@@ -8,7 +8,8 @@ import { writeFileReplacing } from "@/server/write-file-replacing";
 /**
  * Where a stream to "the bucket" writes: beside the results, in the same place they are kept. Files
  * under the data directory on the embedded default (`audit/`), the S3-compatible bucket when scaled
- * out (`audit/` at the bucket's root, outside the results' prefix, so their pruning never lists it).
+ * out (`audit/{results' prefix}`: outside the results' prefix, so their pruning never lists it, and
+ * apart for each deployment sharing the bucket under its own prefix, whose team ids may be the same).
  */
 export interface AuditArchive {
   readonly kind: "files" | "s3";
@@ -54,7 +55,7 @@ export function auditArchiveOf(settings: ResultStoreSettings | null): AuditArchi
       ).send(
         new PutObjectCommand({
           Bucket: settings.bucket,
-          Key: `${AUDIT_ARCHIVE_PREFIX}${key}`,
+          Key: `${AUDIT_ARCHIVE_PREFIX}${prefix}${key}`,
           Body: body,
           ContentType: "application/x-ndjson",
         }),

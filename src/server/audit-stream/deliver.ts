@@ -26,7 +26,7 @@ export interface StreamerDeps {
  */
 export async function deliverBatch(
   deps: StreamerDeps,
-  stream: { teamId: string; destination: string; webhookId: string | null },
+  stream: { teamId: string; destination: string; webhookId: string | null; generation: number },
   batch: AuditBatch,
 ): Promise<string | null> {
   try {
@@ -44,7 +44,9 @@ export async function deliverBatch(
     const secret = deps.secretBox.open(hook.sealedSecret, webhookSealContext.secret(hook.id));
     const url = new URL(deps.secretBox.open(hook.sealedUrl, webhookSealContext.url(hook.id)));
     // One id per batch: a batch sent again (a retry, a lost answer) is recognisably the same message.
-    const id = `msg_audit_${batch.firstId}_${batch.lastId}`;
+    // An admin's move back is a new generation, so new ids: a receiver that drops ids it has seen
+    // (as Standard Webhooks advises) takes what it was asked to take again.
+    const id = `msg_audit_${stream.generation}_${batch.firstId}_${batch.lastId}`;
     const headers = signWebhook(secret, id, deps.now(), batch.body);
     const outcome = await postWebhook(
       url,

@@ -1,15 +1,16 @@
-import { and, count, eq, gt, gte, max, min, sql } from "drizzle-orm";
+import { and, count, eq, gt, gte, inArray, max, min, sql } from "drizzle-orm";
 import {
   auditStreamInputSchema,
   auditStreamResetSchema,
   type AuditStreamInput,
   type AuditStreamReset,
 } from "@/lib/schemas/audit-stream";
-import { lockTeamAudit } from "@/server/audit/trail";
 import type { Database } from "@/server/db/client";
 import { auditLog, auditStreams, teamWebhooks } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
 import type { TenancyDeps } from "@/server/tenancy/deps";
+// The team row, then its audit entries (every entry begun before has committed): the order a
+// webhook's change takes them in, whose deletion's cascade reaches the stream.
 import { lockTeam } from "@/server/webhooks/manage";
 import type { AuditArchive } from "./archive";
 
@@ -76,7 +77,11 @@ export async function auditStreamStatus(
       cursorAt: at?.createdAt ?? null,
       waiting: waiting?.n ?? 0,
       failures: stream.failures,
-      lastError: stream.lastError,
+      // Such a stream is not tried (nothing to send to): said here, as the sender would.
+      lastError:
+        stream.destination === "webhook" && !stream.webhookId
+          ? "its webhook was deleted: choose another"
+          : stream.lastError,
       lastSentAt: stream.lastSentAt,
       nextAttemptAt: stream.nextAttemptAt,
     },
@@ -95,9 +100,12 @@ export async function configureAuditStream(deps: ManageDeps, teamId: string, inp
       message: "This instance keeps no results, so it has no bucket to write to",
     });
   await deps.db.transaction(async (tx) => {
-    await lockedForStream(tx, teamId);
+    await lockTeam(tx, teamId);
     const webhook = checked.destination === "webhook" ? await signedWebhook(tx, teamId, checked.webhookId!) : null;
     const [before] = await tx.select().from(auditStreams).where(eq(auditStreams.teamId, teamId));
+    // The same destination again is a "try now" (no copy made, nothing to write down).
+    const same = before && before.destination === checked.destination && before.webhookId === (webhook?.id ?? null);
+    if (!same) await refuseTooManyChanges(tx, teamId, deps.now());
     const destination = { destination: checked.destination, webhookId: webhook?.id ?? null };
     const now = deps.now();
     if (before)
@@ -109,27 +117,28 @@ export async function configureAuditStream(deps: ManageDeps, teamId: string, inp
       const cursor = checked.startFrom === "oldest" ? 0 : await lastEntry(tx, teamId);
       await tx.insert(auditStreams).values({ teamId, ...destination, cursor, nextAttemptAt: now });
     }
+    if (same) return;
     const shown = (d: { destination: string; webhookShown: string | null }) =>
       d.destination === "bucket" ? "the bucket" : `webhook ${d.webhookShown ?? "(deleted)"}`;
     const beforeShown = before
       ? shown({ destination: before.destination, webhookShown: await urlOf(tx, before) })
       : null;
     const afterShown = shown({ destination: checked.destination, webhookShown: webhook?.urlShown ?? null });
-    // Compared by what it is, not by what is shown: two webhooks of one receiver look alike.
-    const same = before && before.destination === destination.destination && before.webhookId === destination.webhookId;
-    if (!same)
-      await deps.audit.record(tx, {
-        teamId,
-        action: "audit_stream.configured",
-        target: { id: teamId, label: "audit stream" },
-        changes: {
-          destination: { from: beforeShown, to: afterShown },
-          ...(beforeShown === afterShown && {
-            webhookId: { from: before?.webhookId ?? null, to: webhook?.id ?? null },
-          }),
-          ...(!before && { starts: { from: null, to: checked.startFrom === "oldest" ? "every kept entry" : "now" } }),
-        },
-      });
+    await deps.audit.record(tx, {
+      teamId,
+      action: "audit_stream.configured",
+      target: { id: teamId, label: "audit stream" },
+      changes: {
+        destination: { from: beforeShown, to: afterShown },
+        // Compared by what it is, not by what is shown: two webhooks of one receiver look alike.
+        ...(beforeShown === afterShown && {
+          webhookId: { from: before?.webhookId ?? null, to: webhook?.id ?? null },
+        }),
+        ...(!before && { starts: { from: null, to: checked.startFrom === "oldest" ? "every kept entry" : "now" } }),
+      },
+      // The receiver the stream leaves hears of it (a SIEM cut off must not just fall silent).
+      alsoTell: before?.webhookId,
+    });
   });
 }
 
@@ -141,15 +150,16 @@ export async function resetAuditStream(deps: ManageDeps, teamId: string, input: 
   if (dayStart && dayStart.getTime() > deps.now().getTime() + DAY_MS)
     throw new AppError("INVALID_INPUT", { field: "day", message: "Choose today or a day before it" });
   return deps.db.transaction(async (tx) => {
-    await lockedForStream(tx, teamId);
+    await lockTeam(tx, teamId);
     const [stream] = await tx.select().from(auditStreams).where(eq(auditStreams.teamId, teamId));
     if (!stream) throw new AppError("NOT_FOUND", { message: "The team streams no audit log" });
-    await refuseTooManyMoves(tx, teamId, deps.now());
+    await refuseTooManyChanges(tx, teamId, deps.now());
+    // "Again from a day" never moves forward: a day after what was sent would skip what waits.
     const cursor =
       checked.to === "oldest"
         ? 0
         : checked.to === "day"
-          ? await before(tx, teamId, dayStart!)
+          ? Math.min(stream.cursor, await before(tx, teamId, dayStart!))
           : await lastEntry(tx, teamId);
     const now = deps.now();
     await tx
@@ -167,10 +177,11 @@ export async function resetAuditStream(deps: ManageDeps, teamId: string, input: 
 }
 
 /**
- * Each move back writes the log again (a bucket keeps every copy): a team's admins move the cursor at
- * most MOVES_PER_DAY times in 24 hours, counted from the moves' own audit entries.
+ * Each move back writes the log again (a bucket keeps every copy), and so does a stream started anew
+ * from the oldest entry: a team's admins move the cursor or change the destination at most
+ * MOVES_PER_DAY times in 24 hours, counted from their own audit entries. Stopping is always allowed.
  */
-async function refuseTooManyMoves(tx: Database, teamId: string, now: Date) {
+async function refuseTooManyChanges(tx: Database, teamId: string, now: Date) {
   const since = new Date(now.getTime() - DAY_MS);
   const [moves] = await tx
     .select({ n: count() })
@@ -179,36 +190,28 @@ async function refuseTooManyMoves(tx: Database, teamId: string, now: Date) {
       and(
         eq(auditLog.teamId, teamId),
         gte(auditLog.createdAt, since),
-        eq(auditLog.action, "audit_stream.cursor_reset"),
+        inArray(auditLog.action, ["audit_stream.cursor_reset", "audit_stream.configured"]),
       ),
     );
   if ((moves?.n ?? 0) >= MOVES_PER_DAY)
     throw new AppError("DASHBOARD_RATE_LIMITED", {
-      message: `The cursor can be moved ${MOVES_PER_DAY} times in 24 hours: try again tomorrow`,
+      message: `The audit stream can be changed ${MOVES_PER_DAY} times in 24 hours: try again tomorrow`,
     });
 }
 
 /** Stops streaming; what was sent stays where it went. */
 export async function removeAuditStream(deps: ManageDeps, teamId: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
-    await lockedForStream(tx, teamId);
-    const gone = await tx.delete(auditStreams).where(eq(auditStreams.teamId, teamId)).returning();
-    if (gone.length === 0) throw new AppError("NOT_FOUND", { message: "The team streams no audit log" });
+    await lockTeam(tx, teamId);
+    const [gone] = await tx.delete(auditStreams).where(eq(auditStreams.teamId, teamId)).returning();
+    if (!gone) throw new AppError("NOT_FOUND", { message: "The team streams no audit log" });
     await deps.audit.record(tx, {
       teamId,
       action: "audit_stream.removed",
       target: { id: teamId, label: "audit stream" },
+      alsoTell: gone.webhookId,
     });
   });
-}
-
-/**
- * The team row, then its audit entries: the order a webhook's deletion takes them in (its cascade
- * reaches the stream), so the two never wait on each other. Entries begun before have committed.
- */
-async function lockedForStream(tx: Database, teamId: string) {
-  await lockTeam(tx, teamId);
-  await lockTeamAudit(tx, teamId);
 }
 
 /** An admin's change: a new generation (a sender's turn in flight writes nothing over it), tried at once. */

@@ -81,10 +81,9 @@ async function sendTurn(deps: StreamerDeps, stream: Stream, fits: () => boolean,
           failures: sql`${auditStreams.failures} + 1`,
           lastError: error,
           nextAttemptAt: new Date(now.getTime() + delay * 1000),
-          leasedUntil: null,
         })
         .where(and(unchanged(), eq(auditStreams.leasedUntil, stream.leasedUntil!)));
-      return;
+      break;
     }
     // Moved only from where this batch began: an admin's change meanwhile wins, and is sent from next.
     const moved = await deps.db
@@ -97,7 +96,8 @@ async function sendTurn(deps: StreamerDeps, stream: Stream, fits: () => boolean,
     if (moved.length === 0) break;
     cursor = batch.lastId;
   }
-  // Let go, and to the back of the queue: the streams that waited longest go first in the next run.
+  // Let go (whether or not the stream changed meanwhile: an admin's change is tried at once), and to
+  // the back of the queue: the streams that waited longest go first in the next run.
   await deps.db
     .update(auditStreams)
     .set({

@@ -5,7 +5,7 @@ export const auditSettings = group("Audit log", {
     default: 365,
     min: 1,
     max: 3650,
-    doc: "How many days the audit log keeps its entries (who changed what, sign-ins); the daily maintenance deletes older ones, except those a team's audit stream has not sent yet.",
+    doc: "How many days the audit log keeps its entries (who changed what, sign-ins); the daily maintenance deletes older ones, except those a team's audit stream has not sent yet (kept 90 days more at most).",
   }),
 });
 

@@ -24,6 +24,8 @@ export interface AuditEvent {
   action: AuditAction;
   target: { id: string; label: string };
   changes?: AuditChanges | null;
+  /** A webhook of the team told of this entry whatever actions it chose (a stream leaving it). */
+  alsoTell?: string | null;
 }
 
 export interface AuditTrail {
@@ -63,6 +65,7 @@ export function auditTrail(actor: AuditActor, now: () => Date): AuditTrail {
             target: { type: auditActions[event.action].target, id: entry.targetId, label: entry.targetLabel },
             changes,
             at: createdAt,
+            alsoTell: event.alsoTell ?? null,
           });
       });
 

@@ -13,6 +13,8 @@ export interface AuditEntryEvent {
   target: { type: string; id: string; label: string };
   changes: unknown;
   at: Date;
+  /** A webhook of the team that gets this entry whatever actions it chose. */
+  alsoTell?: string | null;
 }
 
 /**
@@ -39,7 +41,8 @@ export async function enqueueAuditEntry(db: Database, entry: AuditEntryEvent): P
           jsonb_build_object('id', t.id, 'slug', t.slug, 'name', t.name))),
       ${entry.at.toISOString()}::timestamptz
     from team_webhooks w join teams t on t.id = w.team_id
-    where w.team_id = ${entry.teamId} and ${type} = any(w.events)
+    where w.team_id = ${entry.teamId}
+      and (${type} = any(w.events) or w.id = ${entry.alsoTell ?? null}::uuid)
     on conflict (webhook_id, event_key) do nothing`);
 }
 

@@ -4,6 +4,7 @@ import { and, count, desc, eq, inArray, isNull, lt, lte, ne, or } from "drizzle-
 import { webhookEditSchema, webhookInputSchema, type WebhookInput } from "@/lib/schemas/webhooks";
 import { WEBHOOK_TEST_EVENT, type WebhookFormat } from "@/lib/webhook-events";
 import { changesBetween } from "@/server/audit/changes";
+import { lockTeamAudit } from "@/server/audit/trail";
 import type { Database } from "@/server/db/client";
 import { teams, teamWebhooks, webhookDeliveries } from "@/server/db/schema";
 import { AppError } from "@/server/errors";
@@ -287,6 +288,9 @@ export async function lockTeam(db: Database, teamId: string) {
   // conflict with it: two changes of the team's webhooks at once are taken in turn (the quota's count).
   const [team] = await db.select().from(teams).where(eq(teams.id, teamId)).for("no key update");
   if (!team) throw new AppError("NOT_FOUND");
+  // Then the team's audit entries, before any webhook row: an audited change holding them enqueues
+  // deliveries, whose foreign key waits on a webhook row this change has locked or deleted.
+  await lockTeamAudit(db, teamId);
   return team;
 }
 

@@ -238,6 +238,17 @@ describe("the command line's audit entries", () => {
     // Past everything but its own entry, written after the cursor was set.
     expect(JSON.parse(moved.stdout)).toMatchObject({ stream: { waiting: 1 } });
     expect(moved.entries[0]!.changes).toMatchObject({ cursor: { from: 0 } });
+    // Stopped by the operator; asked twice, or with a move besides, it changes nothing more.
+    const stopped = await step(["audit-stream", "--team", "acme", "--stop"], ["audit_stream.removed"]);
+    expect(stopped.stdout).toContain('Team "acme" streams no audit log');
+    const afterStop = await lastId();
+    await expect(optstuff(["audit-stream", "--team", "acme", "--stop"])).rejects.toThrow(
+      /The team streams no audit log/,
+    );
+    await expect(optstuff(["audit-stream", "--team", "acme", "--stop", "--reset-to", "now"])).rejects.toThrow(
+      /cannot be used with option/,
+    );
+    expect(await lastId()).toBe(afterStop);
     // Without a previous master there is nothing to reseal: nothing changes, nothing is written.
     await step(["reseal"], []);
     if (redis)

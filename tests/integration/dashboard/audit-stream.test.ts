@@ -2,16 +2,16 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditArchiveOf, type AuditArchive } from "@/server/audit-stream/archive";
-import { BATCH_ENTRIES } from "@/server/audit-stream/batch";
+import { BATCH_BYTES, BATCH_ENTRIES } from "@/server/audit-stream/batch";
 import { MOVES_PER_DAY } from "@/server/audit-stream/manage";
-import { createAuditStreamer, STREAM_RETRY_S } from "@/server/audit-stream/streamer";
-import { pruneAuditLog } from "@/server/audit/retention";
+import { BATCHES_PER_TURN, createAuditStreamer, STREAM_RETRY_S } from "@/server/audit-stream/streamer";
+import { pruneAuditLog, UNSENT_KEPT_DAYS } from "@/server/audit/retention";
 import { auditTrail, systemActor } from "@/server/audit/trail";
-import { auditLog, auditStreams, teams } from "@/server/db/schema";
+import { auditLog, auditStreams, teams, webhookDeliveries } from "@/server/db/schema";
 import { rowsOf } from "@/server/db/rows-of";
 import { createTestApp, type TestApp } from "../../support/app";
 import { startS3, type LocalS3 } from "../../support/s3";
@@ -75,7 +75,10 @@ const linesOf = (body: string) =>
   body
     .split("\n")
     .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as { id: number; teamId: string; action: string; ip: unknown });
+    .map(
+      (line) =>
+        JSON.parse(line) as { id: number; teamId: string; action: string; ip: unknown; target: { label: string } },
+    );
 
 async function streamToReceiver(w: TenantWorld, startFrom: "now" | "oldest") {
   const { webhook, secret } = await w.owner.caller.webhooks.create({
@@ -92,6 +95,29 @@ async function streamToReceiver(w: TenantWorld, startFrom: "now" | "oldest") {
   });
   return { webhookId: webhook.id, secret };
 }
+/** An entry written straight to the log, as a change of the team would write it. */
+const entry = (
+  teamId: string,
+  label: string,
+  changes: Record<string, { from: unknown; to: unknown }> | null = null,
+) => ({
+  teamId,
+  actorType: "system",
+  actorLabel: "test",
+  action: "team.updated",
+  targetType: "team",
+  targetId: teamId,
+  targetLabel: label,
+  changes,
+});
+/** The webhook events enqueued for a webhook (its delivery log). */
+const eventsOf = async (webhookId: string) =>
+  (
+    await db()
+      .select({ type: webhookDeliveries.eventType })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, webhookId))
+  ).map((row) => row.type);
 const receivedBy = (w: TenantWorld, since = 0) =>
   receiver.received.slice(since).filter((request) => request.path === `/audit/${w.teamSlug}`);
 
@@ -112,7 +138,7 @@ describe("audit streaming", () => {
       const [id, timestamp] = [request.headers["webhook-id"] as string, request.headers["webhook-timestamp"] as string];
       const signed = new Webhook(secret).sign(id, new Date(Number(timestamp) * 1000), request.body);
       expect(request.headers["webhook-signature"]).toBe(signed);
-      expect(id).toMatch(/^msg_audit_\d+_\d+$/);
+      expect(id).toMatch(/^msg_audit_\d+_\d+_\d+$/);
       return linesOf(request.body);
     });
     expect(lines.map((line) => line.id)).toEqual(expected);
@@ -162,13 +188,15 @@ describe("audit streaming", () => {
     let status = await owner().auditStream.status({ teamSlug: teamSlug() });
     // The reset is an entry of its own, waiting with the rest.
     expect(status.stream).toMatchObject({ cursor: 0, waiting: all.length + 1 });
+    // Again from a day never goes forward: today's entries wait already, none is skipped.
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await owner().auditStream.reset({ teamSlug: teamSlug(), to: "day", day: today })).toEqual({ cursor: 0 });
 
     const before = receiver.received.length;
     await streamerAt(new Date()).streamDue();
     const resent = receivedBy(world, before).flatMap((request) => linesOf(request.body).map((line) => line.id));
     expect(resent).toEqual(await idsAfter(teamId));
 
-    const today = new Date().toISOString().slice(0, 10);
     await owner().auditStream.reset({ teamSlug: teamSlug(), to: "day", day: today });
     status = await owner().auditStream.status({ teamSlug: teamSlug() });
     // Every entry of the world was written today: all of them wait again.
@@ -185,21 +213,46 @@ describe("audit streaming", () => {
     await expect(
       owner().auditStream.reset({ teamSlug: teamSlug(), to: "day", day: "0000-01-01" }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST", message: "Enter a day from 1970 on" });
-    // Each move back writes the log again: ten moves in 24 hours, then a refusal that changes nothing.
-    for (let moves = 3; moves < MOVES_PER_DAY; moves++)
+    // Each move back writes the log again, and so does a destination changed: ten of them in 24
+    // hours, then a refusal that changes nothing.
+    const changes = ["audit_stream.cursor_reset", "audit_stream.configured"];
+    const [{ n: made } = { n: 0 }] = await db()
+      .select({ n: count() })
+      .from(auditLog)
+      .where(and(eq(auditLog.teamId, teamId), inArray(auditLog.action, changes)));
+    for (let moves = made; moves < MOVES_PER_DAY; moves++)
       await owner().auditStream.reset({ teamSlug: teamSlug(), to: "now" });
     const held = await streamOf(teamId);
-    await expect(owner().auditStream.reset({ teamSlug: teamSlug(), to: "oldest" })).rejects.toMatchObject({
+    const refused = {
       code: "TOO_MANY_REQUESTS",
-      message: `The cursor can be moved ${MOVES_PER_DAY} times in 24 hours: try again tomorrow`,
+      message: `The audit stream can be changed ${MOVES_PER_DAY} times in 24 hours: try again tomorrow`,
+    };
+    await expect(owner().auditStream.reset({ teamSlug: teamSlug(), to: "oldest" })).rejects.toMatchObject(refused);
+    const { webhook: spare } = await owner().webhooks.create({
+      teamSlug: teamSlug(),
+      url: receiver.url(`/spare/${teamSlug()}`),
+      format: "standard",
+      events: ["alert.keyExpiry"],
     });
-    expect((await streamOf(teamId)).cursor).toBe(held.cursor);
+    await expect(
+      owner().auditStream.configure({ teamSlug: teamSlug(), destination: "webhook", webhookId: spare.id }),
+    ).rejects.toMatchObject(refused);
+    // The same destination again is a "try now": no copy, allowed.
+    await owner().auditStream.configure({ teamSlug: teamSlug(), destination: "webhook", webhookId: held.webhookId! });
+    expect(await streamOf(teamId)).toMatchObject({ cursor: held.cursor, webhookId: held.webhookId });
+    await owner().webhooks.delete({ teamSlug: teamSlug(), webhookId: spare.id });
+    // A day later, the team may change it again.
+    await db()
+      .update(auditLog)
+      .set({ createdAt: sql`${auditLog.createdAt} - interval '25 hours'` })
+      .where(and(eq(auditLog.teamId, teamId), inArray(auditLog.action, changes)));
+    await owner().auditStream.reset({ teamSlug: teamSlug(), to: "now" });
     await streamerAt(new Date()).streamDue();
   });
 
   it("lets an admin's change made while a batch is out win: the batch moves nothing, the new destination gets it", async () => {
     const teamId = await teamIdOf(world);
-    const from = (await streamOf(teamId)).cursor;
+    const { cursor: from, webhookId: left } = await streamOf(teamId);
     const { webhook: next } = await owner().webhooks.create({
       teamSlug: teamSlug(),
       url: receiver.url(`/audit-next/${teamSlug()}`),
@@ -215,6 +268,8 @@ describe("audit streaming", () => {
     // The batch went to the old receiver, answered 200 after the change: the cursor stayed.
     expect(receivedBy(world, before)).toHaveLength(1);
     expect((await streamOf(teamId)).cursor).toBe(from);
+    // The receiver left behind is told, whatever events its webhook chose (it chose an alert only).
+    expect(await eventsOf(left!)).toContain("audit.audit_stream.configured");
     await streamerAt(new Date()).streamDue();
     const atNext = receiver.received
       .slice(before)
@@ -224,7 +279,7 @@ describe("audit streaming", () => {
     expect((await streamOf(teamId)).cursor).toBe(atNext.at(-1));
   });
 
-  it("never prunes an entry it has not sent, whatever the retention", async () => {
+  it("never prunes an entry it has not sent within 90 days past the retention", async () => {
     const teamId = await teamIdOf(world);
     const sent = await idsAfter(teamId);
     const stream = await streamOf(teamId);
@@ -236,10 +291,12 @@ describe("audit streaming", () => {
     const otherTeamId = await teamIdOf(other);
     expect((await idsAfter(otherTeamId)).length).toBeGreaterThan(0);
 
-    await pruneAuditLog(db(), new Date(Date.now() + 400 * 86_400_000), 1);
+    const day = 86_400_000;
+    await pruneAuditLog(db(), new Date(Date.now() + UNSENT_KEPT_DAYS * day), 1);
     expect(await idsAfter(teamId)).toEqual(unsent);
     // A team without a stream keeps its retention.
     expect(await idsAfter(otherTeamId)).toEqual([]);
+
     receiver.answer(200);
     await db().update(auditStreams).set({ nextAttemptAt: new Date() }).where(eq(auditStreams.teamId, teamId));
     await streamerAt(new Date()).streamDue();
@@ -251,7 +308,12 @@ describe("audit streaming", () => {
     await owner().webhooks.delete({ teamSlug: teamSlug(), webhookId: stream.webhookId! });
     await changeSomething(1);
     const status = await owner().auditStream.status({ teamSlug: teamSlug() });
-    expect(status.stream).toMatchObject({ destination: "webhook", webhookId: null, cursor: stream.cursor });
+    expect(status.stream).toMatchObject({
+      destination: "webhook",
+      webhookId: null,
+      cursor: stream.cursor,
+      lastError: "its webhook was deleted: choose another",
+    });
     expect((await streamerAt(new Date()).streamDue()).entries).toBe(0);
 
     const { webhook } = await owner().webhooks.create({
@@ -307,17 +369,7 @@ describe("audit streaming", () => {
     // More than a batch holds.
     await db()
       .insert(auditLog)
-      .values(
-        Array.from({ length: BATCH_ENTRIES + 20 }, (_, i) => ({
-          teamId,
-          actorType: "system",
-          actorLabel: "test",
-          action: "team.updated",
-          targetType: "team",
-          targetId: teamId,
-          targetLabel: `change ${i}`,
-        })),
-      );
+      .values(Array.from({ length: BATCH_ENTRIES + 20 }, (_, i) => entry(teamId, `change ${i}`)));
     await db().insert(auditStreams).values({ teamId, destination: "bucket", cursor: 0 });
     expect(await streamerAt(new Date(), files).streamDue()).toMatchObject({ failing: 0 });
     const day = new Date().toISOString().slice(0, 10).split("-");
@@ -331,7 +383,9 @@ describe("audit streaming", () => {
     const inBucket = auditArchiveOf({ kind: "s3", maxBytes: 1 << 20, ...s3.settings(bucket) })!;
     await db().update(auditStreams).set({ cursor: 0, leasedUntil: null }).where(eq(auditStreams.teamId, teamId));
     await streamerAt(new Date(), inBucket).streamDue();
-    const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `audit/${teamId}/` }));
+    const listed = await s3.client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: `audit/results/${teamId}/` }),
+    );
     const keys = (listed.Contents ?? []).map((object) => object.Key!).sort();
     expect(keys.map((key) => path.basename(key))).toEqual(names);
     const bodies = await Promise.all(
@@ -349,6 +403,73 @@ describe("audit streaming", () => {
     // Teams are told where in words, not the operator's path or bucket name.
     expect(`${files.shown} ${inBucket.shown}`).not.toMatch(new RegExp(`${bucket}|${root}`));
   });
+
+  it("sends a long backlog ten batches a turn, and the next team's in the same run; a batch stays about 1 MB", async () => {
+    const [long, short] = [await buildTenantWorld(app.services, "long"), await buildTenantWorld(app.services, "short")];
+    const [longId, shortId] = [await teamIdOf(long), await teamIdOf(short)];
+    const root = mkdtempSync(path.join(tmpdir(), "optstuff-audit-turns-"));
+    const files = auditArchiveOf({ kind: "files", root: path.join(root, "results"), maxBytes: 1 << 20 })!;
+    // More than ten full batches for one team, written first and waiting longest.
+    const backlog = BATCH_ENTRIES * BATCHES_PER_TURN + 50;
+    for (let from = 0; from < backlog; from += 1_000)
+      await db()
+        .insert(auditLog)
+        .values(Array.from({ length: Math.min(1_000, backlog - from) }, (_, i) => entry(longId, `change ${from + i}`)));
+    // Six entries of about 300 kB: three fit in a batch's bytes, the fourth does not.
+    const big = "x".repeat(300_000);
+    await db()
+      .insert(auditLog)
+      .values(Array.from({ length: 6 }, (_, i) => entry(shortId, `big ${i}`, { note: { from: null, to: big } })));
+    const now = new Date();
+    await db()
+      .insert(auditStreams)
+      .values([
+        { teamId: longId, destination: "bucket", cursor: 0, nextAttemptAt: new Date(now.getTime() - 120_000) },
+        { teamId: shortId, destination: "bucket", cursor: 0, nextAttemptAt: new Date(now.getTime() - 60_000) },
+      ]);
+
+    await streamerAt(now, files).streamDue();
+    const longIds = await idsAfter(longId);
+    expect((await streamOf(longId)).cursor).toBe(longIds[BATCH_ENTRIES * BATCHES_PER_TURN - 1]);
+    expect((await streamOf(shortId)).cursor).toBe((await idsAfter(shortId)).at(-1));
+    const day = now.toISOString().slice(0, 10).split("-");
+    const shortFolder = path.join(root, "audit", shortId, ...day);
+    const bodies = readdirSync(shortFolder)
+      .sort()
+      .map((name) => readFileSync(path.join(shortFolder, name), "utf8"));
+    // The team's own entries, then three of the big ones; the other three in a batch of their own.
+    const bigIn = (body: string) => linesOf(body).filter((line) => line.target.label.startsWith("big ")).length;
+    expect(bodies.map(bigIn)).toEqual([3, 3]);
+    for (const body of bodies) expect(Buffer.byteLength(body)).toBeLessThanOrEqual(BATCH_BYTES);
+
+    // The next run sends the rest, behind the teams that waited longer.
+    await streamerAt(new Date(now.getTime() + 60_000), files).streamDue();
+    expect((await streamOf(longId)).cursor).toBe(longIds.at(-1));
+    const longFolder = path.join(root, "audit", longId, ...day);
+    const sent = readdirSync(longFolder)
+      .sort()
+      .flatMap((name) => linesOf(readFileSync(path.join(longFolder, name), "utf8")).map((line) => line.id));
+    expect(sent).toEqual(longIds);
+  }, 60_000);
+
+  // Last of these: it moves the clock months on, and the retention takes every team's entries.
+  it("does not keep an entry it never sends for ever: 90 days past the retention, it is pruned", async () => {
+    const idle = await buildTenantWorld(app.services, "idle");
+    const teamId = await teamIdOf(idle);
+    // Stopped, a stream tells the receiver it leaves.
+    const { webhookId } = await streamToReceiver(idle, "oldest");
+    await idle.owner.caller.auditStream.remove({ teamSlug: idle.teamSlug });
+    expect(await eventsOf(webhookId)).toEqual(["audit.audit_stream.removed"]);
+    // A stream that is never sent (its bucket is on no instance): every entry waits.
+    await db().insert(auditStreams).values({ teamId, destination: "bucket", cursor: 0 });
+    const waiting = await idsAfter(teamId);
+    expect(waiting.length).toBeGreaterThan(0);
+    const day = 86_400_000;
+    await pruneAuditLog(db(), new Date(Date.now() + UNSENT_KEPT_DAYS * day), 1);
+    expect(await idsAfter(teamId)).toEqual(waiting);
+    await pruneAuditLog(db(), new Date(Date.now() + (UNSENT_KEPT_DAYS + 2) * day + 60_000), 1);
+    expect(await idsAfter(teamId)).toEqual([]);
+  });
 });
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)("audit streaming on PostgreSQL (transactions at once)", () => {
@@ -361,14 +482,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("audit streaming on PostgreSQL (
     expect(await idsAfter(teamId, from)).toEqual([]);
 
     const trail = auditTrail(systemActor("test"), () => new Date());
-    const entry = (label: string) => ({ teamId, action: "team.updated" as const, target: { id: teamId, label } });
+    const event = (label: string) => ({ teamId, action: "team.updated" as const, target: { id: teamId, label } });
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let recorded!: () => void;
     const firstRecorded = new Promise<void>((resolve) => (recorded = resolve));
     // The first entry's transaction stays open after its entry is written...
     const first = db().transaction(async (tx) => {
-      await trail.record(tx, entry("first"));
+      await trail.record(tx, event("first"));
       recorded();
       await held;
     });
@@ -376,7 +497,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("audit streaming on PostgreSQL (
     // ...while a second change writes one: it commits at once (a higher id visible below an unseen
     // lower one), or waits for the first's entries to commit. Whichever it does, the stream runs then.
     let secondDone = false;
-    const second = trail.record(db(), entry("second")).then(() => (secondDone = true));
+    const second = trail.record(db(), event("second")).then(() => (secondDone = true));
     for (let tries = 0; !secondDone && !(await waitingForAdvisoryLock()); tries++) {
       expect(tries).toBeLessThan(500);
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -391,6 +512,38 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("audit streaming on PostgreSQL (
       .filter((id) => id > from);
     expect(sent).toEqual(await idsAfter(teamId, from));
     expect(sent).toHaveLength(2);
+  });
+
+  it("takes a webhook's deletion after a change that holds the team's entries, never into a deadlock", async () => {
+    const teamId = await teamIdOf(world);
+    const { webhook } = await owner().webhooks.create({
+      teamSlug: teamSlug(),
+      url: receiver.url("/chosen"),
+      format: "standard",
+      events: ["audit.team.updated"],
+    });
+    const trail = auditTrail(systemActor("test"), () => new Date());
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let recorded!: () => void;
+    const firstRecorded = new Promise<void>((resolve) => (recorded = resolve));
+    // A change holds the team's entries (its first entry is one the webhook did not choose)...
+    const change = db().transaction(async (tx) => {
+      await trail.record(tx, { teamId, action: "member.role_changed", target: { id: teamId, label: "first" } });
+      recorded();
+      await held;
+      // ...and then writes one it chose: a delivery whose key points at the webhook being deleted.
+      await trail.record(tx, { teamId, action: "team.updated", target: { id: teamId, label: "second" } });
+    });
+    await firstRecorded;
+    const deletion = owner().webhooks.delete({ teamSlug: teamSlug(), webhookId: webhook.id });
+    for (let tries = 0; !(await waitingForAdvisoryLock()); tries++) {
+      expect(tries).toBeLessThan(500);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    release();
+    await Promise.all([change, deletion]);
+    expect(await eventsOf(webhook.id)).toEqual([]);
   });
 });
 
