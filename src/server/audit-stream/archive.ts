@@ -26,12 +26,13 @@ const S3_PUT_TIMEOUT_MS = 10_000;
 export function auditArchiveOf(settings: ResultStoreSettings | null): AuditArchive | null {
   if (!settings) return null;
   if (settings.kind === "files") {
-    const root = path.join(path.dirname(settings.root), "audit");
+    // turbopackIgnore: the directory is chosen at run time; without it the build traces every `audit*` file.
+    const root = path.join(/*turbopackIgnore: true*/ path.dirname(settings.root), "audit");
     return {
       kind: "files",
       shown: "files in the instance's data directory, under audit/",
       async put(key, body) {
-        const file = path.join(root, ...key.split("/"));
+        const file = path.join(/*turbopackIgnore: true*/ root, ...key.split("/"));
         mkdirSync(path.dirname(file), { recursive: true });
         writeFileReplacing(file, body);
       },
