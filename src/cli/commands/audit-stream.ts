@@ -1,4 +1,5 @@
 import { Option, type Command } from "@commander-js/extra-typings";
+import { WAITING_COUNTED } from "@/lib/schemas/audit-stream";
 import { auditArchiveOf } from "@/server/audit-stream/archive";
 import {
   auditStreamStatus,
@@ -65,7 +66,13 @@ function describe(team: string, { stream }: AuditStreamStatus): string {
       field: "sent through",
       value: stream.cursor === 0 ? "nothing yet" : `entry ${stream.cursor}${at(stream.cursorAt)}`,
     },
-    { field: "waiting", value: stream.waiting > 10_000 ? "10,000 or more" : stream.waiting.toLocaleString("en") },
+    {
+      field: "waiting",
+      value:
+        stream.waiting > WAITING_COUNTED
+          ? `${WAITING_COUNTED.toLocaleString("en")} or more`
+          : stream.waiting.toLocaleString("en"),
+    },
     { field: "last sent", value: stream.lastSentAt?.toISOString() ?? "never" },
     ...(stream.lastError
       ? [

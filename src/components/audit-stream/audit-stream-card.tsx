@@ -5,14 +5,13 @@ import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Card, ErrorMessage, Loading } from "@/components/ui/feedback";
 import { When } from "@/components/ui/when";
+import { WAITING_COUNTED } from "@/lib/schemas/audit-stream";
 import { useTRPC } from "@/lib/trpc/client";
 import { AuditStreamDestinationForm } from "./destination-form";
 import { AuditStreamResetForm } from "./reset-form";
 import type { AuditStreamStatus } from "./status";
 
 type Status = AuditStreamStatus;
-/** What the server counts up to (audit-stream/manage.ts): more is "or more". */
-const WAITING_COUNTED = 10_000;
 
 /**
  * The team's audit log streamed out, for its admins: where it goes, how far it has gone, what failed,

@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+/** What is waiting is counted up to here (shown as "10,000 or more"): a long backlog costs no long count. */
+export const WAITING_COUNTED = 10_000;
+
 /** Where the stream's batches go: one of the team's signed JSON webhooks, or the bucket. */
 export const AUDIT_STREAM_DESTINATIONS = ["webhook", "bucket"] as const;
 

@@ -4,6 +4,7 @@ import {
   auditStreamResetSchema,
   type AuditStreamInput,
   type AuditStreamReset,
+  WAITING_COUNTED,
 } from "@/lib/schemas/audit-stream";
 import type { Database } from "@/server/db/client";
 import { auditLog, auditStreams, teamWebhooks } from "@/server/db/schema";
@@ -17,9 +18,6 @@ import type { AuditArchive } from "./archive";
 const DAY_MS = 86_400_000;
 /** Moves of a team's cursor in 24 hours, at most. */
 export const MOVES_PER_DAY = 10;
-
-/** The console counts what is waiting up to here ("10,000 or more"): a long backlog costs no long count. */
-export const WAITING_COUNTED = 10_000;
 
 type ManageDeps = Pick<TenancyDeps, "db" | "audit" | "now"> & { archive: AuditArchive | null };
 
